@@ -1,0 +1,83 @@
+package newsnet
+
+import (
+	"slices"
+	"strings"
+)
+
+// CategorySet is an immutable, sorted, duplicate-free set of multicast IDs
+// (category IDs). Sorted slices make equality (the "send only when changed"
+// rule) a cheap comparison and keep frames deterministic.
+type CategorySet []string
+
+// NewCategorySet builds a set from any list of categories.
+func NewCategorySet(cats ...string) CategorySet {
+	s := slices.Clone(cats)
+	slices.Sort(s)
+	return CategorySet(slices.Compact(s))
+}
+
+// Has reports whether c is in the set exactly.
+func (s CategorySet) Has(c string) bool {
+	_, ok := slices.BinarySearch(s, c)
+	return ok
+}
+
+// Matches reports whether an item of category c is wanted by this set: c
+// itself or one of its '/'-separated ancestors is in it ("sales" matches
+// "sales/emea"). Subscribing to a parent subscribes to everything under it.
+func (s CategorySet) Matches(c string) bool {
+	for {
+		if s.Has(c) {
+			return true
+		}
+		i := strings.LastIndexByte(c, '/')
+		if i < 0 {
+			return false
+		}
+		c = c[:i]
+	}
+}
+
+// Equal reports whether both sets hold the same categories.
+func (s CategorySet) Equal(o CategorySet) bool { return slices.Equal(s, o) }
+
+// Union returns s ∪ o.
+func (s CategorySet) Union(o CategorySet) CategorySet {
+	if len(o) == 0 {
+		return s
+	}
+	if len(s) == 0 {
+		return o
+	}
+	out := make(CategorySet, 0, len(s)+len(o))
+	i, j := 0, 0
+	for i < len(s) && j < len(o) {
+		switch {
+		case s[i] < o[j]:
+			out = append(out, s[i])
+			i++
+		case s[i] > o[j]:
+			out = append(out, o[j])
+			j++
+		default:
+			out = append(out, s[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, s[i:]...)
+	return append(out, o[j:]...)
+}
+
+// With returns s ∪ {c}.
+func (s CategorySet) With(c string) CategorySet { return s.Union(CategorySet{c}) }
+
+// Without returns s \ {c}.
+func (s CategorySet) Without(c string) CategorySet {
+	i, ok := slices.BinarySearch(s, c)
+	if !ok {
+		return s
+	}
+	return slices.Delete(slices.Clone(s), i, i+1)
+}

@@ -1,0 +1,134 @@
+package newsnet
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Config holds the protocol's tunables. DefaultConfig documents the defaults;
+// Validate rejects combinations that cannot work.
+type Config struct {
+	// ID is this servant's advertised address (required).
+	ID ServantID
+
+	// Seeds is the seed list in priority order. A servant listed here joins
+	// only the seeds before it; the first reachable seed is the vertex. An
+	// empty list, or ID first in it, makes this servant the vertex.
+	Seeds []ServantID
+
+	// Fanout is N, the maximum number of downlinks and the partition base.
+	// Default 16 (JP4353827B2's news example).
+	Fanout int
+
+	// TickInterval is the coarsest Tick period the host may use; every
+	// timeout below must be several ticks long. Default 100ms.
+	TickInterval time.Duration
+
+	// HeartbeatInterval: a link idle this long in the send direction gets a
+	// Ping. Default 1s.
+	HeartbeatInterval time.Duration
+
+	// LinkTimeout: a link with nothing received for this long is closed, so a
+	// peer that vanished without closing its socket is detected. Default 4s,
+	// which keeps detection under 5s with one tick of slack.
+	LinkTimeout time.Duration
+
+	// JoinTimeout: a join attempt without a response is abandoned and the
+	// next target tried. Default 3s.
+	JoinTimeout time.Duration
+
+	// PartitionInterval is the period of the vertex's tree optimization
+	// message (and of every unattached servant's, for its fragment).
+	// Default 2s.
+	PartitionInterval time.Duration
+
+	// RootSilence: an attached servant that received no partition message for
+	// this long is cut off from any vertex (orphaned, or in a cycle made by a
+	// race) and reconnects through the seeds. Default 5 partition intervals.
+	RootSilence time.Duration
+
+	// SeedProbeInterval: a vertex that is not the first seed tries the seeds
+	// before it this often, so a split network merges when they return.
+	// Default 5s.
+	SeedProbeInterval time.Duration
+
+	// BackoffMin and BackoffMax bound the wait after every target failed; it
+	// doubles per failed round and is jittered by ±50%. Defaults 250ms, 8s.
+	BackoffMin, BackoffMax time.Duration
+
+	// MaxRedirects bounds the redirects followed in one join attempt, so a
+	// redirect loop between stale listeners ends. Default 32.
+	MaxRedirects int
+
+	// SeenWindow is how many recent multicast IDs are remembered to drop
+	// copies a re-forming tree may deliver twice. Default 8192.
+	SeenWindow int
+
+	// Rand supplies jitter. The core has no randomness of its own; pass a
+	// seeded source for repeatable runs. Required.
+	Rand *rand.Rand
+}
+
+// DefaultConfig returns the defaults for the servant id. Rand is left nil:
+// the host supplies it.
+func DefaultConfig(id ServantID) Config {
+	return Config{
+		ID:                id,
+		Fanout:            16,
+		TickInterval:      100 * time.Millisecond,
+		HeartbeatInterval: time.Second,
+		LinkTimeout:       4 * time.Second,
+		JoinTimeout:       3 * time.Second,
+		PartitionInterval: 2 * time.Second,
+		RootSilence:       10 * time.Second,
+		SeedProbeInterval: 5 * time.Second,
+		BackoffMin:        250 * time.Millisecond,
+		BackoffMax:        8 * time.Second,
+		MaxRedirects:      32,
+		SeenWindow:        8192,
+	}
+}
+
+// Validate reports the first setting that cannot work.
+func (c *Config) Validate() error {
+	if c.ID == "" {
+		return errors.New("id is required")
+	}
+	if _, err := ParseServantID(string(c.ID)); err != nil {
+		return err
+	}
+	for _, s := range c.Seeds {
+		if _, err := ParseServantID(string(s)); err != nil {
+			return fmt.Errorf("seed list: %w", err)
+		}
+	}
+	switch {
+	case c.Fanout < 2 || c.Fanout > 1024:
+		return fmt.Errorf("fanout must be 2..1024, got %d", c.Fanout)
+	case c.TickInterval <= 0:
+		return errors.New("tick interval must be positive")
+	case c.HeartbeatInterval < c.TickInterval:
+		return errors.New("heartbeat interval must be at least one tick")
+	case c.LinkTimeout < 2*c.HeartbeatInterval:
+		return errors.New("link timeout must be at least two heartbeat intervals")
+	case c.JoinTimeout < 2*c.TickInterval:
+		return errors.New("join timeout must be at least two ticks")
+	case c.PartitionInterval < c.TickInterval:
+		return errors.New("partition interval must be at least one tick")
+	case c.RootSilence < 3*c.PartitionInterval:
+		return errors.New("root silence must be at least three partition intervals")
+	case c.SeedProbeInterval < c.TickInterval:
+		return errors.New("seed probe interval must be at least one tick")
+	case c.BackoffMin <= 0 || c.BackoffMax < c.BackoffMin:
+		return errors.New("backoff bounds must satisfy 0 < min <= max")
+	case c.MaxRedirects < 1:
+		return errors.New("max redirects must be at least 1")
+	case c.SeenWindow < 1:
+		return errors.New("seen window must be at least 1")
+	case c.Rand == nil:
+		return errors.New("rand is required (the core has no randomness of its own)")
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package newsnet
+
+import (
+	"slices"
+	"time"
+)
+
+// connector is the connector processing of JP4353827B2 (Fig. 3): try the
+// targets in order, follow redirects, fall back to the next target, and back
+// off with jitter when every target failed.
+type connector struct {
+	active    bool
+	targets   []ServantID // still to try, in order
+	attempt   *link       // the outstanding join attempt, if any
+	redirects int         // redirects followed from the current target
+	retryAt   time.Time   // when a backed-off connector starts a new round
+	rounds    int         // consecutive failed rounds, for the backoff
+}
+
+func (c *connector) stop() {
+	c.active = false
+	c.targets = nil
+	c.attempt = nil
+	c.redirects = 0
+	c.rounds = 0
+}
+
+// seedTargets is the part of the seed list this servant may join: the seeds
+// before it when it is a seed itself, every seed otherwise.
+func (s *Servant) seedTargets() []ServantID {
+	if i := slices.Index(s.cfg.Seeds, s.id); i >= 0 {
+		return s.cfg.Seeds[:i]
+	}
+	return s.cfg.Seeds
+}
+
+// isSeed reports whether this servant is in the seed list.
+func (s *Servant) isSeed() bool { return slices.Contains(s.cfg.Seeds, s.id) }
+
+// startConnector begins connector processing with first, then the seeds.
+// Any attempt in progress is abandoned.
+func (s *Servant) startConnector(first []ServantID) {
+	if s.up != nil {
+		panic("newsnet: connector started while attached")
+	}
+	if s.conn.attempt != nil {
+		s.closeLink(s.conn.attempt, "join attempt superseded")
+	}
+	rounds := s.conn.rounds
+	s.conn = connector{active: true, rounds: rounds}
+	s.conn.targets = s.joinTargets(first)
+	s.tryNextTarget()
+}
+
+func (s *Servant) joinTargets(first []ServantID) []ServantID {
+	ts := make([]ServantID, 0, len(first)+len(s.cfg.Seeds))
+	for _, t := range append(slices.Clone(first), s.seedTargets()...) {
+		if t != s.id && !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// tryNextTarget dials the next target, or ends the round when none is left.
+func (s *Servant) tryNextTarget() {
+	c := &s.conn
+	c.attempt = nil
+	if len(c.targets) == 0 {
+		s.roundFailed()
+		return
+	}
+	t := c.targets[0]
+	c.targets = c.targets[1:]
+	c.redirects = 0
+	s.dial(t)
+}
+
+func (s *Servant) dial(t ServantID) {
+	s.nextDial++
+	l := &link{id: s.nextDial | dialedLinkBit, kind: linkJoining, peer: t, value: IDValue(t), opened: s.now}
+	s.links[l.id] = l
+	s.conn.attempt = l
+	s.out = append(s.out, Dial{Link: l.id, Addr: t})
+}
+
+// roundFailed: no target accepted us. A seed whose predecessors are all gone
+// is the vertex; anyone else waits and tries the seeds again.
+func (s *Servant) roundFailed() {
+	c := &s.conn
+	if s.isSeed() || len(s.cfg.Seeds) == 0 {
+		s.becomeVertex()
+		return
+	}
+	c.rounds++
+	c.retryAt = s.now.Add(s.backoff(c.rounds))
+}
+
+// backoff is BackoffMin·2^(rounds-1) capped at BackoffMax, jittered ±50%.
+func (s *Servant) backoff(rounds int) time.Duration {
+	d := s.cfg.BackoffMin
+	for i := 1; i < rounds && d < s.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, s.cfg.BackoffMax)
+	return d/2 + time.Duration(s.cfg.Rand.Int64N(int64(d)+1))
+}
+
+// tickConnector times out a silent attempt, starts a backed-off round, and
+// lets a vertex that is not the first seed probe the seeds before it.
+func (s *Servant) tickConnector() {
+	c := &s.conn
+	switch {
+	case c.attempt != nil:
+		if s.now.Sub(c.attempt.opened) >= s.cfg.JoinTimeout {
+			s.closeLink(c.attempt, "join timed out")
+			s.tryNextTarget()
+		}
+	case c.active && !s.vertex && !s.now.Before(c.retryAt):
+		s.startConnector(nil)
+	case s.vertex && len(s.seedTargets()) > 0 && !s.now.Before(s.nextProbe):
+		s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
+		c.active = true
+		c.targets = s.joinTargets(nil)
+		s.tryNextTarget()
+	}
+}
+
+func (c *connector) attemptFailed(s *Servant, l *link, reason string) {
+	if c.attempt != l {
+		return
+	}
+	s.tryNextTarget()
+}
+
+func (c *connector) redirected(s *Servant, l *link, to ServantID) {
+	if c.attempt != l {
+		s.closeLink(l, "stale join attempt")
+		return
+	}
+	s.closeLink(l, "redirected")
+	c.redirects++
+	if to == s.id || to == l.peer || c.redirects > s.cfg.MaxRedirects {
+		s.tryNextTarget()
+		return
+	}
+	redirects := c.redirects
+	s.dial(to)
+	c.redirects = redirects
+}
+
+func (c *connector) refused(s *Servant, l *link, reason string) {
+	s.note("join refused by %s: %s", l.peer, reason)
+	s.closeLink(l, "refused")
+	if c.attempt == l {
+		s.tryNextTarget()
+	}
+}
+
+func (c *connector) accepted(s *Servant, l *link, acc *JoinAccept) {
+	if c.attempt != l || s.up != nil {
+		s.closeLink(l, "stale join attempt")
+		return
+	}
+	if slices.Contains(acc.Path, s.id) {
+		// The listener is in our own subtree: joining it would make a cycle.
+		s.closeLink(l, "listener is in our subtree")
+		s.tryNextTarget()
+		return
+	}
+	if len(acc.Path) == 0 || acc.Path[len(acc.Path)-1] != l.peer {
+		s.closeLink(l, "malformed join accept")
+		s.tryNextTarget()
+		return
+	}
+	s.becomeAttached(l, acc)
+}
+
+// recoverUplink is uplink-loss processing (Fig. 5): the first servant of the
+// sibling list reconnects through the seeds; the others try the siblings
+// before them, then the seeds. Trying only earlier siblings means two
+// siblings never join each other at once.
+func (s *Servant) recoverUplink() {
+	i := slices.Index(s.siblings, s.id)
+	if i <= 0 {
+		s.startConnector(nil)
+		return
+	}
+	s.startConnector(s.siblings[:i])
+}

@@ -1,0 +1,116 @@
+package newsnet
+
+import "time"
+
+// LinkID names one connection for the lifetime of that connection. The core
+// allocates IDs for links it dials (high bit set); the host allocates IDs for
+// accepted links (high bit clear), so the two never collide.
+type LinkID uint64
+
+const dialedLinkBit LinkID = 1 << 63
+
+// Event is an input to Servant.Step.
+type Event interface{ isEvent() }
+
+// Start begins connector processing (or makes the servant the vertex). The
+// host sends it once, after the first Tick.
+type Start struct{}
+
+// Stop closes every link so neighbours recover at once; the servant then
+// ignores everything but LinkDown.
+type Stop struct{}
+
+// Tick advances the servant's clock. Hosts tick at least every
+// Config.TickInterval; all timeouts are measured in Tick time.
+type Tick struct{ Now time.Time }
+
+// LinkUp reports a connection: Inbound for one the host accepted, otherwise
+// the answer to a Dial action with the same Link.
+type LinkUp struct {
+	Link    LinkID
+	Inbound bool
+}
+
+// LinkDown reports that a connection closed or that a Dial failed.
+type LinkDown struct {
+	Link   LinkID
+	Reason string
+}
+
+// Received is a decoded frame that arrived on Link.
+type Received struct {
+	Link LinkID
+	Msg  Message
+}
+
+// Subscribe adds a category to the self set (a multicast group join).
+type Subscribe struct{ Category string }
+
+// Unsubscribe removes a category from the self set.
+type Unsubscribe struct{ Category string }
+
+// SetSubscriptions replaces the self set.
+type SetSubscriptions struct{ Categories []string }
+
+// Publish sends a multicast message from this servant.
+type Publish struct{ Msg *Multicast }
+
+func (Start) isEvent()            {}
+func (Stop) isEvent()             {}
+func (Tick) isEvent()             {}
+func (LinkUp) isEvent()           {}
+func (LinkDown) isEvent()         {}
+func (Received) isEvent()         {}
+func (Subscribe) isEvent()        {}
+func (Unsubscribe) isEvent()      {}
+func (SetSubscriptions) isEvent() {}
+func (Publish) isEvent()          {}
+
+// Action is an output of Servant.Step for the host to carry out, in order.
+type Action interface{ isAction() }
+
+// Dial asks the host to connect to Addr; it answers with LinkUp or LinkDown
+// carrying the same Link.
+type Dial struct {
+	Link LinkID
+	Addr ServantID
+}
+
+// Send asks the host to queue Msg on Link. Sends on a closed link are
+// dropped silently.
+type Send struct {
+	Link LinkID
+	Msg  Message
+}
+
+// Close asks the host to close Link once the frames queued before it are
+// written. The host reports no LinkDown for a link the core closed.
+type Close struct {
+	Link   LinkID
+	Reason string
+}
+
+// Deliver hands a multicast message to the local application (S532).
+type Deliver struct {
+	Msg  *Multicast
+	From LinkID
+}
+
+// Published reports the outcome of a Publish: the number of tree links the
+// message went out on. Zero means nobody beyond this servant subscribed and
+// nothing was sent (suppressed, JP5458944B2).
+type Published struct {
+	ID    [16]byte
+	Links int
+}
+
+// Note is a human-readable line about a protocol decision worth logging
+// (role changes, refused joins, dropped links).
+type Note struct{ Text string }
+
+func (Dial) isAction()      {}
+func (Send) isAction()      {}
+func (Close) isAction()     {}
+func (Deliver) isAction()   {}
+func (Published) isAction() {}
+func (Note) isAction()      {}

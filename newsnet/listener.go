@@ -1,0 +1,140 @@
+package newsnet
+
+import (
+	"fmt"
+	"slices"
+)
+
+// handleJoin is listener processing (JP4353827B2 Fig. 4): widen the subtree
+// range with the joiner's ID value, recompute partition and slots, and answer
+// OK when the joiner's slot is empty or redirect it to the slot's holder.
+func (s *Servant) handleJoin(l *link, req *JoinRequest) {
+	c := req.From
+	if _, err := ParseServantID(string(c)); err != nil {
+		s.refuse(l, "bad servant id")
+		return
+	}
+	switch {
+	case c == s.id:
+		s.refuse(l, "that is this servant")
+		return
+	case slices.Contains(s.rootPath, c):
+		// A servant never joins its own subtree.
+		s.refuse(l, fmt.Sprintf("%s is an ancestor of %s", c, s.id))
+		return
+	case s.conn.attempt != nil && s.conn.attempt.peer == c:
+		// We are joining c right now; accepting it too could close a cycle.
+		s.refuse(l, fmt.Sprintf("%s is joining %s", s.id, c))
+		return
+	}
+	if old := s.downByPeer(c); old != nil {
+		// The joiner reconnected before we noticed its old link die.
+		s.closeLink(old, "replaced by a new link from the same servant")
+		s.removeDown(old)
+	}
+	l.peer = c
+	l.value = IDValue(c)
+	s.widen(l.value)
+	slot := s.part.Slot(l.value)
+	if holder := s.downInSlot(slot); holder != nil {
+		s.send(l, &JoinRedirect{To: holder.peer})
+		s.closeLink(l, "redirected to "+string(holder.peer))
+		return
+	}
+	l.kind = linkDown
+	l.slot = slot
+	i, _ := slices.BinarySearchFunc(s.downs, slot, func(d *link, slot int) int { return d.slot - slot })
+	s.downs = slices.Insert(s.downs, i, l)
+	path := slices.Concat(s.rootPath, []ServantID{s.id})
+	s.send(l, &JoinAccept{Lo: s.part.Lo, Hi: s.part.Hi, Path: path})
+	s.routeInfo(l) // new link
+	s.sendSiblings()
+}
+
+func (s *Servant) refuse(l *link, reason string) {
+	s.send(l, &JoinRefuse{Reason: reason})
+	s.closeLink(l, "join refused: "+reason)
+}
+
+// widen updates the subtree range with v (S205) and recomputes partition and
+// slots (S207). When the wider partition puts several downlinks into one
+// slot, the first of them keeps it and the others are told to rejoin under it.
+func (s *Servant) widen(v uint64) {
+	if v >= s.vmin && v <= s.vmax {
+		return
+	}
+	s.vmin, s.vmax = min(s.vmin, v), max(s.vmax, v)
+	p := ComputePartition(s.vmin, s.vmax, s.cfg.Fanout)
+	if p == s.part {
+		return
+	}
+	s.part = p
+	var kept []*link
+	var evicted []*link
+	for _, d := range s.downs {
+		d.slot = p.Slot(d.value)
+		if n := len(kept); n > 0 && kept[n-1].slot == d.slot {
+			evicted = append(evicted, d)
+			s.send(d, &JoinRedirect{To: kept[n-1].peer})
+			s.closeLink(d, "slot merged into "+string(kept[n-1].peer)+"'s")
+			continue
+		}
+		kept = append(kept, d)
+	}
+	s.downs = kept
+	for _, d := range evicted {
+		s.downLost(d)
+	}
+	if len(evicted) > 0 {
+		s.sendSiblings()
+	}
+}
+
+// removeDown is downlink-loss processing: the slot becomes empty.
+func (s *Servant) removeDown(l *link) {
+	i := slices.Index(s.downs, l)
+	if i < 0 {
+		return
+	}
+	s.downs = slices.Delete(s.downs, i, i+1)
+	s.downLost(l)
+	s.sendSiblings()
+}
+
+// downLost updates the routing sets after a downlink went away.
+func (s *Servant) downLost(l *link) {
+	delete(s.links, l.id)
+	l.received = nil
+	s.routeInfoAllExcept(nil)
+}
+
+func (s *Servant) downInSlot(slot int) *link {
+	i, ok := slices.BinarySearchFunc(s.downs, slot, func(d *link, slot int) int { return d.slot - slot })
+	if !ok {
+		return nil
+	}
+	return s.downs[i]
+}
+
+func (s *Servant) downByPeer(id ServantID) *link {
+	for _, d := range s.downs {
+		if d.peer == id {
+			return d
+		}
+	}
+	return nil
+}
+
+// sendSiblings tells every down-servant the current list of down-servants.
+func (s *Servant) sendSiblings() {
+	if len(s.downs) == 0 {
+		return
+	}
+	ids := make([]ServantID, len(s.downs))
+	for i, d := range s.downs {
+		ids[i] = d.peer
+	}
+	for _, d := range s.downs {
+		s.send(d, &Siblings{IDs: ids})
+	}
+}

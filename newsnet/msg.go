@@ -1,0 +1,109 @@
+package newsnet
+
+// Message is one protocol frame's payload. Every message type has a fixed
+// type byte (see wire.go); the block of type bytes is append-only.
+type Message interface {
+	msgType() msgType
+}
+
+type msgType byte
+
+// Type bytes. Append only: a deployed servant must keep understanding them.
+const (
+	typeJoinRequest  msgType = 1
+	typeJoinAccept   msgType = 2
+	typeJoinRedirect msgType = 3
+	typeJoinRefuse   msgType = 4
+	typeSiblings     msgType = 5
+	typePartition    msgType = 6
+	typeReset        msgType = 7
+	typeRouting      msgType = 8
+	typeMulticast    msgType = 9
+	typePing         msgType = 10
+)
+
+// JoinRequest is the connector's participation request (JP4353827B2 S109).
+// It is the first frame on every outbound link.
+type JoinRequest struct {
+	From ServantID // the joiner's advertised address
+}
+
+// JoinAccept is the listener's "OK" response (S213). Path is the listener's
+// path from the vertex, ending with the listener itself: the joiner's root
+// path, which lets it refuse joiners from its own ancestors. The listener's
+// partition comes along so the joiner runs tree optimization at once instead
+// of one partition interval later.
+type JoinAccept struct {
+	Lo, Hi uint64 // the listener's partition, checked like a PartitionInfo
+	Path   []ServantID
+}
+
+// JoinRedirect is the "connection instruction to another servant" response
+// (S215): the slot holder the joiner should try next. A listener also sends it
+// on an established downlink it drops because a widened partition put two
+// downlinks in one slot; the dropped servant rejoins under To.
+type JoinRedirect struct {
+	To ServantID
+}
+
+// JoinRefuse rejects a joiner the listener must not take (itself, one of its
+// ancestors, or a servant that is shutting down).
+type JoinRefuse struct {
+	Reason string
+}
+
+// Siblings is the up-servant's current list of its down-servants, in slot
+// order, sent to each of them whenever it changes (uplink-loss recovery, S301).
+type Siblings struct {
+	IDs []ServantID
+}
+
+// PartitionInfo is the tree optimization message: the sender's partition and
+// its path from the vertex (ending with the sender). A servant that finds
+// itself in Path is in a cycle.
+type PartitionInfo struct {
+	Lo, Hi uint64
+	Path   []ServantID
+}
+
+// Reset tells a down-servant that its up-servant dropped its subtree; the
+// receiver runs connector processing through the seeds (S421).
+type Reset struct{}
+
+// RoutingInfo is the multicast information message: the union of the
+// sender's self set and the received sets of its other links (Fig. 7).
+type RoutingInfo struct {
+	Categories CategorySet
+}
+
+// Multicast is a message addressed to a category (multicast group).
+type Multicast struct {
+	ID       [16]byte // unique item ID (a UUID); used to drop copies
+	Category string   // the multicast ID
+	Source   string   // the publishing installation
+	Payload  []byte   // opaque to the overlay: the encoded news item
+}
+
+// Ping keeps an otherwise idle link alive so a vanished peer is noticed.
+type Ping struct{}
+
+func (*JoinRequest) msgType() msgType   { return typeJoinRequest }
+func (*JoinAccept) msgType() msgType    { return typeJoinAccept }
+func (*JoinRedirect) msgType() msgType  { return typeJoinRedirect }
+func (*JoinRefuse) msgType() msgType    { return typeJoinRefuse }
+func (*Siblings) msgType() msgType      { return typeSiblings }
+func (*PartitionInfo) msgType() msgType { return typePartition }
+func (*Reset) msgType() msgType         { return typeReset }
+func (*RoutingInfo) msgType() msgType   { return typeRouting }
+func (*Multicast) msgType() msgType     { return typeMulticast }
+func (*Ping) msgType() msgType          { return typePing }
+
+// Limits of a well-formed message, checked by the decoder before allocating.
+const (
+	MaxFrameBytes    = 256 << 10 // one frame, type byte included
+	MaxIDBytes       = 255       // a servant ID or source
+	MaxCategoryBytes = 255       // one category
+	MaxCategories    = 4096      // one routing set
+	MaxPathLen       = 256       // root paths and sibling lists
+	MaxReasonBytes   = 1024
+)

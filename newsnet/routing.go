@@ -1,0 +1,112 @@
+package newsnet
+
+// routeInfo is multicast routing information transmission to the target
+// link l (JP4353827B2 Fig. 7): the union of our self set and the received
+// sets of every other link (S501-S502) is sent only when it differs from
+// what we last sent on l (S503-S507).
+func (s *Servant) routeInfo(l *link) {
+	u := s.self
+	for _, o := range s.treeLinks() {
+		if o != l {
+			u = u.Union(o.received)
+		}
+	}
+	if u.Equal(l.sent) {
+		return
+	}
+	l.sent = u
+	s.send(l, &RoutingInfo{Categories: u})
+}
+
+// routeInfoAllExcept runs routeInfo for every tree link but except.
+func (s *Servant) routeInfoAllExcept(except *link) {
+	for _, l := range s.treeLinks() {
+		if l != except {
+			s.routeInfo(l)
+		}
+	}
+}
+
+// receiveRouteInfo is multicast information reception (Fig. 8): store the
+// set as the link's received set (S522) and pass the change on (S523).
+func (s *Servant) receiveRouteInfo(l *link, m *RoutingInfo) {
+	l.received = NewCategorySet(m.Categories...)
+	s.routeInfoAllExcept(l)
+}
+
+// setSelf replaces the self set (a join or leave request from the
+// application) and informs every link.
+func (s *Servant) setSelf(set CategorySet) {
+	if set.Equal(s.self) {
+		return
+	}
+	s.self = set
+	s.routeInfoAllExcept(nil)
+}
+
+// route is multicast message routing (Fig. 9): deliver locally when the
+// category is ours (S532) and forward on every other link whose received set
+// holds it (S533-S535).
+func (s *Servant) route(from *link, m *Multicast) {
+	if !s.seen.add(m.ID) {
+		s.counters.Duplicates++
+		return
+	}
+	if s.self.Matches(m.Category) {
+		s.counters.Delivered++
+		s.out = append(s.out, Deliver{Msg: m, From: from.id})
+	}
+	for _, l := range s.treeLinks() {
+		if l != from && l.received.Matches(m.Category) {
+			s.counters.Relayed++
+			s.send(l, m)
+		}
+	}
+}
+
+// publish sends a message of our own on every link leading to a subscriber.
+// With no such link nothing is sent: the publication is suppressed
+// (JP5458944B2's unnecessary event notification never leaves the servant).
+func (s *Servant) publish(m *Multicast) {
+	s.counters.Published++
+	s.seen.add(m.ID)
+	n := 0
+	for _, l := range s.treeLinks() {
+		if l.received.Matches(m.Category) {
+			s.send(l, m)
+			n++
+		}
+	}
+	if n == 0 {
+		s.counters.Suppressed++
+	}
+	s.out = append(s.out, Published{ID: m.ID, Links: n})
+}
+
+// seenSet remembers the most recent multicast IDs in a ring, so a copy that
+// a re-forming tree delivers twice is dropped.
+type seenSet struct {
+	ring []([16]byte)
+	next int
+	ids  map[[16]byte]struct{}
+}
+
+func newSeenSet(n int) seenSet {
+	return seenSet{ring: make([][16]byte, 0, n), ids: make(map[[16]byte]struct{}, n)}
+}
+
+// add records id and reports whether it was new.
+func (s *seenSet) add(id [16]byte) bool {
+	if _, dup := s.ids[id]; dup {
+		return false
+	}
+	if len(s.ring) < cap(s.ring) {
+		s.ring = append(s.ring, id)
+	} else {
+		delete(s.ids, s.ring[s.next])
+		s.ring[s.next] = id
+		s.next = (s.next + 1) % len(s.ring)
+	}
+	s.ids[id] = struct{}{}
+	return true
+}

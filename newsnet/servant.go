@@ -1,0 +1,370 @@
+package newsnet
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Servant is the protocol core of one overlay node: a deterministic state
+// machine. The host feeds it events through Step and carries out the actions
+// it returns; the servant itself does no IO, starts no goroutines, reads no
+// clock and draws randomness only from Config.Rand. It is not safe for
+// concurrent use: one goroutine (the runtime loop, or the simulator) owns it.
+type Servant struct {
+	cfg   Config
+	id    ServantID
+	value uint64
+	now   time.Time
+
+	started, stopped bool
+
+	// Tree state (JP4353827B2).
+	vertex   bool    // no uplink and no seed before us answers: the root
+	up       *link   // nil when not attached
+	downs    []*link // ordered by slot
+	links    map[LinkID]*link
+	vmin     uint64 // subtree range [vmin, vmax], own value included
+	vmax     uint64
+	part     Partition   // computed from [vmin, vmax]
+	rootPath []ServantID // from the vertex down to our up-servant
+	siblings []ServantID // our up-servant's downs, as it last told us
+
+	conn connector
+
+	lastRootHeard time.Time // last partition message (or accept) from above
+	nextPartition time.Time // when an unattached servant next sends its partition
+	nextProbe     time.Time // when a vertex that is not the first seed probes
+
+	// Multicast routing (JP4353827B2 Figs. 7-9).
+	self CategorySet
+	seen seenSet
+
+	nextDial LinkID
+	out      []Action
+	counters Counters
+}
+
+// Counters are monotonic totals since the servant started.
+type Counters struct {
+	Published  uint64 // Publish events
+	Suppressed uint64 // publications sent on no link: nobody subscribed
+	Delivered  uint64 // messages handed to the local application
+	Relayed    uint64 // multicast frames forwarded to other servants
+	Duplicates uint64 // copies dropped by ID
+	Resets     uint64 // tree optimization resets this servant sent
+}
+
+type linkKind int
+
+const (
+	linkJoining  linkKind = iota // outbound, join request sent, awaiting answer
+	linkAccepted                 // inbound, awaiting join request
+	linkUp                       // established uplink
+	linkDown                     // established downlink
+)
+
+type link struct {
+	id       LinkID
+	kind     linkKind
+	peer     ServantID // known for outbound links and after a join request
+	value    uint64    // IDValue(peer)
+	slot     int       // for downlinks
+	received CategorySet
+	sent     CategorySet
+	opened   time.Time
+	lastRecv time.Time
+	lastSend time.Time
+}
+
+// New returns a servant for cfg. It does nothing until the host sends Tick
+// and Start.
+func New(cfg Config) (*Servant, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("newsnet config: %w", err)
+	}
+	cfg.Seeds = slices.Clone(cfg.Seeds)
+	v := IDValue(cfg.ID)
+	s := &Servant{
+		cfg:   cfg,
+		id:    cfg.ID,
+		value: v,
+		links: make(map[LinkID]*link),
+		vmin:  v,
+		vmax:  v,
+		seen:  newSeenSet(cfg.SeenWindow),
+	}
+	s.part = ComputePartition(v, v, cfg.Fanout)
+	return s, nil
+}
+
+// ID returns the servant's ID.
+func (s *Servant) ID() ServantID { return s.id }
+
+// Step applies one event and returns the actions the host must carry out, in
+// order. The returned slice is owned by the caller.
+func (s *Servant) Step(ev Event) []Action {
+	if s.stopped {
+		return nil
+	}
+	switch e := ev.(type) {
+	case Tick:
+		if e.Now.After(s.now) {
+			s.now = e.Now
+		}
+		if s.started {
+			s.tick()
+		}
+	case Start:
+		if !s.started {
+			s.started = true
+			s.start()
+		}
+	case Stop:
+		s.stop()
+	case LinkUp:
+		s.linkUp(e)
+	case LinkDown:
+		if l := s.links[e.Link]; l != nil {
+			s.linkLost(l, e.Reason)
+		}
+	case Received:
+		if l := s.links[e.Link]; l != nil {
+			l.lastRecv = s.now
+			s.receive(l, e.Msg)
+		}
+	case Subscribe:
+		s.setSelf(s.self.With(e.Category))
+	case Unsubscribe:
+		s.setSelf(s.self.Without(e.Category))
+	case SetSubscriptions:
+		s.setSelf(NewCategorySet(e.Categories...))
+	case Publish:
+		s.publish(e.Msg)
+	default:
+		panic(fmt.Sprintf("newsnet: unknown event %T", ev))
+	}
+	out := s.out
+	s.out = nil
+	return out
+}
+
+func (s *Servant) start() {
+	s.lastRootHeard = s.now
+	s.nextPartition = s.now
+	if len(s.seedTargets()) == 0 {
+		s.becomeVertex()
+		return
+	}
+	s.startConnector(nil)
+}
+
+func (s *Servant) stop() {
+	for _, l := range s.sortedLinks() {
+		s.closeLink(l, "servant stopping")
+	}
+	s.up, s.downs = nil, nil
+	s.stopped = true
+}
+
+// becomeVertex makes this servant the root of the tree: no seed before it
+// answered (or it is the first seed). Every role field is set here.
+func (s *Servant) becomeVertex() {
+	if s.up != nil {
+		panic("newsnet: becomeVertex while attached")
+	}
+	if !s.vertex {
+		s.note("vertex: no seed before %s answered", s.id)
+	}
+	s.vertex = true
+	s.rootPath = nil
+	s.siblings = nil
+	s.conn.stop()
+	s.nextPartition = s.now
+	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
+}
+
+// becomeAttached makes l our uplink after a join accept.
+func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
+	if s.up != nil {
+		panic("newsnet: becomeAttached while attached")
+	}
+	s.conn.stop()
+	s.vertex = false
+	l.kind = linkUp
+	s.up = l
+	s.siblings = nil
+	s.lastRootHeard = s.now
+	s.note("attached under %s", l.peer)
+	s.routeInfo(l) // new link
+	s.optimize(Partition{Lo: acc.Lo, Hi: acc.Hi}, acc.Path)
+}
+
+// becomeDetached drops the uplink (already closed or lost) and its routing
+// state. The caller then starts connector processing.
+func (s *Servant) becomeDetached() {
+	up := s.up
+	s.up = nil
+	s.rootPath = nil
+	s.nextPartition = s.now
+	delete(s.links, up.id)
+	s.routeInfoAllExcept(nil) // lost link: its received set no longer counts
+}
+
+// note records a protocol decision for the host's log.
+func (s *Servant) note(format string, args ...any) {
+	s.out = append(s.out, Note{Text: fmt.Sprintf(format, args...)})
+}
+
+func (s *Servant) send(l *link, m Message) {
+	l.lastSend = s.now
+	s.out = append(s.out, Send{Link: l.id, Msg: m})
+}
+
+// closeLink forgets l and asks the host to close it. It does not run the
+// loss processing of its kind: callers decide what a deliberate close means.
+func (s *Servant) closeLink(l *link, reason string) {
+	delete(s.links, l.id)
+	s.out = append(s.out, Close{Link: l.id, Reason: reason})
+}
+
+// treeLinks returns the established links: the uplink first, then the
+// downlinks in slot order. Iterating in a fixed order keeps the servant
+// deterministic.
+func (s *Servant) treeLinks() []*link {
+	ls := make([]*link, 0, len(s.downs)+1)
+	if s.up != nil {
+		ls = append(ls, s.up)
+	}
+	return append(ls, s.downs...)
+}
+
+func (s *Servant) sortedLinks() []*link {
+	ls := make([]*link, 0, len(s.links))
+	for _, l := range s.links {
+		ls = append(ls, l)
+	}
+	slices.SortFunc(ls, func(a, b *link) int {
+		switch {
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	return ls
+}
+
+// linkUp handles a new connection: an accepted one waits for a join request;
+// a dialed one is the connector's attempt and sends its request.
+func (s *Servant) linkUp(e LinkUp) {
+	if e.Inbound {
+		if _, dup := s.links[e.Link]; dup || e.Link&dialedLinkBit != 0 {
+			s.out = append(s.out, Close{Link: e.Link, Reason: "bad link id"})
+			return
+		}
+		s.links[e.Link] = &link{id: e.Link, kind: linkAccepted, opened: s.now, lastRecv: s.now, lastSend: s.now}
+		return
+	}
+	l := s.links[e.Link]
+	if l == nil || l.kind != linkJoining {
+		// An attempt we gave up on meanwhile.
+		s.out = append(s.out, Close{Link: e.Link, Reason: "join attempt abandoned"})
+		return
+	}
+	l.lastRecv, l.lastSend = s.now, s.now
+	s.send(l, &JoinRequest{From: s.id})
+}
+
+// linkLost handles a connection that closed under us.
+func (s *Servant) linkLost(l *link, reason string) {
+	delete(s.links, l.id)
+	switch l.kind {
+	case linkJoining:
+		s.conn.attemptFailed(s, l, reason)
+	case linkAccepted:
+		// A joiner gave up before asking: nothing to undo.
+	case linkUp:
+		s.note("uplink to %s lost: %s", l.peer, reason)
+		s.becomeDetached()
+		s.recoverUplink()
+	case linkDown:
+		s.note("downlink to %s lost: %s", l.peer, reason)
+		s.removeDown(l)
+	}
+}
+
+func (s *Servant) receive(l *link, m Message) {
+	switch m := m.(type) {
+	case *Ping:
+	case *JoinRequest:
+		if l.kind == linkAccepted {
+			s.handleJoin(l, m)
+		}
+	case *JoinAccept:
+		if l.kind == linkJoining {
+			s.conn.accepted(s, l, m)
+		}
+	case *JoinRedirect:
+		switch l.kind {
+		case linkJoining:
+			s.conn.redirected(s, l, m.To)
+		case linkUp:
+			// Our slot was merged into another's; rejoin under its holder.
+			s.note("moved by %s to %s", l.peer, m.To)
+			s.closeLink(l, "redirected by up-servant")
+			s.becomeDetached()
+			s.startConnector([]ServantID{m.To})
+		}
+	case *JoinRefuse:
+		if l.kind == linkJoining {
+			s.conn.refused(s, l, m.Reason)
+		}
+	case *Siblings:
+		if l.kind == linkUp {
+			s.siblings = slices.Clone(m.IDs)
+		}
+	case *PartitionInfo:
+		if l.kind == linkUp {
+			s.lastRootHeard = s.now
+			s.optimize(Partition{Lo: m.Lo, Hi: m.Hi}, m.Path)
+		}
+	case *Reset:
+		if l.kind == linkUp {
+			// S421: reconnect through the seeds. The up-servant closes the link;
+			// closing it here first keeps uplink-loss processing from running.
+			s.note("reset by %s", l.peer)
+			s.closeLink(l, "reset by up-servant")
+			s.becomeDetached()
+			s.startConnector(nil)
+		}
+	case *RoutingInfo:
+		if l.kind == linkUp || l.kind == linkDown {
+			s.receiveRouteInfo(l, m)
+		}
+	case *Multicast:
+		if l.kind == linkUp || l.kind == linkDown {
+			s.route(l, m)
+		}
+	default:
+		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))
+		if l.kind == linkUp || l.kind == linkDown {
+			s.linkLostAfterClose(l)
+		}
+	}
+}
+
+// linkLostAfterClose runs the loss processing for a tree link the core itself
+// closed (a protocol violation or a timeout).
+func (s *Servant) linkLostAfterClose(l *link) {
+	switch l.kind {
+	case linkUp:
+		s.becomeDetached()
+		s.recoverUplink()
+	case linkDown:
+		s.removeDown(l)
+	case linkJoining:
+		s.conn.attemptFailed(s, l, "closed")
+	}
+}

@@ -1,0 +1,79 @@
+package newsnet
+
+import "slices"
+
+// Role is what a servant currently is in the tree.
+type Role string
+
+const (
+	RoleIdle       Role = "idle"       // not started
+	RoleConnecting Role = "connecting" // no uplink, looking for the tree
+	RoleAttached   Role = "attached"   // has an up-servant
+	RoleVertex     Role = "vertex"     // the root of the tree
+	RoleStopped    Role = "stopped"
+)
+
+// Status is a snapshot of a servant's state, safe to keep and share.
+type Status struct {
+	ID            ServantID
+	IDValue       uint64
+	Role          Role
+	Up            ServantID // "" when not attached
+	Downs         []ServantID
+	Range         [2]uint64 // subtree range [vmin, vmax]
+	Partition     Partition
+	RootPath      []ServantID // from the vertex to the up-servant
+	Siblings      []ServantID
+	Subscriptions CategorySet
+	Links         []LinkStatus // up first, then downs in slot order
+	Counters      Counters
+}
+
+// LinkStatus describes one tree link.
+type LinkStatus struct {
+	Peer     ServantID
+	Up       bool
+	Slot     int // slot index for a downlink
+	Received CategorySet
+	Sent     CategorySet
+}
+
+// Role reports the servant's current role.
+func (s *Servant) Role() Role {
+	switch {
+	case s.stopped:
+		return RoleStopped
+	case !s.started:
+		return RoleIdle
+	case s.up != nil:
+		return RoleAttached
+	case s.vertex:
+		return RoleVertex
+	}
+	return RoleConnecting
+}
+
+// Status returns a snapshot of the servant.
+func (s *Servant) Status() Status {
+	st := Status{
+		ID:            s.id,
+		IDValue:       s.value,
+		Role:          s.Role(),
+		Range:         [2]uint64{s.vmin, s.vmax},
+		Partition:     s.part,
+		RootPath:      slices.Clone(s.rootPath),
+		Siblings:      slices.Clone(s.siblings),
+		Subscriptions: s.self,
+		Counters:      s.counters,
+	}
+	if s.up != nil {
+		st.Up = s.up.peer
+	}
+	for _, l := range s.treeLinks() {
+		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Received: l.received, Sent: l.sent})
+		if l != s.up {
+			st.Downs = append(st.Downs, l.peer)
+		}
+	}
+	return st
+}

@@ -1,0 +1,38 @@
+package newsnet
+
+// tick runs every timer of the servant: heartbeats and link timeouts, join
+// timeouts and backoff, partition messages and root silence.
+func (s *Servant) tick() {
+	s.tickLinks()
+	s.tickConnector()
+	s.tickTree()
+}
+
+// tickLinks sends a Ping on every link idle in the send direction and closes
+// every link that has been silent for LinkTimeout: the peer vanished without
+// closing its socket. An accepted link must ask to join within JoinTimeout.
+func (s *Servant) tickLinks() {
+	for _, l := range s.sortedLinks() {
+		if s.links[l.id] != l {
+			continue // closed while handling an earlier link
+		}
+		switch l.kind {
+		case linkJoining:
+			continue // the connector times its attempt
+		case linkAccepted:
+			if s.now.Sub(l.opened) >= s.cfg.JoinTimeout {
+				s.closeLink(l, "no join request")
+			}
+			continue
+		}
+		if s.now.Sub(l.lastRecv) >= s.cfg.LinkTimeout {
+			s.note("link to %s silent for %v", l.peer, s.now.Sub(l.lastRecv))
+			s.closeLink(l, "heartbeat timeout")
+			s.linkLostAfterClose(l)
+			continue
+		}
+		if s.now.Sub(l.lastSend) >= s.cfg.HeartbeatInterval {
+			s.send(l, &Ping{})
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package newsnet
+
+import "slices"
+
+// optimize is tree optimization for a servant below the vertex (JP4353827B2
+// Fig. 6), run on every partition message from the up-servant: when our
+// partition lies strictly inside the up-servant's, pass ours down (S409-S411);
+// otherwise our subtree sticks out of where the tree would put it, so reset
+// every down-servant, drop them and clear the subtree state (S413-S417).
+func (s *Servant) optimize(upPart Partition, path []ServantID) {
+	if slices.Contains(path, s.id) {
+		// A partition message came back to us: we are in a cycle.
+		s.note("cycle detected through %v", path)
+		up := s.up
+		s.closeLink(up, "cycle")
+		s.becomeDetached()
+		s.startConnector(nil)
+		return
+	}
+	s.rootPath = slices.Clone(path)
+	if len(s.downs) == 0 {
+		s.clearSubtree()
+		return
+	}
+	if s.part.StrictlyInside(upPart) {
+		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id}))
+		return
+	}
+	s.note("partition %v not inside %v: resetting %d down-servants", s.part, upPart, len(s.downs))
+	s.counters.Resets++
+	downs := s.downs
+	s.downs = nil
+	for _, d := range downs {
+		s.send(d, &Reset{})
+		s.closeLink(d, "reset")
+		d.received = nil
+	}
+	s.clearSubtree()
+	s.routeInfoAllExcept(nil)
+}
+
+// clearSubtree forgets the subtree range: only our own value remains.
+func (s *Servant) clearSubtree() {
+	s.vmin, s.vmax = s.value, s.value
+	s.part = ComputePartition(s.value, s.value, s.cfg.Fanout)
+}
+
+// sendPartition sends our partition and path to every down-servant.
+func (s *Servant) sendPartition(path []ServantID) {
+	for _, d := range s.downs {
+		s.send(d, &PartitionInfo{Lo: s.part.Lo, Hi: s.part.Hi, Path: path})
+	}
+}
+
+// tickTree originates partition messages where we are a root (the vertex, or
+// the top of a fragment still looking for the tree), and notices when an
+// attached servant has heard no root for too long.
+func (s *Servant) tickTree() {
+	if s.up == nil {
+		if !s.now.Before(s.nextPartition) {
+			s.nextPartition = s.now.Add(s.cfg.PartitionInterval)
+			s.sendPartition([]ServantID{s.id})
+		}
+		return
+	}
+	if s.now.Sub(s.lastRootHeard) > s.cfg.RootSilence {
+		// Orphaned, or in a cycle made by a race: nobody above us is a root.
+		s.note("no partition message for %v: reconnecting", s.now.Sub(s.lastRootHeard))
+		s.closeLink(s.up, "root silent")
+		s.becomeDetached()
+		s.startConnector(nil)
+	}
+}
