@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"newsdesk/newsnet"
+)
+
+// CheckTree verifies that the live servants form exactly one tree: one
+// vertex, every other servant attached, up and down pointers agreeing,
+// following up-servants always reaching the vertex (no cycles), and at most
+// one downlink per slot, each inside its slot.
+func (n *Network) CheckTree() error {
+	alive := n.Alive()
+	st := make(map[newsnet.ServantID]newsnet.Status, len(alive))
+	for _, nd := range alive {
+		st[nd.ID] = nd.Servant.Status()
+	}
+	var vertex newsnet.ServantID
+	for _, nd := range alive {
+		s := st[nd.ID]
+		switch s.Role {
+		case newsnet.RoleVertex:
+			if vertex != "" {
+				return fmt.Errorf("two vertices: %s and %s", vertex, nd.ID)
+			}
+			vertex = nd.ID
+		case newsnet.RoleAttached:
+			up, ok := st[s.Up]
+			if !ok {
+				return fmt.Errorf("%s is attached to %s, which is not alive", nd.ID, s.Up)
+			}
+			if !slices.Contains(up.Downs, nd.ID) {
+				return fmt.Errorf("%s has up %s, which does not list it as a down (%v)", nd.ID, s.Up, up.Downs)
+			}
+		default:
+			return fmt.Errorf("%s is %s", nd.ID, s.Role)
+		}
+		slots := map[int]newsnet.ServantID{}
+		for _, l := range s.Links {
+			if l.Up {
+				continue
+			}
+			down, ok := st[l.Peer]
+			if !ok || down.Up != nd.ID {
+				return fmt.Errorf("%s lists down %s, whose up is %q", nd.ID, l.Peer, down.Up)
+			}
+			if other, dup := slots[l.Slot]; dup {
+				return fmt.Errorf("%s has two downs in slot %d: %s and %s", nd.ID, l.Slot, other, l.Peer)
+			}
+			slots[l.Slot] = l.Peer
+			lo, hi := s.Partition.SlotRange(l.Slot)
+			if v := newsnet.IDValue(l.Peer); v < lo || v > hi {
+				return fmt.Errorf("%s: down %s (value %d) is not in its slot %d [%d,%d]", nd.ID, l.Peer, v, l.Slot, lo, hi)
+			}
+		}
+	}
+	if vertex == "" {
+		return fmt.Errorf("no vertex among %d servants", len(alive))
+	}
+	for _, nd := range alive {
+		id := nd.ID
+		for steps := 0; id != vertex; steps++ {
+			if steps > len(alive) {
+				return fmt.Errorf("cycle above %s", nd.ID)
+			}
+			id = st[id].Up
+		}
+	}
+	return nil
+}
+
+// CheckRouting verifies that every received set equals the true union of
+// the self sets of every servant beyond its link, and that each side's sent
+// set equals the other side's received set. It assumes CheckTree passed.
+func (n *Network) CheckRouting() error {
+	alive := n.Alive()
+	st := make(map[newsnet.ServantID]newsnet.Status, len(alive))
+	children := map[newsnet.ServantID][]newsnet.ServantID{}
+	var vertex newsnet.ServantID
+	total := map[string]int{}
+	for _, nd := range alive {
+		s := nd.Servant.Status()
+		st[nd.ID] = s
+		if s.Up == "" {
+			vertex = nd.ID
+		} else {
+			children[s.Up] = append(children[s.Up], nd.ID)
+		}
+		for _, c := range s.Subscriptions {
+			total[c]++
+		}
+	}
+	// Category counts of each subtree, computed bottom-up.
+	sub := map[newsnet.ServantID]map[string]int{}
+	var walk func(id newsnet.ServantID)
+	walk = func(id newsnet.ServantID) {
+		counts := map[string]int{}
+		for _, c := range st[id].Subscriptions {
+			counts[c]++
+		}
+		for _, ch := range children[id] {
+			walk(ch)
+			for c, k := range sub[ch] {
+				counts[c] += k
+			}
+		}
+		sub[id] = counts
+	}
+	walk(vertex)
+	setOf := func(counts map[string]int) newsnet.CategorySet {
+		var cs []string
+		for c, k := range counts {
+			if k > 0 {
+				cs = append(cs, c)
+			}
+		}
+		return newsnet.NewCategorySet(cs...)
+	}
+	for _, nd := range alive {
+		s := st[nd.ID]
+		for _, l := range s.Links {
+			var want newsnet.CategorySet
+			if l.Up {
+				outside := map[string]int{}
+				for c, k := range total {
+					outside[c] = k - sub[nd.ID][c]
+				}
+				want = setOf(outside)
+			} else {
+				want = setOf(sub[l.Peer])
+			}
+			if !l.Received.Equal(want) {
+				return fmt.Errorf("%s: received set from %s is %v, true union is %v", nd.ID, l.Peer, l.Received, want)
+			}
+			peer := st[l.Peer]
+			for _, pl := range peer.Links {
+				if pl.Peer == nd.ID && !pl.Sent.Equal(l.Received) {
+					return fmt.Errorf("%s sent %v to %s, which holds %v", l.Peer, pl.Sent, nd.ID, l.Received)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Converged reports whether CheckTree and CheckRouting both pass.
+func (n *Network) Converged() bool {
+	return n.CheckTree() == nil && n.CheckRouting() == nil
+}
+
+// CheckDelivery verifies that message id, published by from in category
+// cat, was delivered exactly once to every live servant (other than the
+// publisher) whose subscriptions match cat, and to nobody else.
+func (n *Network) CheckDelivery(from newsnet.ServantID, id [16]byte, cat string) error {
+	for _, nd := range n.Alive() {
+		want := 0
+		if nd.ID != from && newsnet.NewCategorySet(nd.Subscriptions...).Matches(cat) {
+			want = 1
+		}
+		if got := nd.Delivered[id]; got != want {
+			return fmt.Errorf("%s received item %x of %q %d times, want %d", nd.ID, id[:4], cat, got, want)
+		}
+	}
+	return nil
+}

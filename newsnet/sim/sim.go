@@ -1,0 +1,509 @@
+// Package sim runs many newsnet servants in virtual time over in-memory
+// links, with crashes, restarts, link cuts and delays drawn from a seeded
+// RNG, so that a test can check global invariants exactly and repeatably.
+//
+// The network is a plain event loop: no goroutines, no real clock. A run is
+// fully determined by its seed; a failing test prints the seed to replay it.
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"newsdesk/newsnet"
+)
+
+// Epoch is the virtual time at which every network starts.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Network is a simulated overlay.
+type Network struct {
+	Seed uint64
+	rng  *rand.Rand
+	now  time.Time
+	seq  uint64
+
+	// Base is the configuration each servant starts from (ID and Rand are
+	// filled in per servant).
+	Base newsnet.Config
+	// Latency is the one-way delay of a frame: MinLatency plus a uniform
+	// jitter up to Jitter.
+	MinLatency, Jitter time.Duration
+
+	nodes  map[newsnet.ServantID]*Node
+	order  []newsnet.ServantID // creation order, for deterministic iteration
+	events eventHeap
+	pipes  map[pipeEnd]*pipe
+	cuts   map[[2]newsnet.ServantID]bool
+
+	// Stats counts every frame sent, by message type name.
+	Stats map[string]int
+	// Trace, when set, receives every action a servant returns.
+	Trace func(at time.Time, id newsnet.ServantID, a newsnet.Action)
+}
+
+// Node is one simulated servant with its application state.
+type Node struct {
+	ID      newsnet.ServantID
+	Servant *newsnet.Servant
+	Alive   bool
+	// Subscriptions is what the application asked for; kept across restarts.
+	Subscriptions []string
+	// Delivered counts deliveries per message ID.
+	Delivered map[[16]byte]int
+	// Published records the Links count of each publication.
+	Published map[[16]byte]int
+	// Seeds is the seed list the servant boots with; kept across restarts.
+	Seeds []newsnet.ServantID
+
+	nextInbound newsnet.LinkID
+	incarnation int
+}
+
+// pipeEnd names one side of a connection: the servant and its link ID.
+type pipeEnd struct {
+	node newsnet.ServantID
+	link newsnet.LinkID
+}
+
+// pipe is an in-memory TCP connection. Frames keep their order per direction.
+type pipe struct {
+	a, b      pipeEnd
+	lastAt    map[newsnet.ServantID]time.Time // last scheduled arrival toward a node
+	blackHole bool                            // cut without FIN: frames vanish
+	closed    bool
+}
+
+func (p *pipe) other(n newsnet.ServantID) pipeEnd {
+	if p.a.node == n {
+		return p.b
+	}
+	return p.a
+}
+
+// New returns an empty network with a fast, valid base configuration.
+func New(seed uint64) *Network {
+	base := newsnet.DefaultConfig("")
+	return &Network{
+		Seed:       seed,
+		rng:        rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		now:        Epoch,
+		Base:       base,
+		MinLatency: time.Millisecond,
+		Jitter:     4 * time.Millisecond,
+		nodes:      make(map[newsnet.ServantID]*Node),
+		pipes:      make(map[pipeEnd]*pipe),
+		cuts:       make(map[[2]newsnet.ServantID]bool),
+		Stats:      make(map[string]int),
+	}
+}
+
+// Now is the current virtual time.
+func (n *Network) Now() time.Time { return n.now }
+
+// Rand is the network's seeded RNG, for tests that randomize scenarios.
+func (n *Network) Rand() *rand.Rand { return n.rng }
+
+// Node returns the servant with this ID, or nil.
+func (n *Network) Node(id newsnet.ServantID) *Node { return n.nodes[id] }
+
+// Nodes returns every node in creation order.
+func (n *Network) Nodes() []*Node {
+	out := make([]*Node, 0, len(n.order))
+	for _, id := range n.order {
+		out = append(out, n.nodes[id])
+	}
+	return out
+}
+
+// Alive returns the live nodes in creation order.
+func (n *Network) Alive() []*Node {
+	var out []*Node
+	for _, id := range n.order {
+		if nd := n.nodes[id]; nd.Alive {
+			out = append(out, nd)
+		}
+	}
+	return out
+}
+
+// Add creates a servant with the given seed list and subscriptions and
+// starts it at the current virtual time.
+func (n *Network) Add(id newsnet.ServantID, seeds []newsnet.ServantID, subs ...string) *Node {
+	if _, dup := n.nodes[id]; dup {
+		panic(fmt.Sprintf("sim: servant %s exists", id))
+	}
+	nd := &Node{ID: id, Subscriptions: subs, Seeds: seeds}
+	n.nodes[id] = nd
+	n.order = append(n.order, id)
+	n.boot(nd)
+	return nd
+}
+
+func (n *Network) boot(nd *Node) {
+	cfg := n.Base
+	cfg.ID = nd.ID
+	cfg.Seeds = nd.Seeds
+	cfg.Rand = rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64()))
+	s, err := newsnet.New(cfg)
+	if err != nil {
+		panic(fmt.Sprintf("sim: %v", err))
+	}
+	nd.Servant = s
+	nd.Alive = true
+	nd.incarnation++
+	nd.Delivered = make(map[[16]byte]int)
+	nd.Published = make(map[[16]byte]int)
+	n.step(nd, newsnet.Tick{Now: n.now})
+	n.step(nd, newsnet.SetSubscriptions{Categories: nd.Subscriptions})
+	n.step(nd, newsnet.Start{})
+}
+
+// Crash kills a servant as a process crash does: the kernel closes its
+// sockets, so its neighbours see the links drop after one latency.
+func (n *Network) Crash(id newsnet.ServantID) { n.kill(id, false) }
+
+// Vanish kills a servant as a power cut does: no FIN reaches anyone, and
+// its neighbours must notice through heartbeats.
+func (n *Network) Vanish(id newsnet.ServantID) { n.kill(id, true) }
+
+func (n *Network) kill(id newsnet.ServantID, silent bool) {
+	nd := n.nodes[id]
+	if nd == nil || !nd.Alive {
+		return
+	}
+	nd.Alive = false
+	for _, p := range n.pipesOf(id) {
+		n.dropPipe(p, id, silent)
+	}
+}
+
+// Restart boots a crashed servant afresh (its protocol state is lost; its
+// subscriptions and seed list are kept).
+func (n *Network) Restart(id newsnet.ServantID) {
+	nd := n.nodes[id]
+	if nd == nil || nd.Alive {
+		return
+	}
+	n.boot(nd)
+}
+
+// Stop shuts a servant down cleanly: it closes its links itself.
+func (n *Network) Stop(id newsnet.ServantID) {
+	nd := n.nodes[id]
+	if nd == nil || !nd.Alive {
+		return
+	}
+	n.step(nd, newsnet.Stop{})
+	nd.Alive = false
+}
+
+// Cut breaks connectivity between a and b without a FIN: frames on their
+// links vanish and new dials between them fail, until Heal.
+func (n *Network) Cut(a, b newsnet.ServantID) {
+	n.cuts[cutKey(a, b)] = true
+	for _, p := range n.pipesOf(a) {
+		if p.other(a).node == b {
+			p.blackHole = true
+		}
+	}
+}
+
+// Heal restores connectivity between a and b (existing cut links stay dead).
+func (n *Network) Heal(a, b newsnet.ServantID) { delete(n.cuts, cutKey(a, b)) }
+
+// HealAll removes every cut.
+func (n *Network) HealAll() { clear(n.cuts) }
+
+// CutLink closes one tree link between a and b as a broken connection does:
+// both ends see it drop.
+func (n *Network) CutLink(a, b newsnet.ServantID) {
+	for _, p := range n.pipesOf(a) {
+		if p.other(a).node == b {
+			n.dropPipe(p, "", false)
+		}
+	}
+}
+
+func cutKey(a, b newsnet.ServantID) [2]newsnet.ServantID {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]newsnet.ServantID{a, b}
+}
+
+func (n *Network) pipesOf(id newsnet.ServantID) []*pipe {
+	var out []*pipe
+	for end, p := range n.pipes {
+		if end.node == id && !p.closed {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(x, y *pipe) int {
+		ex, ey := x.a, y.a
+		if ex.node != id {
+			ex = x.b
+		}
+		if ey.node != id {
+			ey = y.b
+		}
+		switch {
+		case ex.link < ey.link:
+			return -1
+		case ex.link > ey.link:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// dropPipe closes p. The ends other than dead see LinkDown after a latency
+// unless silent.
+func (n *Network) dropPipe(p *pipe, dead newsnet.ServantID, silent bool) {
+	p.closed = true
+	delete(n.pipes, p.a)
+	delete(n.pipes, p.b)
+	if silent {
+		return
+	}
+	for _, end := range []pipeEnd{p.a, p.b} {
+		if end.node == dead {
+			continue
+		}
+		n.schedule(n.arrival(p, end.node), event{kind: evLinkDown, to: end, reason: "connection reset"})
+	}
+}
+
+// Publish publishes a message from id and returns its ID.
+func (n *Network) Publish(id newsnet.ServantID, category string) [16]byte {
+	var mid [16]byte
+	for i := range mid {
+		mid[i] = byte(n.rng.Uint32())
+	}
+	nd := n.nodes[id]
+	n.step(nd, newsnet.Publish{Msg: &newsnet.Multicast{ID: mid, Category: category, Source: string(id)}})
+	return mid
+}
+
+// Subscribe changes a node's subscriptions live.
+func (n *Network) Subscribe(id newsnet.ServantID, cats ...string) {
+	nd := n.nodes[id]
+	nd.Subscriptions = cats
+	if nd.Alive {
+		n.step(nd, newsnet.SetSubscriptions{Categories: cats})
+	}
+}
+
+// RunFor processes events for d of virtual time, ticking every servant every
+// Base.TickInterval.
+func (n *Network) RunFor(d time.Duration) {
+	n.runUntil(n.now.Add(d), nil)
+}
+
+// RunUntil runs until cond holds (checked after every tick) or max elapses;
+// it reports whether cond held.
+func (n *Network) RunUntil(max time.Duration, cond func() bool) bool {
+	return n.runUntil(n.now.Add(max), cond)
+}
+
+func (n *Network) runUntil(end time.Time, cond func() bool) bool {
+	tick := n.Base.TickInterval
+	nextTick := n.now.Truncate(tick).Add(tick)
+	for {
+		if cond != nil && cond() {
+			return true
+		}
+		if nextTick.After(end) {
+			n.drainUntil(end)
+			n.now = end
+			return cond != nil && cond()
+		}
+		n.drainUntil(nextTick)
+		n.now = nextTick
+		for _, id := range n.order {
+			if nd := n.nodes[id]; nd.Alive {
+				n.step(nd, newsnet.Tick{Now: n.now})
+			}
+		}
+		nextTick = nextTick.Add(tick)
+	}
+}
+
+// drainUntil processes queued events due at or before t.
+func (n *Network) drainUntil(t time.Time) {
+	for len(n.events) > 0 && !n.events[0].at.After(t) {
+		ev := heap.Pop(&n.events).(event)
+		n.now = ev.at
+		n.dispatch(ev)
+	}
+}
+
+func (n *Network) latency() time.Duration {
+	d := n.MinLatency
+	if n.Jitter > 0 {
+		d += time.Duration(n.rng.Int64N(int64(n.Jitter)))
+	}
+	return d
+}
+
+// arrival is when a frame sent now on p reaches node to, never earlier than
+// the frame sent before it: TCP keeps order.
+func (n *Network) arrival(p *pipe, to newsnet.ServantID) time.Time {
+	at := n.now.Add(n.latency())
+	if last := p.lastAt[to]; !at.After(last) {
+		at = last.Add(time.Nanosecond)
+	}
+	p.lastAt[to] = at
+	return at
+}
+
+func (n *Network) schedule(at time.Time, ev event) {
+	if nd := n.nodes[ev.to.node]; nd != nil {
+		ev.incarnation = nd.incarnation
+	}
+	n.seq++
+	ev.at, ev.seq = at, n.seq
+	heap.Push(&n.events, ev)
+}
+
+// step feeds one event to a live servant and carries out its actions.
+func (n *Network) step(nd *Node, ev newsnet.Event) {
+	if !nd.Alive {
+		return
+	}
+	for _, a := range nd.Servant.Step(ev) {
+		if n.Trace != nil {
+			n.Trace(n.now, nd.ID, a)
+		}
+		n.act(nd, a)
+	}
+}
+
+func (n *Network) act(nd *Node, a newsnet.Action) {
+	switch a := a.(type) {
+	case newsnet.Dial:
+		n.dial(nd, a)
+	case newsnet.Send:
+		n.Stats[msgName(a.Msg)]++
+		p := n.pipes[pipeEnd{nd.ID, a.Link}]
+		if p == nil || p.blackHole {
+			return
+		}
+		to := p.other(nd.ID)
+		n.schedule(n.arrival(p, to.node), event{kind: evFrame, to: to, msg: a.Msg})
+	case newsnet.Close:
+		p := n.pipes[pipeEnd{nd.ID, a.Link}]
+		if p == nil {
+			return
+		}
+		// The peer sees the FIN after the frames queued before it.
+		p.closed = true
+		delete(n.pipes, p.a)
+		delete(n.pipes, p.b)
+		if !p.blackHole {
+			to := p.other(nd.ID)
+			n.schedule(n.arrival(p, to.node), event{kind: evLinkDown, to: to, reason: "closed by peer: " + a.Reason})
+		}
+	case newsnet.Deliver:
+		nd.Delivered[a.Msg.ID]++
+	case newsnet.Published:
+		nd.Published[a.ID] = a.Links
+	case newsnet.Note:
+	}
+}
+
+func (n *Network) dial(nd *Node, d newsnet.Dial) {
+	from := pipeEnd{nd.ID, d.Link}
+	target := n.nodes[d.Addr]
+	if target == nil || !target.Alive || n.cuts[cutKey(nd.ID, d.Addr)] {
+		n.schedule(n.now.Add(n.latency()), event{kind: evLinkDown, to: from, reason: "connection refused"})
+		return
+	}
+	target.nextInbound++
+	to := pipeEnd{target.ID, target.nextInbound}
+	p := &pipe{a: from, b: to, lastAt: make(map[newsnet.ServantID]time.Time)}
+	n.pipes[from] = p
+	n.pipes[to] = p
+	// The listener accepts after one latency, the dialer learns of it after
+	// the handshake's round trip.
+	n.schedule(n.arrival(p, to.node), event{kind: evLinkUp, to: to, inbound: true})
+	at := n.now.Add(n.latency() + n.latency())
+	p.lastAt[from.node] = at
+	n.schedule(at, event{kind: evLinkUp, to: from})
+}
+
+func (n *Network) dispatch(ev event) {
+	nd := n.nodes[ev.to.node]
+	if nd == nil || !nd.Alive || ev.incarnation != nd.incarnation {
+		return // addressed to a servant that died (and maybe restarted) since
+	}
+	switch ev.kind {
+	case evLinkUp:
+		if n.pipes[ev.to] == nil {
+			// Closed during the handshake; the dialer hears the refusal.
+			if !ev.inbound {
+				n.step(nd, newsnet.LinkDown{Link: ev.to.link, Reason: "connection lost during handshake"})
+			}
+			return
+		}
+		n.step(nd, newsnet.LinkUp{Link: ev.to.link, Inbound: ev.inbound})
+	case evLinkDown:
+		n.step(nd, newsnet.LinkDown{Link: ev.to.link, Reason: ev.reason})
+	case evFrame:
+		n.step(nd, newsnet.Received{Link: ev.to.link, Msg: ev.msg})
+	}
+}
+
+func msgName(m newsnet.Message) string {
+	return fmt.Sprintf("%T", m)[len("*newsnet."):]
+}
+
+type eventKind int
+
+const (
+	evLinkUp eventKind = iota
+	evLinkDown
+	evFrame
+)
+
+type event struct {
+	at          time.Time
+	seq         uint64
+	kind        eventKind
+	to          pipeEnd
+	inbound     bool
+	incarnation int
+	msg         newsnet.Message
+	reason      string
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	ev := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return ev
+}
+
+// Peer returns the servant at the other end of link on id, or "" when the
+// link is not open. Traces use it to name the hops of a message.
+func (n *Network) Peer(id newsnet.ServantID, link newsnet.LinkID) newsnet.ServantID {
+	if p := n.pipes[pipeEnd{id, link}]; p != nil {
+		return p.other(id).node
+	}
+	return ""
+}
