@@ -33,6 +33,7 @@ type Servant struct {
 	conn connector
 
 	lastRootHeard time.Time // last partition message (or accept) from above
+	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
 	nextPartition time.Time // when an unattached servant next sends its partition
 	nextProbe     time.Time // when a vertex that is not the first seed probes
 
@@ -195,6 +196,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.up = l
 	s.siblings = nil
 	s.lastRootHeard = s.now
+	s.lastSeedRoot = s.now
 	s.note("attached under %s", l.peer)
 	s.routeInfo(l) // new link
 	s.optimize(Partition{Lo: acc.Lo, Hi: acc.Hi}, acc.Path)

@@ -18,6 +18,9 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 		return
 	}
 	s.rootPath = slices.Clone(path)
+	if len(path) > 0 && slices.Contains(s.seedTargets(), path[0]) {
+		s.lastSeedRoot = s.now
+	}
 	if len(s.downs) == 0 {
 		s.clearSubtree()
 		return
@@ -63,10 +66,21 @@ func (s *Servant) tickTree() {
 		}
 		return
 	}
-	if s.now.Sub(s.lastRootHeard) > s.cfg.RootSilence {
+	switch {
+	case s.now.Sub(s.lastRootHeard) > s.cfg.RootSilence:
 		// Orphaned, or in a cycle made by a race: nobody above us is a root.
 		s.note("no partition message for %v: reconnecting", s.now.Sub(s.lastRootHeard))
 		s.closeLink(s.up, "root silent")
+		s.becomeDetached()
+		s.startConnector(nil)
+	case s.isSeed() && s.now.Sub(s.lastSeedRoot) > s.cfg.RootSilence:
+		// A seed under a tree whose root is not an earlier seed: the earlier
+		// seeds are gone and this fragment's root is a servant still looking
+		// for them. The first reachable seed must be the vertex, so leave and
+		// try the earlier seeds ourselves; if none answers we become the
+		// vertex and the fragment's root joins us.
+		s.note("tree root %v is not an earlier seed: reconnecting", s.rootPath)
+		s.closeLink(s.up, "root is not a seed")
 		s.becomeDetached()
 		s.startConnector(nil)
 	}
