@@ -66,7 +66,7 @@ func (p Partition) SlotRange(i int) (lo, hi uint64) {
 // JP4353827B2 (tree optimization, S407): an equal partition counts as "not
 // included".
 func (p Partition) StrictlyInside(outer Partition) bool {
-	return outer.Lo <= p.Lo && p.Hi <= outer.Hi && p != outer
+	return outer.Lo <= p.Lo && p.Hi <= outer.Hi && (p.Lo != outer.Lo || p.Hi != outer.Hi)
 }
 
 func (p Partition) String() string { return fmt.Sprintf("[%d,%d]", p.Lo, p.Hi) }

@@ -1,0 +1,329 @@
+package newsnet_test
+
+// One test per protocol rule that the patents' worked examples do not cover
+// on their own: cycle prevention, suppression, heartbeats, tree optimization,
+// seed handling, duplicates and routing triggers.
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/sim"
+)
+
+// harness drives one servant directly, for rules about a single servant's
+// reaction to one event.
+type harness struct {
+	t   *testing.T
+	s   *newsnet.Servant
+	now time.Time
+}
+
+func newHarness(t *testing.T, id newsnet.ServantID, seeds ...newsnet.ServantID) *harness {
+	cfg := newsnet.DefaultConfig(id)
+	cfg.Seeds = seeds
+	cfg.Rand = rand.New(rand.NewPCG(7, 7))
+	s, err := newsnet.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, s: s, now: sim.Epoch}
+	h.step(newsnet.Tick{Now: h.now})
+	return h
+}
+
+func (h *harness) step(ev newsnet.Event) []newsnet.Action { return h.s.Step(ev) }
+
+func (h *harness) advance(d time.Duration) []newsnet.Action {
+	var out []newsnet.Action
+	for end := h.now.Add(d); h.now.Before(end); {
+		h.now = h.now.Add(100 * time.Millisecond)
+		out = append(out, h.step(newsnet.Tick{Now: h.now})...)
+	}
+	return out
+}
+
+// attach starts the servant and lets it join up through its first seed,
+// whose path is path.
+func (h *harness) attach(up newsnet.ServantID, path ...newsnet.ServantID) newsnet.LinkID {
+	acts := h.step(newsnet.Start{})
+	dial := find[newsnet.Dial](acts)
+	if dial == nil || dial.Addr != up {
+		h.t.Fatalf("start: %v, want a dial to %s", acts, up)
+	}
+	h.step(newsnet.LinkUp{Link: dial.Link})
+	h.step(newsnet.Received{Link: dial.Link, Msg: &newsnet.JoinAccept{Lo: 0, Hi: 1<<48 - 1, Path: append(path, up)}})
+	if h.s.Role() != newsnet.RoleAttached {
+		h.t.Fatalf("role %s after join accept", h.s.Role())
+	}
+	return dial.Link
+}
+
+func find[T newsnet.Action](acts []newsnet.Action) *T {
+	for _, a := range acts {
+		if v, ok := a.(T); ok {
+			return &v
+		}
+	}
+	return nil
+}
+
+func sentOn[T newsnet.Message](acts []newsnet.Action, link newsnet.LinkID) T {
+	var zero T
+	for _, a := range acts {
+		if s, ok := a.(newsnet.Send); ok && s.Link == link {
+			if m, ok := s.Msg.(T); ok {
+				return m
+			}
+		}
+	}
+	return zero
+}
+
+func closed(acts []newsnet.Action, link newsnet.LinkID) bool {
+	return slices.ContainsFunc(acts, func(a newsnet.Action) bool {
+		c, ok := a.(newsnet.Close)
+		return ok && c.Link == link
+	})
+}
+
+// A listener refuses a joiner that is on its own path to the root (or is
+// itself): accepting it would close a cycle.
+// Reference: DESIGN.md, tree construction invariant.
+func TestJoinerOnRootPathRefused(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	h.attach("10.0.0.1:7400", "10.0.0.9:7400")
+	for i, joiner := range []newsnet.ServantID{"10.0.0.1:7400", "10.0.0.9:7400", "10.0.0.3:7400"} {
+		link := newsnet.LinkID(i + 1)
+		h.step(newsnet.LinkUp{Link: link, Inbound: true})
+		acts := h.step(newsnet.Received{Link: link, Msg: &newsnet.JoinRequest{From: joiner}})
+		if sentOn[*newsnet.JoinRefuse](acts, link) == nil || !closed(acts, link) {
+			t.Errorf("join from %s: %v, want refuse and close", joiner, acts)
+		}
+	}
+	if d := h.s.Status().Downs; len(d) != 0 {
+		t.Errorf("downs = %v", d)
+	}
+}
+
+// A connector that is offered a place under a listener whose root path
+// contains the connector itself (its own subtree) declines and moves on.
+func TestConnectorDeclinesOwnSubtree(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400", "10.0.0.2:7400")
+	acts := h.step(newsnet.Start{})
+	dial := find[newsnet.Dial](acts)
+	h.step(newsnet.LinkUp{Link: dial.Link})
+	acts = h.step(newsnet.Received{Link: dial.Link, Msg: &newsnet.JoinAccept{Path: []newsnet.ServantID{"10.0.0.3:7400", "10.0.0.1:7400"}}})
+	if !closed(acts, dial.Link) {
+		t.Fatalf("accept from own subtree not closed: %v", acts)
+	}
+	if next := find[newsnet.Dial](acts); next == nil || next.Addr != "10.0.0.2:7400" {
+		t.Fatalf("next target: %v, want a dial to the second seed", acts)
+	}
+}
+
+// A partition message whose path already holds this servant went round a
+// cycle: the servant leaves its up-servant and reconnects through the seeds.
+func TestCycleDetectedFromPartitionPath(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	acts := h.step(newsnet.Received{Link: up, Msg: &newsnet.PartitionInfo{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.3:7400", "10.0.0.7:7400"}}})
+	if !closed(acts, up) || find[newsnet.Dial](acts) == nil {
+		t.Fatalf("cycle: %v, want close of the uplink and a new dial", acts)
+	}
+}
+
+// An attached servant that hears no partition message for RootSilence is cut
+// off from every vertex and reconnects through the seeds.
+func TestRootSilenceReconnects(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	var acts []newsnet.Action
+	for i := 0; i < 200 && !closed(acts, up); i++ {
+		// Keep the link itself alive: only the root is silent.
+		h.step(newsnet.Received{Link: up, Msg: &newsnet.Ping{}})
+		acts = h.advance(100 * time.Millisecond)
+	}
+	if !closed(acts, up) || find[newsnet.Dial](acts) == nil {
+		t.Fatalf("no reconnection after root silence")
+	}
+	if waited := h.now.Sub(sim.Epoch); waited < newsnet.DefaultConfig("").RootSilence {
+		t.Errorf("reconnected after %v, before RootSilence", waited)
+	}
+}
+
+// A copy of a multicast message that arrives again (a re-forming tree can
+// deliver one twice) is dropped: delivered once, forwarded once.
+func TestDuplicateMulticastDropped(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: "it"})
+	m := &newsnet.Multicast{ID: [16]byte{1}, Category: "it"}
+	first := h.step(newsnet.Received{Link: up, Msg: m})
+	second := h.step(newsnet.Received{Link: up, Msg: m})
+	if find[newsnet.Deliver](first) == nil || find[newsnet.Deliver](second) != nil {
+		t.Fatalf("deliveries: first %v, second %v", first, second)
+	}
+	if h.s.Status().Counters.Duplicates != 1 {
+		t.Errorf("duplicates counter = %d", h.s.Status().Counters.Duplicates)
+	}
+}
+
+// A publisher with no link whose received set holds the category sends
+// nothing and reports the item as suppressed; once a subscriber appears the
+// same publication goes out.
+// Reference: JP5458944B2 (unnecessary event notification); JP4353827B2 Fig. 9.
+func TestPublishSuppressedWithoutSubscribers(t *testing.T) {
+	n := sim.New(3)
+	seed := newsnet.ServantID("10.0.0.1:7400")
+	n.Add(seed, nil)
+	n.Add("10.0.0.2:7400", []newsnet.ServantID{seed}, "hr")
+	mustConverge(t, n, 10*time.Second)
+	before := n.Stats["Multicast"]
+	id := n.Publish(seed, "it")
+	n.RunFor(time.Second)
+	if links := n.Node(seed).Published[id]; links != 0 || n.Stats["Multicast"] != before {
+		t.Fatalf("publish to nobody: %d links, %d frames", links, n.Stats["Multicast"]-before)
+	}
+	if c := n.Node(seed).Servant.Status().Counters.Suppressed; c != 1 {
+		t.Errorf("suppressed counter = %d", c)
+	}
+	n.Subscribe("10.0.0.2:7400", "hr", "it")
+	mustConverge(t, n, 10*time.Second)
+	id = n.Publish(seed, "it")
+	n.RunFor(time.Second)
+	if err := n.CheckDelivery(seed, id, "it"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Leaving a group updates the routing sets along the tree (Fig. 7 trigger
+// "leave"); afterwards items of that group no longer reach the servant, nor
+// cross links that led only to it.
+// Reference: JP4353827B2, multicast group leave request.
+func TestLeaveStopsDelivery(t *testing.T) {
+	n := sim.New(4)
+	seed := newsnet.ServantID("10.0.0.1:7400")
+	n.Add(seed, nil)
+	for _, id := range []newsnet.ServantID{"10.0.1.1:7400", "10.0.2.1:7400", "10.0.2.2:7400"} {
+		n.Add(id, []newsnet.ServantID{seed}, "it")
+	}
+	mustConverge(t, n, 10*time.Second)
+	n.Subscribe("10.0.2.2:7400")
+	mustConverge(t, n, 10*time.Second)
+	id := n.Publish("10.0.1.1:7400", "it")
+	n.RunFor(time.Second)
+	if err := n.CheckDelivery("10.0.1.1:7400", id, "it"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A peer that vanishes without closing its socket is detected by
+// heartbeats within LinkTimeout (default under 5 s), and its down-servants
+// rejoin the tree.
+func TestHeartbeatDetectsVanishedServant(t *testing.T) {
+	n := sim.New(5)
+	seed := small(3)
+	n.Base.Fanout = 10
+	for _, v := range []int{3, 13, 14, 15} {
+		n.Add(small(v), []newsnet.ServantID{seed})
+		n.RunFor(50 * time.Millisecond)
+	}
+	mustConverge(t, n, 10*time.Second)
+	if up := n.Node(small(14)).Servant.Status().Up; up != small(13) {
+		t.Fatalf("14 is under %s, want 13", up)
+	}
+	n.Vanish(small(13))
+	start := n.Now()
+	if !n.RunUntil(10*time.Second, func() bool { return !slices.Contains(downsOf(n, seed), small(13)) }) {
+		t.Fatal("vanished servant never dropped")
+	}
+	if took := n.Now().Sub(start); took > 5*time.Second {
+		t.Errorf("detection took %v, want at most 5s", took)
+	}
+	mustConverge(t, n, 10*time.Second)
+}
+
+// Tree optimization: after the vertex died, its down-servants gathered under
+// the first sibling 11, whose range now spans the old vertex's slots. When
+// the seed returns and 11 joins it, 11's partition equals the seed's (not
+// strictly inside), so 11 resets its down-servants, which rejoin through the
+// seed into their own slots.
+// Reference: JP4353827B2, Fig. 6, S407-S421.
+func TestTreeOptimizationResetsSubtreeOutsidePartition(t *testing.T) {
+	n := sim.New(6)
+	n.Base.Fanout = 10
+	seed := small(50)
+	n.Add(seed, []newsnet.ServantID{seed})
+	for _, v := range []int{11, 22, 33, 44} {
+		n.Add(small(v), []newsnet.ServantID{seed})
+		n.RunFor(50 * time.Millisecond)
+	}
+	mustConverge(t, n, 10*time.Second)
+	n.Crash(seed)
+	if !n.RunUntil(5*time.Second, func() bool { return len(downsOf(n, small(11))) == 3 }) {
+		t.Fatalf("siblings did not gather under 11: %v", downsOf(n, small(11)))
+	}
+	n.Restart(seed)
+	mustConverge(t, n, 30*time.Second)
+	if got := downsOf(n, seed); !slices.Equal(got, []newsnet.ServantID{small(11), small(22), small(33), small(44)}) {
+		t.Errorf("downs of the seed = %v, want 11, 22, 33, 44", got)
+	}
+	if r := n.Node(small(11)).Servant.Status().Counters.Resets; r == 0 {
+		t.Error("11 never reset its subtree")
+	}
+}
+
+// With seeds A, B: while A is down, B is the vertex and servants join it;
+// when A returns, B (probing the seeds before it) joins A, so the network
+// does not stay split and A is the vertex.
+// Reference: DESIGN.md, seeds.
+func TestVertexRejoinsEarlierSeed(t *testing.T) {
+	n := sim.New(7)
+	a, b := newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400")
+	seeds := []newsnet.ServantID{a, b}
+	n.Add(b, seeds)
+	for _, id := range []newsnet.ServantID{"10.1.0.1:7400", "10.2.0.1:7400", "10.3.0.1:7400"} {
+		n.Add(id, seeds, "it")
+	}
+	mustConverge(t, n, 30*time.Second)
+	if r := n.Node(b).Servant.Role(); r != newsnet.RoleVertex {
+		t.Fatalf("B is %s while A is down", r)
+	}
+	n.Add(a, seeds)
+	n.Add("10.4.0.1:7400", seeds, "it") // joins A alone at first
+	mustConverge(t, n, 30*time.Second)
+	if r := n.Node(a).Servant.Role(); r != newsnet.RoleVertex {
+		t.Fatalf("A is %s after it returned", r)
+	}
+	id := n.Publish("10.4.0.1:7400", "it")
+	n.RunFor(time.Second)
+	if err := n.CheckDelivery("10.4.0.1:7400", id, "it"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A servant that is alone (no seeds, or the first seed) is the vertex at
+// once; a non-seed whose seeds are all unreachable keeps trying with backoff
+// and joins as soon as one appears.
+func TestConnectorBacksOffAndRetries(t *testing.T) {
+	n := sim.New(8)
+	seed := newsnet.ServantID("10.0.0.1:7400")
+	n.Add("10.0.0.2:7400", []newsnet.ServantID{seed}, "it")
+	n.RunFor(20 * time.Second)
+	dials := 0
+	n.Trace = func(_ time.Time, id newsnet.ServantID, a newsnet.Action) {
+		if _, ok := a.(newsnet.Dial); ok {
+			dials++
+		}
+	}
+	n.RunFor(20 * time.Second)
+	if dials == 0 || dials > 10 {
+		t.Errorf("%d dials in 20s against a dead seed, want a few (backoff ≤ 8s)", dials)
+	}
+	n.Add(seed, nil)
+	mustConverge(t, n, 15*time.Second)
+}
