@@ -1,0 +1,62 @@
+# Newsdesk build entry points. `make run` and `make test` install the Debian
+# packages Fyne's cgo build needs when any is missing (nothing to do, no apt).
+
+SHELL := /bin/bash
+GO    ?= go
+ARGS  ?=
+
+# Debian packages for Fyne's cgo (OpenGL + X11) build.
+GUI_PKGS := gcc libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+            libxinerama-dev libxi-dev libxxf86vm-dev pkg-config
+# Extra packages for headless screenshots (xwd comes from x11-apps).
+X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# apt_install: install the packages in $(1) that dpkg does not list as
+# installed; runs apt-get update only when something is missing.
+define apt_install
+	@missing=""; \
+	for p in $(1); do \
+	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+endef
+
+.PHONY: deps deps-x run test build build-headless bench screenshots fmt clean
+
+deps:
+	$(call apt_install,$(GUI_PKGS))
+
+deps-x: deps
+	$(call apt_install,$(X_PKGS))
+
+run: deps
+	$(GO) run . $(ARGS)
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -timeout 15m ./...
+	$(GO) test -race -timeout 15m ./newsnet/...
+
+build: deps
+	$(GO) build -o bin/newsdesk .
+
+build-headless:
+	CGO_ENABLED=0 $(GO) build -tags headless -o bin/newsdesk-headless .
+
+bench:
+	$(GO) run ./cmd/newsbench $(ARGS)
+
+screenshots: deps-x build
+	scripts/screenshots.sh
+
+fmt:
+	$(GO) fmt ./...
+
+clean:
+	rm -rf bin/ docs/screenshots/*.tmp

@@ -1,0 +1,62 @@
+// Command newsdesk is the Newsdesk desktop app and, as `newsdesk serve`, its
+// headless servant.
+//
+//	newsdesk [--data DIR]     the desktop app
+//	newsdesk serve [flags]    a servant without a window (seeds, archives, tests)
+//
+// This file is wiring only: the GUI lives in package ui (started from gui.go),
+// the servant in package app.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"newsdesk/app"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run runs newsdesk with args (os.Args without the program name) and returns
+// the process exit code.
+func run(args []string) int {
+	var err error
+	if len(args) > 0 && args[0] == "serve" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = app.Serve(ctx, args[1:], os.Stdout, os.Stderr)
+		stop()
+	} else {
+		err = runGUI(args)
+	}
+	return exitCode(err)
+}
+
+// exitCode reports err on stderr and maps it to an exit code: 0 for none or
+// a help request, the error's own ExitCode() if it has one (2 for usage
+// errors), and 1 otherwise.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "newsdesk: %v\n", err)
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	return 1
+}
+
+// usageError marks a bad command line; it exits with status 2 like the flag
+// package does.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+func (e usageError) ExitCode() int { return 2 }
