@@ -66,6 +66,12 @@ type Config struct {
 	// copies a re-forming tree may deliver twice. Default 8192.
 	SeenWindow int
 
+	// Flood turns the servant into the benchmark baseline: no multicast
+	// routing information is exchanged and every multicast message is
+	// forwarded on every tree link (delivered locally only when subscribed).
+	// Never set it in production.
+	Flood bool
+
 	// Rand supplies jitter. The core has no randomness of its own; pass a
 	// seeded source for repeatable runs. Required.
 	Rand *rand.Rand

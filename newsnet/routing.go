@@ -5,6 +5,9 @@ package newsnet
 // sets of every other link (S501-S502) is sent only when it differs from
 // what we last sent on l (S503-S507).
 func (s *Servant) routeInfo(l *link) {
+	if s.cfg.Flood {
+		return
+	}
 	u := s.self
 	for _, o := range s.treeLinks() {
 		if o != l {
@@ -57,11 +60,16 @@ func (s *Servant) route(from *link, m *Multicast) {
 		s.out = append(s.out, Deliver{Msg: m, From: from.id})
 	}
 	for _, l := range s.treeLinks() {
-		if l != from && l.received.Matches(m.Category) {
+		if l != from && s.wants(l, m.Category) {
 			s.counters.Relayed++
 			s.send(l, m)
 		}
 	}
+}
+
+// wants reports whether a message of category c must cross link l.
+func (s *Servant) wants(l *link, c string) bool {
+	return s.cfg.Flood || l.received.Matches(c)
 }
 
 // publish sends a message of our own on every link leading to a subscriber.
@@ -72,7 +80,7 @@ func (s *Servant) publish(m *Multicast) {
 	s.seen.add(m.ID)
 	n := 0
 	for _, l := range s.treeLinks() {
-		if l.received.Matches(m.Category) {
+		if s.wants(l, m.Category) {
 			s.send(l, m)
 			n++
 		}
@@ -85,14 +93,17 @@ func (s *Servant) publish(m *Multicast) {
 
 // seenSet remembers the most recent multicast IDs in a ring, so a copy that
 // a re-forming tree delivers twice is dropped.
+// It grows to its limit only as messages arrive, so an idle servant (and
+// each of a simulation's thousands) costs nothing.
 type seenSet struct {
-	ring []([16]byte)
-	next int
-	ids  map[[16]byte]struct{}
+	ring  [][16]byte
+	next  int
+	limit int
+	ids   map[[16]byte]struct{}
 }
 
-func newSeenSet(n int) seenSet {
-	return seenSet{ring: make([][16]byte, 0, n), ids: make(map[[16]byte]struct{}, n)}
+func newSeenSet(limit int) seenSet {
+	return seenSet{limit: limit, ids: make(map[[16]byte]struct{})}
 }
 
 // add records id and reports whether it was new.
@@ -100,7 +111,7 @@ func (s *seenSet) add(id [16]byte) bool {
 	if _, dup := s.ids[id]; dup {
 		return false
 	}
-	if len(s.ring) < cap(s.ring) {
+	if len(s.ring) < s.limit {
 		s.ring = append(s.ring, id)
 	} else {
 		delete(s.ids, s.ring[s.next])

@@ -280,6 +280,12 @@ func (n *Network) dropPipe(p *pipe, dead newsnet.ServantID, silent bool) {
 
 // Publish publishes a message from id and returns its ID.
 func (n *Network) Publish(id newsnet.ServantID, category string) [16]byte {
+	return n.PublishAt(id, category)
+}
+
+// PublishAt is Publish; the name reads better where the caller records
+// the virtual time of publication.
+func (n *Network) PublishAt(id newsnet.ServantID, category string) [16]byte {
 	var mid [16]byte
 	for i := range mid {
 		mid[i] = byte(n.rng.Uint32())

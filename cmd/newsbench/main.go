@@ -1,0 +1,50 @@
+// Command newsbench measures the overlay and prints a markdown table: join
+// convergence, tree depth, control frames per join, frames per item against
+// the minimum, delivery latency and re-convergence after a failure, for the
+// routing of JP4353827B2 and for a flooding baseline measured in the same
+// run. Simulated sizes run in virtual time; the TCP size runs real servants
+// on loopback.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	sizes := flag.String("sim", "100,1000,10000", "simulated network sizes")
+	tcpSize := flag.Int("tcp", 200, "servants in the TCP run on loopback (0 skips it)")
+	items := flag.Int("items", 200, "items published per run")
+	seed := flag.Uint64("seed", 1, "seed of the simulated runs")
+	flag.Parse()
+
+	var results []result
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			fmt.Fprintf(os.Stderr, "newsbench: bad size %q\n", f)
+			os.Exit(2)
+		}
+		for _, flood := range []bool{false, true} {
+			start := time.Now()
+			r := runSim(n, *items, *seed, flood)
+			fmt.Fprintf(os.Stderr, "sim n=%d %s: %v wall\n", n, r.Mode, time.Since(start).Round(time.Millisecond))
+			results = append(results, r)
+		}
+	}
+	if *tcpSize > 0 {
+		for _, flood := range []bool{false, true} {
+			r, err := runTCP(*tcpSize, *items, flood)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "newsbench: tcp: %v\n", err)
+				os.Exit(1)
+			}
+			results = append(results, r)
+		}
+	}
+	printTable(os.Stdout, results)
+}

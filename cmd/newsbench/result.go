@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// result is one row of the table.
+type result struct {
+	Setup          string // "sim" or "tcp"
+	N              int
+	Mode           string // "routing" or "flood"
+	JoinConverge   time.Duration
+	DepthMax       int
+	DepthMean      float64
+	ControlPerJoin float64
+	FrameRatio     float64 // multicast frames / minimum frames, over all items
+	LatP50, LatP99 time.Duration
+	Reconverge     time.Duration
+	Note           string
+}
+
+func printTable(w io.Writer, rs []result) {
+	fmt.Fprintln(w, "| setup | N | mode | join convergence | depth max/mean | control frames/join | frames per item ÷ minimum | latency p50/p99 | re-convergence after kill |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rs {
+		fmt.Fprintf(w, "| %s | %d | %s | %v | %d / %.2f | %.2f | %.2f | %v / %v | %v |\n",
+			r.Setup, r.N, r.Mode, r.JoinConverge.Round(time.Millisecond), r.DepthMax, r.DepthMean,
+			r.ControlPerJoin, r.FrameRatio, r.LatP50.Round(10*time.Microsecond), r.LatP99.Round(10*time.Microsecond),
+			r.Reconverge.Round(time.Millisecond))
+	}
+}
+
+// percentile returns the p-th percentile (0..100) of ds.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return s[i]
+}

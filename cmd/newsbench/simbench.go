@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/sim"
+)
+
+var benchCategories = []string{"company", "it", "hr", "facilities", "sales", "sales/emea", "sales/apac", "eng"}
+
+// benchIDs returns n distinct addresses spread over a /16 the way a company
+// network's hosts are, all on one port.
+func benchIDs(r *rand.Rand, n int) []newsnet.ServantID {
+	seen := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for len(ids) < n {
+		id := newsnet.ServantID(fmt.Sprintf("10.%d.%d.%d:7400", r.IntN(4), r.IntN(64), 1+r.IntN(254)))
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func benchSubs(r *rand.Rand) []string {
+	var subs []string
+	for _, c := range benchCategories {
+		if r.IntN(4) == 0 {
+			subs = append(subs, c)
+		}
+	}
+	return subs
+}
+
+// controlFrames are the frames a join costs; periodic traffic (partition
+// messages, pings) and multicast payload are not counted.
+var controlFrames = []string{"JoinRequest", "JoinAccept", "JoinRedirect", "JoinRefuse", "Siblings", "Reset", "RoutingInfo"}
+
+func runSim(size, items int, seed uint64, flood bool) result {
+	n := sim.New(seed)
+	n.Base.Flood = flood
+	r := rand.New(rand.NewPCG(seed, 99))
+	ids := benchIDs(r, size)
+	seeds := ids[:1]
+	settled := n.Converged
+	if flood {
+		settled = func() bool { return n.CheckTree() == nil }
+	}
+	res := result{Setup: "sim", N: size, Mode: mode(flood)}
+
+	// Convergence is measured to the last control frame sent, which is exact,
+	// rather than to the tick on which the check first passes.
+	var lastControl time.Time
+	n.Trace = func(at time.Time, _ newsnet.ServantID, a newsnet.Action) {
+		if s, ok := a.(newsnet.Send); ok && isControl(s.Msg) {
+			lastControl = at
+		}
+	}
+	start := n.Now()
+	for _, id := range ids {
+		n.Add(id, seeds, benchSubs(r)...)
+	}
+	if !n.RunUntil(30*time.Minute, settled) {
+		panic(fmt.Sprintf("sim n=%d did not converge: %v", size, n.CheckTree()))
+	}
+	res.JoinConverge = lastControl.Sub(start)
+	control := 0
+	for _, k := range controlFrames {
+		control += n.Stats[k]
+	}
+	res.ControlPerJoin = float64(control) / float64(size)
+	depths := n.Depths()
+	total := 0
+	for _, d := range depths {
+		total += d
+		res.DepthMax = max(res.DepthMax, d)
+	}
+	res.DepthMean = float64(total) / float64(len(depths))
+
+	// Items: frames against the minimum, and virtual delivery latency.
+	published := map[[16]byte]time.Time{}
+	var lat []time.Duration
+	n.Trace = func(at time.Time, _ newsnet.ServantID, a newsnet.Action) {
+		if d, ok := a.(newsnet.Deliver); ok {
+			lat = append(lat, at.Sub(published[d.Msg.ID]))
+		}
+	}
+	alive := n.Alive()
+	before, minimum := n.Stats["Multicast"], 0
+	for range items {
+		from := alive[r.IntN(len(alive))]
+		cat := benchCategories[r.IntN(len(benchCategories))]
+		minimum += n.MinimumFrames(from.ID, cat)
+		published[n.PublishAt(from.ID, cat)] = n.Now()
+		n.RunFor(n.Base.TickInterval)
+	}
+	n.RunFor(2 * time.Second)
+	n.Trace = nil
+	res.FrameRatio = float64(n.Stats["Multicast"]-before) / float64(max(minimum, 1))
+	res.LatP50, res.LatP99 = percentile(lat, 50), percentile(lat, 99)
+
+	// Kill the non-vertex servant with the most down-servants.
+	var victim newsnet.ServantID
+	most := -1
+	for _, nd := range n.Alive() {
+		st := nd.Servant.Status()
+		if st.Up != "" && len(st.Downs) > most {
+			victim, most = nd.ID, len(st.Downs)
+		}
+	}
+	n.Trace = func(at time.Time, _ newsnet.ServantID, a newsnet.Action) {
+		if s, ok := a.(newsnet.Send); ok && isControl(s.Msg) {
+			lastControl = at
+		}
+	}
+	n.Crash(victim)
+	start = n.Now()
+	lastControl = start
+	if !n.RunUntil(30*time.Minute, settled) {
+		panic(fmt.Sprintf("sim n=%d did not re-converge: %v", size, n.CheckTree()))
+	}
+	res.Reconverge = lastControl.Sub(start)
+	res.Note = fmt.Sprintf("killed a servant with %d downs", most)
+	return res
+}
+
+func isControl(m newsnet.Message) bool {
+	switch m.(type) {
+	case *newsnet.Multicast, *newsnet.Ping, *newsnet.PartitionInfo:
+		return false
+	}
+	return true
+}
+
+func mode(flood bool) string {
+	if flood {
+		return "flood"
+	}
+	return "routing"
+}
