@@ -133,7 +133,8 @@ func anyAlive(n *Network, ids []newsnet.ServantID) bool {
 }
 
 // injectFault applies one random fault: crash, silent vanish, clean stop,
-// restart, broken link, black-holed pair, or a subscription change.
+// restart, broken link, black-holed pair, slow path, or a subscription
+// change.
 func injectFault(n *Network, r *rand.Rand, ids []newsnet.ServantID) {
 	id := ids[r.IntN(len(ids))]
 	nd := n.Node(id)
@@ -153,6 +154,11 @@ func injectFault(n *Network, r *rand.Rand, ids []newsnet.ServantID) {
 	case k < 7:
 		if st := nd.Servant.Status(); st.Up != "" {
 			n.Cut(id, st.Up) // healed at quiescence
+		}
+	case k < 8:
+		if st := nd.Servant.Status(); st.Up != "" {
+			// A slow path, up to beyond the join timeout.
+			n.Delay(id, st.Up, time.Duration(r.IntN(4000))*time.Millisecond)
 		}
 	default:
 		n.Subscribe(id, randomSubs(r)...)

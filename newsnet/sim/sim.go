@@ -38,6 +38,7 @@ type Network struct {
 	events eventHeap
 	pipes  map[pipeEnd]*pipe
 	cuts   map[[2]newsnet.ServantID]bool
+	delays map[[2]newsnet.ServantID]time.Duration
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
@@ -97,6 +98,7 @@ func New(seed uint64) *Network {
 		nodes:      make(map[newsnet.ServantID]*Node),
 		pipes:      make(map[pipeEnd]*pipe),
 		cuts:       make(map[[2]newsnet.ServantID]bool),
+		delays:     make(map[[2]newsnet.ServantID]time.Duration),
 		Stats:      make(map[string]int),
 	}
 }
@@ -215,8 +217,21 @@ func (n *Network) Cut(a, b newsnet.ServantID) {
 // Heal restores connectivity between a and b (existing cut links stay dead).
 func (n *Network) Heal(a, b newsnet.ServantID) { delete(n.cuts, cutKey(a, b)) }
 
-// HealAll removes every cut.
-func (n *Network) HealAll() { clear(n.cuts) }
+// HealAll removes every cut and extra delay.
+func (n *Network) HealAll() {
+	clear(n.cuts)
+	clear(n.delays)
+}
+
+// Delay adds extra one-way latency between a and b (a congested or distant
+// path); zero removes it.
+func (n *Network) Delay(a, b newsnet.ServantID, extra time.Duration) {
+	if extra <= 0 {
+		delete(n.delays, cutKey(a, b))
+		return
+	}
+	n.delays[cutKey(a, b)] = extra
+}
 
 // CutLink closes one tree link between a and b as a broken connection does:
 // both ends see it drop.
@@ -359,7 +374,7 @@ func (n *Network) latency() time.Duration {
 // arrival is when a frame sent now on p reaches node to, never earlier than
 // the frame sent before it: TCP keeps order.
 func (n *Network) arrival(p *pipe, to newsnet.ServantID) time.Time {
-	at := n.now.Add(n.latency())
+	at := n.now.Add(n.latency() + n.delays[cutKey(p.a.node, p.b.node)])
 	if last := p.lastAt[to]; !at.After(last) {
 		at = last.Add(time.Nanosecond)
 	}
