@@ -223,6 +223,7 @@ func newsIP(last string) newsnet.ServantID { return newsnet.ServantID("192.168."
 
 func fig13(t *testing.T) *sim.Network {
 	n := figureNetwork(t, 16)
+	n.WireCheck = true
 	seeds := []newsnet.ServantID{newsIP("1.1"), newsIP("1.2")}
 	subs := map[string][]string{ // Fig. 12
 		"11.1": {"X"}, "11.2": {"X"}, "11.3": {"Y"}, "11.4": {"X"},

@@ -53,6 +53,7 @@ func randomSubs(r *rand.Rand) []string {
 func runScenario(t *testing.T, seed uint64, sc scenario) {
 	t.Helper()
 	n := New(seed)
+	n.WireCheck = true
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)

@@ -42,6 +42,9 @@ type Network struct {
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
+	// WireCheck passes every frame through the wire codec, so a message the
+	// core builds but the codec cannot carry fails the run.
+	WireCheck bool
 	// Trace, when set, receives every action a servant returns.
 	Trace func(at time.Time, id newsnet.ServantID, a newsnet.Action)
 }
@@ -414,8 +417,12 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		if p == nil || p.blackHole {
 			return
 		}
+		msg := a.Msg
+		if n.WireCheck {
+			msg = roundTrip(msg)
+		}
 		to := p.other(nd.ID)
-		n.schedule(n.arrival(p, to.node), event{kind: evFrame, to: to, msg: a.Msg})
+		n.schedule(n.arrival(p, to.node), event{kind: evFrame, to: to, msg: msg})
 	case newsnet.Close:
 		p := n.pipes[pipeEnd{nd.ID, a.Link}]
 		if p == nil {
@@ -477,6 +484,18 @@ func (n *Network) dispatch(ev event) {
 	case evFrame:
 		n.step(nd, newsnet.Received{Link: ev.to.link, Msg: ev.msg})
 	}
+}
+
+func roundTrip(m newsnet.Message) newsnet.Message {
+	b, err := newsnet.EncodeMessage(m)
+	if err != nil {
+		panic(fmt.Sprintf("sim: core sent a message the wire cannot carry: %T %+v: %v", m, m, err))
+	}
+	out, err := newsnet.DecodeMessage(b)
+	if err != nil {
+		panic(fmt.Sprintf("sim: wire cannot decode its own %T: %v", m, err))
+	}
+	return out
 }
 
 func msgName(m newsnet.Message) string {

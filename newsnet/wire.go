@@ -1,0 +1,618 @@
+package newsnet
+
+// The wire format.
+//
+// A connection starts with a hello from each side: the magic "NDSK" and a
+// big-endian uint16 protocol version. Frames follow:
+//
+//	length  uint32, big-endian: 1 + len(payload), 1..MaxFrameBytes
+//	type    byte: one of the msgType constants in msg.go (append only)
+//	payload the message's fields, in declaration order
+//
+// Field encodings:
+//
+//	uint64            uvarint
+//	string, ServantID uvarint length, then the bytes (per-field limit)
+//	[]byte            uvarint length, then the bytes (bounded by the frame)
+//	[16]byte          16 raw bytes
+//	lists             uvarint count, then the elements
+//
+// Encodings are canonical: uvarints are minimal, category sets sorted and
+// duplicate-free, empty lists and payloads decode as nil. The decoder accepts
+// exactly the bytes the encoder produces, so decode(b) succeeding implies
+// encode(decode(b)) == b. Every limit is checked before anything is
+// allocated; a malformed frame yields an error, never a panic.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ProtocolVersion is the version this code speaks. Peers with a different
+// version are refused at the handshake; bump it on any incompatible change
+// (adding a message type is compatible: the type block is append-only).
+const ProtocolVersion = 1
+
+// helloMagic opens every connection, in both directions.
+const helloMagic = "NDSK"
+
+const (
+	helloLen  = len(helloMagic) + 2 // magic + uint16 version
+	headerLen = 4                   // the frame length prefix
+)
+
+var (
+	errBadMagic        = errors.New("bad magic (peer is not a newsdesk servant)")
+	errBadVersion      = errors.New("unsupported protocol version")
+	errFrameTooLarge   = errors.New("frame too large")
+	errEmptyFrame      = errors.New("empty frame")
+	errUnknownType     = errors.New("unknown message type")
+	errNilMessage      = errors.New("nil message")
+	errTruncated       = errors.New("truncated")
+	errTrailingBytes   = errors.New("trailing bytes")
+	errBadVarint       = errors.New("malformed uvarint")
+	errNonCanonical    = errors.New("non-minimal uvarint")
+	errTooLong         = errors.New("too long")
+	errTooMany         = errors.New("too many elements")
+	errEmptyCategory   = errors.New("empty category")
+	errUnsortedCatSet  = errors.New("category set not sorted")
+	errDuplicateCatSet = errors.New("duplicate category")
+)
+
+// WriteHello writes this side's handshake: the magic and ProtocolVersion.
+//
+// Both sides of a connection call WriteHello, then ReadHello. The hello is 6
+// bytes, which a TCP send buffer always absorbs; over a synchronous pipe
+// (net.Pipe) write it from a separate goroutine.
+func WriteHello(w io.Writer) error {
+	var b [helloLen]byte
+	copy(b[:], helloMagic)
+	binary.BigEndian.PutUint16(b[len(helloMagic):], ProtocolVersion)
+	if _, err := w.Write(b[:]); err != nil {
+		return fmt.Errorf("newsnet: write hello: %w", err)
+	}
+	return nil
+}
+
+// ReadHello reads the peer's handshake. It returns the peer's version; the
+// error is non-nil if the magic is wrong, the read is short, or the version
+// differs from ProtocolVersion (the version is then returned too, for the
+// log).
+func ReadHello(r io.Reader) (version uint16, err error) {
+	var b [helloLen]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return 0, fmt.Errorf("newsnet: read hello: %w", err)
+	}
+	if string(b[:len(helloMagic)]) != helloMagic {
+		return 0, fmt.Errorf("newsnet: read hello: %w: % x", errBadMagic, b[:len(helloMagic)])
+	}
+	version = binary.BigEndian.Uint16(b[len(helloMagic):])
+	if version != ProtocolVersion {
+		return version, fmt.Errorf("newsnet: read hello: %w: peer speaks version %d, we speak version %d",
+			errBadVersion, version, ProtocolVersion)
+	}
+	return version, nil
+}
+
+// AppendFrame appends m's frame (length prefix, type byte, payload) to dst.
+// It fails, leaving dst as it was, if a field breaks its limit or the frame
+// would exceed MaxFrameBytes.
+func AppendFrame(dst []byte, m Message) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst, err := appendMessage(dst, m)
+	if err != nil {
+		return dst[:start], err
+	}
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-headerLen))
+	return dst, nil
+}
+
+// WriteFrame encodes m and writes its frame with a single Write. Hosts that
+// write many frames can reuse a buffer with AppendFrame instead.
+func WriteFrame(w io.Writer, m Message) error {
+	b, err := AppendFrame(nil, m)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("newsnet: write frame: %w", err)
+	}
+	return nil
+}
+
+// ReadFrame reads one frame and decodes it. The length prefix is checked
+// against MaxFrameBytes before any allocation. buf is used as scratch space
+// if it is large enough (pass one of MaxFrameBytes to never allocate for the
+// frame itself); the returned message never aliases it.
+//
+// A clean end of stream before the frame starts returns io.EOF; one inside a
+// frame returns an error wrapping io.ErrUnexpectedEOF.
+func ReadFrame(r io.Reader, buf []byte) (Message, error) {
+	var hdr []byte
+	if cap(buf) >= headerLen {
+		hdr = buf[:headerLen]
+	} else {
+		hdr = make([]byte, headerLen)
+	}
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("newsnet: read frame header: %w", err)
+	}
+	n := binary.BigEndian.Uint32(hdr)
+	if n == 0 {
+		return nil, fmt.Errorf("newsnet: read frame: %w", errEmptyFrame)
+	}
+	if n > MaxFrameBytes {
+		return nil, fmt.Errorf("newsnet: read frame: %w: %d bytes > %d", errFrameTooLarge, n, MaxFrameBytes)
+	}
+	if uint32(cap(buf)) >= n {
+		buf = buf[:n]
+	} else {
+		buf = make([]byte, n)
+	}
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("newsnet: read frame body: %w", err)
+	}
+	return DecodeMessage(buf)
+}
+
+// EncodeMessage returns m's type byte and payload: a frame without its
+// length prefix.
+func EncodeMessage(m Message) ([]byte, error) {
+	return appendMessage(nil, m)
+}
+
+// DecodeMessage decodes a frame without its length prefix: the type byte and
+// the payload. The message does not alias frame.
+func DecodeMessage(frame []byte) (Message, error) {
+	if len(frame) == 0 {
+		return nil, fmt.Errorf("newsnet: decode: %w", errEmptyFrame)
+	}
+	if len(frame) > MaxFrameBytes {
+		return nil, fmt.Errorf("newsnet: decode: %w: %d bytes > %d", errFrameTooLarge, len(frame), MaxFrameBytes)
+	}
+	t := msgType(frame[0])
+	m := newMessage(t)
+	if m == nil {
+		return nil, fmt.Errorf("newsnet: decode: %w %d", errUnknownType, t)
+	}
+	d := decoder{b: frame[1:]}
+	m.unmarshal(&d)
+	if d.err == nil && len(d.b) != 0 {
+		d.err = fmt.Errorf("%w: %d after the message", errTrailingBytes, len(d.b))
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("newsnet: decode %s: %w", wireName(t), d.err)
+	}
+	return m, nil
+}
+
+// appendMessage appends m's type byte and payload to dst.
+func appendMessage(dst []byte, m Message) ([]byte, error) {
+	wm, ok := m.(wireMessage)
+	switch {
+	case m == nil || ok && isNil(wm):
+		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
+	case !ok:
+		return dst, fmt.Errorf("newsnet: encode %T: no wire codec for this message type", m)
+	}
+	t := m.msgType()
+	start := len(dst)
+	e := encoder{b: append(dst, byte(t))}
+	wm.marshal(&e)
+	if e.err == nil && len(e.b)-start > MaxFrameBytes {
+		e.err = fmt.Errorf("%w: %d bytes > %d", errFrameTooLarge, len(e.b)-start, MaxFrameBytes)
+	}
+	if e.err != nil {
+		return dst[:start], fmt.Errorf("newsnet: encode %s: %w", wireName(t), e.err)
+	}
+	return e.b, nil
+}
+
+// wireMessage is a Message with its mirror-image codec methods.
+type wireMessage interface {
+	Message
+	marshal(*encoder)
+	unmarshal(*decoder)
+}
+
+// newMessage returns a zero message of type t, or nil if t is unknown.
+func newMessage(t msgType) wireMessage {
+	switch t {
+	case typeJoinRequest:
+		return new(JoinRequest)
+	case typeJoinAccept:
+		return new(JoinAccept)
+	case typeJoinRedirect:
+		return new(JoinRedirect)
+	case typeJoinRefuse:
+		return new(JoinRefuse)
+	case typeSiblings:
+		return new(Siblings)
+	case typePartition:
+		return new(PartitionInfo)
+	case typeReset:
+		return new(Reset)
+	case typeRouting:
+		return new(RoutingInfo)
+	case typeMulticast:
+		return new(Multicast)
+	case typePing:
+		return new(Ping)
+	}
+	return nil
+}
+
+// wireName names a message type in errors.
+func wireName(t msgType) string {
+	switch t {
+	case typeJoinRequest:
+		return "JoinRequest"
+	case typeJoinAccept:
+		return "JoinAccept"
+	case typeJoinRedirect:
+		return "JoinRedirect"
+	case typeJoinRefuse:
+		return "JoinRefuse"
+	case typeSiblings:
+		return "Siblings"
+	case typePartition:
+		return "PartitionInfo"
+	case typeReset:
+		return "Reset"
+	case typeRouting:
+		return "RoutingInfo"
+	case typeMulticast:
+		return "Multicast"
+	case typePing:
+		return "Ping"
+	}
+	return fmt.Sprintf("type %d", t)
+}
+
+// isNil reports whether m is a typed nil pointer, which would panic on
+// field access.
+func isNil(m wireMessage) bool {
+	switch m := m.(type) {
+	case *JoinRequest:
+		return m == nil
+	case *JoinAccept:
+		return m == nil
+	case *JoinRedirect:
+		return m == nil
+	case *JoinRefuse:
+		return m == nil
+	case *Siblings:
+		return m == nil
+	case *PartitionInfo:
+		return m == nil
+	case *Reset:
+		return m == nil
+	case *RoutingInfo:
+		return m == nil
+	case *Multicast:
+		return m == nil
+	case *Ping:
+		return m == nil
+	}
+	return true
+}
+
+// The per-message codecs. Each marshal/unmarshal pair is a mirror image: the
+// same fields, in the same order, with the same limits.
+
+func (m *JoinRequest) marshal(e *encoder)   { e.id("from", m.From) }
+func (m *JoinRequest) unmarshal(d *decoder) { m.From = d.id("from") }
+
+func (m *JoinAccept) marshal(e *encoder) {
+	e.uvarint(m.Lo)
+	e.uvarint(m.Hi)
+	e.ids("path", m.Path)
+}
+
+func (m *JoinAccept) unmarshal(d *decoder) {
+	m.Lo = d.uvarint("lo")
+	m.Hi = d.uvarint("hi")
+	m.Path = d.ids("path")
+}
+
+func (m *JoinRedirect) marshal(e *encoder)   { e.id("to", m.To) }
+func (m *JoinRedirect) unmarshal(d *decoder) { m.To = d.id("to") }
+
+func (m *JoinRefuse) marshal(e *encoder)   { e.string("reason", m.Reason, MaxReasonBytes) }
+func (m *JoinRefuse) unmarshal(d *decoder) { m.Reason = d.string("reason", MaxReasonBytes) }
+
+func (m *Siblings) marshal(e *encoder)   { e.ids("ids", m.IDs) }
+func (m *Siblings) unmarshal(d *decoder) { m.IDs = d.ids("ids") }
+
+func (m *PartitionInfo) marshal(e *encoder) {
+	e.uvarint(m.Lo)
+	e.uvarint(m.Hi)
+	e.ids("path", m.Path)
+}
+
+func (m *PartitionInfo) unmarshal(d *decoder) {
+	m.Lo = d.uvarint("lo")
+	m.Hi = d.uvarint("hi")
+	m.Path = d.ids("path")
+}
+
+func (*Reset) marshal(*encoder)   {}
+func (*Reset) unmarshal(*decoder) {}
+
+func (m *RoutingInfo) marshal(e *encoder)   { e.categories("categories", m.Categories) }
+func (m *RoutingInfo) unmarshal(d *decoder) { m.Categories = d.categories("categories") }
+
+func (m *Multicast) marshal(e *encoder) {
+	e.raw16(m.ID)
+	e.string("category", m.Category, MaxCategoryBytes)
+	e.string("source", m.Source, MaxIDBytes)
+	e.bytes("payload", m.Payload)
+}
+
+func (m *Multicast) unmarshal(d *decoder) {
+	m.ID = d.raw16("id")
+	m.Category = d.string("category", MaxCategoryBytes)
+	m.Source = d.string("source", MaxIDBytes)
+	m.Payload = d.bytes("payload")
+}
+
+func (*Ping) marshal(*encoder)   {}
+func (*Ping) unmarshal(*decoder) {}
+
+// encoder appends fields to b. The first error sticks and makes the rest
+// no-ops, so marshal methods read as a plain list of fields.
+type encoder struct {
+	b   []byte
+	err error
+}
+
+func (e *encoder) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *encoder) uvarint(v uint64) {
+	if e.err == nil {
+		e.b = binary.AppendUvarint(e.b, v)
+	}
+}
+
+func (e *encoder) raw16(v [16]byte) {
+	if e.err == nil {
+		e.b = append(e.b, v[:]...)
+	}
+}
+
+func (e *encoder) string(field, s string, max int) {
+	if e.err != nil {
+		return
+	}
+	if len(s) > max {
+		e.fail(fmt.Errorf("%s: %w: %d bytes > %d", field, errTooLong, len(s), max))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+func (e *encoder) id(field string, id ServantID) { e.string(field, string(id), MaxIDBytes) }
+
+// bytes is bounded by the frame only; refuse the hopeless case before
+// copying it.
+func (e *encoder) bytes(field string, p []byte) {
+	if e.err != nil {
+		return
+	}
+	if len(p) > MaxFrameBytes {
+		e.fail(fmt.Errorf("%s: %w: %d bytes", field, errFrameTooLarge, len(p)))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, uint64(len(p)))
+	e.b = append(e.b, p...)
+}
+
+func (e *encoder) ids(field string, ids []ServantID) {
+	if e.err != nil {
+		return
+	}
+	if len(ids) > MaxPathLen {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(ids), MaxPathLen))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, uint64(len(ids)))
+	for _, id := range ids {
+		e.id(field, id)
+	}
+}
+
+// categories refuses what the decoder would refuse, so a bad set fails at
+// the sender rather than closing the link at the receiver.
+func (e *encoder) categories(field string, cs CategorySet) {
+	if e.err != nil {
+		return
+	}
+	if len(cs) > MaxCategories {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(cs), MaxCategories))
+		return
+	}
+	if err := checkCategorySet(cs); err != nil {
+		e.fail(fmt.Errorf("%s: %w", field, err))
+		return
+	}
+	e.b = binary.AppendUvarint(e.b, uint64(len(cs)))
+	for _, c := range cs {
+		e.string(field, c, MaxCategoryBytes)
+	}
+}
+
+// checkCategorySet reports whether cs is a well-formed CategorySet: sorted,
+// duplicate-free, no empty category.
+func checkCategorySet(cs CategorySet) error {
+	for i, c := range cs {
+		if c == "" {
+			return fmt.Errorf("%w at index %d", errEmptyCategory, i)
+		}
+		if i > 0 {
+			switch {
+			case cs[i-1] == c:
+				return fmt.Errorf("%w %q", errDuplicateCatSet, c)
+			case cs[i-1] > c:
+				return fmt.Errorf("%w: %q before %q", errUnsortedCatSet, cs[i-1], c)
+			}
+		}
+	}
+	return nil
+}
+
+// decoder consumes fields from b. Like encoder, the first error sticks and
+// later reads return zero values. Everything returned is a copy.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// uvarint reads a minimal uvarint: the decoder accepts only what the encoder
+// writes, so a frame has exactly one encoding.
+func (d *decoder) uvarint(field string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	switch {
+	case n == 0:
+		d.fail(fmt.Errorf("%s: %w", field, errTruncated))
+		return 0
+	case n < 0:
+		d.fail(fmt.Errorf("%s: %w (overflows 64 bits)", field, errBadVarint))
+		return 0
+	case n > 1 && d.b[n-1] == 0:
+		d.fail(fmt.Errorf("%s: %w", field, errNonCanonical))
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) raw16(field string) (v [16]byte) {
+	if d.err != nil {
+		return v
+	}
+	if len(d.b) < len(v) {
+		d.fail(fmt.Errorf("%s: %w", field, errTruncated))
+		return v
+	}
+	copy(v[:], d.b)
+	d.b = d.b[len(v):]
+	return v
+}
+
+// count reads a list length, checking it against max and against the bytes
+// left (every element takes at least one) before the caller allocates.
+func (d *decoder) count(field string, max int) int {
+	n := d.uvarint(field)
+	if d.err != nil {
+		return 0
+	}
+	if n > uint64(max) {
+		d.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, n, max))
+		return 0
+	}
+	if n > uint64(len(d.b)) {
+		d.fail(fmt.Errorf("%s: %w: %d elements in %d bytes", field, errTruncated, n, len(d.b)))
+		return 0
+	}
+	return int(n)
+}
+
+// span reads a length-prefixed byte string of at most max bytes and returns
+// it without copying; callers copy.
+func (d *decoder) span(field string, max int) []byte {
+	n := d.uvarint(field)
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(max) {
+		d.fail(fmt.Errorf("%s: %w: %d bytes > %d", field, errTooLong, n, max))
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.fail(fmt.Errorf("%s: %w: %d bytes, %d left", field, errTruncated, n, len(d.b)))
+		return nil
+	}
+	s := d.b[:n]
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) string(field string, max int) string { return string(d.span(field, max)) }
+
+func (d *decoder) id(field string) ServantID { return ServantID(d.span(field, MaxIDBytes)) }
+
+// bytes reads a payload, bounded by the frame; empty decodes as nil.
+func (d *decoder) bytes(field string) []byte {
+	s := d.span(field, MaxFrameBytes)
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]byte(nil), s...)
+}
+
+func (d *decoder) ids(field string) []ServantID {
+	return decodeStrings[ServantID](d, field, MaxPathLen, MaxIDBytes)
+}
+
+func (d *decoder) categories(field string) CategorySet {
+	cs := CategorySet(decodeStrings[string](d, field, MaxCategories, MaxCategoryBytes))
+	if d.err != nil {
+		return nil
+	}
+	if err := checkCategorySet(cs); err != nil {
+		d.fail(fmt.Errorf("%s: %w", field, err))
+		return nil
+	}
+	return cs
+}
+
+// decodeStrings reads a list of at most maxCount length-prefixed strings of
+// at most maxLen bytes each; an empty list is nil. The whole list is checked
+// before anything is allocated, then copied out in one allocation that the
+// strings share, so a list costs two allocations however long it is.
+func decodeStrings[S ~string](d *decoder, field string, maxCount, maxLen int) []S {
+	n := d.count(field, maxCount)
+	if n == 0 {
+		return nil
+	}
+	scan := *d
+	for range n {
+		scan.span(field, maxLen)
+	}
+	if scan.err != nil {
+		d.fail(scan.err)
+		return nil
+	}
+	list := d.b
+	blob := string(list[:len(list)-len(scan.b)])
+	out := make([]S, n)
+	for i := range out {
+		s := d.span(field, maxLen) // cannot fail: scanned above
+		end := len(list) - len(d.b)
+		out[i] = S(blob[end-len(s) : end])
+	}
+	return out
+}

@@ -1,0 +1,652 @@
+package newsnet
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// wireExamples holds at least one example of every message type, including
+// empty lists and fields at their limits.
+func wireExamples() []struct {
+	name string
+	m    Message
+} {
+	maxID := ServantID(strings.Repeat("h", MaxIDBytes))
+	maxPath := make([]ServantID, MaxPathLen)
+	for i := range maxPath {
+		maxPath[i] = ServantID(fmt.Sprintf("10.0.%d.%d:7000", i/256, i%256))
+	}
+	manyCats := make([]string, MaxCategories)
+	for i := range manyCats {
+		manyCats[i] = fmt.Sprintf("cat/%05d", i)
+	}
+	payload64k := make([]byte, 64<<10)
+	for i := range payload64k {
+		payload64k[i] = byte(i * 7)
+	}
+	id := [16]byte{0x01, 0x93, 0x4f, 0x2a, 0xb0, 0x00, 0x70, 0x01, 0x80, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00, 0xff}
+
+	return []struct {
+		name string
+		m    Message
+	}{
+		{"JoinRequest", &JoinRequest{From: "10.0.0.1:7000"}},
+		{"JoinRequest/empty", &JoinRequest{}},
+		{"JoinRequest/maxID", &JoinRequest{From: maxID}},
+		{"JoinAccept", &JoinAccept{Lo: 0x0a0000000000, Hi: 0x0affffffffff, Path: []ServantID{"10.0.0.1:7000", "10.0.0.2:7000"}}},
+		{"JoinAccept/emptyPath", &JoinAccept{Lo: 1, Hi: 1}},
+		{"JoinAccept/maxPath", &JoinAccept{Lo: 0, Hi: ^uint64(0), Path: maxPath}},
+		{"JoinRedirect", &JoinRedirect{To: "[2001:db8::1]:7000"}},
+		{"JoinRedirect/maxID", &JoinRedirect{To: maxID}},
+		{"JoinRefuse", &JoinRefuse{Reason: "joiner is an ancestor"}},
+		{"JoinRefuse/maxReason", &JoinRefuse{Reason: strings.Repeat("r", MaxReasonBytes)}},
+		{"Siblings", &Siblings{IDs: []ServantID{"a:1", "b:2", "c:3"}}},
+		{"Siblings/empty", &Siblings{}},
+		{"Siblings/maxIDs", &Siblings{IDs: []ServantID{maxID, maxID}}},
+		{"PartitionInfo", &PartitionInfo{Lo: 42, Hi: 1 << 47, Path: []ServantID{"news.example.com:7000"}}},
+		{"PartitionInfo/emptyPath", &PartitionInfo{}},
+		{"PartitionInfo/maxPath", &PartitionInfo{Lo: ^uint64(0), Hi: ^uint64(0), Path: maxPath}},
+		{"Reset", &Reset{}},
+		{"RoutingInfo", &RoutingInfo{Categories: NewCategorySet("sales/emea", "sales", "tech")}},
+		{"RoutingInfo/empty", &RoutingInfo{}},
+		{"RoutingInfo/maxCategory", &RoutingInfo{Categories: CategorySet{strings.Repeat("c", MaxCategoryBytes)}}},
+		{"RoutingInfo/maxCategories", &RoutingInfo{Categories: NewCategorySet(manyCats...)}},
+		{"Multicast", &Multicast{ID: id, Category: "sales/emea", Source: "hq", Payload: []byte(`{"title":"hello"}`)}},
+		{"Multicast/empty", &Multicast{}},
+		{"Multicast/maxFields", &Multicast{ID: id, Category: strings.Repeat("c", MaxCategoryBytes), Source: strings.Repeat("s", MaxIDBytes), Payload: []byte{0}}},
+		{"Multicast/64KiB", &Multicast{ID: id, Category: "tech", Source: "10.0.0.9:7000", Payload: payload64k}},
+		{"Multicast/maxFrame", maxFrameMulticast()},
+		{"Ping", &Ping{}},
+	}
+}
+
+// maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
+// type byte, ID, two empty strings (one length byte each), a 3-byte payload
+// length and the payload.
+func maxFrameMulticast() *Multicast {
+	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-3)}
+}
+
+func TestWireExamplesCoverEveryType(t *testing.T) {
+	seen := map[msgType]bool{}
+	for _, ex := range wireExamples() {
+		seen[ex.m.msgType()] = true
+	}
+	for typ := msgType(1); newMessage(typ) != nil; typ++ {
+		if !seen[typ] {
+			t.Errorf("no example of %s", wireName(typ))
+		}
+	}
+	if newMessage(0) != nil {
+		t.Errorf("type byte 0 must stay unused")
+	}
+}
+
+func TestWireRoundTripFrame(t *testing.T) {
+	buf := make([]byte, MaxFrameBytes)
+	for _, ex := range wireExamples() {
+		t.Run(ex.name, func(t *testing.T) {
+			var w bytes.Buffer
+			if err := WriteFrame(&w, ex.m); err != nil {
+				t.Fatalf("WriteFrame: %v", err)
+			}
+			frame := bytes.Clone(w.Bytes())
+			if n := binary.BigEndian.Uint32(frame); int(n) != len(frame)-4 || n < 1 || n > MaxFrameBytes {
+				t.Fatalf("length prefix %d, frame %d bytes", n, len(frame))
+			}
+			for _, b := range [][]byte{nil, buf} {
+				got, err := ReadFrame(bytes.NewReader(frame), b)
+				if err != nil {
+					t.Fatalf("ReadFrame (buf cap %d): %v", cap(b), err)
+				}
+				if !reflect.DeepEqual(got, ex.m) {
+					t.Fatalf("ReadFrame (buf cap %d) = %s, want %s", cap(b), wireBrief(got), wireBrief(ex.m))
+				}
+			}
+			app, err := AppendFrame([]byte("prefix"), ex.m)
+			if err != nil || !bytes.Equal(app, append([]byte("prefix"), frame...)) {
+				t.Fatalf("AppendFrame differs from WriteFrame (err %v)", err)
+			}
+		})
+	}
+}
+
+func TestWireRoundTripEncodeDecode(t *testing.T) {
+	for _, ex := range wireExamples() {
+		t.Run(ex.name, func(t *testing.T) {
+			enc, err := EncodeMessage(ex.m)
+			if err != nil {
+				t.Fatalf("EncodeMessage: %v", err)
+			}
+			if msgType(enc[0]) != ex.m.msgType() {
+				t.Fatalf("type byte %d, want %d", enc[0], ex.m.msgType())
+			}
+			got, err := DecodeMessage(enc)
+			if err != nil {
+				t.Fatalf("DecodeMessage: %v", err)
+			}
+			if !reflect.DeepEqual(got, ex.m) {
+				t.Fatalf("DecodeMessage = %s, want %s", wireBrief(got), wireBrief(ex.m))
+			}
+			again, err := EncodeMessage(got)
+			if err != nil || !bytes.Equal(again, enc) {
+				t.Fatalf("re-encoding differs (err %v)", err)
+			}
+		})
+	}
+}
+
+// TestWireGolden pins the byte layout, so a format change cannot slip in
+// through a symmetric change to encoder and decoder.
+func TestWireGolden(t *testing.T) {
+	tests := []struct {
+		m    Message
+		want string // hex of the whole frame
+	}{
+		{&JoinRequest{From: "a:1"}, "00000005" + "01" + "03" + "613a31"},
+		{&JoinAccept{Lo: 1, Hi: 300, Path: []ServantID{"a:1"}}, "00000009" + "02" + "01" + "ac02" + "01" + "03613a31"},
+		{&JoinRedirect{To: ""}, "00000002" + "03" + "00"},
+		{&JoinRefuse{Reason: "no"}, "00000004" + "04" + "02" + "6e6f"},
+		{&Siblings{IDs: []ServantID{"a", "b"}}, "00000006" + "05" + "02" + "0161" + "0162"},
+		{&PartitionInfo{Lo: 0, Hi: 127}, "00000004" + "06" + "00" + "7f" + "00"},
+		{&Reset{}, "00000001" + "07"},
+		{&RoutingInfo{Categories: CategorySet{"a", "b/c"}}, "00000008" + "08" + "02" + "0161" + "03622f63"},
+		{&Multicast{ID: [16]byte{15: 1}, Category: "c", Source: "s", Payload: []byte{9}}, "00000017" + "09" +
+			"00000000000000000000000000000001" + "0163" + "0173" + "0109"},
+		{&Ping{}, "00000001" + "0a"},
+	}
+	for _, tt := range tests {
+		got, err := AppendFrame(nil, tt.m)
+		if err != nil {
+			t.Errorf("%s: %v", wireBrief(tt.m), err)
+			continue
+		}
+		if fmt.Sprintf("%x", got) != tt.want {
+			t.Errorf("%s:\n got %x\nwant %s", wireBrief(tt.m), got, tt.want)
+		}
+	}
+}
+
+func TestWireEncodeLimits(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name string
+		m    Message
+		want error
+	}{
+		{"long from", &JoinRequest{From: ServantID(long(MaxIDBytes + 1))}, errTooLong},
+		{"long to", &JoinRedirect{To: ServantID(long(MaxIDBytes + 1))}, errTooLong},
+		{"long reason", &JoinRefuse{Reason: long(MaxReasonBytes + 1)}, errTooLong},
+		{"long path element", &JoinAccept{Path: []ServantID{"a:1", ServantID(long(MaxIDBytes + 1))}}, errTooLong},
+		{"long path", &PartitionInfo{Path: make([]ServantID, MaxPathLen+1)}, errTooMany},
+		{"many siblings", &Siblings{IDs: make([]ServantID, MaxPathLen+1)}, errTooMany},
+		{"many categories", &RoutingInfo{Categories: make(CategorySet, MaxCategories+1)}, errTooMany},
+		{"long category in set", &RoutingInfo{Categories: CategorySet{long(MaxCategoryBytes + 1)}}, errTooLong},
+		{"unsorted categories", &RoutingInfo{Categories: CategorySet{"b", "a"}}, errUnsortedCatSet},
+		{"duplicate categories", &RoutingInfo{Categories: CategorySet{"a", "a"}}, errDuplicateCatSet},
+		{"empty category in set", &RoutingInfo{Categories: CategorySet{"", "a"}}, errEmptyCategory},
+		{"long category", &Multicast{Category: long(MaxCategoryBytes + 1)}, errTooLong},
+		{"long source", &Multicast{Source: long(MaxIDBytes + 1)}, errTooLong},
+		{"frame one byte too large", &Multicast{Payload: make([]byte, len(maxFrameMulticast().Payload)+1)}, errFrameTooLarge},
+		{"huge payload", &Multicast{Payload: make([]byte, 4*MaxFrameBytes)}, errFrameTooLarge},
+		{"nil interface", nil, errNilMessage},
+		{"nil pointer", (*Multicast)(nil), errNilMessage},
+		{"nil Reset", (*Reset)(nil), errNilMessage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := EncodeMessage(tt.m); !errors.Is(err, tt.want) {
+				t.Errorf("EncodeMessage error = %v, want %v", err, tt.want)
+			}
+			dst := []byte("keep")
+			out, err := AppendFrame(dst, tt.m)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("AppendFrame error = %v, want %v", err, tt.want)
+			}
+			if string(out) != "keep" {
+				t.Errorf("AppendFrame left %q after an error, want dst unchanged", out)
+			}
+			var w bytes.Buffer
+			if err := WriteFrame(&w, tt.m); !errors.Is(err, tt.want) || w.Len() != 0 {
+				t.Errorf("WriteFrame error = %v after writing %d bytes, want %v and nothing written", err, w.Len(), tt.want)
+			}
+		})
+	}
+}
+
+func TestWireErrorsNameTheMessageType(t *testing.T) {
+	_, err := EncodeMessage(&JoinRefuse{Reason: strings.Repeat("x", MaxReasonBytes+1)})
+	if err == nil || !strings.Contains(err.Error(), "JoinRefuse") || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("encode error %q should name the type and the field", err)
+	}
+	_, err = DecodeMessage([]byte{byte(typeMulticast), 1, 2})
+	if err == nil || !strings.Contains(err.Error(), "Multicast") || !strings.Contains(err.Error(), "id") {
+		t.Errorf("decode error %q should name the type and the field", err)
+	}
+}
+
+// wireUv returns the minimal uvarint encoding of v.
+func wireUv(v uint64) []byte { return binary.AppendUvarint(nil, v) }
+
+// wireCat concatenates byte slices and strings into one message encoding.
+func wireCat(parts ...any) []byte {
+	var b []byte
+	for _, p := range parts {
+		switch p := p.(type) {
+		case []byte:
+			b = append(b, p...)
+		case string:
+			b = append(b, p...)
+		case msgType:
+			b = append(b, byte(p))
+		default:
+			panic(fmt.Sprintf("wireCat: %T", p))
+		}
+	}
+	return b
+}
+
+func TestDecodeMessageRejects(t *testing.T) {
+	str := func(s string) []byte { return wireCat(wireUv(uint64(len(s))), s) }
+	long := func(n int) []byte { return str(strings.Repeat("x", n)) }
+	var id16 [16]byte
+	tests := []struct {
+		name  string
+		frame []byte
+		want  error
+	}{
+		{"empty", nil, errEmptyFrame},
+		{"unknown type 0", []byte{0}, errUnknownType},
+		{"unknown type 200", []byte{200, 1, 2, 3}, errUnknownType},
+		{"too large", make([]byte, MaxFrameBytes+1), errFrameTooLarge},
+		{"trailing after Ping", wireCat(typePing, "x"), errTrailingBytes},
+		{"trailing after Reset", wireCat(typeReset, []byte{0}), errTrailingBytes},
+		{"trailing after JoinRequest", wireCat(typeJoinRequest, str("a:1"), "junk"), errTrailingBytes},
+		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), str("p"), []byte{0}), errTrailingBytes},
+		{"long ID", wireCat(typeJoinRequest, long(MaxIDBytes+1)), errTooLong},
+		{"long ID claimed, not present", wireCat(typeJoinRedirect, wireUv(1<<40)), errTooLong},
+		{"long reason", wireCat(typeJoinRefuse, long(MaxReasonBytes+1)), errTooLong},
+		{"long path element", wireCat(typeJoinAccept, wireUv(1), wireUv(2), wireUv(1), long(MaxIDBytes+1)), errTooLong},
+		{"long category", wireCat(typeMulticast, id16[:], long(MaxCategoryBytes+1), str("s"), str("")), errTooLong},
+		{"long source", wireCat(typeMulticast, id16[:], str("c"), long(MaxIDBytes+1), str("")), errTooLong},
+		{"too many path elements", wireCat(typePartition, wireUv(0), wireUv(0), wireUv(MaxPathLen+1), bytes.Repeat([]byte{0}, MaxPathLen+1)), errTooMany},
+		{"too many siblings", wireCat(typeSiblings, wireUv(MaxPathLen+1), bytes.Repeat([]byte{0}, MaxPathLen+1)), errTooMany},
+		{"too many categories", wireCat(typeRouting, wireUv(MaxCategories+1)), errTooMany},
+		{"huge category count", wireCat(typeRouting, wireUv(1<<62)), errTooMany},
+		{"count exceeds bytes left", wireCat(typeSiblings, wireUv(100), str("a"), str("b")), errTruncated},
+		{"category count exceeds bytes left", wireCat(typeRouting, wireUv(MaxCategories), str("a")), errTruncated},
+		{"unsorted categories", wireCat(typeRouting, wireUv(2), str("b"), str("a")), errUnsortedCatSet},
+		{"duplicate categories", wireCat(typeRouting, wireUv(2), str("a"), str("a")), errDuplicateCatSet},
+		{"empty category", wireCat(typeRouting, wireUv(1), str("")), errEmptyCategory},
+		{"payload longer than frame", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(10), "abc"), errTruncated},
+		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(1<<40)), errTooLong},
+		{"short ID array", wireCat(typeMulticast, id16[:15]), errTruncated},
+		{"non-minimal uvarint", wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)), errNonCanonical},
+		{"non-minimal length", wireCat(typeJoinRequest, []byte{0x81, 0x00}, "a"), errNonCanonical},
+		{"uvarint overflow", wireCat(typeJoinAccept, bytes.Repeat([]byte{0xff}, 10), []byte{1}, wireUv(0), wireUv(0)), errBadVarint},
+		{"uvarint too long", wireCat(typeJoinAccept, bytes.Repeat([]byte{0x80}, 11), []byte{1}), errBadVarint},
+		{"uvarint cut", wireCat(typeJoinAccept, []byte{0x80}), errTruncated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := DecodeMessage(tt.frame)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("DecodeMessage = %v, %v; want error %v", wireBrief(m), err, tt.want)
+			}
+			if m != nil {
+				t.Errorf("DecodeMessage returned %s with an error", wireBrief(m))
+			}
+		})
+	}
+}
+
+func TestDecodeMessageUnknownTypeText(t *testing.T) {
+	_, err := DecodeMessage([]byte{77})
+	if err == nil || !strings.Contains(err.Error(), "unknown message type 77") {
+		t.Errorf("err = %v, want it to say \"unknown message type 77\"", err)
+	}
+}
+
+func TestDecodeMessageLargestValues(t *testing.T) {
+	m, err := DecodeMessage(wireCat(typePartition, wireUv(^uint64(0)), wireUv(^uint64(0)-1), wireUv(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (&PartitionInfo{Lo: ^uint64(0), Hi: ^uint64(0) - 1}); !reflect.DeepEqual(m, want) {
+		t.Errorf("got %s, want %s", wireBrief(m), wireBrief(want))
+	}
+}
+
+// TestWireTruncatedFrames cuts every example's frame at every byte offset:
+// each prefix must be an error, never a panic and never a shorter message.
+// DecodeMessage sees every prefix of every frame. ReadFrame copies the prefix
+// each time, which is quadratic, so inside frames over 8 KiB it samples the
+// middle (the body of one long payload or list) and covers the first and
+// last 4 KiB byte by byte.
+func TestWireTruncatedFrames(t *testing.T) {
+	for _, ex := range wireExamples() {
+		frame, err := AppendFrame(nil, ex.m)
+		if err != nil {
+			t.Fatalf("%s: %v", ex.name, err)
+		}
+		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel()
+			buf := make([]byte, MaxFrameBytes)
+			for i := 0; i < len(frame); i = nextCut(i, len(frame)) {
+				m, err := ReadFrame(bytes.NewReader(frame[:i]), buf)
+				switch {
+				case err == nil:
+					t.Fatalf("ReadFrame of %d/%d bytes = %s, want an error", i, len(frame), wireBrief(m))
+				case i == 0 && err != io.EOF:
+					t.Fatalf("ReadFrame of nothing = %v, want io.EOF", err)
+				case i > 0 && !errors.Is(err, io.ErrUnexpectedEOF):
+					t.Fatalf("ReadFrame of %d/%d bytes = %v, want io.ErrUnexpectedEOF", i, len(frame), err)
+				}
+			}
+			msg := frame[4:]
+			for i := range len(msg) {
+				if m, err := DecodeMessage(msg[:i]); err == nil {
+					t.Fatalf("DecodeMessage of %d/%d bytes = %s, want an error", i, len(msg), wireBrief(m))
+				}
+			}
+		})
+	}
+}
+
+// nextCut returns the truncation point after i in a frame of n bytes.
+func nextCut(i, n int) int {
+	const edge, stride = 4 << 10, 509
+	if n <= 2*edge || i < edge || i >= n-edge {
+		return i + 1
+	}
+	return min(i+stride, n-edge)
+}
+
+func TestReadFrameLengthLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		n    uint32
+		want error
+	}{
+		{"zero", 0, errEmptyFrame},
+		{"one over", MaxFrameBytes + 1, errFrameTooLarge},
+		{"1 GiB", 1 << 30, errFrameTooLarge},
+		{"4 GiB", ^uint32(0), errFrameTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &wireHeaderOnly{hdr: binary.BigEndian.AppendUint32(nil, tt.n)}
+			if _, err := ReadFrame(r, nil); !errors.Is(err, tt.want) {
+				t.Fatalf("ReadFrame error = %v, want %v", err, tt.want)
+			}
+			if r.bodyReads != 0 {
+				t.Errorf("ReadFrame read %d times past the header of a bad length", r.bodyReads)
+			}
+		})
+	}
+}
+
+// TestReadFrameHugeLengthDoesNotAllocate: a length header claiming 1 GiB is
+// refused immediately, before any buffer of that size exists.
+func TestReadFrameHugeLengthDoesNotAllocate(t *testing.T) {
+	hdr := binary.BigEndian.AppendUint32(nil, 1<<30)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		if _, err := ReadFrame(&wireHeaderOnly{hdr: hdr}, nil); !errors.Is(err, errFrameTooLarge) {
+			t.Fatalf("ReadFrame error = %v, want errFrameTooLarge", err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("100 refused 1 GiB headers allocated %d bytes", got)
+	}
+}
+
+// wireHeaderOnly yields a 4-byte header, then fails every later read: a peer that
+// announced a frame and never sent it.
+type wireHeaderOnly struct {
+	hdr       []byte
+	bodyReads int
+}
+
+func (r *wireHeaderOnly) Read(p []byte) (int, error) {
+	if len(r.hdr) > 0 {
+		n := copy(p, r.hdr)
+		r.hdr = r.hdr[n:]
+		return n, nil
+	}
+	r.bodyReads++
+	return 0, errors.New("wireHeaderOnly: no body")
+}
+
+// TestReadFrameDoesNotAliasBuf: after ReadFrame returns, the caller may
+// overwrite buf with the next frame.
+func TestReadFrameDoesNotAliasBuf(t *testing.T) {
+	for _, ex := range wireExamples() {
+		frame, err := AppendFrame(nil, ex.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, len(frame))
+		got, err := ReadFrame(bytes.NewReader(frame), buf)
+		if err != nil {
+			t.Fatalf("%s: %v", ex.name, err)
+		}
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		if !reflect.DeepEqual(got, ex.m) {
+			t.Fatalf("%s: message changed when buf was overwritten", ex.name)
+		}
+	}
+}
+
+func TestReadFrameSequence(t *testing.T) {
+	var w bytes.Buffer
+	exs := wireExamples()
+	for _, ex := range exs {
+		if err := WriteFrame(&w, ex.m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := make([]byte, 64)
+	for _, ex := range exs {
+		got, err := ReadFrame(&w, buf)
+		if err != nil {
+			t.Fatalf("%s: %v", ex.name, err)
+		}
+		if !reflect.DeepEqual(got, ex.m) {
+			t.Fatalf("%s: got %s", ex.name, wireBrief(got))
+		}
+	}
+	if _, err := ReadFrame(&w, buf); err != io.EOF {
+		t.Errorf("ReadFrame at the end = %v, want io.EOF", err)
+	}
+}
+
+func TestHello(t *testing.T) {
+	var w bytes.Buffer
+	if err := WriteHello(&w); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.String(), "NDSK\x00\x01"; got != want {
+		t.Fatalf("hello = %q, want %q", got, want)
+	}
+	v, err := ReadHello(&w)
+	if err != nil || v != ProtocolVersion {
+		t.Fatalf("ReadHello = %d, %v; want %d, nil", v, err, ProtocolVersion)
+	}
+}
+
+func TestHelloBothSides(t *testing.T) {
+	// Each side writes its hello, then reads the peer's.
+	var aToB, bToA bytes.Buffer
+	if err := WriteHello(&aToB); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHello(&bToA); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadHello(&bToA); err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if _, err := ReadHello(&aToB); err != nil {
+		t.Errorf("b: %v", err)
+	}
+}
+
+func TestHelloBadMagic(t *testing.T) {
+	for _, in := range []string{"GET / HTTP/1.1\r\n", "NDSX\x00\x01", "\x00\x00\x00\x00\x00\x01"} {
+		v, err := ReadHello(strings.NewReader(in))
+		if !errors.Is(err, errBadMagic) || v != 0 {
+			t.Errorf("ReadHello(%q) = %d, %v; want errBadMagic", in, v, err)
+		}
+	}
+}
+
+func TestHelloOtherVersion(t *testing.T) {
+	for _, v := range []uint16{0, 2, 0x0101, 0xffff} {
+		in := append([]byte("NDSK"), byte(v>>8), byte(v))
+		got, err := ReadHello(bytes.NewReader(in))
+		if !errors.Is(err, errBadVersion) {
+			t.Fatalf("ReadHello(version %d) error = %v, want errBadVersion", v, err)
+		}
+		if got != v {
+			t.Errorf("ReadHello(version %d) returned version %d", v, got)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, fmt.Sprint(v)) || !strings.Contains(msg, fmt.Sprint(ProtocolVersion)) {
+			t.Errorf("error %q should name both versions (%d and %d)", msg, v, ProtocolVersion)
+		}
+	}
+}
+
+func TestHelloShortRead(t *testing.T) {
+	full := "NDSK\x00\x01"
+	for i := 0; i < len(full); i++ {
+		_, err := ReadHello(strings.NewReader(full[:i]))
+		if err == nil {
+			t.Fatalf("ReadHello of %d bytes succeeded", i)
+		}
+		want := io.ErrUnexpectedEOF
+		if i == 0 {
+			want = io.EOF
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("ReadHello of %d bytes = %v, want %v", i, err, want)
+		}
+	}
+	if _, err := ReadHello(strings.NewReader(full + "extra")); err != nil {
+		t.Errorf("ReadHello should read exactly 6 bytes: %v", err)
+	}
+}
+
+func TestHelloWriteError(t *testing.T) {
+	if err := WriteHello(wireFailWriter{}); err == nil {
+		t.Error("WriteHello ignored a write error")
+	}
+	if err := WriteFrame(wireFailWriter{}, &Ping{}); err == nil {
+		t.Error("WriteFrame ignored a write error")
+	}
+}
+
+type wireFailWriter struct{}
+
+func (wireFailWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// FuzzDecodeMessage: DecodeMessage never panics, and whatever it accepts is
+// canonical: it re-encodes to the same bytes and decodes to an equal
+// message.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, ex := range wireExamples() {
+		enc, err := EncodeMessage(ex.m)
+		if err != nil {
+			f.Fatalf("%s: %v", ex.name, err)
+		}
+		if len(enc) <= 1<<10 { // large seeds slow the mutator and minimizer down
+			f.Add(enc)
+		}
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0})
+	f.Add([]byte{255})
+	f.Add(wireCat(typeRouting, wireUv(2), wireUv(1), "b", wireUv(1), "a"))
+	f.Add(wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		m, err := DecodeMessage(in)
+		if err != nil {
+			if m != nil {
+				t.Fatalf("DecodeMessage returned %s and error %v", wireBrief(m), err)
+			}
+			return
+		}
+		enc, err := EncodeMessage(m)
+		if err != nil {
+			t.Fatalf("decoded %s but cannot encode it: %v", wireBrief(m), err)
+		}
+		if !bytes.Equal(enc, in) {
+			t.Fatalf("non-canonical input accepted:\n  in %x\n enc %x", in, enc)
+		}
+		m2, err := DecodeMessage(enc)
+		if err != nil {
+			t.Fatalf("cannot decode own encoding %x: %v", enc, err)
+		}
+		if !reflect.DeepEqual(m, m2) {
+			t.Fatalf("round trip changed the message: %s vs %s", wireBrief(m), wireBrief(m2))
+		}
+		enc2, err := EncodeMessage(m2)
+		if err != nil || !bytes.Equal(enc2, enc) {
+			t.Fatalf("re-encoding differs (err %v)", err)
+		}
+		frame, err := AppendFrame(nil, m)
+		if err != nil {
+			t.Fatalf("AppendFrame: %v", err)
+		}
+		m3, err := ReadFrame(bytes.NewReader(frame), nil)
+		if err != nil || !reflect.DeepEqual(m3, m) {
+			t.Fatalf("frame round trip: %s, %v", wireBrief(m3), err)
+		}
+	})
+}
+
+func BenchmarkEncodeDecodeMulticast(b *testing.B) {
+	m := &Multicast{
+		ID:       [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+		Category: "sales/emea",
+		Source:   "10.0.0.1:7000",
+		Payload:  bytes.Repeat([]byte("n"), 1<<10),
+	}
+	buf := make([]byte, 0, 2<<10)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(m.Payload)))
+	for b.Loop() {
+		var err error
+		buf, err = AppendFrame(buf[:0], m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := DecodeMessage(buf[4:]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// wireBrief prints a message for test failures without dumping large payloads.
+func wireBrief(m Message) string {
+	if m == nil {
+		return "<nil>"
+	}
+	s := fmt.Sprintf("%+v", m)
+	if len(s) > 200 {
+		s = s[:200] + fmt.Sprintf("... (%d chars)", len(s))
+	}
+	return fmt.Sprintf("%T%s", m, strings.TrimPrefix(s, "&"))
+}
