@@ -7,19 +7,20 @@
 // runtime (newsnet/node) and the simulator
 // (newsnet/sim) drive the very same code.
 //
-// Roles (status.go) and how a servant moves between them:
+// Roles (status.go) and the transitions between them:
 //
-//	          Start, seed list empty or we are the first seed
-//	  idle ──────────────────────────────────────────────► vertex
-//	    │ Start                                              │  ▲
-//	    ▼                                                    │  │ every earlier seed
-//	connecting ◄── uplink lost / reset / redirected ──┐      │  │ failed (seeds only)
-//	    │  ▲        cycle / root silent                │      │  │
-//	    │  │ round failed: back off (non-seeds)        │      │  │
-//	    │  └───────────────────────────────────────────┘      │  │
-//	    │ JoinAccept                      probe of an earlier │  │
-//	    ▼                                 seed accepted       ▼  │
-//	attached ◄──────────────────────────────────────────────────┘
+//	idle ──Start──┬── no seed before us (or no seeds) ──────────────► vertex
+//	              └── seeds to try ──► connecting                      │  ▲
+//	                                    │  ▲   │ every earlier seed    │  │
+//	                          JoinAccept│  │   └─failed (seeds only)──►┘  │
+//	                                    ▼  │                              │
+//	                                 attached                             │
+//	   uplink lost, Reset, redirect ────┘  ▲  probe of an earlier seed     │
+//	   by the up-servant, cycle, root      └──── accepted ─────────────────┘
+//	   silent, root not an earlier seed
+//
+// A connecting non-seed whose round of targets failed backs off (jittered,
+// doubling up to Config.BackoffMax) and tries the seeds again.
 //
 // A servant without an uplink (vertex or connecting) is the root of its
 // fragment: it originates the periodic partition message. An attached
