@@ -1,9 +1,26 @@
 package newsnet
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
+
+// ValidCategory reports whether c can be carried as a multicast ID: non-empty
+// UTF-8 of at most MaxCategoryBytes. (The category catalog has stricter
+// rules for the IDs people choose; the overlay only needs these.)
+func ValidCategory(c string) error {
+	switch {
+	case c == "":
+		return fmt.Errorf("category: empty")
+	case len(c) > MaxCategoryBytes:
+		return fmt.Errorf("category %.20q…: longer than %d bytes", c, MaxCategoryBytes)
+	case !utf8.ValidString(c):
+		return fmt.Errorf("category %q: not UTF-8", c)
+	}
+	return nil
+}
 
 // CategorySet is an immutable, sorted, duplicate-free set of multicast IDs
 // (category IDs). Sorted slices make equality (the "send only when changed"

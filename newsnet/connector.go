@@ -28,14 +28,39 @@ func (c *connector) stop() {
 // seedTargets is the part of the seed list this servant may join: the seeds
 // before it when it is a seed itself, every seed otherwise.
 func (s *Servant) seedTargets() []ServantID {
-	if i := slices.Index(s.cfg.Seeds, s.id); i >= 0 {
+	if i := s.seedIndex(); i >= 0 {
 		return s.cfg.Seeds[:i]
 	}
 	return s.cfg.Seeds
 }
 
+// seedIndex is our position in the seed list, or -1. The list may name us
+// by another spelling (a host name for our IP); such an alias is learnt when
+// a dial to it reaches ourselves (see handleJoin).
+func (s *Servant) seedIndex() int {
+	return slices.IndexFunc(s.cfg.Seeds, func(seed ServantID) bool {
+		return seed == s.id || s.aliases[seed]
+	})
+}
+
 // isSeed reports whether this servant is in the seed list.
-func (s *Servant) isSeed() bool { return slices.Contains(s.cfg.Seeds, s.id) }
+func (s *Servant) isSeed() bool { return s.seedIndex() >= 0 }
+
+// learnAlias records that target, which we are dialing, is ourselves, and
+// drops the targets a seed must not join (itself and the seeds after it).
+func (s *Servant) learnAlias(target ServantID) {
+	if s.aliases == nil {
+		s.aliases = make(map[ServantID]bool)
+	}
+	s.aliases[target] = true
+	s.note("%s is this servant", target)
+	if s.isSeed() {
+		allowed := s.seedTargets()
+		s.conn.targets = slices.DeleteFunc(s.conn.targets, func(t ServantID) bool {
+			return slices.Contains(s.cfg.Seeds, t) && !slices.Contains(allowed, t)
+		})
+	}
+}
 
 // startConnector begins connector processing with first, then the seeds.
 // Any attempt in progress is abandoned.
@@ -168,11 +193,15 @@ func (c *connector) accepted(s *Servant, l *link, acc *JoinAccept) {
 		s.tryNextTarget()
 		return
 	}
-	if len(acc.Path) == 0 || acc.Path[len(acc.Path)-1] != l.peer {
+	if len(acc.Path) == 0 {
 		s.closeLink(l, "malformed join accept")
 		s.tryNextTarget()
 		return
 	}
+	// The path ends with the listener's own ID, which may be spelled
+	// differently from the address we dialed (a host name for an IP).
+	l.peer = acc.Path[len(acc.Path)-1]
+	l.value = IDValue(l.peer)
 	s.becomeAttached(l, acc)
 }
 

@@ -16,6 +16,11 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 	}
 	switch {
 	case c == s.id:
+		if a := s.conn.attempt; a != nil {
+			// Our own join attempt reached us: its target is another name
+			// for this servant.
+			s.learnAlias(a.peer)
+		}
 		s.refuse(l, "that is this servant")
 		return
 	case slices.Contains(s.rootPath, c):

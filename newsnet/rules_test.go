@@ -327,3 +327,25 @@ func TestConnectorBacksOffAndRetries(t *testing.T) {
 	n.Add(seed, nil)
 	mustConverge(t, n, 15*time.Second)
 }
+
+// A seed list may name this servant by another spelling ("localhost:7400"
+// for "127.0.0.1:7400"). Its own join attempt reaches itself; it learns the
+// alias, and as the first seed becomes the vertex instead of retrying.
+func TestSeedAliasRecognised(t *testing.T) {
+	h := newHarness(t, "127.0.0.1:7400", "localhost:7400")
+	dial := find[newsnet.Dial](h.step(newsnet.Start{}))
+	if dial == nil || dial.Addr != "localhost:7400" {
+		t.Fatalf("start: want a dial to the seed")
+	}
+	h.step(newsnet.LinkUp{Link: dial.Link})
+	h.step(newsnet.LinkUp{Link: 1, Inbound: true})
+	acts := h.step(newsnet.Received{Link: 1, Msg: &newsnet.JoinRequest{From: "127.0.0.1:7400"}})
+	refusal := sentOn[*newsnet.JoinRefuse](acts, 1)
+	if refusal == nil {
+		t.Fatalf("self join not refused: %v", acts)
+	}
+	h.step(newsnet.Received{Link: dial.Link, Msg: refusal})
+	if r := h.s.Role(); r != newsnet.RoleVertex {
+		t.Fatalf("role %s, want vertex", r)
+	}
+}

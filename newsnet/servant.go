@@ -30,7 +30,8 @@ type Servant struct {
 	rootPath []ServantID // from the vertex down to our up-servant
 	siblings []ServantID // our up-servant's downs, as it last told us
 
-	conn connector
+	conn    connector
+	aliases map[ServantID]bool // other spellings of our ID in the seed list
 
 	lastRootHeard time.Time // last partition message (or accept) from above
 	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
@@ -135,13 +136,21 @@ func (s *Servant) Step(ev Event) []Action {
 			s.receive(l, e.Msg)
 		}
 	case Subscribe:
-		s.setSelf(s.self.With(e.Category))
+		if s.checkCategory(e.Category) {
+			s.setSelf(s.self.With(e.Category))
+		}
 	case Unsubscribe:
 		s.setSelf(s.self.Without(e.Category))
 	case SetSubscriptions:
-		s.setSelf(NewCategorySet(e.Categories...))
+		s.setSelf(NewCategorySet(slices.DeleteFunc(slices.Clone(e.Categories), func(c string) bool {
+			return !s.checkCategory(c)
+		})...))
 	case Publish:
-		s.publish(e.Msg)
+		if s.checkCategory(e.Msg.Category) {
+			s.publish(e.Msg)
+		} else {
+			s.out = append(s.out, Published{ID: e.Msg.ID})
+		}
 	default:
 		panic(fmt.Sprintf("newsnet: unknown event %T", ev))
 	}
@@ -211,6 +220,17 @@ func (s *Servant) becomeDetached() {
 	s.nextPartition = s.now
 	delete(s.links, up.id)
 	s.routeInfoAllExcept(nil) // lost link: its received set no longer counts
+}
+
+// checkCategory reports whether c can be a multicast ID, noting why not.
+// Hosts validate categories first; this keeps a bad one from making every
+// routing frame of the servant unencodable.
+func (s *Servant) checkCategory(c string) bool {
+	if err := ValidCategory(c); err != nil {
+		s.note("ignored: %v", err)
+		return false
+	}
+	return true
 }
 
 // note records a protocol decision for the host's log.

@@ -1,0 +1,346 @@
+package app
+
+// The control API: HTTP+JSON on a loopback address, for scripts, tests and
+// tools that drive a headless servant. The request and response shapes are
+// fixed because tools outside this repository rely on them; fields may be
+// added, never changed or removed.
+//
+//	GET  /v1/status          the servant's place in the tree and its links
+//	POST /v1/publish         {"category","title","body"} → {"id","suppressed"}
+//	GET  /v1/items?category= items of a category (and below it), oldest first
+//	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
+//
+// Every error is JSON: {"error":"..."}.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
+)
+
+// Limits of the publish request.
+const (
+	maxTitleRunes   = 200
+	maxBodyBytes    = 64 << 10
+	maxRequestBytes = 1 << 20 // a 64 KiB body may grow sixfold in JSON escapes
+)
+
+// control serves the control API for one servant.
+type control struct {
+	node   *node.Node
+	items  *itemStore
+	source string // installation ID, the Source of items published here
+	addr   string // the control API's own address, reported in status
+	log    *slog.Logger
+}
+
+// endpoint is one path of the API with a handler per method.
+type endpoint map[string]func(http.ResponseWriter, *http.Request)
+
+func (c *control) routes() map[string]endpoint {
+	return map[string]endpoint{
+		"/v1/status":        {http.MethodGet: c.status},
+		"/v1/publish":       {http.MethodPost: c.publish},
+		"/v1/items":         {http.MethodGet: c.listItems},
+		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
+	}
+}
+
+// handler routes requests by path and method. It does its own routing
+// rather than use http.ServeMux patterns so that 404 and 405 answers are
+// JSON like every other error.
+func (c *control) handler() http.Handler {
+	routes := c.routes()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkLocalRequest(r); err != nil {
+			writeError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		ep, ok := routes[r.URL.Path]
+		if !ok {
+			writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+			return
+		}
+		h, ok := ep[r.Method]
+		if !ok {
+			allowed := make([]string, 0, len(ep))
+			for m := range ep {
+				allowed = append(allowed, m)
+			}
+			slices.Sort(allowed)
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		h(w, r)
+	})
+}
+
+// checkLocalRequest refuses requests a web page could have made. The API
+// listens on loopback, but a browser on this machine can still reach it:
+// a page from elsewhere would carry a foreign Origin (cross-site request
+// forgery), and a DNS-rebound name would carry a foreign Host. Tools such as
+// curl send neither.
+func checkLocalRequest(r *http.Request) error {
+	if !isLocalHost(r.Host) {
+		return fmt.Errorf("host %q is not a loopback address", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || !isLocalHost(u.Host) {
+			return fmt.Errorf("origin %q is not a loopback address", o)
+		}
+	}
+	return nil
+}
+
+// isLocalHost reports whether hostport names this machine: "localhost" or a
+// loopback IP, with or without a port.
+func isLocalHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// statusJSON is the /v1/status answer. The first block is the fixed shape;
+// the rest are additions.
+type statusJSON struct {
+	ID            string     `json:"id"`
+	IDValue       uint64     `json:"idValue"`
+	Root          bool       `json:"root"` // this servant is the vertex
+	Up            string     `json:"up"`   // "" when not attached
+	Downs         []string   `json:"downs"`
+	Partition     [2]uint64  `json:"partition"`
+	Subscriptions []string   `json:"subscriptions"`
+	Links         []linkJSON `json:"links"` // up first, then downs
+
+	Role     string       `json:"role"`     // idle, connecting, attached, vertex, stopped
+	RootPath []string     `json:"rootPath"` // from the vertex to the up-servant
+	Source   string       `json:"source"`   // this installation's ID
+	Control  string       `json:"control"`  // this API's address
+	Counters countersJSON `json:"counters"`
+}
+
+type linkJSON struct {
+	Peer     string   `json:"peer"`
+	Received []string `json:"received"`
+	Sent     []string `json:"sent"`
+	Up       bool     `json:"up"` // addition: the uplink
+}
+
+type countersJSON struct {
+	Published  uint64 `json:"published"`
+	Suppressed uint64 `json:"suppressed"`
+	Delivered  uint64 `json:"delivered"`
+	Relayed    uint64 `json:"relayed"`
+	Duplicates uint64 `json:"duplicates"`
+	Resets     uint64 `json:"resets"`
+}
+
+// strs converts to []string, never nil: the API promises [] rather than null.
+func strs[S ~[]E, E ~string](s S) []string {
+	out := make([]string, len(s))
+	for i, e := range s {
+		out[i] = string(e)
+	}
+	return out
+}
+
+func (c *control) status(w http.ResponseWriter, r *http.Request) {
+	st := c.node.Status()
+	out := statusJSON{
+		ID:            string(st.ID),
+		IDValue:       st.IDValue,
+		Root:          st.Role == newsnet.RoleVertex,
+		Up:            string(st.Up),
+		Downs:         strs(st.Downs),
+		Partition:     [2]uint64{st.Partition.Lo, st.Partition.Hi},
+		Subscriptions: strs(st.Subscriptions),
+		Links:         make([]linkJSON, len(st.Links)),
+		Role:          string(st.Role),
+		RootPath:      strs(st.RootPath),
+		Source:        c.source,
+		Control:       c.addr,
+		Counters:      countersJSON(st.Counters),
+	}
+	for i, l := range st.Links {
+		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type publishRequest struct {
+	Category string `json:"category"`
+	Title    string `json:"title"`
+	Body     string `json:"body"`
+}
+
+type publishResponse struct {
+	ID         string `json:"id"`
+	Suppressed bool   `json:"suppressed"` // no tree link carried it: nobody subscribed
+}
+
+func (req *publishRequest) check() error {
+	if err := checkCategory(req.Category); err != nil {
+		return err
+	}
+	switch n := utf8.RuneCountInString(req.Title); {
+	case strings.TrimSpace(req.Title) == "":
+		return errors.New("title is required")
+	case n > maxTitleRunes:
+		return fmt.Errorf("title is %d characters, at most %d allowed", n, maxTitleRunes)
+	}
+	if len(req.Body) > maxBodyBytes {
+		return fmt.Errorf("body is %d bytes, at most %d allowed", len(req.Body), maxBodyBytes)
+	}
+	return nil
+}
+
+func (c *control) publish(w http.ResponseWriter, r *http.Request) {
+	var req publishRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if err := req.check(); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "item ID: "+err.Error())
+		return
+	}
+	now := time.Now()
+	m, err := encodeItem(id, req.Category, req.Title, req.Body, c.source, now)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	links, err := c.node.Publish(r.Context(), m)
+	switch {
+	case errors.Is(err, node.ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
+		return
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return // the client went away
+	case err != nil:
+		// The only other failure: the encoded item does not fit in a frame.
+		writeError(w, http.StatusBadRequest, "item too large to send: "+err.Error())
+		return
+	}
+	c.items.add(Item{
+		ID:       id.String(),
+		Category: req.Category,
+		Title:    req.Title,
+		Body:     req.Body,
+		Source:   c.source,
+		Received: now.UTC().Format(time.RFC3339Nano),
+	})
+	c.log.Info("published", "id", id.String(), "category", req.Category, "links", links)
+	writeJSON(w, http.StatusOK, publishResponse{ID: id.String(), Suppressed: links == 0})
+}
+
+func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
+	cat := r.URL.Query().Get("category")
+	if err := checkCategory(cat); err != nil {
+		writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, c.items.list(cat))
+}
+
+func (c *control) subscriptions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, strs(c.node.Status().Subscriptions))
+}
+
+func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
+	var cats []string
+	if !readJSON(w, r, &cats) {
+		return
+	}
+	for _, cat := range cats {
+		if err := checkCategory(cat); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	if err := c.node.SetSubscriptions(cats); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	c.log.Info("subscriptions changed", "categories", cats)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// readJSON decodes the request body, strictly: one JSON value of the
+// expected shape, no unknown fields, at most maxRequestBytes. It answers the
+// request itself when that fails.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
+		err = errors.New("unexpected data after the JSON value")
+	}
+	if err == nil {
+		return true
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxRequestBytes))
+		return false
+	}
+	if errors.Is(err, io.EOF) {
+		err = errors.New("empty request body")
+	}
+	writeError(w, http.StatusBadRequest, "bad JSON: "+err.Error())
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// newControlServer returns the HTTP server for the control API, with timeouts
+// so a stuck client cannot hold connections open.
+func newControlServer(c *control) *http.Server {
+	return &http.Server{
+		Handler:           c.handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(c.log.Handler(), slog.LevelWarn),
+	}
+}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"newsdesk/newsnet"
+)
+
+// Bad command lines fail before anything starts, with a message naming the
+// flag and exit code 2.
+func TestServeFlagErrors(t *testing.T) {
+	data := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string // substring of the error
+	}{
+		{"missing listen", []string{"--data", data}, "--listen HOST:PORT is required"},
+		{"missing data", []string{"--listen", "127.0.0.1:0"}, "--data DIR is required"},
+		{"listen without port", []string{"--listen", "nope", "--data", data}, "--listen"},
+		{"listen port out of range", []string{"--listen", "127.0.0.1:99999", "--data", data}, "port must be a number"},
+		{"wildcard listen without advertise", []string{"--listen", "0.0.0.0:7400", "--data", data}, "--advertise"},
+		{"empty-host listen without advertise", []string{"--listen", ":7400", "--data", data}, "--advertise"},
+		{"bad advertise", []string{"--listen", "0.0.0.0:7400", "--advertise", "10.0.0.1:0", "--data", data}, "--advertise"},
+		{"bad seed", []string{"--listen", "127.0.0.1:0", "--data", data, "--seeds", "127.0.0.1:7400,10.0.0.1"}, "--seeds"},
+		{"seed port zero", []string{"--listen", "127.0.0.1:0", "--data", data, "--seeds", "127.0.0.1:0"}, "--seeds"},
+		{"control on all interfaces", []string{"--listen", "127.0.0.1:0", "--data", data, "--control", "0.0.0.0:0"}, "loopback only"},
+		{"control on a LAN address", []string{"--listen", "127.0.0.1:0", "--data", data, "--control", "192.168.1.10:8080"}, "loopback only"},
+		{"control on a host name", []string{"--listen", "127.0.0.1:0", "--data", data, "--control", "example.com:8080"}, "loopback only"},
+		{"control without host", []string{"--listen", "127.0.0.1:0", "--data", data, "--control", ":8080"}, "loopback only"},
+		{"bad subscription", []string{"--listen", "127.0.0.1:0", "--data", data, "--subscribe", "it,Sales"}, "--subscribe"},
+		{"fanout too small", []string{"--listen", "127.0.0.1:0", "--data", data, "--fanout", "1"}, "--fanout"},
+		{"unknown flag", []string{"--listen", "127.0.0.1:0", "--data", data, "--bogus"}, "not defined: -bogus"},
+		{"stray argument", []string{"--listen", "127.0.0.1:0", "--data", data, "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			err := Serve(context.Background(), tt.args, &stderr, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Serve(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+			var coded interface{ ExitCode() int }
+			if !errors.As(err, &coded) || coded.ExitCode() != 2 {
+				t.Errorf("error %v does not carry exit code 2", err)
+			}
+		})
+	}
+}
+
+func TestServeHelp(t *testing.T) {
+	var stderr bytes.Buffer
+	err := Serve(context.Background(), []string{"-h"}, &stderr, &stderr)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("Serve(-h) = %v, want flag.ErrHelp", err)
+	}
+	if !strings.Contains(stderr.String(), "usage: newsdesk serve") || !strings.Contains(stderr.String(), "-control") {
+		t.Errorf("help text:\n%s", stderr.String())
+	}
+}
+
+func TestParseServeArgs(t *testing.T) {
+	cfg, err := parseServeArgs([]string{
+		"--listen", "0.0.0.0:7401", "--advertise", "10.1.2.3:7401",
+		"--seeds", "10.1.2.1:7400, 10.1.2.2:7400,", "--data", "/tmp/x",
+		"--subscribe", "it,hr/payroll", "--fanout", "8", "--control", "[::1]:0",
+	}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveConfig{
+		listen: "0.0.0.0:7401", advertise: "10.1.2.3:7401",
+		seeds: []newsnet.ServantID{"10.1.2.1:7400", "10.1.2.2:7400"}, data: "/tmp/x",
+		subscribe: []string{"it", "hr/payroll"}, fanout: 8, control: "[::1]:0",
+	}
+	if cfg.listen != want.listen || cfg.advertise != want.advertise || !slices.Equal(cfg.seeds, want.seeds) ||
+		cfg.data != want.data || !slices.Equal(cfg.subscribe, want.subscribe) || cfg.fanout != want.fanout ||
+		cfg.control != want.control {
+		t.Errorf("parsed %+v, want %+v", cfg, want)
+	}
+}
+
+// A data directory that cannot be created is reported as such (not as a
+// usage error).
+func TestServeDataDirNotCreatable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err := Serve(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", filepath.Join(file, "sub")}, &stderr, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "data directory") {
+		t.Fatalf("Serve = %v, want a data directory error", err)
+	}
+}
+
+// The installation ID is created once (0600, in a 0700 directory) and then
+// read back unchanged; a damaged file is an error, not silently replaced.
+func TestInstallationID(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	id, err := prepareDataDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := prepareDataDir(dir)
+	if err != nil || again != id {
+		t.Fatalf("second run: %q, %v; want %q", again, err, id)
+	}
+	for path, mode := range map[string]os.FileMode{dir: 0o700 | os.ModeDir, filepath.Join(dir, installationIDFile): 0o600} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode() != mode {
+			t.Errorf("%s: mode %v, %v; want %v", path, fi.Mode(), err, mode)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("data directory holds %d entries, want only the installation ID", len(entries))
+	}
+	if err := os.WriteFile(filepath.Join(dir, installationIDFile), []byte("not a uuid\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepareDataDir(dir); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("damaged ID file: %v", err)
+	}
+}
+
+func TestCheckCategory(t *testing.T) {
+	for _, c := range []string{"it", "hr", "sales/emea", "a-b/c-d/0", strings.Repeat("x", newsnet.MaxCategoryBytes)} {
+		if err := checkCategory(c); err != nil {
+			t.Errorf("checkCategory(%q) = %v", c, err)
+		}
+	}
+	for _, c := range []string{"", "IT", "a b", "a_b", "/a", "a/", "a//b", "é", strings.Repeat("x", newsnet.MaxCategoryBytes+1)} {
+		if err := checkCategory(c); err == nil {
+			t.Errorf("checkCategory(%q) accepted", c)
+		}
+	}
+}

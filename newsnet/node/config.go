@@ -1,0 +1,121 @@
+package node
+
+import (
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"newsdesk/newsnet"
+)
+
+// Config configures a Node. Only Listen is required.
+type Config struct {
+	// Listen is the TCP address to listen on, "host:port". Port 0 picks a
+	// free port; Node.Addr reports the one chosen.
+	Listen string
+
+	// Advertise is the servant ID: the "host:port" other servants dial to
+	// reach this one. Empty means the actual listen address (with the port
+	// chosen for port 0). It is required when Listen's host is a wildcard
+	// (0.0.0.0, ::, or empty), because a wildcard cannot be dialed and the
+	// ID value (the partition key) must come from the address peers see.
+	Advertise newsnet.ServantID
+
+	// Core holds the protocol tunables, usually newsnet.DefaultConfig with
+	// Seeds filled in. Core.ID is overwritten with the advertised address.
+	// Zero durations and counts are taken from newsnet.DefaultConfig, so a
+	// Config with only Seeds set works. A nil Core.Rand gets a time-seeded
+	// PCG: jitter only has to differ between servants, not repeat.
+	Core newsnet.Config
+
+	// Logger receives the node's log: protocol notes at Info, dropped links
+	// and bad peers at Warn, per-link detail at Debug. Nil discards it.
+	Logger *slog.Logger
+
+	// OnDeliver, if set, receives every multicast message delivered to this
+	// servant (its category is subscribed). It runs on the node's loop
+	// goroutine, the one that owns the protocol core, so it must return
+	// quickly: store the item or hand it to another goroutine, never wait
+	// on the network. It must not call the Node's methods (they wait for the
+	// loop, which is busy running OnDeliver) and must not modify the message,
+	// which may still be being written to other links.
+	OnDeliver func(*newsnet.Multicast)
+}
+
+// Timing of the runtime's own IO. Protocol timing lives in newsnet.Config.
+const (
+	// writeQueueLen bounds the frames queued for one link. A peer that falls
+	// this far behind is closed ("peer too slow") rather than allowed to
+	// block the loop or grow memory without limit.
+	writeQueueLen = 1024
+
+	// handshakeTimeout bounds the hello exchange on an accepted connection,
+	// so a client that connects and says nothing cannot hold a goroutine.
+	handshakeTimeout = 5 * time.Second
+
+	// flushTimeout bounds how long a closing link may spend writing what
+	// was queued before the close, and waiting for the peer's FIN after it.
+	// It is also the bound on Node.Close.
+	flushTimeout = time.Second
+
+	// readBufferSize is the bufio size for reading frames; frames up to
+	// newsnet.MaxFrameBytes are decoded from a reusable scratch buffer.
+	readBufferSize = 32 << 10
+	// writeBufferSize is the bufio size for writing frames: several small
+	// frames queued together go out in one write.
+	writeBufferSize = 32 << 10
+)
+
+// coreConfig returns cfg.Core completed for the servant id: defaults for
+// zero fields, the ID, and a Rand.
+func coreConfig(c newsnet.Config, id newsnet.ServantID) newsnet.Config {
+	d := newsnet.DefaultConfig(id)
+	c.ID = id
+	setDefault(&c.Fanout, d.Fanout)
+	setDefault(&c.TickInterval, d.TickInterval)
+	setDefault(&c.HeartbeatInterval, d.HeartbeatInterval)
+	setDefault(&c.LinkTimeout, d.LinkTimeout)
+	setDefault(&c.JoinTimeout, d.JoinTimeout)
+	setDefault(&c.PartitionInterval, d.PartitionInterval)
+	setDefault(&c.RootSilence, d.RootSilence)
+	setDefault(&c.SeedProbeInterval, d.SeedProbeInterval)
+	setDefault(&c.BackoffMin, d.BackoffMin)
+	setDefault(&c.BackoffMax, d.BackoffMax)
+	setDefault(&c.MaxRedirects, d.MaxRedirects)
+	setDefault(&c.SeenWindow, d.SeenWindow)
+	if c.Rand == nil {
+		now := uint64(time.Now().UnixNano())
+		c.Rand = rand.New(rand.NewPCG(now, now^0x9e3779b97f4a7c15))
+	}
+	return c
+}
+
+func setDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
+		*p = def
+	}
+}
+
+// checkListen validates the listen and advertised addresses before anything
+// is bound. Without Advertise the servant ID is the actual listen address,
+// so a wildcard listen host is refused.
+func checkListen(listen string, advertise newsnet.ServantID) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %v", listen, err)
+	}
+	if advertise != "" {
+		if _, err := newsnet.ParseServantID(string(advertise)); err != nil {
+			return fmt.Errorf("advertised address: %w", err)
+		}
+		return nil
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return fmt.Errorf("listen address %q is a wildcard that other servants cannot dial: "+
+			"give the address they should use with --advertise HOST:PORT", listen)
+	}
+	return nil
+}
