@@ -55,6 +55,11 @@ type Counters struct {
 	Relayed    uint64 // multicast frames forwarded to other servants
 	Duplicates uint64 // copies dropped by ID
 	Resets     uint64 // tree optimization resets this servant sent
+
+	// Frames sent, by kind: multicast payload; periodic upkeep (pings,
+	// partition messages); and control (joins, siblings, resets, routing
+	// information), which is what tree changes cost.
+	MulticastFrames, PeriodicFrames, ControlFrames uint64
 }
 
 type linkKind int
@@ -239,6 +244,14 @@ func (s *Servant) note(format string, args ...any) {
 }
 
 func (s *Servant) send(l *link, m Message) {
+	switch m.(type) {
+	case *Multicast:
+		s.counters.MulticastFrames++
+	case *Ping, *PartitionInfo:
+		s.counters.PeriodicFrames++
+	default:
+		s.counters.ControlFrames++
+	}
 	l.lastSend = s.now
 	s.out = append(s.out, Send{Link: l.id, Msg: m})
 }

@@ -73,7 +73,7 @@ func runSim(size, items int, seed uint64, flood bool) result {
 		control += n.Stats[k]
 	}
 	res.ControlPerJoin = float64(control) / float64(size)
-	depths := n.Depths()
+	depths := sim.DepthsOf(n.Statuses())
 	total := 0
 	for _, d := range depths {
 		total += d
@@ -90,11 +90,12 @@ func runSim(size, items int, seed uint64, flood bool) result {
 		}
 	}
 	alive := n.Alive()
+	sts := n.Statuses()
 	before, minimum := n.Stats["Multicast"], 0
 	for range items {
 		from := alive[r.IntN(len(alive))]
 		cat := benchCategories[r.IntN(len(benchCategories))]
-		minimum += n.MinimumFrames(from.ID, cat)
+		minimum += sim.MinimumFramesOf(sts, from.ID, cat)
 		published[n.PublishAt(from.ID, cat)] = n.Now()
 		n.RunFor(n.Base.TickInterval)
 	}

@@ -7,35 +7,55 @@ import (
 	"newsdesk/newsnet"
 )
 
-// CheckTree verifies that the live servants form exactly one tree: one
-// vertex, every other servant attached, up and down pointers agreeing,
-// following up-servants always reaching the vertex (no cycles), and at most
-// one downlink per slot, each inside its slot.
-func (n *Network) CheckTree() error {
+// Statuses returns a snapshot of every live servant.
+func (n *Network) Statuses() []newsnet.Status {
 	alive := n.Alive()
-	st := make(map[newsnet.ServantID]newsnet.Status, len(alive))
-	for _, nd := range alive {
-		st[nd.ID] = nd.Servant.Status()
+	sts := make([]newsnet.Status, len(alive))
+	for i, nd := range alive {
+		sts[i] = nd.Servant.Status()
 	}
+	return sts
+}
+
+// CheckTree runs CheckTreeOf on the live servants.
+func (n *Network) CheckTree() error { return CheckTreeOf(n.Statuses()) }
+
+// CheckRouting runs CheckRoutingOf on the live servants.
+func (n *Network) CheckRouting() error { return CheckRoutingOf(n.Statuses()) }
+
+func byID(sts []newsnet.Status) map[newsnet.ServantID]newsnet.Status {
+	m := make(map[newsnet.ServantID]newsnet.Status, len(sts))
+	for _, s := range sts {
+		m[s.ID] = s
+	}
+	return m
+}
+
+// CheckTreeOf verifies that the servants of these snapshots form exactly
+// one tree: one vertex, every other servant attached, up and down pointers
+// agreeing, following up-servants always reaching the vertex (no cycles),
+// and at most one downlink per slot, each inside its slot. The simulator and
+// the TCP tests share it.
+func CheckTreeOf(sts []newsnet.Status) error {
+	st := byID(sts)
 	var vertex newsnet.ServantID
-	for _, nd := range alive {
-		s := st[nd.ID]
+	for _, s := range sts {
 		switch s.Role {
 		case newsnet.RoleVertex:
 			if vertex != "" {
-				return fmt.Errorf("two vertices: %s and %s", vertex, nd.ID)
+				return fmt.Errorf("two vertices: %s and %s", vertex, s.ID)
 			}
-			vertex = nd.ID
+			vertex = s.ID
 		case newsnet.RoleAttached:
 			up, ok := st[s.Up]
 			if !ok {
-				return fmt.Errorf("%s is attached to %s, which is not alive", nd.ID, s.Up)
+				return fmt.Errorf("%s is attached to %s, which is not alive", s.ID, s.Up)
 			}
-			if !slices.Contains(up.Downs, nd.ID) {
-				return fmt.Errorf("%s has up %s, which does not list it as a down (%v)", nd.ID, s.Up, up.Downs)
+			if !slices.Contains(up.Downs, s.ID) {
+				return fmt.Errorf("%s has up %s, which does not list it as a down (%v)", s.ID, s.Up, up.Downs)
 			}
 		default:
-			return fmt.Errorf("%s is %s", nd.ID, s.Role)
+			return fmt.Errorf("%s is %s", s.ID, s.Role)
 		}
 		slots := map[int]newsnet.ServantID{}
 		for _, l := range s.Links {
@@ -43,27 +63,27 @@ func (n *Network) CheckTree() error {
 				continue
 			}
 			down, ok := st[l.Peer]
-			if !ok || down.Up != nd.ID {
-				return fmt.Errorf("%s lists down %s, whose up is %q", nd.ID, l.Peer, down.Up)
+			if !ok || down.Up != s.ID {
+				return fmt.Errorf("%s lists down %s, whose up is %q", s.ID, l.Peer, down.Up)
 			}
 			if other, dup := slots[l.Slot]; dup {
-				return fmt.Errorf("%s has two downs in slot %d: %s and %s", nd.ID, l.Slot, other, l.Peer)
+				return fmt.Errorf("%s has two downs in slot %d: %s and %s", s.ID, l.Slot, other, l.Peer)
 			}
 			slots[l.Slot] = l.Peer
 			lo, hi := s.Partition.SlotRange(l.Slot)
 			if v := newsnet.IDValue(l.Peer); v < lo || v > hi {
-				return fmt.Errorf("%s: down %s (value %d) is not in its slot %d [%d,%d]", nd.ID, l.Peer, v, l.Slot, lo, hi)
+				return fmt.Errorf("%s: down %s (value %d) is not in its slot %d [%d,%d]", s.ID, l.Peer, v, l.Slot, lo, hi)
 			}
 		}
 	}
 	if vertex == "" {
-		return fmt.Errorf("no vertex among %d servants", len(alive))
+		return fmt.Errorf("no vertex among %d servants", len(sts))
 	}
-	for _, nd := range alive {
-		id := nd.ID
+	for _, s := range sts {
+		id := s.ID
 		for steps := 0; id != vertex; steps++ {
-			if steps > len(alive) {
-				return fmt.Errorf("cycle above %s", nd.ID)
+			if steps > len(sts) {
+				return fmt.Errorf("cycle above %s", s.ID)
 			}
 			id = st[id].Up
 		}
@@ -71,22 +91,19 @@ func (n *Network) CheckTree() error {
 	return nil
 }
 
-// CheckRouting verifies that every received set equals the true union of
+// CheckRoutingOf verifies that every received set equals the true union of
 // the self sets of every servant beyond its link, and that each side's sent
-// set equals the other side's received set. It assumes CheckTree passed.
-func (n *Network) CheckRouting() error {
-	alive := n.Alive()
-	st := make(map[newsnet.ServantID]newsnet.Status, len(alive))
+// set equals the other side's received set. It assumes CheckTreeOf passed.
+func CheckRoutingOf(sts []newsnet.Status) error {
+	st := byID(sts)
 	children := map[newsnet.ServantID][]newsnet.ServantID{}
 	var vertex newsnet.ServantID
 	total := map[string]int{}
-	for _, nd := range alive {
-		s := nd.Servant.Status()
-		st[nd.ID] = s
+	for _, s := range sts {
 		if s.Up == "" {
-			vertex = nd.ID
+			vertex = s.ID
 		} else {
-			children[s.Up] = append(children[s.Up], nd.ID)
+			children[s.Up] = append(children[s.Up], s.ID)
 		}
 		for _, c := range s.Subscriptions {
 			total[c]++
@@ -118,26 +135,25 @@ func (n *Network) CheckRouting() error {
 		}
 		return newsnet.NewCategorySet(cs...)
 	}
-	for _, nd := range alive {
-		s := st[nd.ID]
+	for _, s := range sts {
 		for _, l := range s.Links {
 			var want newsnet.CategorySet
 			if l.Up {
 				outside := map[string]int{}
 				for c, k := range total {
-					outside[c] = k - sub[nd.ID][c]
+					outside[c] = k - sub[s.ID][c]
 				}
 				want = setOf(outside)
 			} else {
 				want = setOf(sub[l.Peer])
 			}
 			if !l.Received.Equal(want) {
-				return fmt.Errorf("%s: received set from %s is %v, true union is %v", nd.ID, l.Peer, l.Received, want)
+				return fmt.Errorf("%s: received set from %s is %v, true union is %v", s.ID, l.Peer, l.Received, want)
 			}
 			peer := st[l.Peer]
 			for _, pl := range peer.Links {
-				if pl.Peer == nd.ID && !pl.Sent.Equal(l.Received) {
-					return fmt.Errorf("%s sent %v to %s, which holds %v", l.Peer, pl.Sent, nd.ID, l.Received)
+				if pl.Peer == s.ID && !pl.Sent.Equal(l.Received) {
+					return fmt.Errorf("%s sent %v to %s, which holds %v", l.Peer, pl.Sent, s.ID, l.Received)
 				}
 			}
 		}
@@ -146,8 +162,11 @@ func (n *Network) CheckRouting() error {
 }
 
 // Converged reports whether CheckTree and CheckRouting both pass.
-func (n *Network) Converged() bool {
-	return n.CheckTree() == nil && n.CheckRouting() == nil
+func (n *Network) Converged() bool { return ConvergedOf(n.Statuses()) }
+
+// ConvergedOf reports whether CheckTreeOf and CheckRoutingOf both pass.
+func ConvergedOf(sts []newsnet.Status) bool {
+	return CheckTreeOf(sts) == nil && CheckRoutingOf(sts) == nil
 }
 
 // CheckDelivery verifies that message id, published by from in category

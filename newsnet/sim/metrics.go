@@ -2,51 +2,46 @@ package sim
 
 import "newsdesk/newsnet"
 
-// Depths returns the depth of every live servant below the vertex (the
-// vertex has depth 0). It assumes CheckTree passed.
-func (n *Network) Depths() map[newsnet.ServantID]int {
-	up := map[newsnet.ServantID]newsnet.ServantID{}
-	for _, nd := range n.Alive() {
-		up[nd.ID] = nd.Servant.Status().Up
-	}
-	depth := make(map[newsnet.ServantID]int, len(up))
+// DepthsOf returns the depth of every servant below the vertex (the vertex
+// has depth 0). It assumes CheckTreeOf passed.
+func DepthsOf(sts []newsnet.Status) map[newsnet.ServantID]int {
+	st := byID(sts)
+	depth := make(map[newsnet.ServantID]int, len(st))
 	var of func(id newsnet.ServantID) int
 	of = func(id newsnet.ServantID) int {
 		if d, ok := depth[id]; ok {
 			return d
 		}
 		d := 0
-		if p := up[id]; p != "" {
+		if p := st[id].Up; p != "" {
 			d = of(p) + 1
 		}
 		depth[id] = d
 		return d
 	}
-	for id := range up {
+	for id := range st {
 		of(id)
 	}
 	return depth
 }
 
-// MinimumFrames is the fewest frames any overlay on this tree needs to
+// MinimumFramesOf is the fewest frames any overlay on this tree needs to
 // carry an item of category cat from publisher to every subscriber: the
 // number of edges of the subtree spanning the publisher and the subscribers.
 // An edge is needed exactly when both of its sides hold a member.
-func (n *Network) MinimumFrames(publisher newsnet.ServantID, cat string) int {
-	alive := n.Alive()
+func MinimumFramesOf(sts []newsnet.Status, publisher newsnet.ServantID, cat string) int {
 	children := map[newsnet.ServantID][]newsnet.ServantID{}
 	var vertex newsnet.ServantID
 	member := map[newsnet.ServantID]bool{}
 	total := 0
-	for _, nd := range alive {
-		st := nd.Servant.Status()
-		if st.Up == "" {
-			vertex = nd.ID
+	for _, s := range sts {
+		if s.Up == "" {
+			vertex = s.ID
 		} else {
-			children[st.Up] = append(children[st.Up], nd.ID)
+			children[s.Up] = append(children[s.Up], s.ID)
 		}
-		if nd.ID == publisher || newsnet.NewCategorySet(nd.Subscriptions...).Matches(cat) {
-			member[nd.ID] = true
+		if s.ID == publisher || s.Subscriptions.Matches(cat) {
+			member[s.ID] = true
 			total++
 		}
 	}
