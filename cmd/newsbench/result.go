@@ -19,17 +19,18 @@ type result struct {
 	FrameRatio     float64 // multicast frames / minimum frames, over all items
 	LatP50, LatP99 time.Duration
 	Reconverge     time.Duration
+	Churn          int // control frames sent while re-converging
 	Note           string
 }
 
 func printTable(w io.Writer, rs []result) {
-	fmt.Fprintln(w, "| setup | N | mode | join convergence | depth max/mean | control frames/join | frames per item ÷ minimum | latency p50/p99 | re-convergence after kill |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| setup | N | mode | join convergence | depth max/mean | control frames/join | frames per item ÷ minimum | latency p50/p99 | re-convergence after kill | control frames to heal |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
-		fmt.Fprintf(w, "| %s | %d | %s | %v | %d / %.2f | %.2f | %.2f | %v / %v | %v |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %v | %d / %.2f | %.2f | %.2f | %v / %v | %v | %d |\n",
 			r.Setup, r.N, r.Mode, r.JoinConverge.Round(time.Millisecond), r.DepthMax, r.DepthMean,
 			r.ControlPerJoin, r.FrameRatio, r.LatP50.Round(10*time.Microsecond), r.LatP99.Round(10*time.Microsecond),
-			r.Reconverge.Round(time.Millisecond))
+			r.Reconverge.Round(time.Millisecond), r.Churn)
 	}
 }
 

@@ -81,10 +81,37 @@ func runTCP(size, items int, flood bool) (result, error) {
 		}
 		return sim.ConvergedOf(sts)
 	}
-	if err := waitUntil(2*time.Minute, settled); err != nil {
-		return res, fmt.Errorf("join: %w: %v", err, sim.CheckTreeOf(statuses()))
+	// As in the simulation: settled and then quiet for a while, timed to the
+	// last change of the control-frame count.
+	controlTotal := func() uint64 {
+		var c uint64
+		for _, nd := range nodes {
+			c += nd.Status().Counters.ControlFrames
+		}
+		return c
 	}
-	res.JoinConverge = time.Since(start)
+	settle := func(start time.Time, base uint64) (time.Duration, uint64, error) {
+		last, lastAt := base, start
+		quietSince := time.Time{}
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			if c := controlTotal(); c != last {
+				last, lastAt, quietSince = c, time.Now(), time.Time{}
+			} else if settled() {
+				if quietSince.IsZero() {
+					quietSince = time.Now()
+				} else if time.Since(quietSince) >= quietPeriod {
+					return lastAt.Sub(start), last - base, nil
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return 0, 0, fmt.Errorf("not settled after 2m: %v", sim.CheckTreeOf(statuses()))
+	}
+	var err error
+	if res.JoinConverge, _, err = settle(start, 0); err != nil {
+		return res, fmt.Errorf("join: %w", err)
+	}
 
 	sts := statuses()
 	control := uint64(0)
@@ -128,30 +155,23 @@ func runTCP(size, items int, flood bool) (result, error) {
 	res.LatP50, res.LatP99 = percentile(lat, 50), percentile(lat, 99)
 	mu.Unlock()
 
-	// Stop the non-vertex servant with the most down-servants.
+	// Stop the non-vertex servant with the most down-servants. Its own
+	// frames are not counted: it is gone.
 	victim, most := -1, -1
 	for i, nd := range nodes {
 		if st := nd.Status(); st.Up != "" && len(st.Downs) > most {
 			victim, most = i, len(st.Downs)
 		}
 	}
-	nodes[victim].Close()
+	victimNode := nodes[victim]
 	nodes = append(nodes[:victim], nodes[victim+1:]...)
+	base := controlTotal()
 	start = time.Now()
-	if err := waitUntil(2*time.Minute, settled); err != nil {
-		return res, fmt.Errorf("re-join: %w: %v", err, sim.CheckTreeOf(statuses()))
+	victimNode.Close()
+	var churn uint64
+	if res.Reconverge, churn, err = settle(start, base); err != nil {
+		return res, fmt.Errorf("re-join: %w", err)
 	}
-	res.Reconverge = time.Since(start)
+	res.Churn = int(churn)
 	return res, nil
-}
-
-func waitUntil(limit time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not settled after %v", limit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return nil
 }
