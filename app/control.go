@@ -157,6 +157,10 @@ type countersJSON struct {
 	Relayed    uint64 `json:"relayed"`
 	Duplicates uint64 `json:"duplicates"`
 	Resets     uint64 `json:"resets"`
+
+	MulticastFrames uint64 `json:"multicastFrames"`
+	PeriodicFrames  uint64 `json:"periodicFrames"`
+	ControlFrames   uint64 `json:"controlFrames"`
 }
 
 // strs converts to []string, never nil: the API promises [] rather than null.
