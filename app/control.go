@@ -157,6 +157,7 @@ type countersJSON struct {
 	Relayed    uint64 `json:"relayed"`
 	Duplicates uint64 `json:"duplicates"`
 	Resets     uint64 `json:"resets"`
+	Lost       uint64 `json:"lost"` // needed items no holder could retransmit
 
 	MulticastFrames uint64 `json:"multicastFrames"`
 	PeriodicFrames  uint64 `json:"periodicFrames"`
@@ -187,7 +188,13 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		RootPath:      strs(st.RootPath),
 		Source:        c.source,
 		Control:       c.addr,
-		Counters:      countersJSON(st.Counters),
+		Counters: countersJSON{
+			Published: st.Counters.Published, Suppressed: st.Counters.Suppressed,
+			Delivered: st.Counters.Delivered, Relayed: st.Counters.Relayed,
+			Duplicates: st.Counters.Duplicates, Resets: st.Counters.Resets, Lost: st.Counters.Lost,
+			MulticastFrames: st.Counters.MulticastFrames, PeriodicFrames: st.Counters.PeriodicFrames,
+			ControlFrames: st.Counters.ControlFrames,
+		},
 	}
 	for i, l := range st.Links {
 		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up}

@@ -323,8 +323,11 @@ func TestServeEndToEnd(t *testing.T) {
 	if r := a.publish(t, "it", "Nobody", ""); !r.Suppressed {
 		t.Errorf("publish it after b unsubscribed = %+v, want suppressed", r)
 	}
-	waitFor(t, "the sales item on b", func() error {
-		if items := b.items(t, "sales"); len(items) != 1 || items[0].ID != r3.ID {
+	// Q3 was published before b subscribed to sales; Q4's history tells b
+	// that it missed a sales item of a's, which b now needs, so b asks for it
+	// and delivers both in a's order.
+	waitFor(t, "the sales items on b", func() error {
+		if items := b.items(t, "sales"); len(items) != 2 || items[0].Title != "Q3" || items[1].ID != r3.ID {
 			return fmt.Errorf("b lists %+v under sales", items)
 		}
 		return nil

@@ -174,6 +174,7 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 
 	core := newsnet.DefaultConfig("")
 	core.Seeds = cfg.seeds
+	core.Source = source
 	core.Fanout = cfg.fanout
 	// The node gets its own lifetime: on cancellation the control API stops
 	// first, so no request meets a half-closed servant, then the node.

@@ -66,6 +66,46 @@ type Config struct {
 	// copies a re-forming tree may deliver twice. Default 8192.
 	SeenWindow int
 
+	// Source is this installation's persistent ID (a UUID), which orders
+	// and names its publications independently of its address. Empty means
+	// the servant ID.
+	Source string
+
+	// OwnCount is the communication count of this source's last
+	// publication, as persisted by the host: counts continue after it, so a
+	// restart never reuses one.
+	OwnCount uint64
+
+	// Expected holds, per source, the next count this servant expects, as
+	// persisted by the host from Progress actions.
+	Expected map[string]uint64
+
+	// Archive, if set, lets the core find messages the host stores: to
+	// answer retransmission requests as a holder, and to recognise a missed
+	// count it already has. Nil means only the in-memory relay cache.
+	Archive Archive
+
+	// HistoryWindow is how many earlier messages each multicast message
+	// describes in its history. A gap older than this is classified by
+	// asking for the categories first. Default 256.
+	HistoryWindow int
+
+	// RecoverTimeout is the first wait for an answer to a retransmission
+	// request; each retry doubles it. After RecoverAttempts tries the counts
+	// are recorded as lost and later messages are released. Defaults 1s, 6
+	// (about a minute in all).
+	RecoverTimeout  time.Duration
+	RecoverAttempts int
+
+	// RelayCache bounds the messages kept in memory to answer
+	// retransmission requests from servants below. Default 4096.
+	RelayCache int
+
+	// KnownCategories seeds the table that maps short IDs in histories back
+	// to categories (the catalog); categories seen in messages are added as
+	// they arrive. A short ID not in the table is classified by asking.
+	KnownCategories []string
+
 	// Flood turns the servant into the benchmark baseline: no multicast
 	// routing information is exchanged and every multicast message is
 	// forwarded on every tree link (delivered locally only when subscribed).
@@ -75,6 +115,14 @@ type Config struct {
 	// Rand supplies jitter. The core has no randomness of its own; pass a
 	// seeded source for repeatable runs. Required.
 	Rand *rand.Rand
+}
+
+// Archive is the host's store of messages, as the core sees it.
+type Archive interface {
+	// Lookup returns the stored message of source with this count, or nil.
+	// It is called from Step, on the goroutine that owns the servant, and
+	// must not wait on the network (a read of the local store is fine).
+	Lookup(source string, count uint64) *Multicast
 }
 
 // DefaultConfig returns the defaults for the servant id. Rand is left nil:
@@ -94,6 +142,10 @@ func DefaultConfig(id ServantID) Config {
 		BackoffMax:        8 * time.Second,
 		MaxRedirects:      32,
 		SeenWindow:        8192,
+		HistoryWindow:     256,
+		RecoverTimeout:    time.Second,
+		RecoverAttempts:   6,
+		RelayCache:        4096,
 	}
 }
 
@@ -133,6 +185,16 @@ func (c *Config) Validate() error {
 		return errors.New("max redirects must be at least 1")
 	case c.SeenWindow < 1:
 		return errors.New("seen window must be at least 1")
+	case c.HistoryWindow < 0 || c.HistoryWindow > MaxHistoryRuns:
+		return fmt.Errorf("history window must be 0..%d", MaxHistoryRuns)
+	case c.RecoverTimeout < c.TickInterval:
+		return errors.New("recover timeout must be at least one tick")
+	case c.RecoverAttempts < 1:
+		return errors.New("recover attempts must be at least 1")
+	case c.RelayCache < 0:
+		return errors.New("relay cache must not be negative")
+	case len(c.Source) > MaxIDBytes:
+		return fmt.Errorf("source longer than %d bytes", MaxIDBytes)
 	case c.Rand == nil:
 		return errors.New("rand is required (the core has no randomness of its own)")
 	}

@@ -101,7 +101,16 @@ type Deliver struct {
 // nothing was sent (suppressed, JP5458944B2).
 type Published struct {
 	ID    [16]byte
+	Count uint64 // the communication count it was given; persist it
 	Links int
+}
+
+// Progress reports that the next count expected from Source moved to Next
+// (messages delivered, or counts resolved as not needed or lost). The host
+// persists it and passes it back in Config.Expected after a restart.
+type Progress struct {
+	Source string
+	Next   uint64
 }
 
 // Note is a human-readable line about a protocol decision worth logging
@@ -114,3 +123,4 @@ func (Close) isAction()     {}
 func (Deliver) isAction()   {}
 func (Published) isAction() {}
 func (Note) isAction()      {}
+func (Progress) isAction()  {}

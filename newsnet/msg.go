@@ -20,6 +20,8 @@ const (
 	typeRouting      msgType = 8
 	typeMulticast    msgType = 9
 	typePing         msgType = 10
+	typeRecover      msgType = 11
+	typeRecovered    msgType = 12
 )
 
 // JoinRequest is the connector's participation request (JP4353827B2 S109).
@@ -77,11 +79,55 @@ type RoutingInfo struct {
 }
 
 // Multicast is a message addressed to a category (multicast group).
+//
+// Source, Count and History are JP3679935B2's transmission source ID,
+// communication count and past message ID information: the receiver finds
+// gaps in Count and learns from History whether it needed what it missed.
 type Multicast struct {
 	ID       [16]byte // unique item ID (a UUID); used to drop copies
-	Category string   // the multicast ID
-	Source   string   // the publishing installation
-	Payload  []byte   // opaque to the overlay: the encoded news item
+	Category string   // the multicast ID (the patent's message ID)
+	Source   string   // the publishing installation (a persistent UUID)
+	Count    uint64   // the source's communication count, from 1
+	// History describes the categories of the source's messages before this
+	// one, newest first, as runs of short IDs (see ShortID).
+	History []HistoryRun
+	Payload []byte // opaque to the overlay: the encoded news item
+}
+
+// HistoryRun says that Len consecutive earlier messages of the source had
+// categories with short ID Short.
+type HistoryRun struct {
+	Short uint32
+	Len   uint32
+}
+
+// Recover asks for messages of Source (or only their categories) that the
+// requester missed. It travels toward the source along the reverse path (the
+// link each hop's copies of the source's messages arrived on) until a
+// servant holding them answers. Trail lists the servants it passed,
+// requester first, so the answers can retrace it.
+type Recover struct {
+	Source         string
+	Counts         []uint64 // ascending
+	CategoriesOnly bool     // classify a gap older than the history window
+	Trail          []ServantID
+}
+
+// Recovered answers a Recover, travelling back along Trail (each hop removes
+// itself from the end). It carries one message, or the categories of counts
+// (for CategoriesOnly), or the counts nobody on the path holds.
+type Recovered struct {
+	Trail      []ServantID
+	Source     string
+	Msg        *Multicast      // a retransmitted message, or nil
+	Categories []CountCategory // answers to a CategoriesOnly request
+	Missing    []uint64        // counts the end of the path does not hold
+}
+
+// CountCategory is the category of the source's message with this count.
+type CountCategory struct {
+	Count    uint64
+	Category string
 }
 
 // Ping keeps an otherwise idle link alive so a vanished peer is noticed.
@@ -97,6 +143,8 @@ func (*Reset) msgType() msgType         { return typeReset }
 func (*RoutingInfo) msgType() msgType   { return typeRouting }
 func (*Multicast) msgType() msgType     { return typeMulticast }
 func (*Ping) msgType() msgType          { return typePing }
+func (*Recover) msgType() msgType       { return typeRecover }
+func (*Recovered) msgType() msgType     { return typeRecovered }
 
 // Limits of a well-formed message, checked by the decoder before allocating.
 const (
@@ -106,4 +154,6 @@ const (
 	MaxCategories    = 4096      // one routing set
 	MaxPathLen       = 256       // root paths and sibling lists
 	MaxReasonBytes   = 1024
+	MaxHistoryRuns   = 4096 // runs in one message's history
+	MaxCounts        = 4096 // counts in one Recover or Recovered
 )

@@ -44,26 +44,42 @@ func (s *Servant) setSelf(set CategorySet) {
 		return
 	}
 	s.self = set
+	for _, c := range set {
+		s.learnCategory(c)
+	}
 	s.routeInfoAllExcept(nil)
 }
 
 // route is multicast message routing (Fig. 9): deliver locally when the
 // category is ours (S532) and forward on every other link whose received set
 // holds it (S533-S535).
+//
+// Local delivery of a counted message goes through the source's sequence
+// (order.go), which holds it back until what it follows is resolved.
 func (s *Servant) route(from *link, m *Multicast) {
 	if !s.seen.add(m.ID) {
 		s.counters.Duplicates++
 		return
-	}
-	if s.self.Matches(m.Category) {
-		s.counters.Delivered++
-		s.out = append(s.out, Deliver{Msg: m, From: from.id})
 	}
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, m.Category) {
 			s.counters.Relayed++
 			s.send(l, m)
 		}
+	}
+	s.cache.add(m)
+	switch {
+	case m.Source == s.cfg.Source:
+		// Our own publication come back: we never deliver to ourselves.
+	case m.Count == 0:
+		// Unsequenced: deliver as it comes.
+		if s.self.Matches(m.Category) {
+			s.counters.Delivered++
+			s.out = append(s.out, Deliver{Msg: m, From: from.id})
+		}
+	default:
+		s.source(m.Source).arrival = from.id
+		s.sequence(m, from.id)
 	}
 }
 
@@ -75,20 +91,33 @@ func (s *Servant) wants(l *link, c string) bool {
 // publish sends a message of our own on every link leading to a subscriber.
 // With no such link nothing is sent: the publication is suppressed
 // (JP5458944B2's unnecessary event notification never leaves the servant).
-func (s *Servant) publish(m *Multicast) {
+//
+// The message gets its source and count (the host may set a persisted count
+// above the last one; zero means the next) and the history of the source's
+// previous categories.
+func (s *Servant) publish(orig *Multicast) {
 	s.counters.Published++
+	m := *orig // the host's message stays as it was; Published reports the count
+	m.Source = s.cfg.Source
+	if m.Count <= s.ownCount {
+		m.Count = s.ownCount + 1
+	}
+	s.ownCount = m.Count
+	m.History = s.own.runs()
+	s.own.add(m.Category)
+	s.cache.add(&m)
 	s.seen.add(m.ID)
 	n := 0
 	for _, l := range s.treeLinks() {
 		if s.wants(l, m.Category) {
-			s.send(l, m)
+			s.send(l, &m)
 			n++
 		}
 	}
 	if n == 0 {
 		s.counters.Suppressed++
 	}
-	s.out = append(s.out, Published{ID: m.ID, Links: n})
+	s.out = append(s.out, Published{ID: m.ID, Count: m.Count, Links: n})
 }
 
 // seenSet remembers the most recent multicast IDs in a ring, so a copy that

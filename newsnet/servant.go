@@ -42,6 +42,14 @@ type Servant struct {
 	self CategorySet
 	seen seenSet
 
+	// Ordered delivery and retransmission (JP3679935B2).
+	sources    map[string]*sourceState
+	progressed map[string]bool     // sources whose next count moved this step
+	known      map[uint32][]string // short ID -> categories seen
+	cache      relayCache
+	ownCount   uint64
+	own        ownHistory
+
 	nextDial LinkID
 	out      []Action
 	counters Counters
@@ -55,6 +63,7 @@ type Counters struct {
 	Relayed    uint64 // multicast frames forwarded to other servants
 	Duplicates uint64 // copies dropped by ID
 	Resets     uint64 // tree optimization resets this servant sent
+	Lost       uint64 // needed messages no holder could retransmit
 
 	// Frames sent, by kind: multicast payload; periodic upkeep (pings,
 	// partition messages); and control (joins, siblings, resets, routing
@@ -91,17 +100,30 @@ func New(cfg Config) (*Servant, error) {
 		return nil, fmt.Errorf("newsnet config: %w", err)
 	}
 	cfg.Seeds = slices.Clone(cfg.Seeds)
+	if cfg.Source == "" {
+		cfg.Source = string(cfg.ID)
+	}
 	v := IDValue(cfg.ID)
 	s := &Servant{
-		cfg:   cfg,
-		id:    cfg.ID,
-		value: v,
-		links: make(map[LinkID]*link),
-		vmin:  v,
-		vmax:  v,
-		seen:  newSeenSet(cfg.SeenWindow),
+		cfg:        cfg,
+		id:         cfg.ID,
+		value:      v,
+		links:      make(map[LinkID]*link),
+		vmin:       v,
+		vmax:       v,
+		seen:       newSeenSet(cfg.SeenWindow),
+		sources:    map[string]*sourceState{},
+		progressed: map[string]bool{},
+		known:      map[uint32][]string{},
+		cache:      relayCache{limit: cfg.RelayCache},
+		ownCount:   cfg.OwnCount,
+		own:        ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = ComputePartition(v, v, cfg.Fanout)
+	for _, c := range cfg.KnownCategories {
+		s.learnCategory(c)
+	}
+	s.restoreOwnHistory()
 	return s, nil
 }
 
@@ -159,6 +181,7 @@ func (s *Servant) Step(ev Event) []Action {
 	default:
 		panic(fmt.Sprintf("newsnet: unknown event %T", ev))
 	}
+	s.flushProgress()
 	out := s.out
 	s.out = nil
 	return out
@@ -381,6 +404,14 @@ func (s *Servant) receive(l *link, m Message) {
 	case *Multicast:
 		if l.kind == linkUp || l.kind == linkDown {
 			s.route(l, m)
+		}
+	case *Recover:
+		if l.kind == linkUp || l.kind == linkDown {
+			s.handleRecover(l, m)
+		}
+	case *Recovered:
+		if l.kind == linkUp || l.kind == linkDown {
+			s.handleRecovered(m)
 		}
 	default:
 		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))

@@ -6,6 +6,7 @@ func (s *Servant) tick() {
 	s.tickLinks()
 	s.tickConnector()
 	s.tickTree()
+	s.tickRecover()
 }
 
 // tickLinks sends a Ping on every link idle in the send direction and closes

@@ -59,6 +59,8 @@ var (
 	errEmptyCategory   = errors.New("empty category")
 	errUnsortedCatSet  = errors.New("category set not sorted")
 	errDuplicateCatSet = errors.New("duplicate category")
+	errBadFlag         = errors.New("flag must be 0 or 1")
+	errEmptyRun        = errors.New("history run of length 0")
 )
 
 // WriteHello writes this side's handshake: the magic and ProtocolVersion.
@@ -247,6 +249,10 @@ func newMessage(t msgType) wireMessage {
 		return new(Multicast)
 	case typePing:
 		return new(Ping)
+	case typeRecover:
+		return new(Recover)
+	case typeRecovered:
+		return new(Recovered)
 	}
 	return nil
 }
@@ -274,6 +280,10 @@ func wireName(t msgType) string {
 		return "Multicast"
 	case typePing:
 		return "Ping"
+	case typeRecover:
+		return "Recover"
+	case typeRecovered:
+		return "Recovered"
 	}
 	return fmt.Sprintf("type %d", t)
 }
@@ -301,6 +311,10 @@ func isNil(m wireMessage) bool {
 	case *Multicast:
 		return m == nil
 	case *Ping:
+		return m == nil
+	case *Recover:
+		return m == nil
+	case *Recovered:
 		return m == nil
 	}
 	return true
@@ -355,6 +369,8 @@ func (m *Multicast) marshal(e *encoder) {
 	e.raw16(m.ID)
 	e.string("category", m.Category, MaxCategoryBytes)
 	e.string("source", m.Source, MaxIDBytes)
+	e.uvarint(m.Count)
+	e.history(m.History)
 	e.bytes("payload", m.Payload)
 }
 
@@ -362,7 +378,45 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.ID = d.raw16("id")
 	m.Category = d.string("category", MaxCategoryBytes)
 	m.Source = d.string("source", MaxIDBytes)
+	m.Count = d.uvarint("count")
+	m.History = d.history()
 	m.Payload = d.bytes("payload")
+}
+
+func (m *Recover) marshal(e *encoder) {
+	e.string("source", m.Source, MaxIDBytes)
+	e.counts("counts", m.Counts)
+	e.flag(m.CategoriesOnly)
+	e.ids("trail", m.Trail)
+}
+
+func (m *Recover) unmarshal(d *decoder) {
+	m.Source = d.string("source", MaxIDBytes)
+	m.Counts = d.counts("counts")
+	m.CategoriesOnly = d.flag("categoriesOnly")
+	m.Trail = d.ids("trail")
+}
+
+func (m *Recovered) marshal(e *encoder) {
+	e.ids("trail", m.Trail)
+	e.string("source", m.Source, MaxIDBytes)
+	e.flag(m.Msg != nil)
+	if m.Msg != nil {
+		m.Msg.marshal(e)
+	}
+	e.countCategories(m.Categories)
+	e.counts("missing", m.Missing)
+}
+
+func (m *Recovered) unmarshal(d *decoder) {
+	m.Trail = d.ids("trail")
+	m.Source = d.string("source", MaxIDBytes)
+	if d.flag("msg") {
+		m.Msg = new(Multicast)
+		m.Msg.unmarshal(d)
+	}
+	m.Categories = d.countCategories()
+	m.Missing = d.counts("missing")
 }
 
 func (*Ping) marshal(*encoder)   {}
@@ -457,6 +511,53 @@ func (e *encoder) categories(field string, cs CategorySet) {
 
 // checkCategorySet reports whether cs is a well-formed CategorySet: sorted,
 // duplicate-free, no empty category.
+func (e *encoder) flag(b bool) {
+	if b {
+		e.uvarint(1)
+	} else {
+		e.uvarint(0)
+	}
+}
+
+func (e *encoder) history(h []HistoryRun) {
+	if len(h) > MaxHistoryRuns {
+		e.fail(fmt.Errorf("history: %w: %d > %d", errTooMany, len(h), MaxHistoryRuns))
+		return
+	}
+	e.uvarint(uint64(len(h)))
+	for _, r := range h {
+		if r.Len == 0 {
+			e.fail(fmt.Errorf("history: %w", errEmptyRun))
+			return
+		}
+		e.uvarint(uint64(r.Short))
+		e.uvarint(uint64(r.Len))
+	}
+}
+
+func (e *encoder) counts(field string, cs []uint64) {
+	if len(cs) > MaxCounts {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(cs), MaxCounts))
+		return
+	}
+	e.uvarint(uint64(len(cs)))
+	for _, c := range cs {
+		e.uvarint(c)
+	}
+}
+
+func (e *encoder) countCategories(cc []CountCategory) {
+	if len(cc) > MaxCounts {
+		e.fail(fmt.Errorf("categories: %w: %d > %d", errTooMany, len(cc), MaxCounts))
+		return
+	}
+	e.uvarint(uint64(len(cc)))
+	for _, c := range cc {
+		e.uvarint(c.Count)
+		e.string("category", c.Category, MaxCategoryBytes)
+	}
+}
+
 func checkCategorySet(cs CategorySet) error {
 	for i, c := range cs {
 		if c == "" {
@@ -587,6 +688,76 @@ func (d *decoder) categories(field string) CategorySet {
 		return nil
 	}
 	return cs
+}
+
+func (d *decoder) flag(field string) bool {
+	switch v := d.uvarint(field); {
+	case d.err != nil:
+		return false
+	case v > 1:
+		d.fail(fmt.Errorf("%s: %w: %d", field, errBadFlag, v))
+		return false
+	default:
+		return v == 1
+	}
+}
+
+// uint32 reads a uvarint that must fit 32 bits.
+func (d *decoder) uint32(field string) uint32 {
+	v := d.uvarint(field)
+	if v > 1<<32-1 {
+		d.fail(fmt.Errorf("%s: %w: %d", field, errTooLong, v))
+		return 0
+	}
+	return uint32(v)
+}
+
+func (d *decoder) history() []HistoryRun {
+	n := d.count("history", MaxHistoryRuns)
+	if n == 0 {
+		return nil
+	}
+	h := make([]HistoryRun, n)
+	for i := range h {
+		h[i] = HistoryRun{Short: d.uint32("history short"), Len: d.uint32("history run")}
+		if d.err == nil && h[i].Len == 0 {
+			d.fail(fmt.Errorf("history: %w", errEmptyRun))
+		}
+		if d.err != nil {
+			return nil
+		}
+	}
+	return h
+}
+
+func (d *decoder) counts(field string) []uint64 {
+	n := d.count(field, MaxCounts)
+	if n == 0 {
+		return nil
+	}
+	cs := make([]uint64, n)
+	for i := range cs {
+		cs[i] = d.uvarint(field)
+	}
+	if d.err != nil {
+		return nil
+	}
+	return cs
+}
+
+func (d *decoder) countCategories() []CountCategory {
+	n := d.count("categories", MaxCounts)
+	if n == 0 {
+		return nil
+	}
+	cc := make([]CountCategory, n)
+	for i := range cc {
+		cc[i] = CountCategory{Count: d.uvarint("count"), Category: d.string("category", MaxCategoryBytes)}
+	}
+	if d.err != nil {
+		return nil
+	}
+	return cc
 }
 
 // decodeStrings reads a list of at most maxCount length-prefixed strings of

@@ -63,15 +63,23 @@ func wireExamples() []struct {
 		{"Multicast/maxFields", &Multicast{ID: id, Category: strings.Repeat("c", MaxCategoryBytes), Source: strings.Repeat("s", MaxIDBytes), Payload: []byte{0}}},
 		{"Multicast/64KiB", &Multicast{ID: id, Category: "tech", Source: "10.0.0.9:7000", Payload: payload64k}},
 		{"Multicast/maxFrame", maxFrameMulticast()},
+		{"Multicast/history", &Multicast{ID: id, Category: "it", Source: "hq", Count: 1 << 40,
+			History: []HistoryRun{{Short: ShortID("it"), Len: 3}, {Short: 1<<32 - 1, Len: 1<<32 - 1}}}},
 		{"Ping", &Ping{}},
+		{"Recover", &Recover{Source: "hq", Counts: []uint64{3, 4, 1 << 50}, Trail: []ServantID{"a:1", "b:2"}}},
+		{"Recover/categories", &Recover{Source: "hq", Counts: []uint64{1}, CategoriesOnly: true}},
+		{"Recovered/msg", &Recovered{Trail: []ServantID{"a:1"}, Source: "hq",
+			Msg: &Multicast{ID: id, Category: "it", Source: "hq", Count: 7, Payload: []byte("x")}}},
+		{"Recovered/categories", &Recovered{Source: "hq", Categories: []CountCategory{{Count: 5, Category: "hr"}}}},
+		{"Recovered/missing", &Recovered{Source: "hq", Missing: []uint64{9}}},
 	}
 }
 
 // maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
-// type byte, ID, two empty strings (one length byte each), a 3-byte payload
-// length and the payload.
+// type byte, ID, two empty strings (one length byte each), a zero count, an
+// empty history, a 3-byte payload length and the payload.
 func maxFrameMulticast() *Multicast {
-	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-3)}
+	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-3)}
 }
 
 func TestWireExamplesCoverEveryType(t *testing.T) {
@@ -158,8 +166,11 @@ func TestWireGolden(t *testing.T) {
 		{&PartitionInfo{Lo: 0, Hi: 127}, "00000004" + "06" + "00" + "7f" + "00"},
 		{&Reset{}, "00000001" + "07"},
 		{&RoutingInfo{Categories: CategorySet{"a", "b/c"}}, "00000008" + "08" + "02" + "0161" + "03622f63"},
-		{&Multicast{ID: [16]byte{15: 1}, Category: "c", Source: "s", Payload: []byte{9}}, "00000017" + "09" +
-			"00000000000000000000000000000001" + "0163" + "0173" + "0109"},
+		{&Multicast{ID: [16]byte{15: 1}, Category: "c", Source: "s", Count: 2,
+			History: []HistoryRun{{Short: 5, Len: 2}}, Payload: []byte{9}}, "0000001b" + "09" +
+			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "0109"},
+		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Trail: []ServantID{"a"}}, "00000009" + "0b" +
+			"0173" + "0103" + "01" + "010161"},
 		{&Ping{}, "00000001" + "0a"},
 	}
 	for _, tt := range tests {
@@ -269,7 +280,11 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"trailing after Ping", wireCat(typePing, "x"), errTrailingBytes},
 		{"trailing after Reset", wireCat(typeReset, []byte{0}), errTrailingBytes},
 		{"trailing after JoinRequest", wireCat(typeJoinRequest, str("a:1"), "junk"), errTrailingBytes},
-		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), str("p"), []byte{0}), errTrailingBytes},
+		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0}, str("p"), []byte{0}), errTrailingBytes},
+		{"history run of 0", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
+		{"history short over 32 bits", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
+		{"flag 2", wireCat(typeRecover, str("s"), []byte{0, 2, 0}), errBadFlag},
+		{"too many counts", wireCat(typeRecover, str("s"), wireUv(MaxCounts+1)), errTooMany},
 		{"long ID", wireCat(typeJoinRequest, long(MaxIDBytes+1)), errTooLong},
 		{"long ID claimed, not present", wireCat(typeJoinRedirect, wireUv(1<<40)), errTooLong},
 		{"long reason", wireCat(typeJoinRefuse, long(MaxReasonBytes+1)), errTooLong},
@@ -286,7 +301,7 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"duplicate categories", wireCat(typeRouting, wireUv(2), str("a"), str("a")), errDuplicateCatSet},
 		{"empty category", wireCat(typeRouting, wireUv(1), str("")), errEmptyCategory},
 		{"payload longer than frame", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(10), "abc"), errTruncated},
-		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(1<<40)), errTooLong},
+		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0}, wireUv(1<<40)), errTooLong},
 		{"short ID array", wireCat(typeMulticast, id16[:15]), errTruncated},
 		{"non-minimal uvarint", wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)), errNonCanonical},
 		{"non-minimal length", wireCat(typeJoinRequest, []byte{0x81, 0x00}, "a"), errNonCanonical},

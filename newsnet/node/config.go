@@ -42,6 +42,11 @@ type Config struct {
 	// loop, which is busy running OnDeliver) and must not modify the message,
 	// which may still be being written to other links.
 	OnDeliver func(*newsnet.Multicast)
+
+	// OnProgress, if set, receives the next count expected from a source
+	// whenever it moves, for the host to persist and pass back in
+	// Core.Expected after a restart. Same rules as OnDeliver.
+	OnProgress func(source string, next uint64)
 }
 
 // Timing of the runtime's own IO. Protocol timing lives in newsnet.Config.
@@ -85,6 +90,10 @@ func coreConfig(c newsnet.Config, id newsnet.ServantID) newsnet.Config {
 	setDefault(&c.BackoffMax, d.BackoffMax)
 	setDefault(&c.MaxRedirects, d.MaxRedirects)
 	setDefault(&c.SeenWindow, d.SeenWindow)
+	setDefault(&c.HistoryWindow, d.HistoryWindow)
+	setDefault(&c.RecoverTimeout, d.RecoverTimeout)
+	setDefault(&c.RecoverAttempts, d.RecoverAttempts)
+	setDefault(&c.RelayCache, d.RelayCache)
 	if c.Rand == nil {
 		now := uint64(time.Now().UnixNano())
 		c.Rand = rand.New(rand.NewPCG(now, now^0x9e3779b97f4a7c15))

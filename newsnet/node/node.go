@@ -39,7 +39,8 @@ type Node struct {
 	log  *slog.Logger
 	ln   net.Listener
 
-	onDeliver func(*newsnet.Multicast)
+	onDeliver  func(*newsnet.Multicast)
+	onProgress func(source string, next uint64)
 
 	ctx    context.Context // ends the node; cancelled by Close or the caller
 	cancel context.CancelFunc
@@ -120,6 +121,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		log:        log.With("servant", string(id)),
 		ln:         ln,
 		onDeliver:  cfg.OnDeliver,
+		onProgress: cfg.OnProgress,
 		done:       make(chan struct{}),
 		accepted:   make(chan accepted),
 		dialed:     make(chan dialed),
@@ -274,6 +276,10 @@ func (n *Node) act(a newsnet.Action) {
 	case newsnet.Published:
 		if links := n.publishing[a.ID]; links != nil {
 			*links = a.Links
+		}
+	case newsnet.Progress:
+		if n.onProgress != nil {
+			n.onProgress(a.Source, a.Next)
 		}
 	case newsnet.Note:
 		n.log.Info(a.Text)

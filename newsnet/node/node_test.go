@@ -203,8 +203,10 @@ func TestTwoNodes(t *testing.T) {
 	jd.mu.Lock()
 	got := jd.msgs[0]
 	jd.mu.Unlock()
-	if got.Category != "it" || got.Source != "test" || !bytes.Equal(got.Payload, m.Payload) {
-		t.Errorf("delivered %+v, want %+v", got, m)
+	// The core stamps the publisher's source (Config.Source, by default its
+	// ID) and count.
+	if got.Category != "it" || got.Source != string(v.Addr()) || got.Count != 1 || !bytes.Equal(got.Payload, m.Payload) {
+		t.Errorf("delivered %+v, want %+v from %s, count 1", got, m, v.Addr())
 	}
 
 	up := newMsg("hr")

@@ -9,6 +9,7 @@ package sim
 import (
 	"container/heap"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -45,6 +46,9 @@ type Network struct {
 	// WireCheck passes every frame through the wire codec, so a message the
 	// core builds but the codec cannot carry fails the run.
 	WireCheck bool
+	// Filter, when set, sees every frame before it is scheduled; returning
+	// false drops it (a frame lost with a relay that died mid-write).
+	Filter func(from, to newsnet.ServantID, m newsnet.Message) bool
 	// Trace, when set, receives every action a servant returns.
 	Trace func(at time.Time, id newsnet.ServantID, a newsnet.Action)
 }
@@ -62,6 +66,15 @@ type Node struct {
 	Published map[[16]byte]int
 	// Seeds is the seed list the servant boots with; kept across restarts.
 	Seeds []newsnet.ServantID
+	// Order lists the delivered messages per source, in delivery order.
+	Order map[string][]uint64
+
+	// What a host persists, kept across restarts: the messages it stored
+	// (delivered or published), the next count expected per source, and
+	// the count of its own last publication.
+	Store    Archive
+	Expected map[string]uint64
+	OwnCount uint64
 
 	nextInbound newsnet.LinkID
 	incarnation int
@@ -141,7 +154,7 @@ func (n *Network) Add(id newsnet.ServantID, seeds []newsnet.ServantID, subs ...s
 	if _, dup := n.nodes[id]; dup {
 		panic(fmt.Sprintf("sim: servant %s exists", id))
 	}
-	nd := &Node{ID: id, Subscriptions: subs, Seeds: seeds}
+	nd := &Node{ID: id, Subscriptions: subs, Seeds: seeds, Store: Archive{}, Expected: map[string]uint64{}}
 	n.nodes[id] = nd
 	n.order = append(n.order, id)
 	n.boot(nd)
@@ -153,6 +166,9 @@ func (n *Network) boot(nd *Node) {
 	cfg.ID = nd.ID
 	cfg.Seeds = nd.Seeds
 	cfg.Rand = rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64()))
+	cfg.Archive = nd.Store
+	cfg.Expected = maps.Clone(nd.Expected)
+	cfg.OwnCount = nd.OwnCount
 	s, err := newsnet.New(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("sim: %v", err))
@@ -160,8 +176,11 @@ func (n *Network) boot(nd *Node) {
 	nd.Servant = s
 	nd.Alive = true
 	nd.incarnation++
-	nd.Delivered = make(map[[16]byte]int)
-	nd.Published = make(map[[16]byte]int)
+	if nd.Delivered == nil {
+		nd.Delivered = make(map[[16]byte]int)
+		nd.Published = make(map[[16]byte]int)
+		nd.Order = make(map[string][]uint64)
+	}
 	n.step(nd, newsnet.Tick{Now: n.now})
 	n.step(nd, newsnet.SetSubscriptions{Categories: nd.Subscriptions})
 	n.step(nd, newsnet.Start{})
@@ -309,7 +328,13 @@ func (n *Network) PublishAt(id newsnet.ServantID, category string) [16]byte {
 		mid[i] = byte(n.rng.Uint32())
 	}
 	nd := n.nodes[id]
-	n.step(nd, newsnet.Publish{Msg: &newsnet.Multicast{ID: mid, Category: category, Source: string(id)}})
+	m := &newsnet.Multicast{ID: mid, Category: category}
+	n.step(nd, newsnet.Publish{Msg: m})
+	if nd.Alive {
+		stored := *m
+		stored.Source, stored.Count = string(id), nd.OwnCount
+		nd.Store.put(&stored)
+	}
 	return mid
 }
 
@@ -422,6 +447,9 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 			msg = roundTrip(msg)
 		}
 		to := p.other(nd.ID)
+		if n.Filter != nil && !n.Filter(nd.ID, to.node, a.Msg) {
+			return
+		}
 		n.schedule(n.arrival(p, to.node), event{kind: evFrame, to: to, msg: msg})
 	case newsnet.Close:
 		p := n.pipes[pipeEnd{nd.ID, a.Link}]
@@ -438,8 +466,13 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		}
 	case newsnet.Deliver:
 		nd.Delivered[a.Msg.ID]++
+		nd.Order[a.Msg.Source] = append(nd.Order[a.Msg.Source], a.Msg.Count)
+		nd.Store.put(a.Msg)
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
+		nd.OwnCount = max(nd.OwnCount, a.Count)
+	case newsnet.Progress:
+		nd.Expected[a.Source] = a.Next
 	case newsnet.Note:
 	}
 }

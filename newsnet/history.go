@@ -1,0 +1,97 @@
+package newsnet
+
+import (
+	"hash/fnv"
+	"strings"
+)
+
+// ShortID is the short form of a category carried in message histories
+// (JP3679935B2 ¶0106-0107: past message IDs may be sent in a shortened,
+// hashed form): 16 bits of hash of the top-level segment ("sales" of
+// "sales/emea"), then 16 bits of hash of the whole category. A receiver that
+// has never seen a category can still tell from the top half that it cannot
+// lie under any of its subscriptions, and skip it without asking. A
+// collision can only make a receiver ask for something it did not need,
+// never skip what it needed.
+func ShortID(category string) uint32 {
+	top, _, _ := strings.Cut(category, "/")
+	return uint32(hash16(top))<<16 | uint32(hash16(category))
+}
+
+func hash16(s string) uint16 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	v := h.Sum32()
+	return uint16(v>>16) ^ uint16(v)
+}
+
+// ownHistory is the publisher's record of its recent categories, newest
+// last, bounded by the history window.
+type ownHistory struct {
+	shorts []uint32
+	limit  int
+}
+
+func (h *ownHistory) add(category string) {
+	h.shorts = append(h.shorts, ShortID(category))
+	if over := len(h.shorts) - h.limit; over > 0 {
+		h.shorts = append(h.shorts[:0], h.shorts[over:]...)
+	}
+}
+
+// runs encodes the recorded categories newest first, run-length encoded.
+func (h *ownHistory) runs() []HistoryRun {
+	var out []HistoryRun
+	for i := len(h.shorts) - 1; i >= 0; i-- {
+		if n := len(out); n > 0 && out[n-1].Short == h.shorts[i] {
+			out[n-1].Len++
+			continue
+		}
+		out = append(out, HistoryRun{Short: h.shorts[i], Len: 1})
+	}
+	return out
+}
+
+// historyShort returns the short ID of count k as described by message m's
+// history, and whether the history reaches back that far.
+func historyShort(m *Multicast, k uint64) (uint32, bool) {
+	if k >= m.Count || k == 0 {
+		return 0, false
+	}
+	back := m.Count - k // 1 for the message just before m
+	for _, r := range m.History {
+		if back <= uint64(r.Len) {
+			return r.Short, true
+		}
+		back -= uint64(r.Len)
+	}
+	return 0, false
+}
+
+// restoreOwnHistory rebuilds the publisher's history window after a restart
+// from the host's archive of its own messages.
+func (s *Servant) restoreOwnHistory() {
+	if s.cfg.Archive == nil || s.ownCount == 0 {
+		return
+	}
+	from := uint64(1)
+	if s.ownCount > uint64(s.cfg.HistoryWindow) {
+		from = s.ownCount - uint64(s.cfg.HistoryWindow) + 1
+	}
+	for k := from; k <= s.ownCount; k++ {
+		if m := s.cfg.Archive.Lookup(s.cfg.Source, k); m != nil {
+			s.own.add(m.Category)
+		} else {
+			s.own = ownHistory{limit: s.cfg.HistoryWindow} // a hole: start afresh
+		}
+	}
+}
+
+// historyLen is how many earlier counts m's history describes.
+func historyLen(m *Multicast) uint64 {
+	var n uint64
+	for _, r := range m.History {
+		n += uint64(r.Len)
+	}
+	return n
+}

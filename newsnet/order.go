@@ -1,0 +1,160 @@
+package newsnet
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Reliable ordered delivery (JP3679935B2): every multicast message carries
+// its source's communication count and the categories of the source's
+// previous messages. A servant keeps, per source, the next count it expects;
+// a message above it reveals a gap. Missed counts in categories this servant
+// does not need are counted as received at once (¶0091-0097); missed counts
+// it needs are requested again, and later messages wait in a save buffer so
+// that delivery keeps the source's order (¶0073, ¶0087).
+
+// sourceState is what a servant knows of one source's sequence.
+type sourceState struct {
+	next    uint64                // lowest count not yet resolved; 0 before the first message
+	held    map[uint64]*Multicast // the save buffer: needed messages above next
+	skip    map[uint64]bool       // resolved above next without delivery
+	wanted  map[uint64]*want      // missed counts awaiting an answer
+	arrival LinkID                // the reverse path: where its messages come from
+}
+
+// want is an outstanding request for one missed count.
+type want struct {
+	categoryOnly bool // its category is unknown: ask for that first
+	attempts     int
+	due          time.Time // when to (re)send the request
+}
+
+func (s *Servant) source(id string) *sourceState {
+	st := s.sources[id]
+	if st == nil {
+		st = &sourceState{
+			next:   s.cfg.Expected[id],
+			held:   map[uint64]*Multicast{},
+			skip:   map[uint64]bool{},
+			wanted: map[uint64]*want{},
+		}
+		s.sources[id] = st
+	}
+	return st
+}
+
+// sequence takes a message of another source (arrived on the tree, or
+// retransmitted) through gap detection and the save buffer, delivering what
+// is in order. It reports whether the message was new to the sequence.
+func (s *Servant) sequence(m *Multicast, from LinkID) bool {
+	st := s.source(m.Source)
+	if st.next == 0 {
+		// The first message of a source we had no expectation of: follow it
+		// from as far back as its history reaches, so a needed message
+		// missed just before is still found; older ones are for catch-up.
+		st.next = m.Count - min(historyLen(m), m.Count-1)
+	}
+	if m.Count < st.next || st.held[m.Count] != nil || st.skip[m.Count] {
+		return false
+	}
+	delete(st.wanted, m.Count)
+	s.learnCategory(m.Category)
+	s.classifyGap(m.Source, st, m)
+	if s.self.Matches(m.Category) {
+		st.held[m.Count] = m
+	} else {
+		st.skip[m.Count] = true
+	}
+	s.drain(m.Source, st, from)
+	s.requestDue(m.Source, st)
+	return true
+}
+
+// classifyGap decides, for every count between next and m's that is not
+// yet accounted for, whether it was needed, using m's history.
+func (s *Servant) classifyGap(source string, st *sourceState, m *Multicast) {
+	for k := st.next; k < m.Count; k++ {
+		if st.held[k] != nil || st.skip[k] || st.wanted[k] != nil {
+			continue
+		}
+		short, ok := historyShort(m, k)
+		switch {
+		case len(s.self) == 0:
+			st.skip[k] = true // we need nothing at all
+		case !ok:
+			st.wanted[k] = &want{categoryOnly: true, due: s.now}
+		case !s.shortKnown(short) && s.mayNeedUnknown(short):
+			st.wanted[k] = &want{categoryOnly: true, due: s.now}
+		case s.neededShort(short):
+			s.wantMessage(source, st, k)
+		default:
+			st.skip[k] = true
+		}
+	}
+}
+
+// wantMessage records that count k is needed: from the archive if the host
+// already stores it (delivered before a restart), otherwise by request.
+func (s *Servant) wantMessage(source string, st *sourceState, k uint64) {
+	if s.cfg.Archive != nil && s.cfg.Archive.Lookup(source, k) != nil {
+		st.skip[k] = true
+		return
+	}
+	st.wanted[k] = &want{due: s.now}
+}
+
+// drain delivers held messages and passes resolved counts from next on.
+func (s *Servant) drain(source string, st *sourceState, from LinkID) {
+	start := st.next
+	for {
+		if m := st.held[st.next]; m != nil {
+			delete(st.held, st.next)
+			s.counters.Delivered++
+			s.out = append(s.out, Deliver{Msg: m, From: from})
+		} else if st.skip[st.next] {
+			delete(st.skip, st.next)
+		} else {
+			break
+		}
+		st.next++
+	}
+	if st.next != start {
+		s.progressed[source] = true
+	}
+}
+
+// learnCategory adds c to the table that maps short IDs back to categories.
+func (s *Servant) learnCategory(c string) {
+	short := ShortID(c)
+	if !slices.Contains(s.known[short], c) {
+		s.known[short] = append(s.known[short], c)
+	}
+}
+
+func (s *Servant) shortKnown(short uint32) bool { return len(s.known[short]) > 0 }
+
+// mayNeedUnknown reports whether a category we have never seen, with this
+// short ID, could lie under one of our subscriptions: its top-level segment
+// hashes like one of theirs.
+func (s *Servant) mayNeedUnknown(short uint32) bool {
+	return slices.ContainsFunc(s.self, func(c string) bool { return ShortID(c)>>16 == short>>16 })
+}
+
+// neededShort reports whether any known category with this short ID is one
+// we subscribe to. A collision can only make us ask for too much.
+func (s *Servant) neededShort(short uint32) bool {
+	return slices.ContainsFunc(s.known[short], s.self.Matches)
+}
+
+// flushProgress reports, once per step, every source whose next expected
+// count moved, for the host to persist.
+func (s *Servant) flushProgress() {
+	if len(s.progressed) == 0 {
+		return
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.progressed)) {
+		s.out = append(s.out, Progress{Source: id, Next: s.sources[id].next})
+	}
+	clear(s.progressed)
+}

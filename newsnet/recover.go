@@ -1,0 +1,216 @@
+package newsnet
+
+import (
+	"maps"
+	"slices"
+)
+
+// Retransmission of missed messages along the reverse path (JP3679935B2
+// with JP5458944B2's reverse-path mechanism): a request travels toward the
+// source over the link each hop's copies of the source's messages arrived
+// on; the first servant holding a message answers from its relay cache or
+// its archive, and the answer retraces the request's trail.
+
+// cacheKey names one message of one source.
+type cacheKey struct {
+	source string
+	count  uint64
+}
+
+// relayCache keeps the most recent messages this servant forwarded or
+// delivered, to answer requests from below without going to the source.
+type relayCache struct {
+	msgs  map[cacheKey]*Multicast
+	order []cacheKey // oldest first
+	limit int
+}
+
+func (c *relayCache) add(m *Multicast) {
+	if c.limit == 0 || m.Count == 0 {
+		return
+	}
+	k := cacheKey{m.Source, m.Count}
+	if _, ok := c.msgs[k]; ok {
+		return
+	}
+	if c.msgs == nil {
+		c.msgs = map[cacheKey]*Multicast{}
+	}
+	c.msgs[k] = m
+	c.order = append(c.order, k)
+	if len(c.order) > c.limit {
+		delete(c.msgs, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// lookup finds a message in the relay cache, then in the host's archive.
+func (s *Servant) lookup(source string, count uint64) *Multicast {
+	if m := s.cache.msgs[cacheKey{source, count}]; m != nil {
+		return m
+	}
+	if s.cfg.Archive != nil {
+		return s.cfg.Archive.Lookup(source, count)
+	}
+	return nil
+}
+
+// tickRecover sends the requests that are due and gives up on counts that
+// ran out of attempts.
+func (s *Servant) tickRecover() {
+	for _, id := range slices.Sorted(maps.Keys(s.sources)) {
+		s.requestDue(id, s.sources[id])
+	}
+}
+
+// requestDue sends one request for the due message counts and one for the
+// due category counts of a source; counts that exhausted their attempts are
+// recorded as lost and released.
+func (s *Servant) requestDue(source string, st *sourceState) {
+	if len(st.wanted) == 0 {
+		return
+	}
+	var msgs, cats []uint64
+	lost := false
+	for _, k := range slices.Sorted(maps.Keys(st.wanted)) {
+		w := st.wanted[k]
+		if s.now.Before(w.due) {
+			continue
+		}
+		if w.attempts >= s.cfg.RecoverAttempts {
+			delete(st.wanted, k)
+			st.skip[k] = true
+			s.counters.Lost++
+			lost = true
+			continue
+		}
+		w.attempts++
+		w.due = s.now.Add(s.cfg.RecoverTimeout << (w.attempts - 1))
+		if w.categoryOnly {
+			cats = append(cats, k)
+		} else {
+			msgs = append(msgs, k)
+		}
+	}
+	if lost {
+		s.note("gave up on messages of %s: lost", source)
+		s.drain(source, st, 0)
+	}
+	l := s.reversePath(st, nil)
+	if l == nil {
+		return // not attached: the retries wait for the tree
+	}
+	for len(msgs) > 0 {
+		n := min(len(msgs), MaxCounts)
+		s.send(l, &Recover{Source: source, Counts: msgs[:n], Trail: []ServantID{s.id}})
+		msgs = msgs[n:]
+	}
+	for len(cats) > 0 {
+		n := min(len(cats), MaxCounts)
+		s.send(l, &Recover{Source: source, Counts: cats[:n], CategoriesOnly: true, Trail: []ServantID{s.id}})
+		cats = cats[n:]
+	}
+}
+
+// reversePath is the tree link toward a source: the one its messages last
+// arrived on, else the uplink; never the link a request came in on.
+func (s *Servant) reversePath(st *sourceState, except *link) *link {
+	if st != nil {
+		if l := s.links[st.arrival]; l != nil && l != except && (l.kind == linkUp || l.kind == linkDown) {
+			return l
+		}
+	}
+	if s.up != nil && s.up != except {
+		return s.up
+	}
+	return nil
+}
+
+// handleRecover answers what this servant holds and passes the rest on
+// toward the source.
+func (s *Servant) handleRecover(from *link, r *Recover) {
+	if len(r.Trail) == 0 || slices.Contains(r.Trail, s.id) || len(r.Trail) >= MaxPathLen {
+		return // malformed, or looping in a re-forming tree: the requester retries
+	}
+	var rest []uint64
+	var cats []CountCategory
+	for _, k := range r.Counts {
+		m := s.lookup(r.Source, k)
+		switch {
+		case m == nil:
+			rest = append(rest, k)
+		case r.CategoriesOnly:
+			cats = append(cats, CountCategory{Count: k, Category: m.Category})
+		default:
+			s.send(from, &Recovered{Trail: r.Trail, Source: r.Source, Msg: m})
+		}
+	}
+	if len(cats) > 0 {
+		s.send(from, &Recovered{Trail: r.Trail, Source: r.Source, Categories: cats})
+	}
+	if len(rest) == 0 {
+		return
+	}
+	if r.Source == s.cfg.Source {
+		// The source itself does not have them: nobody will.
+		s.send(from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
+		return
+	}
+	if next := s.reversePath(s.sources[r.Source], from); next != nil {
+		trail := slices.Concat(r.Trail, []ServantID{s.id})
+		s.send(next, &Recover{Source: r.Source, Counts: rest, CategoriesOnly: r.CategoriesOnly, Trail: trail})
+	}
+}
+
+// handleRecovered passes an answer back along its trail, or takes it when
+// this servant asked.
+func (s *Servant) handleRecovered(r *Recovered) {
+	n := len(r.Trail)
+	if n == 0 || r.Trail[n-1] != s.id {
+		return
+	}
+	if n > 1 {
+		back := r.Trail[n-2]
+		for _, l := range s.treeLinks() {
+			if l.peer == back {
+				fwd := *r
+				fwd.Trail = r.Trail[:n-1]
+				s.send(l, &fwd)
+				return
+			}
+		}
+		return // the path broke: the requester retries
+	}
+	st := s.sources[r.Source]
+	if st == nil {
+		return
+	}
+	if m := r.Msg; m != nil && m.Source == r.Source {
+		s.cache.add(m)
+		if s.seen.add(m.ID) || st.wanted[m.Count] != nil {
+			s.sequence(m, 0)
+		}
+	}
+	for _, cc := range r.Categories {
+		w := st.wanted[cc.Count]
+		if w == nil || !w.categoryOnly {
+			continue
+		}
+		s.learnCategory(cc.Category)
+		delete(st.wanted, cc.Count)
+		if s.self.Matches(cc.Category) {
+			s.wantMessage(r.Source, st, cc.Count)
+		} else {
+			st.skip[cc.Count] = true
+		}
+	}
+	for _, k := range r.Missing {
+		if st.wanted[k] != nil {
+			delete(st.wanted, k)
+			st.skip[k] = true
+			s.counters.Lost++
+		}
+	}
+	s.drain(r.Source, st, 0)
+	s.requestDue(r.Source, st)
+}
