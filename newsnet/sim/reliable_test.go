@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"newsdesk/newsnet"
+)
+
+// reliableScenario: servants with random subscriptions over many categories,
+// a few sources publishing a stream while other servants crash, restart and
+// lose links and the tree re-forms.
+type reliableScenario struct {
+	servants, sources, categories, items, faults int
+}
+
+// runReliable checks JP3679935B2's promise on the tree: after quiescence
+// every live subscriber holds every item of its categories exactly once,
+// delivered in per-source order, and no servant ever asked for a message of
+// a category it does not need.
+func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
+	t.Helper()
+	n := New(seed)
+	n.WireCheck = true
+	defer func() {
+		if t.Failed() {
+			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)
+		}
+	}()
+	r := n.Rand()
+	cats := []string{"company"} // everyone's: the final item of each source reveals any gap
+	for i := 1; i < sc.categories; i++ {
+		cats = append(cats, fmt.Sprintf("dept%d", i))
+	}
+	used := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for range sc.servants {
+		ids = append(ids, randomID(r, used))
+	}
+	seeds := ids[:2]
+	for _, id := range ids {
+		subs := []string{"company"}
+		for _, c := range cats[1:] {
+			if r.IntN(5) == 0 {
+				subs = append(subs, c)
+			}
+		}
+		n.Add(id, seeds, subs...)
+	}
+	if !n.RunUntil(2*time.Minute, n.Converged) {
+		t.Fatalf("seed %d: no convergence before publishing: %v", seed, n.CheckTree())
+	}
+	sources := ids[2 : 2+sc.sources] // sources stay up; everyone else may fail
+	others := ids[2+sc.sources:]
+
+	type pub struct {
+		source   newsnet.ServantID
+		category string
+	}
+	published := map[[16]byte]pub{}
+	categoryOf := map[string]map[uint64]string{} // source -> count -> category
+	var order [][16]byte
+	publish := func(src newsnet.ServantID, cat string) {
+		id := n.Publish(src, cat)
+		published[id] = pub{src, cat}
+		order = append(order, id)
+		if categoryOf[string(src)] == nil {
+			categoryOf[string(src)] = map[uint64]string{}
+		}
+		categoryOf[string(src)][n.Node(src).OwnCount] = cat
+	}
+	var badRequests []string
+	n.Trace = func(_ time.Time, id newsnet.ServantID, a newsnet.Action) {
+		s, ok := a.(newsnet.Send)
+		if !ok {
+			return
+		}
+		req, ok := s.Msg.(*newsnet.Recover)
+		if !ok || len(req.Trail) != 1 || req.CategoriesOnly {
+			return
+		}
+		subs := newsnet.NewCategorySet(n.Node(id).Subscriptions...)
+		for _, k := range req.Counts {
+			if c := categoryOf[req.Source][k]; !subs.Matches(c) {
+				badRequests = append(badRequests, fmt.Sprintf("%s asked for %s#%d (%s)", id, req.Source, k, c))
+			}
+		}
+	}
+
+	faultEvery := sc.items / (sc.faults + 1)
+	for i := range sc.items {
+		publish(sources[r.IntN(len(sources))], cats[r.IntN(len(cats))])
+		if faultEvery > 0 && i%faultEvery == faultEvery-1 {
+			victim := others[r.IntN(len(others))]
+			switch nd := n.Node(victim); {
+			case !nd.Alive:
+				n.Restart(victim)
+			case r.IntN(3) == 0:
+				n.Crash(victim)
+			case r.IntN(2) == 0:
+				if st := nd.Servant.Status(); st.Up != "" {
+					n.CutLink(victim, st.Up)
+				}
+			default:
+				// A frame lost in a dying relay's socket buffer.
+				dropped := false
+				n.Filter = func(from, to newsnet.ServantID, m newsnet.Message) bool {
+					if _, ok := m.(*newsnet.Multicast); ok && !dropped && from == victim {
+						dropped = true
+						return false
+					}
+					return true
+				}
+			}
+		}
+		n.RunFor(20 * time.Millisecond)
+	}
+	n.Filter = nil
+	for _, id := range others {
+		n.Restart(id) // no-op for live ones
+	}
+	if !n.RunUntil(5*time.Minute, n.Converged) {
+		t.Fatalf("seed %d: no convergence after the stream: %v", seed, n.CheckTree())
+	}
+	for _, src := range sources {
+		publish(src, "company")
+	}
+	n.RunFor(3 * time.Minute) // retries run out within about a minute
+
+	t.Logf("seed %d: %d items, %d Recover and %d Recovered frames", seed, len(order), n.Stats["Recover"], n.Stats["Recovered"])
+	if len(badRequests) > 0 {
+		t.Errorf("seed %d: %d requests for unneeded messages, e.g. %s", seed, len(badRequests), badRequests[0])
+	}
+	missing := 0
+	for _, nd := range n.Alive() {
+		subs := newsnet.NewCategorySet(nd.Subscriptions...)
+		for _, id := range order {
+			p := published[id]
+			want := 0
+			if p.source != nd.ID && subs.Matches(p.category) {
+				want = 1
+			}
+			if got := nd.Delivered[id]; got != want {
+				if missing++; missing <= 5 {
+					t.Errorf("seed %d: %s holds %s's %s item %x %d times, want %d", seed, nd.ID, p.source, p.category, id[:3], got, want)
+				}
+			}
+		}
+		for src, counts := range nd.Order {
+			if !slices.IsSorted(counts) || len(slices.Compact(slices.Clone(counts))) != len(counts) {
+				t.Errorf("seed %d: %s delivered %s's messages out of order: %v", seed, nd.ID, src, counts)
+			}
+		}
+		if lost := nd.Servant.Status().Counters.Lost; lost > 0 {
+			t.Errorf("seed %d: %s recorded %d losses while every source was up", seed, nd.ID, lost)
+		}
+	}
+	if missing > 5 {
+		t.Errorf("seed %d: %d wrong holdings in all", seed, missing)
+	}
+}
+
+func TestReliableDeliveryUnderFaults(t *testing.T) {
+	for _, seed := range scenarioSeeds(5) {
+		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60})
+	}
+}
+
+func TestReliableDeliveryLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("500 servants, 10,000 items")
+	}
+	for _, seed := range scenarioSeeds(1) {
+		runReliable(t, seed, reliableScenario{servants: 500, sources: 10, categories: 20, items: 10000, faults: 400})
+	}
+}
