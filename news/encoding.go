@@ -1,0 +1,219 @@
+package news
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"newsdesk/categories"
+)
+
+// The wire encoding of an item, format 1. Fixed fields first, then
+// length-prefixed strings:
+//
+//	format      1 byte (= 1)
+//	id          16 bytes
+//	source      16 bytes
+//	count       uvarint
+//	created     8 bytes, big-endian int64 Unix nanoseconds
+//	flags       1 byte: bit 0 urgent, bit 1 supersedes present
+//	supersedes  16 bytes, only with flag bit 1
+//	category, title, author, body, signature: uvarint length + bytes each
+//
+// The encoding is canonical: varints are minimal, unknown flag bits and
+// trailing bytes are errors, so Marshal(Unmarshal(b)) == b for every b that
+// decodes. A signature can then be computed over bytes a receiver reproduces
+// exactly. Received is local and not encoded.
+const formatV1 = 1
+
+const (
+	flagUrgent     = 1 << 0
+	flagSupersedes = 1 << 1
+	knownFlags     = flagUrgent | flagSupersedes
+)
+
+// Per-field byte limits checked before allocating: a rune is at most 4 bytes.
+const (
+	maxCategoryBytes = categories.MaxIDLen
+	maxTitleBytes    = MaxTitleRunes * utf8MaxRune
+	maxAuthorBytes   = MaxAuthorRunes * utf8MaxRune
+	utf8MaxRune      = 4
+)
+
+// MaxEncodedLen is an upper bound on the length of an encoded item, for frame
+// size limits in the network layer.
+const MaxEncodedLen = 1 + 16 + 16 + binary.MaxVarintLen64 + 8 + 1 + 16 +
+	5*binary.MaxVarintLen32 + maxCategoryBytes + maxTitleBytes + maxAuthorBytes + MaxBodyBytes + MaxSignatureBytes
+
+// ErrMalformed is wrapped by every structural decoding error.
+var ErrMalformed = errors.New("malformed item encoding")
+
+// MarshalBinary encodes a valid item; an invalid one is an error, so an
+// invalid item never leaves this installation.
+func (it *Item) MarshalBinary() ([]byte, error) {
+	return it.AppendBinary(make([]byte, 0, 64+len(it.Category)+len(it.Title)+len(it.Author)+len(it.Body)+len(it.Signature)))
+}
+
+// AppendBinary appends the encoding of a valid item to b.
+func (it *Item) AppendBinary(b []byte) ([]byte, error) {
+	if err := it.Validate(); err != nil {
+		return nil, err
+	}
+	b = append(b, formatV1)
+	b = append(b, it.ID[:]...)
+	b = append(b, it.Source[:]...)
+	b = binary.AppendUvarint(b, it.SourceCount)
+	b = binary.BigEndian.AppendUint64(b, uint64(it.Created.UnixNano()))
+	var flags byte
+	if it.Urgent {
+		flags |= flagUrgent
+	}
+	if it.Supersedes != uuid.Nil {
+		flags |= flagSupersedes
+	}
+	b = append(b, flags)
+	if it.Supersedes != uuid.Nil {
+		b = append(b, it.Supersedes[:]...)
+	}
+	for _, s := range []string{it.Category, it.Title, it.Author, it.Body} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(it.Signature)))
+	b = append(b, it.Signature...)
+	return b, nil
+}
+
+// UnmarshalBinary decodes an item and validates it; on error *it is left
+// unchanged. It never panics and never allocates more than the field limits
+// allow, whatever the input. Created comes back in UTC, Received zero, and an
+// empty signature as nil.
+func (it *Item) UnmarshalBinary(data []byte) error {
+	d := decoder{b: data}
+	var n Item
+	if d.byte() != formatV1 && d.err == nil {
+		return fmt.Errorf("%w: unknown format %d", ErrMalformed, data[0])
+	}
+	n.ID = d.uuid()
+	n.Source = d.uuid()
+	n.SourceCount = d.uvarint()
+	n.Created = time.Unix(0, int64(d.uint64())).UTC()
+	flags := d.byte()
+	if d.err == nil && flags&^knownFlags != 0 {
+		return fmt.Errorf("%w: unknown flags %#x", ErrMalformed, flags)
+	}
+	n.Urgent = flags&flagUrgent != 0
+	if flags&flagSupersedes != 0 {
+		n.Supersedes = d.uuid()
+		if d.err == nil && n.Supersedes == uuid.Nil {
+			return fmt.Errorf("%w: supersedes flag with a nil id", ErrMalformed)
+		}
+	}
+	n.Category = string(d.bytes("category", maxCategoryBytes))
+	n.Title = string(d.bytes("title", maxTitleBytes))
+	n.Author = string(d.bytes("author", maxAuthorBytes))
+	n.Body = string(d.bytes("body", MaxBodyBytes))
+	if sig := d.bytes("signature", MaxSignatureBytes); len(sig) > 0 {
+		n.Signature = append([]byte(nil), sig...)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(d.b))
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	*it = n
+	return nil
+}
+
+// decoder reads fields off the front of b; after the first error every read
+// returns a zero value, so the caller checks err once at the end.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
+	}
+	d.b = nil
+}
+
+func (d *decoder) take(n int, what string) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if len(d.b) < n {
+		d.fail("truncated %s", what)
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if v := d.take(1, "header"); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
+func (d *decoder) uuid() (u uuid.UUID) {
+	copy(u[:], d.take(16, "uuid"))
+	return u
+}
+
+func (d *decoder) uint64() uint64 {
+	if v := d.take(8, "time"); v != nil {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	// Only the minimal encoding is accepted, so re-encoding is exact.
+	if n != uvarintLen(v) {
+		d.fail("non-minimal varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// bytes reads a length-prefixed field, checking the length against max
+// before touching the data.
+func (d *decoder) bytes(field string, max int) []byte {
+	l := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if l > uint64(max) {
+		d.fail("%s: length %d over the limit %d", field, l, max)
+		return nil
+	}
+	return d.take(int(l), field)
+}

@@ -1,0 +1,140 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/google/uuid"
+	"go.etcd.io/bbolt"
+)
+
+// maxCheckErrors bounds the report of a badly damaged file.
+const maxCheckErrors = 10
+
+// Check verifies the file and the store's own invariants and returns an
+// ErrCorrupt describing what is wrong, or nil. It runs bbolt's page-level
+// check (every page reachable once, keys in order), then checks that every
+// item decodes and validates, that every index entry matches an item and
+// every item has its index entries, that the counters equal a recount, and
+// that the search index holds exactly the stored items. It reads everything
+// and blocks writers while it runs: a test and diagnostics tool, not
+// something for every start.
+func (s *Store) Check() error {
+	// Holding wmu keeps the search index and the file at the same commit.
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var ids map[uuid.UUID]bool
+	err := s.view("check", func(tx *bbolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			if len(errs) < maxCheckErrors {
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) > 0 {
+			return corruptf("bbolt check: %w", errors.Join(errs...))
+		}
+		var err error
+		ids, err = checkInvariants(tx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return s.search.check(ids)
+}
+
+// checkInvariants recomputes every derived bucket from the items and
+// compares. It returns the set of stored IDs.
+func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
+	if _, err := inspect(tx); err != nil {
+		return nil, err
+	}
+	b := itemBuckets(tx)
+	want := map[string]map[string]bool{
+		"by-category": {}, "by-source": {}, "by-received": {},
+	}
+	itemCounts := map[string]uint64{}
+	unread := map[string]uint64{}
+	ids := map[uuid.UUID]bool{}
+	err := b.items.ForEach(func(k, v []byte) error {
+		it, err := decodeValue(k, v)
+		if err != nil {
+			return err
+		}
+		ids[it.ID] = true
+		want["by-category"][string(categoryKey(it.Category, it.ID))] = true
+		want["by-source"][string(sourceKey(it.Source, it.SourceCount, it.ID))] = true
+		want["by-received"][string(receivedKey(it.Received, it.ID))] = true
+		itemCounts[it.Category]++
+		if b.read.Get(k) == nil {
+			unread[it.Category]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for name, bucket := range map[string]*bbolt.Bucket{"by-category": b.byCategory, "by-source": b.bySource, "by-received": b.byReceived} {
+		got := map[string]bool{}
+		_ = bucket.ForEach(func(k, _ []byte) error {
+			got[string(k)] = true
+			return nil
+		})
+		if !maps.Equal(got, want[name]) {
+			return nil, corruptf("%s index: %d entries, %d expected, or different keys", name, len(got), len(want[name]))
+		}
+	}
+	err = b.read.ForEach(func(k, v []byte) error {
+		if len(k) != 16 || !ids[uuid.UUID(k)] {
+			return corruptf("read state for missing item %x", k)
+		}
+		if !bytes.Equal(v, readMark) {
+			return corruptf("read state of %x malformed", k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for name, wantCounts := range map[string]map[string]uint64{"item-counts": itemCounts, "unread-counts": unread} {
+		got, err := readCounts(tx.Bucket([]byte(name)))
+		if err != nil {
+			return nil, err
+		}
+		if !maps.Equal(got, wantCounts) {
+			return nil, corruptf("%s: stored %v, recount %v", name, got, wantCounts)
+		}
+	}
+	return ids, nil
+}
+
+// check compares the index with the stored IDs; an index not built yet
+// passes.
+func (x *searchIndex) check(ids map[uuid.UUID]bool) error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if !x.built || x.data == nil {
+		return nil
+	}
+	d := x.data
+	live := 0
+	for n, doc := range d.docs {
+		if !doc.alive {
+			continue
+		}
+		live++
+		if !ids[doc.id] {
+			return fmt.Errorf("storage: search index holds %s, which is not stored", doc.id)
+		}
+		if m, ok := d.byID[doc.id]; !ok || int(m) != n {
+			return fmt.Errorf("storage: search index: id map out of step for %s", doc.id)
+		}
+	}
+	if live != len(ids) || len(d.byID) != len(ids) {
+		return fmt.Errorf("storage: search index holds %d items, the store %d", live, len(ids))
+	}
+	return nil
+}

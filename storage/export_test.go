@@ -1,0 +1,40 @@
+package storage
+
+import "go.etcd.io/bbolt"
+
+// SetMigrations replaces the migration list for a test and returns the
+// function that restores it.
+func SetMigrations(m []func(tx *bbolt.Tx) error) (restore func()) {
+	old := migrations
+	migrations = m
+	return func() { migrations = old }
+}
+
+// BucketMeta and KeySchema let external tests edit the schema version.
+var BucketMeta, KeySchema = bucketMeta, keySchema
+
+// SetBuildChunk changes how many items the search index build reads per
+// transaction, so a test can interleave writes with a build of a small store.
+func SetBuildChunk(n int) (restore func()) {
+	old := buildChunk
+	buildChunk = n
+	return func() { buildChunk = old }
+}
+
+// SetSearchPlan forces the search planner: 0 by cost, 1 posting lists only,
+// 2 text checks for every query word.
+// budget sets how many items a text-checking query reads before it falls
+// back to the posting lists.
+func SetSearchPlan(mode, budget int) (restore func()) {
+	oldMode, oldBudget := searchPlan, verifyBudget
+	searchPlan, verifyBudget = mode, budget
+	return func() { searchPlan, verifyBudget = oldMode, oldBudget }
+}
+
+// SetIndexThresholds lowers the document counts at which posting lists turn
+// into bitsets and tombstones get compacted, so small tests reach both.
+func SetIndexThresholds(dense, compact int) (restore func()) {
+	oldDense, oldCompact := denseMin, compactMin
+	denseMin, compactMin = dense, compact
+	return func() { denseMin, compactMin = oldDense, oldCompact }
+}

@@ -1,0 +1,103 @@
+package storage_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/storage"
+	"newsdesk/storage/internal/itemgen"
+)
+
+// The re-exec pattern: a test starts this test binary again with
+// -test.run=^TestHelperProcess$ and the environment variable below naming a
+// role. Without the variable, TestHelperProcess does nothing.
+const helperEnv = "NEWSDESK_STORAGE_HELPER"
+
+func helperCommand(t *testing.T, role, dir string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), helperEnv+"="+role, "NEWSDESK_STORAGE_DIR="+dir)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+func TestHelperProcess(t *testing.T) {
+	role := os.Getenv(helperEnv)
+	if role == "" {
+		t.Skip("helper process for other tests")
+	}
+	dir := os.Getenv("NEWSDESK_STORAGE_DIR")
+	switch role {
+	case "open":
+		// Try to open a directory the parent holds and report how it went.
+		start := time.Now()
+		s, err := storage.Open(dir)
+		elapsed := time.Since(start)
+		if err == nil {
+			s.Close()
+		}
+		fmt.Printf("RESULT inuse=%v elapsed=%d err=%v\n", errors.Is(err, storage.ErrInUse), elapsed.Milliseconds(), err)
+	case "crash-ingest":
+		crashIngest(dir)
+	default:
+		fmt.Fprintf(os.Stderr, "unknown helper role %q\n", role)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// crashIngest ingests an endless stream of items, printing "DONE <id>" for
+// each one whose write the store reported durable, until it is killed (or
+// after 60 s, as a safety net).
+func crashIngest(dir string) {
+	s, err := storage.Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		os.Exit(1)
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	src := uuid.New()
+	type pending struct {
+		id   uuid.UUID
+		done <-chan error
+	}
+	queue := make(chan pending, 256)
+	go func() {
+		w := bufio.NewWriter(os.Stdout)
+		for p := range queue {
+			if err := <-p.done; err != nil {
+				fmt.Fprintln(os.Stderr, "ingest:", err)
+				os.Exit(1)
+			}
+			fmt.Fprintf(w, "DONE %s\n", p.id)
+			// Flush whenever the writer would otherwise wait: what is
+			// reported must be out before the next commit finishes.
+			if len(queue) == 0 || w.Buffered() > 2048 {
+				w.Flush()
+			}
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for n := uint64(1); time.Now().Before(deadline); n++ {
+		it := itemgen.Item(rng, src, n, time.Now())
+		// Some writes that change existing state (read flags, counters)
+		// interleave with the ingest transactions.
+		if n%50 == 0 {
+			if _, err := s.MarkAllRead(""); err != nil {
+				fmt.Fprintln(os.Stderr, "mark:", err)
+				os.Exit(1)
+			}
+		}
+		queue <- pending{id: it.ID, done: s.Ingest(it)}
+	}
+	close(queue)
+	_ = s.Close()
+}

@@ -1,0 +1,119 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+
+	"newsdesk/news"
+)
+
+// maxBatchBytes bounds the encoded size of one group commit, next to the
+// item count limit (WithMaxBatch): a burst of large items still commits in
+// transactions of a few megabytes.
+const maxBatchBytes = 16 << 20
+
+type ingestReq struct {
+	item *news.Item
+	val  []byte
+	done chan error // buffered (1): the writer never blocks on a slow reader
+}
+
+// Ingest queues an item for storage and returns a channel that receives
+// exactly one value: nil once the item is durably committed (or was already
+// stored: duplicates by ID are ignored), or the error that kept it out.
+// An invalid item is refused at once with its validation error.
+//
+// Items queued while a commit is running are committed together in the next
+// transaction, so a stream of items costs one fsync per group rather than
+// per item. Ingest blocks only when the queue is full (backpressure).
+// Received is set to the store's clock if zero; the caller's item is not
+// modified.
+func (s *Store) Ingest(it *news.Item) <-chan error {
+	done := make(chan error, 1)
+	if s.opts.readOnly {
+		done <- fmt.Errorf("%w: ingest: store opened read-only", ErrReadOnly)
+		return done
+	}
+	c := it.Clone()
+	if c.Received.IsZero() {
+		c.Received = s.opts.now()
+	}
+	// Encoding (and validation) happens here, on the caller's goroutine, so
+	// the single writer only writes.
+	val, err := encodeValue(c)
+	if err != nil {
+		done <- err
+		return done
+	}
+	s.closeMu.RLock()
+	defer s.closeMu.RUnlock()
+	if s.closed {
+		done <- ErrClosed
+		return done
+	}
+	s.queue <- &ingestReq{item: c, val: val, done: done}
+	return done
+}
+
+// Put stores one item and waits until it is durable. Sequential Puts commit
+// one transaction each; concurrent ones share commits. If ctx ends first,
+// Put returns ctx.Err() and the item may still be stored.
+func (s *Store) Put(ctx context.Context, it *news.Item) error {
+	select {
+	case err := <-s.Ingest(it):
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// writer is the single ingest goroutine. It blocks for one request, takes
+// whatever else is already queued (up to the batch limits), commits it all
+// in one transaction, and reports to every request. It exits when Close has
+// closed the queue and everything queued has been committed.
+func (s *Store) writer() {
+	defer close(s.writerDone)
+	for req := range s.queue {
+		batch := []*ingestReq{req}
+		size := len(req.val)
+	drain:
+		for len(batch) < s.opts.maxBatch && size < maxBatchBytes {
+			select {
+			case r, ok := <-s.queue:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+				size += len(r.val)
+			default:
+				break drain
+			}
+		}
+		err := s.commit(batch)
+		if err != nil && len(batch) > 1 {
+			// Find out per item: one failing write (say, the one that hit
+			// a full disk) must not be reported for items that fit.
+			for _, r := range batch {
+				r.done <- s.commit([]*ingestReq{r})
+			}
+			continue
+		}
+		for _, r := range batch {
+			r.done <- err
+		}
+	}
+}
+
+func (s *Store) commit(batch []*ingestReq) error {
+	return s.update("ingest", func(tx *bbolt.Tx, ch *txChanges) error {
+		b := itemBuckets(tx)
+		for _, r := range batch {
+			if _, err := b.insert(r.item, r.val, ch); err != nil {
+				return fmt.Errorf("item %s: %w", r.item.ID, err)
+			}
+		}
+		return nil
+	})
+}

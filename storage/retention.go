@@ -1,0 +1,90 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"go.etcd.io/bbolt"
+)
+
+// purgeChunk bounds one purge transaction, so purging a large backlog does
+// not build one huge transaction in memory or block ingest for long.
+const purgeChunk = 2000
+
+// Retention returns how long items are kept after they were received; 0
+// means forever (the default).
+func (s *Store) Retention() (time.Duration, error) {
+	var d time.Duration
+	err := s.view("retention", func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyRetention); len(v) == 8 {
+			d = time.Duration(binary.BigEndian.Uint64(v))
+		}
+		return nil
+	})
+	return d, err
+}
+
+// SetRetention sets the retention period; 0 keeps items forever. It is kept
+// in the meta bucket, not among the free-form settings, so nothing else can
+// overwrite it with a value that does not parse.
+func (s *Store) SetRetention(d time.Duration) error {
+	if d < 0 {
+		return errors.New("storage: retention: must not be negative")
+	}
+	return s.update("set retention", func(tx *bbolt.Tx, _ *txChanges) error {
+		return tx.Bucket(bucketMeta).Put(keyRetention, binary.BigEndian.AppendUint64(nil, uint64(d)))
+	})
+}
+
+// PurgeExpired deletes the items received longer ago than the retention
+// period; with no retention set it does nothing.
+func (s *Store) PurgeExpired() (int, error) {
+	d, err := s.Retention()
+	if err != nil || d == 0 {
+		return 0, err
+	}
+	return s.Purge(s.opts.now().Add(-d))
+}
+
+// Purge deletes every item received before cutoff, with its index entries,
+// read state and counts, and returns how many it deleted. It walks the
+// by-received index from the oldest entry, in transactions of at most
+// purgeChunk items.
+func (s *Store) Purge(cutoff time.Time) (int, error) {
+	bound := receivedBound(cutoff)
+	total := 0
+	for {
+		n := 0
+		err := s.update("purge", func(tx *bbolt.Tx, ch *txChanges) error {
+			n = 0
+			b := itemBuckets(tx)
+			// Collect first: deleting from a bucket under a live cursor
+			// can make the cursor skip keys.
+			var ids []uuid.UUID
+			c := b.byReceived.Cursor()
+			for k, _ := c.First(); k != nil && len(ids) < purgeChunk; k, _ = c.Next() {
+				if len(k) != 24 {
+					return corruptf("by-received key %x malformed", k)
+				}
+				if bytes.Compare(k[:8], bound) >= 0 {
+					break
+				}
+				ids = append(ids, uuid.UUID(k[8:]))
+			}
+			for _, id := range ids {
+				if err := b.remove(id, ch); err != nil {
+					return err
+				}
+			}
+			n = len(ids)
+			return nil
+		})
+		total += n
+		if err != nil || n < purgeChunk {
+			return total, err
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+)
+
+// Bucket names. Package variables, not literals at the call sites, so a
+// bucket is named in exactly one place.
+var (
+	bucketMeta       = []byte("meta")
+	bucketItems      = []byte("items")
+	bucketByCategory = []byte("by-category")
+	bucketBySource   = []byte("by-source")
+	bucketByReceived = []byte("by-received")
+	bucketRead       = []byte("read")
+	bucketUnread     = []byte("unread-counts")
+	bucketItemCounts = []byte("item-counts")
+	bucketSubs       = []byte("subscriptions")
+	bucketSettings   = []byte("settings")
+	bucketSeeds      = []byte("seeds")
+	bucketSources    = []byte("source-counts")
+	bucketOutbox     = []byte("outbox")
+)
+
+// dataBuckets are the buckets of the current schema besides meta. Open
+// creates them with a new store; a store at the current schema version
+// missing one is corrupt.
+var dataBuckets = [][]byte{
+	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
+	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
+	bucketSources, bucketOutbox,
+}
+
+// Keys of the meta bucket.
+var (
+	keyMagic     = []byte("magic")
+	keySchema    = []byte("schema")
+	keyRetention = []byte("retention")
+)
+
+// magicValue marks a bbolt file as a Newsdesk store: a bbolt file from
+// another program is refused, not "upgraded" into one.
+var magicValue = []byte("newsdesk-store")
+
+// migrations[i] upgrades a store from schema version i+1 to i+2, inside the
+// transaction that also records the new version. Append only: a released
+// migration never changes. The current schema version is
+// len(migrations)+1. A migration must create any bucket it introduces and
+// list it in dataBuckets.
+var migrations []func(tx *bbolt.Tx) error
+
+// SchemaVersion is the schema this code writes.
+func SchemaVersion() uint32 { return uint32(len(migrations)) + 1 }
+
+// storeState is what Open learns from a read-only look at the file.
+type storeState struct {
+	fresh  bool   // an empty bbolt file: initialise it
+	schema uint32 // the file's schema version (0 if fresh)
+}
+
+// inspect decides whether the file is a Newsdesk store this code can use,
+// without writing.
+func inspect(tx *bbolt.Tx) (storeState, error) {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		var names []string
+		_ = tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+			names = append(names, fmt.Sprintf("%q", name))
+			return nil
+		})
+		if len(names) == 0 {
+			return storeState{fresh: true}, nil
+		}
+		return storeState{}, corruptf("a bbolt file of another program (buckets %v, no %q bucket)", names, bucketMeta)
+	}
+	if m := meta.Get(keyMagic); !bytes.Equal(m, magicValue) {
+		return storeState{}, corruptf("meta bucket without the newsdesk magic value (found %q)", m)
+	}
+	v := meta.Get(keySchema)
+	if len(v) != 4 {
+		return storeState{}, corruptf("schema version missing or malformed")
+	}
+	schema := binary.BigEndian.Uint32(v)
+	switch {
+	case schema == 0:
+		return storeState{}, corruptf("schema version 0")
+	case schema > SchemaVersion():
+		return storeState{}, fmt.Errorf("%w: file schema %d, this version understands up to %d", ErrSchemaTooNew, schema, SchemaVersion())
+	case schema == SchemaVersion():
+		for _, name := range dataBuckets {
+			if tx.Bucket(name) == nil {
+				return storeState{}, corruptf("bucket %q missing", name)
+			}
+		}
+	}
+	return storeState{schema: schema}, nil
+}
+
+// upgrade initialises a fresh store or migrates an older one to the current
+// schema, all in the caller's single transaction: a crash leaves either the
+// old or the new schema, never a mix.
+func upgrade(tx *bbolt.Tx, st storeState) error {
+	if st.fresh {
+		meta, err := tx.CreateBucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if err := meta.Put(keyMagic, magicValue); err != nil {
+			return err
+		}
+		for _, name := range dataBuckets {
+			if _, err := tx.CreateBucket(name); err != nil {
+				return fmt.Errorf("create bucket %q: %w", name, err)
+			}
+		}
+		return putSchema(meta, SchemaVersion())
+	}
+	for v := st.schema; v < SchemaVersion(); v++ {
+		if err := migrations[v-1](tx); err != nil {
+			return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+		}
+	}
+	return putSchema(tx.Bucket(bucketMeta), SchemaVersion())
+}
+
+func putSchema(meta *bbolt.Bucket, v uint32) error {
+	return meta.Put(keySchema, binary.BigEndian.AppendUint32(nil, v))
+}

@@ -1,0 +1,122 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/google/uuid"
+	"go.etcd.io/bbolt"
+
+	"newsdesk/news"
+)
+
+// Per-source communication counts (JP3679935B2). The network layer keeps,
+// per source, the highest count it has delivered in order (the next expected
+// is that plus one); for this installation's own source it is the highest
+// count used, so a restart never reuses one. 0 means none yet.
+
+// SourceCount returns the stored count of a source (0 if none).
+func (s *Store) SourceCount(source uuid.UUID) (uint64, error) {
+	var n uint64
+	err := s.view("source count", func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bucketSources).Get(source[:]); len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// SetSourceCount stores the count of a source.
+func (s *Store) SetSourceCount(source uuid.UUID, n uint64) error {
+	return s.update("set source count", func(tx *bbolt.Tx, _ *txChanges) error {
+		return tx.Bucket(bucketSources).Put(source[:], binary.BigEndian.AppendUint64(nil, n))
+	})
+}
+
+// NextSourceCount increments the count of a source and returns the new
+// value, durably: the publisher takes its next communication count here, so a
+// count handed out is never handed out again, even after a crash.
+func (s *Store) NextSourceCount(source uuid.UUID) (uint64, error) {
+	var n uint64
+	err := s.update("next source count", func(tx *bbolt.Tx, _ *txChanges) error {
+		b := tx.Bucket(bucketSources)
+		n = 0
+		if v := b.Get(source[:]); len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		if n == math.MaxUint64 {
+			return corruptf("source %s: communication count exhausted", source)
+		}
+		n++
+		return b.Put(source[:], binary.BigEndian.AppendUint64(nil, n))
+	})
+	return n, err
+}
+
+// SourceCounts returns the counts of every source.
+func (s *Store) SourceCounts() (map[uuid.UUID]uint64, error) {
+	out := make(map[uuid.UUID]uint64)
+	err := s.view("source counts", func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
+			if len(k) != 16 || len(v) != 8 {
+				return corruptf("source count %x malformed", k)
+			}
+			out[uuid.UUID(k)] = binary.BigEndian.Uint64(v)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// ItemsAfter returns the stored items of a source whose count is greater
+// than after, in count order, at most limit of them (all if limit <= 0). It
+// answers catch-up and retransmission requests from storage.
+func (s *Store) ItemsAfter(source uuid.UUID, after uint64, limit int) ([]*news.Item, error) {
+	if after == math.MaxUint64 {
+		return nil, nil
+	}
+	var out []*news.Item
+	err := s.view("items after", func(tx *bbolt.Tx) error {
+		b := itemBuckets(tx)
+		c := b.bySource.Cursor()
+		start := sourceKey(source, after+1, uuid.Nil)
+		for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, source[:]) && (limit <= 0 || len(out) < limit); k, _ = c.Next() {
+			id := k[16+8:]
+			v := b.items.Get(id)
+			if v == nil {
+				return corruptf("by-source entry for missing item %x", id)
+			}
+			it, err := decodeValue(id, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, it)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// HighestStoredCount returns the highest count among the stored items of a
+// source (0 if none): where a catch-up request for that source can start.
+func (s *Store) HighestStoredCount(source uuid.UUID) (uint64, error) {
+	var n uint64
+	err := s.view("highest stored count", func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketBySource).Cursor()
+		// The last key of the source's range is the one before the first
+		// key above it.
+		k, _ := c.Seek(append(bytes.Clone(source[:]), bytes.Repeat([]byte{0xff}, 24)...))
+		if k == nil {
+			k, _ = c.Last()
+		} else {
+			k, _ = c.Prev()
+		}
+		if len(k) == 40 && bytes.HasPrefix(k, source[:]) {
+			n = binary.BigEndian.Uint64(k[16:24])
+		}
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,288 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"sync"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// FileName is the database file inside a data directory.
+const FileName = "newsdesk.db"
+
+// Store is an open data directory. Its methods are safe for concurrent use.
+type Store struct {
+	db   *bbolt.DB
+	path string
+	opts options
+
+	// wmu serialises write transactions together with the search index
+	// update that follows each commit, so the index sees commits in commit
+	// order (bbolt runs one writer at a time anyway, so this costs nothing).
+	wmu sync.Mutex
+
+	// closeMu guards closed and sending on queue: Close takes it for
+	// writing, Ingest for reading.
+	closeMu    sync.RWMutex
+	closed     bool
+	queue      chan *ingestReq // to the writer goroutine; nil when read-only
+	writerDone chan struct{}
+
+	stop chan struct{} // closed by Close: background work ends
+	bg   sync.WaitGroup
+
+	search *searchIndex
+}
+
+// Open opens the store in dir, creating the directory and a new store if
+// there is none. It fails with:
+//   - ErrInUse within the lock timeout (default 500 ms) if another process
+//     has the directory open;
+//   - ErrCorrupt if the file is damaged or not a Newsdesk store; the file is
+//     left untouched;
+//   - ErrSchemaTooNew if a newer Newsdesk wrote it;
+//   - ErrReadOnly if the directory or file cannot be written (use the
+//     ReadOnly option to read it anyway);
+//   - ErrNotFound with the ReadOnly option if there is no store to read.
+//
+// Queries work at once; Search waits until the search index is built (see
+// SearchReady).
+func Open(dir string, opts ...Option) (*Store, error) {
+	o := defaultOptions()
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if dir == "" {
+		return nil, errors.New("storage: data directory: required")
+	}
+	if err := prepareDir(dir, o.readOnly); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := openDB(path, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		db:     db,
+		path:   path,
+		opts:   o,
+		stop:   make(chan struct{}),
+		search: newSearchIndex(),
+	}
+	if o.verify {
+		if err := s.Check(); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+	}
+	if !o.readOnly {
+		s.queue = make(chan *ingestReq, 4*o.maxBatch)
+		s.writerDone = make(chan struct{})
+		go s.writer()
+	}
+	s.bg.Add(1)
+	go s.buildSearchIndex()
+	return s, nil
+}
+
+// prepareDir makes sure dir is a directory, creating it unless read-only.
+func prepareDir(dir string, readOnly bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("storage: data directory %s: not a directory", dir)
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist) && readOnly:
+		return fmt.Errorf("%w: no data directory %s", ErrNotFound, dir)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return classify("create data directory", err)
+		}
+		return nil
+	}
+	return classify("data directory", err)
+}
+
+// openDB opens the bbolt file and brings it to the current schema. An
+// existing file is first checked with plain reads (checkFile) and then
+// inspected through a read-only open, so a foreign or damaged file is
+// refused before anything could write to it.
+func openDB(path string, o options) (db *bbolt.DB, err error) {
+	// Last line of defence: a damaged file that passes checkFile can still
+	// make bbolt panic or fault on a bad page. Turn that into ErrCorrupt
+	// instead of a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if db != nil {
+				func() {
+					defer func() { _ = recover() }()
+					_ = db.Close()
+				}()
+			}
+			db, err = nil, corruptf("%s: %v", path, r)
+		}
+	}()
+
+	fi, err := os.Stat(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, classify("stat", err)
+	}
+	if exists && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("storage: %s: not a regular file", path)
+	}
+	if !exists || fi.Size() == 0 {
+		if o.readOnly {
+			return nil, fmt.Errorf("%w: no store in %s", ErrNotFound, filepath.Dir(path))
+		}
+	} else {
+		if err := checkFile(path); err != nil {
+			if lockedByOther(path) {
+				return nil, fmt.Errorf("%w: %s", ErrInUse, path)
+			}
+			return nil, err
+		}
+		ro, st, err := openInspect(path, o, true)
+		if err != nil {
+			return nil, err
+		}
+		if o.readOnly {
+			if st.fresh || st.schema != SchemaVersion() {
+				_ = ro.Close()
+				return nil, fmt.Errorf("%w: %s needs an upgrade to schema %d, which a read-only open cannot do", ErrReadOnly, path, SchemaVersion())
+			}
+			return ro, nil
+		}
+		if err := ro.Close(); err != nil {
+			return nil, classify("close database", err)
+		}
+	}
+	db, st, err := openInspect(path, o, false)
+	if err != nil {
+		return nil, err
+	}
+	if st.fresh || st.schema != SchemaVersion() {
+		if err := db.Update(func(tx *bbolt.Tx) error { return upgrade(tx, st) }); err != nil {
+			_ = db.Close()
+			return nil, classify("initialise database", err)
+		}
+	}
+	return db, nil
+}
+
+// openInspect opens the file with bbolt and inspects it in a read
+// transaction (which never writes).
+func openInspect(path string, o options, readOnly bool) (*bbolt.DB, storeState, error) {
+	bo := &bbolt.Options{
+		Timeout:      o.lockTimeout,
+		ReadOnly:     readOnly,
+		NoSync:       o.noSync,
+		NoGrowSync:   o.noSync,
+		FreelistType: bbolt.FreelistMapType, // O(1) allocation in a large, fragmented file
+	}
+	if strconv.IntSize == 64 && runtime.GOOS != "windows" {
+		// Address space only: a map this large means readers rarely block
+		// a writer that grows the file (bbolt remaps under an exclusive
+		// lock). Not on Windows, where bbolt grows the file to the map size.
+		bo.InitialMmapSize = 256 << 20
+	}
+	db, err := bbolt.Open(path, 0o600, bo)
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, storeState{}, fmt.Errorf("%w: %s is locked (waited %v)", ErrInUse, path, o.lockTimeout)
+	}
+	if err != nil {
+		return nil, storeState{}, classify("open database", err) // the cause names the file
+	}
+	var st storeState
+	if err := db.View(func(tx *bbolt.Tx) (err error) {
+		st, err = inspect(tx)
+		return err
+	}); err != nil {
+		_ = db.Close()
+		if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrSchemaTooNew) {
+			return nil, storeState{}, fmt.Errorf("%w (%s)", err, path)
+		}
+		return nil, storeState{}, classify("inspect "+path, err)
+	}
+	return db, st, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Size returns the bytes of the database file in use: its high-water mark.
+// The file itself can be longer, because bbolt grows it ahead of need.
+func (s *Store) Size() (int64, error) {
+	var n int64
+	err := s.view("size", func(tx *bbolt.Tx) error {
+		n = tx.Size()
+		return nil
+	})
+	return n, err
+}
+
+// Close flushes queued ingest writes, stops background work and closes the
+// file. Later calls return nil; other methods return ErrClosed.
+func (s *Store) Close() error {
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.queue != nil {
+		close(s.queue)
+	}
+	s.closeMu.Unlock()
+	if s.writerDone != nil {
+		<-s.writerDone
+	}
+	close(s.stop)
+	s.bg.Wait()
+	s.search.close()
+	return classify("close "+s.path, s.db.Close())
+}
+
+// txChanges records what a write transaction did to the set of items, in
+// order, so the search index can follow after the commit.
+type txChanges struct {
+	ops []indexOp
+}
+
+// update runs fn in a write transaction and, once it has committed, applies
+// its item changes to the search index.
+func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) error {
+	if s.opts.readOnly {
+		return fmt.Errorf("%w: %s: store opened read-only", ErrReadOnly, op)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var ch txChanges
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		ch = txChanges{}
+		return fn(tx, &ch)
+	})
+	if err != nil {
+		return classify(op, err)
+	}
+	if len(ch.ops) > 0 {
+		s.search.apply(&ch)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction.
+func (s *Store) view(op string, fn func(tx *bbolt.Tx) error) error {
+	return classify(op, s.db.View(fn))
+}
