@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"newsdesk/app"
+	"newsdesk/categories"
+	"newsdesk/storage"
+)
+
+// Backend is everything the window needs from the application: the store's
+// queries, the servant's status and the newsroom's publishing. Every method
+// is safe for concurrent use and returns without waiting on the network
+// (Probe is the exception and takes a context); the UI still calls the ones
+// that touch the disk from background goroutines, never from a callback.
+type Backend interface {
+	// Reading.
+	Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
+	Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
+	Item(id uuid.UUID) (storage.Entry, error)
+	UnreadCounts() (map[string]uint64, error)
+	MarkRead(ids ...uuid.UUID) error
+	MarkUnread(ids ...uuid.UUID) error
+	MarkAllRead(category string) error
+
+	// Categories and subscriptions.
+	Catalog() *categories.Catalog
+	SetCatalog(*categories.Catalog) error
+	Subscriptions() []string
+	SetSubscriptions(ids []string) error
+
+	// Newsroom.
+	Publish(d app.Draft) (app.PublishResult, error)
+	MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
+
+	// Network and administration.
+	Status() app.NetStatus
+	Seeds() []string
+	SetSeeds(addrs []string) error
+	Probe(ctx context.Context, addr string) app.Probe
+
+	// First run: NeedsSetup is true until the wizard's Setup succeeded.
+	NeedsSetup() bool
+	Setup(app.Setup) error
+
+	// Settings.
+	Settings() app.Settings
+	SaveSettings(app.Settings) error
+
+	// Events delivers change notifications until the application closes.
+	// The UI drains it from one goroutine that applies updates with fyne.Do.
+	Events() <-chan app.Event
+}
