@@ -47,6 +47,12 @@ type Config struct {
 	// whenever it moves, for the host to persist and pass back in
 	// Core.Expected after a restart. Same rules as OnDeliver.
 	OnProgress func(source string, next uint64)
+
+	// OnPublished, if set, receives every Published action: the count each
+	// publication was given, whether it was queued (not attached) and, when
+	// a queued one finally goes out, a second report without Queued. Same
+	// rules as OnDeliver.
+	OnPublished func(newsnet.Published)
 }
 
 // Timing of the runtime's own IO. Protocol timing lives in newsnet.Config.

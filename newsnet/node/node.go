@@ -41,6 +41,7 @@ type Node struct {
 
 	onDeliver  func(*newsnet.Multicast)
 	onProgress func(source string, next uint64)
+	onPublish  func(newsnet.Published)
 
 	ctx    context.Context // ends the node; cancelled by Close or the caller
 	cancel context.CancelFunc
@@ -122,6 +123,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		ln:         ln,
 		onDeliver:  cfg.OnDeliver,
 		onProgress: cfg.OnProgress,
+		onPublish:  cfg.OnPublished,
 		done:       make(chan struct{}),
 		accepted:   make(chan accepted),
 		dialed:     make(chan dialed),
@@ -276,6 +278,9 @@ func (n *Node) act(a newsnet.Action) {
 	case newsnet.Published:
 		if links := n.publishing[a.ID]; links != nil {
 			*links = a.Links
+		}
+		if n.onPublish != nil {
+			n.onPublish(a)
 		}
 	case newsnet.Progress:
 		if n.onProgress != nil {
