@@ -44,6 +44,9 @@ func (s CategorySet) Has(c string) bool {
 // itself or one of its '/'-separated ancestors is in it ("sales" matches
 // "sales/emea"). Subscribing to a parent subscribes to everything under it.
 func (s CategorySet) Matches(c string) bool {
+	if s.Has(AllCategories) {
+		return true
+	}
 	for {
 		if s.Has(c) {
 			return true

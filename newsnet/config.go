@@ -85,6 +85,29 @@ type Config struct {
 	// count it already has. Nil means only the in-memory relay cache.
 	Archive Archive
 
+	// Outbox holds the host's persisted publications that were queued while
+	// this servant was not attached (Published with Queued set) and not sent
+	// since. They keep their counts and go out when the servant attaches.
+	Outbox []*Multicast
+
+	// LastAttached is when this servant was last attached to the tree, as
+	// persisted by the host; catch-up asks for other sources' items since
+	// then. Zero, or older than CatchUpWindow, means CatchUpWindow ago.
+	LastAttached time.Time
+
+	// CatchUpWindow bounds how far back catch-up reaches for sources this
+	// servant does not follow yet, and for a newly subscribed category.
+	// Default 7 days.
+	CatchUpWindow time.Duration
+
+	// CatchUpRepeat is how long after joining the catch-up is asked for a
+	// second time. Default 5s.
+	CatchUpRepeat time.Duration
+
+	// CatchUpLimit bounds the items one catch-up answer carries. Default
+	// 10,000.
+	CatchUpLimit int
+
 	// HistoryWindow is how many earlier messages each multicast message
 	// describes in its history. A gap older than this is classified by
 	// asking for the categories first. Default 256.
@@ -117,12 +140,18 @@ type Config struct {
 	Rand *rand.Rand
 }
 
-// Archive is the host's store of messages, as the core sees it.
+// Archive is the host's store of messages, as the core sees it. Its methods
+// are called from Step, on the goroutine that owns the servant, and must not
+// wait on the network (a read of the local store is fine).
 type Archive interface {
 	// Lookup returns the stored message of source with this count, or nil.
-	// It is called from Step, on the goroutine that owns the servant, and
-	// must not wait on the network (a read of the local store is fine).
 	Lookup(source string, count uint64) *Multicast
+
+	// CatchUp returns stored messages whose category cats matches (as
+	// CategorySet.Matches): of each source in known, those from its count
+	// on; of every other source, those stored since the time. At most limit,
+	// ordered by source, then count.
+	CatchUp(cats CategorySet, known map[string]uint64, since time.Time, limit int) []*Multicast
 }
 
 // DefaultConfig returns the defaults for the servant id. Rand is left nil:
@@ -146,6 +175,9 @@ func DefaultConfig(id ServantID) Config {
 		RecoverTimeout:    time.Second,
 		RecoverAttempts:   6,
 		RelayCache:        4096,
+		CatchUpWindow:     7 * 24 * time.Hour,
+		CatchUpLimit:      10000,
+		CatchUpRepeat:     5 * time.Second,
 	}
 }
 
@@ -191,6 +223,8 @@ func (c *Config) Validate() error {
 		return errors.New("recover timeout must be at least one tick")
 	case c.RecoverAttempts < 1:
 		return errors.New("recover attempts must be at least 1")
+	case c.CatchUpWindow < 0 || c.CatchUpLimit < 0 || c.CatchUpRepeat < 0:
+		return errors.New("catch-up window and limit must not be negative")
 	case c.RelayCache < 0:
 		return errors.New("relay cache must not be negative")
 	case len(c.Source) > MaxIDBytes:

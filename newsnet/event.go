@@ -99,10 +99,16 @@ type Deliver struct {
 // Published reports the outcome of a Publish: the number of tree links the
 // message went out on. Zero means nobody beyond this servant subscribed and
 // nothing was sent (suppressed, JP5458944B2).
+//
+// A publication made while the servant is not attached to the tree is
+// queued: Queued is set and Links is zero. The host keeps it in its outbox
+// (and passes it back in Config.Outbox after a restart); when it goes out,
+// a second Published without Queued reports the links.
 type Published struct {
-	ID    [16]byte
-	Count uint64 // the communication count it was given; persist it
-	Links int
+	ID     [16]byte
+	Count  uint64 // the communication count it was given; persist it
+	Links  int
+	Queued bool
 }
 
 // Progress reports that the next count expected from Source moved to Next

@@ -22,6 +22,7 @@ const (
 	typePing         msgType = 10
 	typeRecover      msgType = 11
 	typeRecovered    msgType = 12
+	typeCatchUp      msgType = 13
 )
 
 // JoinRequest is the connector's participation request (JP4353827B2 S109).
@@ -124,6 +125,25 @@ type Recovered struct {
 	Missing    []uint64        // counts the end of the path does not hold
 }
 
+// CatchUp asks for what a servant missed while it was away (or, for a
+// category it just subscribed to, what was published before). It travels up
+// the tree to the nearest servant able to answer: one that subscribes to
+// every category asked for and keeps an archive (an archive servant
+// subscribes to everything). The items come back as Recovered frames along
+// Trail, in source order.
+type CatchUp struct {
+	Categories CategorySet
+	Known      []SourceCount // sources followed: send their items from Next on
+	Since      int64         // other sources: items stored since (Unix ns)
+	Trail      []ServantID
+}
+
+// SourceCount is the next count a servant expects from a source.
+type SourceCount struct {
+	Source string
+	Next   uint64
+}
+
 // CountCategory is the category of the source's message with this count.
 type CountCategory struct {
 	Count    uint64
@@ -145,6 +165,7 @@ func (*Multicast) msgType() msgType     { return typeMulticast }
 func (*Ping) msgType() msgType          { return typePing }
 func (*Recover) msgType() msgType       { return typeRecover }
 func (*Recovered) msgType() msgType     { return typeRecovered }
+func (*CatchUp) msgType() msgType       { return typeCatchUp }
 
 // Limits of a well-formed message, checked by the decoder before allocating.
 const (
@@ -156,4 +177,9 @@ const (
 	MaxReasonBytes   = 1024
 	MaxHistoryRuns   = 4096 // runs in one message's history
 	MaxCounts        = 4096 // counts in one Recover or Recovered
+	MaxSources       = 4096 // sources in one CatchUp
 )
+
+// AllCategories, as a subscription, matches every category: archive
+// servants subscribe to it so that everything published reaches them.
+const AllCategories = "*"

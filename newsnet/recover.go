@@ -181,15 +181,13 @@ func (s *Servant) handleRecovered(r *Recovered) {
 		}
 		return // the path broke: the requester retries
 	}
-	st := s.sources[r.Source]
-	if st == nil {
-		return
+	if r.Source == s.cfg.Source {
+		return // our own messages, from a catch-up: we have them
 	}
-	if m := r.Msg; m != nil && m.Source == r.Source {
+	st := s.source(r.Source)
+	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 {
 		s.cache.add(m)
-		if s.seen.add(m.ID) || st.wanted[m.Count] != nil {
-			s.sequence(m, 0)
-		}
+		s.takeRecovered(st, m)
 	}
 	for _, cc := range r.Categories {
 		w := st.wanted[cc.Count]
@@ -213,4 +211,21 @@ func (s *Servant) handleRecovered(r *Recovered) {
 	}
 	s.drain(r.Source, st, 0)
 	s.requestDue(r.Source, st)
+}
+
+// takeRecovered handles a message that came back from a retransmission
+// request or a catch-up: into the sequence when it is at or after what we
+// expect, delivered as history when it is older (a category we subscribed
+// to after the message went by) and not stored yet.
+func (s *Servant) takeRecovered(st *sourceState, m *Multicast) {
+	first := s.seen.add(m.ID)
+	if st.next == 0 || m.Count >= st.next {
+		s.sequence(m, 0)
+		return
+	}
+	stored := s.cfg.Archive != nil && s.cfg.Archive.Lookup(m.Source, m.Count) != nil
+	if first && !stored && s.self.Matches(m.Category) {
+		s.counters.Delivered++
+		s.out = append(s.out, Deliver{Msg: m})
+	}
 }

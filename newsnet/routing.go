@@ -1,5 +1,7 @@
 package newsnet
 
+import "slices"
+
 // routeInfo is multicast routing information transmission to the target
 // link l (JP4353827B2 Fig. 7): the union of our self set and the received
 // sets of every other link (S501-S502) is sent only when it differs from
@@ -43,11 +45,15 @@ func (s *Servant) setSelf(set CategorySet) {
 	if set.Equal(s.self) {
 		return
 	}
+	added := slices.DeleteFunc(slices.Clone(set), s.self.Has)
 	s.self = set
 	for _, c := range set {
 		s.learnCategory(c)
 	}
 	s.routeInfoAllExcept(nil)
+	// A new subscription asks for what was published before it (after the
+	// routing information, so nothing falls between the two).
+	s.requestCatchUp(added, s.now.Add(-s.cfg.CatchUpWindow), false)
 }
 
 // route is multicast message routing (Fig. 9): deliver locally when the
@@ -94,7 +100,7 @@ func (s *Servant) wants(l *link, c string) bool {
 //
 // The message gets its source and count (the host may set a persisted count
 // above the last one; zero means the next) and the history of the source's
-// previous categories.
+// previous categories. Not attached to the tree, it waits in the outbox.
 func (s *Servant) publish(orig *Multicast) {
 	s.counters.Published++
 	m := *orig // the host's message stays as it was; Published reports the count
@@ -107,10 +113,20 @@ func (s *Servant) publish(orig *Multicast) {
 	s.own.add(m.Category)
 	s.cache.add(&m)
 	s.seen.add(m.ID)
+	if s.up == nil && !s.vertex {
+		s.outbox = append(s.outbox, &m)
+		s.out = append(s.out, Published{ID: m.ID, Count: m.Count, Queued: true})
+		return
+	}
+	s.sendOwn(&m)
+}
+
+// sendOwn sends one of our publications into the tree.
+func (s *Servant) sendOwn(m *Multicast) {
 	n := 0
 	for _, l := range s.treeLinks() {
 		if s.wants(l, m.Category) {
-			s.send(l, &m)
+			s.send(l, m)
 			n++
 		}
 	}
@@ -118,6 +134,16 @@ func (s *Servant) publish(orig *Multicast) {
 		s.counters.Suppressed++
 	}
 	s.out = append(s.out, Published{ID: m.ID, Count: m.Count, Links: n})
+}
+
+// flushOutbox sends what was published while we were not attached, in
+// order, once we are part of the tree again.
+func (s *Servant) flushOutbox() {
+	queued := s.outbox
+	s.outbox = nil
+	for _, m := range queued {
+		s.sendOwn(m)
+	}
 }
 
 // seenSet remembers the most recent multicast IDs in a ring, so a copy that

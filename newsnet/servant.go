@@ -49,6 +49,10 @@ type Servant struct {
 	cache      relayCache
 	ownCount   uint64
 	own        ownHistory
+	outbox     []*Multicast // publications waiting for the tree
+	lastUp     time.Time    // when we were last attached (for catch-up)
+	// catchUpAgain is when to repeat the catch-up made on attaching.
+	catchUpAgain time.Time
 
 	nextDial LinkID
 	out      []Action
@@ -124,6 +128,14 @@ func New(cfg Config) (*Servant, error) {
 		s.learnCategory(c)
 	}
 	s.restoreOwnHistory()
+	for _, m := range cfg.Outbox {
+		q := *m
+		q.Source = cfg.Source
+		s.outbox = append(s.outbox, &q)
+		s.ownCount = max(s.ownCount, q.Count)
+		s.cache.add(&q)
+	}
+	s.lastUp = cfg.LastAttached
 	return s, nil
 }
 
@@ -220,6 +232,7 @@ func (s *Servant) becomeVertex() {
 	s.conn.stop()
 	s.nextPartition = s.now
 	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
+	s.flushOutbox() // the vertex is the tree
 }
 
 // becomeAttached makes l our uplink after a join accept.
@@ -237,6 +250,12 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.note("attached under %s", l.peer)
 	s.routeInfo(l) // new link
 	s.optimize(Partition{Lo: acc.Lo, Hi: acc.Hi}, acc.Path)
+	if s.up == l { // optimize may have found a cycle and left again
+		s.flushOutbox()
+		s.requestCatchUp(s.self, s.catchUpSince(s.lastUp), true)
+		s.catchUpAgain = s.now.Add(s.cfg.CatchUpRepeat)
+		s.hintDowns()
+	}
 }
 
 // becomeDetached drops the uplink (already closed or lost) and its routing
@@ -244,6 +263,8 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 func (s *Servant) becomeDetached() {
 	up := s.up
 	s.up = nil
+	s.lastUp = s.now
+	s.catchUpAgain = time.Time{}
 	s.rootPath = nil
 	s.nextPartition = s.now
 	delete(s.links, up.id)
@@ -412,6 +433,13 @@ func (s *Servant) receive(l *link, m Message) {
 	case *Recovered:
 		if l.kind == linkUp || l.kind == linkDown {
 			s.handleRecovered(m)
+		}
+	case *CatchUp:
+		switch {
+		case l.kind == linkDown:
+			s.handleCatchUp(l, m)
+		case l.kind == linkUp && len(m.Trail) == 0:
+			s.catchUpHinted()
 		}
 	default:
 		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))

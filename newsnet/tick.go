@@ -7,6 +7,7 @@ func (s *Servant) tick() {
 	s.tickConnector()
 	s.tickTree()
 	s.tickRecover()
+	s.tickCatchUp()
 }
 
 // tickLinks sends a Ping on every link idle in the send direction and closes

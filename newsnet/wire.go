@@ -253,6 +253,8 @@ func newMessage(t msgType) wireMessage {
 		return new(Recover)
 	case typeRecovered:
 		return new(Recovered)
+	case typeCatchUp:
+		return new(CatchUp)
 	}
 	return nil
 }
@@ -284,6 +286,8 @@ func wireName(t msgType) string {
 		return "Recover"
 	case typeRecovered:
 		return "Recovered"
+	case typeCatchUp:
+		return "CatchUp"
 	}
 	return fmt.Sprintf("type %d", t)
 }
@@ -315,6 +319,8 @@ func isNil(m wireMessage) bool {
 	case *Recover:
 		return m == nil
 	case *Recovered:
+		return m == nil
+	case *CatchUp:
 		return m == nil
 	}
 	return true
@@ -394,6 +400,36 @@ func (m *Recover) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
 	m.Counts = d.counts("counts")
 	m.CategoriesOnly = d.flag("categoriesOnly")
+	m.Trail = d.ids("trail")
+}
+
+func (m *CatchUp) marshal(e *encoder) {
+	e.categories("categories", m.Categories)
+	if len(m.Known) > MaxSources {
+		e.fail(fmt.Errorf("known: %w: %d > %d", errTooMany, len(m.Known), MaxSources))
+		return
+	}
+	e.uvarint(uint64(len(m.Known)))
+	for _, k := range m.Known {
+		e.string("known source", k.Source, MaxIDBytes)
+		e.uvarint(k.Next)
+	}
+	e.uvarint(uint64(m.Since))
+	e.ids("trail", m.Trail)
+}
+
+func (m *CatchUp) unmarshal(d *decoder) {
+	m.Categories = d.categories("categories")
+	if n := d.count("known", MaxSources); n > 0 {
+		m.Known = make([]SourceCount, n)
+		for i := range m.Known {
+			m.Known[i] = SourceCount{Source: d.string("known source", MaxIDBytes), Next: d.uvarint("known next")}
+		}
+		if d.err != nil {
+			m.Known = nil
+		}
+	}
+	m.Since = int64(d.uvarint("since"))
 	m.Trail = d.ids("trail")
 }
 

@@ -72,6 +72,9 @@ func wireExamples() []struct {
 			Msg: &Multicast{ID: id, Category: "it", Source: "hq", Count: 7, Payload: []byte("x")}}},
 		{"Recovered/categories", &Recovered{Source: "hq", Categories: []CountCategory{{Count: 5, Category: "hr"}}}},
 		{"Recovered/missing", &Recovered{Source: "hq", Missing: []uint64{9}}},
+		{"CatchUp", &CatchUp{Categories: NewCategorySet("it", "*"), Known: []SourceCount{{Source: "hq", Next: 12}},
+			Since: 1764000000000000000, Trail: []ServantID{"a:1"}}},
+		{"CatchUp/empty", &CatchUp{}},
 	}
 }
 

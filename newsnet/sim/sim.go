@@ -333,7 +333,7 @@ func (n *Network) PublishAt(id newsnet.ServantID, category string) [16]byte {
 	if nd.Alive {
 		stored := *m
 		stored.Source, stored.Count = string(id), nd.OwnCount
-		nd.Store.put(&stored)
+		nd.Store.put(&stored, n.now)
 	}
 	return mid
 }
@@ -467,7 +467,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 	case newsnet.Deliver:
 		nd.Delivered[a.Msg.ID]++
 		nd.Order[a.Msg.Source] = append(nd.Order[a.Msg.Source], a.Msg.Count)
-		nd.Store.put(a.Msg)
+		nd.Store.put(a.Msg, n.now)
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
 		nd.OwnCount = max(nd.OwnCount, a.Count)
