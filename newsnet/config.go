@@ -110,7 +110,9 @@ type Config struct {
 
 	// HistoryWindow is how many earlier messages each multicast message
 	// describes in its history. A gap older than this is classified by
-	// asking for the categories first. Default 256.
+	// asking for the categories first. Default 64: with runs of a few
+	// categories that is a few dozen bytes, and at worst (every message in
+	// another category than the one before) about 400.
 	HistoryWindow int
 
 	// RecoverTimeout is the first wait for an answer to a retransmission
@@ -171,7 +173,7 @@ func DefaultConfig(id ServantID) Config {
 		BackoffMax:        8 * time.Second,
 		MaxRedirects:      32,
 		SeenWindow:        8192,
-		HistoryWindow:     256,
+		HistoryWindow:     64,
 		RecoverTimeout:    time.Second,
 		RecoverAttempts:   6,
 		RelayCache:        4096,

@@ -58,7 +58,14 @@ func (s *Servant) lookup(source string, count uint64) *Multicast {
 // tickRecover sends the requests that are due and gives up on counts that
 // ran out of attempts.
 func (s *Servant) tickRecover() {
-	for _, id := range slices.Sorted(maps.Keys(s.sources)) {
+	var due []string
+	for id, st := range s.sources {
+		if len(st.wanted) > 0 {
+			due = append(due, id)
+		}
+	}
+	slices.Sort(due) // deterministic order of requests
+	for _, id := range due {
 		s.requestDue(id, s.sources[id])
 	}
 }

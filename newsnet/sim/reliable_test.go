@@ -14,6 +14,7 @@ import (
 // lose links and the tree re-forms.
 type reliableScenario struct {
 	servants, sources, categories, items, faults int
+	wireCheck                                    bool // pass every frame through the codec
 }
 
 // runReliable checks JP3679935B2's promise on the tree: after quiescence
@@ -23,7 +24,7 @@ type reliableScenario struct {
 func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	t.Helper()
 	n := New(seed)
-	n.WireCheck = true
+	n.WireCheck = sc.wireCheck
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)
@@ -169,7 +170,7 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 
 func TestReliableDeliveryUnderFaults(t *testing.T) {
 	for _, seed := range scenarioSeeds(5) {
-		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60})
+		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true})
 	}
 }
 
