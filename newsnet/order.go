@@ -82,13 +82,16 @@ func (s *Servant) classifyGap(source string, st *sourceState, m *Multicast) {
 		switch {
 		case len(s.self) == 0:
 			st.skip[k] = true // we need nothing at all
+			s.counters.GapSkipped++
 		case !ok:
 			st.wanted[k] = &want{categoryOnly: true, due: s.now}
 		case !s.shortKnown(short) && s.mayNeedUnknown(short):
 			st.wanted[k] = &want{categoryOnly: true, due: s.now}
 		case s.neededShort(short):
+			s.counters.GapNeeded++
 			s.wantMessage(source, st, k)
 		default:
+			s.counters.GapSkipped++
 			st.skip[k] = true
 		}
 	}

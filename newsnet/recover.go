@@ -95,8 +95,10 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 		w.due = s.now.Add(s.cfg.RecoverTimeout << (w.attempts - 1))
 		if w.categoryOnly {
 			cats = append(cats, k)
+			s.counters.AskedClasses++
 		} else {
 			msgs = append(msgs, k)
+			s.counters.AskedMessages++
 		}
 	}
 	if lost {
@@ -204,8 +206,10 @@ func (s *Servant) handleRecovered(r *Recovered) {
 		s.learnCategory(cc.Category)
 		delete(st.wanted, cc.Count)
 		if s.self.Matches(cc.Category) {
+			s.counters.GapNeeded++
 			s.wantMessage(r.Source, st, cc.Count)
 		} else {
+			s.counters.GapSkipped++
 			st.skip[cc.Count] = true
 		}
 	}

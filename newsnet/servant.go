@@ -69,6 +69,13 @@ type Counters struct {
 	Resets     uint64 // tree optimization resets this servant sent
 	Lost       uint64 // needed messages no holder could retransmit
 
+	// Gap classification (JP3679935B2): missed counts found needed, found
+	// not needed (skipped without a request), and the counts asked for in
+	// retransmission requests (messages, and categories only; retries
+	// included).
+	GapNeeded, GapSkipped       uint64
+	AskedMessages, AskedClasses uint64
+
 	// Frames sent, by kind: multicast payload; periodic upkeep (pings,
 	// partition messages); and control (joins, siblings, resets, routing
 	// information), which is what tree changes cost.

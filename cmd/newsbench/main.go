@@ -20,6 +20,7 @@ func main() {
 	tcpSize := flag.Int("tcp", 200, "servants in the TCP run on loopback (0 skips it)")
 	items := flag.Int("items", 200, "items published per run")
 	seed := flag.Uint64("seed", 1, "seed of the simulated runs")
+	reliability := flag.Bool("reliability", true, "also measure retransmission, history size, catch-up and latency under churn")
 	flag.Parse()
 
 	var results []result
@@ -47,4 +48,8 @@ func main() {
 		}
 	}
 	printTable(os.Stdout, results)
+	if *reliability {
+		fmt.Println()
+		printReliability(os.Stdout, *seed)
+	}
 }
