@@ -5,7 +5,9 @@ import "slices"
 // routeInfo is multicast routing information transmission to the target
 // link l (JP4353827B2 Fig. 7): the union of our self set and the received
 // sets of every other link (S501-S502) is sent only when it differs from
-// what we last sent on l (S503-S507).
+// what we last sent on l (S503-S507). One departure: the first union on a
+// new link is sent even when empty, so the peer learns for certain that
+// nobody beyond subscribes, and stops treating the link as unknown.
 func (s *Servant) routeInfo(l *link) {
 	if s.cfg.Flood {
 		return
@@ -16,9 +18,10 @@ func (s *Servant) routeInfo(l *link) {
 			u = u.Union(o.received)
 		}
 	}
-	if u.Equal(l.sent) {
+	if l.infoSent && u.Equal(l.sent) {
 		return
 	}
+	l.infoSent = true
 	l.sent = u
 	s.send(l, &RoutingInfo{Categories: u})
 }
@@ -36,6 +39,7 @@ func (s *Servant) routeInfoAllExcept(except *link) {
 // set as the link's received set (S522) and pass the change on (S523).
 func (s *Servant) receiveRouteInfo(l *link, m *RoutingInfo) {
 	l.received = NewCategorySet(m.Categories...)
+	l.infoKnown = true
 	s.routeInfoAllExcept(l)
 }
 
@@ -89,9 +93,10 @@ func (s *Servant) route(from *link, m *Multicast) {
 	}
 }
 
-// wants reports whether a message of category c must cross link l.
+// wants reports whether a message of category c must cross link l: its
+// received set holds c, or the peer has not told us yet what it holds.
 func (s *Servant) wants(l *link, c string) bool {
-	return s.cfg.Flood || l.received.Matches(c)
+	return s.cfg.Flood || !l.infoKnown || l.received.Matches(c)
 }
 
 // publish sends a message of our own on every link leading to a subscriber.

@@ -99,7 +99,12 @@ type link struct {
 	slot     int       // for downlinks
 	received CategorySet
 	sent     CategorySet
-	opened   time.Time
+	// infoSent and infoKnown: routing information went out on this link at
+	// least once / came in at least once. Until the peer's has arrived we do
+	// not know what lies beyond, so publications and the outbox are sent
+	// there rather than wrongly suppressed.
+	infoSent, infoKnown bool
+	opened              time.Time
 	lastRecv time.Time
 	lastSend time.Time
 }
