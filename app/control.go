@@ -6,14 +6,13 @@ package app
 // added, never changed or removed.
 //
 //	GET  /v1/status          the servant's place in the tree and its links
-//	POST /v1/publish         {"category","title","body"} → {"id","suppressed"}
+//	POST /v1/publish         {"category","title","body"} → {"id","suppressed"[,"queued"]}
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
 //
 // Every error is JSON: {"error":"..."}.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,26 +26,22 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
+	"newsdesk/news"
 	"newsdesk/newsnet"
-	"newsdesk/newsnet/node"
 )
 
 // Limits of the publish request.
 const (
-	maxTitleRunes   = 200
-	maxBodyBytes    = 64 << 10
+	maxTitleRunes   = news.MaxTitleRunes
+	maxBodyBytes    = news.MaxBodyBytes
 	maxRequestBytes = 1 << 20 // a 64 KiB body may grow sixfold in JSON escapes
 )
 
-// control serves the control API for one servant.
+// control serves the control API for one application.
 type control struct {
-	node   *node.Node
-	items  *itemStore
-	source string // installation ID, the Source of items published here
-	addr   string // the control API's own address, reported in status
-	log    *slog.Logger
+	app  *App
+	addr string // the control API's own address, reported in status
+	log  *slog.Logger
 }
 
 // endpoint is one path of the API with a handler per method.
@@ -141,6 +136,7 @@ type statusJSON struct {
 	Source   string       `json:"source"`   // this installation's ID
 	Control  string       `json:"control"`  // this API's address
 	Counters countersJSON `json:"counters"`
+	Lost     uint64       `json:"lost"` // needed items no holder could retransmit
 }
 
 type linkJSON struct {
@@ -174,7 +170,8 @@ func strs[S ~[]E, E ~string](s S) []string {
 }
 
 func (c *control) status(w http.ResponseWriter, r *http.Request) {
-	st := c.node.Status()
+	ns := c.app.Status()
+	st := ns.Status
 	out := statusJSON{
 		ID:            string(st.ID),
 		IDValue:       st.IDValue,
@@ -186,8 +183,9 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		Links:         make([]linkJSON, len(st.Links)),
 		Role:          string(st.Role),
 		RootPath:      strs(st.RootPath),
-		Source:        c.source,
+		Source:        ns.Source,
 		Control:       c.addr,
+		Lost:          ns.Lost,
 		Counters: countersJSON{
 			Published: st.Counters.Published, Suppressed: st.Counters.Suppressed,
 			Delivered: st.Counters.Delivered, Relayed: st.Counters.Relayed,
@@ -210,7 +208,8 @@ type publishRequest struct {
 
 type publishResponse struct {
 	ID         string `json:"id"`
-	Suppressed bool   `json:"suppressed"` // no tree link carried it: nobody subscribed
+	Suppressed bool   `json:"suppressed"`       // no tree link carried it: nobody subscribed
+	Queued     bool   `json:"queued,omitempty"` // not attached: in the outbox until it is
 }
 
 func (req *publishRequest) check() error {
@@ -238,39 +237,39 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	id, err := uuid.NewV7()
+	now := time.Now()
+	id, err := news.NewID(now)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "item ID: "+err.Error())
 		return
 	}
-	now := time.Now()
-	m, err := encodeItem(id, req.Category, req.Title, req.Body, c.source, now)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	links, err := c.node.Publish(r.Context(), m)
-	switch {
-	case errors.Is(err, node.ErrClosed):
-		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
-		return
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return // the client went away
-	case err != nil:
-		// The only other failure: the encoded item does not fit in a frame.
-		writeError(w, http.StatusBadRequest, "item too large to send: "+err.Error())
-		return
-	}
-	c.items.add(Item{
-		ID:       id.String(),
+	it := &news.Item{
+		ID:       id,
 		Category: req.Category,
 		Title:    req.Title,
 		Body:     req.Body,
-		Source:   c.source,
-		Received: now.UTC().Format(time.RFC3339Nano),
+		Author:   c.app.settings().DisplayName,
+		Source:   c.app.source,
+		Created:  now,
+	}
+	if err := it.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	res, err := c.app.publish(it)
+	switch {
+	case errors.Is(err, ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, publishResponse{
+		ID:         res.ID.String(),
+		Suppressed: res.Outcome == Suppressed,
+		Queued:     res.Outcome == Queued,
 	})
-	c.log.Info("published", "id", id.String(), "category", req.Category, "links", links)
-	writeJSON(w, http.StatusOK, publishResponse{ID: id.String(), Suppressed: links == 0})
 }
 
 func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
@@ -279,11 +278,16 @@ func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, c.items.list(cat))
+	items, err := c.app.oldestFirst(cat, maxListedItems)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, items)
 }
 
 func (c *control) subscriptions(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, strs(c.node.Status().Subscriptions))
+	writeJSON(w, http.StatusOK, strs(c.app.Status().Subscriptions))
 }
 
 func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
@@ -297,7 +301,7 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := c.node.SetSubscriptions(cats); err != nil {
+	if err := c.app.SetSubscriptions(cats); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}

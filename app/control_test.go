@@ -39,6 +39,7 @@ type servant struct {
 	Ready
 	data string
 	log  *syncBuffer
+	stop func() // stops it and checks that Serve returned nil; idempotent
 }
 
 // startServe runs ServeWithReady with args (plus a fresh --data, listen and
@@ -46,7 +47,14 @@ type servant struct {
 // returns nil.
 func startServe(t *testing.T, args ...string) *servant {
 	t.Helper()
-	s := &servant{data: filepath.Join(t.TempDir(), "data"), log: &syncBuffer{}}
+	return startServeIn(t, filepath.Join(t.TempDir(), "data"), args...)
+}
+
+// startServeIn is startServe on a given data directory, so that a test can
+// stop a servant and start it again on the same data.
+func startServeIn(t *testing.T, data string, args ...string) *servant {
+	t.Helper()
+	s := &servant{data: data, log: &syncBuffer{}}
 	args = append([]string{"--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--data", s.data}, args...)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan Ready, 1)
@@ -61,16 +69,22 @@ func startServe(t *testing.T, args ...string) *servant {
 		cancel()
 		t.Fatalf("Serve(%q) not ready after 10s; log:\n%s", args, s.log)
 	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve returned %v", err)
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Serve returned %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Errorf("Serve did not return 10s after its context was cancelled")
 			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("Serve did not return 10s after its context was cancelled")
-		}
+		})
+	}
+	t.Cleanup(func() {
+		s.stop()
 		if t.Failed() {
 			t.Logf("log of %s:\n%s", s.ID, s.log)
 		}
@@ -154,6 +168,7 @@ func (s *servant) received(t *testing.T, peer string) []string {
 type publishResult struct {
 	ID         string `json:"id"`
 	Suppressed bool   `json:"suppressed"`
+	Queued     bool   `json:"queued"`
 }
 
 func (s *servant) publish(t *testing.T, category, title, body string) publishResult {
@@ -184,7 +199,12 @@ func (s *servant) items(t *testing.T, category string) []Item {
 
 func waitFor(t *testing.T, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitForUpTo(t, 10*time.Second, what, cond)
+}
+
+func waitForUpTo(t *testing.T, limit time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		err := cond()
 		if err == nil {

@@ -1,75 +1,82 @@
 package app
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
+	"newsdesk/news"
+	"newsdesk/newsnet"
 )
 
+func testItem(t *testing.T, category, title string) *news.Item {
+	t.Helper()
+	it, err := news.NewItem(category, title, "Body & <more>", "Ann", uuid.New(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+// An item travels as its wire encoding; the message repeats its ID,
+// category, source and count, and a message whose fields disagree with its
+// payload is refused.
 func TestItemPayloadRoundTrip(t *testing.T) {
-	id := uuid.Must(uuid.NewV7())
-	created := time.Date(2026, 3, 1, 12, 0, 0, 5, time.UTC)
-	m, err := encodeItem(id, "it", "Title <1>", "Body & more", "src", created)
+	it := testItem(t, "it", "Title <1>")
+	it.SourceCount = 7
+	it.Urgent = true
+	m, err := multicastOf(it)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"title":"Title <1>","body":"Body & more","created":"2026-03-01T12:00:00.000000005Z"}`; string(m.Payload) != want {
-		t.Errorf("payload %s, want %s", m.Payload, want)
+	if m.ID != it.ID || m.Category != "it" || m.Source != it.Source.String() || m.Count != 7 {
+		t.Fatalf("message %+v for item %+v", m, it)
 	}
-	received := created.Add(time.Second)
-	it, err := decodeItem(m, received)
+	got, err := itemOf(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Item{ID: id.String(), Category: "it", Title: "Title <1>", Body: "Body & more", Source: "src", Received: "2026-03-01T12:00:01.000000005Z"}
-	if it != want {
-		t.Errorf("decoded %+v, want %+v", it, want)
+	if got.ID != it.ID || got.Title != it.Title || got.Body != it.Body || got.Author != "Ann" ||
+		!got.Created.Equal(it.Created) || !got.Urgent || got.SourceCount != 7 {
+		t.Errorf("decoded %+v, want %+v", got, it)
 	}
-	m.Payload = []byte("not json")
-	if _, err := decodeItem(m, received); err == nil {
-		t.Error("decoded a malformed payload")
+
+	// The overlay's count wins over the payload's.
+	m2 := *m
+	m2.Count = 9
+	if got, err := itemOf(&m2); err != nil || got.SourceCount != 9 {
+		t.Errorf("count from the message: %v, %v", got, err)
+	}
+
+	for name, mod := range map[string]func(*newsnet.Multicast){
+		"payload":  func(m *newsnet.Multicast) { m.Payload = []byte("not an item") },
+		"id":       func(m *newsnet.Multicast) { m.ID = uuid.Must(uuid.NewV7()) },
+		"category": func(m *newsnet.Multicast) { m.Category = "hr" },
+		"source":   func(m *newsnet.Multicast) { m.Source = "someone-else" },
+	} {
+		bad := *m
+		mod(&bad)
+		if _, err := itemOf(&bad); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s mismatch: %v", name, err)
+		}
 	}
 }
 
-// The store lists a category with the categories below it, oldest first,
-// ignores a second copy of an item, and forgets the oldest item of a full
-// category.
-func TestItemStore(t *testing.T) {
-	s := newItemStore(3)
-	add := func(id, cat string) bool { return s.add(Item{ID: id, Category: cat, Title: id}) }
-	add("1", "sales")
-	add("2", "sales/emea")
-	add("3", "it")
-	add("4", "sales")
-	add("5", "salesforce") // not below "sales"
-	if add("2", "sales/emea") {
-		t.Error("a second copy was stored")
+func TestHistoryRuns(t *testing.T) {
+	a, b := newsnet.ShortID("a"), newsnet.ShortID("b")
+	got := historyRuns([]uint32{a, a, b, a}) // oldest first
+	want := []newsnet.HistoryRun{{Short: a, Len: 1}, {Short: b, Len: 1}, {Short: a, Len: 2}}
+	if len(got) != len(want) {
+		t.Fatalf("runs %v, want %v", got, want)
 	}
-	ids := func(items []Item) string {
-		var b strings.Builder
-		for _, it := range items {
-			fmt.Fprint(&b, it.ID)
-		}
-		return b.String()
-	}
-	for cat, want := range map[string]string{"sales": "124", "sales/emea": "2", "it": "3", "hr": "", "salesforce": "5"} {
-		if got := ids(s.list(cat)); got != want {
-			t.Errorf("list(%q) = %q, want %q", cat, got, want)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("runs %v, want %v", got, want)
 		}
 	}
-	if got := s.list("hr"); got == nil || len(got) != 0 {
-		t.Errorf("empty list = %#v, want [] (not null in JSON)", got)
-	}
-	add("6", "it")
-	add("7", "it")
-	add("8", "it")
-	if got := ids(s.list("it")); got != "678" {
-		t.Errorf("full category = %q, want the newest three", got)
-	}
-	if !add("3", "it") {
-		t.Error("a forgotten item could not be stored again")
+	if historyRuns(nil) != nil {
+		t.Error("empty history is not nil")
 	}
 }

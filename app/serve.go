@@ -1,5 +1,9 @@
-// Package app is the application around the overlay: the headless servant
-// (`newsdesk serve`), its control API and the items it keeps.
+// Package app is the application core around the overlay: App owns the
+// store and the servant and connects them (items delivered are stored,
+// publications get persisted counts, the outbox survives restarts, the
+// store answers retransmission and catch-up requests). The desktop UI sees
+// it as ui.Backend; `newsdesk serve` runs it headless with a loopback JSON
+// control API.
 package app
 
 import (
@@ -16,13 +20,15 @@ import (
 	"time"
 
 	"newsdesk/newsnet"
-	"newsdesk/newsnet/node"
 )
 
 const serveUsage = `usage: newsdesk serve --listen HOST:PORT --data DIR [flags]
 
 Runs a servant without a window: a seed, an archive, or a test peer.
-Without --seeds, or when its own address is the first seed, it is the vertex.
+Without seeds, or when its own address is the first seed, it is the vertex.
+Items, subscriptions, seeds, per-source counts and the outbox are kept in
+DIR; --seeds and --subscribe replace the stored lists, and without them the
+stored ones are used.
 
 Flags:
 `
@@ -36,7 +42,10 @@ type serveConfig struct {
 	subscribe []string
 	fanout    int
 	control   string // "" for no control API
+	archive   bool
 	verbose   bool
+
+	seedsSet, subscribeSet bool // the flags were given
 }
 
 // usageError is a bad command line. main exits with its ExitCode, 2, like
@@ -65,6 +74,7 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	subscribe := fs.String("subscribe", "", "comma-separated `categories` to subscribe to")
 	fanout := fs.Int("fanout", newsnet.DefaultConfig("").Fanout, "maximum down-servants per servant (the partition base `N`, 2..1024)")
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
+	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -76,7 +86,11 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, usagef("unexpected argument %q", fs.Arg(0))
 	}
 
-	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, verbose: *verbose}
+	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose}
+	fs.Visit(func(f *flag.Flag) {
+		cfg.seedsSet = cfg.seedsSet || f.Name == "seeds"
+		cfg.subscribeSet = cfg.subscribeSet || f.Name == "subscribe"
+	})
 	switch {
 	case cfg.listen == "":
 		return cfg, usagef("--listen HOST:PORT is required")
@@ -138,6 +152,10 @@ func checkHostPort(addr string) (string, error) {
 	return host, nil
 }
 
+// serveTune adjusts the protocol configuration of `newsdesk serve`; tests
+// replace it to shorten timeouts.
+var serveTune func(*newsnet.Config)
+
 // Ready reports where a started servant can be reached; with port 0 in the
 // flags these are known only at run time.
 type Ready struct {
@@ -166,39 +184,29 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	source, err := prepareDataDir(cfg.data)
-	if err != nil {
-		return err
-	}
-	items := newItemStore(maxItemsPerCategory)
-
-	core := newsnet.DefaultConfig("")
-	core.Seeds = cfg.seeds
-	core.Source = source
-	core.Fanout = cfg.fanout
-	// The node gets its own lifetime: on cancellation the control API stops
-	// first, so no request meets a half-closed servant, then the node.
-	n, err := node.Start(context.WithoutCancel(ctx), node.Config{
+	opts := Options{
+		DataDir:   cfg.data,
 		Listen:    cfg.listen,
-		Advertise: cfg.advertise,
-		Core:      core,
+		Advertise: string(cfg.advertise),
+		Fanout:    cfg.fanout,
+		Archive:   cfg.archive,
 		Logger:    log,
-		OnDeliver: func(m *newsnet.Multicast) {
-			it, err := decodeItem(m, time.Now())
-			if err != nil {
-				log.Warn("dropping undecodable item", "source", m.Source, "category", m.Category, "err", err)
-				return
-			}
-			items.add(it)
-		},
-	})
+		Start:     true,
+		tune:      serveTune,
+	}
+	if cfg.seedsSet {
+		opts.Seeds = strs(cfg.seeds)
+	}
+	if cfg.subscribeSet {
+		opts.Subscriptions = append([]string{}, cfg.subscribe...)
+	}
+	// The app gets its own lifetime: on cancellation the control API stops
+	// first, so no request meets a half-closed servant, then the app.
+	a, err := Open(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return err
 	}
-	defer n.Close()
-	if err := n.SetSubscriptions(cfg.subscribe); err != nil {
-		return err
-	}
+	defer a.Close()
 
 	var (
 		srv        *http.Server
@@ -216,21 +224,21 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 			ln.Close()
 			return fmt.Errorf("control API: %s is not a loopback address", controlURL)
 		}
-		srv = newControlServer(&control{node: n, items: items, source: source, addr: controlURL, log: log})
+		srv = newControlServer(&control{app: a, addr: controlURL, log: log})
 		go func() { serveErr <- srv.Serve(ln) }()
 	}
 
-	st := n.Status()
-	log.Info("servant listening", "id", string(n.Addr()), "listen", cfg.listen, "role", string(st.Role),
-		"seeds", fmt.Sprint(cfg.seeds), "subscriptions", fmt.Sprint(cfg.subscribe),
-		"installation", source, "data", cfg.data)
+	st := a.Status()
+	log.Info("servant listening", "id", a.Addr(), "listen", cfg.listen, "role", string(st.Role),
+		"seeds", fmt.Sprint(a.Seeds()), "subscriptions", fmt.Sprint(st.Subscriptions),
+		"installation", st.Source, "data", cfg.data, "archive", cfg.archive)
 	if srv != nil {
 		log.Info("control API listening", "addr", controlURL)
 	} else {
 		log.Info("control API disabled (no --control)")
 	}
 	if ready != nil {
-		ready(Ready{ID: string(n.Addr()), Control: controlURL})
+		ready(Ready{ID: a.Addr(), Control: controlURL})
 	}
 
 	var failure error
@@ -248,7 +256,9 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		cancel()
 	}
-	n.Close()
+	if err := a.Close(); err != nil && failure == nil {
+		failure = err
+	}
 	log.Info("stopped")
 	return failure
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"newsdesk/categories"
 	"newsdesk/newsnet"
 )
 
@@ -132,12 +133,12 @@ func TestInstallationID(t *testing.T) {
 }
 
 func TestCheckCategory(t *testing.T) {
-	for _, c := range []string{"it", "hr", "sales/emea", "a-b/c-d/0", strings.Repeat("x", newsnet.MaxCategoryBytes)} {
+	for _, c := range []string{"it", "hr", "sales/emea", "a-b/c-d/0", strings.Repeat("x", categories.MaxIDLen)} {
 		if err := checkCategory(c); err != nil {
 			t.Errorf("checkCategory(%q) = %v", c, err)
 		}
 	}
-	for _, c := range []string{"", "IT", "a b", "a_b", "/a", "a/", "a//b", "é", strings.Repeat("x", newsnet.MaxCategoryBytes+1)} {
+	for _, c := range []string{"", "IT", "a b", "a_b", "/a", "a/", "a//b", "é", "*", strings.Repeat("x", categories.MaxIDLen+1)} {
 		if err := checkCategory(c); err == nil {
 			t.Errorf("checkCategory(%q) accepted", c)
 		}

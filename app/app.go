@@ -1,0 +1,559 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/categories"
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
+	"newsdesk/storage"
+)
+
+// Options configure Open.
+type Options struct {
+	// DataDir holds the store (newsdesk.db) and the installation ID
+	// (installation-id); created 0700 if missing. Required.
+	DataDir string
+
+	// Listen is the "host:port" servant links are accepted on; "" means the
+	// stored setting, else DefaultListen. Advertise is the address others
+	// dial; "" means the stored setting, else the listen address, or for a
+	// wildcard listen host this computer's address toward the network.
+	Listen, Advertise string
+
+	// Seeds and Subscriptions, when not nil, replace the stored lists (and
+	// are stored); nil uses what is stored.
+	Seeds         []string
+	Subscriptions []string
+
+	// Fanout is N, the maximum down-servants; 0 means the default (16).
+	Fanout int
+
+	// Archive makes this an archive servant: it subscribes to every
+	// category (newsnet.AllCategories) and keeps items for
+	// ArchiveRetention (unless the store has a retention set already).
+	Archive bool
+
+	// Logger receives the application's and the servant's log; nil
+	// discards it.
+	Logger *slog.Logger
+
+	// Start starts the servant at once. The desktop app's first run leaves
+	// it false and starts it in Setup.
+	Start bool
+
+	// tune, if set, adjusts the protocol configuration (tests: shorter
+	// timeouts).
+	tune func(*newsnet.Config)
+}
+
+const (
+	// DefaultListen is where a desktop installation accepts servant links
+	// when nothing else is configured.
+	DefaultListen = "0.0.0.0:7400"
+
+	// ArchiveRetention is how long an archive keeps items by default.
+	ArchiveRetention = 30 * 24 * time.Hour
+
+	// statusPoll is how often the servant's status is compared for
+	// StatusChanged events; lastAttachedEvery how often the time of
+	// attachment is persisted while attached; purgeEvery how often expired
+	// items are purged.
+	statusPoll        = 500 * time.Millisecond
+	lastAttachedEvery = 15 * time.Second
+	purgeEvery        = time.Hour
+
+	// lastAttachedSlack is subtracted from the persisted time of attachment
+	// on start: it is written only every lastAttachedEvery, and clocks of
+	// publishers differ a little. Catch-up drops what it already has.
+	lastAttachedSlack = time.Minute
+)
+
+// ErrInUse: another newsdesk (desktop app or `newsdesk serve`) has the data
+// directory open. Errors from Open wrap it together with storage.ErrInUse.
+var ErrInUse = errors.New("data directory in use by another newsdesk")
+
+// ErrClosed is returned by methods of an App after Close.
+var ErrClosed = errors.New("app: closed")
+
+// dirInUse is Open's error for a data directory another process holds.
+type dirInUse struct {
+	dir   string
+	cause error
+}
+
+func (e *dirInUse) Error() string   { return fmt.Sprintf("%v: %s", ErrInUse, e.dir) }
+func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
+
+// App is the application core shared by `newsdesk serve` and the desktop
+// app: the store, the servant, and what connects them. Its methods are safe
+// for concurrent use. It implements ui.Backend.
+type App struct {
+	opts      Options
+	log       *slog.Logger
+	store     *storage.Store
+	source    uuid.UUID // the installation ID
+	sourceStr string    // its newsnet spelling (Config.Source)
+	events    *eventHub
+	persist   *persister
+	archive   *storeArchive
+
+	// pubMu serialises publications (count, store, send) and node
+	// restarts: a count taken from the store must reach the core before the
+	// next one, or the core would renumber it.
+	pubMu sync.Mutex
+
+	mu      sync.Mutex // guards the fields below
+	node    *node.Node // nil until started, and while restarting
+	listen  string     // the listen address the node was started with
+	closed  bool
+	catalog *categories.Catalog
+
+	// pubWait holds the Published report of a publication in progress,
+	// filled by OnPublished on the loop goroutine during node.Publish.
+	pubWaitMu sync.Mutex
+	pubWait   map[[16]byte]*newsnet.Published
+
+	// outbox maps queued item IDs to their store outbox entries. sentEarly
+	// holds IDs whose "sent" report came before the publisher pushed them.
+	obMu      sync.Mutex
+	outbox    map[[16]byte]uint64
+	sentEarly map[[16]byte]bool
+
+	stop chan struct{} // closed by Close: background goroutines end
+	bg   sync.WaitGroup
+}
+
+// Open opens the data directory and, with opts.Start, starts the servant.
+// ctx bounds the opening only; the App runs until Close. A directory that
+// another newsdesk holds fails within about a second with an error wrapping
+// ErrInUse.
+func Open(ctx context.Context, opts Options) (*App, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("data directory: required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	src, err := prepareDataDir(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	source, err := uuid.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("installation ID: %w", err)
+	}
+	st, err := storage.Open(opts.DataDir)
+	if errors.Is(err, storage.ErrInUse) {
+		return nil, &dirInUse{dir: opts.DataDir, cause: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	a := &App{
+		opts:      opts,
+		log:       log,
+		store:     st,
+		source:    source,
+		sourceStr: source.String(),
+		events:    newEventHub(),
+		pubWait:   make(map[[16]byte]*newsnet.Published),
+		outbox:    make(map[[16]byte]uint64),
+		sentEarly: make(map[[16]byte]bool),
+		stop:      make(chan struct{}),
+	}
+	a.archive = &storeArchive{store: st, log: log}
+	a.persist = newPersister(a)
+	if err := a.init(ctx); err != nil {
+		a.persist.close()
+		a.events.close()
+		st.Close()
+		return nil, err
+	}
+	a.bg.Add(1)
+	go a.monitor()
+	if opts.Start {
+		if err := a.Start(); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// init loads the catalog and applies the options that change the store.
+func (a *App) init(ctx context.Context) error {
+	cat, err := a.loadCatalog()
+	if err != nil {
+		return err
+	}
+	a.catalog = cat
+	if a.opts.Seeds != nil {
+		if err := a.storeSeeds(a.opts.Seeds); err != nil {
+			return err
+		}
+	}
+	if a.opts.Subscriptions != nil {
+		if err := checkSubscriptions(a.opts.Subscriptions); err != nil {
+			return err
+		}
+		if err := a.store.SetSubscriptions(normalizeSubs(a.opts.Subscriptions)); err != nil {
+			return err
+		}
+	}
+	if a.opts.Archive {
+		d, err := a.store.Retention()
+		if err != nil {
+			return err
+		}
+		if d == 0 {
+			if err := a.store.SetRetention(ArchiveRetention); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// Source returns this installation's ID, the Source of its publications.
+func (a *App) Source() uuid.UUID { return a.source }
+
+// Addr returns the servant ID (the address other servants dial), or "" when
+// the servant is not running.
+func (a *App) Addr() string {
+	if n := a.currentNode(); n != nil {
+		return string(n.Addr())
+	}
+	return ""
+}
+
+// Store returns the underlying store, for tools and tests.
+func (a *App) Store() *storage.Store { return a.store }
+
+func (a *App) currentNode() *node.Node {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.node
+}
+
+// Start starts the servant with the stored seeds and subscriptions, unless
+// it is running already.
+func (a *App) Start() error {
+	a.pubMu.Lock()
+	defer a.pubMu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return ErrClosed
+	}
+	if a.node != nil {
+		return nil
+	}
+	return a.startLocked()
+}
+
+// startLocked starts a node from the store's current state. It runs with
+// pubMu and mu held.
+func (a *App) startLocked() error {
+	cfg, err := a.nodeConfig()
+	if err != nil {
+		return err
+	}
+	n, err := node.Start(context.Background(), cfg)
+	if err != nil {
+		return err
+	}
+	if err := n.SetSubscriptions(a.liveSubscriptions()); err != nil {
+		n.Close()
+		return err
+	}
+	a.node = n
+	a.listen = cfg.Listen
+	a.log.Info("servant started", "id", string(n.Addr()), "listen", cfg.Listen, "seeds", fmt.Sprint(cfg.Core.Seeds),
+		"installation", a.sourceStr, "archive", a.opts.Archive, "outbox", len(cfg.Core.Outbox))
+	a.events.emit(Event{Kind: StatusChanged})
+	return nil
+}
+
+// stopNode takes the node out of service, stops it and waits until
+// everything it delivered is stored. The caller holds pubMu (not mu: other
+// methods see no node meanwhile instead of waiting for the links to close).
+func (a *App) stopNode() {
+	a.mu.Lock()
+	n := a.node
+	a.node = nil
+	a.mu.Unlock()
+	if n == nil {
+		return
+	}
+	if n.Status().Role == newsnet.RoleAttached {
+		a.saveLastAttached(time.Now())
+	}
+	n.Close() // no callbacks after this
+	a.persist.flush()
+	a.events.emit(Event{Kind: StatusChanged})
+}
+
+// restart stops the servant and starts it again from the store (new seeds).
+func (a *App) restart() error {
+	a.pubMu.Lock()
+	defer a.pubMu.Unlock()
+	a.mu.Lock()
+	running := !a.closed && a.node != nil
+	a.mu.Unlock()
+	if !running {
+		return nil
+	}
+	a.log.Info("restarting the servant")
+	a.stopNode()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	return a.startLocked()
+}
+
+// Close stops the servant (closing its links so neighbours recover at
+// once), stores what it delivered, and closes the store. Later calls return
+// nil.
+func (a *App) Close() error {
+	a.pubMu.Lock()
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		a.pubMu.Unlock()
+		return nil
+	}
+	a.closed = true
+	a.mu.Unlock()
+	a.stopNode()
+	a.pubMu.Unlock()
+
+	close(a.stop)
+	a.bg.Wait()
+	a.persist.close()
+	a.events.close()
+	return a.store.Close()
+}
+
+// nodeConfig builds the runtime and protocol configuration from the store.
+// It runs with mu held.
+func (a *App) nodeConfig() (node.Config, error) {
+	set := a.settings()
+	listen := cmp.Or(a.opts.Listen, set.Listen, DefaultListen)
+	advertise := cmp.Or(a.opts.Advertise, set.Advertise)
+	seedList, err := a.store.Seeds()
+	if err != nil {
+		return node.Config{}, err
+	}
+	seeds := make([]newsnet.ServantID, 0, len(seedList))
+	for _, s := range seedList {
+		seeds = append(seeds, newsnet.ServantID(s))
+	}
+	if advertise == "" {
+		if host, port, err := net.SplitHostPort(listen); err == nil {
+			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+				advertise = net.JoinHostPort(localAddress(seedList), port)
+			}
+		}
+	}
+
+	core := newsnet.DefaultConfig("")
+	core.Seeds = seeds
+	core.Source = a.sourceStr
+	if a.opts.Fanout > 0 {
+		core.Fanout = a.opts.Fanout
+	}
+	if core.OwnCount, err = a.store.SourceCount(a.source); err != nil {
+		return node.Config{}, err
+	}
+	counts, err := a.store.SourceCounts()
+	if err != nil {
+		return node.Config{}, err
+	}
+	core.Expected = make(map[string]uint64, len(counts))
+	for src, n := range counts {
+		if src != a.source && n > 0 {
+			core.Expected[src.String()] = n + 1 // the store keeps the last delivered count
+		}
+	}
+	queued, err := a.store.Outbox()
+	if err != nil {
+		return node.Config{}, err
+	}
+	a.obMu.Lock()
+	clear(a.outbox)
+	clear(a.sentEarly)
+	for _, e := range queued {
+		m, err := multicastOf(e.Item)
+		if err != nil {
+			a.obMu.Unlock()
+			return node.Config{}, fmt.Errorf("outbox entry %d: %w", e.Seq, err)
+		}
+		core.Outbox = append(core.Outbox, m)
+		a.outbox[m.ID] = e.Seq
+	}
+	a.obMu.Unlock()
+	if t, ok := a.lastAttached(); ok {
+		core.LastAttached = t.Add(-lastAttachedSlack)
+	}
+	core.KnownCategories = a.catalog.IDs() // mu is held
+	core.Archive = a.archive
+	if a.opts.tune != nil {
+		a.opts.tune(&core)
+	}
+	return node.Config{
+		Listen:      listen,
+		Advertise:   newsnet.ServantID(advertise),
+		Core:        core,
+		Logger:      a.log,
+		OnDeliver:   a.onDeliver,
+		OnProgress:  a.onProgress,
+		OnPublished: a.onPublished,
+	}, nil
+}
+
+// liveSubscriptions is what the servant subscribes to: the stored
+// subscriptions, and every category for an archive.
+func (a *App) liveSubscriptions() []string {
+	subs := a.Subscriptions()
+	if a.opts.Archive {
+		subs = append(subs, newsnet.AllCategories)
+	}
+	return subs
+}
+
+// The node's callbacks. They run on the node's loop goroutine: they only
+// hand work to the persister and never block.
+
+func (a *App) onDeliver(m *newsnet.Multicast) {
+	a.persist.deliver(m, time.Now())
+}
+
+func (a *App) onProgress(source string, next uint64) {
+	a.persist.progress(source, next)
+}
+
+func (a *App) onPublished(p newsnet.Published) {
+	a.pubWaitMu.Lock()
+	w, waiting := a.pubWait[p.ID]
+	if waiting && w.ID == ([16]byte{}) {
+		*w = p // the report of a Publish call in progress
+		a.pubWaitMu.Unlock()
+		return
+	}
+	a.pubWaitMu.Unlock()
+	if !p.Queued {
+		a.persist.sent(p) // a queued publication went out
+	}
+}
+
+// monitor reports status changes, persists the time of attachment and
+// purges expired items, until Close.
+func (a *App) monitor() {
+	defer a.bg.Done()
+	poll := time.NewTicker(statusPoll)
+	defer poll.Stop()
+	purge := time.NewTicker(purgeEvery)
+	defer purge.Stop()
+	var (
+		last      statusKey
+		lastSaved time.Time
+	)
+	a.purge()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-purge.C:
+			a.purge()
+		case now := <-poll.C:
+			n := a.currentNode()
+			if n == nil {
+				continue
+			}
+			st := n.Status()
+			if k := keyOf(st); k != last {
+				last = k
+				a.events.emit(Event{Kind: StatusChanged})
+			}
+			if st.Role == newsnet.RoleAttached && now.Sub(lastSaved) >= lastAttachedEvery {
+				lastSaved = now
+				a.saveLastAttached(now)
+			}
+		}
+	}
+}
+
+// statusKey is what a StatusChanged event is about.
+type statusKey struct {
+	role  newsnet.Role
+	up    newsnet.ServantID
+	downs int
+	lost  uint64
+	subs  string
+}
+
+func keyOf(st newsnet.Status) statusKey {
+	return statusKey{role: st.Role, up: st.Up, downs: len(st.Downs), lost: st.Counters.Lost, subs: fmt.Sprint(st.Subscriptions)}
+}
+
+func (a *App) purge() {
+	n, err := a.store.PurgeExpired()
+	switch {
+	case err != nil:
+		a.log.Warn("purging expired items failed", "err", err)
+	case n > 0:
+		a.log.Info("purged expired items", "items", n)
+		a.events.emit(Event{Kind: ItemsChanged})
+	}
+}
+
+// localAddress guesses this computer's address toward the network: the
+// source address of a route to the first seed that is not a loopback
+// address (no packet is sent), else the first non-loopback IPv4 address of
+// an interface that is up, else 127.0.0.1.
+func localAddress(seeds []string) string {
+	for _, s := range seeds {
+		host, _, err := net.SplitHostPort(s)
+		if err != nil {
+			continue
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			continue
+		}
+		c, err := net.Dial("udp", s)
+		if err != nil {
+			continue
+		}
+		addr := c.LocalAddr().(*net.UDPAddr).IP
+		c.Close()
+		if !addr.IsLoopback() && !addr.IsUnspecified() {
+			return addr.String()
+		}
+	}
+	ifs, _ := net.Interfaces()
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		for _, ad := range addrs {
+			if ipn, ok := ad.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLinkLocalUnicast() {
+				return ipn.IP.String()
+			}
+		}
+	}
+	return "127.0.0.1"
+}

@@ -1,0 +1,239 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/news"
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
+	"newsdesk/storage"
+)
+
+// The methods the desktop UI uses (ui.Backend). Reading goes straight to the
+// store; read-state changes announce themselves with ItemsChanged.
+
+// Newest returns up to n items of cats (and below them; none means all),
+// newest first, after cur.
+func (a *App) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	return a.store.Newest(cats, n, cur)
+}
+
+// Search finds items whose title or body contain every word of query.
+func (a *App) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	return a.store.Search(ctx, query, cats, n, cur)
+}
+
+// Item returns one stored item.
+func (a *App) Item(id uuid.UUID) (storage.Entry, error) { return a.store.Get(id) }
+
+// UnreadCounts returns the unread items per exact category.
+func (a *App) UnreadCounts() (map[string]uint64, error) { return a.store.UnreadCounts() }
+
+// MarkRead marks items read.
+func (a *App) MarkRead(ids ...uuid.UUID) error {
+	n, err := a.store.MarkRead(ids...)
+	if n > 0 {
+		a.events.emit(Event{Kind: ItemsChanged, Items: slices.Clone(ids)})
+	}
+	return err
+}
+
+// MarkUnread marks items unread.
+func (a *App) MarkUnread(ids ...uuid.UUID) error {
+	n, err := a.store.MarkUnread(ids...)
+	if n > 0 {
+		a.events.emit(Event{Kind: ItemsChanged, Items: slices.Clone(ids)})
+	}
+	return err
+}
+
+// MarkAllRead marks every item of category and below it read ("" for all).
+func (a *App) MarkAllRead(category string) error {
+	n, err := a.store.MarkAllRead(category)
+	if n > 0 {
+		var cats []string // nil: every category
+		if category != "" {
+			cats = []string{category}
+		}
+		a.events.emit(Event{Kind: ItemsChanged, Categories: cats})
+	}
+	return err
+}
+
+// myPostsCursor prefixes the cursors of MyPosts, which page by count.
+const myPostsCursor = "own:"
+
+// MyPosts returns the items this installation published, newest first, n
+// at a time. It walks the store's per-source index backwards from the
+// highest own count, so it costs the page, not the store.
+func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	if n <= 0 {
+		return nil, "", fmt.Errorf("my posts: page size %d, must be positive", n)
+	}
+	var below uint64 // counts strictly below this
+	if cur == "" {
+		hi, err := a.store.HighestStoredCount(a.source)
+		if err != nil {
+			return nil, "", err
+		}
+		below = hi + 1
+	} else {
+		v, ok := strings.CutPrefix(string(cur), myPostsCursor)
+		c, err := strconv.ParseUint(v, 10, 64)
+		if !ok || err != nil {
+			return nil, "", fmt.Errorf("%w: %q", storage.ErrBadCursor, string(cur))
+		}
+		below = c
+	}
+	var found []*news.Item // ascending counts, all below `below`
+	span := uint64(n)
+	for below > 1 {
+		after := uint64(0)
+		if below-1 > span {
+			after = below - 1 - span
+		}
+		items, err := a.store.ItemsAfter(a.source, after, int(below-1-after))
+		if err != nil {
+			return nil, "", err
+		}
+		// With holes in the range the limit reaches counts above it.
+		items = slices.DeleteFunc(items, func(it *news.Item) bool { return it.SourceCount >= below })
+		found = append(items, found...)
+		below = after + 1
+		if len(found) >= n || after == 0 {
+			break
+		}
+		span *= 2 // holes (purged or failed items): look further back
+	}
+	more := len(found) > n || below > 1
+	if len(found) > n {
+		found = found[len(found)-n:]
+	}
+	out := make([]storage.Entry, 0, len(found))
+	for i := len(found) - 1; i >= 0; i-- {
+		e, err := a.store.Get(found[i].ID)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // purged meanwhile
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, e)
+	}
+	var next storage.Cursor
+	if more && len(found) > 0 {
+		next = storage.Cursor(myPostsCursor + strconv.FormatUint(found[0].SourceCount, 10))
+	}
+	return out, next, nil
+}
+
+// Status returns the servant's place in the tree. Before the servant has
+// started, Role is idle.
+func (a *App) Status() NetStatus {
+	ns := NetStatus{Source: a.sourceStr}
+	n := a.currentNode()
+	if n == nil {
+		ns.Role = newsnet.RoleIdle
+		ns.Listen = a.Settings().Listen
+		return ns
+	}
+	ns.Status = n.Status()
+	ns.Listen = a.listenAddr(n)
+	ns.Connected = ns.Role == newsnet.RoleAttached || ns.Role == newsnet.RoleVertex
+	ns.Lost = ns.Counters.Lost
+	return ns
+}
+
+// listenAddr is the address n was told to listen on, with the port it
+// chose for port 0.
+func (a *App) listenAddr(n *node.Node) string {
+	a.mu.Lock()
+	listen := a.listen
+	a.mu.Unlock()
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil || port != "0" {
+		return listen
+	}
+	if _, p, err := net.SplitHostPort(string(n.Addr())); err == nil {
+		return net.JoinHostPort(host, p)
+	}
+	return listen
+}
+
+// probeTimeout bounds a probe when ctx has no earlier deadline.
+const probeTimeout = 5 * time.Second
+
+// Probe tests whether a newsdesk servant answers at addr: it connects and
+// exchanges the protocol hello, and reports the round-trip time or, in
+// words, what went wrong.
+func (a *App) Probe(ctx context.Context, addr string) Probe {
+	p := Probe{Addr: addr}
+	if _, err := newsnet.ParseServantID(addr); err != nil {
+		p.Problem = "not an address: " + err.Error()
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	start := time.Now()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		p.Problem = dialProblem(ctx, addr, err)
+		return p
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if err := newsnet.WriteHello(conn); err != nil {
+		p.Problem = "connected, but sending the hello failed: " + err.Error()
+		return p
+	}
+	if _, err := newsnet.ReadHello(conn); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			p.Problem = fmt.Sprintf("connected, but no newsdesk hello within %v: something else listens there", probeTimeout)
+		case errors.Is(err, io.EOF):
+			p.Problem = "connected, but the other side closed the connection: not a newsdesk servant, or it is shutting down"
+		default:
+			p.Problem = "connected, but it does not speak the newsdesk protocol: " + err.Error()
+		}
+		return p
+	}
+	p.OK = true
+	p.RTT = time.Since(start)
+	return p
+}
+
+// dialProblem explains a failed connection attempt.
+func dialProblem(ctx context.Context, addr string, err error) string {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing listens on " + addr + " (newsdesk not running there, or another port)"
+	case errors.As(err, &dnsErr):
+		return "host name not found: " + dnsErr.Name
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %v: the computer is off or a firewall drops the connection", probeTimeout)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to " + addr + ": check the address and the network"
+	}
+	return "cannot connect: " + err.Error()
+}
+
+// Events delivers change notifications until Close, which closes the
+// channel. Events are coalesced while the reader is behind.
+func (a *App) Events() <-chan Event { return a.events.out }

@@ -1,0 +1,334 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"newsdesk/categories"
+	"newsdesk/news"
+	"newsdesk/newsnet"
+)
+
+// Keys of the store's settings bucket. Values are strings; lists are JSON.
+const (
+	keyDisplayName  = "display-name"
+	keyListen       = "listen"
+	keyAdvertise    = "advertise"
+	keyNotify       = "notify"            // "true" / "false"; unset is true
+	keyNotifyCats   = "notify-categories" // JSON list of category IDs
+	keyCatalog      = "catalog"           // canonical catalog JSON (categories.Catalog.Marshal)
+	keyLastAttached = "last-attached"     // RFC 3339 with nanoseconds
+	keySetupDone    = "setup-done"        // "true" once the first-run wizard succeeded
+)
+
+// settings reads the settings, with defaults for what is not set. A store
+// error is logged and gives the defaults.
+func (a *App) settings() Settings {
+	m, err := a.store.Settings()
+	if err != nil {
+		a.log.Warn("reading settings failed", "err", err)
+	}
+	s := Settings{
+		DisplayName: m[keyDisplayName],
+		Listen:      m[keyListen],
+		Advertise:   m[keyAdvertise],
+		Notify:      m[keyNotify] != "false",
+	}
+	if v := m[keyNotifyCats]; v != "" {
+		if err := json.Unmarshal([]byte(v), &s.NotifyCategories); err != nil {
+			a.log.Warn("setting "+keyNotifyCats+" is malformed; ignored", "err", err)
+		}
+	}
+	return s
+}
+
+// Settings returns the user's preferences. Listen is DefaultListen when not
+// set.
+func (a *App) Settings() Settings {
+	s := a.settings()
+	if s.Listen == "" {
+		s.Listen = DefaultListen
+	}
+	return s
+}
+
+// SaveSettings validates and stores the preferences. A changed listen or
+// advertised address applies at the next start of the app.
+func (a *App) SaveSettings(s Settings) error {
+	if err := checkDisplayName(s.DisplayName, false); err != nil {
+		return err
+	}
+	if _, err := checkHostPort(s.Listen); err != nil {
+		return fmt.Errorf("listen address: %w", err)
+	}
+	if s.Advertise != "" {
+		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
+			return fmt.Errorf("advertised address: %w", err)
+		}
+	}
+	for _, c := range s.NotifyCategories {
+		if err := categories.ValidateID(c); err != nil {
+			return fmt.Errorf("notification categories: %w", err)
+		}
+	}
+	cats, err := json.Marshal(normalizeSubs(s.NotifyCategories))
+	if err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		keyDisplayName: strings.TrimSpace(s.DisplayName),
+		keyListen:      s.Listen,
+		keyAdvertise:   s.Advertise,
+		keyNotify:      strconv.FormatBool(s.Notify),
+		keyNotifyCats:  string(cats),
+	} {
+		if err := a.store.SetSetting(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDisplayName applies the author rules of an item to a display name.
+func checkDisplayName(name string, required bool) error {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "" && required:
+		return errors.New("display name: required")
+	case !utf8.ValidString(name):
+		return errors.New("display name: not valid UTF-8")
+	case utf8.RuneCountInString(name) > news.MaxAuthorRunes:
+		return fmt.Errorf("display name: longer than %d characters", news.MaxAuthorRunes)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return errors.New("display name: control characters are not allowed")
+	}
+	return nil
+}
+
+// NeedsSetup is true until Setup has succeeded once in this data directory.
+func (a *App) NeedsSetup() bool {
+	v, _, err := a.store.Setting(keySetupDone)
+	return err == nil && v != "true"
+}
+
+// Setup stores what the first-run wizard collected and starts the servant.
+// A new network makes this computer its seed: the seed list becomes the
+// servant's own advertised address. Joining stores the given seeds (at
+// least one, each "host:port").
+func (a *App) Setup(s Setup) error {
+	if err := checkDisplayName(s.DisplayName, true); err != nil {
+		return err
+	}
+	if !s.NewNetwork {
+		if len(s.Seeds) == 0 {
+			return errors.New("seeds: at least one seed is needed to join a network")
+		}
+		if err := checkSeeds(s.Seeds); err != nil {
+			return err
+		}
+	}
+	if err := a.store.SetSetting(keyDisplayName, strings.TrimSpace(s.DisplayName)); err != nil {
+		return err
+	}
+	seeds := s.Seeds
+	if s.NewNetwork {
+		seeds = []string{} // the vertex of its own network, until its address is known
+	}
+	if err := a.store.SetSeeds(seeds); err != nil {
+		return err
+	}
+	if n := a.currentNode(); n != nil {
+		if err := a.restart(); err != nil {
+			return err
+		}
+	} else if err := a.Start(); err != nil {
+		return err
+	}
+	if s.NewNetwork {
+		if addr := a.Addr(); addr != "" {
+			if err := a.store.SetSeeds([]string{addr}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := a.store.SetSetting(keySetupDone, "true"); err != nil {
+		return err
+	}
+	a.events.emit(Event{Kind: StatusChanged})
+	return nil
+}
+
+// Seeds returns the stored seed list in priority order.
+func (a *App) Seeds() []string {
+	s, err := a.store.Seeds()
+	if err != nil {
+		a.log.Warn("reading seeds failed", "err", err)
+	}
+	return s
+}
+
+// SetSeeds validates ("host:port", no duplicates) and stores the seed list.
+// The servant uses it from its next connection: when it is not attached to
+// a tree (still connecting, or a vertex without down-servants) it restarts
+// at once, in the background; otherwise the list applies at the next start
+// (a running tree is not torn down for it).
+func (a *App) SetSeeds(addrs []string) error {
+	if err := a.storeSeeds(addrs); err != nil {
+		return err
+	}
+	n := a.currentNode()
+	if n == nil {
+		return nil // used when the servant starts
+	}
+	if st := n.Status(); st.Role == newsnet.RoleConnecting || st.Role == newsnet.RoleVertex && len(st.Downs) == 0 {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.closed {
+			return nil
+		}
+		a.bg.Add(1)
+		go func() {
+			defer a.bg.Done()
+			if err := a.restart(); err != nil {
+				a.log.Error("restarting with the new seeds failed", "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+func (a *App) storeSeeds(addrs []string) error {
+	if err := checkSeeds(addrs); err != nil {
+		return err
+	}
+	trimmed := make([]string, len(addrs))
+	for i, s := range addrs {
+		trimmed[i] = strings.TrimSpace(s)
+	}
+	return a.store.SetSeeds(trimmed)
+}
+
+func checkSeeds(addrs []string) error {
+	for i, s := range addrs {
+		s = strings.TrimSpace(s)
+		if _, err := newsnet.ParseServantID(s); err != nil {
+			return fmt.Errorf("seed %d: %w", i+1, err)
+		}
+		if slices.ContainsFunc(addrs[:i], func(o string) bool { return strings.TrimSpace(o) == s }) {
+			return fmt.Errorf("seed %d: %s is listed twice", i+1, s)
+		}
+	}
+	return nil
+}
+
+// Catalog returns the category catalog (categories.Default until one is
+// stored).
+func (a *App) Catalog() *categories.Catalog {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.catalog
+}
+
+func (a *App) loadCatalog() (*categories.Catalog, error) {
+	v, ok, err := a.store.Setting(keyCatalog)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return categories.Default(), nil
+	}
+	c, err := categories.Parse([]byte(v))
+	if err != nil {
+		return nil, fmt.Errorf("stored catalog: %w", err)
+	}
+	return c, nil
+}
+
+// SetCatalog stores a catalog that is at least as new as the current one
+// (same or higher version).
+func (a *App) SetCatalog(c *categories.Catalog) error {
+	if c == nil {
+		return errors.New("catalog: nil")
+	}
+	if cur := a.Catalog(); c.Version() < cur.Version() {
+		return fmt.Errorf("catalog: version %d is older than the current version %d", c.Version(), cur.Version())
+	}
+	doc, err := c.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := a.store.SetSetting(keyCatalog, string(doc)); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.catalog = c
+	a.mu.Unlock()
+	a.events.emit(Event{Kind: CatalogChanged})
+	return nil
+}
+
+// Subscriptions returns the stored subscriptions, sorted.
+func (a *App) Subscriptions() []string {
+	s, err := a.store.Subscriptions()
+	if err != nil {
+		a.log.Warn("reading subscriptions failed", "err", err)
+	}
+	return s
+}
+
+// SetSubscriptions validates (category IDs; "*" is not one) and stores the
+// subscriptions and applies them to the running servant.
+func (a *App) SetSubscriptions(ids []string) error {
+	if err := checkSubscriptions(ids); err != nil {
+		return err
+	}
+	if err := a.store.SetSubscriptions(normalizeSubs(ids)); err != nil {
+		return err
+	}
+	if n := a.currentNode(); n != nil {
+		if err := n.SetSubscriptions(a.liveSubscriptions()); err != nil {
+			return err
+		}
+	}
+	a.events.emit(Event{Kind: CatalogChanged})
+	return nil
+}
+
+func checkSubscriptions(ids []string) error {
+	for _, id := range ids {
+		if err := categories.ValidateID(id); err != nil {
+			return fmt.Errorf("subscriptions: %w", err)
+		}
+	}
+	return nil
+}
+
+// normalizeSubs sorts and de-duplicates, never returning nil.
+func normalizeSubs(ids []string) []string {
+	s := append([]string{}, ids...)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// lastAttached returns the persisted time this servant was last attached.
+func (a *App) lastAttached() (time.Time, bool) {
+	v, ok, err := a.store.Setting(keyLastAttached)
+	if err != nil || !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	return t, err == nil
+}
+
+func (a *App) saveLastAttached(t time.Time) {
+	if err := a.store.SetSetting(keyLastAttached, t.UTC().Format(time.RFC3339Nano)); err != nil {
+		a.log.Warn("storing the time of attachment failed", "err", err)
+	}
+}
