@@ -269,12 +269,11 @@ func (a *App) startLocked() error {
 	if err != nil {
 		return err
 	}
+	// The subscriptions go in with the configuration: set after the start,
+	// an early attachment would catch up without them.
+	cfg.Core.Subscriptions = a.liveSubscriptions()
 	n, err := node.Start(context.Background(), cfg)
 	if err != nil {
-		return err
-	}
-	if err := n.SetSubscriptions(a.liveSubscriptions()); err != nil {
-		n.Close()
 		return err
 	}
 	a.node = n

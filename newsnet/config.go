@@ -66,6 +66,10 @@ type Config struct {
 	// copies a re-forming tree may deliver twice. Default 8192.
 	SeenWindow int
 
+	// Subscriptions is the self set the servant starts with, so that its
+	// first routing information and catch-up already carry it.
+	Subscriptions []string
+
 	// Source is this installation's persistent ID (a UUID), which orders
 	// and names its publications independently of its address. Empty means
 	// the servant ID.

@@ -139,6 +139,12 @@ func New(cfg Config) (*Servant, error) {
 	for _, c := range cfg.KnownCategories {
 		s.learnCategory(c)
 	}
+	for _, c := range cfg.Subscriptions {
+		if ValidCategory(c) == nil {
+			s.self = s.self.With(c)
+			s.learnCategory(c)
+		}
+	}
 	s.restoreOwnHistory()
 	for _, m := range cfg.Outbox {
 		q := *m
