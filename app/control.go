@@ -158,6 +158,7 @@ type countersJSON struct {
 	MulticastFrames uint64 `json:"multicastFrames"`
 	PeriodicFrames  uint64 `json:"periodicFrames"`
 	ControlFrames   uint64 `json:"controlFrames"`
+	RecoveryFrames  uint64 `json:"recoveryFrames"`
 }
 
 // strs converts to []string, never nil: the API promises [] rather than null.
@@ -191,7 +192,7 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 			Delivered: st.Counters.Delivered, Relayed: st.Counters.Relayed,
 			Duplicates: st.Counters.Duplicates, Resets: st.Counters.Resets, Lost: st.Counters.Lost,
 			MulticastFrames: st.Counters.MulticastFrames, PeriodicFrames: st.Counters.PeriodicFrames,
-			ControlFrames: st.Counters.ControlFrames,
+			ControlFrames: st.Counters.ControlFrames, RecoveryFrames: st.Counters.RecoveryFrames,
 		},
 	}
 	for i, l := range st.Links {

@@ -77,9 +77,10 @@ type Counters struct {
 	AskedMessages, AskedClasses uint64
 
 	// Frames sent, by kind: multicast payload; periodic upkeep (pings,
-	// partition messages); and control (joins, siblings, resets, routing
-	// information), which is what tree changes cost.
-	MulticastFrames, PeriodicFrames, ControlFrames uint64
+	// partition messages); control (joins, siblings, resets, routing
+	// information), which is what tree changes cost; and recovery
+	// (retransmission requests and answers, catch-up).
+	MulticastFrames, PeriodicFrames, ControlFrames, RecoveryFrames uint64
 }
 
 type linkKind int
@@ -311,6 +312,8 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.MulticastFrames++
 	case *Ping, *PartitionInfo:
 		s.counters.PeriodicFrames++
+	case *Recover, *Recovered, *CatchUp:
+		s.counters.RecoveryFrames++
 	default:
 		s.counters.ControlFrames++
 	}

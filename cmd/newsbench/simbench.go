@@ -146,9 +146,13 @@ func runSim(size, items int, seed uint64, flood bool) result {
 // triggered by the next tree optimization message is seen.
 var quietPeriod = 3 * newsnet.DefaultConfig("").PartitionInterval
 
+// isControl reports whether m is a tree-construction frame: not payload,
+// not periodic upkeep, not recovery (catch-up after joining is measured in
+// the reliability table).
 func isControl(m newsnet.Message) bool {
 	switch m.(type) {
-	case *newsnet.Multicast, *newsnet.Ping, *newsnet.PartitionInfo:
+	case *newsnet.Multicast, *newsnet.Ping, *newsnet.PartitionInfo,
+		*newsnet.Recover, *newsnet.Recovered, *newsnet.CatchUp:
 		return false
 	}
 	return true
