@@ -1,0 +1,136 @@
+package trust
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"fmt"
+	"time"
+
+	"newsdesk/news"
+)
+
+// itemDomain prefixes the item encoding in the signed message, so an item
+// signature is valid for nothing else.
+const itemDomain = "newsdesk item v1\x00"
+
+// The signature blob stored in news.Item.Signature:
+//
+//	scheme     1 byte (= 1: Ed25519)
+//	key        32 bytes, the publisher's public key
+//	signature  64 bytes, Ed25519 over ItemSigningBytes
+//
+// The key travels with the item because Source is the installation's UUID,
+// not a key: the receiver looks the key up in the network definition (is it
+// a publisher, in which categories, is it revoked). Ed25519 binds the key
+// into the signature, so the key cannot be swapped for another. The scheme
+// byte lets a later format (another algorithm, a key ID) be told apart.
+// 97 bytes fit news.MaxSignatureBytes.
+const (
+	sigSchemeEd25519  = 1
+	ItemSignatureSize = 1 + ed25519.PublicKeySize + ed25519.SignatureSize
+)
+
+// ItemSigningBytes returns the message an item's signature covers: the
+// domain prefix followed by the item's canonical wire encoding (news.Item
+// MarshalBinary, format 1) with Signature empty and Received left out
+// (Received is local and never encoded). So every field that travels is
+// covered: ID, Source, SourceCount, Created (to the nanosecond), Urgent,
+// Supersedes, Category, Title, Author and Body. The news encoding is
+// canonical (minimal varints, no optional spellings), so a receiver
+// rebuilds these bytes exactly. An invalid item has no signing bytes.
+func ItemSigningBytes(it *news.Item) ([]byte, error) {
+	c := *it // shallow: the strings are shared, not copied
+	c.Signature = nil
+	c.Received = time.Time{}
+	buf := make([]byte, 0, len(itemDomain)+64+len(c.Category)+len(c.Title)+len(c.Author)+len(c.Body))
+	return c.AppendBinary(append(buf, itemDomain...))
+}
+
+// SignItem signs it with id's key and sets it.Signature. Sign after every
+// field is final, SourceCount included: the network layer assigns the count
+// before it signs, and a change afterwards breaks the signature.
+func SignItem(id *Identity, it *news.Item) error {
+	msg, err := ItemSigningBytes(it)
+	if err != nil {
+		return fmt.Errorf("sign item: %w", err)
+	}
+	sig := make([]byte, 0, ItemSignatureSize)
+	sig = append(sig, sigSchemeEd25519)
+	sig = append(sig, id.Public...)
+	sig = append(sig, id.Sign(msg)...)
+	it.Signature = sig
+	return nil
+}
+
+// verifyItemSignature checks that the item's signature verifies for the key
+// its blob names and returns that key. It says nothing about whether the
+// key may publish.
+func verifyItemSignature(it *news.Item) (ed25519.PublicKey, error) {
+	if it == nil {
+		return nil, reject(Invalid, "no item")
+	}
+	if len(it.Signature) == 0 {
+		return nil, reject(Unsigned, "item "+it.ID.String()+" has no signature")
+	}
+	msg, err := ItemSigningBytes(it)
+	if err != nil {
+		return nil, reject(Invalid, err.Error())
+	}
+	sig := it.Signature
+	if len(sig) != ItemSignatureSize || sig[0] != sigSchemeEd25519 {
+		return nil, reject(BadSignature, fmt.Sprintf("item %s: malformed signature (%d bytes)", it.ID, len(sig)))
+	}
+	key := ed25519.PublicKey(bytes.Clone(sig[1 : 1+ed25519.PublicKeySize]))
+	if !ed25519.Verify(key, msg, sig[1+ed25519.PublicKeySize:]) {
+		return nil, reject(BadSignature, fmt.Sprintf("item %s: signature does not verify for %s", it.ID, PublicKeyString(key)))
+	}
+	return key, nil
+}
+
+// VerifyItem checks an item before it is stored, shown or relayed, and
+// returns the publisher key that signed it. The signature is checked first,
+// so a refusal for the key (UntrustedKey, RevokedKey, CategoryNotAllowed) is
+// always about a key that really signed the item; a forgery is
+// BadSignature whatever key it names. The error is a *RejectionError
+// (ReasonOf gives the reason to count).
+//
+// What it does not check: duplicates and replays (same ID or same source
+// count: the ordering layer's job), whether the category is in the catalog
+// (an item may outlive a catalog change), and whether the item's Source is
+// the signer's installation (the definition lists keys, not installations).
+func (n *Network) VerifyItem(it *news.Item) (ed25519.PublicKey, error) {
+	key, err := verifyItemSignature(it)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.MayPublish(key, it.Category); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// VerifyCorrection checks that correction may replace original: it
+// supersedes original, it passes VerifyItem, and its key is the key that
+// signed original or an admin key. A correction whose original this
+// servant does not hold cannot be checked; the caller keeps it as a plain
+// item (VerifyItem) and hides nothing.
+func (n *Network) VerifyCorrection(original, correction *news.Item) error {
+	if original == nil || correction == nil {
+		return reject(Mismatch, "correction check without both items")
+	}
+	if correction.Supersedes != original.ID {
+		return reject(Mismatch, fmt.Sprintf("item %s supersedes %s, not %s", correction.ID, correction.Supersedes, original.ID))
+	}
+	key, err := n.VerifyItem(correction)
+	if err != nil {
+		return err
+	}
+	origKey, err := verifyItemSignature(original)
+	if err != nil {
+		return fmt.Errorf("original: %w", err)
+	}
+	if !key.Equal(origKey) && !n.IsAdmin(key) {
+		return reject(NotAuthorized, fmt.Sprintf("correction %s by %s: only the original's publisher or an admin may correct %s", correction.ID, PublicKeyString(key), original.ID))
+	}
+	return nil
+}

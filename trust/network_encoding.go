@@ -1,0 +1,303 @@
+package trust
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/google/uuid"
+
+	"newsdesk/categories"
+)
+
+// The canonical encoding: compact JSON, members in the order below, every
+// member present (empty lists as [], never null), keys as "ed25519:…" text
+// (PublicKeyString), the secret and signatures as unpadded base64url, the
+// catalog as categories.Catalog.Marshal writes it. Lists are sorted as
+// Validate requires, seeds are in priority order. One definition has
+// exactly one encoding, and ParseSignedNetwork accepts exactly that
+// encoding (plus or minus a final newline), nothing looser. The golden test
+// pins it: changing it invalidates every signed definition in the field.
+//
+//	{"network":{"id":…,"name":…,"version":…,"admins":[…],"seeds":[…],
+//	 "catalog":{…},"publishers":[{"name":…,"key":…,"categories":[…]}],
+//	 "revoked":[…],"fanout":…,"secret":…,"openPublishing":…},
+//	 "signer":"ed25519:…","signature":"…"}
+//
+// The signature is over networkDomain followed by the bytes of the
+// "network" member.
+type networkDoc struct {
+	ID             string          `json:"id"`
+	Name           string          `json:"name"`
+	Version        uint64          `json:"version"`
+	Admins         []string        `json:"admins"`
+	Seeds          []string        `json:"seeds"`
+	Catalog        json.RawMessage `json:"catalog"`
+	Publishers     []publisherDoc  `json:"publishers"`
+	Revoked        []string        `json:"revoked"`
+	Fanout         int             `json:"fanout"`
+	Secret         string          `json:"secret"`
+	OpenPublishing bool            `json:"openPublishing"`
+}
+
+type publisherDoc struct {
+	Name       string   `json:"name"`
+	Key        string   `json:"key"`
+	Categories []string `json:"categories"`
+}
+
+type signedDoc struct {
+	Network   json.RawMessage `json:"network"`
+	Signer    string          `json:"signer"`
+	Signature string          `json:"signature"`
+}
+
+var b64 = base64.RawURLEncoding.Strict()
+
+func keyStrings(keys []ed25519.PublicKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = PublicKeyString(k)
+	}
+	return out
+}
+
+// marshalNetwork returns the canonical JSON of a valid definition.
+func (n *Network) marshalNetwork() ([]byte, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	cat, err := n.Catalog.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("network definition: catalog: %w", err)
+	}
+	pubs := make([]publisherDoc, len(n.Publishers))
+	for i, p := range n.Publishers {
+		cats := p.Categories
+		if cats == nil {
+			cats = []string{}
+		}
+		pubs[i] = publisherDoc{Name: p.Name, Key: PublicKeyString(p.Key), Categories: cats}
+	}
+	seeds := n.Seeds
+	if seeds == nil {
+		seeds = []string{}
+	}
+	return json.Marshal(networkDoc{
+		ID:             n.ID.String(),
+		Name:           n.Name,
+		Version:        n.Version,
+		Admins:         keyStrings(n.Admins),
+		Seeds:          seeds,
+		Catalog:        cat,
+		Publishers:     pubs,
+		Revoked:        keyStrings(n.Revoked),
+		Fanout:         n.Fanout,
+		Secret:         b64.EncodeToString(n.Secret),
+		OpenPublishing: n.OpenPublishing,
+	})
+}
+
+func (n *Network) signingBytes() ([]byte, error) {
+	doc, err := n.marshalNetwork()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(networkDomain), doc...), nil
+}
+
+// Marshal returns the canonical encoding of the signed definition, ending
+// in a newline (it is also the definition file's content).
+func (sn *SignedNetwork) Marshal() ([]byte, error) {
+	doc, err := sn.marshalNetwork()
+	if err != nil {
+		return nil, err
+	}
+	if len(sn.Signer) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("network definition: signer: key of %d bytes, want %d", len(sn.Signer), ed25519.PublicKeySize)
+	}
+	if len(sn.Signature) != ed25519.SignatureSize {
+		return nil, fmt.Errorf("network definition: signature: %d bytes, want %d", len(sn.Signature), ed25519.SignatureSize)
+	}
+	out, err := json.Marshal(signedDoc{Network: doc, Signer: PublicKeyString(sn.Signer), Signature: b64.EncodeToString(sn.Signature)})
+	if err != nil {
+		return nil, fmt.Errorf("network definition: %w", err)
+	}
+	if len(out)+1 > MaxDefinitionBytes {
+		return nil, fmt.Errorf("network definition: larger than %d bytes", MaxDefinitionBytes)
+	}
+	return append(out, '\n'), nil
+}
+
+// ParseSignedNetwork decodes a signed definition. It checks form only:
+// unknown or missing members, trailing data, bad sizes, invalid fields and
+// any encoding other than the canonical one are errors. It does NOT check
+// the signature or who signed: call Accept (a definition received while
+// holding one) or VerifySelfSigned (the first one, imported) before using
+// the result.
+func ParseSignedNetwork(data []byte) (*SignedNetwork, error) {
+	sn, err := parseSignedNetwork(data)
+	if err != nil {
+		return nil, fmt.Errorf("network definition: %w", err)
+	}
+	canon, err := sn.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(data, canon) && !bytes.Equal(data, canon[:len(canon)-1]) {
+		return nil, errors.New("network definition: not in canonical form (a definition is written by newsdesk and must not be edited by hand)")
+	}
+	return sn, nil
+}
+
+// strictDecode decodes exactly one JSON value into v, refusing unknown
+// members and anything after the value.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("trailing data after the document")
+	}
+	return nil
+}
+
+func parseSignedNetwork(data []byte) (*SignedNetwork, error) {
+	if len(data) > MaxDefinitionBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxDefinitionBytes)
+	}
+	var outer struct {
+		Network   *json.RawMessage `json:"network"`
+		Signer    *string          `json:"signer"`
+		Signature *string          `json:"signature"`
+	}
+	if err := strictDecode(data, &outer); err != nil {
+		return nil, err
+	}
+	if outer.Network == nil || outer.Signer == nil || outer.Signature == nil {
+		return nil, errors.New("network, signer and signature: required")
+	}
+	var sn SignedNetwork
+	var err error
+	if sn.Signer, err = ParsePublicKey(*outer.Signer); err != nil {
+		return nil, fmt.Errorf("signer: %w", err)
+	}
+	if sn.Signature, err = b64.DecodeString(*outer.Signature); err != nil || len(sn.Signature) != ed25519.SignatureSize {
+		return nil, fmt.Errorf("signature: want %d bytes in unpadded base64url", ed25519.SignatureSize)
+	}
+	n, err := parseNetwork(*outer.Network)
+	if err != nil {
+		return nil, err
+	}
+	sn.Network = *n
+	return &sn, nil
+}
+
+func parseNetwork(data []byte) (*Network, error) {
+	var doc struct {
+		ID         *string          `json:"id"`
+		Name       *string          `json:"name"`
+		Version    *uint64          `json:"version"`
+		Admins     *[]string        `json:"admins"`
+		Seeds      *[]string        `json:"seeds"`
+		Catalog    *json.RawMessage `json:"catalog"`
+		Publishers *[]struct {
+			Name       *string   `json:"name"`
+			Key        *string   `json:"key"`
+			Categories *[]string `json:"categories"`
+		} `json:"publishers"`
+		Revoked        *[]string `json:"revoked"`
+		Fanout         *int      `json:"fanout"`
+		Secret         *string   `json:"secret"`
+		OpenPublishing *bool     `json:"openPublishing"`
+	}
+	if err := strictDecode(data, &doc); err != nil {
+		return nil, err
+	}
+	switch {
+	case doc.ID == nil:
+		return nil, errors.New("id: required")
+	case doc.Name == nil:
+		return nil, errors.New("name: required")
+	case doc.Version == nil:
+		return nil, errors.New("version: required")
+	case doc.Admins == nil:
+		return nil, errors.New("admins: required")
+	case doc.Seeds == nil:
+		return nil, errors.New("seeds: required")
+	case doc.Catalog == nil:
+		return nil, errors.New("catalog: required")
+	case doc.Publishers == nil:
+		return nil, errors.New("publishers: required")
+	case doc.Revoked == nil:
+		return nil, errors.New("revoked: required")
+	case doc.Fanout == nil:
+		return nil, errors.New("fanout: required")
+	case doc.Secret == nil:
+		return nil, errors.New("secret: required")
+	case doc.OpenPublishing == nil:
+		return nil, errors.New("openPublishing: required")
+	}
+	n := &Network{Name: *doc.Name, Version: *doc.Version, Seeds: *doc.Seeds, Fanout: *doc.Fanout, OpenPublishing: *doc.OpenPublishing}
+	var err error
+	if n.ID, err = uuid.Parse(*doc.ID); err != nil {
+		return nil, fmt.Errorf("id: %w", err)
+	}
+	if n.Admins, err = parseKeys("admins", *doc.Admins, MaxAdmins); err != nil {
+		return nil, err
+	}
+	if n.Revoked, err = parseKeys("revoked", *doc.Revoked, MaxRevoked); err != nil {
+		return nil, err
+	}
+	if n.Catalog, err = categories.Parse(*doc.Catalog); err != nil {
+		return nil, err
+	}
+	if len(*doc.Publishers) > MaxPublishers {
+		return nil, fmt.Errorf("publishers: more than %d", MaxPublishers)
+	}
+	n.Publishers = make([]Publisher, 0, len(*doc.Publishers))
+	for _, p := range *doc.Publishers {
+		if p.Name == nil || p.Key == nil || p.Categories == nil {
+			return nil, errors.New("publishers: name, key and categories: required")
+		}
+		k, err := ParsePublicKey(*p.Key)
+		if err != nil {
+			return nil, fmt.Errorf("publishers: %w", err)
+		}
+		n.Publishers = append(n.Publishers, Publisher{Name: *p.Name, Key: k, Categories: *p.Categories})
+	}
+	if n.Secret, err = b64.DecodeString(*doc.Secret); err != nil {
+		return nil, fmt.Errorf("secret: not unpadded base64url")
+	}
+	n.Seeds = nilIfEmpty(n.Seeds)
+	n.Revoked = nilIfEmpty(n.Revoked)
+	n.Publishers = nilIfEmpty(n.Publishers)
+	for i := range n.Publishers {
+		n.Publishers[i].Categories = nilIfEmpty(n.Publishers[i].Categories)
+	}
+	if err := n.validate(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func parseKeys(field string, in []string, max int) ([]ed25519.PublicKey, error) {
+	if len(in) > max {
+		return nil, fmt.Errorf("%s: more than %d keys", field, max)
+	}
+	out := make([]ed25519.PublicKey, len(in))
+	for i, s := range in {
+		k, err := ParsePublicKey(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		out[i] = k
+	}
+	return out, nil
+}
