@@ -135,6 +135,14 @@ type Config struct {
 	// they arrive. A short ID not in the table is classified by asking.
 	KnownCategories []string
 
+	// Verify, if set, checks every multicast message that arrives (over the
+	// tree or retransmitted) before it is forwarded, delivered or cached,
+	// and returns "" to accept it or a short reason ("badSignature") to drop
+	// it. Drops are counted per reason in Status.Rejected and noted once per
+	// peer and reason. Called from Step: it must be quick and pure (a
+	// signature check against the network definition).
+	Verify func(*Multicast) (reason string)
+
 	// Flood turns the servant into the benchmark baseline: no multicast
 	// routing information is exchanged and every multicast message is
 	// forwarded on every tree link (delivered locally only when subscribed).

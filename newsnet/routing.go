@@ -67,6 +67,9 @@ func (s *Servant) setSelf(set CategorySet) {
 // Local delivery of a counted message goes through the source's sequence
 // (order.go), which holds it back until what it follows is resolved.
 func (s *Servant) route(from *link, m *Multicast) {
+	if !s.verified(from.peer, m) {
+		return
+	}
 	if !s.seen.add(m.ID) {
 		s.counters.Duplicates++
 		return
@@ -91,6 +94,27 @@ func (s *Servant) route(from *link, m *Multicast) {
 		s.source(m.Source).arrival = from.id
 		s.sequence(m, from.id)
 	}
+}
+
+// verified runs Config.Verify on a message from peer. A rejected message is
+// not marked seen, so a forged copy cannot shadow the real one.
+func (s *Servant) verified(peer ServantID, m *Multicast) bool {
+	if s.cfg.Verify == nil {
+		return true
+	}
+	reason := s.cfg.Verify(m)
+	if reason == "" {
+		return true
+	}
+	if s.rejected == nil {
+		s.rejected, s.noted = map[string]uint64{}, map[string]bool{}
+	}
+	s.rejected[reason]++
+	if key := string(peer) + "\x00" + reason; !s.noted[key] {
+		s.noted[key] = true
+		s.note("dropping multicast messages from %s: %s", peer, reason)
+	}
+	return false
 }
 
 // wants reports whether a message of category c must cross link l: its

@@ -57,6 +57,8 @@ type Servant struct {
 	nextDial LinkID
 	out      []Action
 	counters Counters
+	rejected map[string]uint64 // multicast messages dropped by Config.Verify, per reason
+	noted    map[string]bool   // peer + reason already noted
 }
 
 // Counters are monotonic totals since the servant started.
@@ -106,8 +108,8 @@ type link struct {
 	// there rather than wrongly suppressed.
 	infoSent, infoKnown bool
 	opened              time.Time
-	lastRecv time.Time
-	lastSend time.Time
+	lastRecv            time.Time
+	lastSend            time.Time
 }
 
 // New returns a servant for cfg. It does nothing until the host sends Tick

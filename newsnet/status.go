@@ -1,6 +1,9 @@
 package newsnet
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Role is what a servant currently is in the tree.
 type Role string
@@ -27,6 +30,7 @@ type Status struct {
 	Subscriptions CategorySet
 	Links         []LinkStatus // up first, then downs in slot order
 	Counters      Counters
+	Rejected      map[string]uint64 // messages dropped by Config.Verify, per reason
 }
 
 // LinkStatus describes one tree link.
@@ -65,6 +69,7 @@ func (s *Servant) Status() Status {
 		Siblings:      slices.Clone(s.siblings),
 		Subscriptions: s.self,
 		Counters:      s.counters,
+		Rejected:      maps.Clone(s.rejected),
 	}
 	if s.up != nil {
 		st.Up = s.up.peer

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 // Config configures a Node. Only Listen is required.
@@ -53,6 +54,57 @@ type Config struct {
 	// a queued one finally goes out, a second report without Queued. Same
 	// rules as OnDeliver.
 	OnPublished func(newsnet.Published)
+
+	// Security, if set, runs every link over TLS 1.3 with a network-secret
+	// membership proof (see Security). Nil means plain TCP, as between
+	// servants of a test or a one-computer network; a secured servant and
+	// a plain one refuse each other.
+	Security *Security
+
+	// Test hooks, zero in production.
+	//
+	// wrapDial wraps each dialed TCP connection before the handshake (a
+	// packet capture for tests). handshakeTimeout replaces the accept-side
+	// handshake bound when non-zero.
+	wrapDial         func(net.Conn) net.Conn
+	handshakeTimeout time.Duration
+}
+
+// Security makes a node's links members-only. After the TCP connect both
+// ends run a TLS 1.3 handshake (trust.TLSConfig: self-signed certificates
+// for their installation keys, ALPN "newsdesk/1"), then each sends a
+// 32-byte trust.LinkProof of the current network secret bound to that TLS
+// session (the dialer with trust.RoleClient, the acceptor with
+// trust.RoleServer) and checks the peer's proof against every accepted
+// secret. Only then are newsnet hellos exchanged. A peer that fails any
+// step (no TLS, TLS 1.2, wrong secret, no proof, a stall) is closed before
+// any protocol frame, with a logged reason and a count in
+// Node.SecurityStats. TLS, proof and hello together are bounded by the
+// handshake timeout (Core.JoinTimeout when dialing, 5s when accepting).
+type Security struct {
+	// Identity is this installation's key pair; its self-signed certificate
+	// is presented on every link. Required.
+	Identity *trust.Identity
+
+	// Secrets returns the network secrets currently accepted, the current
+	// one first: proofs are made with Secrets()[0] and a peer's proof is
+	// accepted under any of them, so during a rotation the previous secret
+	// stays accepted until every servant has the new one. It is called once
+	// per handshake and by Node.Reauthenticate, from several goroutines, so
+	// it must be safe for concurrent use and quick (return a snapshot; the
+	// node does not modify the slices). An empty result refuses every link.
+	// Required.
+	Secrets func() [][]byte
+}
+
+func (s *Security) validate() error {
+	switch {
+	case s.Identity == nil:
+		return fmt.Errorf("security: no identity")
+	case s.Secrets == nil:
+		return fmt.Errorf("security: no secrets function")
+	}
+	return nil
 }
 
 // Timing of the runtime's own IO. Protocol timing lives in newsnet.Config.

@@ -18,6 +18,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"time"
 
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 // ErrClosed is returned by API calls on a node that has shut down.
@@ -42,6 +44,11 @@ type Node struct {
 	onDeliver  func(*newsnet.Multicast)
 	onProgress func(source string, next uint64)
 	onPublish  func(newsnet.Published)
+
+	sec       *linkSecurity // nil: plain TCP
+	stats     secStats
+	wrapDial  func(net.Conn) net.Conn
+	hsTimeout time.Duration // accept-side handshake bound
 
 	ctx    context.Context // ends the node; cancelled by Close or the caller
 	cancel context.CancelFunc
@@ -98,6 +105,17 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err := checkListen(cfg.Listen, cfg.Advertise); err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
+	var sec *linkSecurity
+	if cfg.Security != nil {
+		if err := cfg.Security.validate(); err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+		sec = &linkSecurity{
+			secrets: cfg.Security.Secrets,
+			client:  trust.TLSConfig(cfg.Security.Identity, false),
+			server:  trust.TLSConfig(cfg.Security.Identity, true),
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
@@ -124,6 +142,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		onDeliver:  cfg.OnDeliver,
 		onProgress: cfg.OnProgress,
 		onPublish:  cfg.OnPublished,
+		sec:        sec,
+		wrapDial:   cfg.wrapDial,
+		hsTimeout:  cmp.Or(cfg.handshakeTimeout, handshakeTimeout),
 		done:       make(chan struct{}),
 		accepted:   make(chan accepted),
 		dialed:     make(chan dialed),
@@ -224,7 +245,7 @@ func (n *Node) shutdown() {
 // linkUp starts the goroutines of an established connection. Loop only.
 func (n *Node) linkUp(p *peer) {
 	n.peers[p.id] = p
-	n.log.Debug("link up", "link", p.id, "peer", p.addr, "inbound", p.inbound)
+	n.log.Debug("link up", "link", p.id, "peer", p.addr, "inbound", p.inbound, "key", p.key)
 	n.wg.Add(2)
 	go n.readLoop(p)
 	go func() {
@@ -303,20 +324,24 @@ func (n *Node) dial(link newsnet.LinkID, addr newsnet.ServantID) {
 	conn, err := d.DialContext(ctx, "tcp", string(addr))
 	var p *peer
 	if err == nil {
+		if n.wrapDial != nil {
+			conn = n.wrapDial(conn)
+		}
 		deadline, _ := ctx.Deadline()
-		r, herr := handshake(ctx, conn, deadline)
+		h, herr := n.handshake(ctx, conn, deadline, true)
 		if herr != nil {
-			conn.Close()
+			h.raw.Close()
+			n.refused(herr, string(addr), false)
 			err = herr
 		} else {
-			p = newPeer(link, conn, r, false)
+			p = newPeer(link, h, false)
 		}
 	}
 	select {
 	case n.dialed <- dialed{link: link, peer: p, err: err}:
 	case <-n.ctx.Done():
 		if p != nil {
-			p.conn.Close()
+			p.raw.Close()
 		}
 	}
 }
@@ -349,19 +374,18 @@ func (n *Node) acceptLoop() {
 	}
 }
 
-// acceptHandshake exchanges hellos with an accepted connection and hands it
-// to the loop, or closes it with a logged reason.
+// acceptHandshake secures an accepted connection (on a secured node),
+// exchanges hellos and hands it to the loop, or closes it with a logged and
+// counted reason.
 func (n *Node) acceptHandshake(conn net.Conn) {
 	defer n.wg.Done()
-	r, err := handshake(n.ctx, conn, time.Now().Add(handshakeTimeout))
+	h, err := n.handshake(n.ctx, conn, time.Now().Add(n.hsTimeout), false)
 	if err != nil {
-		conn.Close()
-		if n.ctx.Err() == nil {
-			n.log.Warn("refusing connection: bad hello", "peer", conn.RemoteAddr().String(), "err", err)
-		}
+		h.raw.Close()
+		n.refused(err, conn.RemoteAddr().String(), true)
 		return
 	}
-	p := newPeer(0, conn, r, true)
+	p := newPeer(0, h, true)
 	select {
 	case n.accepted <- accepted{peer: p}:
 	case <-n.ctx.Done():

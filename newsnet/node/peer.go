@@ -2,9 +2,7 @@ package node
 
 import (
 	"bufio"
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -23,10 +21,13 @@ import (
 // fail, which closes the socket at once.
 type peer struct {
 	id      newsnet.LinkID
-	conn    net.Conn
+	conn    net.Conn      // the TLS connection on a secured node
+	raw     net.Conn      // the TCP connection under it; conn on a plain node
 	r       *bufio.Reader // positioned after the peer's hello
 	addr    string        // remote address, for logs
 	inbound bool
+	secret  secretID // the network secret the peer proved with (secured only)
+	key     string   // the peer's installation key (secured only)
 	queue   chan newsnet.Message
 
 	mu      sync.Mutex
@@ -34,13 +35,16 @@ type peer struct {
 	closeBy time.Time // write deadline once a graceful close began
 }
 
-func newPeer(id newsnet.LinkID, conn net.Conn, r *bufio.Reader, inbound bool) *peer {
+func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
 	return &peer{
 		id:      id,
-		conn:    conn,
-		r:       r,
-		addr:    conn.RemoteAddr().String(),
+		conn:    h.conn,
+		raw:     h.raw,
+		r:       h.r,
+		addr:    h.conn.RemoteAddr().String(),
 		inbound: inbound,
+		secret:  h.secret,
+		key:     h.key,
 		queue:   make(chan newsnet.Message, writeQueueLen),
 	}
 }
@@ -76,14 +80,16 @@ func (p *peer) abort(reason string) {
 }
 
 // fail records the first reason the runtime gave up on the link and closes
-// the socket, which ends both goroutines. Safe from any goroutine.
+// the socket, which ends both goroutines. Safe from any goroutine. It closes
+// the TCP connection, not the TLS one, so it never waits to send a TLS
+// close_notify to a peer that stopped reading.
 func (p *peer) fail(reason string) {
 	p.mu.Lock()
 	if p.reason == "" {
 		p.reason = reason
 	}
 	p.mu.Unlock()
-	p.conn.Close()
+	p.raw.Close()
 }
 
 func (p *peer) failReason() string {
@@ -212,24 +218,4 @@ func (n *Node) readFailure(p *peer, err error) string {
 	n.log.Warn("closing link after a bad frame", "peer", p.addr, "link", p.id, "err", err)
 	p.fail("bad frame: " + err.Error())
 	return "bad frame: " + err.Error()
-}
-
-// handshake exchanges hellos on a fresh connection before deadline (or until
-// ctx ends) and returns a reader positioned after the peer's hello.
-func handshake(ctx context.Context, conn net.Conn, deadline time.Time) (*bufio.Reader, error) {
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	conn.SetDeadline(deadline)
-	if err := newsnet.WriteHello(conn); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReaderSize(conn, readBufferSize)
-	if _, err := newsnet.ReadHello(r); err != nil {
-		return nil, err
-	}
-	if !stop() {
-		return nil, fmt.Errorf("handshake: %w", context.Cause(ctx))
-	}
-	conn.SetDeadline(time.Time{})
-	return r, nil
 }

@@ -320,6 +320,17 @@ func (n *Network) Publish(id newsnet.ServantID, category string) [16]byte {
 	return n.PublishAt(id, category)
 }
 
+// PublishMsg publishes m (its ID, category and payload as given) from id.
+func (n *Network) PublishMsg(id newsnet.ServantID, m *newsnet.Multicast) {
+	nd := n.nodes[id]
+	n.step(nd, newsnet.Publish{Msg: m})
+	if nd.Alive {
+		stored := *m
+		stored.Source, stored.Count = string(id), nd.OwnCount
+		nd.Store.put(&stored, n.now)
+	}
+}
+
 // PublishAt is Publish; the name reads better where the caller records
 // the virtual time of publication.
 func (n *Network) PublishAt(id newsnet.ServantID, category string) [16]byte {
@@ -327,14 +338,7 @@ func (n *Network) PublishAt(id newsnet.ServantID, category string) [16]byte {
 	for i := range mid {
 		mid[i] = byte(n.rng.Uint32())
 	}
-	nd := n.nodes[id]
-	m := &newsnet.Multicast{ID: mid, Category: category}
-	n.step(nd, newsnet.Publish{Msg: m})
-	if nd.Alive {
-		stored := *m
-		stored.Source, stored.Count = string(id), nd.OwnCount
-		nd.Store.put(&stored, n.now)
-	}
+	n.PublishMsg(id, &newsnet.Multicast{ID: mid, Category: category})
 	return mid
 }
 
