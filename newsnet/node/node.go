@@ -11,6 +11,9 @@
 //	reader (per link) ──► Received / LinkDown      └──► OnDeliver, log, API replies
 //	API calls ──────────► closures run on the loop
 //
+// With Config.Security, a TLS 1.3 handshake and the network-secret link
+// proofs come before the hello, on the acceptor's and dialer's goroutines.
+//
 // The loop never blocks on a peer: sends go to a bounded per-link queue, and
 // a peer that lets its queue fill is closed ("peer too slow"). Readers only
 // decode and forward. Every goroutine is tracked by one WaitGroup, so Close
@@ -188,6 +191,10 @@ func (n *Node) run() {
 			// slow iteration, and the core's clock only moves forward anyway.
 			n.step(newsnet.Tick{Now: time.Now()})
 		case a := <-n.accepted:
+			if !n.stillAccepted(a.peer) {
+				a.peer.raw.Close()
+				break
+			}
 			n.nextInbound++
 			p := a.peer
 			p.id = n.nextInbound
@@ -197,6 +204,11 @@ func (n *Node) run() {
 			if d.peer == nil {
 				n.log.Debug("dial failed", "link", d.link, "err", d.err)
 				n.step(newsnet.LinkDown{Link: d.link, Reason: d.err.Error()})
+				break
+			}
+			if !n.stillAccepted(d.peer) {
+				d.peer.raw.Close()
+				n.step(newsnet.LinkDown{Link: d.link, Reason: "network secret rotated"})
 				break
 			}
 			n.linkUp(d.peer)

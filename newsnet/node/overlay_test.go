@@ -45,7 +45,18 @@ type overlayNode struct {
 // sets converge, every item reaches exactly its subscribers once; then five
 // servants with children are shut down, the tree re-forms around them and
 // delivery is exact again.
-func TestTCPOverlay50(t *testing.T) {
+func TestTCPOverlay50(t *testing.T) { testTCPOverlay50(t, nil) }
+
+// TestTCPOverlay50Secure is TestTCPOverlay50 with every link over TLS 1.3
+// and the network-secret proof: security must not change the overlay.
+func TestTCPOverlay50Secure(t *testing.T) {
+	secret := []byte("overlay test network secret")
+	testTCPOverlay50(t, func() *Security { return newSecurity(t, newSecretList(secret)) })
+}
+
+// testTCPOverlay50 runs the 50-servant test; security, if set, gives each
+// servant its Config.Security.
+func testTCPOverlay50(t *testing.T, security func() *Security) {
 	if testing.Short() {
 		t.Skip("50 servants on loopback")
 	}
@@ -73,7 +84,11 @@ func TestTCPOverlay50(t *testing.T) {
 	var seeds []newsnet.ServantID
 	for i := range nodes {
 		on := &overlayNode{subs: newsnet.NewCategorySet(subsOf(i)...)}
-		on.Node = startNode(t, Config{Core: overlayCore(seeds...), Logger: log, OnDeliver: on.got.add})
+		cfg := Config{Core: overlayCore(seeds...), Logger: log, OnDeliver: on.got.add}
+		if security != nil {
+			cfg.Security = security()
+		}
+		on.Node = startNode(t, cfg)
 		if err := on.SetSubscriptions(subsOf(i)); err != nil {
 			t.Fatal(err)
 		}

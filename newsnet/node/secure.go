@@ -71,16 +71,14 @@ func (n *Node) SecurityStats() map[string]uint64 {
 // secret that Security.Secrets no longer returns, after a rotation dropped
 // it; the core sees the loss as any other and reconnects, and the new
 // handshake proves with the current secret. Links whose peer's secret is
-// still accepted stay up. Handshakes in flight during the call are not
-// affected. It does nothing on a plain-TCP node or a closed one.
+// still accepted stay up. A handshake in flight during the call is checked
+// again when it completes (see stillAccepted). It does nothing on a
+// plain-TCP node or a closed one.
 func (n *Node) Reauthenticate() {
 	if n.sec == nil {
 		return
 	}
-	accepted := make(map[secretID]bool)
-	for _, s := range n.sec.secrets() {
-		accepted[sha256.Sum256(s)] = true
-	}
+	accepted := n.acceptedSecrets()
 	n.do(func(*newsnet.Servant) {
 		var stale []newsnet.LinkID
 		for id, p := range n.peers {
@@ -100,6 +98,28 @@ func (n *Node) Reauthenticate() {
 			n.step(newsnet.LinkDown{Link: id, Reason: "network secret rotated"})
 		}
 	})
+}
+
+func (n *Node) acceptedSecrets() map[secretID]bool {
+	accepted := make(map[secretID]bool)
+	for _, s := range n.sec.secrets() {
+		accepted[sha256.Sum256(s)] = true
+	}
+	return accepted
+}
+
+// stillAccepted reports whether a connection that just passed its handshake
+// may become a link: always on a plain node; on a secured one, when the
+// secret its peer proved with is still accepted, in case a rotation (and
+// Reauthenticate) happened while the handshake ran. A refused one is
+// counted as "rotated" and logged. Loop only.
+func (n *Node) stillAccepted(p *peer) bool {
+	if n.sec == nil || n.acceptedSecrets()[p.secret] {
+		return true
+	}
+	n.log.Info("dropping new link: peer's network secret no longer accepted", "peer", p.addr, "inbound", p.inbound)
+	n.stats.add(reauthClosed, 1)
+	return false
 }
 
 // handshaken is a connection that passed the handshake.
