@@ -7,25 +7,34 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"newsdesk/app"
 	"newsdesk/assets"
 	"newsdesk/ui"
 )
 
-// appID matches FyneApp.toml; Fyne keys preferences and storage by it.
+// appID matches FyneApp.toml; Fyne keys preferences by it.
 const appID = "com.newsdesk.app"
 
-// runGUI starts the desktop app and returns when its last window closes or
-// the process is interrupted.
+// runGUI starts the desktop app over the application core in the data
+// directory and returns when the app quits (window closed without a tray,
+// tray Quit, or SIGINT/SIGTERM), after closing the core so that the
+// servant's links close and its neighbours recover at once.
+//
+// NEWSDESK_DEMO=1 runs the window over an in-memory demo data set instead
+// (screenshots, trying the UI); NEWSDESK_DEMO=wizard starts it with the
+// first-run wizard. Nothing is read or written then.
 func runGUI(args []string) error {
 	fs := flag.NewFlagSet("newsdesk", flag.ContinueOnError)
-	dataDir := fs.String("data", "", "data `directory` (default: the app's per-user storage)")
+	dataDir := fs.String("data", "", "data `directory` (default: $XDG_DATA_HOME/newsdesk, or ~/.local/share/newsdesk)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -35,20 +44,18 @@ func runGUI(args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q (the servant is `newsdesk serve`)", fs.Arg(0))}
 	}
+	dir := *dataDir
+	if dir == "" {
+		var err error
+		if dir, err = defaultDataDir(); err != nil {
+			return err
+		}
+	}
 
 	a := fyneapp.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 
-	dir := *dataDir
-	if dir == "" {
-		dir = a.Storage().RootURI().Path()
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
-
-	// Quit cleanly on SIGINT/SIGTERM so that deferred cleanup (and later the
-	// store) gets to run.
+	// Quit cleanly on SIGINT/SIGTERM, so the core below gets closed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	running := make(chan struct{})
@@ -61,7 +68,60 @@ func runGUI(args []string) error {
 		}
 	}()
 
-	ui.New(a).ShowMain()
+	var (
+		backend      ui.Backend
+		closeBackend func() error
+	)
+	if demo := os.Getenv("NEWSDESK_DEMO"); demo != "" {
+		backend, closeBackend = ui.NewDemo(demo == "wizard")
+		dir = "(demo mode: nothing is stored)"
+	} else {
+		core, err := openCore(ctx, dir)
+		if err != nil {
+			ui.ShowStartupError(a, err)
+			a.Run()
+			return err
+		}
+		backend, closeBackend = core, core.Close
+	}
+
+	u := ui.New(a, backend)
+	u.SetDataDir(dir)
+	u.ShowMain()
 	a.Run()
-	return nil
+	u.Close()
+	return closeBackend()
+}
+
+// openCore opens the application core in dir and starts its servant,
+// unless the first-run wizard has yet to run (its Setup starts it). Its log
+// goes to stderr, warnings and errors only.
+func openCore(ctx context.Context, dir string) (*app.App, error) {
+	core, err := app.Open(ctx, app.Options{
+		DataDir: dir,
+		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the data directory %s: %w", dir, err)
+	}
+	if !core.NeedsSetup() {
+		if err := core.Start(); err != nil {
+			core.Close()
+			return nil, fmt.Errorf("starting the servant: %w", err)
+		}
+	}
+	return core, nil
+}
+
+// defaultDataDir is $XDG_DATA_HOME/newsdesk, or ~/.local/share/newsdesk.
+// Fyne keeps only preferences; the store lives here.
+func defaultDataDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "newsdesk"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no data directory: %w (use --data DIR)", err)
+	}
+	return filepath.Join(home, ".local", "share", "newsdesk"), nil
 }

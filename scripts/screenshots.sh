@@ -1,5 +1,15 @@
 #!/usr/bin/env bash
-# Takes screenshots of the desktop app under Xvfb: docs/screenshots/main.png.
+# Takes screenshots of the desktop app's screens under Xvfb and writes them
+# to docs/screenshots/: reading.png, item.png, correction.png,
+# subscriptions.png, compose.png, published.png, posts.png, seeds.png,
+# categories.png, network.png, settings.png and wizard.png.
+#
+# The app runs in its demo mode (NEWSDESK_DEMO=1: an in-memory data set of
+# a few hundred items in several categories, one urgent item, one
+# correction, a servant attached in a small tree; nothing is read or
+# written) and is driven with xdotool: keyboard shortcuts for the screens,
+# clicks at fixed positions in the 1200×760 window for the rest.
+#
 # Needs the packages of `make deps-x`; `make screenshots` installs them and
 # builds bin/newsdesk first.
 set -euo pipefail
@@ -9,6 +19,7 @@ BIN=${BIN:-bin/newsdesk}
 DISPLAY_NUM=${DISPLAY_NUM:-99}
 OUT=${OUT:-docs/screenshots}
 WAIT=${WAIT:-30} # seconds to wait for the window
+PAUSE=${PAUSE:-0.8} # seconds for the window to settle after an action
 
 export DISPLAY=":$DISPLAY_NUM"
 [ -x "$BIN" ] || go build -o "$BIN" .
@@ -16,19 +27,24 @@ mkdir -p "$OUT"
 
 xvfb_pid=""
 session_pid=""
-data=$(mktemp -d)
+tmp=$(mktemp -d)
 stop() { # stop pid: SIGTERM, and wait for it to go
 	kill "$1" 2>/dev/null || return 0
 	wait "$1" 2>/dev/null || true
 }
-cleanup() {
-	if [ -s "$data/app.pid" ]; then kill "$(cat "$data/app.pid")" 2>/dev/null || true; fi
+stop_app() {
+	if [ -s "$tmp/app.pid" ]; then kill "$(cat "$tmp/app.pid")" 2>/dev/null || true; fi
+	rm -f "$tmp/app.pid"
 	if [ -n "$session_pid" ]; then # it ends with the app; give it 5s
 		for _ in $(seq 50); do kill -0 "$session_pid" 2>/dev/null || break; sleep 0.1; done
 		stop "$session_pid"
+		session_pid=""
 	fi
+}
+cleanup() {
+	stop_app
 	if [ -n "$xvfb_pid" ]; then stop "$xvfb_pid"; fi
-	rm -rf "$data"
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
@@ -43,22 +59,135 @@ if ! xdotool getdisplaygeometry >/dev/null 2>&1; then
 	xdotool getdisplaygeometry >/dev/null || { echo "Xvfb $DISPLAY did not start" >&2; exit 1; }
 fi
 
-# A private D-Bus session and a fresh data directory, so nothing of the
-# user's own setup shows up. LANG keeps Fyne from complaining about "C".
-# The app writes its pid so that it, not dbus-run-session, gets the SIGTERM.
-LANG=en_US.UTF-8 dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
-	sh "$data" "$BIN" &
-session_pid=$!
+win=""
+# start_app MODE: the app in demo mode MODE (1, or wizard for the first
+# run; "" for the real application core over a fresh data directory), in a
+# private D-Bus session, so nothing of the user's setup shows. LANG keeps
+# Fyne from complaining about "C". The app writes its pid so that it, not
+# dbus-run-session, gets the SIGTERM.
+start_app() {
+	LANG=en_US.UTF-8 NEWSDESK_DEMO="$1" dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
+		sh "$tmp" "$BIN" 2>>"$tmp/app.log" &
+	session_pid=$!
+	if ! win=$(timeout "$WAIT" xdotool search --sync --onlyvisible --name '^Newsdesk$' | head -n1) || [ -z "$win" ]; then
+		echo "no Newsdesk window after ${WAIT}s" >&2
+		cat "$tmp/app.log" >&2
+		exit 1
+	fi
+	sleep 2 # let the first frames render
+}
 
-if ! win=$(timeout "$WAIT" xdotool search --sync --onlyvisible --name '^Newsdesk$' | head -n1) || [ -z "$win" ]; then
-	echo "no Newsdesk window after ${WAIT}s" >&2
-	exit 1
+settle() { sleep "$PAUSE"; }
+key() { xdotool key --window "$win" "$@"; settle; }
+click() { xdotool mousemove --window "$win" "$1" "$2" click 1; settle; }
+typetext() { xdotool type --delay 4 -- "$1"; }
+typeline() { typetext "$1"; xdotool key Return; }
+
+# shot NAME: grab the screen, cropped to the window (there is no window
+# manager, so no decorations to keep).
+shot() {
+	local X Y WIDTH HEIGHT SCREEN WINDOW
+	eval "$(xdotool getwindowgeometry --shell "$win")"
+	xwd -root -display "$DISPLAY" |
+		convert xwd:- -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$OUT/$1.png"
+	echo "wrote $OUT/$1.png (${WIDTH}x${HEIGHT})"
+}
+
+start_app 1
+
+# Reading: the list has the keyboard focus, its first row the cursor.
+shot reading
+key Return # open the urgent item under the cursor
+shot item
+cp "$OUT/item.png" "$OUT/main.png" # the README's picture
+# Search, and open the correction found.
+key ctrl+f
+typetext "October"
+key Return # search at once; the list takes the focus
+key Return # open the first result
+shot correction
+
+key ctrl+2
+shot subscriptions
+
+# Compose an item: Ctrl+N focuses the title.
+key ctrl+n
+typetext "Network maintenance on Saturday night"
+click 500 133 # the category picker
+click 106 284 # IT
+click 300 400 # the text
+typeline "The core network switches are replaced on **Saturday** between 22:00 and 02:00."
+xdotool key Return
+typeline "- VPN and e-mail are unavailable for about *20 minutes*"
+typeline "- Phones keep working"
+typeline "- Details on [the IT portal](https://it.example.com/maintenance)"
+xdotool key Return
+typetext "Questions: reply to the IT Service Desk."
+settle
+shot compose
+click 55 690 # Publish
+shot published
+click 165 90 # My posts
+shot posts
+
+key ctrl+4 # Admin, Seeds: shown the first time, the seeds are tested
+sleep 1
+shot seeds
+click 150 90 # Categories
+click 100 445 # Sales EMEA
+shot categories
+click 260 90 # Network
+shot network
+
+key ctrl+5
+shot settings
+stop_app
+
+# The first run.
+start_app wizard
+typetext "Sam Carter"
+click 342 294 # Join a network
+click 600 410 # the seed list
+typeline "10.1.0.5:7946"
+typeline "10.2.0.9:7946"
+typeline "10.3.0.2:7946"
+typetext "seed-4.example.com"
+sleep 2 # the reachability tests
+shot wizard
+stop_app
+
+# The real application core: a first run that starts a new network, a
+# headless seed (newsdesk serve) joining it, and items published through the
+# seed's control API arriving in the window.
+if ! command -v curl >/dev/null; then
+	echo "no curl: skipping the real-network screenshots" >&2
+	exit 0
 fi
-sleep 2 # let the first frames render
-
-# Grab the screen, cropped to the window (there is no window manager, so no
-# decorations to keep).
-eval "$(xdotool getwindowgeometry --shell "$win")"
-xwd -root -display "$DISPLAY" |
-	convert xwd:- -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$OUT/main.png"
-echo "wrote $OUT/main.png"
+start_app ""
+typetext "Riley Admin"
+click 860 397 # Start Newsdesk (a new network)
+sleep 2
+addr=$(hostname -I | awk '{print $1}'):7400 # the app's default listen port
+"$BIN" serve --listen 127.0.0.1:17401 --seeds "$addr" --data "$tmp/seed" --subscribe it,company \
+	--control 127.0.0.1:17402 2>>"$tmp/seed.log" &
+seed_pid=$!
+key ctrl+2
+click 22 128 # subscribe to Company
+click 22 245 # and IT
+sleep 3 # the seed joins
+publish() {
+	curl -fsS -X POST 127.0.0.1:17402/v1/publish -H 'Content-Type: application/json' \
+		-d "{\"category\":\"$1\",\"title\":\"$2\",\"body\":\"$3\"}" >/dev/null
+}
+publish company "Welcome to Newsdesk" "This item came from the **seed**, through the overlay."
+publish it "Backup window moved to Sunday" "The weekly backup now runs on *Sunday* at 03:00."
+publish it "New printers on floor 3" "Two new printers, see [the IT portal](https://it.example.com)."
+sleep 2
+key ctrl+1
+key Return # open the newest item
+shot real-reading
+key ctrl+4
+click 260 90 # Network
+shot real-network
+stop_app
+stop "$seed_pid"

@@ -1,63 +1,289 @@
 // Package ui holds the Fyne views of Newsdesk.
 //
-// The views show what the application core holds and never block on the
-// network or the disk in a callback; updates from other goroutines reach
-// them through fyne.Do.
+// The views show what the application core (a Backend) holds and never
+// block on the network or the disk in a callback: backend calls run in the
+// background through a worker and their results are applied on the UI
+// thread with fyne.Do. Change notifications reach the views through one
+// bridge goroutine (bridge.go).
 package ui
 
 import (
+	"fmt"
+	"sync"
+	"time"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/widget"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+
+	"newsdesk/app"
+	"newsdesk/categories"
 )
 
-const (
-	mainTitle     = "Newsdesk"
-	connectingMsg = "Connecting to the network…"
-	sidebarShare  = 0.22 // fraction of the window width given to the sidebar
-)
+const mainTitle = "Newsdesk"
 
-var mainSize = fyne.NewSize(1000, 700)
+var mainSize = fyne.NewSize(1200, 760)
 
-// UI owns the windows of one Fyne application.
+// UI owns the window of one Fyne application over one Backend.
 type UI struct {
-	app  fyne.App
-	main fyne.Window
+	app fyne.App
+	b   Backend
+	w   worker
+	now func() time.Time
+	win fyne.Window
 
-	// feeds are the sidebar entries: "All", then the subscribed categories.
-	feeds  []string
-	status *widget.Label
+	opts      options
+	done      chan struct{} // closed by Close: stops the bridge and the ticker
+	closeOnce sync.Once
+	running   bool // startMain ran
+	dataDir   string
+	started   time.Time
+
+	// What the backend last said; UI thread only.
+	catalog  *categories.Catalog
+	subs     []string
+	settings app.Settings
+	status   app.NetStatus
+
+	tabs      *container.AppTabs
+	readTab   *container.TabItem
+	newsTab   *container.TabItem
+	newsTabs  *container.AppTabs
+	adminTabs *container.AppTabs
+
+	reader    *reader
+	subsView  *subscriptionsView
+	compose   *composer
+	posts     *myPosts
+	seeds     *seedEditor
+	catalogEd *catalogEditor
+	network   *networkView
+	prefs     *settingsView
+	statusBar *statusLine
+	tray      *tray
+	notifier  *notifier
+	wizard    *wizard
+
+	statusRef, catalogRef *refresher
 }
 
-// New returns the UI of a, with no window shown yet.
-func New(a fyne.App) *UI {
-	return &UI{app: a, feeds: []string{"All"}}
+// options are what tests change: a worker that runs on the test
+// goroutine, no bridge goroutine or ticker, a fixed clock, and a tray
+// check.
+type options struct {
+	worker  worker
+	bridge  bool // start the event bridge and the ticker
+	now     func() time.Time
+	trayOK  func() bool   // whether a system tray can be used
+	desktop desktop.App   // the tray's app; nil: the fyne.App if it is one
+	tick    time.Duration // status refresh period
 }
 
-// ShowMain builds the main window and shows it. Closing it quits the app.
-func (u *UI) ShowMain() {
-	if u.main == nil {
-		u.main = u.buildMain()
+// New returns the UI of a over b, with no window shown yet.
+func New(a fyne.App, b Backend) *UI {
+	return newUI(a, b, options{worker: goWorker{}, bridge: true, now: time.Now, trayOK: trayAvailable, tick: statusEvery})
+}
+
+// statusEvery is how often the network view and status line re-read the
+// servant's status besides StatusChanged events.
+const statusEvery = 3 * time.Second
+
+func newUI(a fyne.App, b Backend, o options) *UI {
+	if o.desktop == nil {
+		o.desktop, _ = a.(desktop.App)
 	}
-	u.main.Show()
+	u := &UI{
+		app: a, b: b, w: o.worker, now: o.now, opts: o,
+		done: make(chan struct{}), catalog: categories.Default(),
+	}
+	u.started = u.now()
+	u.statusRef = &refresher{w: u.w, load: u.loadStatus}
+	u.catalogRef = &refresher{w: u.w, load: u.loadCatalog}
+	return u
 }
 
-func (u *UI) buildMain() fyne.Window {
-	w := u.app.NewWindow(mainTitle)
-	w.SetMaster()
+// SetDataDir tells the settings screen where the data lives (shown
+// read-only). Call it before ShowMain.
+func (u *UI) SetDataDir(dir string) { u.dataDir = dir }
 
-	sidebar := widget.NewList(
-		func() int { return len(u.feeds) },
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(u.feeds[id]) },
+// ShowMain shows the main window: the first-run wizard while the backend
+// needs setting up, then the reader.
+func (u *UI) ShowMain() {
+	if u.win == nil {
+		u.win = u.app.NewWindow(mainTitle)
+		u.win.Resize(mainSize)
+		u.win.SetMaster()
+		if u.b.NeedsSetup() {
+			u.wizard = newWizard(u, u.startMain)
+			u.win.SetContent(u.wizard.content)
+			u.win.Canvas().Focus(u.wizard.name)
+		} else {
+			u.startMain()
+		}
+	}
+	u.win.Show()
+}
+
+// Close stops the UI's goroutines. The caller closes the backend after
+// the app's Run has returned.
+func (u *UI) Close() {
+	u.closeOnce.Do(func() { close(u.done) })
+}
+
+// quit ends the application (tray menu, or closing the window without a
+// tray).
+func (u *UI) quit() { u.app.Quit() }
+
+// startMain builds the main screens and loads what they show.
+func (u *UI) startMain() {
+	if u.running {
+		return
+	}
+	u.running = true
+	u.wizard = nil
+	u.reader = newReader(u)
+	u.subsView = newSubscriptionsView(u)
+	u.compose = newComposer(u)
+	u.posts = newMyPosts(u)
+	u.seeds = newSeedEditor(u)
+	u.catalogEd = newCatalogEditor(u)
+	u.network = newNetworkView(u)
+	u.prefs = newSettingsView(u)
+	u.statusBar = newStatusLine(u)
+	u.notifier = newNotifier(u)
+
+	u.newsTabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Compose", theme.DocumentCreateIcon(), u.compose.content),
+		container.NewTabItemWithIcon("My posts", theme.ListIcon(), u.posts.content),
 	)
-	sidebar.Select(0)
+	u.adminTabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Seeds", theme.ComputerIcon(), u.seeds.content),
+		container.NewTabItemWithIcon("Categories", theme.FolderIcon(), u.catalogEd.content),
+		container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content),
+	)
+	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
+	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
+	u.readTab = container.NewTabItemWithIcon("Read", theme.MailComposeIcon(), u.reader.content)
+	u.newsTab = container.NewTabItemWithIcon("Newsroom", theme.DocumentCreateIcon(), u.newsTabs)
+	u.tabs = container.NewAppTabs(
+		u.readTab,
+		container.NewTabItemWithIcon("Subscriptions", theme.CheckButtonCheckedIcon(), u.subsView.content),
+		u.newsTab,
+		container.NewTabItemWithIcon("Admin", theme.SettingsIcon(), u.adminTabs),
+		container.NewTabItemWithIcon("Settings", theme.AccountIcon(), u.prefs.content),
+	)
+	u.tabs.OnSelected = func(*container.TabItem) { u.tabShown() }
+	u.win.SetContent(container.NewBorder(nil, u.statusBar.content, nil, nil, u.tabs))
+	u.addMenu()
+	u.win.Canvas().Focus(u.reader.list)
 
-	u.status = widget.NewLabel(connectingMsg)
-	split := container.NewHSplit(sidebar, container.NewCenter(u.status))
-	split.Offset = sidebarShare
+	u.w.Go(func() func() {
+		cat, subs, st, ns := u.b.Catalog(), u.b.Subscriptions(), u.b.Settings(), u.b.Status()
+		return func() {
+			if cat != nil {
+				u.catalog = cat
+			}
+			u.subs, u.settings, u.status = subs, st, ns
+			u.catalogChanged()
+			u.reader.start()
+			u.statusChanged()
+			u.prefs.load()
+		}
+	})
+	u.posts.reload()
+	u.seeds.load()
+	u.setupTray()
+	if u.opts.bridge {
+		go u.bridge()
+		go u.ticker()
+	}
+}
 
-	w.SetContent(split)
-	w.Resize(mainSize)
-	return w
+// showing reports whether content is the screen on show.
+func (u *UI) showing(content fyne.CanvasObject) bool {
+	if u.tabs == nil {
+		return false
+	}
+	switch sel := u.tabs.Selected(); {
+	case sel == nil:
+		return false
+	case sel == u.newsTab:
+		return u.newsTabs.Selected().Content == content
+	case sel.Content == u.adminTabs:
+		return u.adminTabs.Selected().Content == content
+	default:
+		return sel.Content == content
+	}
+}
+
+// tabShown refreshes what a newly shown screen needs.
+func (u *UI) tabShown() {
+	if u.tabs.Selected() == u.readTab {
+		u.win.Canvas().Focus(u.reader.list) // the keys move in the list at once
+	}
+	if u.showing(u.posts.content) {
+		u.posts.shown()
+	}
+	if u.showing(u.network.content) {
+		u.statusRef.trigger()
+	}
+	if u.showing(u.seeds.content) {
+		u.seeds.shown()
+	}
+}
+
+// showRead switches to the reading screen.
+func (u *UI) showRead() { u.tabs.Select(u.readTab) }
+
+// showWindow brings the window back (tray menu).
+func (u *UI) showWindow() {
+	u.win.Show()
+	u.win.RequestFocus()
+}
+
+// reportError shows a failed background action in the status line.
+func (u *UI) reportError(what string, err error) {
+	if err != nil && u.statusBar != nil {
+		u.statusBar.message(fmt.Sprintf("%s: %v", what, err))
+	}
+}
+
+// loadStatus reads the servant's status (background).
+func (u *UI) loadStatus() func() {
+	st := u.b.Status()
+	return func() {
+		u.status = st
+		u.statusChanged()
+	}
+}
+
+func (u *UI) statusChanged() {
+	u.statusBar.set(u.status)
+	u.network.set(u.status)
+}
+
+// loadCatalog reads the catalog and subscriptions (background).
+func (u *UI) loadCatalog() func() {
+	cat, subs := u.b.Catalog(), u.b.Subscriptions()
+	return func() {
+		if cat != nil {
+			u.catalog = cat
+		}
+		u.subs = subs
+		u.catalogChanged()
+	}
+}
+
+func (u *UI) catalogChanged() {
+	u.reader.subscriptionsChanged()
+	u.subsView.refresh()
+	u.compose.setCatalog()
+	u.catalogEd.setCatalog(u.catalog)
+	u.prefs.setCatalog()
+}
+
+// unreadChanged is told the total unread count.
+func (u *UI) unreadChanged(total uint64) {
+	u.tray.setUnread(total)
 }

@@ -38,8 +38,10 @@ func main() {
 		}
 	}
 	if *tcpSize > 0 {
-		for _, flood := range []bool{false, true} {
-			r, err := runTCP(*tcpSize, *items, flood)
+		// Routing and flooding over plain TCP, then routing over TLS 1.3 with
+		// the membership proof (issue 6), all in the same run.
+		for _, run := range []struct{ flood, secure bool }{{false, false}, {true, false}, {false, true}} {
+			r, err := runTCP(*tcpSize, *items, run.flood, run.secure)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "newsbench: tcp: %v\n", err)
 				os.Exit(1)

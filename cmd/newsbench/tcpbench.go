@@ -10,6 +10,7 @@ import (
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 	"newsdesk/newsnet/sim"
+	"newsdesk/trust"
 )
 
 // tcpCore is the default protocol configuration with a finer tick, so that
@@ -25,8 +26,16 @@ func tcpCore(seeds []newsnet.ServantID, flood bool) newsnet.Config {
 // runTCP starts size real servants on loopback addresses 127.x.y.z (all of
 // 127/8 is loopback on Linux, which gives the tree subnets to follow), and
 // measures what runSim measures, in wall-clock time.
-func runTCP(size, items int, flood bool) (result, error) {
+func runTCP(size, items int, flood, secure bool) (result, error) {
 	res := result{Setup: "tcp", N: size, Mode: mode(flood)}
+	var secret []byte
+	if secure {
+		res.Setup = "tcp+tls"
+		var err error
+		if secret, err = trust.NewSecret(); err != nil {
+			return res, err
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := rand.New(rand.NewPCG(7, 7))
@@ -51,11 +60,19 @@ func runTCP(size, items int, flood bool) (result, error) {
 	var seeds []newsnet.ServantID
 	for i, id := range benchIDs(r, size) {
 		host := "127" + string(id)[len("10"):len(id)-len(":7400")]
-		nd, err := node.Start(ctx, node.Config{
+		cfg := node.Config{
 			Listen:    host + ":0",
 			Core:      tcpCore(seeds, flood),
 			OnDeliver: onDeliver,
-		})
+		}
+		if secure {
+			id, err := trust.GenerateIdentity()
+			if err != nil {
+				return res, err
+			}
+			cfg.Security = &node.Security{Identity: id, Secrets: func() [][]byte { return [][]byte{secret} }}
+		}
+		nd, err := node.Start(ctx, cfg)
 		if err != nil {
 			return res, fmt.Errorf("servant %d: %w", i, err)
 		}

@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/categories"
+)
+
+// catalogEditor edits the category catalog: a working copy of the
+// categories, edited one at a time in a form, checked with the catalog's
+// own rules (categories.ValidateID, a parent before its children) and
+// saved as a new catalog version with SetCatalog.
+type catalogEditor struct {
+	u        *UI
+	base     *categories.Catalog
+	cats     []categories.Category // working copy, sorted by ID
+	selected int                   // index in cats, -1 for a new category
+
+	list                     *widget.List
+	id, name, desc           *widget.Entry
+	apply, remove, newCat    *widget.Button
+	save, revert             *widget.Button
+	formTitle, problem, note *widget.Label
+	content                  fyne.CanvasObject
+}
+
+func newCatalogEditor(u *UI) *catalogEditor {
+	e := &catalogEditor{u: u, selected: -1}
+	e.list = widget.NewList(
+		func() int { return len(e.cats) },
+		func() fyne.CanvasObject {
+			indent := canvas.NewRectangle(color.Transparent)
+			name := widget.NewLabel("Category name")
+			id := widget.NewLabelWithStyle("category/id", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			id.Importance = widget.LowImportance
+			id.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, container.NewHBox(indent, name), nil, id)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			c := e.cats[i]
+			row := o.(*fyne.Container)
+			row.Objects[0].(*widget.Label).SetText(c.ID)
+			left := row.Objects[1].(*fyne.Container)
+			left.Objects[0].(*canvas.Rectangle).SetMinSize(fyne.NewSize(float32(depth(c.ID)*indentStep), 1))
+			left.Objects[1].(*widget.Label).SetText(c.Name)
+		},
+	)
+	e.list.OnSelected = func(i widget.ListItemID) { e.edit(i) }
+
+	e.id = widget.NewEntry()
+	e.id.SetPlaceHolder("e.g. sales/emea (a-z, 0-9, '-', '/' between levels)")
+	e.name = widget.NewEntry()
+	e.name.SetPlaceHolder("Display name")
+	e.desc = widget.NewEntry()
+	e.desc.SetPlaceHolder("One line for readers (optional)")
+	e.apply = widget.NewButtonWithIcon("Add", theme.ConfirmIcon(), e.applyForm)
+	e.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), e.removeSelected)
+	e.newCat = widget.NewButtonWithIcon("New category", theme.ContentAddIcon(), e.startNew)
+	e.save = widget.NewButtonWithIcon("Save catalog", theme.DocumentSaveIcon(), e.doSave)
+	e.save.Importance = widget.HighImportance
+	e.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { e.setWorking(e.base) })
+	e.formTitle = widget.NewLabelWithStyle("New category", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	e.problem = widget.NewLabel("")
+	e.problem.Importance = widget.DangerImportance
+	e.problem.Wrapping = fyne.TextWrapWord
+	e.note = widget.NewLabel("")
+	e.note.Wrapping = fyne.TextWrapWord
+	for _, en := range []*widget.Entry{e.id, e.name, e.desc} {
+		en.OnChanged = func(string) { e.problem.SetText("") }
+	}
+
+	form := container.NewVBox(
+		e.formTitle,
+		widget.NewForm(
+			widget.NewFormItem("ID", e.id),
+			widget.NewFormItem("Name", e.name),
+			widget.NewFormItem("Description", e.desc),
+		),
+		container.NewHBox(e.apply, e.remove, e.newCat),
+		e.problem,
+	)
+	intro := widget.NewLabel("The catalog is the network's list of categories. A category's ID is also where its items are routed, so it cannot be renamed; its name and description can.")
+	intro.Wrapping = fyne.TextWrapWord
+	bottom := container.NewBorder(nil, nil, container.NewHBox(e.save, e.revert), nil, e.note)
+	split := container.NewHSplit(e.list, container.NewVScroll(container.NewPadded(form)))
+	split.Offset = 0.45
+	e.content = container.NewPadded(container.NewBorder(intro, bottom, nil, nil, split))
+	e.startNew()
+	return e
+}
+
+// setCatalog takes the backend's catalog; unsaved edits are kept.
+func (e *catalogEditor) setCatalog(c *categories.Catalog) {
+	if e.base != nil && e.dirty() {
+		e.base = c
+		e.updateButtons()
+		return
+	}
+	e.setWorking(c)
+}
+
+func (e *catalogEditor) setWorking(c *categories.Catalog) {
+	e.base = c
+	e.cats = c.All()
+	e.list.UnselectAll()
+	e.list.Refresh()
+	e.startNew()
+}
+
+func (e *catalogEditor) dirty() bool {
+	return e.base == nil || !slices.Equal(e.cats, e.base.All())
+}
+
+func (e *catalogEditor) updateButtons() {
+	if e.dirty() {
+		e.save.Enable()
+		e.revert.Enable()
+		e.note.SetText("Unsaved changes.")
+	} else {
+		e.save.Disable()
+		e.revert.Disable()
+		if e.note.Text == "Unsaved changes." {
+			e.note.SetText("")
+		}
+	}
+	if e.selected >= 0 {
+		e.remove.Enable()
+	} else {
+		e.remove.Disable()
+	}
+}
+
+// startNew clears the form for a new category.
+func (e *catalogEditor) startNew() {
+	e.selected = -1
+	e.list.UnselectAll()
+	e.formTitle.SetText("New category")
+	e.id.Enable()
+	e.id.SetText("")
+	e.name.SetText("")
+	e.desc.SetText("")
+	e.apply.SetText("Add")
+	e.problem.SetText("")
+	e.updateButtons()
+}
+
+// edit loads category i into the form.
+func (e *catalogEditor) edit(i int) {
+	if i < 0 || i >= len(e.cats) {
+		return
+	}
+	c := e.cats[i]
+	e.selected = i
+	e.formTitle.SetText("Edit " + c.ID)
+	e.id.SetText(c.ID)
+	e.id.Disable()
+	e.name.SetText(c.Name)
+	e.desc.SetText(c.Description)
+	e.apply.SetText("Update")
+	e.problem.SetText("")
+	e.updateButtons()
+}
+
+// checkCategory validates c against the working copy; isNew for an
+// addition.
+func checkCategory(c categories.Category, cats []categories.Category, isNew bool) error {
+	if err := categories.ValidateID(c.ID); err != nil {
+		return err
+	}
+	has := func(id string) bool {
+		return slices.ContainsFunc(cats, func(x categories.Category) bool { return x.ID == id })
+	}
+	if isNew && has(c.ID) {
+		return fmt.Errorf("category %q already exists", c.ID)
+	}
+	if p, ok := categories.Parent(c.ID); ok && !has(p) {
+		return fmt.Errorf("category %q: its parent %q is not in the catalog; add the parent first", c.ID, p)
+	}
+	if len(cats) >= categories.MaxCategories && isNew {
+		return fmt.Errorf("the catalog holds at most %d categories", categories.MaxCategories)
+	}
+	return c.Validate()
+}
+
+func (e *catalogEditor) applyForm() {
+	c := categories.Category{ID: strings.TrimSpace(e.id.Text), Name: strings.TrimSpace(e.name.Text), Description: strings.TrimSpace(e.desc.Text)}
+	isNew := e.selected < 0
+	if err := checkCategory(c, e.cats, isNew); err != nil {
+		e.problem.SetText(err.Error())
+		return
+	}
+	if isNew {
+		e.cats = append(e.cats, c)
+		slices.SortFunc(e.cats, func(a, b categories.Category) int { return strings.Compare(a.ID, b.ID) })
+	} else {
+		e.cats[e.selected] = c
+	}
+	e.list.Refresh()
+	i := slices.IndexFunc(e.cats, func(x categories.Category) bool { return x.ID == c.ID })
+	e.list.Select(i)
+	e.updateButtons()
+}
+
+func (e *catalogEditor) removeSelected() {
+	if e.selected < 0 {
+		return
+	}
+	id := e.cats[e.selected].ID
+	if slices.ContainsFunc(e.cats, func(x categories.Category) bool { return x.ID != id && categories.Covers(id, x.ID) }) {
+		e.problem.SetText(fmt.Sprintf("%q has categories under it: remove those first.", id))
+		return
+	}
+	e.cats = slices.Delete(e.cats, e.selected, e.selected+1)
+	e.list.Refresh()
+	e.startNew()
+}
+
+func (e *catalogEditor) doSave() {
+	version := uint64(1)
+	if e.base != nil {
+		version = e.base.Version() + 1
+	}
+	c, err := categories.NewCatalog(version, e.cats)
+	if err != nil {
+		e.problem.SetText(err.Error())
+		return
+	}
+	e.save.Disable()
+	e.note.SetText("Saving…")
+	e.u.w.Go(func() func() {
+		err := e.u.b.SetCatalog(c)
+		return func() {
+			if err != nil {
+				e.note.SetText("")
+				e.problem.SetText("The catalog was not saved: " + err.Error())
+				e.updateButtons()
+				return
+			}
+			e.base = c
+			e.updateButtons()
+			e.note.SetText(fmt.Sprintf("Saved as version %d.", c.Version()))
+			e.u.catalog = c
+			e.u.catalogChanged()
+		}
+	})
+}

@@ -1,0 +1,228 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/newsnet"
+)
+
+// seedEditor edits the seed list: the servants a new connection tries, in
+// priority order (the first reachable one is the vertex). Addresses are
+// validated as host:port, can be tested for reachability, and the list is
+// saved to the store for the next connection.
+type seedEditor struct {
+	u        *UI
+	seeds    []string
+	saved    []string
+	selected int
+	probes   *prober
+	tested   bool // the list was tested once when first shown
+
+	list                  *widget.List
+	addr                  *widget.Entry
+	add, remove, up, down *widget.Button
+	test, save, revert    *widget.Button
+	problem, note         *widget.Label
+	content               fyne.CanvasObject
+}
+
+func newSeedEditor(u *UI) *seedEditor {
+	s := &seedEditor{u: u, selected: -1}
+	s.probes = newProber(u, func() { s.list.Refresh() })
+	s.list = widget.NewList(
+		func() int { return len(s.seeds) },
+		func() fyne.CanvasObject {
+			n := widget.NewLabel("1.")
+			addr := widget.NewLabelWithStyle("255.255.255.255:65535", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			probe := widget.NewLabel("")
+			probe.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, container.NewHBox(n, addr), nil, probe)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			c := o.(*fyne.Container)
+			probe := c.Objects[0].(*widget.Label)
+			left := c.Objects[1].(*fyne.Container)
+			left.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%d.", i+1))
+			left.Objects[1].(*widget.Label).SetText(s.seeds[i])
+			text := s.probes.text(s.seeds[i])
+			if i == 0 && text == "" {
+				text = "first seed: the vertex when reachable"
+			}
+			probe.SetText(text)
+			switch r, ok := s.probes.results[s.seeds[i]]; {
+			case ok && r.OK:
+				probe.Importance = widget.SuccessImportance
+			case ok:
+				probe.Importance = widget.DangerImportance
+			default:
+				probe.Importance = widget.LowImportance
+			}
+			probe.Refresh()
+		},
+	)
+	s.list.OnSelected = func(i widget.ListItemID) { s.selected = i; s.updateButtons() }
+	s.list.OnUnselected = func(widget.ListItemID) { s.selected = -1; s.updateButtons() }
+
+	s.addr = widget.NewEntry()
+	s.addr.SetPlaceHolder("host:port, e.g. 10.1.0.5:7400")
+	s.addr.OnSubmitted = func(string) { s.addSeed() }
+	s.addr.OnChanged = func(string) { s.problem.SetText("") }
+	s.add = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), s.addSeed)
+	s.remove = widget.NewButtonWithIcon("Remove", theme.ContentRemoveIcon(), s.removeSeed)
+	s.up = widget.NewButtonWithIcon("Move up", theme.MoveUpIcon(), func() { s.move(-1) })
+	s.down = widget.NewButtonWithIcon("Move down", theme.MoveDownIcon(), func() { s.move(1) })
+	s.test = widget.NewButtonWithIcon("Test reachability", theme.SearchIcon(), s.testAll)
+	s.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.doSave)
+	s.save.Importance = widget.HighImportance
+	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { s.setSeeds(s.saved) })
+	s.problem = widget.NewLabel("")
+	s.problem.Importance = widget.DangerImportance
+	s.problem.Wrapping = fyne.TextWrapWord
+	s.note = widget.NewLabel("")
+	s.note.Wrapping = fyne.TextWrapWord
+
+	intro := widget.NewLabel("Seeds are the servants a connection starts from, in priority order: the first reachable seed is the root of the tree. " +
+		"The list is stored on this computer and used at the next connection.")
+	intro.Wrapping = fyne.TextWrapWord
+	addRow := container.NewBorder(nil, nil, nil, s.add, s.addr)
+	side := container.NewVBox(s.up, s.down, s.remove, widget.NewSeparator(), s.test)
+	bottom := container.NewVBox(addRow, s.problem, container.NewBorder(nil, nil, container.NewHBox(s.save, s.revert), nil, s.note))
+	s.content = container.NewPadded(container.NewBorder(intro, bottom, nil, side, s.list))
+	s.updateButtons()
+	return s
+}
+
+// load reads the stored list (background).
+func (s *seedEditor) load() {
+	s.u.w.Go(func() func() {
+		seeds := s.u.b.Seeds()
+		return func() {
+			s.saved = slices.Clone(seeds)
+			s.setSeeds(seeds)
+		}
+	})
+}
+
+func (s *seedEditor) setSeeds(seeds []string) {
+	s.seeds = slices.Clone(seeds)
+	s.list.UnselectAll()
+	s.selected = -1
+	s.list.Refresh()
+	s.problem.SetText("")
+	s.updateButtons()
+}
+
+func (s *seedEditor) dirty() bool { return !slices.Equal(s.seeds, s.saved) }
+
+func (s *seedEditor) updateButtons() {
+	enable := func(b *widget.Button, on bool) {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	sel := s.selected >= 0 && s.selected < len(s.seeds)
+	enable(s.remove, sel)
+	enable(s.up, sel && s.selected > 0)
+	enable(s.down, sel && s.selected < len(s.seeds)-1)
+	enable(s.test, len(s.seeds) > 0)
+	enable(s.save, s.dirty())
+	enable(s.revert, s.dirty())
+	if s.dirty() {
+		s.note.SetText("Unsaved changes.")
+	} else if s.note.Text == "Unsaved changes." {
+		s.note.SetText("")
+	}
+}
+
+// checkSeed validates an address for the list.
+func checkSeed(addr string, list []string) error {
+	if addr == "" {
+		return fmt.Errorf("Enter an address as host:port.")
+	}
+	if _, err := newsnet.ParseServantID(addr); err != nil {
+		return fmt.Errorf("%s is not a host:port address: %s.", addr, addrProblem(err))
+	}
+	if slices.Contains(list, addr) {
+		return fmt.Errorf("%s is already in the list.", addr)
+	}
+	return nil
+}
+
+func (s *seedEditor) addSeed() {
+	addr := strings.TrimSpace(s.addr.Text)
+	if err := checkSeed(addr, s.seeds); err != nil {
+		s.problem.SetText(err.Error())
+		return
+	}
+	s.seeds = append(s.seeds, addr)
+	s.addr.SetText("")
+	s.problem.SetText("")
+	s.list.Refresh()
+	s.updateButtons()
+	s.probes.probe(addr)
+}
+
+func (s *seedEditor) removeSeed() {
+	if s.selected < 0 || s.selected >= len(s.seeds) {
+		return
+	}
+	s.seeds = slices.Delete(s.seeds, s.selected, s.selected+1)
+	s.list.UnselectAll()
+	s.list.Refresh()
+	s.updateButtons()
+}
+
+func (s *seedEditor) move(d int) {
+	i, j := s.selected, s.selected+d
+	if i < 0 || j < 0 || j >= len(s.seeds) {
+		return
+	}
+	s.seeds[i], s.seeds[j] = s.seeds[j], s.seeds[i]
+	s.list.Refresh()
+	s.list.Select(j)
+	s.updateButtons()
+}
+
+// shown tests the seeds the first time the editor comes on screen.
+func (s *seedEditor) shown() {
+	if !s.tested && len(s.seeds) > 0 {
+		s.testAll()
+	}
+}
+
+func (s *seedEditor) testAll() {
+	s.tested = true
+	for _, a := range s.seeds {
+		s.probes.probe(a)
+	}
+	s.list.Refresh()
+}
+
+func (s *seedEditor) doSave() {
+	seeds := slices.Clone(s.seeds)
+	s.save.Disable()
+	s.note.SetText("Saving…")
+	s.u.w.Go(func() func() {
+		err := s.u.b.SetSeeds(seeds)
+		return func() {
+			if err != nil {
+				s.note.SetText("")
+				s.problem.SetText("The seed list was not saved: " + err.Error())
+				s.updateButtons()
+				return
+			}
+			s.saved = seeds
+			s.updateButtons()
+			s.note.SetText("Saved. The new list is used at the next connection.")
+		}
+	})
+}

@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"github.com/google/uuid"
+
+	"newsdesk/app"
+)
+
+// maxBatch bounds how many queued events one UI update takes.
+const maxBatch = 256
+
+// bridge is the one goroutine that reads the backend's events. It takes
+// whatever has queued up as one batch and applies it on the UI thread with
+// fyne.Do, so a burst of arrivals costs one update, not one per item. It
+// ends when the event channel closes or the UI is closed.
+func (u *UI) bridge() {
+	events := u.b.Events()
+	for {
+		var batch []app.Event
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			batch = append(batch, ev)
+		case <-u.done:
+			return
+		}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, ev)
+			default:
+				break drain
+			}
+		}
+		fyne.Do(func() { u.handleEvents(batch) })
+	}
+}
+
+// ticker refreshes the status every few seconds and the list's relative
+// times every minute.
+func (u *UI) ticker() {
+	t := time.NewTicker(u.opts.tick)
+	defer t.Stop()
+	perMinute := max(1, int(time.Minute/u.opts.tick))
+	for n := 1; ; n++ {
+		select {
+		case <-t.C:
+			minute := n%perMinute == 0
+			fyne.Do(func() { u.tick(minute) })
+		case <-u.done:
+			return
+		}
+	}
+}
+
+func (u *UI) tick(minute bool) {
+	u.statusRef.trigger()
+	if minute {
+		u.reader.list.Refresh()
+	}
+}
+
+// handleEvents applies a batch of events on the UI thread: each kind of
+// change is re-read once, however many events announced it.
+func (u *UI) handleEvents(evs []app.Event) {
+	if !u.running {
+		return
+	}
+	var ids []uuid.UUID
+	items, all, status, catalog := false, false, false, false
+	for _, ev := range evs {
+		switch ev.Kind {
+		case app.ItemsChanged:
+			items = true
+			if len(ev.Items) == 0 {
+				all = true
+			}
+			ids = append(ids, ev.Items...)
+		case app.StatusChanged:
+			status = true
+		case app.CatalogChanged:
+			catalog = true
+		}
+	}
+	if items {
+		u.notifier.itemsArrived(ids)
+		if all {
+			ids = nil
+		}
+		u.reader.itemsChanged(ids)
+		u.posts.itemsChanged()
+	}
+	if status {
+		u.statusRef.trigger()
+	}
+	if catalog {
+		u.catalogRef.trigger()
+	}
+}

@@ -1,0 +1,265 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/uuid"
+
+	"newsdesk/app"
+	"newsdesk/news"
+	"newsdesk/storage"
+)
+
+// previewDelay is how long typing must pause before the preview renders.
+const previewDelay = 150 * time.Millisecond
+
+// composer is the newsroom's compose screen: category, title, urgent flag,
+// the Markdown body with a live preview, and publishing with its outcome.
+// A correction is a draft with Supersedes set (see myPosts).
+type composer struct {
+	u          *UI
+	category   *widget.Select
+	catIDs     []string // parallel to category.Options
+	title      *widget.Entry
+	urgent     *widget.Check
+	body       *widget.Entry
+	preview    *widget.RichText
+	previewDeb debouncer
+	publish    *widget.Button
+	clear      *widget.Button
+	problem    *widget.Label // validation
+	outcome    *widget.Label // what became of the last publication
+	banner     *fyne.Container
+	bannerText *widget.Label
+
+	supersedes uuid.UUID
+	busy       bool
+
+	content fyne.CanvasObject
+}
+
+func newComposer(u *UI) *composer {
+	c := &composer{u: u}
+	c.previewDeb = debouncer{w: u.w, delay: previewDelay}
+	c.category = widget.NewSelect(nil, func(string) { c.problem.SetText("") })
+	c.category.PlaceHolder = "Choose a category"
+	c.title = widget.NewEntry()
+	c.title.SetPlaceHolder("A short, clear headline")
+	c.title.OnChanged = func(string) { c.problem.SetText(""); c.previewDeb.call(c.renderPreview) }
+	c.urgent = widget.NewCheck("Urgent (notifies every reader)", nil)
+	c.body = widget.NewMultiLineEntry()
+	c.body.Wrapping = fyne.TextWrapWord
+	c.body.SetPlaceHolder("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)")
+	c.body.OnChanged = func(string) { c.previewDeb.call(c.renderPreview) }
+	c.preview = widget.NewRichText()
+	c.preview.Wrapping = fyne.TextWrapWord
+	c.publish = widget.NewButtonWithIcon("Publish", theme.MailSendIcon(), c.doPublish)
+	c.publish.Importance = widget.HighImportance
+	c.clear = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), c.reset)
+	c.problem = widget.NewLabel("")
+	c.problem.Importance = widget.DangerImportance
+	c.problem.Wrapping = fyne.TextWrapWord
+	c.outcome = widget.NewLabel("")
+	c.outcome.Wrapping = fyne.TextWrapWord
+	c.bannerText = widget.NewLabel("")
+	c.bannerText.Wrapping = fyne.TextWrapWord
+	c.bannerText.Importance = widget.WarningImportance
+	c.banner = container.NewBorder(nil, nil, nil,
+		widget.NewButton("Not a correction", func() { c.setSupersedes(uuid.Nil, "") }), c.bannerText)
+	c.banner.Hide()
+	c.renderPreview()
+
+	form := widget.NewForm(
+		widget.NewFormItem("Category", container.NewBorder(nil, nil, nil, c.urgent, c.category)),
+		widget.NewFormItem("Title", c.title),
+	)
+	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, c.body)
+	prev := container.NewBorder(widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
+		container.NewVScroll(container.NewPadded(c.preview)))
+	split := container.NewHSplit(edit, prev)
+	bottom := container.NewVBox(c.problem,
+		container.NewBorder(nil, nil, container.NewHBox(c.publish, c.clear), nil, c.outcome))
+	c.content = container.NewPadded(container.NewBorder(container.NewVBox(form, c.banner), bottom, nil, nil, split))
+	return c
+}
+
+// setCatalog offers the catalog's categories, keeping the choice.
+func (c *composer) setCatalog() {
+	chosen := c.categoryID()
+	c.catIDs = c.u.catalog.IDs()
+	opts := make([]string, len(c.catIDs))
+	for i, id := range c.catIDs {
+		opts[i] = strings.Repeat("    ", depth(id)) + categoryName(c.u.catalog, id)
+	}
+	c.category.SetOptions(opts)
+	c.selectCategory(chosen)
+}
+
+func (c *composer) categoryID() string {
+	if i := c.category.SelectedIndex(); i >= 0 && i < len(c.catIDs) {
+		return c.catIDs[i]
+	}
+	return ""
+}
+
+func (c *composer) selectCategory(id string) {
+	if i := slices.Index(c.catIDs, id); i >= 0 {
+		c.category.SetSelectedIndex(i)
+	} else {
+		c.category.ClearSelected()
+	}
+}
+
+func (c *composer) renderPreview() {
+	md := c.body.Text
+	if t := strings.TrimSpace(c.title.Text); t != "" {
+		md = "# " + t + "\n\n" + md
+	}
+	if strings.TrimSpace(md) == "" {
+		c.preview.Segments = []widget.RichTextSegment{&widget.TextSegment{
+			Text: "The item appears here as readers will see it.", Style: previewHintStyle,
+		}}
+		c.preview.Refresh()
+		return
+	}
+	setMarkdown(c.preview, md)
+}
+
+var previewHintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: false, TextStyle: fyne.TextStyle{Italic: true}}
+
+// draft is what the form holds.
+func (c *composer) draft() app.Draft {
+	return app.Draft{
+		Category: c.categoryID(), Title: strings.TrimSpace(c.title.Text), Body: c.body.Text,
+		Urgent: c.urgent.Checked, Supersedes: c.supersedes,
+	}
+}
+
+// validate applies the item rules (news.Item.Validate) to the draft and
+// returns the first problem in words, or "".
+func (c *composer) validate(d app.Draft) string {
+	if d.Category == "" {
+		return "Choose a category."
+	}
+	if !c.u.catalog.Has(d.Category) {
+		return fmt.Sprintf("The category %q is no longer in the catalog.", d.Category)
+	}
+	now := c.u.now()
+	it := news.Item{
+		ID: itemID(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
+		Author: c.u.settings.DisplayName, Source: itemID(now, 2), Created: now, Supersedes: d.Supersedes,
+	}
+	err := it.Validate()
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	switch {
+	case msg == "title: required":
+		return "Give the item a title."
+	case strings.HasPrefix(msg, "title: longer"):
+		return fmt.Sprintf("The title is too long: at most %d characters.", news.MaxTitleRunes)
+	case strings.HasPrefix(msg, "body: longer"):
+		return fmt.Sprintf("The text is too long: at most %d KB.", news.MaxBodyBytes>>10)
+	case strings.HasPrefix(msg, "author:"):
+		return "Your display name (Settings) is not valid: " + strings.TrimPrefix(msg, "author: ")
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
+
+func (c *composer) doPublish() {
+	if c.busy {
+		return
+	}
+	d := c.draft()
+	if problem := c.validate(d); problem != "" {
+		c.problem.SetText(problem)
+		return
+	}
+	c.problem.SetText("")
+	c.busy = true
+	c.publish.Disable()
+	c.outcome.Importance = widget.MediumImportance
+	c.outcome.SetText("Publishing…")
+	c.u.w.Go(func() func() {
+		res, err := c.u.b.Publish(d)
+		return func() {
+			c.busy = false
+			c.publish.Enable()
+			c.showOutcome(d, res, err)
+			if err == nil {
+				c.reset()
+				c.u.posts.reload()
+			}
+		}
+	})
+}
+
+// outcomeText says what became of a publication.
+func outcomeText(d app.Draft, res app.PublishResult, catName string) (string, widget.Importance) {
+	what := "“" + d.Title + "”"
+	switch res.Outcome {
+	case app.Delivered:
+		return "Published " + what + ": delivered to the tree.", widget.SuccessImportance
+	case app.Queued:
+		return "Published " + what + ": queued until connected. It goes out as soon as this computer rejoins the network.", widget.WarningImportance
+	case app.Suppressed:
+		return "Published " + what + ", but nobody subscribes to " + catName + ", so it was not sent (no subscribers).", widget.WarningImportance
+	}
+	return "Published " + what + ": " + res.Outcome.String() + ".", widget.MediumImportance
+}
+
+func (c *composer) showOutcome(d app.Draft, res app.PublishResult, err error) {
+	if err != nil {
+		c.outcome.Importance = widget.DangerImportance
+		c.outcome.SetText("Not published: " + err.Error())
+		return
+	}
+	text, imp := outcomeText(d, res, categoryName(c.u.catalog, d.Category))
+	c.outcome.Importance = imp
+	c.outcome.SetText(text)
+}
+
+// reset empties the form but keeps the category.
+func (c *composer) reset() {
+	c.title.SetText("")
+	c.body.SetText("")
+	c.urgent.SetChecked(false)
+	c.setSupersedes(uuid.Nil, "")
+	c.problem.SetText("")
+	c.previewDeb.cancel()
+	c.renderPreview()
+}
+
+func (c *composer) setSupersedes(id uuid.UUID, title string) {
+	c.supersedes = id
+	if id == uuid.Nil {
+		c.banner.Hide()
+		return
+	}
+	c.bannerText.SetText("Correction of “" + title + "”: readers see this item in its place.")
+	c.banner.Show()
+}
+
+// correct prefills a correction of e.
+func (c *composer) correct(e storage.Entry) {
+	it := e.Item
+	c.selectCategory(it.Category)
+	c.title.SetText(it.Title)
+	c.body.SetText(it.Body)
+	c.urgent.SetChecked(it.Urgent)
+	c.setSupersedes(it.ID, it.Title)
+	c.outcome.SetText("")
+	c.previewDeb.cancel()
+	c.renderPreview()
+	c.u.tabs.Select(c.u.newsTab)
+	c.u.newsTabs.SelectIndex(0)
+	c.u.win.Canvas().Focus(c.title)
+}

@@ -1,0 +1,222 @@
+package ui
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/app"
+	"newsdesk/categories"
+	"newsdesk/news"
+	"newsdesk/newsnet"
+)
+
+// The demo mode (NEWSDESK_DEMO=1) runs the window over an in-memory
+// backend filled with a fixed data set: several categories, a few hundred
+// items, one urgent item and one correction, a servant attached in a small
+// tree. It exists for screenshots and trying the UI without a network; it
+// never touches the disk or the network.
+
+// NewDemo returns the demo backend and the function that closes it. With
+// firstRun the window starts with the first-run wizard.
+func NewDemo(firstRun bool) (Backend, func() error) {
+	m := newDemoBackend(time.Now(), firstRun)
+	done := make(chan struct{})
+	go m.live(done)
+	return m, func() error {
+		close(done)
+		return m.Close()
+	}
+}
+
+const demoSelf = "10.1.4.23:7946"
+
+func newDemoBackend(now time.Time, firstRun bool) *memBackend {
+	m := newMemBackend(time.Now)
+	m.setup = firstRun
+	m.subs = []string{"company", "hr", "it", "sales"}
+	m.remoteSubs = []string{"company", "hr", "it", "sales"}
+	m.seeds = []string{"10.1.0.5:7946", "10.2.0.9:7946", "10.3.0.2:7946"}
+	m.settings = app.Settings{
+		DisplayName:      "Dana Whitfield",
+		Listen:           "0.0.0.0:7946",
+		Advertise:        demoSelf,
+		Notify:           true,
+		NotifyCategories: []string{"company"},
+	}
+	m.status = demoStatus(m.subs)
+	m.status.Source = m.source.String()
+	m.probe = demoProbe
+	m.add(demoItems(now, m.source)...)
+	// Older items are read, the last day's mostly not.
+	for _, it := range m.items {
+		if now.Sub(it.Created) > 30*time.Hour || it.Source == m.source {
+			m.read[it.ID] = true
+		}
+	}
+	return m
+}
+
+func demoStatus(subs []string) app.NetStatus {
+	self := newsnet.ServantID(demoSelf)
+	up := newsnet.ServantID("10.1.0.5:7946")
+	downs := []newsnet.ServantID{"10.1.4.58:7946", "10.1.4.77:7946"}
+	lo, hi := newsnet.IDValue(self), newsnet.IDValue(self)
+	for _, d := range downs {
+		v := newsnet.IDValue(d)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	part := newsnet.ComputePartition(lo, hi, 16)
+	all := newsnet.NewCategorySet("company", "hr", "it", "sales", "sales/emea")
+	links := []newsnet.LinkStatus{{
+		Peer: up, Up: true,
+		Received: newsnet.NewCategorySet("company", "facilities", "hr", "it", "sales"),
+		Sent:     all,
+	}}
+	for _, d := range downs {
+		links = append(links, newsnet.LinkStatus{
+			Peer: d, Slot: part.Slot(newsnet.IDValue(d)),
+			Received: newsnet.NewCategorySet("company", "it", "sales/emea"),
+			Sent:     newsnet.NewCategorySet("company", "facilities", "hr", "it", "sales"),
+		})
+	}
+	return app.NetStatus{
+		Status: newsnet.Status{
+			ID:            self,
+			IDValue:       newsnet.IDValue(self),
+			Role:          newsnet.RoleAttached,
+			Up:            up,
+			Downs:         downs,
+			Range:         [2]uint64{lo, hi},
+			Partition:     part,
+			RootPath:      []newsnet.ServantID{"10.0.0.2:7946", up},
+			Siblings:      []newsnet.ServantID{"10.1.2.8:7946", self, "10.1.9.40:7946"},
+			Subscriptions: newsnet.NewCategorySet(subs...),
+			Links:         links,
+			Counters: newsnet.Counters{
+				Published: 4, Suppressed: 1, Delivered: 2911, Relayed: 1284,
+				Duplicates: 17, Resets: 1, Lost: 0,
+				MulticastFrames: 4195, PeriodicFrames: 8800, ControlFrames: 63,
+			},
+		},
+		Listen:    "0.0.0.0:7946",
+		Connected: true,
+	}
+}
+
+func demoProbe(addr string) app.Probe {
+	time.Sleep(300 * time.Millisecond) // a probe takes a moment
+	switch addr {
+	case "10.1.0.5:7946":
+		return app.Probe{Addr: addr, OK: true, RTT: 2 * time.Millisecond}
+	case "10.2.0.9:7946":
+		return app.Probe{Addr: addr, OK: true, RTT: 14 * time.Millisecond}
+	case demoSelf:
+		return app.Probe{Addr: addr, OK: true, RTT: time.Millisecond / 5}
+	}
+	return app.Probe{Addr: addr, Problem: "connection timed out"}
+}
+
+// live adds an item now and then, as a network would.
+func (m *memBackend) live(done <-chan struct{}) {
+	t := time.NewTicker(90 * time.Second)
+	defer t.Stop()
+	rng := rand.New(rand.NewPCG(7, 7))
+	src := uuid.MustParse("0191a000-0000-7000-8000-0000000000aa")
+	for n := uint64(1 << 20); ; n++ {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			it := demoItem(rng, now, n, src)
+			it.Received = now
+			m.ingest(it)
+		}
+	}
+}
+
+var (
+	demoAuthors = []string{"Priya Raman", "Tom Becker", "Aiko Tanaka", "Luis Ortega", "Sarah Nolan", "Jonas Weber", "Fatima Khan", "Mark Ellison"}
+	demoTitles  = map[string][]string{
+		"company":        {"Quarterly results: revenue up %d%% on last year", "All-hands meeting moved to the atrium", "Welcome to our %d new colleagues", "New travel policy takes effect next month", "CEO town hall: questions open until Friday", "Sustainability report %d published"},
+		"it":             {"Planned maintenance: VPN gateway on Saturday", "Password manager rollout, wave %d", "Printers on floor %d back in service", "Phishing warning: fake invoice e-mails", "New laptops for the support team", "Wi-Fi upgrade in meeting rooms"},
+		"hr":             {"Open enrolment for benefits starts Monday", "Training: giving useful feedback (%d seats left)", "Summer schedule: Friday afternoons off", "Referral bonus raised for engineering roles", "Mentoring programme: round %d", "Parental leave policy updated"},
+		"facilities":     {"Car park level %d closed for resurfacing", "Canteen menu for next week", "Fire drill on Thursday at 10:00", "Bike racks added by the north entrance"},
+		"sales":          {"Pipeline review moved to Wednesday", "New price list valid from the 1st", "Sales kick-off: agenda and rooms"},
+		"sales/emea":     {"EMEA: record quarter in the Nordics", "EMEA: new distributor in Poland", "EMEA: trade fair in Milan, %d leads"},
+		"sales/americas": {"Americas: Toronto office opens", "Americas: %d new accounts in Brazil", "Americas: partner day in Austin"},
+		"sales/apac":     {"APAC: Singapore team grows to %d", "APAC: contract signed with a Tokyo retailer", "APAC: Sydney roadshow dates"},
+	}
+	demoCats = []string{"company", "company", "it", "it", "it", "hr", "hr", "facilities", "sales", "sales/emea", "sales/emea", "sales/americas", "sales/apac"}
+)
+
+func demoItem(rng *rand.Rand, at time.Time, n uint64, src uuid.UUID) *news.Item {
+	cat := demoCats[rng.IntN(len(demoCats))]
+	titles := demoTitles[cat]
+	title := titles[int(n)%len(titles)] // rotate, so neighbours differ
+	if strings.Contains(title, "%d") {
+		title = fmt.Sprintf(title, 2+rng.IntN(30))
+	}
+	author := demoAuthors[rng.IntN(len(demoAuthors))]
+	body := fmt.Sprintf("%s\n\n- **When:** %s\n- **Who:** everyone in *%s*\n- **Contact:** [%s](mailto:news@example.com)\n\n%s\n",
+		demoParagraphs[rng.IntN(len(demoParagraphs))], at.Add(time.Duration(24+rng.IntN(200))*time.Hour).Format("Monday 2 January, 15:04"),
+		categoryName(categories.Default(), cat), author, demoParagraphs[rng.IntN(len(demoParagraphs))])
+	return &news.Item{
+		ID: itemID(at, n), Category: cat, Title: title, Body: body, Author: author,
+		Source: src, SourceCount: n, Created: at, Received: at,
+	}
+}
+
+var demoParagraphs = []string{
+	"The details below apply to every site. If something is unclear, reply to the contact named here rather than to the whole list, so that the answers reach everyone in the next update.",
+	"We will post an update in this category as soon as there is news. There is nothing you need to do for now; the people concerned have been told directly.",
+	"Thank you to everyone who helped prepare this. The full document is on the intranet, and the team will be at the info desk on Tuesday to answer questions in person.",
+	"Please plan around the dates below. Meeting rooms in the affected areas can be booked from a different floor; the booking system shows the alternatives.",
+}
+
+// demoItems is the fixed data set: about three hundred items over two
+// weeks, an urgent outage notice, a correction, and a few of the user's own
+// posts.
+func demoItems(now time.Time, self uuid.UUID) []*news.Item {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := uuid.MustParse("0191a000-0000-7000-8000-000000000001")
+	var items []*news.Item
+	t := now.Add(-14 * 24 * time.Hour)
+	for n := uint64(1); t.Before(now.Add(-50 * time.Minute)); n++ {
+		items = append(items, demoItem(rng, t, n, src))
+		t = t.Add(time.Duration(20+rng.IntN(100)) * time.Minute)
+	}
+	at := func(d time.Duration) time.Time { return now.Add(-d) }
+	urgent := &news.Item{
+		ID: itemID(at(12*time.Minute), 9001), Category: "it", Author: "IT Service Desk", Source: src, SourceCount: 9001,
+		Title:  "Outage: e-mail unavailable in all offices",
+		Body:   "## E-mail is down\n\nSince **10:05** nobody can send or receive e-mail. Teams chat and phones work.\n\n1. Do not restart your laptop: it does not help.\n2. Urgent customer mail: call the customer instead.\n3. Updates every 30 minutes here and on [the status page](https://status.example.com).\n\n*IT Service Desk*",
+		Urgent: true, Created: at(12 * time.Minute), Received: at(12 * time.Minute),
+	}
+	orig := &news.Item{
+		ID: itemID(at(5*time.Hour), 9002), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9002,
+		Title:   "Offices closed on 2 October for the company holiday",
+		Body:    "All offices close on **2 October**. Support keeps its usual on-call rota.",
+		Created: at(5 * time.Hour), Received: at(5 * time.Hour),
+	}
+	corr := &news.Item{
+		ID: itemID(at(3*time.Hour), 9003), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9003,
+		Title:      "Offices closed on 3 October for the company holiday",
+		Body:       "All offices close on **3 October**, not 2 October as announced earlier. Support keeps its usual on-call rota.\n\nSorry for the confusion.",
+		Supersedes: orig.ID, Created: at(3 * time.Hour), Received: at(3 * time.Hour),
+	}
+	items = append(items, urgent, orig, corr)
+	for i, title := range []string{"Newsletter: what the sales teams learned this quarter", "Reminder: expense reports due Friday", "Volunteering day: sign-up sheet"} {
+		created := at(time.Duration(26+i*30) * time.Hour)
+		items = append(items, &news.Item{
+			ID: itemID(created, 9100+uint64(i)), Category: []string{"sales", "company", "hr"}[i], Author: "Dana Whitfield",
+			Source: self, SourceCount: uint64(i + 1), Title: title,
+			Body:    "Hello everyone,\n\nthis is a short note from the newsroom. Details are **below**.\n\n- one\n- two\n",
+			Created: created, Received: created,
+		})
+	}
+	return items
+}

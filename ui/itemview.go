@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/uuid"
+
+	"newsdesk/storage"
+)
+
+// itemView shows one item: title, author, time and category, an urgent or
+// correction notice, and the Markdown body (sanitised, see markdown.go).
+// The body is read from the backend in the background when the item
+// opens.
+type itemView struct {
+	u *UI
+
+	title      *widget.Label
+	meta       *widget.Label
+	urgent     *widget.Label
+	correction *widget.Label
+	original   *widget.Button // opens the corrected item
+	markUnread *widget.Button
+	body       *widget.RichText
+	hint       *widget.Label
+	page       *fyne.Container
+
+	id        uuid.UUID
+	read      bool
+	sup       uuid.UUID
+	corrKnown bool // the title of what it corrects is shown
+
+	onMarkUnread func(uuid.UUID)
+
+	content fyne.CanvasObject
+}
+
+func newItemView(u *UI) *itemView {
+	v := &itemView{
+		u:          u,
+		title:      widget.NewLabel(""),
+		meta:       widget.NewLabel(""),
+		urgent:     widget.NewLabel("Urgent"),
+		correction: widget.NewLabel(""),
+		body:       widget.NewRichText(),
+		hint:       widget.NewLabel("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches."),
+	}
+	v.title.Wrapping = fyne.TextWrapWord
+	v.title.SizeName = theme.SizeNameSubHeadingText
+	v.title.TextStyle.Bold = true
+	v.meta.Wrapping = fyne.TextWrapWord
+	v.meta.Importance = widget.LowImportance
+	v.urgent.Importance = widget.DangerImportance
+	v.urgent.TextStyle.Bold = true
+	v.correction.Wrapping = fyne.TextWrapWord
+	v.correction.Importance = widget.WarningImportance
+	v.body.Wrapping = fyne.TextWrapWord
+	v.hint.Alignment = fyne.TextAlignCenter
+	v.hint.Importance = widget.LowImportance
+	v.original = widget.NewButtonWithIcon("Show the original", theme.HistoryIcon(), func() {
+		if v.sup != uuid.Nil {
+			v.showID(v.sup)
+		}
+	})
+	v.markUnread = widget.NewButtonWithIcon("Mark unread", theme.MailComposeIcon(), func() {
+		if v.onMarkUnread != nil && v.id != uuid.Nil {
+			v.onMarkUnread(v.id)
+		}
+	})
+	v.original.Importance = widget.LowImportance
+	v.markUnread.Importance = widget.LowImportance
+	header := container.NewVBox(
+		container.NewBorder(nil, nil, nil, v.markUnread, v.title),
+		v.meta, v.urgent,
+		container.NewBorder(nil, nil, nil, v.original, v.correction),
+		widget.NewSeparator(),
+	)
+	v.page = container.NewBorder(header, nil, nil, nil, container.NewVScroll(container.NewPadded(v.body)))
+	v.content = container.NewStack(container.NewCenter(v.hint), v.page)
+	v.clear()
+	return v
+}
+
+// clear shows the hint instead of an item.
+func (v *itemView) clear() {
+	v.id = uuid.Nil
+	v.page.Hide()
+	v.hint.Show()
+}
+
+// show opens r: the header at once from the row, the body when read.
+func (v *itemView) show(r *row) {
+	v.id, v.read, v.sup = r.id, r.read, r.supersedes
+	v.hint.Hide()
+	v.page.Show()
+	v.setHeader(r)
+	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: "Loading…", Style: widget.RichTextStyleParagraph}}
+	v.body.Refresh()
+	v.loadBody(r.id)
+}
+
+// showID opens an item that need not be in the list (the original of a
+// correction).
+func (v *itemView) showID(id uuid.UUID) {
+	v.id = id
+	v.u.w.Go(func() func() {
+		e, err := v.u.b.Item(id)
+		return func() {
+			if v.id != id {
+				return
+			}
+			if err != nil {
+				v.showError(err)
+				return
+			}
+			r := rowOf(e)
+			v.show(r)
+		}
+	})
+}
+
+func (v *itemView) setHeader(r *row) {
+	v.title.SetText(r.title)
+	meta := categoryName(v.u.catalog, r.category) + " · " + fullTime(r.created) + " (" + relTime(r.created, v.u.now()) + ")"
+	if r.author != "" {
+		meta = "By " + r.author + " · " + meta
+	}
+	v.meta.SetText(meta)
+	if r.urgent {
+		v.urgent.Show()
+	} else {
+		v.urgent.Hide()
+	}
+	if r.supersedes != uuid.Nil {
+		of := "an earlier item"
+		if r.correctionOf != "" {
+			of = "“" + r.correctionOf + "”"
+		}
+		v.corrKnown = r.correctionOf != ""
+		v.correction.SetText("Correction of " + of + ": this item replaces it.")
+		v.correction.Show()
+		v.original.Show()
+	} else {
+		v.correction.Hide()
+		v.original.Hide()
+	}
+	v.setRead(r.read)
+}
+
+// setRead updates the read state of the shown item.
+func (v *itemView) setRead(read bool) {
+	v.read = read
+	if read {
+		v.markUnread.Enable()
+	} else {
+		v.markUnread.Disable()
+	}
+}
+
+func (v *itemView) loadBody(id uuid.UUID) {
+	v.u.w.Go(func() func() {
+		e, err := v.u.b.Item(id)
+		var segs []widget.RichTextSegment
+		if err == nil {
+			segs = markdownSegments(e.Item.Body) // parse off the UI thread
+		}
+		return func() {
+			if v.id != id {
+				return
+			}
+			if err != nil {
+				v.showError(err)
+				return
+			}
+			if e.Item.Supersedes != uuid.Nil && !v.corrKnown {
+				v.fillCorrection(e)
+			}
+			v.body.Segments = segs
+			v.body.Refresh()
+		}
+	})
+}
+
+// fillCorrection looks up the title of what e corrects when the row did
+// not know it.
+func (v *itemView) fillCorrection(e storage.Entry) {
+	id, sup := e.Item.ID, e.Item.Supersedes
+	v.u.w.Go(func() func() {
+		o, err := v.u.b.Item(sup)
+		return func() {
+			if err == nil && v.id == id {
+				v.corrKnown = true
+				v.correction.SetText("Correction of “" + o.Item.Title + "”: this item replaces it.")
+			}
+		}
+	})
+}
+
+func (v *itemView) showError(err error) {
+	v.hint.Hide()
+	v.page.Show()
+	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{
+		Text: fmt.Sprintf("This item could not be read: %v", err), Style: widget.RichTextStyleParagraph,
+	}}
+	v.body.Refresh()
+}

@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/uuid"
+
+	"newsdesk/storage"
+)
+
+// myPosts lists what this installation published, newest first, paged like
+// the item list, each with "Publish a correction".
+type myPosts struct {
+	u       *UI
+	rows    []*row
+	cur     storage.Cursor
+	done    bool
+	loading bool
+	stale   bool // items changed while the list was not on screen
+	gen     int
+	list    *widget.List
+	empty   *widget.Label
+	content fyne.CanvasObject
+}
+
+// postRow is one row: title and details, and the correction button.
+type postRow struct {
+	title, meta *widget.Label
+	correct     *widget.Button
+	box         fyne.CanvasObject
+}
+
+func newMyPosts(u *UI) *myPosts {
+	p := &myPosts{u: u, empty: widget.NewLabel("You have not published anything yet. Write an item under Compose.")}
+	p.empty.Importance = widget.LowImportance
+	p.empty.Wrapping = fyne.TextWrapWord
+	rows := map[fyne.CanvasObject]*postRow{}
+	p.list = widget.NewList(
+		func() int { return len(p.rows) },
+		func() fyne.CanvasObject {
+			r := &postRow{title: widget.NewLabel("Title"), meta: widget.NewLabel("Category · time")}
+			r.title.Truncation = fyne.TextTruncateEllipsis
+			r.title.TextStyle.Bold = true
+			r.meta.Truncation = fyne.TextTruncateEllipsis
+			r.meta.SizeName = theme.SizeNameCaptionText
+			r.meta.Importance = widget.LowImportance
+			r.correct = widget.NewButtonWithIcon("Publish a correction", theme.DocumentCreateIcon(), nil)
+			r.box = container.NewBorder(nil, nil, nil, container.NewCenter(r.correct),
+				container.New(&linesLayout{overlap: 2 * theme.InnerPadding()}, r.title, r.meta))
+			rows[r.box] = r
+			return r.box
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			r, it := rows[o], p.rows[i]
+			r.title.SetText(it.title)
+			meta := categoryName(p.u.catalog, it.category) + " · " + fullTime(it.created) + " (" + relTime(it.created, p.u.now()) + ")"
+			if it.urgent {
+				meta = "URGENT · " + meta
+			}
+			if it.supersedes != uuid.Nil {
+				meta = "Correction · " + meta
+			}
+			r.meta.SetText(meta)
+			id := it.id
+			r.correct.OnTapped = func() { p.startCorrection(id) }
+			if i >= len(p.rows)-prefetch {
+				p.loadMore()
+			}
+		},
+	)
+	p.list.OnSelected = func(widget.ListItemID) { p.list.UnselectAll() }
+	p.content = container.NewBorder(nil, nil, nil, nil, container.NewStack(p.list, container.NewPadded(container.NewVBox(p.empty))))
+	return p
+}
+
+// reload reads the list again from the start.
+func (p *myPosts) reload() {
+	p.gen++
+	p.rows, p.cur, p.done, p.loading = nil, "", false, false
+	p.list.Refresh()
+	p.loadMore()
+}
+
+// itemsChanged: a publication may have been stored. The list is re-read
+// now if it is on screen, else when it is shown.
+func (p *myPosts) itemsChanged() {
+	if p.u.showing(p.content) {
+		p.reload()
+	} else {
+		p.stale = true
+	}
+}
+
+// shown is called when the list comes on screen.
+func (p *myPosts) shown() {
+	if p.stale {
+		p.stale = false
+		p.reload()
+	}
+}
+
+func (p *myPosts) loadMore() {
+	if p.done || p.loading {
+		return
+	}
+	p.loading = true
+	gen, cur := p.gen, p.cur
+	n := nextPage
+	if cur == "" {
+		n = firstPage
+	}
+	p.u.w.Go(func() func() {
+		es, next, err := p.u.b.MyPosts(n, cur)
+		return func() {
+			if gen != p.gen {
+				return
+			}
+			p.loading = false
+			if err != nil {
+				p.done = true
+				p.empty.SetText("Your posts could not be read: " + err.Error())
+				p.empty.Show()
+				return
+			}
+			for _, e := range es {
+				p.rows = append(p.rows, rowOf(e))
+			}
+			p.cur, p.done = next, next == ""
+			p.empty.Hidden = len(p.rows) > 0
+			p.empty.Refresh()
+			p.list.Refresh()
+		}
+	})
+}
+
+// startCorrection reads the post and opens it as a correction draft.
+func (p *myPosts) startCorrection(id uuid.UUID) {
+	p.u.w.Go(func() func() {
+		e, err := p.u.b.Item(id)
+		return func() {
+			if err != nil {
+				p.u.reportError("The post could not be read", err)
+				return
+			}
+			p.u.compose.correct(e)
+		}
+	})
+}

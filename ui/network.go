@@ -1,0 +1,179 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/app"
+	"newsdesk/newsnet"
+)
+
+// networkView shows this servant as the overlay sees it: its IDs, its
+// place in the tree, its partition and slots, the routing sets of every
+// link and its counters. It is rebuilt on StatusChanged and every few
+// seconds (ui.go), only when something shown changed.
+type networkView struct {
+	u       *UI
+	servant *fyne.Container // form layout: label, value
+	links   *fyne.Container
+	counts  *fyne.Container
+	shown   string // the text last shown, to skip identical rebuilds
+	content fyne.CanvasObject
+}
+
+func newNetworkView(u *UI) *networkView {
+	v := &networkView{
+		u:       u,
+		servant: container.New(layout.NewFormLayout()),
+		links:   container.NewVBox(),
+		counts:  container.New(layout.NewFormLayout()),
+	}
+	heading := func(s string) *widget.Label {
+		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	left := container.NewVScroll(container.NewPadded(container.NewVBox(heading("This servant"), v.servant)))
+	right := container.NewVScroll(container.NewPadded(container.NewVBox(
+		heading("Links and their routing sets"), v.links,
+		widget.NewSeparator(), heading("Counters"), v.counts,
+	)))
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.5
+	v.content = split
+	return v
+}
+
+// field is one line of the view.
+type field struct{ name, value string }
+
+func setFields(c *fyne.Container, fields []field) {
+	c.Objects = c.Objects[:0]
+	for _, f := range fields {
+		name := widget.NewLabelWithStyle(f.name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		value := widget.NewLabel(f.value)
+		value.Wrapping = fyne.TextWrapWord
+		c.Objects = append(c.Objects, name, value)
+	}
+	c.Refresh()
+}
+
+func ids(s []newsnet.ServantID) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	out := make([]string, len(s))
+	for i, id := range s {
+		out[i] = string(id)
+	}
+	return strings.Join(out, ", ")
+}
+
+func catSet(s newsnet.CategorySet) string {
+	if len(s) == 0 {
+		return "∅"
+	}
+	return strings.Join(s, ", ")
+}
+
+// networkFields lays out st.
+func networkFields(st app.NetStatus) (servant []field, links [][]field, counters []field) {
+	or := func(s, dflt string) string {
+		if s == "" {
+			return dflt
+		}
+		return s
+	}
+	role := string(st.Role)
+	if role == "" {
+		role = "unknown"
+	}
+	servant = []field{
+		{"Servant ID", or(string(st.ID), "not known yet")},
+		{"ID value", idValueText(st.IDValue)},
+		{"Role", role},
+		{"Listening on", or(st.Listen, "—")},
+		{"Installation", or(st.Source, "—")},
+		{"Up-servant", or(string(st.Up), "none")},
+		{"Down-servants", ids(st.Downs)},
+		{"Subtree range", fmt.Sprintf("%s – %s", idValueText(st.Range[0]), idValueText(st.Range[1]))},
+	}
+	p := st.Partition
+	if p.N > 0 {
+		servant = append(servant,
+			field{"Partition", fmt.Sprintf("%s – %s", idValueText(p.Lo), idValueText(p.Hi))},
+			field{"Slots", fmt.Sprintf("%d slots of width %d", p.N, p.SlotWidth)},
+		)
+		var held []string
+		if p.Contains(st.IDValue) {
+			held = append(held, fmt.Sprintf("slot %d: this servant", p.Slot(st.IDValue)))
+		}
+		for _, l := range st.Links {
+			if !l.Up {
+				held = append(held, fmt.Sprintf("slot %d: %s", l.Slot, l.Peer))
+			}
+		}
+		servant = append(servant, field{"Slots held", or(strings.Join(held, "\n"), "none")})
+	}
+	path := ids(st.RootPath)
+	if st.Role == newsnet.RoleVertex {
+		path = "this servant is the vertex"
+	}
+	servant = append(servant,
+		field{"Path from the vertex", path},
+		field{"Siblings", ids(st.Siblings)},
+		field{"Subscribed (self)", catSet(st.Subscriptions)},
+	)
+	for _, l := range st.Links {
+		dir := fmt.Sprintf("down-servant %s, slot %d", l.Peer, l.Slot)
+		if l.Up {
+			dir = fmt.Sprintf("up-servant %s", l.Peer)
+		}
+		links = append(links, []field{
+			{"Link", dir},
+			{"Received", catSet(l.Received)},
+			{"Sent", catSet(l.Sent)},
+		})
+	}
+	c := st.Counters
+	counters = []field{
+		{"Items relayed", fmt.Sprint(c.Relayed)},
+		{"Suppressed", fmt.Sprintf("%d (published with no subscriber on any link)", c.Suppressed)},
+		{"Lost", fmt.Sprintf("%d (needed, and no servant could retransmit them)", max(c.Lost, st.Lost))},
+		{"Published", fmt.Sprint(c.Published)},
+		{"Delivered here", fmt.Sprint(c.Delivered)},
+		{"Duplicates dropped", fmt.Sprint(c.Duplicates)},
+		{"Resets sent", fmt.Sprint(c.Resets)},
+		{"Frames sent", fmt.Sprintf("%d multicast, %d periodic, %d control", c.MulticastFrames, c.PeriodicFrames, c.ControlFrames)},
+	}
+	return servant, links, counters
+}
+
+func (v *networkView) set(st app.NetStatus) {
+	servant, links, counters := networkFields(st)
+	sig := fmt.Sprint(servant, links, counters)
+	if sig == v.shown {
+		return
+	}
+	v.shown = sig
+	setFields(v.servant, servant)
+	v.links.Objects = v.links.Objects[:0]
+	if len(links) == 0 {
+		none := widget.NewLabel("No tree links.")
+		none.Importance = widget.LowImportance
+		v.links.Objects = append(v.links.Objects, none)
+	}
+	for i, l := range links {
+		if i > 0 {
+			v.links.Objects = append(v.links.Objects, widget.NewSeparator())
+		}
+		c := container.New(layout.NewFormLayout())
+		setFields(c, l)
+		v.links.Objects = append(v.links.Objects, c)
+	}
+	v.links.Refresh()
+	setFields(v.counts, counters)
+}

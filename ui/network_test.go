@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"newsdesk/app"
+	"newsdesk/newsnet"
+)
+
+func attachedStatus() app.NetStatus {
+	st := demoStatus([]string{"company", "it"})
+	st.Source = "0191a000-0000-7000-8000-00000000beef"
+	return st
+}
+
+// TestNetworkView: the network view shows the servant's ID and ID value,
+// up- and down-servants, partition and slots, the received and sent sets
+// of every link, and the counters; a StatusChanged event refreshes it,
+// and the status line says where the servant is.
+func TestNetworkView(t *testing.T) {
+	b := newFake()
+	b.status = attachedStatus()
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.SelectIndex(2)
+	h.sync()
+	v := h.u.network.content
+	st := b.status
+	for _, want := range []string{
+		"10.1.4.23:7946",                 // ID
+		"(10.1.4.23:7946)",               // ID value decoded
+		"attached",                       // role
+		"0.0.0.0:7946",                   // listen
+		"10.1.0.5:7946",                  // up
+		"10.1.4.58:7946, 10.1.4.77:7946", // downs
+		"16 slots of width",              // partition
+		"slot " + strconv.Itoa(st.Partition.Slot(newsnet.IDValue("10.1.4.58:7946"))) + ": 10.1.4.58:7946",
+		"up-servant 10.1.0.5:7946",
+		"down-servant 10.1.4.77:7946, slot",
+		"company, facilities, hr, it, sales", // a sent set
+		"company, it, sales/emea",            // a received set
+		"1284",                               // relayed
+		"1 (published with no subscriber",    // suppressed
+		"0 (needed, and no servant could",    // lost
+		"4195 multicast, 8800 periodic, 63 control",
+	} {
+		if !hasLabel(v, want) {
+			t.Errorf("network view lacks %q", want)
+		}
+	}
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Attached to 10.1.0.5:7946 with 2 downlinks") {
+		t.Errorf("status line %q", got)
+	}
+
+	// The servant loses its uplink and reconnects.
+	st.Role, st.Up, st.Downs, st.Links, st.Lost = newsnet.RoleConnecting, "", nil, nil, 2
+	b.setStatus(st)
+	h.sync()
+	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {
+		t.Errorf("after StatusChanged: %q", labels(v))
+	}
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Reconnecting…") || !strings.Contains(got, "2 items lost") {
+		t.Errorf("status line %q", got)
+	}
+	st.Role = newsnet.RoleVertex
+	b.setStatus(st)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") {
+		t.Errorf("status line %q", got)
+	}
+	// The periodic refresh reads the status without an event.
+	b.mu.Lock()
+	b.status.Downs = []newsnet.ServantID{"10.1.4.58:7946"}
+	b.mu.Unlock()
+	h.u.tick(false)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network with 1 downlink") {
+		t.Errorf("status line after a tick %q", got)
+	}
+}

@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"newsdesk/app"
+)
+
+// probeTimeout bounds one reachability test.
+const probeTimeout = 5 * time.Second
+
+// prober tests seed addresses in the background and remembers the
+// answers, for the wizard and the seed editor. UI thread only.
+type prober struct {
+	u        *UI
+	results  map[string]app.Probe
+	pending  map[string]bool
+	onChange func()
+}
+
+func newProber(u *UI, onChange func()) *prober {
+	return &prober{u: u, results: map[string]app.Probe{}, pending: map[string]bool{}, onChange: onChange}
+}
+
+// probe tests addr unless a test of it is running.
+func (p *prober) probe(addr string) {
+	if p.pending[addr] {
+		return
+	}
+	p.pending[addr] = true
+	delete(p.results, addr)
+	b := p.u.b
+	p.u.w.Go(func() func() {
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		defer cancel()
+		r := b.Probe(ctx, addr)
+		return func() {
+			delete(p.pending, addr)
+			p.results[addr] = r
+			p.onChange()
+		}
+	})
+}
+
+// known reports whether addr has been tested or is being tested.
+func (p *prober) known(addr string) bool {
+	_, ok := p.results[addr]
+	return ok || p.pending[addr]
+}
+
+// text describes what is known of addr: "checking…", "reachable (2 ms)",
+// "unreachable: connection refused", or "" if it was never tested.
+func (p *prober) text(addr string) string {
+	if p.pending[addr] {
+		return "checking…"
+	}
+	r, ok := p.results[addr]
+	switch {
+	case !ok:
+		return ""
+	case r.OK:
+		return fmt.Sprintf("reachable (%s)", rttText(r.RTT))
+	case r.Problem != "":
+		return "unreachable: " + r.Problem
+	}
+	return "unreachable"
+}
+
+func rttText(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1 ms"
+	}
+	return fmt.Sprintf("%d ms", d.Round(time.Millisecond)/time.Millisecond)
+}
+
+// addrProblem is the reason an address was refused, without the address
+// repeated ("missing port in address").
+func addrProblem(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
+}

@@ -1,0 +1,192 @@
+package ui
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/app"
+	"newsdesk/newsnet"
+)
+
+// settingsView edits the user's preferences: display name, the addresses
+// the servant listens on and advertises, and which categories notify. The
+// data directory is shown, not edited (it is chosen with --data DIR), and
+// the theme follows the system.
+type settingsView struct {
+	u         *UI
+	name      *widget.Entry
+	listen    *widget.Entry
+	advertise *widget.Entry
+	dataDir   *widget.Label
+	notify    *widget.Check
+	cats      *widget.CheckGroup
+	catIDs    []string // parallel to cats.Options
+	save      *widget.Button
+	problem   *widget.Label
+	note      *widget.Label
+	content   fyne.CanvasObject
+}
+
+func newSettingsView(u *UI) *settingsView {
+	v := &settingsView{
+		u: u, name: widget.NewEntry(), listen: widget.NewEntry(), advertise: widget.NewEntry(),
+		dataDir: widget.NewLabel(""), problem: widget.NewLabel(""), note: widget.NewLabel(""),
+	}
+	v.listen.SetPlaceHolder("0.0.0.0:7400 (every interface, port 7400)")
+	v.advertise.SetPlaceHolder("the listen address, or this computer's address when listening on all interfaces")
+	v.dataDir.Wrapping = fyne.TextWrapBreak
+	v.dataDir.TextStyle.Monospace = true
+	v.notify = widget.NewCheck("Notify me of every new item in these categories:", func(on bool) {
+		if on {
+			v.cats.Enable()
+		} else {
+			v.cats.Disable()
+		}
+	})
+	v.cats = widget.NewCheckGroup(nil, nil)
+	v.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.doSave)
+	v.save.Importance = widget.HighImportance
+	v.problem.Importance = widget.DangerImportance
+	v.problem.Wrapping = fyne.TextWrapWord
+	v.note.Wrapping = fyne.TextWrapWord
+	urgent := widget.NewLabel("Urgent items always notify.")
+	urgent.Importance = widget.LowImportance
+	themeNote := widget.NewLabel("Light or dark follows the system setting.")
+	themeNote.Importance = widget.LowImportance
+	dataNote := widget.NewLabel("Start Newsdesk with --data DIR to use another directory.")
+	dataNote.Importance = widget.LowImportance
+
+	form := widget.NewForm(
+		widget.NewFormItem("Display name", v.name),
+		widget.NewFormItem("Listen address", v.listen),
+		widget.NewFormItem("Advertised address", v.advertise),
+		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
+		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
+		widget.NewFormItem("Theme", themeNote),
+	)
+	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(
+		form, container.NewBorder(nil, nil, v.save, nil, v.note), v.problem,
+	)))
+	return v
+}
+
+// load shows the backend's settings.
+func (v *settingsView) load() {
+	s := v.u.settings
+	v.name.SetText(s.DisplayName)
+	v.listen.SetText(s.Listen)
+	v.advertise.SetText(s.Advertise)
+	v.dataDir.SetText(v.u.dataDir)
+	if v.u.dataDir == "" {
+		v.dataDir.SetText("(held by the application)")
+	}
+	v.notify.SetChecked(s.Notify)
+	v.setCatalog()
+}
+
+// setCatalog offers the catalog's categories for notifications.
+func (v *settingsView) setCatalog() {
+	chosen := v.chosen()
+	if len(chosen) == 0 {
+		chosen = v.u.settings.NotifyCategories
+	}
+	v.catIDs = v.u.catalog.IDs()
+	opts := make([]string, len(v.catIDs))
+	for i, id := range v.catIDs {
+		opts[i] = categoryName(v.u.catalog, id)
+	}
+	v.cats.Options = opts
+	var sel []string
+	for i, id := range v.catIDs {
+		if slices.Contains(chosen, id) {
+			sel = append(sel, opts[i])
+		}
+	}
+	v.cats.SetSelected(sel)
+	v.cats.Refresh()
+	if v.notify.Checked {
+		v.cats.Enable()
+	} else {
+		v.cats.Disable()
+	}
+}
+
+// chosen returns the category IDs ticked for notifications.
+func (v *settingsView) chosen() []string {
+	var out []string
+	for i, name := range v.cats.Options {
+		if slices.Contains(v.cats.Selected, name) && i < len(v.catIDs) {
+			out = append(out, v.catIDs[i])
+		}
+	}
+	return out
+}
+
+// checkListen validates a listen address: a host (empty for every
+// interface) and a port.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return fmt.Errorf("port must be 1..65535")
+	}
+	return nil
+}
+
+// settings is what the form says, or the problem with it.
+func (v *settingsView) settings() (app.Settings, string) {
+	s := app.Settings{
+		DisplayName: strings.TrimSpace(v.name.Text),
+		Listen:      strings.TrimSpace(v.listen.Text),
+		Advertise:   strings.TrimSpace(v.advertise.Text),
+		Notify:      v.notify.Checked,
+	}
+	s.NotifyCategories = v.chosen()
+	if p := checkDisplayName(s.DisplayName); p != "" {
+		return s, p
+	}
+	if s.Listen != "" {
+		if err := checkListen(s.Listen); err != nil {
+			return s, fmt.Sprintf("Listen address %q: %v.", s.Listen, err)
+		}
+	}
+	if s.Advertise != "" {
+		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
+			return s, fmt.Sprintf("Advertised address: %v.", err)
+		}
+	}
+	return s, ""
+}
+
+func (v *settingsView) doSave() {
+	s, problem := v.settings()
+	v.problem.SetText(problem)
+	if problem != "" {
+		return
+	}
+	v.save.Disable()
+	v.note.SetText("Saving…")
+	v.u.w.Go(func() func() {
+		err := v.u.b.SaveSettings(s)
+		return func() {
+			v.save.Enable()
+			if err != nil {
+				v.note.SetText("")
+				v.problem.SetText("The settings were not saved: " + err.Error())
+				return
+			}
+			v.u.settings = s
+			v.note.SetText("Saved.")
+		}
+	})
+}

@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"newsdesk/app"
+)
+
+// TestSettings: the settings show what the backend holds and the data
+// directory (read-only); addresses are validated; Save stores them with
+// the chosen notification categories.
+func TestSettings(t *testing.T) {
+	b := newFake()
+	b.settings = app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Notify: true, NotifyCategories: []string{"it"}}
+	h := newHarness(t, b)
+	h.u.SetDataDir("/home/dana/.local/share/newsdesk")
+	h.u.prefs.load()
+	v := h.u.prefs
+	if v.name.Text != "Dana" || v.listen.Text != "0.0.0.0:7400" || !v.notify.Checked || !slices.Equal(v.cats.Selected, []string{"IT"}) {
+		t.Errorf("loaded %q %q %v %q", v.name.Text, v.listen.Text, v.notify.Checked, v.cats.Selected)
+	}
+	if v.dataDir.Text != "/home/dana/.local/share/newsdesk" {
+		t.Errorf("data dir %q", v.dataDir.Text)
+	}
+	for _, c := range []struct{ listen, advertise, problem string }{
+		{"0.0.0.0", "", "missing port"},
+		{"0.0.0.0:0", "", "port must be 1..65535"},
+		{":7400", "10.0.0.1", "Advertised address"},
+	} {
+		h.typeInto(v.listen, c.listen)
+		h.typeInto(v.advertise, c.advertise)
+		h.tap(v.save)
+		if !strings.Contains(v.problem.Text, c.problem) {
+			t.Errorf("%q/%q: problem %q, want %q", c.listen, c.advertise, v.problem.Text, c.problem)
+		}
+	}
+	if len(b.saved) != 0 {
+		t.Fatal("invalid settings saved")
+	}
+	h.typeInto(v.listen, ":7400")
+	h.typeInto(v.advertise, "10.0.0.1:7400")
+	h.typeInto(v.name, "Dana W.")
+	v.cats.SetSelected([]string{"Company", "IT"})
+	h.tap(v.save)
+	if len(b.saved) != 1 {
+		t.Fatalf("saved %d times: %q", len(b.saved), v.problem.Text)
+	}
+	s := b.saved[0]
+	if s.DisplayName != "Dana W." || s.Listen != ":7400" || s.Advertise != "10.0.0.1:7400" || !slices.Equal(s.NotifyCategories, []string{"company", "it"}) {
+		t.Errorf("saved %+v", s)
+	}
+	if v.note.Text != "Saved." || h.u.settings.DisplayName != "Dana W." {
+		t.Errorf("note %q", v.note.Text)
+	}
+}
+
+// TestTray: with a tray the menu shows the unread count, Open and Quit,
+// and closing the window hides it instead of quitting.
+func TestTray(t *testing.T) {
+	b := readerFake()
+	desk := &fakeDesktop{}
+	a := &recApp{App: test.NewTempApp(t)}
+	w := &syncWorker{}
+	h := &harness{t: t, a: a, events: b.Events(), w: w}
+	h.u = newUI(a, b, options{worker: w, now: func() time.Time { return testNow }, tick: time.Hour, desktop: desk, trayOK: func() bool { return true }})
+	h.u.ShowMain()
+	h.win = h.u.win
+	h.sync()
+	if desk.menu == nil || desk.icon == nil {
+		t.Fatal("no tray menu or icon")
+	}
+	var labels []string
+	for _, i := range desk.menu.Items {
+		labels = append(labels, i.Label)
+	}
+	if !slices.Equal(labels, []string{"6 unread items", "", "Open Newsdesk", "", "Quit"}) {
+		t.Errorf("tray menu %q", labels)
+	}
+	b.MarkAllRead("")
+	h.sync()
+	if got := desk.menu.Items[0].Label; got != "No unread items" {
+		t.Errorf("after mark all read: %q", got)
+	}
+	// Closing the window hides it; Open brings it back.
+	rw := h.win.(*recWindow)
+	if rw.intercept == nil {
+		t.Fatal("no close intercept with a tray")
+	}
+	rw.intercept()
+	if !rw.hidden || a.quit {
+		t.Errorf("closing: hidden %v, quit %v", rw.hidden, a.quit)
+	}
+	desk.menu.Items[2].Action()
+	if rw.hidden {
+		t.Error("Open did not show the window")
+	}
+	desk.menu.Items[4].Action()
+	if !a.quit {
+		t.Error("Quit did not quit")
+	}
+}
+
+// TestNoTray: without a tray, closing the window is not intercepted (it
+// quits the app, the window being the master).
+func TestNoTray(t *testing.T) {
+	h := newHarness(t, readerFake())
+	if h.win.(*recWindow).intercept != nil || h.u.tray != nil {
+		t.Error("close intercepted without a tray")
+	}
+}
+
+type fakeDesktop struct {
+	menu *fyne.Menu
+	icon fyne.Resource
+}
+
+func (d *fakeDesktop) SetSystemTrayMenu(m *fyne.Menu)    { d.menu = m }
+func (d *fakeDesktop) SetSystemTrayIcon(r fyne.Resource) { d.icon = r }
+func (d *fakeDesktop) SetSystemTrayWindow(w fyne.Window) {}

@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/app"
+	"newsdesk/newsnet"
+)
+
+// messageFor is how long a message (a failed action) stays in the status
+// line.
+const messageFor = 15 * time.Second
+
+// statusLine is the bar at the bottom of the window: where this servant is
+// in the tree, and the last problem worth telling.
+type statusLine struct {
+	u       *UI
+	icon    *widget.Icon
+	text    *widget.Label
+	msg     *widget.Label
+	msgGen  int
+	content fyne.CanvasObject
+}
+
+func newStatusLine(u *UI) *statusLine {
+	s := &statusLine{u: u, icon: widget.NewIcon(theme.MediaRecordIcon()), text: widget.NewLabel("Starting…"), msg: widget.NewLabel("")}
+	s.msg.Importance = widget.DangerImportance
+	s.msg.Truncation = fyne.TextTruncateEllipsis
+	s.content = container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, container.NewHBox(s.icon, s.text), nil, s.msg))
+	return s
+}
+
+// statusText is the status line's sentence for st.
+func statusText(st app.NetStatus) string {
+	downs := len(st.Downs)
+	var s string
+	switch st.Role {
+	case newsnet.RoleAttached:
+		s = fmt.Sprintf("Attached to %s", st.Up)
+		if downs > 0 {
+			s += " with " + plural(downs, "downlink", "downlinks")
+		}
+	case newsnet.RoleVertex:
+		if downs == 0 {
+			s = "Vertex of the network, alone"
+		} else {
+			s = "Vertex of the network with " + plural(downs, "downlink", "downlinks")
+		}
+	case newsnet.RoleConnecting:
+		s = "Reconnecting…"
+	case newsnet.RoleStopped:
+		s = "Stopped"
+	case newsnet.RoleIdle:
+		s = "Not started"
+	default:
+		s = "Starting…"
+	}
+	if st.ID != "" {
+		s += " · this servant " + string(st.ID)
+	}
+	if st.Lost > 0 {
+		s += " · " + plural(int(st.Lost), "item", "items") + " lost"
+	}
+	return s
+}
+
+func (s *statusLine) set(st app.NetStatus) {
+	s.text.SetText(statusText(st))
+	switch st.Role {
+	case newsnet.RoleAttached, newsnet.RoleVertex:
+		s.icon.SetResource(theme.NewSuccessThemedResource(theme.MediaRecordIcon()))
+	case newsnet.RoleConnecting:
+		s.icon.SetResource(theme.NewWarningThemedResource(theme.MediaRecordIcon()))
+	default:
+		s.icon.SetResource(theme.NewDisabledResource(theme.MediaRecordIcon()))
+	}
+}
+
+// message shows text on the right for a while.
+func (s *statusLine) message(text string) {
+	s.msg.SetText(text)
+	s.msgGen++
+	gen := s.msgGen
+	s.u.w.After(messageFor, func() {
+		if gen == s.msgGen {
+			s.msg.SetText("")
+		}
+	})
+}

@@ -1,0 +1,231 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/app"
+	"newsdesk/news"
+	"newsdesk/newsnet"
+)
+
+// The two ways to start.
+const (
+	choiceNew  = "Start a new network on this computer"
+	choiceJoin = "Join a network"
+)
+
+// probeDelay is how long typing in the seed list must pause before the
+// seeds are tested.
+const probeDelay = 600 * time.Millisecond
+
+// wizard is the first-run screen: the display name, then either a new
+// network (this computer becomes its seed and works alone at once) or
+// joining one through its seed list, checked line by line and tested for
+// reachability while it is typed.
+type wizard struct {
+	u        *UI
+	name     *widget.Entry
+	mode     *widget.RadioGroup
+	seeds    *widget.Entry
+	seedInfo *fyne.Container // one label per seed line
+	joinBox  *fyne.Container
+	finish   *widget.Button
+	problem  *widget.Label
+	probes   *prober
+	probeDeb debouncer
+	busy     bool
+	onDone   func()
+	content  fyne.CanvasObject
+}
+
+func newWizard(u *UI, onDone func()) *wizard {
+	z := &wizard{u: u, onDone: onDone, problem: widget.NewLabel("")}
+	z.probes = newProber(u, z.showSeeds)
+	z.probeDeb = debouncer{w: u.w, delay: probeDelay}
+	z.name = widget.NewEntry()
+	z.name.SetPlaceHolder("Your name, as readers see it on your posts")
+	z.name.OnChanged = func(string) { z.problem.SetText("") }
+	z.seeds = widget.NewMultiLineEntry()
+	z.seeds.SetPlaceHolder("One seed per line, host:port, most important first:\n10.1.0.5:7400\n10.2.0.9:7400")
+	z.seeds.SetMinRowsVisible(5)
+	z.seeds.OnChanged = func(string) {
+		z.problem.SetText("")
+		z.showSeeds()
+		z.probeDeb.call(z.probeSeeds)
+	}
+	z.seedInfo = container.NewVBox()
+	z.joinBox = container.NewVBox(
+		widget.NewLabel("Paste the seed list your administrator gave you:"),
+		z.seeds, z.seedInfo,
+	)
+	z.joinBox.Hide()
+	newNote := widget.NewLabel("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed.")
+	newNote.Wrapping = fyne.TextWrapWord
+	newNote.Importance = widget.LowImportance
+	z.mode = widget.NewRadioGroup([]string{choiceNew, choiceJoin}, func(choice string) {
+		z.problem.SetText("")
+		if choice == choiceJoin {
+			newNote.Hide()
+			z.joinBox.Show()
+		} else {
+			z.joinBox.Hide()
+			newNote.Show()
+		}
+	})
+	z.mode.SetSelected(choiceNew)
+	z.finish = widget.NewButtonWithIcon("Start Newsdesk", theme.NavigateNextIcon(), z.doFinish)
+	z.finish.Importance = widget.HighImportance
+	z.problem.Importance = widget.DangerImportance
+	z.problem.Wrapping = fyne.TextWrapWord
+
+	title := widget.NewLabelWithStyle("Welcome to Newsdesk", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameHeadingText
+	intro := widget.NewLabel("Newsdesk brings the company's news to your desktop. There is no server: each computer passes news on to its neighbours. Two questions, once.")
+	intro.Wrapping = fyne.TextWrapWord
+	form := container.NewVBox(
+		title, intro, widget.NewSeparator(),
+		widget.NewLabelWithStyle("1. Your display name", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		z.name,
+		widget.NewLabelWithStyle("2. The network", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		z.mode, newNote, z.joinBox,
+		widget.NewSeparator(),
+		container.NewBorder(nil, nil, nil, z.finish, z.problem),
+	)
+	z.content = container.NewVScroll(container.New(&columnLayout{width: 680}, container.NewPadded(form)))
+	return z
+}
+
+// seedLine is one line of the seed list with its verdict.
+type seedLine struct {
+	addr string
+	err  error
+}
+
+func parseSeedLines(text string) []seedLine {
+	var out []seedLine
+	seen := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		s := seedLine{addr: l}
+		if _, err := newsnet.ParseServantID(l); err != nil {
+			s.err = err
+		} else if seen[l] {
+			s.err = errors.New("listed twice")
+		}
+		seen[l] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// showSeeds shows each line's verdict: invalid with the reason, or what the
+// reachability test found.
+func (z *wizard) showSeeds() {
+	z.seedInfo.Objects = z.seedInfo.Objects[:0]
+	for _, s := range parseSeedLines(z.seeds.Text) {
+		l := widget.NewLabel("")
+		l.Truncation = fyne.TextTruncateEllipsis
+		switch r, ok := z.probes.results[s.addr]; {
+		case s.err != nil:
+			l.SetText("✗ " + s.addr + ": " + addrProblem(s.err))
+			l.Importance = widget.DangerImportance
+		case ok && r.OK:
+			l.SetText("✓ " + s.addr + ": " + z.probes.text(s.addr))
+			l.Importance = widget.SuccessImportance
+		case ok:
+			l.SetText("! " + s.addr + ": " + z.probes.text(s.addr))
+			l.Importance = widget.WarningImportance
+		default:
+			t := z.probes.text(s.addr)
+			if t == "" {
+				t = "not tested yet"
+			}
+			l.SetText("· " + s.addr + ": " + t)
+			l.Importance = widget.LowImportance
+		}
+		z.seedInfo.Objects = append(z.seedInfo.Objects, l)
+	}
+	z.seedInfo.Refresh()
+}
+
+// probeSeeds tests every valid line not tested yet.
+func (z *wizard) probeSeeds() {
+	for _, s := range parseSeedLines(z.seeds.Text) {
+		if s.err == nil && !z.probes.known(s.addr) {
+			z.probes.probe(s.addr)
+		}
+	}
+	z.showSeeds()
+}
+
+// checkDisplayName applies the author rules of a news item.
+func checkDisplayName(name string) string {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return "Enter your display name."
+	case len([]rune(name)) > news.MaxAuthorRunes:
+		return fmt.Sprintf("The display name is too long: at most %d characters.", news.MaxAuthorRunes)
+	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return "The display name cannot contain control characters."
+	}
+	return ""
+}
+
+// setup is what the form says, or the problem with it.
+func (z *wizard) setup() (app.Setup, string) {
+	s := app.Setup{DisplayName: strings.TrimSpace(z.name.Text), NewNetwork: z.mode.Selected == choiceNew}
+	if p := checkDisplayName(s.DisplayName); p != "" {
+		return s, p
+	}
+	if s.NewNetwork {
+		return s, ""
+	}
+	lines := parseSeedLines(z.seeds.Text)
+	if len(lines) == 0 {
+		return s, "Enter at least one seed, or start a new network."
+	}
+	for _, l := range lines {
+		if l.err != nil {
+			return s, fmt.Sprintf("Correct the seed list: %s: %s.", l.addr, addrProblem(l.err))
+		}
+		s.Seeds = append(s.Seeds, l.addr)
+	}
+	return s, ""
+}
+
+func (z *wizard) doFinish() {
+	if z.busy {
+		return
+	}
+	s, problem := z.setup()
+	if problem != "" {
+		z.problem.SetText(problem)
+		return
+	}
+	z.busy = true
+	z.finish.Disable()
+	z.problem.SetText("")
+	z.u.w.Go(func() func() {
+		err := z.u.b.Setup(s)
+		return func() {
+			z.busy = false
+			z.finish.Enable()
+			if err != nil {
+				z.problem.SetText("Newsdesk could not be set up: " + err.Error())
+				return
+			}
+			z.onDone()
+		}
+	})
+}
