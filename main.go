@@ -3,6 +3,8 @@
 //
 //	newsdesk [--data DIR]     the desktop app
 //	newsdesk serve [flags]    a servant without a window (seeds, archives, tests)
+//	newsdesk network init --name NAME --out FILE [--seeds A,B] [--open-publishing]
+//	newsdesk key --data DIR   prints this installation's public key
 //
 // This file is wiring only: the GUI lives in package ui (started from gui.go),
 // the servant in package app.
@@ -28,11 +30,20 @@ func main() {
 // the process exit code.
 func run(args []string) int {
 	var err error
-	if len(args) > 0 && args[0] == "serve" {
+	cmd := ""
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "serve":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err = app.Serve(ctx, args[1:], os.Stdout, os.Stderr)
 		stop()
-	} else {
+	case "network":
+		err = app.NetworkCommand(args[1:], os.Stdout, os.Stderr)
+	case "key":
+		err = app.KeyCommand(args[1:], os.Stdout, os.Stderr)
+	default:
 		err = runGUI(args)
 	}
 	return exitCode(err)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +18,7 @@ import (
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
 // Options configure Open.
@@ -35,7 +38,8 @@ type Options struct {
 	Seeds         []string
 	Subscriptions []string
 
-	// Fanout is N, the maximum down-servants; 0 means the default (16).
+	// Fanout is N, the maximum down-servants; 0 means the network
+	// definition's fanout.
 	Fanout int
 
 	// Archive makes this an archive servant: it subscribes to every
@@ -50,6 +54,15 @@ type Options struct {
 	// Start starts the servant at once. The desktop app's first run leaves
 	// it false and starts it in Setup.
 	Start bool
+
+	// Network, when not nil, is a network definition to import (`serve
+	// --network FILE`): the first one a data directory holds must verify as
+	// an admin-signed document (trust.VerifySelfSigned); after that only a
+	// newer version signed by an admin of the held one is accepted
+	// (trust.SignedNetwork.Accept), and the same definition again is fine.
+	// Its seeds replace the stored ones when Seeds is nil. Nil uses the
+	// stored definition, or creates a new one-computer network.
+	Network *trust.SignedNetwork
 
 	// tune, if set, adjusts the protocol configuration (tests: shorter
 	// timeouts).
@@ -106,6 +119,11 @@ type App struct {
 	events    *eventHub
 	persist   *persister
 	archive   *storeArchive
+	identity  *trust.Identity // the installation's key pair
+
+	network  atomic.Pointer[trust.SignedNetwork] // the definition held, never nil once open
+	netMu    sync.Mutex                          // serialises adopting definitions
+	announce *trust.SignedNetwork                // a definition imported over an older one, to announce once started
 
 	// pubMu serialises publications (count, store, send) and node
 	// restarts: a count taken from the store must reach the core before the
@@ -153,6 +171,10 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("installation ID: %w", err)
 	}
+	identity, err := trust.LoadOrCreateIdentity(opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("installation key: %w", err)
+	}
 	st, err := storage.Open(opts.DataDir)
 	if errors.Is(err, storage.ErrInUse) {
 		return nil, &dirInUse{dir: opts.DataDir, cause: err}
@@ -165,6 +187,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		log:       log,
 		store:     st,
 		source:    source,
+		identity:  identity,
 		sourceStr: source.String(),
 		events:    newEventHub(),
 		pubWait:   make(map[[16]byte]*newsnet.Published),
@@ -188,6 +211,13 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
+	if a.announce != nil {
+		// The operator imported a newer definition: the rest of the
+		// network learns it from this servant (now, or from the outbox).
+		if err := a.announceNetwork(a.announce); err != nil {
+			a.log.Warn("announcing the imported network definition failed", "err", err)
+		}
+	}
 	return a, nil
 }
 
@@ -202,6 +232,9 @@ func (a *App) init(ctx context.Context) error {
 		if err := a.storeSeeds(a.opts.Seeds); err != nil {
 			return err
 		}
+	}
+	if err := a.initNetwork(); err != nil {
+		return err
 	}
 	if a.opts.Subscriptions != nil {
 		if err := checkSubscriptions(a.opts.Subscriptions); err != nil {
@@ -371,9 +404,12 @@ func (a *App) nodeConfig() (node.Config, error) {
 	core := newsnet.DefaultConfig("")
 	core.Seeds = seeds
 	core.Source = a.sourceStr
+	sn := a.network.Load()
+	core.Fanout = sn.Fanout
 	if a.opts.Fanout > 0 {
 		core.Fanout = a.opts.Fanout
 	}
+	core.Verify = a.verify
 	if core.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
@@ -407,12 +443,17 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if t, ok := a.lastAttached(); ok {
 		core.LastAttached = t.Add(-lastAttachedSlack)
 	}
-	core.KnownCategories = a.catalog.IDs() // mu is held
+	core.KnownCategories = append(slices.Clone(a.catalog.IDs()), NetworkCategory) // mu is held
 	core.Archive = a.archive
 	if a.opts.tune != nil {
 		a.opts.tune(&core)
 	}
+	secret := sn.Secret
 	return node.Config{
+		Security: &node.Security{
+			Identity: a.identity,
+			Secrets:  func() [][]byte { return a.secrets(secret) },
+		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),
 		Core:        core,
@@ -430,7 +471,7 @@ func (a *App) liveSubscriptions() []string {
 	if a.opts.Archive {
 		subs = append(subs, newsnet.AllCategories)
 	}
-	return subs
+	return append(subs, NetworkCategory)
 }
 
 // The node's callbacks. They run on the node's loop goroutine: they only

@@ -31,6 +31,9 @@ func openApp(t *testing.T, opts Options) *App {
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:0"
 	}
+	if opts.Network == nil {
+		opts.Network = testNetwork(t)
+	}
 	a, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
 // The methods the desktop UI uses (ui.Backend). Reading goes straight to the
@@ -26,19 +28,30 @@ import (
 // Newest returns up to n items of cats (and below them; none means all),
 // newest first, after cur.
 func (a *App) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
-	return a.store.Newest(cats, n, cur)
+	out, next, err := a.store.Newest(cats, n, cur)
+	return hideSystemEntries(out), next, err
 }
 
 // Search finds items whose title or body contain every word of query.
 func (a *App) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
-	return a.store.Search(ctx, query, cats, n, cur)
+	out, next, err := a.store.Search(ctx, query, cats, n, cur)
+	return hideSystemEntries(out), next, err
 }
 
 // Item returns one stored item.
 func (a *App) Item(id uuid.UUID) (storage.Entry, error) { return a.store.Get(id) }
 
 // UnreadCounts returns the unread items per exact category.
-func (a *App) UnreadCounts() (map[string]uint64, error) { return a.store.UnreadCounts() }
+func (a *App) UnreadCounts() (map[string]uint64, error) {
+	m, err := a.store.UnreadCounts()
+	delete(m, NetworkCategory)
+	return m, err
+}
+
+// hideSystemEntries drops the system group's items from a list users see.
+func hideSystemEntries(es []storage.Entry) []storage.Entry {
+	return slices.DeleteFunc(es, func(e storage.Entry) bool { return isSystemItem(e.Item) })
+}
 
 // MarkRead marks items read.
 func (a *App) MarkRead(ids ...uuid.UUID) error {
@@ -135,6 +148,7 @@ func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Curso
 	if more && len(found) > 0 {
 		next = storage.Cursor(myPostsCursor + strconv.FormatUint(found[0].SourceCount, 10))
 	}
+	out = hideSystemEntries(out)
 	return out, next, nil
 }
 
@@ -149,6 +163,7 @@ func (a *App) Status() NetStatus {
 		return ns
 	}
 	ns.Status = n.Status()
+	hideSystemStatus(&ns.Status)
 	ns.Listen = a.listenAddr(n)
 	ns.Connected = ns.Role == newsnet.RoleAttached || ns.Role == newsnet.RoleVertex
 	ns.Lost = ns.Counters.Lost
@@ -198,11 +213,41 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
-	if err := newsnet.WriteHello(conn); err != nil {
+	// The links are TLS 1.3 with a proof of the network secret (issue 6):
+	// the probe runs the same handshake as a servant that dials.
+	tc := tls.Client(conn, trust.TLSConfig(a.identity, false))
+	if err := tc.HandshakeContext(ctx); err != nil {
+		if ctx.Err() != nil {
+			p.Problem = fmt.Sprintf("connected, but no TLS answer within %v: something else listens there", probeTimeout)
+		} else {
+			p.Problem = "connected, but the TLS handshake failed (not a newsdesk servant, or an older version): " + err.Error()
+		}
+		return p
+	}
+	exporter, err := trust.ExporterValue(tc.ConnectionState())
+	if err != nil {
+		p.Problem = "TLS: " + err.Error()
+		return p
+	}
+	secret := a.Network().Secret
+	if _, err := tc.Write(trust.LinkProof(secret, exporter, trust.RoleClient)); err != nil {
+		p.Problem = "connected, but sending the membership proof failed: " + err.Error()
+		return p
+	}
+	proof := make([]byte, len(trust.LinkProof(secret, exporter, trust.RoleServer)))
+	if _, err := io.ReadFull(tc, proof); err != nil {
+		p.Problem = "connected, but the servant refused this installation: it belongs to another network (or the network secret changed)"
+		return p
+	}
+	if !trust.CheckLinkProof(secret, exporter, trust.RoleServer, proof) {
+		p.Problem = "a newsdesk servant of another network answers there (its membership proof does not match this network's secret)"
+		return p
+	}
+	if err := newsnet.WriteHello(tc); err != nil {
 		p.Problem = "connected, but sending the hello failed: " + err.Error()
 		return p
 	}
-	if _, err := newsnet.ReadHello(conn); err != nil {
+	if _, err := newsnet.ReadHello(tc); err != nil {
 		switch {
 		case ctx.Err() != nil:
 			p.Problem = fmt.Sprintf("connected, but no newsdesk hello within %v: something else listens there", probeTimeout)

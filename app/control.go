@@ -28,6 +28,7 @@ import (
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 // Limits of the publish request.
@@ -137,6 +138,22 @@ type statusJSON struct {
 	Control  string       `json:"control"`  // this API's address
 	Counters countersJSON `json:"counters"`
 	Lost     uint64       `json:"lost"` // needed items no holder could retransmit
+
+	// Rejected counts the multicast messages this servant dropped on
+	// arrival, per reason (trust.Rejection: "unsigned", "badSignature",
+	// "untrustedKey", …); every reason is present, zeros included.
+	Rejected map[string]uint64 `json:"rejected"`
+	Key      string            `json:"key"`     // this installation's public key (trust.PublicKeyString)
+	Network  networkJSON       `json:"network"` // the network definition held
+}
+
+type networkJSON struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Version   uint64 `json:"version"`
+	Admin     bool   `json:"admin"`     // this installation is an admin
+	Publisher bool   `json:"publisher"` // listed as a publisher (or open publishing)
+	Open      bool   `json:"openPublishing"`
 }
 
 type linkJSON struct {
@@ -195,6 +212,19 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 			ControlFrames: st.Counters.ControlFrames, RecoveryFrames: st.Counters.RecoveryFrames,
 		},
 	}
+	out.Rejected = make(map[string]uint64, len(st.Rejected))
+	for _, r := range trust.Rejections() {
+		out.Rejected[string(r)] = 0
+	}
+	for r, n := range st.Rejected {
+		out.Rejected[r] += n
+	}
+	sn := c.app.Network()
+	key := c.app.identity.Public
+	_, listed := sn.Publisher(key)
+	out.Key = trust.PublicKeyString(key)
+	out.Network = networkJSON{ID: sn.ID.String(), Name: sn.Name, Version: sn.Version,
+		Admin: sn.IsAdmin(key), Publisher: !sn.IsRevoked(key) && (listed || sn.OpenPublishing || sn.IsAdmin(key)), Open: sn.OpenPublishing}
 	for i, l := range st.Links {
 		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up}
 	}
@@ -255,6 +285,13 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := it.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := c.app.MayPublish(it.Category); err != nil {
+		// The reason only ("untrustedKey", "categoryNotAllowed", …); the log
+		// has the detail.
+		c.log.Warn("publication refused", "category", it.Category, "err", err)
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": string(trust.ReasonOf(err)), "detail": err.Error()})
 		return
 	}
 	res, err := c.app.publish(it)

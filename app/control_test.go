@@ -55,6 +55,7 @@ func startServe(t *testing.T, args ...string) *servant {
 func startServeIn(t *testing.T, data string, args ...string) *servant {
 	t.Helper()
 	s := &servant{data: data, log: &syncBuffer{}}
+	args = withTestNetwork(t, args)
 	args = append([]string{"--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--data", s.data}, args...)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan Ready, 1)

@@ -176,6 +176,10 @@ func (p *persister) process(ops []persistOp) {
 			}
 			continue
 		}
+		if isSystemItem(in.it) {
+			a.receiveDefinition(in.it)
+			continue
+		}
 		if !slices.Contains(ev.Categories, in.it.Category) {
 			ev.Categories = append(ev.Categories, in.it.Category)
 		}

@@ -11,6 +11,7 @@ import (
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
+	"newsdesk/trust"
 )
 
 // Publish publishes a draft as this installation, with the display name of
@@ -37,8 +38,29 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := it.Validate(); err != nil {
 		return PublishResult{}, err
 	}
+	if err := a.MayPublish(it.Category); err != nil {
+		return PublishResult{}, &NotAllowedError{Category: it.Category, Err: err}
+	}
 	return a.publish(it)
 }
+
+// NotAllowedError: the network definition does not let this installation
+// publish in the category (it is not a publisher there, or its key is
+// revoked). Reason is the trust.Rejection ("untrustedKey",
+// "categoryNotAllowed", "revokedKey").
+type NotAllowedError struct {
+	Category string
+	Err      error
+}
+
+func (e *NotAllowedError) Error() string {
+	return fmt.Sprintf("this installation may not publish in %q: %v (an admin adds its key, shown by `newsdesk key`, to the network's publishers)", e.Category, e.Err)
+}
+
+func (e *NotAllowedError) Unwrap() error { return e.Err }
+
+// Reason returns the short reason, a trust.Rejection.
+func (e *NotAllowedError) Reason() string { return string(trust.ReasonOf(e.Err)) }
 
 // publish gives a valid item of this installation the next communication
 // count, stores it, and sends it:
@@ -66,6 +88,9 @@ func (a *App) publish(it *news.Item) (PublishResult, error) {
 		return PublishResult{}, fmt.Errorf("publish: taking the next count: %w", err)
 	}
 	it.SourceCount = count
+	if err := trust.SignItem(a.identity, it); err != nil {
+		return PublishResult{}, fmt.Errorf("publish: %w", err)
+	}
 	it.Received = time.Now()
 	m, err := multicastOf(it)
 	if err != nil {

@@ -26,9 +26,13 @@ const serveUsage = `usage: newsdesk serve --listen HOST:PORT --data DIR [flags]
 
 Runs a servant without a window: a seed, an archive, or a test peer.
 Without seeds, or when its own address is the first seed, it is the vertex.
-Items, subscriptions, seeds, per-source counts and the outbox are kept in
+Items, subscriptions, seeds, per-source counts, the outbox, this
+installation's key (identity.key) and the network definition are kept in
 DIR; --seeds and --subscribe replace the stored lists, and without them the
-stored ones are used.
+stored ones are used. --network FILE imports a network definition (the
+first one as is, a later one only when signed by an admin of the one held);
+its seeds apply when --seeds is absent. Without --network the stored
+network is used, and a fresh DIR starts a new one-computer network.
 
 Flags:
 `
@@ -44,8 +48,9 @@ type serveConfig struct {
 	control   string // "" for no control API
 	archive   bool
 	verbose   bool
+	network   string // --network FILE, "" for none
 
-	seedsSet, subscribeSet bool // the flags were given
+	seedsSet, subscribeSet, fanoutSet bool // the flags were given
 }
 
 // usageError is a bad command line. main exits with its ExitCode, 2, like
@@ -76,6 +81,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
+	network := fs.String("network", "", "network definition `FILE` to join (from `newsdesk network init`), imported into the data directory;\n"+
+		"without it the data directory's network is used, and a fresh one starts a new one-computer network")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return serveConfig{}, err
@@ -86,10 +93,11 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, usagef("unexpected argument %q", fs.Arg(0))
 	}
 
-	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose}
+	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network}
 	fs.Visit(func(f *flag.Flag) {
 		cfg.seedsSet = cfg.seedsSet || f.Name == "seeds"
 		cfg.subscribeSet = cfg.subscribeSet || f.Name == "subscribe"
+		cfg.fanoutSet = cfg.fanoutSet || f.Name == "fanout"
 	})
 	switch {
 	case cfg.listen == "":
@@ -188,11 +196,18 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		DataDir:   cfg.data,
 		Listen:    cfg.listen,
 		Advertise: string(cfg.advertise),
-		Fanout:    cfg.fanout,
 		Archive:   cfg.archive,
 		Logger:    log,
 		Start:     true,
 		tune:      serveTune,
+	}
+	if cfg.fanoutSet {
+		opts.Fanout = cfg.fanout
+	}
+	if cfg.network != "" {
+		if opts.Network, err = ReadNetworkFile(cfg.network); err != nil {
+			return err
+		}
 	}
 	if cfg.seedsSet {
 		opts.Seeds = strs(cfg.seeds)

@@ -42,7 +42,7 @@ func TestTwoCores(t *testing.T) {
 		t.Skip("real servants on loopback")
 	}
 	pub := openCore(t, app.Options{}, app.Setup{DisplayName: "Newsroom", NewNetwork: true})
-	reader := openCore(t, app.Options{Subscriptions: []string{"it"}}, app.Setup{DisplayName: "Reader", Seeds: []string{pub.Addr()}})
+	reader := openCore(t, app.Options{Network: pub.Network(), Subscriptions: []string{"it"}}, app.Setup{DisplayName: "Reader", Seeds: []string{pub.Addr()}})
 	h := newHarnessOver(t, reader, time.Now)
 	if h.u.wizard != nil {
 		t.Fatal("set up core shows the wizard")

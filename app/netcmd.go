@@ -1,0 +1,174 @@
+package app
+
+// `newsdesk network init` and `newsdesk key`: the tools an IT department
+// uses to create a network and to learn an installation's key.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"newsdesk/newsnet"
+	"newsdesk/trust"
+)
+
+const networkUsage = `usage: newsdesk network init --name NAME --out FILE [--seeds A,B] [--open-publishing]
+
+Creates a new network: writes its signed definition to FILE (owner-only: it
+holds the network secret, hand it to members only) and the admin's private
+key beside it as FILE.admin-key (owner-only; keep it safe, it signs every
+later version). Servants join with ` + "`newsdesk serve --network FILE`" + `. The admin
+may publish everywhere; with --open-publishing every member may publish
+(items are still signed and verified) — for small teams and tests. A
+servant whose data directory holds FILE.admin-key as identity.key is the
+admin.
+
+Flags:
+`
+
+// NetworkCommand runs `newsdesk network` with args (the arguments after
+// "network"). Usage errors have ExitCode 2.
+func NetworkCommand(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "init" {
+		fmt.Fprint(stderr, networkUsage)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return flag.ErrHelp
+		}
+		if len(args) == 0 {
+			return usagef("network: a subcommand is required (init)")
+		}
+		return usagef("network: unknown subcommand %q (want init)", args[0])
+	}
+	fs := flag.NewFlagSet("newsdesk network init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), networkUsage)
+		fs.PrintDefaults()
+	}
+	name := fs.String("name", "", "the network's display `NAME` (required)")
+	out := fs.String("out", "", "`FILE` to write the signed definition to; the admin key goes to FILE.admin-key (required)")
+	seeds := fs.String("seeds", "", "comma-separated seed `list` (HOST:PORT,...) in priority order")
+	open := fs.Bool("open-publishing", false, "every member may publish (items are still signed and verified)")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("network init: unexpected argument %q", fs.Arg(0))
+	case strings.TrimSpace(*name) == "":
+		return usagef("network init: --name NAME is required")
+	case *out == "":
+		return usagef("network init: --out FILE is required")
+	}
+	var seedList []string
+	for s := range strings.SplitSeq(*seeds, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if _, err := newsnet.ParseServantID(s); err != nil {
+			return usagef("network init: --seeds: %v", err)
+		}
+		seedList = append(seedList, s)
+	}
+	keyPath := *out + ".admin-key"
+	for _, p := range []string{*out, keyPath} {
+		if _, err := os.Lstat(p); err == nil {
+			return fmt.Errorf("network init: %s exists; not overwriting it (a new network has a new secret and admin key)", p)
+		}
+	}
+	admin, err := trust.GenerateIdentity()
+	if err != nil {
+		return err
+	}
+	sn, err := trust.NewNetwork(strings.TrimSpace(*name), admin, seedList, *open)
+	if err != nil {
+		return fmt.Errorf("network init: %w", err)
+	}
+	if err := trust.VerifySelfSigned(sn); err != nil {
+		return usagef("network init: %v", err)
+	}
+	doc, err := sn.Marshal()
+	if err != nil {
+		return fmt.Errorf("network init: %w", err)
+	}
+	if err := admin.WriteFile(keyPath); err != nil {
+		return fmt.Errorf("network init: admin key: %w", err)
+	}
+	if err := writeExclusive(*out, doc); err != nil {
+		os.Remove(keyPath)
+		return fmt.Errorf("network init: %w", err)
+	}
+	fmt.Fprintf(stdout, "network %q (id %s, version %d) written to %s\n", sn.Name, sn.ID, sn.Version, *out)
+	fmt.Fprintf(stdout, "admin key %s written to %s (keep it safe)\n", trust.PublicKeyString(admin.Public), keyPath)
+	if sn.OpenPublishing {
+		fmt.Fprintln(stdout, "open publishing: every member may publish")
+	}
+	return nil
+}
+
+// writeExclusive writes data to a new owner-only file, refusing to replace
+// one, and syncs it.
+func writeExclusive(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists; not overwriting it", path)
+		}
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+const keyUsage = `usage: newsdesk key --data DIR
+
+Prints this installation's public key (creating the key in DIR at first
+run), the text an admin adds to the network's publishers.
+
+Flags:
+`
+
+// KeyCommand runs `newsdesk key` with args (the arguments after "key").
+func KeyCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("newsdesk key", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), keyUsage)
+		fs.PrintDefaults()
+	}
+	data := fs.String("data", "", "data `directory`, created 0700 if missing (required)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("key: unexpected argument %q", fs.Arg(0))
+	case *data == "":
+		return usagef("key: --data DIR is required")
+	}
+	id, err := trust.LoadOrCreateIdentity(*data)
+	if err != nil {
+		return fmt.Errorf("installation key: %w", err)
+	}
+	fmt.Fprintln(stdout, trust.PublicKeyString(id.Public))
+	return nil
+}

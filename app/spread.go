@@ -1,0 +1,250 @@
+package app
+
+// Spreading new network definitions over the overlay (issue 6): every
+// servant subscribes to NetworkCategory, a system group kept out of the
+// lists users see. A new definition travels as an item of that category
+// whose body is the signed definition (canonical JSON). Its authority is
+// the definition's own admin signature, checked by Verify against the
+// definition held (trust.SignedNetwork.Accept), so any member may relay or
+// announce one; the item signature still proves it was not altered on the
+// way. Receivers store the item (so they answer retransmission and catch-up
+// requests for it: a servant that joins later receives it through
+// catch-up), and apply the definition: catalog at once, seeds at the next
+// connection, a rotated secret by re-authenticating links.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"newsdesk/news"
+	"newsdesk/newsnet"
+	"newsdesk/trust"
+)
+
+// NetworkCategory is the system group network definitions travel in. Every
+// servant joins it; it is not part of any catalog and is hidden from the
+// subscription lists, the status and the item lists users see.
+const NetworkCategory = "newsdesk-network"
+
+// verifyDefinitionItem is Verify for an item of NetworkCategory.
+func verifyDefinitionItem(sn *trust.SignedNetwork, it *news.Item) string {
+	if _, err := sn.VerifyItem(it); err != nil {
+		switch r := trust.ReasonOf(err); r {
+		case trust.UntrustedKey, trust.CategoryNotAllowed:
+			// Any member may relay a definition: its authority is the
+			// admin's signature on the definition, checked below.
+		case "":
+			return string(trust.Invalid)
+		default:
+			return string(r)
+		}
+	}
+	next, err := trust.ParseSignedNetwork([]byte(it.Body))
+	if err != nil {
+		return string(trust.Invalid)
+	}
+	if next.ID != sn.ID {
+		return string(trust.Mismatch)
+	}
+	err = sn.Accept(next)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, trust.ErrNotNewer):
+		// The held version or an older one (a catch-up replays history):
+		// harmless when intact, and a later joiner may still need it.
+		if trust.VerifySelfSigned(next) == nil {
+			return ""
+		}
+		return string(trust.BadSignature)
+	case errors.Is(err, trust.ErrNotAdmin):
+		return string(trust.NotAuthorized)
+	case errors.Is(err, trust.ErrBadSignature):
+		return string(trust.BadSignature)
+	}
+	return string(trust.Invalid)
+}
+
+// PublishNetwork adopts next, a new version of the network definition
+// signed by an admin of the one held, and announces it to the network.
+func (a *App) PublishNetwork(next *trust.SignedNetwork) error {
+	if err := a.Network().Accept(next); err != nil {
+		return err
+	}
+	if err := a.adoptNetwork(next); err != nil {
+		return err
+	}
+	return a.announceNetwork(next)
+}
+
+// announceNetwork publishes sn as an item of NetworkCategory.
+func (a *App) announceNetwork(sn *trust.SignedNetwork) error {
+	doc, err := sn.Marshal()
+	if err != nil {
+		return err
+	}
+	if len(doc) > news.MaxBodyBytes {
+		return fmt.Errorf("network definition of %d bytes: too large to announce (at most %d); deploy it as a file", len(doc), news.MaxBodyBytes)
+	}
+	now := time.Now()
+	id, err := news.NewID(now)
+	if err != nil {
+		return err
+	}
+	it := &news.Item{
+		ID:       id,
+		Category: NetworkCategory,
+		Title:    fmt.Sprintf("Network definition %q version %d", oneLine(sn.Name, 60), sn.Version),
+		Body:     string(doc),
+		Author:   a.settings().DisplayName,
+		Source:   a.source,
+		Created:  now,
+	}
+	if err := it.Validate(); err != nil {
+		return fmt.Errorf("announcing the network definition: %w", err)
+	}
+	res, err := a.publish(it)
+	if err != nil {
+		return fmt.Errorf("announcing the network definition: %w", err)
+	}
+	a.log.Info("network definition announced", "version", sn.Version, "outcome", res.Outcome.String())
+	return nil
+}
+
+// adoptNetwork makes next (already accepted) the definition held: it is
+// stored, the catalog applies at once, the seeds at the next connection,
+// and links proven with a secret no longer accepted re-authenticate.
+func (a *App) adoptNetwork(next *trust.SignedNetwork) error {
+	a.netMu.Lock()
+	defer a.netMu.Unlock()
+	cur := a.Network()
+	if next.Version <= cur.Version {
+		return nil // adopted meanwhile
+	}
+	if err := a.saveNetwork(next); err != nil {
+		return err
+	}
+	a.network.Store(next)
+	a.log.Info("network definition adopted", "name", next.Name, "version", next.Version,
+		"signer", trust.PublicKeyString(next.Signer))
+	if err := a.applyCatalog(next); err != nil {
+		a.log.Warn("applying the new catalog failed", "err", err)
+	}
+	if len(next.Seeds) > 0 && !slices.Equal(next.Seeds, cur.Seeds) {
+		if err := a.storeSeeds(next.Seeds); err != nil {
+			a.log.Warn("storing the new seeds failed", "err", err)
+		}
+	}
+	if n := a.currentNode(); n != nil && !slices.Equal(next.Secret, cur.Secret) {
+		go n.Reauthenticate() // waits for the loop; never from a callback
+	}
+	a.events.emit(Event{Kind: StatusChanged})
+	return nil
+}
+
+// receiveDefinition handles a stored item of NetworkCategory (on the
+// persister's goroutine): it is marked read, and a newer definition is
+// adopted.
+func (a *App) receiveDefinition(it *news.Item) {
+	if _, err := a.store.MarkRead(it.ID); err != nil {
+		a.log.Warn("marking a network definition read failed", "err", err)
+	}
+	next, err := trust.ParseSignedNetwork([]byte(it.Body))
+	if err != nil {
+		return // Verify let it through, so this cannot happen
+	}
+	if err := a.Network().Accept(next); err != nil {
+		if !errors.Is(err, trust.ErrNotNewer) {
+			a.log.Warn("network definition refused", "version", next.Version, "err", err)
+		}
+		return
+	}
+	if err := a.adoptNetwork(next); err != nil {
+		a.log.Error("adopting a network definition failed", "version", next.Version, "err", err)
+	}
+}
+
+// hideSystem removes NetworkCategory from a category list (a copy).
+func hideSystem[S ~[]E, E ~string](s S) S {
+	if !slices.Contains(s, E(NetworkCategory)) {
+		return s
+	}
+	return slices.DeleteFunc(slices.Clone(s), func(c E) bool { return c == E(NetworkCategory) })
+}
+
+// hideSystemStatus removes NetworkCategory from what a status shows.
+func hideSystemStatus(st *newsnet.Status) {
+	st.Subscriptions = hideSystem(st.Subscriptions)
+	links := slices.Clone(st.Links)
+	for i := range links {
+		links[i].Received = hideSystem(links[i].Received)
+		links[i].Sent = hideSystem(links[i].Sent)
+	}
+	st.Links = links
+}
+
+// isSystemItem reports whether an item belongs to the system group.
+func isSystemItem(it *news.Item) bool { return it != nil && it.Category == NetworkCategory }
+
+// ImportNetwork makes this installation use the definition sn (a file the
+// IT department deployed, read with ReadNetworkFile): the first-run
+// wizard's "import a definition". A definition of the network held must
+// be a newer version signed by one of its admins (PublishNetwork); the same
+// one again is a no-op. A definition of another network replaces the
+// installation's own only before setup is done (NeedsSetup), when it must
+// verify as signed by one of its own admins; its seeds replace the stored
+// ones, and a running servant restarts to use its secret.
+func (a *App) ImportNetwork(sn *trust.SignedNetwork) error {
+	if err := trust.VerifySelfSigned(sn); err != nil {
+		return err
+	}
+	cur := a.Network()
+	switch {
+	case sameDefinition(cur, sn):
+		return nil
+	case sn.ID == cur.ID:
+		return a.PublishNetwork(sn)
+	case !a.NeedsSetup():
+		return fmt.Errorf("%w: this installation belongs to %q; joining %q needs a fresh data directory",
+			trust.ErrOtherNetwork, cur.Name, sn.Name)
+	}
+	a.netMu.Lock()
+	err := a.saveNetwork(sn)
+	if err == nil {
+		a.network.Store(sn)
+		err = a.applyCatalog(sn)
+	}
+	if err == nil && len(sn.Seeds) > 0 {
+		err = a.storeSeeds(sn.Seeds)
+	}
+	a.netMu.Unlock()
+	if err != nil {
+		return err
+	}
+	a.log.Info("network definition imported", "name", sn.Name, "id", sn.ID.String(), "version", sn.Version)
+	a.events.emit(Event{Kind: StatusChanged})
+	return a.restart() // nothing when not running
+}
+
+// seedOwnNetwork records addr as the seed of the network when this
+// installation is its admin and the definition has other seeds (the
+// wizard's "new network": this computer is its seed). Failures are logged:
+// the stored seed list works without it.
+func (a *App) seedOwnNetwork(addr string) {
+	cur := a.Network()
+	if !a.IsAdmin() || slices.Equal(cur.Seeds, []string{addr}) {
+		return
+	}
+	n := cur.Network.Clone()
+	n.Version++
+	n.Seeds = []string{addr}
+	next, err := a.identity.SignNetwork(n)
+	if err == nil {
+		err = a.PublishNetwork(next)
+	}
+	if err != nil {
+		a.log.Warn("recording this computer as the network's seed failed", "err", err)
+	}
+}
