@@ -70,7 +70,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 	if !s.verified(from.peer, m) {
 		return
 	}
-	if !s.seen.add(m.ID) {
+	if !s.seen.add(m.ID) || s.replayed(m) {
 		s.counters.Duplicates++
 		return
 	}
@@ -115,6 +115,18 @@ func (s *Servant) verified(peer ServantID, m *Multicast) bool {
 		s.note("dropping multicast messages from %s: %s", peer, reason)
 	}
 	return false
+}
+
+// replayed reports whether m is older than what we already resolved of its
+// source and was not asked for: a replay that outlived the seen window, or
+// a copy that came the long way round while the tree re-formed. Either way
+// nobody below needs it from us: a servant still missing it asks for it.
+func (s *Servant) replayed(m *Multicast) bool {
+	if m.Count == 0 || m.Source == s.cfg.Source {
+		return false
+	}
+	st := s.sources[m.Source]
+	return st != nil && st.next > 0 && m.Count < st.next && st.wanted[m.Count] == nil
 }
 
 // wants reports whether a message of category c must cross link l: its
