@@ -14,6 +14,10 @@ import (
 // it needs are requested again, and later messages wait in a save buffer so
 // that delivery keeps the source's order (¶0073, ¶0087).
 
+// maxGap bounds the missed counts of one source that are classified and
+// tracked one by one.
+const maxGap = 1 << 16
+
 // sourceState is what a servant knows of one source's sequence.
 type sourceState struct {
 	next    uint64                // lowest count not yet resolved; 0 before the first message
@@ -57,6 +61,17 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 	}
 	if m.Count < st.next || st.held[m.Count] != nil || st.skip[m.Count] {
 		return false
+	}
+	if m.Count-st.next > maxGap {
+		// Away for very long (or a source gone haywire): classifying every
+		// count would cost memory without bound. The older ones are left to
+		// catch-up, which asks the archive by source and count.
+		s.counters.GapSkipped += m.Count - maxGap - st.next
+		st.next = m.Count - maxGap
+		below := func(k uint64) bool { return k < st.next }
+		maps.DeleteFunc(st.held, func(k uint64, _ *Multicast) bool { return below(k) })
+		maps.DeleteFunc(st.skip, func(k uint64, _ bool) bool { return below(k) })
+		maps.DeleteFunc(st.wanted, func(k uint64, _ *want) bool { return below(k) })
 	}
 	delete(st.wanted, m.Count)
 	s.learnCategory(m.Category)

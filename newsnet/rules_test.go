@@ -452,3 +452,25 @@ func TestReplayBeyondSeenWindowDropped(t *testing.T) {
 		t.Errorf("duplicates = %d, want 1", d)
 	}
 }
+
+// A gap of more than 65,536 counts (a servant away for very long) is not
+// tracked count by count: the servant follows the source from the last
+// 65,536 on and leaves the rest to catch-up.
+func TestHugeGapIsBounded(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: "it"})
+	h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{1}, Category: "it", Source: "src", Count: 1}})
+	acts := h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{2}, Category: "it", Source: "src", Count: 1 << 40}})
+	asked := 0
+	for _, a := range acts {
+		if s, ok := a.(newsnet.Send); ok {
+			if r, ok := s.Msg.(*newsnet.Recover); ok {
+				asked += len(r.Counts)
+			}
+		}
+	}
+	if asked != 1<<16 {
+		t.Errorf("asked about %d counts, want the last 65,536", asked)
+	}
+}
