@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -453,6 +454,14 @@ func (a *App) nodeConfig() (node.Config, error) {
 		Security: &node.Security{
 			Identity: a.identity,
 			Secrets:  func() [][]byte { return a.secrets(secret) },
+			// A revoked member still knows the secret until it is rotated;
+			// its key is refused at the link.
+			Admit: func(peer ed25519.PublicKey) error {
+				if a.Network().IsRevoked(peer) {
+					return fmt.Errorf("key %s is revoked by the network definition", trust.PublicKeyString(peer))
+				}
+				return nil
+			},
 		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -95,6 +96,12 @@ type Security struct {
 	// node does not modify the slices). An empty result refuses every link.
 	// Required.
 	Secrets func() [][]byte
+
+	// Admit, if set, is asked about every peer's public key once its
+	// membership proof checked out; an error refuses the link ("key"), so a
+	// revoked key is shut out even though it knows the secret. Same
+	// concurrency rules as Secrets.
+	Admit func(peer ed25519.PublicKey) error
 }
 
 func (s *Security) validate() error {

@@ -115,6 +115,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		sec = &linkSecurity{
 			secrets: cfg.Security.Secrets,
+			admit:   cfg.Security.Admit,
 			client:  trust.TLSConfig(cfg.Security.Identity, false),
 			server:  trust.TLSConfig(cfg.Security.Identity, true),
 		}

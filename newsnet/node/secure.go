@@ -3,6 +3,7 @@ package node
 import (
 	"bufio"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/tls"
 	"errors"
@@ -24,6 +25,7 @@ const (
 	refusedSecret  = "secret"  // this node has no network secret to prove with
 	refusedTimeout = "timeout" // the handshake stalled past its deadline
 	refusedHello   = "hello"   // the newsnet hello is missing or wrong
+	refusedKey     = "key"     // a member's key that Security.Admit refused (revoked)
 	// reauthClosed counts links closed by Reauthenticate.
 	reauthClosed = "rotated"
 )
@@ -36,6 +38,7 @@ type secretID [sha256.Size]byte
 // linkSecurity is a node's TLS configuration and refusal counters.
 type linkSecurity struct {
 	secrets        func() [][]byte
+	admit          func(ed25519.PublicKey) error
 	client, server *tls.Config
 }
 
@@ -191,9 +194,11 @@ func (n *Node) secure(h *handshaken, client bool) error {
 		return refuse(refusedTLS, err)
 	}
 	cs := tc.ConnectionState()
-	if key, err := trust.PeerKey(cs); err == nil {
-		h.key = trust.PublicKeyString(key)
+	peerKey, err := trust.PeerKey(cs)
+	if err != nil {
+		return refuse(refusedTLS, err)
 	}
+	h.key = trust.PublicKeyString(peerKey)
 	exporter, err := trust.ExporterValue(cs)
 	if err != nil {
 		return refuse(refusedTLS, err)
@@ -212,6 +217,11 @@ func (n *Node) secure(h *handshaken, client bool) error {
 	for _, s := range secrets {
 		if trust.CheckLinkProof(s, exporter, peerRole, proof) {
 			h.secret = sha256.Sum256(s)
+			if n.sec.admit != nil {
+				if err := n.sec.admit(peerKey); err != nil {
+					return refuse(refusedKey, err)
+				}
+			}
 			return nil
 		}
 	}

@@ -3,8 +3,10 @@ package node
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -542,5 +544,27 @@ func benchmarkHandshake(b *testing.B, secured bool) {
 		}
 		h.raw.Close()
 		s.h.raw.Close()
+	}
+}
+
+// A member that knows the secret but whose key the network revoked is
+// refused after the proof ("key"), on both sides.
+func TestSecureRevokedKeyRefused(t *testing.T) {
+	log := newTestLog(t)
+	secrets := newSecretList([]byte("s"))
+	revoked := newSecurity(t, secrets)
+	refuseRevoked := func(peer ed25519.PublicKey) error {
+		if peer.Equal(revoked.Identity.Public) {
+			return errors.New("key revoked by the network")
+		}
+		return nil
+	}
+	vsec := newSecurity(t, secrets)
+	vsec.Admit = refuseRevoked
+	v := startNode(t, Config{Core: fastCore(), Logger: log, Security: vsec})
+	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, Security: revoked})
+	waitFor(t, 10*time.Second, "vertex refused the revoked key", statIs(v, refusedKey, 2))
+	if err := attachedTo(j, v); err == nil {
+		t.Fatal("revoked member attached")
 	}
 }
