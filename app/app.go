@@ -112,6 +112,10 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 // app: the store, the servant, and what connects them. Its methods are safe
 // for concurrent use. It implements ui.Backend.
 type App struct {
+	// prevSecret is the network secret a rotation replaced, still accepted
+	// for a grace period.
+	prevSecret atomic.Pointer[rotation]
+
 	opts      Options
 	log       *slog.Logger
 	store     *storage.Store
@@ -449,11 +453,10 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if a.opts.tune != nil {
 		a.opts.tune(&core)
 	}
-	secret := sn.Secret
 	return node.Config{
 		Security: &node.Security{
 			Identity: a.identity,
-			Secrets:  func() [][]byte { return a.secrets(secret) },
+			Secrets:  a.secrets,
 			// A revoked member still knows the secret until it is rotated;
 			// its key is refused at the link.
 			Admit: func(peer ed25519.PublicKey) error {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -270,13 +271,25 @@ func (a *App) verify(m *newsnet.Multicast) string {
 	return string(trust.Invalid)
 }
 
-// secrets is node.Security.Secrets: the current network secret first, then
-// the secret the node was started with when a newer definition rotated it
-// (so links to servants that have not heard of the rotation yet stay up).
-func (a *App) secrets(started []byte) [][]byte {
+// secrets is node.Security.Secrets: the current network secret first, then,
+// for SecretGrace after a rotation, the one it replaced (so links to
+// servants that have not heard of the rotation yet stay up).
+func (a *App) secrets() [][]byte {
 	cur := a.Network().Secret
-	if bytes.Equal(cur, started) {
-		return [][]byte{cur}
+	out := [][]byte{cur}
+	if r := a.prevSecret.Load(); r != nil && time.Now().Before(r.until) && !bytes.Equal(r.secret, cur) {
+		out = append(out, r.secret)
 	}
-	return [][]byte{cur, started}
+	return out
+}
+
+// SecretGrace is how long the previous network secret stays accepted after
+// a new definition rotated it: long enough for the new definition to reach
+// every servant, after which links still proven with the old one close.
+const SecretGrace = 10 * time.Minute
+
+// rotation is the secret a new definition replaced, accepted until until.
+type rotation struct {
+	secret []byte
+	until  time.Time
 }

@@ -137,8 +137,16 @@ func (a *App) adoptNetwork(next *trust.SignedNetwork) error {
 			a.log.Warn("storing the new seeds failed", "err", err)
 		}
 	}
-	if n := a.currentNode(); n != nil && !slices.Equal(next.Secret, cur.Secret) {
-		go n.Reauthenticate() // waits for the loop; never from a callback
+	if !slices.Equal(next.Secret, cur.Secret) {
+		// The old secret stays accepted for SecretGrace, so servants that
+		// have not received the new definition yet stay linked; then links
+		// still proven with it close and reconnect under the new one.
+		a.prevSecret.Store(&rotation{secret: cur.Secret, until: time.Now().Add(SecretGrace)})
+		time.AfterFunc(SecretGrace+time.Second, func() {
+			if n := a.currentNode(); n != nil {
+				n.Reauthenticate()
+			}
+		})
 	}
 	a.events.emit(Event{Kind: StatusChanged})
 	return nil
