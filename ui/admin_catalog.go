@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/categories"
+	"newsdesk/trust"
 )
 
 // catalogEditor edits the category catalog: a working copy of the
@@ -236,8 +237,18 @@ func (e *catalogEditor) doSave() {
 	}
 	e.save.Disable()
 	e.note.SetText("Saving…")
+	tb, signed := e.u.trustBackend()
+	signed = signed && e.u.roles.admin
 	e.u.w.Go(func() func() {
-		err := e.u.b.SetCatalog(c)
+		// An admin's catalog goes into a new signed version of the network
+		// definition, which applies it everywhere.
+		var next *trust.SignedNetwork
+		var err error
+		if signed {
+			next, err = publishEdit(tb, func(n *trust.Network) { n.Catalog = c })
+		} else {
+			err = e.u.b.SetCatalog(c)
+		}
 		return func() {
 			if err != nil {
 				e.note.SetText("")
@@ -247,7 +258,12 @@ func (e *catalogEditor) doSave() {
 			}
 			e.base = c
 			e.updateButtons()
-			e.note.SetText(fmt.Sprintf("Saved as version %d.", c.Version()))
+			if next != nil {
+				e.note.SetText(fmt.Sprintf("Saved as catalog version %d, published as version %d of the network definition.", c.Version(), next.Version))
+				e.u.rolesRef.trigger()
+			} else {
+				e.note.SetText(fmt.Sprintf("Saved as version %d.", c.Version()))
+			}
 			e.u.catalog = c
 			e.u.catalogChanged()
 		}

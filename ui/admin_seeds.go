@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 // seedEditor edits the seed list: the servants a new connection tries, in
@@ -211,8 +212,20 @@ func (s *seedEditor) doSave() {
 	seeds := slices.Clone(s.seeds)
 	s.save.Disable()
 	s.note.SetText("Saving…")
+	tb, signed := s.u.trustBackend()
+	signed = signed && s.u.roles.admin
 	s.u.w.Go(func() func() {
-		err := s.u.b.SetSeeds(seeds)
+		// An admin's list goes into a new signed version of the network
+		// definition (every servant uses it); the local list is set too, so
+		// a servant still connecting restarts with it.
+		var next *trust.SignedNetwork
+		var err error
+		if signed {
+			next, err = publishEdit(tb, func(n *trust.Network) { n.Seeds = slices.Clone(seeds) })
+		}
+		if err == nil {
+			err = s.u.b.SetSeeds(seeds)
+		}
 		return func() {
 			if err != nil {
 				s.note.SetText("")
@@ -222,6 +235,11 @@ func (s *seedEditor) doSave() {
 			}
 			s.saved = seeds
 			s.updateButtons()
+			if next != nil {
+				s.note.SetText(fmt.Sprintf("Published as version %d of the network definition. The new list is used at the next connection.", next.Version))
+				s.u.rolesRef.trigger()
+				return
+			}
 			s.note.SetText("Saved. The new list is used at the next connection.")
 		}
 	})

@@ -176,8 +176,12 @@ func TestCatalogEditor(t *testing.T) {
 	if got, _ := c.Get("hr"); got.Name != "People" {
 		t.Errorf("hr is named %q", got.Name)
 	}
-	if e.note.Text != "Saved as version 2." || !e.save.Disabled() {
+	// An admin's catalog is a new signed version of the network definition.
+	if e.note.Text != "Saved as catalog version 2, published as version 2 of the network definition." || !e.save.Disabled() {
 		t.Errorf("note %q", e.note.Text)
+	}
+	if sn := b.Network(); sn.Version != 2 || sn.Catalog != c {
+		t.Errorf("network definition v%d, catalog v%d", sn.Version, sn.Catalog.Version())
 	}
 	// The rest of the window follows: compose offers the new category.
 	if !slices.Contains(h.u.compose.catIDs, "marketing/events") {

@@ -105,4 +105,7 @@ func (u *UI) handleEvents(evs []app.Event) {
 	if catalog {
 		u.catalogRef.trigger()
 	}
+	if status || catalog {
+		u.rolesRef.trigger() // a new network definition may change the roles
+	}
 }

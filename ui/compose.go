@@ -90,10 +90,11 @@ func newComposer(u *UI) *composer {
 	return c
 }
 
-// setCatalog offers the catalog's categories, keeping the choice.
+// setCatalog offers the catalog's categories this installation may
+// publish in (the roles), keeping the choice.
 func (c *composer) setCatalog() {
 	chosen := c.categoryID()
-	c.catIDs = c.u.catalog.IDs()
+	c.catIDs = slices.DeleteFunc(slices.Clone(c.u.catalog.IDs()), func(id string) bool { return !c.u.roles.may(id) })
 	opts := make([]string, len(c.catIDs))
 	for i, id := range c.catIDs {
 		opts[i] = strings.Repeat("    ", depth(id)) + categoryName(c.u.catalog, id)
@@ -150,6 +151,9 @@ func (c *composer) validate(d app.Draft) string {
 	}
 	if !c.u.catalog.Has(d.Category) {
 		return fmt.Sprintf("The category %q is no longer in the catalog.", d.Category)
+	}
+	if !c.u.roles.may(d.Category) {
+		return fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))
 	}
 	now := c.u.now()
 	it := news.Item{

@@ -16,6 +16,7 @@ import (
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
 // memBackend is a Backend held in memory: the demo mode's application
@@ -43,23 +44,41 @@ type memBackend struct {
 	// probe answers Probe; nil reports every address unreachable.
 	probe func(addr string) app.Probe
 
+	// The installation's key and the network definition it holds
+	// (TrustBackend): by default a one-computer network whose admin it is.
+	identity *trust.Identity
+	network  *trust.SignedNetwork
+
 	events chan app.Event
 	closed bool
 }
 
-var _ Backend = (*memBackend)(nil)
+var (
+	_ Backend      = (*memBackend)(nil)
+	_ TrustBackend = (*memBackend)(nil)
+)
 
 // newMemBackend returns an empty backend with the default catalog, set up
 // (NeedsSetup false) and connected, whose clock is now.
 func newMemBackend(now func() time.Time) *memBackend {
+	id, err := trust.GenerateIdentity()
+	if err != nil {
+		panic(err)
+	}
+	sn, err := trust.NewNetwork("Newsdesk", id, nil, false)
+	if err != nil {
+		panic(err)
+	}
 	return &memBackend{
-		now:     now,
-		byID:    map[uuid.UUID]*news.Item{},
-		read:    map[uuid.UUID]bool{},
-		catalog: categories.Default(),
-		source:  uuid.MustParse("0191a000-0000-7000-8000-00000000beef"),
-		status:  app.NetStatus{Connected: true},
-		events:  make(chan app.Event, 256),
+		identity: id,
+		network:  sn,
+		now:      now,
+		byID:     map[uuid.UUID]*news.Item{},
+		read:     map[uuid.UUID]bool{},
+		catalog:  categories.Default(),
+		source:   uuid.MustParse("0191a000-0000-7000-8000-00000000beef"),
+		status:   app.NetStatus{Connected: true},
+		events:   make(chan app.Event, 256),
 	}
 }
 
@@ -302,6 +321,9 @@ func (m *memBackend) SetSubscriptions(ids []string) error {
 }
 
 func (m *memBackend) Publish(d app.Draft) (app.PublishResult, error) {
+	if err := m.MayPublish(d.Category); err != nil {
+		return app.PublishResult{}, err
+	}
 	m.mu.Lock()
 	now := m.now()
 	it, err := news.NewItem(d.Category, d.Title, d.Body, m.settings.DisplayName, m.source, now)
@@ -420,3 +442,71 @@ func (m *memBackend) SaveSettings(s app.Settings) error {
 }
 
 func (m *memBackend) Events() <-chan app.Event { return m.events }
+
+// Identity returns the installation's key pair.
+func (m *memBackend) Identity() *trust.Identity { return m.identity }
+
+// Network returns the definition held.
+func (m *memBackend) Network() *trust.SignedNetwork {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.network
+}
+
+func (m *memBackend) IsAdmin() bool { return m.Network().IsAdmin(m.identity.Public) }
+
+func (m *memBackend) MayPublish(category string) error {
+	return m.Network().MayPublish(m.identity.Public, category)
+}
+
+// PublishNetwork adopts a newer version signed by an admin of the one held,
+// as the application does: its catalog applies at once, its seeds become
+// the stored list.
+func (m *memBackend) PublishNetwork(next *trust.SignedNetwork) error {
+	m.mu.Lock()
+	if err := m.network.Accept(next); err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	m.adoptLocked(next)
+	m.mu.Unlock()
+	m.emit(app.Event{Kind: app.StatusChanged})
+	m.emit(app.Event{Kind: app.CatalogChanged})
+	return nil
+}
+
+func (m *memBackend) adoptLocked(sn *trust.SignedNetwork) {
+	m.network = sn
+	if sn.Catalog != nil && sn.Catalog.Version() >= m.catalog.Version() {
+		m.catalog = sn.Catalog
+	}
+	if len(sn.Seeds) > 0 {
+		m.seeds = slices.Clone(sn.Seeds)
+	}
+}
+
+// ImportNetwork takes a deployed definition: a newer version of the
+// network held, or before setup another network's.
+func (m *memBackend) ImportNetwork(sn *trust.SignedNetwork) error {
+	if err := trust.VerifySelfSigned(sn); err != nil {
+		return err
+	}
+	cur := m.Network()
+	if sn.ID == cur.ID {
+		if sn.Version == cur.Version {
+			return nil
+		}
+		return m.PublishNetwork(sn)
+	}
+	m.mu.Lock()
+	if !m.setup {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: this installation belongs to %q", trust.ErrOtherNetwork, cur.Name)
+	}
+	m.catalog = categories.Default() // the new network's catalog replaces it whatever its version
+	m.adoptLocked(sn)
+	m.mu.Unlock()
+	m.emit(app.Event{Kind: app.StatusChanged})
+	m.emit(app.Event{Kind: app.CatalogChanged})
+	return nil
+}

@@ -24,7 +24,7 @@ func TestNetworkView(t *testing.T) {
 	b.status = attachedStatus()
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
-	h.u.adminTabs.SelectIndex(2)
+	h.u.adminTabs.Select(h.u.networkTab)
 	h.sync()
 	v := h.u.network.content
 	st := b.status

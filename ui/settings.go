@@ -26,6 +26,9 @@ type settingsView struct {
 	listen    *widget.Entry
 	advertise *widget.Entry
 	dataDir   *widget.Label
+	key       *widget.Label // this installation's public key
+	copyKey   *widget.Button
+	keyRow    *fyne.Container
 	notify    *widget.Check
 	cats      *widget.CheckGroup
 	catIDs    []string // parallel to cats.Options
@@ -44,6 +47,13 @@ func newSettingsView(u *UI) *settingsView {
 	v.advertise.SetPlaceHolder("the listen address, or this computer's address when listening on all interfaces")
 	v.dataDir.Wrapping = fyne.TextWrapBreak
 	v.dataDir.TextStyle.Monospace = true
+	v.key = widget.NewLabel("")
+	v.key.TextStyle.Monospace = true
+	v.key.Wrapping = fyne.TextWrapBreak
+	v.copyKey = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), v.doCopyKey)
+	keyNote := widget.NewLabel("Send this key to an administrator to be made a publisher.")
+	keyNote.Importance = widget.LowImportance
+	v.keyRow = container.NewVBox(container.NewBorder(nil, nil, nil, v.copyKey, v.key), keyNote)
 	v.notify = widget.NewCheck("Notify me of every new item in these categories:", func(on bool) {
 		if on {
 			v.cats.Enable()
@@ -69,13 +79,35 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem("Listen address", v.listen),
 		widget.NewFormItem("Advertised address", v.advertise),
 		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
+		widget.NewFormItem("Public key", v.keyRow),
 		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
 		widget.NewFormItem("Theme", themeNote),
 	)
+	v.setKey("")
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(
 		form, container.NewBorder(nil, nil, v.save, nil, v.note), v.problem,
 	)))
 	return v
+}
+
+// setKey shows this installation's public key ("" hides the row: the
+// backend has no key).
+func (v *settingsView) setKey(key string) {
+	v.key.SetText(key)
+	if key == "" {
+		v.keyRow.Hide()
+	} else {
+		v.keyRow.Show()
+	}
+}
+
+// doCopyKey puts the public key on the clipboard.
+func (v *settingsView) doCopyKey() {
+	if v.key.Text == "" {
+		return
+	}
+	v.u.app.Clipboard().SetContent(v.key.Text)
+	v.note.SetText("Public key copied to the clipboard.")
 }
 
 // load shows the backend's settings.

@@ -45,6 +45,7 @@ type UI struct {
 	subs     []string
 	settings app.Settings
 	status   app.NetStatus
+	roles    roles
 
 	tabs      *container.AppTabs
 	readTab   *container.TabItem
@@ -52,20 +53,24 @@ type UI struct {
 	newsTabs  *container.AppTabs
 	adminTabs *container.AppTabs
 
-	reader    *reader
-	subsView  *subscriptionsView
-	compose   *composer
-	posts     *myPosts
-	seeds     *seedEditor
-	catalogEd *catalogEditor
-	network   *networkView
-	prefs     *settingsView
-	statusBar *statusLine
-	tray      *tray
-	notifier  *notifier
-	wizard    *wizard
+	// The admin screens; which of them adminTabs holds follows the roles.
+	seedsTab, catalogTab, publishersTab, networkTab *container.TabItem
 
-	statusRef, catalogRef *refresher
+	reader     *reader
+	subsView   *subscriptionsView
+	compose    *composer
+	posts      *myPosts
+	seeds      *seedEditor
+	catalogEd  *catalogEditor
+	publishers *publishersEditor
+	network    *networkView
+	prefs      *settingsView
+	statusBar  *statusLine
+	tray       *tray
+	notifier   *notifier
+	wizard     *wizard
+
+	statusRef, catalogRef, rolesRef *refresher
 }
 
 // options are what tests change: a worker that runs on the test
@@ -100,6 +105,8 @@ func newUI(a fyne.App, b Backend, o options) *UI {
 	u.started = u.now()
 	u.statusRef = &refresher{w: u.w, load: u.loadStatus}
 	u.catalogRef = &refresher{w: u.w, load: u.loadCatalog}
+	u.rolesRef = &refresher{w: u.w, load: u.loadRoles}
+	_, u.roles.trusted = b.(TrustBackend)
 	return u
 }
 
@@ -148,6 +155,7 @@ func (u *UI) startMain() {
 	u.posts = newMyPosts(u)
 	u.seeds = newSeedEditor(u)
 	u.catalogEd = newCatalogEditor(u)
+	u.publishers = newPublishersEditor(u)
 	u.network = newNetworkView(u)
 	u.prefs = newSettingsView(u)
 	u.statusBar = newStatusLine(u)
@@ -157,11 +165,11 @@ func (u *UI) startMain() {
 		container.NewTabItemWithIcon("Compose", theme.DocumentCreateIcon(), u.compose.content),
 		container.NewTabItemWithIcon("My posts", theme.ListIcon(), u.posts.content),
 	)
-	u.adminTabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Seeds", theme.ComputerIcon(), u.seeds.content),
-		container.NewTabItemWithIcon("Categories", theme.FolderIcon(), u.catalogEd.content),
-		container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content),
-	)
+	u.seedsTab = container.NewTabItemWithIcon("Seeds", theme.ComputerIcon(), u.seeds.content)
+	u.catalogTab = container.NewTabItemWithIcon("Categories", theme.FolderIcon(), u.catalogEd.content)
+	u.publishersTab = container.NewTabItemWithIcon("Publishers", theme.AccountIcon(), u.publishers.content)
+	u.networkTab = container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content)
+	u.adminTabs = container.NewAppTabs(u.seedsTab, u.catalogTab, u.networkTab)
 	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.readTab = container.NewTabItemWithIcon("Read", theme.MailComposeIcon(), u.reader.content)
@@ -176,6 +184,7 @@ func (u *UI) startMain() {
 	u.tabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.win.SetContent(container.NewBorder(nil, u.statusBar.content, nil, nil, u.tabs))
 	u.addMenu()
+	u.rolesChanged() // until the backend has said: no restricted screen
 	u.win.Canvas().Focus(u.reader.list)
 
 	u.w.Go(func() func() {
@@ -191,6 +200,7 @@ func (u *UI) startMain() {
 			u.prefs.load()
 		}
 	})
+	u.rolesRef.trigger()
 	u.posts.reload()
 	u.seeds.load()
 	u.setupTray()

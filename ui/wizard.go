@@ -3,23 +3,28 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
 	"newsdesk/news"
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
-// The two ways to start.
+// The ways to start. Importing is offered when the backend holds network
+// definitions (TrustBackend).
 const (
-	choiceNew  = "Start a new network on this computer"
-	choiceJoin = "Join a network"
+	choiceNew    = "Start a new network on this computer"
+	choiceJoin   = "Join a network"
+	choiceImport = "Import a network definition file"
 )
 
 // probeDelay is how long typing in the seed list must pause before the
@@ -37,13 +42,22 @@ type wizard struct {
 	seeds    *widget.Entry
 	seedInfo *fyne.Container // one label per seed line
 	joinBox  *fyne.Container
-	finish   *widget.Button
-	problem  *widget.Label
-	probes   *prober
-	probeDeb debouncer
-	busy     bool
-	onDone   func()
-	content  fyne.CanvasObject
+
+	// Importing a definition file (what an IT department deploys).
+	path       *widget.Entry
+	browse     *widget.Button
+	load       *widget.Button
+	importInfo *widget.Label
+	importBox  *fyne.Container
+	imported   *trust.SignedNetwork // the file last loaded, for importPath
+	importPath string
+	finish     *widget.Button
+	problem    *widget.Label
+	probes     *prober
+	probeDeb   debouncer
+	busy       bool
+	onDone     func()
+	content    fyne.CanvasObject
 }
 
 func newWizard(u *UI, onDone func()) *wizard {
@@ -70,13 +84,35 @@ func newWizard(u *UI, onDone func()) *wizard {
 	newNote := widget.NewLabel("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed.")
 	newNote.Wrapping = fyne.TextWrapWord
 	newNote.Importance = widget.LowImportance
-	z.mode = widget.NewRadioGroup([]string{choiceNew, choiceJoin}, func(choice string) {
+	z.path = widget.NewEntry()
+	z.path.SetPlaceHolder("/path/to/network.json")
+	z.path.OnChanged = func(string) { z.problem.SetText("") }
+	z.path.OnSubmitted = func(string) { z.loadImport() }
+	z.browse = widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), z.doBrowse)
+	z.load = widget.NewButtonWithIcon("Load", theme.DocumentIcon(), z.loadImport)
+	z.importInfo = widget.NewLabel("")
+	z.importInfo.Wrapping = fyne.TextWrapWord
+	z.importBox = container.NewVBox(
+		widget.NewLabel("Choose the network definition file your administrator gave you:"),
+		container.NewBorder(nil, nil, nil, container.NewHBox(z.browse, z.load), z.path),
+		z.importInfo,
+	)
+	z.importBox.Hide()
+	choices := []string{choiceNew, choiceJoin}
+	if _, ok := u.trustBackend(); ok {
+		choices = append(choices, choiceImport)
+	}
+	z.mode = widget.NewRadioGroup(choices, func(choice string) {
 		z.problem.SetText("")
-		if choice == choiceJoin {
-			newNote.Hide()
+		newNote.Hide()
+		z.joinBox.Hide()
+		z.importBox.Hide()
+		switch choice {
+		case choiceJoin:
 			z.joinBox.Show()
-		} else {
-			z.joinBox.Hide()
+		case choiceImport:
+			z.importBox.Show()
+		default:
 			newNote.Show()
 		}
 	})
@@ -95,7 +131,7 @@ func newWizard(u *UI, onDone func()) *wizard {
 		widget.NewLabelWithStyle("1. Your display name", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		z.name,
 		widget.NewLabelWithStyle("2. The network", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		z.mode, newNote, z.joinBox,
+		z.mode, newNote, z.joinBox, z.importBox,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, z.finish, z.problem),
 	)
@@ -191,6 +227,12 @@ func (z *wizard) setup() (app.Setup, string) {
 	if s.NewNetwork {
 		return s, ""
 	}
+	if z.mode.Selected == choiceImport {
+		if strings.TrimSpace(z.path.Text) == "" {
+			return s, "Choose the network definition file."
+		}
+		return s, "" // the seeds come from the file
+	}
 	lines := parseSeedLines(z.seeds.Text)
 	if len(lines) == 0 {
 		return s, "Enter at least one seed, or start a new network."
@@ -216,8 +258,22 @@ func (z *wizard) doFinish() {
 	z.busy = true
 	z.finish.Disable()
 	z.problem.SetText("")
+	importing := z.mode.Selected == choiceImport
+	path := strings.TrimSpace(z.path.Text)
+	tb, _ := z.u.trustBackend()
 	z.u.w.Go(func() func() {
-		err := z.u.b.Setup(s)
+		var err error
+		if importing {
+			var sn *trust.SignedNetwork
+			if sn, err = readDefinition(path); err == nil {
+				if err = tb.ImportNetwork(sn); err == nil {
+					s.Seeds = slices.Clone(sn.Seeds)
+					err = z.u.b.Setup(s)
+				}
+			}
+		} else {
+			err = z.u.b.Setup(s)
+		}
 		return func() {
 			z.busy = false
 			z.finish.Enable()
@@ -228,4 +284,72 @@ func (z *wizard) doFinish() {
 			z.onDone()
 		}
 	})
+}
+
+// readDefinition reads a network definition file for the wizard
+// (background): it must parse and list at least one seed to join through.
+func readDefinition(path string) (*trust.SignedNetwork, error) {
+	sn, err := app.ReadNetworkFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(sn.Seeds) == 0 {
+		return nil, fmt.Errorf("the definition of %q lists no seeds to connect to; ask your administrator for one that does", sn.Name)
+	}
+	return sn, nil
+}
+
+// doBrowse picks the definition file with the file dialog and loads it.
+func (z *wizard) doBrowse() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			z.problem.SetText("The file could not be opened: " + err.Error())
+			return
+		}
+		if r == nil {
+			return // cancelled
+		}
+		path := r.URI().Path()
+		r.Close()
+		z.path.SetText(path)
+		z.loadImport()
+	}, z.u.win)
+	d.Show()
+}
+
+// loadImport reads the chosen file in the background and shows what it
+// defines.
+func (z *wizard) loadImport() {
+	path := strings.TrimSpace(z.path.Text)
+	if path == "" {
+		z.problem.SetText("Choose the network definition file.")
+		return
+	}
+	z.importInfo.SetText("Reading…")
+	z.u.w.Go(func() func() {
+		sn, err := readDefinition(path)
+		return func() {
+			if strings.TrimSpace(z.path.Text) != path {
+				return // another file was chosen meanwhile
+			}
+			z.imported, z.importPath = sn, path
+			if err != nil {
+				z.importInfo.SetText("")
+				z.problem.SetText("This file cannot be used: " + err.Error())
+				return
+			}
+			z.problem.SetText("")
+			z.importInfo.SetText(describeDefinition(sn))
+		}
+	})
+}
+
+// describeDefinition says what a network definition holds, in words.
+func describeDefinition(sn *trust.SignedNetwork) string {
+	open := ""
+	if sn.OpenPublishing {
+		open = " Every member may publish."
+	}
+	return fmt.Sprintf("Network “%s”, version %d.\nSeeds: %s.\n%d admin(s), %d publisher(s), %d categories.%s",
+		sn.Name, sn.Version, strings.Join(sn.Seeds, ", "), len(sn.Admins), len(sn.Publishers), len(sn.Catalog.IDs()), open)
 }

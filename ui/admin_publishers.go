@@ -1,0 +1,321 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/trust"
+)
+
+// publishersEditor edits the trusted publishers of the network definition
+// (admins only): a working copy of the list, to which a publisher is added
+// by pasting its installation's public key (what `newsdesk key` prints or
+// Settings shows), with a name and optionally the categories it may
+// publish in. Saving signs the next version of the definition with this
+// installation's key and publishes it to the network.
+type publishersEditor struct {
+	u        *UI
+	base     *trust.SignedNetwork
+	pubs     []trust.Publisher // working copy
+	selected int
+	busy     bool
+
+	list          *widget.List
+	key, name     *widget.Entry
+	cats          *widget.CheckGroup
+	catIDs        []string // parallel to cats.Options
+	add, remove   *widget.Button
+	save, revert  *widget.Button
+	heading       *widget.Label
+	open          *widget.Label // shown under open publishing
+	problem, note *widget.Label
+	content       fyne.CanvasObject
+}
+
+func newPublishersEditor(u *UI) *publishersEditor {
+	p := &publishersEditor{u: u, selected: -1}
+	p.list = widget.NewList(
+		func() int { return len(p.pubs) },
+		func() fyne.CanvasObject {
+			name := widget.NewLabelWithStyle("Publisher name", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			key := widget.NewLabelWithStyle("ed25519:…", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			key.Truncation = fyne.TextTruncateEllipsis
+			key.Importance = widget.LowImportance
+			cats := widget.NewLabel("all categories")
+			cats.Truncation = fyne.TextTruncateEllipsis
+			return container.NewVBox(container.NewBorder(nil, nil, name, nil, cats), key)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i >= len(p.pubs) {
+				return
+			}
+			pub := p.pubs[i]
+			box := o.(*fyne.Container)
+			row := box.Objects[0].(*fyne.Container)
+			row.Objects[0].(*widget.Label).SetText(p.catText(pub.Categories))
+			row.Objects[1].(*widget.Label).SetText(pub.Name)
+			box.Objects[1].(*widget.Label).SetText(trust.PublicKeyString(pub.Key))
+		},
+	)
+	p.list.OnSelected = func(i widget.ListItemID) { p.selected = i; p.updateButtons() }
+	p.list.OnUnselected = func(widget.ListItemID) { p.selected = -1; p.updateButtons() }
+
+	p.key = widget.NewEntry()
+	p.key.SetPlaceHolder("ed25519:… (the key the publisher's Settings screen shows)")
+	p.key.TextStyle.Monospace = true
+	p.name = widget.NewEntry()
+	p.name.SetPlaceHolder("e.g. Newsroom, HR team")
+	for _, e := range []*widget.Entry{p.key, p.name} {
+		e.OnChanged = func(string) { p.problem.SetText("") }
+	}
+	p.cats = widget.NewCheckGroup(nil, nil)
+	p.cats.Horizontal = true
+	p.add = widget.NewButtonWithIcon("Add publisher", theme.ContentAddIcon(), p.addPublisher)
+	p.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.removeSelected)
+	p.save = widget.NewButtonWithIcon("Sign and publish", theme.DocumentSaveIcon(), p.doSave)
+	p.save.Importance = widget.HighImportance
+	p.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { p.setWorking(p.base) })
+	p.heading = widget.NewLabel("")
+	p.heading.Wrapping = fyne.TextWrapWord
+	p.open = widget.NewLabel("This network has open publishing: every member may publish in every category. The list below matters only if it is closed.")
+	p.open.Wrapping = fyne.TextWrapWord
+	p.open.Importance = widget.WarningImportance
+	p.open.Hide()
+	p.problem = widget.NewLabel("")
+	p.problem.Importance = widget.DangerImportance
+	p.problem.Wrapping = fyne.TextWrapWord
+	p.note = widget.NewLabel("")
+	p.note.Wrapping = fyne.TextWrapWord
+
+	intro := widget.NewLabel("Publishers are the installations trusted to publish news. Add one by pasting its public key; " +
+		"leave every category unticked to let it publish in all of them. Saving signs a new version of the network definition and sends it to every computer.")
+	intro.Wrapping = fyne.TextWrapWord
+	form := widget.NewForm(
+		widget.NewFormItem("Public key", p.key),
+		widget.NewFormItem("Name", p.name),
+		widget.NewFormItem("Only in", p.cats),
+	)
+	top := container.NewVBox(intro, p.heading, p.open)
+	bottom := container.NewVBox(
+		widget.NewSeparator(), form,
+		container.NewBorder(nil, nil, p.add, p.remove),
+		p.problem,
+		container.NewBorder(nil, nil, container.NewHBox(p.save, p.revert), nil, p.note),
+	)
+	p.content = container.NewPadded(container.NewBorder(top, bottom, nil, nil, p.list))
+	p.updateButtons()
+	return p
+}
+
+// catText names a publisher's categories.
+func (p *publishersEditor) catText(ids []string) string {
+	if len(ids) == 0 {
+		return "all categories"
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = categoryName(p.u.catalog, id)
+	}
+	return strings.Join(names, ", ")
+}
+
+// setRoles takes the definition the backend holds; unsaved edits are kept.
+func (p *publishersEditor) setRoles(r roles) {
+	p.setCategories()
+	if r.network == nil {
+		return
+	}
+	if p.base != nil && p.dirty() {
+		p.base = r.network
+		p.showHeading()
+		p.updateButtons()
+		return
+	}
+	p.setWorking(r.network)
+}
+
+// setCategories offers the catalog's categories as restrictions.
+func (p *publishersEditor) setCategories() {
+	chosen := p.chosen()
+	p.catIDs = slices.Clone(p.u.catalog.IDs())
+	opts := make([]string, 0, len(p.catIDs))
+	for _, id := range p.catIDs {
+		opts = append(opts, categoryName(p.u.catalog, id))
+	}
+	p.cats.Options = opts
+	var sel []string
+	for i, id := range p.catIDs {
+		if slices.Contains(chosen, id) {
+			sel = append(sel, opts[i])
+		}
+	}
+	p.cats.SetSelected(sel)
+	p.cats.Refresh()
+}
+
+// chosen returns the ticked category IDs.
+func (p *publishersEditor) chosen() []string {
+	var out []string
+	for i, name := range p.cats.Options {
+		if i < len(p.catIDs) && slices.Contains(p.cats.Selected, name) {
+			out = append(out, p.catIDs[i])
+		}
+	}
+	return out
+}
+
+func (p *publishersEditor) setWorking(sn *trust.SignedNetwork) {
+	p.base = sn
+	p.pubs = nil
+	if sn != nil {
+		p.pubs = sn.Clone().Publishers
+	}
+	p.list.UnselectAll()
+	p.selected = -1
+	p.list.Refresh()
+	p.problem.SetText("")
+	p.showHeading()
+	p.updateButtons()
+}
+
+func (p *publishersEditor) showHeading() {
+	if p.base == nil {
+		p.heading.SetText("")
+		p.open.Hide()
+		return
+	}
+	p.heading.SetText(fmt.Sprintf("Network “%s”, version %d: %d publisher(s).", p.base.Name, p.base.Version, len(p.base.Publishers)))
+	if p.base.OpenPublishing {
+		p.open.Show()
+	} else {
+		p.open.Hide()
+	}
+}
+
+func (p *publishersEditor) dirty() bool {
+	if p.base == nil {
+		return false
+	}
+	return !slices.EqualFunc(p.pubs, p.base.Publishers, func(a, b trust.Publisher) bool {
+		return a.Name == b.Name && bytes.Equal(a.Key, b.Key) && slices.Equal(a.Categories, b.Categories)
+	})
+}
+
+func (p *publishersEditor) updateButtons() {
+	enable := func(b *widget.Button, on bool) {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	enable(p.remove, p.selected >= 0 && p.selected < len(p.pubs))
+	enable(p.add, p.base != nil)
+	enable(p.save, p.dirty() && !p.busy)
+	enable(p.revert, p.dirty() && !p.busy)
+	if p.dirty() {
+		p.note.SetText("Unsaved changes.")
+	} else if p.note.Text == "Unsaved changes." {
+		p.note.SetText("")
+	}
+}
+
+// checkPublisherName applies the definition's rule for a publisher name.
+func checkPublisherName(name string) string {
+	switch {
+	case name == "":
+		return "Enter the publisher's name."
+	case utf8.RuneCountInString(name) > trust.MaxPublisherNameRunes:
+		return fmt.Sprintf("The name is too long: at most %d characters.", trust.MaxPublisherNameRunes)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return "The name must be one line without control characters."
+	}
+	return ""
+}
+
+// checkNewPublisher validates the form, returning the publisher or the
+// problem in words.
+func (p *publishersEditor) checkNewPublisher() (trust.Publisher, string) {
+	text := strings.TrimSpace(p.key.Text)
+	if text == "" {
+		return trust.Publisher{}, "Paste the publisher's public key."
+	}
+	key, err := trust.ParsePublicKey(text)
+	if err != nil {
+		return trust.Publisher{}, "That is not a valid public key: " + err.Error() + "."
+	}
+	if i := slices.IndexFunc(p.pubs, func(x trust.Publisher) bool { return bytes.Equal(x.Key, key) }); i >= 0 {
+		return trust.Publisher{}, fmt.Sprintf("This key is already a publisher (%s).", p.pubs[i].Name)
+	}
+	if p.base != nil && p.base.IsRevoked(key) {
+		return trust.Publisher{}, "This key has been revoked and cannot publish."
+	}
+	name := strings.TrimSpace(p.name.Text)
+	if problem := checkPublisherName(name); problem != "" {
+		return trust.Publisher{}, problem
+	}
+	return trust.Publisher{Name: name, Key: key, Categories: p.chosen()}, ""
+}
+
+func (p *publishersEditor) addPublisher() {
+	pub, problem := p.checkNewPublisher()
+	if problem != "" {
+		p.problem.SetText(problem)
+		return
+	}
+	p.pubs = append(p.pubs, pub)
+	slices.SortFunc(p.pubs, func(a, b trust.Publisher) int { return bytes.Compare(a.Key, b.Key) })
+	p.key.SetText("")
+	p.name.SetText("")
+	p.cats.SetSelected(nil)
+	p.problem.SetText("")
+	p.list.Refresh()
+	p.updateButtons()
+}
+
+func (p *publishersEditor) removeSelected() {
+	if p.selected < 0 || p.selected >= len(p.pubs) {
+		return
+	}
+	p.pubs = slices.Delete(p.pubs, p.selected, p.selected+1)
+	p.list.UnselectAll()
+	p.selected = -1
+	p.list.Refresh()
+	p.updateButtons()
+}
+
+// doSave signs and publishes the next version with the working list.
+func (p *publishersEditor) doSave() {
+	tb, ok := p.u.trustBackend()
+	if !ok || p.busy {
+		return
+	}
+	pubs := slices.Clone(p.pubs)
+	p.busy = true
+	p.updateButtons()
+	p.note.SetText("Signing and publishing…")
+	p.u.w.Go(func() func() {
+		next, err := publishEdit(tb, func(n *trust.Network) { n.Publishers = pubs })
+		return func() {
+			p.busy = false
+			if err != nil {
+				p.note.SetText("")
+				p.problem.SetText("The publishers were not saved: " + err.Error())
+				p.updateButtons()
+				return
+			}
+			p.setWorking(next)
+			p.note.SetText(fmt.Sprintf("Published as version %d of the network definition.", next.Version))
+			p.u.rolesRef.trigger()
+		}
+	})
+}

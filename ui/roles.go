@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"errors"
+	"slices"
+
+	"fyne.io/fyne/v2/container"
+
+	"newsdesk/app"
+	"newsdesk/trust"
+)
+
+// TrustBackend is what a backend offers when it holds a signed network
+// definition (issue 6): the installation's key, the definition, the roles
+// it gives this installation, and the two ways a definition changes
+// (an admin's new version, a deployed file). The UI checks for it with a
+// type assertion: a Backend without it is treated as an unrestricted
+// installation (it may publish everywhere and edit seeds and catalog
+// locally, as before). *app.App implements it.
+type TrustBackend interface {
+	// Identity is this installation's key pair (admins sign with it).
+	Identity() *trust.Identity
+	// Network is the definition held; treat it as immutable.
+	Network() *trust.SignedNetwork
+	// IsAdmin reports whether this installation is an admin of it.
+	IsAdmin() bool
+	// MayPublish is nil when this installation may publish in category.
+	MayPublish(category string) error
+	// PublishNetwork adopts and announces a new version signed by an admin.
+	PublishNetwork(next *trust.SignedNetwork) error
+	// ImportNetwork makes the installation use a deployed definition.
+	ImportNetwork(sn *trust.SignedNetwork) error
+}
+
+var _ TrustBackend = (*app.App)(nil)
+
+// trustBackend returns the backend's TrustBackend, if it has one.
+func (u *UI) trustBackend() (TrustBackend, bool) {
+	tb, ok := u.b.(TrustBackend)
+	return tb, ok
+}
+
+// roles is what the network definition lets this installation do, as the
+// views show it.
+type roles struct {
+	trusted    bool     // the backend is a TrustBackend; the fields below apply
+	loaded     bool     // read from the backend at least once
+	admin      bool     // may edit the network definition
+	mayPublish []string // catalog IDs this installation may publish in
+	network    *trust.SignedNetwork
+	key        string // this installation's public key (trust.PublicKeyString)
+}
+
+// publisher reports whether the newsroom screens are offered.
+func (r roles) publisher() bool { return !r.trusted || len(r.mayPublish) > 0 }
+
+// isAdmin reports whether the admin editors are offered.
+func (r roles) isAdmin() bool { return !r.trusted || r.admin }
+
+// may reports whether the compose screen offers category id.
+func (r roles) may(id string) bool { return !r.trusted || slices.Contains(r.mayPublish, id) }
+
+// loadRoles reads the roles (background).
+func (u *UI) loadRoles() func() {
+	tb, ok := u.trustBackend()
+	if !ok {
+		return nil
+	}
+	r := roles{trusted: true, loaded: true, network: tb.Network(), admin: tb.IsAdmin()}
+	if id := tb.Identity(); id != nil {
+		r.key = trust.PublicKeyString(id.Public)
+	}
+	cat := u.b.Catalog()
+	if r.network != nil && r.network.Catalog != nil && (cat == nil || r.network.Catalog.Version() > cat.Version()) {
+		cat = r.network.Catalog
+	}
+	if cat != nil {
+		for _, id := range cat.IDs() {
+			if tb.MayPublish(id) == nil {
+				r.mayPublish = append(r.mayPublish, id)
+			}
+		}
+	}
+	return func() {
+		u.roles = r
+		u.rolesChanged()
+	}
+}
+
+// rolesChanged shows and hides the screens the roles allow and tells the
+// views that depend on them (UI thread).
+func (u *UI) rolesChanged() {
+	if !u.running {
+		return
+	}
+	r := u.roles
+	// The Newsroom tab, third when shown.
+	items := slices.Clone(u.tabs.Items)
+	has := slices.Contains(items, u.newsTab)
+	switch {
+	case r.publisher() && !has:
+		items = slices.Insert(items, min(2, len(items)), u.newsTab)
+		u.tabs.SetItems(items)
+	case !r.publisher() && has:
+		sel := u.tabs.Selected()
+		u.tabs.Remove(u.newsTab)
+		if sel == u.newsTab {
+			u.tabs.Select(u.readTab)
+		}
+	}
+	// The admin editors; everyone sees the network view.
+	var admin []*container.TabItem
+	if r.isAdmin() {
+		admin = append(admin, u.seedsTab, u.catalogTab)
+		if r.trusted {
+			admin = append(admin, u.publishersTab)
+		}
+	}
+	admin = append(admin, u.networkTab)
+	if !slices.Equal(admin, u.adminTabs.Items) {
+		sel := u.adminTabs.Selected()
+		u.adminTabs.SetItems(admin)
+		if slices.Contains(admin, sel) {
+			u.adminTabs.Select(sel)
+		} else {
+			u.adminTabs.Select(u.networkTab)
+		}
+	}
+	u.compose.setCatalog()
+	u.publishers.setRoles(r)
+	u.prefs.setKey(r.key)
+}
+
+// errNoNetwork: a TrustBackend without a network definition.
+var errNoNetwork = errors.New("this installation holds no network definition")
+
+// publishEdit signs a copy of the definition held, changed by edit, as
+// the next version with this installation's key and publishes it
+// (background). It starts from the definition held at the time, so an
+// edit only changes what edit sets.
+func publishEdit(tb TrustBackend, edit func(*trust.Network)) (*trust.SignedNetwork, error) {
+	cur := tb.Network()
+	if cur == nil {
+		return nil, errNoNetwork
+	}
+	id := tb.Identity()
+	if id == nil {
+		return nil, errors.New("this installation has no key")
+	}
+	n := cur.Network.Clone()
+	n.Version = cur.Version + 1
+	edit(n)
+	next, err := id.SignNetwork(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := tb.PublishNetwork(next); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
