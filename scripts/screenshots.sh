@@ -156,25 +156,32 @@ sleep 2 # the reachability tests
 shot wizard
 stop_app
 
-# The real application core: a first run that starts a new network, a
-# headless seed (newsdesk serve) joining it, and items published through the
-# seed's control API arriving in the window.
+# The real application core: a network created with `newsdesk network init`,
+# a headless archive seed (newsdesk serve --network) as its first seed, and a
+# first run of the app that imports the definition file in the wizard; items
+# published through the seed's control API arrive in the window.
 if ! command -v curl >/dev/null; then
 	echo "no curl: skipping the real-network screenshots" >&2
 	exit 0
 fi
-start_app ""
-typetext "Riley Admin"
-click 860 397 # Start Newsdesk (a new network)
-sleep 2
-addr=$(hostname -I | awk '{print $1}'):7400 # the app's default listen port
-"$BIN" serve --listen 127.0.0.1:17401 --seeds "$addr" --data "$tmp/seed" --subscribe it,company \
-	--control 127.0.0.1:17402 2>>"$tmp/seed.log" &
+"$BIN" network init --name "Acme news" --out "$tmp/acme.json" --seeds 127.0.0.1:17401 --open-publishing >/dev/null
+"$BIN" serve --network "$tmp/acme.json" --listen 127.0.0.1:17401 --data "$tmp/seed" --subscribe it,company \
+	--archive --control 127.0.0.1:17402 2>>"$tmp/seed.log" &
 seed_pid=$!
+start_app ""
+click 600 180 # the display name
+typetext "Riley Reader"
+click 279 328 # Import a network definition file
+click 505 407 # its path
+typetext "$tmp/acme.json"
+click 898 407 # Load: the definition's name, version and seeds appear
+sleep 1
+click 860 530 # Start Newsdesk
+sleep 3 # joins the seed
 key ctrl+2
 click 22 128 # subscribe to Company
 click 22 245 # and IT
-sleep 3 # the seed joins
+sleep 2
 publish() {
 	curl -fsS -X POST 127.0.0.1:17402/v1/publish -H 'Content-Type: application/json' \
 		-d "{\"category\":\"$1\",\"title\":\"$2\",\"body\":\"$3\"}" >/dev/null
@@ -186,8 +193,7 @@ sleep 2
 key ctrl+1
 key Return # open the newest item
 shot real-reading
-key ctrl+4
-click 260 90 # Network
+key ctrl+4 # a member that is not an admin sees the network view only
 shot real-network
 stop_app
 stop "$seed_pid"
