@@ -82,7 +82,7 @@ func (it *Item) Validate() error {
 	if strings.TrimSpace(it.Title) == "" {
 		return fmt.Errorf("title: required")
 	}
-	if err := checkLine("title", it.Title, MaxTitleRunes); err != nil {
+	if err := CheckLine("title", it.Title, MaxTitleRunes); err != nil {
 		return err
 	}
 	if len(it.Body) > MaxBodyBytes {
@@ -91,7 +91,7 @@ func (it *Item) Validate() error {
 	if !utf8.ValidString(it.Body) {
 		return fmt.Errorf("body: not valid UTF-8")
 	}
-	if err := checkLine("author", it.Author, MaxAuthorRunes); err != nil {
+	if err := CheckLine("author", it.Author, MaxAuthorRunes); err != nil {
 		return err
 	}
 	if it.Source == uuid.Nil {
@@ -127,10 +127,11 @@ func checkV7(field string, id uuid.UUID) error {
 	return nil
 }
 
-// checkLine applies the one-line text rules: valid UTF-8, a character limit
-// and no control characters (a newline or an escape sequence in a title
-// breaks list layouts and notifications).
-func checkLine(field, s string, maxRunes int) error {
+// CheckLine applies the one-line text rules (titles, names, reasons): valid
+// UTF-8, at most maxRunes characters and no control characters (a newline
+// or an escape sequence in a title breaks list layouts and notifications).
+// Errors name the field and the rule.
+func CheckLine(field, s string, maxRunes int) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("%s: not valid UTF-8", field)
 	}

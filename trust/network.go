@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/categories"
+	"newsdesk/news"
 )
 
 // Limits of a network definition. They bound what a servant parses from the
@@ -229,7 +230,7 @@ func (n *Network) validate() error {
 	if strings.TrimSpace(n.Name) == "" {
 		return errors.New("name: required")
 	}
-	if err := checkOneLine("name", n.Name, MaxNetworkNameRunes); err != nil {
+	if err := news.CheckLine("name", n.Name, MaxNetworkNameRunes); err != nil {
 		return err
 	}
 	if n.Version == 0 {
@@ -299,7 +300,7 @@ func (p Publisher) validate() error {
 	if strings.TrimSpace(p.Name) == "" {
 		return fmt.Errorf("%s: name: required", where)
 	}
-	if err := checkOneLine(where+": name", p.Name, MaxPublisherNameRunes); err != nil {
+	if err := news.CheckLine(where+": name", p.Name, MaxPublisherNameRunes); err != nil {
 		return err
 	}
 	if len(p.Categories) > MaxPublisherCategories {
@@ -357,19 +358,6 @@ func checkSeed(s string) error {
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil || p == 0 || strconv.FormatUint(p, 10) != port {
 		return fmt.Errorf("seeds: %q: port must be a number from 1 to 65535", s)
-	}
-	return nil
-}
-
-func checkOneLine(field, s string, maxRunes int) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s: not valid UTF-8", field)
-	}
-	if utf8.RuneCountInString(s) > maxRunes {
-		return fmt.Errorf("%s: longer than %d characters", field, maxRunes)
-	}
-	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
-		return fmt.Errorf("%s: control character at byte %d", field, i)
 	}
 	return nil
 }

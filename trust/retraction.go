@@ -66,7 +66,7 @@ func (r *Retraction) validate() error {
 	if r.ItemID == uuid.Nil {
 		return fmt.Errorf("retraction: item id: required")
 	}
-	if err := checkOneLine("retraction: reason", r.Reason, MaxRetractionReasonRunes); err != nil {
+	if err := news.CheckLine("retraction: reason", r.Reason, MaxRetractionReasonRunes); err != nil {
 		return err
 	}
 	if r.Created.IsZero() {
