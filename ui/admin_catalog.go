@@ -70,11 +70,8 @@ func newCatalogEditor(u *UI) *catalogEditor {
 	e.save.Importance = widget.HighImportance
 	e.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { e.setWorking(e.base) })
 	e.formTitle = widget.NewLabelWithStyle("New category", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	e.problem = widget.NewLabel("")
-	e.problem.Importance = widget.DangerImportance
-	e.problem.Wrapping = fyne.TextWrapWord
-	e.note = widget.NewLabel("")
-	e.note.Wrapping = fyne.TextWrapWord
+	e.problem = wrappedLabel("", widget.DangerImportance)
+	e.note = wrappedLabel("", widget.MediumImportance)
 	for _, en := range []*widget.Entry{e.id, e.name, e.desc} {
 		en.OnChanged = func(string) { e.problem.SetText("") }
 	}
@@ -89,8 +86,7 @@ func newCatalogEditor(u *UI) *catalogEditor {
 		container.NewHBox(e.apply, e.remove, e.newCat),
 		e.problem,
 	)
-	intro := widget.NewLabel("The catalog is the network's list of categories. A category's ID is also where its items are routed, so it cannot be renamed; its name and description can.")
-	intro.Wrapping = fyne.TextWrapWord
+	intro := wrappedLabel("The catalog is the network's list of categories. A category's ID is also where its items are routed, so it cannot be renamed; its name and description can.", widget.MediumImportance)
 	bottom := container.NewBorder(nil, nil, container.NewHBox(e.save, e.revert), nil, e.note)
 	split := container.NewHSplit(e.list, container.NewVScroll(container.NewPadded(form)))
 	split.Offset = 0.45

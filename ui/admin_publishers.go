@@ -84,17 +84,11 @@ func newPublishersEditor(u *UI) *publishersEditor {
 	p.save = widget.NewButtonWithIcon("Sign and publish", theme.DocumentSaveIcon(), p.doSave)
 	p.save.Importance = widget.HighImportance
 	p.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { p.setWorking(p.base) })
-	p.heading = widget.NewLabel("")
-	p.heading.Wrapping = fyne.TextWrapWord
-	p.open = widget.NewLabel("This network has open publishing: every member may publish in every category. The list below matters only if it is closed.")
-	p.open.Wrapping = fyne.TextWrapWord
-	p.open.Importance = widget.WarningImportance
+	p.heading = wrappedLabel("", widget.MediumImportance)
+	p.open = wrappedLabel("This network has open publishing: every member may publish in every category. The list below matters only if it is closed.", widget.WarningImportance)
 	p.open.Hide()
-	p.problem = widget.NewLabel("")
-	p.problem.Importance = widget.DangerImportance
-	p.problem.Wrapping = fyne.TextWrapWord
-	p.note = widget.NewLabel("")
-	p.note.Wrapping = fyne.TextWrapWord
+	p.problem = wrappedLabel("", widget.DangerImportance)
+	p.note = wrappedLabel("", widget.MediumImportance)
 
 	intro := widget.NewLabel("Publishers are the installations trusted to publish news. Add one by pasting its public key; " +
 		"leave every category unticked to let it publish in all of them. Saving signs a new version of the network definition and sends it to every computer.")

@@ -83,11 +83,8 @@ func newSeedEditor(u *UI) *seedEditor {
 	s.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.doSave)
 	s.save.Importance = widget.HighImportance
 	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { s.setSeeds(s.saved) })
-	s.problem = widget.NewLabel("")
-	s.problem.Importance = widget.DangerImportance
-	s.problem.Wrapping = fyne.TextWrapWord
-	s.note = widget.NewLabel("")
-	s.note.Wrapping = fyne.TextWrapWord
+	s.problem = wrappedLabel("", widget.DangerImportance)
+	s.note = wrappedLabel("", widget.MediumImportance)
 
 	intro := widget.NewLabel("Seeds are the servants a connection starts from, in priority order: the first reachable seed is the root of the tree. " +
 		"The list is stored on this computer and used at the next connection.")

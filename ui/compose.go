@@ -63,14 +63,9 @@ func newComposer(u *UI) *composer {
 	c.publish = widget.NewButtonWithIcon("Publish", theme.MailSendIcon(), c.doPublish)
 	c.publish.Importance = widget.HighImportance
 	c.clear = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), c.reset)
-	c.problem = widget.NewLabel("")
-	c.problem.Importance = widget.DangerImportance
-	c.problem.Wrapping = fyne.TextWrapWord
-	c.outcome = widget.NewLabel("")
-	c.outcome.Wrapping = fyne.TextWrapWord
-	c.bannerText = widget.NewLabel("")
-	c.bannerText.Wrapping = fyne.TextWrapWord
-	c.bannerText.Importance = widget.WarningImportance
+	c.problem = wrappedLabel("", widget.DangerImportance)
+	c.outcome = wrappedLabel("", widget.MediumImportance)
+	c.bannerText = wrappedLabel("", widget.WarningImportance)
 	c.banner = container.NewBorder(nil, nil, nil,
 		widget.NewButton("Not a correction", func() { c.setSupersedes(uuid.Nil, "") }), c.bannerText)
 	c.banner.Hide()

@@ -41,8 +41,7 @@ func newSubscriptionsView(u *UI) *subscriptionsView {
 		},
 		v.updateRow,
 	)
-	intro := widget.NewLabel("Choose the categories you want to receive. A category includes the ones under it. Changes apply at once.")
-	intro.Wrapping = fyne.TextWrapWord
+	intro := wrappedLabel("Choose the categories you want to receive. A category includes the ones under it. Changes apply at once.", widget.MediumImportance)
 	v.content = container.NewBorder(intro, v.note, nil, nil, v.list)
 	return v
 }

@@ -81,17 +81,14 @@ func newWizard(u *UI, onDone func()) *wizard {
 		z.seeds, z.seedInfo,
 	)
 	z.joinBox.Hide()
-	newNote := widget.NewLabel("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed.")
-	newNote.Wrapping = fyne.TextWrapWord
-	newNote.Importance = widget.LowImportance
+	newNote := wrappedLabel("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed.", widget.LowImportance)
 	z.path = widget.NewEntry()
 	z.path.SetPlaceHolder("/path/to/network.json")
 	z.path.OnChanged = func(string) { z.problem.SetText("") }
 	z.path.OnSubmitted = func(string) { z.loadImport() }
 	z.browse = widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), z.doBrowse)
 	z.load = widget.NewButtonWithIcon("Load", theme.DocumentIcon(), z.loadImport)
-	z.importInfo = widget.NewLabel("")
-	z.importInfo.Wrapping = fyne.TextWrapWord
+	z.importInfo = wrappedLabel("", widget.MediumImportance)
 	z.importBox = container.NewVBox(
 		widget.NewLabel("Choose the network definition file your administrator gave you:"),
 		container.NewBorder(nil, nil, nil, container.NewHBox(z.browse, z.load), z.path),
@@ -124,8 +121,7 @@ func newWizard(u *UI, onDone func()) *wizard {
 
 	title := widget.NewLabelWithStyle("Welcome to Newsdesk", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
-	intro := widget.NewLabel("Newsdesk brings the company's news to your desktop. There is no server: each computer passes news on to its neighbours. Two questions, once.")
-	intro.Wrapping = fyne.TextWrapWord
+	intro := wrappedLabel("Newsdesk brings the company's news to your desktop. There is no server: each computer passes news on to its neighbours. Two questions, once.", widget.MediumImportance)
 	form := container.NewVBox(
 		title, intro, widget.NewSeparator(),
 		widget.NewLabelWithStyle("1. Your display name", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
