@@ -43,21 +43,13 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		return usagef("network: unknown subcommand %q (want init)", args[0])
 	}
-	fs := flag.NewFlagSet("newsdesk network init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), networkUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("newsdesk network init", networkUsage, stderr)
 	name := fs.String("name", "", "the network's display `NAME` (required)")
 	out := fs.String("out", "", "`FILE` to write the signed definition to; the admin key goes to FILE.admin-key (required)")
 	seeds := fs.String("seeds", "", "comma-separated seed `list` (HOST:PORT,...) in priority order")
 	open := fs.Bool("open-publishing", false, "every member may publish (items are still signed and verified)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -146,18 +138,10 @@ Flags:
 
 // KeyCommand runs `newsdesk key` with args (the arguments after "key").
 func KeyCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("newsdesk key", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), keyUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("newsdesk key", keyUsage, stderr)
 	data := fs.String("data", "", "data `directory`, created 0700 if missing (required)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	switch {
 	case fs.NArg() > 0:

@@ -63,15 +63,32 @@ func (e usageError) ExitCode() int { return 2 }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// newFlagSet is a subcommand's flag set: its errors and its usage text
+// (followed by the flags) go to stderr.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args into fs: -h comes back as flag.ErrHelp, anything
+// else wrong as a usage error (exit code 2).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError{err}
+	}
+	return err
+}
+
 // parseServeArgs parses and validates the flags of `newsdesk serve`. The
 // flag package reports unknown flags and malformed values on stderr itself.
 func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
-	fs := flag.NewFlagSet("newsdesk serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), serveUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("newsdesk serve", serveUsage, stderr)
 	listen := fs.String("listen", "", "`HOST:PORT` to accept servant connections on; port 0 picks a free one (required)")
 	advertise := fs.String("advertise", "", "`HOST:PORT` other servants dial to reach this one (default: the listen address;\nrequired when listening on 0.0.0.0 or ::)")
 	seeds := fs.String("seeds", "", "comma-separated seed `list` (HOST:PORT,...) in priority order")
@@ -83,11 +100,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	verbose := fs.Bool("verbose", false, "log per-link detail")
 	network := fs.String("network", "", "network definition `FILE` to join (from `newsdesk network init`), imported into the data directory;\n"+
 		"without it the data directory's network is used, and a fresh one starts a new one-computer network")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return serveConfig{}, err
-		}
-		return serveConfig{}, usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return serveConfig{}, err
 	}
 	if fs.NArg() > 0 {
 		return serveConfig{}, usagef("unexpected argument %q", fs.Arg(0))
