@@ -42,6 +42,21 @@ func (s *Servant) requestCatchUp(cats CategorySet, since time.Time, followed boo
 		}
 	}
 	s.send(s.up, req)
+	// Durable categories are asked for once more without the time bound:
+	// a second request rather than a per-category time in the first keeps
+	// the wire format as it is.
+	var durable []string
+	for _, c := range s.cfg.Durable {
+		if cats.Matches(c) {
+			durable = append(durable, c)
+		}
+	}
+	if len(durable) > 0 && since.UnixNano() > 0 {
+		all := *req
+		all.Categories = NewCategorySet(durable...)
+		all.Since = 0
+		s.send(s.up, &all)
+	}
 }
 
 // catchUpHinted runs when the up-servant passes down a catch-up hint: the

@@ -104,6 +104,12 @@ type Config struct {
 	// Default 7 days.
 	CatchUpWindow time.Duration
 
+	// Durable lists categories whose every item still matters however old
+	// it is (system groups: network definitions, retractions). Catch-up
+	// asks for them without the CatchUpWindow bound, so a servant that was
+	// away for months still learns of them; the host keeps them forever.
+	Durable []string
+
 	// CatchUpRepeat is how long after joining the catch-up is asked for a
 	// second time. Default 5s.
 	CatchUpRepeat time.Duration
