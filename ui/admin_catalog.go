@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"slices"
@@ -19,10 +20,17 @@ import (
 // catalogEditor edits the category catalog: a working copy of the
 // categories, edited one at a time in a form, checked with the catalog's
 // own rules (categories.ValidateID, a parent before its children) and
-// saved as a new catalog version with SetCatalog.
+// saved as a new catalog version with SetCatalog, or by an admin as part of
+// the next version of the network definition.
+//
+// The catalog carries its own version, and that is what the editor goes by:
+// base is the catalog version the working copy was loaded from, and saving
+// merges the change from base to the working copy onto the catalog held by
+// then (mergeCategories), numbering the result one above that catalog.
 type catalogEditor struct {
 	u        *UI
 	base     *categories.Catalog
+	latest   *categories.Catalog   // the catalog held now; base unless edits are pending
 	cats     []categories.Category // working copy, sorted by ID
 	selected int                   // index in cats, -1 for a new category
 
@@ -68,7 +76,7 @@ func newCatalogEditor(u *UI) *catalogEditor {
 	e.newCat = widget.NewButtonWithIcon("New category", theme.ContentAddIcon(), e.startNew)
 	e.save = widget.NewButtonWithIcon("Save catalog", theme.DocumentSaveIcon(), e.doSave)
 	e.save.Importance = widget.HighImportance
-	e.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { e.setWorking(e.base) })
+	e.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { e.setWorking(e.latest) })
 	e.formTitle = widget.NewLabelWithStyle("New category", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	e.problem = wrappedLabel("", widget.DangerImportance)
 	e.note = wrappedLabel("", widget.MediumImportance)
@@ -95,10 +103,12 @@ func newCatalogEditor(u *UI) *catalogEditor {
 	return e
 }
 
-// setCatalog takes the backend's catalog; unsaved edits are kept.
+// setCatalog takes the backend's catalog. Unsaved edits are kept, and so is
+// the catalog they were made on, which saving needs to tell the admin's
+// changes from others'.
 func (e *catalogEditor) setCatalog(c *categories.Catalog) {
 	if e.base != nil && e.dirty() {
-		e.base = c
+		e.latest = c
 		e.updateButtons()
 		return
 	}
@@ -106,8 +116,13 @@ func (e *catalogEditor) setCatalog(c *categories.Catalog) {
 }
 
 func (e *catalogEditor) setWorking(c *categories.Catalog) {
-	e.base = c
-	e.cats = c.All()
+	e.rebase(c, c.All())
+}
+
+// rebase makes c the catalog the working copy cats is edited from.
+func (e *catalogEditor) rebase(c *categories.Catalog, cats []categories.Category) {
+	e.base, e.latest = c, c
+	e.cats = cats
 	e.list.UnselectAll()
 	e.list.Refresh()
 	e.startNew()
@@ -121,11 +136,15 @@ func (e *catalogEditor) updateButtons() {
 	if e.dirty() {
 		e.save.Enable()
 		e.revert.Enable()
-		e.note.SetText("Unsaved changes.")
+		if e.base != nil && e.latest != nil && e.latest.Version() != e.base.Version() {
+			e.note.SetText(fmt.Sprintf("Unsaved changes, made on catalog version %d; saving merges them onto version %d.", e.base.Version(), e.latest.Version()))
+		} else {
+			e.note.SetText("Unsaved changes.")
+		}
 	} else {
 		e.save.Disable()
 		e.revert.Disable()
-		if e.note.Text == "Unsaved changes." {
+		if strings.HasPrefix(e.note.Text, "Unsaved changes") {
 			e.note.SetText("")
 		}
 	}
@@ -222,45 +241,110 @@ func (e *catalogEditor) removeSelected() {
 }
 
 func (e *catalogEditor) doSave() {
-	version := uint64(1)
-	if e.base != nil {
-		version = e.base.Version() + 1
-	}
-	c, err := categories.NewCatalog(version, e.cats)
-	if err != nil {
+	// The rules of a catalog are checked at once; the version is only known
+	// once the catalog held at save time is.
+	if _, err := categories.NewCatalog(1, e.cats); err != nil {
 		e.problem.SetText(err.Error())
 		return
 	}
+	var baseCats []categories.Category
+	if e.base != nil {
+		baseCats = e.base.All()
+	}
+	base, mine := e.base, slices.Clone(e.cats)
 	e.save.Disable()
 	e.note.SetText("Saving…")
 	tb, signed := e.u.trustBackend()
 	signed = signed && e.u.roles.admin
 	e.u.w.Go(func() func() {
+		var saved, onto *categories.Catalog
+		var ontoNetwork *trust.SignedNetwork
+		var merged []categories.Category
+		mergeOnto := func(held *categories.Catalog, when string) error {
+			onto = held
+			var problems []string
+			merged, problems = mergeCategories(baseCats, mine, held, when)
+			if len(problems) > 0 {
+				return &editConflict{problems: problems}
+			}
+			version := uint64(1)
+			if held != nil {
+				if slices.Equal(merged, held.All()) {
+					return errUpToDate
+				}
+				version = held.Version() + 1
+			}
+			// The backend adopts only a newer catalog than its own.
+			if local := e.u.b.Catalog(); local != nil && local.Version() >= version {
+				version = local.Version() + 1
+			}
+			var err error
+			saved, err = categories.NewCatalog(version, merged)
+			return err
+		}
 		// An admin's catalog goes into a new signed version of the network
 		// definition, which applies it everywhere.
 		var next *trust.SignedNetwork
 		var err error
 		if signed {
-			next, err = publishEdit(tb, func(n *trust.Network) { n.Catalog = c })
+			next, err = publishEdit(tb, func(cur *trust.SignedNetwork, n *trust.Network) error {
+				ontoNetwork = cur
+				if err := mergeOnto(cur.Catalog, fmt.Sprintf("in version %d", cur.Version)); err != nil {
+					return err
+				}
+				n.Catalog = saved
+				return nil
+			})
 		} else {
-			err = e.u.b.SetCatalog(c)
+			held := e.u.b.Catalog()
+			when := ""
+			if held != nil {
+				when = fmt.Sprintf("in catalog version %d", held.Version())
+			}
+			if err = mergeOnto(held, when); err == nil {
+				err = e.u.b.SetCatalog(saved)
+			}
+		}
+		// An admin's catalog is part of a version of the network
+		// definition, which is the version the admin knows; an
+		// installation's own catalog has only its catalog version.
+		var ontoName string
+		switch {
+		case ontoNetwork != nil:
+			ontoName = fmt.Sprintf("version %d", ontoNetwork.Version)
+		case onto != nil:
+			ontoName = fmt.Sprintf("catalog version %d", onto.Version())
 		}
 		return func() {
-			if err != nil {
+			var conflict *editConflict
+			switch {
+			case errors.As(err, &conflict) && onto != nil:
+				e.rebase(onto, merged)
+				e.problem.SetText("Not saved: " + conflict.Error() + " " + conflictAdvice(ontoName))
+				return
+			case errors.Is(err, errUpToDate):
+				e.setWorking(onto)
+				e.note.SetText(fmt.Sprintf("Nothing to save: catalog version %d already has these categories.", onto.Version()))
+				return
+			case err != nil:
 				e.note.SetText("")
 				e.problem.SetText("The catalog was not saved: " + err.Error())
 				e.updateButtons()
 				return
 			}
-			e.base = c
-			e.updateButtons()
+			e.setWorking(saved)
+			var note string
 			if next != nil {
-				e.note.SetText(fmt.Sprintf("Saved as catalog version %d, published as version %d of the network definition.", c.Version(), next.Version))
+				note = fmt.Sprintf("Saved as catalog version %d, published as version %d of the network definition.", saved.Version(), next.Version)
 				e.u.rolesRef.trigger()
 			} else {
-				e.note.SetText(fmt.Sprintf("Saved as version %d.", c.Version()))
+				note = fmt.Sprintf("Saved as version %d.", saved.Version())
 			}
-			e.u.catalog = c
+			if base != nil && onto != nil && onto.Version() != base.Version() {
+				note += mergedNote(ontoName)
+			}
+			e.note.SetText(note)
+			e.u.catalog = saved
 			e.u.catalogChanged()
 		}
 	})

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,11 +22,13 @@ import (
 // by pasting its installation's public key (what `newsdesk key` prints or
 // Settings shows), with a name and optionally the categories it may
 // publish in. Saving signs the next version of the definition with this
-// installation's key and publishes it to the network.
+// installation's key and publishes it to the network, merged onto whatever
+// version other admins published meanwhile (mergePublishers).
 type publishersEditor struct {
 	u        *UI
-	base     *trust.SignedNetwork
-	pubs     []trust.Publisher // working copy
+	base     *trust.SignedNetwork // the version the working copy was loaded from
+	latest   *trust.SignedNetwork // the version held now; base unless edits are pending
+	pubs     []trust.Publisher    // working copy
 	selected int
 	busy     bool
 
@@ -83,7 +86,7 @@ func newPublishersEditor(u *UI) *publishersEditor {
 	p.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.removeSelected)
 	p.save = widget.NewButtonWithIcon("Sign and publish", theme.DocumentSaveIcon(), p.doSave)
 	p.save.Importance = widget.HighImportance
-	p.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { p.setWorking(p.base) })
+	p.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { p.setWorking(p.latest) })
 	p.heading = wrappedLabel("", widget.MediumImportance)
 	p.open = wrappedLabel("This network has open publishing: every member may publish in every category. The list below matters only if it is closed.", widget.WarningImportance)
 	p.open.Hide()
@@ -111,25 +114,18 @@ func newPublishersEditor(u *UI) *publishersEditor {
 }
 
 // catText names a publisher's categories.
-func (p *publishersEditor) catText(ids []string) string {
-	if len(ids) == 0 {
-		return "all categories"
-	}
-	names := make([]string, len(ids))
-	for i, id := range ids {
-		names[i] = categoryName(p.u.catalog, id)
-	}
-	return strings.Join(names, ", ")
-}
+func (p *publishersEditor) catText(ids []string) string { return categoryList(p.u.catalog, ids) }
 
-// setRoles takes the definition the backend holds; unsaved edits are kept.
+// setRoles takes the definition the backend holds. Unsaved edits are kept,
+// and so is the version they were made on, which saving needs to tell the
+// admin's changes from the other admins'.
 func (p *publishersEditor) setRoles(r roles) {
 	p.setCategories()
 	if r.network == nil {
 		return
 	}
 	if p.base != nil && p.dirty() {
-		p.base = r.network
+		p.latest = r.network
 		p.showHeading()
 		p.updateButtons()
 		return
@@ -168,27 +164,38 @@ func (p *publishersEditor) chosen() []string {
 }
 
 func (p *publishersEditor) setWorking(sn *trust.SignedNetwork) {
-	p.base = sn
-	p.pubs = nil
+	var pubs []trust.Publisher
 	if sn != nil {
-		p.pubs = sn.Clone().Publishers
+		pubs = sn.Clone().Publishers
 	}
+	p.rebase(sn, pubs)
+	p.problem.SetText("")
+}
+
+// rebase makes sn the version the working copy pubs is edited from.
+func (p *publishersEditor) rebase(sn *trust.SignedNetwork, pubs []trust.Publisher) {
+	p.base, p.latest = sn, sn
+	p.pubs = pubs
 	p.list.UnselectAll()
 	p.selected = -1
 	p.list.Refresh()
-	p.problem.SetText("")
 	p.showHeading()
 	p.updateButtons()
 }
 
 func (p *publishersEditor) showHeading() {
-	if p.base == nil {
+	sn := p.latest
+	if sn == nil {
 		p.heading.SetText("")
 		p.open.Hide()
 		return
 	}
-	p.heading.SetText(fmt.Sprintf("Network “%s”, version %d: %d publisher(s).", p.base.Name, p.base.Version, len(p.base.Publishers)))
-	if p.base.OpenPublishing {
+	text := fmt.Sprintf("Network “%s”, version %d: %d publisher(s).", sn.Name, sn.Version, len(sn.Publishers))
+	if p.base != nil && p.base.Version != sn.Version {
+		text += fmt.Sprintf(" Your unsaved changes were made on version %d; saving merges them onto version %d.", p.base.Version, sn.Version)
+	}
+	p.heading.SetText(text)
+	if sn.OpenPublishing {
 		p.open.Show()
 	} else {
 		p.open.Hide()
@@ -199,9 +206,7 @@ func (p *publishersEditor) dirty() bool {
 	if p.base == nil {
 		return false
 	}
-	return !slices.EqualFunc(p.pubs, p.base.Publishers, func(a, b trust.Publisher) bool {
-		return a.Name == b.Name && bytes.Equal(a.Key, b.Key) && slices.Equal(a.Categories, b.Categories)
-	})
+	return !samePublishers(p.pubs, p.base.Publishers)
 }
 
 func (p *publishersEditor) updateButtons() {
@@ -213,7 +218,7 @@ func (p *publishersEditor) updateButtons() {
 		}
 	}
 	enable(p.remove, p.selected >= 0 && p.selected < len(p.pubs))
-	enable(p.add, p.base != nil)
+	enable(p.add, p.latest != nil)
 	enable(p.save, p.dirty() && !p.busy)
 	enable(p.revert, p.dirty() && !p.busy)
 	if p.dirty() {
@@ -250,7 +255,7 @@ func (p *publishersEditor) checkNewPublisher() (trust.Publisher, string) {
 	if i := slices.IndexFunc(p.pubs, func(x trust.Publisher) bool { return bytes.Equal(x.Key, key) }); i >= 0 {
 		return trust.Publisher{}, fmt.Sprintf("This key is already a publisher (%s).", p.pubs[i].Name)
 	}
-	if p.base != nil && p.base.IsRevoked(key) {
+	if p.latest != nil && p.latest.IsRevoked(key) {
 		return trust.Publisher{}, "This key has been revoked and cannot publish."
 	}
 	name := strings.TrimSpace(p.name.Text)
@@ -287,28 +292,57 @@ func (p *publishersEditor) removeSelected() {
 	p.updateButtons()
 }
 
-// doSave signs and publishes the next version with the working list.
+// doSave publishes the next version with the admin's changes to the
+// publishers, merged onto the version held by then.
 func (p *publishersEditor) doSave() {
 	tb, ok := p.u.trustBackend()
-	if !ok || p.busy {
+	if !ok || p.busy || p.base == nil {
 		return
 	}
-	pubs := slices.Clone(p.pubs)
+	base, mine, cat := p.base, slices.Clone(p.pubs), p.u.catalog
 	p.busy = true
 	p.updateButtons()
 	p.note.SetText("Signing and publishing…")
 	p.u.w.Go(func() func() {
-		next, err := publishEdit(tb, func(n *trust.Network) { n.Publishers = pubs })
+		var onto *trust.SignedNetwork
+		var merged []trust.Publisher
+		next, err := publishEdit(tb, func(cur *trust.SignedNetwork, n *trust.Network) error {
+			var problems []string
+			onto = cur
+			merged, problems = mergePublishers(base.Publishers, mine, cur, cat)
+			switch {
+			case len(problems) > 0:
+				return &editConflict{problems: problems}
+			case samePublishers(merged, cur.Publishers):
+				return errUpToDate
+			}
+			n.Publishers = merged
+			return nil
+		})
 		return func() {
 			p.busy = false
-			if err != nil {
+			var conflict *editConflict
+			switch {
+			case errors.As(err, &conflict):
+				p.rebase(onto, merged)
+				p.problem.SetText("Not published: " + conflict.Error() + " " + conflictAdvice(fmt.Sprintf("version %d", onto.Version)))
+				return
+			case errors.Is(err, errUpToDate):
+				p.setWorking(onto)
+				p.note.SetText(fmt.Sprintf("Nothing to publish: version %d already has these publishers.", onto.Version))
+				return
+			case err != nil:
 				p.note.SetText("")
 				p.problem.SetText("The publishers were not saved: " + err.Error())
 				p.updateButtons()
 				return
 			}
 			p.setWorking(next)
-			p.note.SetText(fmt.Sprintf("Published as version %d of the network definition.", next.Version))
+			note := fmt.Sprintf("Published as version %d of the network definition.", next.Version)
+			if onto.Version != base.Version {
+				note += mergedNote(fmt.Sprintf("version %d", onto.Version))
+			}
+			p.note.SetText(note)
 			p.u.rolesRef.trigger()
 		}
 	})

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,14 +18,20 @@ import (
 // seedEditor edits the seed list: the servants a new connection tries, in
 // priority order (the first reachable one is the vertex). Addresses are
 // validated as host:port, can be tested for reachability, and the list is
-// saved to the store for the next connection.
+// saved to the store for the next connection. An admin's list is
+// published as the next version of the network definition, merged onto
+// whatever version other admins published meanwhile (mergeSeeds).
 type seedEditor struct {
 	u        *UI
 	seeds    []string
 	saved    []string
 	selected int
-	probes   *prober
-	tested   bool // the list was tested once when first shown
+	// base is the definition the list was loaded with (nil without one): an
+	// admin's edit is the change from its seeds. latest is the one held now,
+	// newer than base while unsaved edits wait.
+	base, latest *trust.SignedNetwork
+	probes       *prober
+	tested       bool // the list was tested once when first shown
 
 	list                  *widget.List
 	addr                  *widget.Entry
@@ -82,7 +89,7 @@ func newSeedEditor(u *UI) *seedEditor {
 	s.test = widget.NewButtonWithIcon("Test reachability", theme.SearchIcon(), s.testAll)
 	s.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.doSave)
 	s.save.Importance = widget.HighImportance
-	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { s.setSeeds(s.saved) })
+	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), s.revertEdits)
 	s.problem = wrappedLabel("", widget.DangerImportance)
 	s.note = wrappedLabel("", widget.MediumImportance)
 
@@ -97,15 +104,45 @@ func newSeedEditor(u *UI) *seedEditor {
 	return s
 }
 
-// load reads the stored list (background).
+// load reads the stored list and the definition it goes with (background).
 func (s *seedEditor) load() {
+	tb, trusted := s.u.trustBackend()
 	s.u.w.Go(func() func() {
 		seeds := s.u.b.Seeds()
+		var sn *trust.SignedNetwork
+		if trusted {
+			sn = tb.Network()
+		}
 		return func() {
+			s.base, s.latest = sn, sn
 			s.saved = slices.Clone(seeds)
 			s.setSeeds(seeds)
 		}
 	})
+}
+
+// revertEdits drops the unsaved edits and shows the list held now.
+func (s *seedEditor) revertEdits() {
+	if s.latest != s.base {
+		s.load() // a newer definition stored its own list meanwhile
+		return
+	}
+	s.setSeeds(s.saved)
+}
+
+// setNetwork is told the definition held. A newer version replaces the list
+// on show when nothing is pending (adopting a definition also stores its
+// seeds); unsaved edits are kept, with the version they were made on.
+func (s *seedEditor) setNetwork(sn *trust.SignedNetwork) {
+	if sn == nil || (s.latest != nil && s.latest.Version == sn.Version) {
+		return
+	}
+	if s.dirty() {
+		s.latest = sn
+		s.updateButtons()
+		return
+	}
+	s.load()
 }
 
 func (s *seedEditor) setSeeds(seeds []string) {
@@ -134,9 +171,12 @@ func (s *seedEditor) updateButtons() {
 	enable(s.test, len(s.seeds) > 0)
 	enable(s.save, s.dirty())
 	enable(s.revert, s.dirty())
-	if s.dirty() {
+	switch {
+	case s.dirty() && s.base != nil && s.latest.Version != s.base.Version:
+		s.note.SetText(fmt.Sprintf("Unsaved changes, made on version %d of the network definition; saving merges them onto version %d.", s.base.Version, s.latest.Version))
+	case s.dirty():
 		s.note.SetText("Unsaved changes.")
-	} else if s.note.Text == "Unsaved changes." {
+	case strings.HasPrefix(s.note.Text, "Unsaved changes"):
 		s.note.SetText("")
 	}
 }
@@ -207,6 +247,7 @@ func (s *seedEditor) testAll() {
 
 func (s *seedEditor) doSave() {
 	seeds := slices.Clone(s.seeds)
+	base := s.base
 	s.save.Disable()
 	s.note.SetText("Saving…")
 	tb, signed := s.u.trustBackend()
@@ -215,29 +256,68 @@ func (s *seedEditor) doSave() {
 		// An admin's list goes into a new signed version of the network
 		// definition (every servant uses it); the local list is set too, so
 		// a servant still connecting restarts with it.
-		var next *trust.SignedNetwork
+		var next, onto *trust.SignedNetwork
 		var err error
+		result := seeds
 		if signed {
-			next, err = publishEdit(tb, func(n *trust.Network) { n.Seeds = slices.Clone(seeds) })
+			next, err = publishEdit(tb, func(cur *trust.SignedNetwork, n *trust.Network) error {
+				onto = cur
+				from := cur.Seeds
+				if base != nil {
+					from = base.Seeds
+				}
+				merged, conflict := mergeSeeds(from, seeds, cur.Seeds)
+				if conflict {
+					return &editConflict{problems: []string{seedConflict(cur.Seeds, seeds, cur.Version)}}
+				}
+				result = merged
+				if slices.Equal(merged, cur.Seeds) {
+					return errUpToDate
+				}
+				n.Seeds = merged
+				return nil
+			})
+		}
+		var conflict *editConflict
+		if errors.Is(err, errUpToDate) {
+			err = nil // the definition has the list already; this computer may not
 		}
 		if err == nil {
-			err = s.u.b.SetSeeds(seeds)
+			err = s.u.b.SetSeeds(result)
 		}
 		return func() {
-			if err != nil {
+			switch {
+			case errors.As(err, &conflict):
+				s.base, s.latest = onto, onto
+				if len(onto.Seeds) > 0 {
+					s.saved = slices.Clone(onto.Seeds)
+				}
+				s.updateButtons()
+				s.problem.SetText("Not published: " + conflict.Error() + " " + conflictAdvice(fmt.Sprintf("version %d", onto.Version)))
+				return
+			case err != nil:
 				s.note.SetText("")
 				s.problem.SetText("The seed list was not saved: " + err.Error())
 				s.updateButtons()
 				return
 			}
-			s.saved = seeds
-			s.updateButtons()
-			if next != nil {
-				s.note.SetText(fmt.Sprintf("Published as version %d of the network definition. The new list is used at the next connection.", next.Version))
+			s.saved = slices.Clone(result)
+			s.setSeeds(result)
+			switch {
+			case next != nil:
+				s.base, s.latest = next, next
+				note := fmt.Sprintf("Published as version %d of the network definition. The new list is used at the next connection.", next.Version)
+				if base != nil && onto.Version != base.Version {
+					note += mergedNote(fmt.Sprintf("version %d", onto.Version))
+				}
+				s.note.SetText(note)
 				s.u.rolesRef.trigger()
-				return
+			case onto != nil:
+				s.base, s.latest = onto, onto
+				s.note.SetText(fmt.Sprintf("Saved. Version %d of the network definition already has this list; it is used at the next connection.", onto.Version))
+			default:
+				s.note.SetText("Saved. The new list is used at the next connection.")
 			}
-			s.note.SetText("Saved. The new list is used at the next connection.")
 		}
 	})
 }

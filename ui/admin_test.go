@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/trust"
 )
 
 func probeFake(addr string) app.Probe {
@@ -186,5 +188,213 @@ func TestCatalogEditor(t *testing.T) {
 	// The rest of the window follows: compose offers the new category.
 	if !slices.Contains(h.u.compose.catIDs, "marketing/events") {
 		t.Error("compose does not offer the new category")
+	}
+}
+
+// withSecondAdmin makes b's definition list another admin besides b's own
+// key (version 2), and returns the other admin's key pair, with which a
+// test publishes as a colleague at another computer would.
+func withSecondAdmin(t *testing.T, b *fake) *trust.Identity {
+	t.Helper()
+	other, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.network = nextVersion(t, b.identity, b.network, func(n *trust.Network) { n.Admins = append(n.Admins, other.Public) })
+	return other
+}
+
+// adoptFrom has b adopt the next version signed by admin after edit, as
+// when it arrives over the network, and runs what follows in the UI.
+func adoptFrom(t *testing.T, h *harness, b *fake, admin *trust.Identity, edit func(*trust.Network)) {
+	t.Helper()
+	if err := b.PublishNetwork(nextVersion(t, admin, b.Network(), edit)); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+}
+
+func newKey(t *testing.T) *trust.Identity {
+	t.Helper()
+	id, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestAdminPublishersConcurrentAddition: while I add a publisher, another
+// admin publishes a version adding another one; my save publishes a
+// version holding both and says that it merged.
+func TestAdminPublishersConcurrentAddition(t *testing.T) {
+	b := newFake()
+	other := withSecondAdmin(t, b)
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.publishersTab)
+	h.sync()
+	p := h.u.publishers
+
+	hr, ann := newKey(t), newKey(t)
+	h.typeInto(p.key, trust.PublicKeyString(hr.Public))
+	h.typeInto(p.name, "HR team")
+	h.tap(p.add)
+	adoptFrom(t, h, b, other, func(n *trust.Network) {
+		n.Publishers = append(n.Publishers, trust.Publisher{Name: "Ann", Key: ann.Public})
+	})
+	if len(p.pubs) != 2 || p.save.Disabled() {
+		t.Fatalf("the new version replaced my unsaved edit: %d publishers", len(p.pubs))
+	}
+	if !strings.Contains(p.heading.Text, "version 3") || !strings.Contains(p.heading.Text, "made on version 2; saving merges them onto version 3") {
+		t.Errorf("heading %q", p.heading.Text)
+	}
+
+	h.tap(p.save)
+	sn := b.Network()
+	_, hasHR := sn.Publisher(hr.Public)
+	_, hasAnn := sn.Publisher(ann.Public)
+	if sn.Version != 4 || !hasHR || !hasAnn || !bytes.Equal(sn.Signer, b.identity.Public) {
+		t.Fatalf("published v%d by %s: %+v", sn.Version, trust.PublicKeyString(sn.Signer), sn.Publishers)
+	}
+	if want := "Published as version 4 of the network definition. Your changes were merged onto version 3, which another admin published while you were editing."; p.note.Text != want {
+		t.Errorf("note %q", p.note.Text)
+	}
+	if len(p.pubs) != 3 || !p.save.Disabled() || p.problem.Text != "" {
+		t.Errorf("after saving: %d publishers, problem %q", len(p.pubs), p.problem.Text)
+	}
+}
+
+// TestAdminPublishersConflict: I remove a publisher that another admin changed
+// meanwhile. Nothing is published; the message names the conflict and the
+// editor moves onto the other admin's version with my removal still
+// pending, so saving again is a choice made knowingly.
+func TestAdminPublishersConflict(t *testing.T) {
+	b := newFake()
+	other := withSecondAdmin(t, b)
+	ann := newKey(t)
+	b.network = nextVersion(t, other, b.network, func(n *trust.Network) {
+		n.Publishers = append(n.Publishers, trust.Publisher{Name: "Ann", Key: ann.Public})
+	})
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.publishersTab)
+	h.sync()
+	p := h.u.publishers
+	p.list.Select(slices.IndexFunc(p.pubs, func(x trust.Publisher) bool { return x.Name == "Ann" }))
+	h.tap(p.remove)
+	adoptFrom(t, h, b, other, func(n *trust.Network) {
+		i := slices.IndexFunc(n.Publishers, func(x trust.Publisher) bool { return x.Name == "Ann" })
+		n.Publishers[i].Categories = []string{"hr"}
+	})
+
+	h.tap(p.save)
+	if sn := b.Network(); sn.Version != 4 || !bytes.Equal(sn.Signer, other.Public) {
+		t.Fatalf("a conflicting edit was published: v%d", sn.Version)
+	}
+	for _, want := range []string{
+		"Another admin changed publisher “Ann” in version 4 to “Ann”, HR, while you removed it.",
+		"Not published: Another admin",
+		"The editor now shows version 4 with your changes on top",
+	} {
+		if !strings.Contains(p.problem.Text, want) {
+			t.Errorf("problem %q, want %q", p.problem.Text, want)
+		}
+	}
+	if !hasLabel(p.content, "Another admin changed publisher “Ann”") {
+		t.Error("the conflict is not on screen")
+	}
+	if p.base.Version != 4 || len(p.pubs) != 1 || p.save.Disabled() || !strings.HasPrefix(p.heading.Text, "Network “Newsdesk”, version 4: 2 publisher(s).") {
+		t.Errorf("after the conflict: base v%d, %d publishers, heading %q", p.base.Version, len(p.pubs), p.heading.Text)
+	}
+
+	// Saving again keeps my removal, now made on version 4.
+	h.tap(p.save)
+	if sn := b.Network(); sn.Version != 5 || len(sn.Publishers) != 1 {
+		t.Errorf("saving again: v%d %+v", sn.Version, sn.Publishers)
+	}
+	if p.note.Text != "Published as version 5 of the network definition." {
+		t.Errorf("note %q", p.note.Text)
+	}
+}
+
+// TestAdminSeedsFollowAndConflict: with nothing pending the seed editor shows
+// the list of a version another admin published; with an edit pending, a
+// differently changed list is a conflict: nothing is published or stored,
+// and Revert takes the other admin's list.
+func TestAdminSeedsFollowAndConflict(t *testing.T) {
+	b := newFake()
+	other := withSecondAdmin(t, b)
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.seedsTab)
+	h.sync()
+	s := h.u.seeds
+	adoptFrom(t, h, b, other, func(n *trust.Network) { n.Seeds = []string{"10.0.0.7:7400"} })
+	if !slices.Equal(s.seeds, []string{"10.0.0.7:7400"}) || !s.save.Disabled() {
+		t.Fatalf("the editor shows %q after version 3", s.seeds)
+	}
+
+	h.typeInto(s.addr, "10.0.0.8:7400")
+	h.tap(s.add)
+	theirs := []string{"10.0.0.7:7400", "10.0.0.9:7400"}
+	adoptFrom(t, h, b, other, func(n *trust.Network) { n.Seeds = theirs })
+	if want := []string{"10.0.0.7:7400", "10.0.0.8:7400"}; !slices.Equal(s.seeds, want) {
+		t.Fatalf("my pending edit is gone: %q", s.seeds)
+	}
+	if s.note.Text != "Unsaved changes, made on version 3 of the network definition; saving merges them onto version 4." {
+		t.Errorf("note %q", s.note.Text)
+	}
+	h.tap(s.save)
+	if sn := b.Network(); sn.Version != 4 || len(b.seedsSaved) != 0 {
+		t.Fatalf("a conflicting list was saved: v%d, stored %q", sn.Version, b.seedsSaved)
+	}
+	if want := "Another admin changed the seed list in version 4 to 10.0.0.7:7400, 10.0.0.9:7400, while you changed it to 10.0.0.7:7400, 10.0.0.8:7400."; !strings.Contains(s.problem.Text, want) {
+		t.Errorf("problem %q", s.problem.Text)
+	}
+	h.tap(s.revert)
+	if !slices.Equal(s.seeds, theirs) || !s.save.Disabled() {
+		t.Errorf("revert shows %q", s.seeds)
+	}
+}
+
+// TestAdminCatalogConcurrentAddition: categories added by me and by
+// another admin meanwhile are both in the catalog I save, numbered one
+// above the other admin's catalog.
+func TestAdminCatalogConcurrentAddition(t *testing.T) {
+	b := newFake()
+	other := withSecondAdmin(t, b)
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.catalogTab)
+	h.sync()
+	e := h.u.catalogEd
+	h.tap(e.newCat)
+	h.typeInto(e.id, "marketing")
+	h.typeInto(e.name, "Marketing")
+	h.tap(e.apply)
+	adoptFrom(t, h, b, other, func(n *trust.Network) {
+		c, err := categories.NewCatalog(n.Catalog.Version()+1, append(n.Catalog.All(), categories.Category{ID: "legal", Name: "Legal"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Catalog = c
+	})
+	if !slices.Contains(e.cats, categories.Category{ID: "marketing", Name: "Marketing"}) {
+		t.Fatal("my pending category is gone")
+	}
+	if e.note.Text != "Unsaved changes, made on catalog version 1; saving merges them onto version 2." {
+		t.Errorf("note %q", e.note.Text)
+	}
+
+	h.tap(e.save)
+	sn := b.Network()
+	if sn.Version != 4 || sn.Catalog.Version() != 3 || !sn.Catalog.Has("legal") || !sn.Catalog.Has("marketing") {
+		t.Fatalf("published v%d, catalog v%d %q", sn.Version, sn.Catalog.Version(), sn.Catalog.IDs())
+	}
+	if want := "Saved as catalog version 3, published as version 4 of the network definition. Your changes were merged onto version 3, which another admin published while you were editing."; e.note.Text != want {
+		t.Errorf("note %q", e.note.Text)
+	}
+	if !e.save.Disabled() || !slices.Contains(h.u.compose.catIDs, "legal") {
+		t.Errorf("after saving: save enabled %v, compose offers %q", !e.save.Disabled(), h.u.compose.catIDs)
 	}
 }

@@ -128,34 +128,53 @@ func (u *UI) rolesChanged() {
 	}
 	u.compose.setCatalog()
 	u.publishers.setRoles(r)
+	u.seeds.setNetwork(r.network)
 	u.prefs.setKey(r.key)
 }
 
 // errNoNetwork: a TrustBackend without a network definition.
 var errNoNetwork = errors.New("this installation holds no network definition")
 
-// publishEdit signs a copy of the definition held, changed by edit, as
-// the next version with this installation's key and publishes it
-// (background). It starts from the definition held at the time, so an
-// edit only changes what edit sets.
-func publishEdit(tb TrustBackend, edit func(*trust.Network)) (*trust.SignedNetwork, error) {
-	cur := tb.Network()
-	if cur == nil {
-		return nil, errNoNetwork
-	}
+// publishAttempts bounds how often publishEdit merges again when another
+// version was adopted between reading the definition and publishing.
+const publishAttempts = 3
+
+// publishEdit publishes an admin's edit as the next version of the
+// definition held, signed with this installation's key (background).
+//
+// The editor made its edit against the version it was loaded from, which
+// may be older than the one held by now: merge gets the definition held
+// (cur) and next, a copy of it numbered cur.Version+1, and applies the
+// edit to next as a change, leaving everything else as cur has it. merge
+// returns an *editConflict or errUpToDate to stop without publishing. When
+// another version is adopted while this one is being signed, the backend
+// refuses this one as not newer, and the edit is merged again onto the
+// version adopted, which is thus never overwritten either.
+func publishEdit(tb TrustBackend, merge func(cur *trust.SignedNetwork, next *trust.Network) error) (*trust.SignedNetwork, error) {
 	id := tb.Identity()
 	if id == nil {
 		return nil, errors.New("this installation has no key")
 	}
-	n := cur.Network.Clone()
-	n.Version = cur.Version + 1
-	edit(n)
-	next, err := id.SignNetwork(n)
-	if err != nil {
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		cur := tb.Network()
+		if cur == nil {
+			return nil, errNoNetwork
+		}
+		n := cur.Network.Clone()
+		n.Version = cur.Version + 1
+		if err := merge(cur, n); err != nil {
+			return nil, err
+		}
+		next, err := id.SignNetwork(n)
+		if err != nil {
+			return nil, err
+		}
+		err = tb.PublishNetwork(next)
+		if err == nil {
+			return next, nil
+		}
+		if !errors.Is(err, trust.ErrNotNewer) || attempt == publishAttempts {
+			return nil, err
+		}
 	}
-	if err := tb.PublishNetwork(next); err != nil {
-		return nil, err
-	}
-	return next, nil
 }
