@@ -17,8 +17,9 @@ const maxCheckErrors = 10
 // ErrCorrupt describing what is wrong, or nil. It runs bbolt's page-level
 // check (every page reachable once, keys in order), then checks that every
 // item decodes and validates, that every index entry matches an item and
-// every item has its index entries, that the counters equal a recount, and
-// that the search index holds exactly the stored items. It reads everything
+// every item has its index entries, that the counters equal a recount, that
+// every retraction record decodes, and that the search index holds exactly
+// the visible (stored, not retracted) items. It reads everything
 // and blocks writers while it runs: a test and diagnostics tool, not
 // something for every start.
 func (s *Store) Check() error {
@@ -47,27 +48,41 @@ func (s *Store) Check() error {
 }
 
 // checkInvariants recomputes every derived bucket from the items and
-// compares. It returns the set of stored IDs.
+// compares. It returns the set of visible IDs. A retracted item counts as
+// stored for by-source, by-received and read state, and as absent for
+// by-category and the counters.
 func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	if _, err := inspect(tx); err != nil {
 		return nil, err
 	}
 	b := itemBuckets(tx)
+	err := b.retracted.ForEach(func(k, v []byte) error {
+		_, err := decodeRetraction(k, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	want := map[string]map[string]bool{
 		"by-category": {}, "by-source": {}, "by-received": {},
 	}
 	itemCounts := map[string]uint64{}
 	unread := map[string]uint64{}
 	ids := map[uuid.UUID]bool{}
-	err := b.items.ForEach(func(k, v []byte) error {
+	visible := map[uuid.UUID]bool{}
+	err = b.items.ForEach(func(k, v []byte) error {
 		it, err := decodeValue(k, v)
 		if err != nil {
 			return err
 		}
 		ids[it.ID] = true
-		want["by-category"][string(categoryKey(it.Category, it.ID))] = true
 		want["by-source"][string(sourceKey(it.Source, it.SourceCount, it.ID))] = true
 		want["by-received"][string(receivedKey(it.Received, it.ID))] = true
+		if b.isRetracted(k) {
+			return nil
+		}
+		visible[it.ID] = true
+		want["by-category"][string(categoryKey(it.Category, it.ID))] = true
 		itemCounts[it.Category]++
 		if b.read.Get(k) == nil {
 			unread[it.Category]++
@@ -108,7 +123,7 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 			return nil, corruptf("%s: stored %v, recount %v", name, got, wantCounts)
 		}
 	}
-	return ids, nil
+	return visible, nil
 }
 
 // check compares the index with the stored IDs; an index not built yet

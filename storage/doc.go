@@ -23,9 +23,13 @@
 //	seeds          index (4, BE) → address           ordered seed list
 //	source-counts  source → uint64                   highest communication count per source
 //	outbox         sequence (8, BE) → encoded item   published while disconnected, in order
+//	retracted      id → format + at (8) + reason     retractions, kept forever (retract.go)
 //
 // Counters are changed in the same transaction as the keys they count, so an
 // unread count is never a scan and never drifts; Check verifies them.
+//
+// An item hidden by a retraction keeps its items, by-source and by-received
+// keys but has no by-category key and is not counted (retract.go).
 //
 // # Writes
 //

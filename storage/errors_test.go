@@ -219,23 +219,24 @@ func TestSchemaTooNew(t *testing.T) {
 	}
 }
 
-// TestMigrationHook: a store of schema 1 opened by code with one migration
-// runs it once, records schema 2, and keeps its data.
+// TestMigrationHook: a store of the current schema opened by code with one
+// more migration runs it once, records the next schema, and keeps its data.
 func TestMigrationHook(t *testing.T) {
 	dir := t.TempDir()
 	fillStore(t, dir, 10)
 	dir2 := t.TempDir()
 	fillStore(t, dir2, 1)
 	runs := 0
-	restore := storage.SetMigrations([]func(tx *bbolt.Tx) error{
+	cur := storage.SchemaVersion()
+	restore := storage.SetMigrations(append(storage.Migrations(),
 		func(tx *bbolt.Tx) error {
 			runs++
-			_, err := tx.CreateBucket([]byte("added-in-2"))
+			_, err := tx.CreateBucket([]byte("added-later"))
 			return err
 		},
-	})
+	))
 	defer restore()
-	if storage.SchemaVersion() != 2 {
+	if storage.SchemaVersion() != cur+1 {
 		t.Fatalf("SchemaVersion = %d", storage.SchemaVersion())
 	}
 	for range 2 {
@@ -253,9 +254,10 @@ func TestMigrationHook(t *testing.T) {
 		t.Errorf("migration ran %d times", runs)
 	}
 	// A failing migration leaves the file at the old schema.
-	restore2 := storage.SetMigrations([]func(tx *bbolt.Tx) error{func(*bbolt.Tx) error { return errors.New("boom") }})
+	restore()
+	restore2 := storage.SetMigrations(append(storage.Migrations(), func(*bbolt.Tx) error { return errors.New("boom") }))
 	defer restore2()
-	if _, err := storage.Open(dir2); err == nil || !strings.Contains(err.Error(), "migrate schema 1 to 2: boom") {
+	if _, err := storage.Open(dir2); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("migrate schema %d to %d: boom", cur, cur+1)) {
 		t.Fatalf("failing migration: %v", err)
 	}
 	restore2()

@@ -1,6 +1,10 @@
 package storage
 
-import "go.etcd.io/bbolt"
+import (
+	"slices"
+
+	"go.etcd.io/bbolt"
+)
 
 // SetMigrations replaces the migration list for a test and returns the
 // function that restores it.
@@ -10,8 +14,15 @@ func SetMigrations(m []func(tx *bbolt.Tx) error) (restore func()) {
 	return func() { migrations = old }
 }
 
+// Migrations returns a copy of the migration list, for a test that appends
+// to it.
+func Migrations() []func(tx *bbolt.Tx) error { return slices.Clone(migrations) }
+
 // BucketMeta and KeySchema let external tests edit the schema version.
 var BucketMeta, KeySchema = bucketMeta, keySchema
+
+// BucketRetracted lets external tests damage or remove retraction records.
+var BucketRetracted = bucketRetracted
 
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
@@ -37,4 +48,12 @@ func SetIndexThresholds(dense, compact int) (restore func()) {
 	oldDense, oldCompact := denseMin, compactMin
 	denseMin, compactMin = dense, compact
 	return func() { denseMin, compactMin = oldDense, oldCompact }
+}
+
+// SetPurgeChunk changes how many by-received entries one purge transaction
+// looks at, so a small test crosses chunk boundaries.
+func SetPurgeChunk(n int) (restore func()) {
+	old := purgeChunk
+	purgeChunk = n
+	return func() { purgeChunk = old }
 }

@@ -17,6 +17,9 @@ import (
 type Entry struct {
 	Item *news.Item
 	Read bool
+	// Retracted is set for an item hidden by a retraction (see retract.go);
+	// nil for a visible item.
+	Retracted *Retraction
 }
 
 // An items value: a format byte, the received time (int64 Unix ns,
@@ -60,7 +63,7 @@ func decodeValue(id []byte, v []byte) (*news.Item, error) {
 
 // buckets holds the buckets of one transaction, looked up once.
 type buckets struct {
-	items, byCategory, bySource, byReceived, read, unread, itemCounts *bbolt.Bucket
+	items, byCategory, bySource, byReceived, read, unread, itemCounts, retracted *bbolt.Bucket
 }
 
 func itemBuckets(tx *bbolt.Tx) buckets {
@@ -72,6 +75,7 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		read:       tx.Bucket(bucketRead),
 		unread:     tx.Bucket(bucketUnread),
 		itemCounts: tx.Bucket(bucketItemCounts),
+		retracted:  tx.Bucket(bucketRetracted),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -88,7 +92,8 @@ var fillPercent = 0.9
 
 // insert stores a validated item with its encoded value and all index
 // entries, as unread. A duplicate ID is ignored (added == false): the network
-// may deliver an item twice around a repaired gap.
+// may deliver an item twice around a repaired gap. An item retracted before
+// it arrived is stored hidden: kept for the network, seen by no user.
 func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, err error) {
 	if b.items.Get(it.ID[:]) != nil {
 		return false, nil
@@ -98,7 +103,6 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 		k, v []byte
 	}{
 		{b.items, it.ID[:], val},
-		{b.byCategory, categoryKey(it.Category, it.ID), nil},
 		{b.bySource, sourceKey(it.Source, it.SourceCount, it.ID), nil},
 		{b.byReceived, receivedKey(it.Received, it.ID), nil},
 	}
@@ -106,6 +110,12 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 		if err := p.b.Put(p.k, p.v); err != nil {
 			return false, err
 		}
+	}
+	if b.isRetracted(it.ID[:]) {
+		return true, nil
+	}
+	if err := b.byCategory.Put(categoryKey(it.Category, it.ID), nil); err != nil {
+		return false, err
 	}
 	if err := addCount(b.itemCounts, it.Category, 1); err != nil {
 		return false, err
@@ -117,22 +127,16 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 	return true, nil
 }
 
-// remove deletes an item with its index entries, read state and counts.
-func (b buckets) remove(id uuid.UUID, ch *txChanges) error {
-	v := b.items.Get(id[:])
-	if v == nil {
-		return ErrNotFound
-	}
-	it, err := decodeValue(id[:], v)
-	if err != nil {
-		return err
-	}
+// remove deletes a stored item (as decoded from its value) with its index
+// entries, read state and counts. A hidden item has already given up its
+// by-category entry, counts and search entry; its retraction record stays.
+func (b buckets) remove(it *news.Item, ch *txChanges) error {
+	id := it.ID
 	dels := []struct {
 		b *bbolt.Bucket
 		k []byte
 	}{
 		{b.items, id[:]},
-		{b.byCategory, categoryKey(it.Category, id)},
 		{b.bySource, sourceKey(it.Source, it.SourceCount, id)},
 		{b.byReceived, receivedKey(it.Received, id)},
 	}
@@ -141,12 +145,22 @@ func (b buckets) remove(id uuid.UUID, ch *txChanges) error {
 			return err
 		}
 	}
-	if b.read.Get(id[:]) != nil {
+	read := b.read.Get(id[:]) != nil
+	if read {
 		if err := b.read.Delete(id[:]); err != nil {
 			return err
 		}
-	} else if err := addCount(b.unread, it.Category, -1); err != nil {
+	}
+	if b.isRetracted(id[:]) {
+		return nil
+	}
+	if err := b.byCategory.Delete(categoryKey(it.Category, id)); err != nil {
 		return err
+	}
+	if !read {
+		if err := addCount(b.unread, it.Category, -1); err != nil {
+			return err
+		}
 	}
 	if err := addCount(b.itemCounts, it.Category, -1); err != nil {
 		return err
@@ -187,8 +201,23 @@ func readCounts(b *bbolt.Bucket) (map[string]uint64, error) {
 	return out, err
 }
 
-// entry loads one item with its read state; nil if absent.
+// entry loads one item with its read state and retraction; nil if absent.
 func (b buckets) entry(id []byte) (*Entry, error) {
+	e, err := b.visibleEntry(id)
+	if e == nil || err != nil {
+		return nil, err
+	}
+	if v := b.retracted.Get(id); v != nil {
+		if e.Retracted, err = decodeRetraction(id, v); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// visibleEntry is entry for an ID that a walk over visible items produced,
+// so a listing pays no second retraction lookup per item.
+func (b buckets) visibleEntry(id []byte) (*Entry, error) {
 	v := b.items.Get(id)
 	if v == nil {
 		return nil, nil

@@ -21,17 +21,27 @@ import (
 	"newsdesk/storage/storagetest"
 )
 
-// model is the obviously-correct reference: a map of items and a map of
-// read flags, queried by brute force.
+// model is the obviously-correct reference: a map of items, a map of read
+// flags and a set of retracted IDs (stored or not), queried by brute force.
 type model struct {
-	items map[uuid.UUID]*news.Item
-	read  map[uuid.UUID]bool
-	words map[uuid.UUID][]string // cache of modelWords(title) + modelWords(body)
+	items     map[uuid.UUID]*news.Item
+	read      map[uuid.UUID]bool
+	retracted map[uuid.UUID]bool
+	words     map[uuid.UUID][]string // cache of modelWords(title) + modelWords(body)
+}
+
+// visible reports whether a stored item is shown to users.
+func (m *model) visible(id uuid.UUID) bool {
+	_, ok := m.items[id]
+	return ok && !m.retracted[id]
 }
 
 func (m *model) sorted(cats []string) []*news.Item {
 	var out []*news.Item
 	for _, it := range m.items {
+		if m.retracted[it.ID] {
+			continue
+		}
 		if len(cats) == 0 || categories.CoveredByAny(cats, it.Category) {
 			out = append(out, it)
 		}
@@ -43,7 +53,7 @@ func (m *model) sorted(cats []string) []*news.Item {
 func (m *model) unread() map[string]uint64 {
 	out := map[string]uint64{}
 	for id, it := range m.items {
-		if !m.read[id] {
+		if !m.read[id] && !m.retracted[id] {
 			out[it.Category]++
 		}
 	}
@@ -53,7 +63,9 @@ func (m *model) unread() map[string]uint64 {
 func (m *model) itemCounts() map[string]uint64 {
 	out := map[string]uint64{}
 	for _, it := range m.items {
-		out[it.Category]++
+		if !m.retracted[it.ID] {
+			out[it.Category]++
+		}
 	}
 	return out
 }
@@ -120,6 +132,9 @@ func (m *model) after(source uuid.UUID, count uint64) []*news.Item {
 
 var modelCatSets = [][]string{nil, {"sales"}, {"it", "sales/emea"}, {"salesforce"}, {"sales/emea/uk"}, {"hr", "company", "sales/apac"}, {"nothing"}}
 
+// modelPinned is pinned in TestModel's store: purges never take its items.
+var modelPinned = "sales/emea"
+
 var modelQueries = []string{"mail", "MAIL", "e-mail", "box", "strasse", "straße", "STRASSE", "ärger", "ÄRG", "école", "ECOLE", "ωmega", "ΩMEGA", "q3 mail", "2025", "v2", "patch security", "zz", "   ", "!!", "naïve", "ol", "öl", "Ö", "report mail budget"}
 
 func TestModel(t *testing.T) {
@@ -128,8 +143,8 @@ func TestModel(t *testing.T) {
 	defer storage.SetIndexThresholds(8, 20)()
 	rng := rand.New(rand.NewPCG(2025, 6))
 	dir := t.TempDir()
-	s := storagetest.MustOpenDir(t, dir, storage.NoSync())
-	m := &model{items: map[uuid.UUID]*news.Item{}, read: map[uuid.UUID]bool{}}
+	s := storagetest.MustOpenDir(t, dir, storage.NoSync(), storage.WithPinned(modelPinned))
+	m := &model{items: map[uuid.UUID]*news.Item{}, read: map[uuid.UUID]bool{}, retracted: map[uuid.UUID]bool{}}
 	var all []*news.Item // everything ever generated, for duplicates and re-ingest
 	counts := map[uuid.UUID]uint64{}
 	batches := 30
@@ -177,11 +192,11 @@ func TestModel(t *testing.T) {
 			want := 0
 			seen := map[uuid.UUID]bool{}
 			for _, id := range sel {
-				if _, ok := m.items[id]; ok && !seen[id] && m.read[id] != read {
+				if m.visible(id) && !seen[id] && m.read[id] != read {
 					want++
 				}
 				seen[id] = true
-				if _, ok := m.items[id]; ok {
+				if m.visible(id) {
 					m.read[id] = read
 				}
 			}
@@ -200,13 +215,40 @@ func TestModel(t *testing.T) {
 			cat := []string{"", "sales", "it", "sales/emea", "salesforce"}[rng.IntN(5)]
 			want := 0
 			for id, it := range m.items {
-				if (cat == "" || categories.Covers(cat, it.Category)) && !m.read[id] {
+				if (cat == "" || categories.Covers(cat, it.Category)) && !m.read[id] && !m.retracted[id] {
 					m.read[id] = true
 					want++
 				}
 			}
 			if got, err := s.MarkAllRead(cat); err != nil || got != want {
 				t.Fatalf("batch %d: MarkAllRead(%q) = %d, %v; want %d", batch, cat, got, err, want)
+			}
+		}
+		// Retract: stored items (visible or already retracted), items
+		// purged or generated but never stored (tombstones; the duplicate
+		// path above may deliver them later), and items made up here
+		// that arrive in a later batch.
+		for range rng.IntN(12) {
+			var id uuid.UUID
+			switch r := rng.IntN(10); {
+			case r < 6 && len(keys) > 0:
+				id = keys[rng.IntN(len(keys))]
+			case r < 8:
+				id = all[rng.IntN(len(all))].ID
+			default:
+				src := testSources[rng.IntN(len(testSources))]
+				counts[src]++
+				it := randomItem(t, rng, counts[src])
+				it.Source = src
+				all = append(all, it)
+				id = it.ID
+			}
+			_, stored := m.items[id]
+			want := stored && !m.retracted[id]
+			m.retracted[id] = true
+			hidden, err := s.Retract(storage.Retraction{ItemID: id, Reason: "retracted in batch " + fmt.Sprint(batch)})
+			if err != nil || hidden != want {
+				t.Fatalf("batch %d: Retract(%s) = %v, %v; want %v", batch, short(id), hidden, err, want)
 			}
 		}
 		// Purge the oldest part now and then.
@@ -219,7 +261,7 @@ func TestModel(t *testing.T) {
 			cutoff := recv[rng.IntN(len(recv)*9/10+1)] // up to 90 %: enough to compact the index
 			want := 0
 			for id, it := range m.items {
-				if it.Received.Before(cutoff) {
+				if it.Received.Before(cutoff) && !categories.Covers(modelPinned, it.Category) {
 					delete(m.items, id)
 					delete(m.read, id)
 					want++
@@ -232,7 +274,7 @@ func TestModel(t *testing.T) {
 		// Reopen now and then: the search index is rebuilt from the file.
 		if batch%4 == 3 {
 			storagetest.CheckAndClose(t, s, dir)
-			s = storagetest.MustOpenDir(t, dir, storage.NoSync())
+			s = storagetest.MustOpenDir(t, dir, storage.NoSync(), storage.WithPinned(modelPinned))
 		}
 		compareWithModel(t, batch, s, m, rng)
 	}
@@ -336,11 +378,17 @@ func compareWithModel(t *testing.T, batch int, s *storage.Store, m *model, rng *
 	// Get: some stored, some not.
 	for id, it := range m.items {
 		e, err := s.Get(id)
-		if err != nil || e.Item.Title != it.Title || e.Read != m.read[id] {
+		if err != nil || e.Item.Title != it.Title || e.Read != m.read[id] || (e.Retracted != nil) != m.retracted[id] {
 			t.Fatalf("batch %d: Get(%s) = %+v, %v", batch, short(id), e, err)
 		}
 		if rng.IntN(4) == 0 {
 			break
+		}
+	}
+	// Retraction records outlive their items.
+	for id := range m.retracted {
+		if r, err := s.Retracted(id); err != nil || r == nil || r.ItemID != id {
+			t.Fatalf("batch %d: Retracted(%s) = %+v, %v", batch, short(id), r, err)
 		}
 	}
 	if err := s.Check(); err != nil {

@@ -65,7 +65,7 @@ func (s *Store) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error
 			if id == nil {
 				return nil
 			}
-			e, err := b.entry(id)
+			e, err := b.visibleEntry(id)
 			if err != nil {
 				return err
 			}
@@ -89,13 +89,14 @@ func (s *Store) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error
 // slices point into bbolt's memory: valid while the transaction is open.
 type idWalk interface{ next() []byte }
 
-// newestWalk walks the items below bound: over the items bucket when all
-// categories are wanted, else a merge over the by-category ranges of every
-// existing category the set covers (each range is sorted by ID; the
-// categories come from item-counts, which lists exactly those with items).
+// newestWalk walks the visible items below bound: over the items bucket
+// when all categories are wanted, skipping retracted ones, else a merge over
+// the by-category ranges of every existing category the set covers (each
+// range is sorted by ID and holds no retracted item; the categories come from
+// item-counts, which lists exactly those with visible items).
 func newestWalk(b buckets, cats []string, bound []byte) (idWalk, error) {
 	if len(cats) == 0 {
-		return newDescCursor(b.items.Cursor(), nil, bound), nil
+		return visibleWalk{newDescCursor(b.items.Cursor(), nil, bound), b.retracted}, nil
 	}
 	m := &mergeWalk{}
 	err := b.itemCounts.ForEach(func(k, _ []byte) error {

@@ -12,6 +12,7 @@ type options struct {
 	verify      bool
 	now         func() time.Time
 	maxBatch    int
+	pinned      []string
 }
 
 func defaultOptions() options {
@@ -65,4 +66,12 @@ func WithMaxBatch(n int) Option {
 			o.maxBatch = n
 		}
 	}
+}
+
+// WithPinned exempts items of these categories, and of the categories under
+// them, from Purge and PurgeExpired: the application keeps its system items
+// (network definitions, retraction records) for good. Pin only categories
+// with few items; Purge reads past the pinned ones among the expired.
+func WithPinned(categories ...string) Option {
+	return func(o *options) { o.pinned = append(o.pinned, categories...) }
 }

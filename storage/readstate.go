@@ -16,7 +16,8 @@ var readMark = []byte{1}
 
 // MarkRead marks items read and returns how many changed state. Marking a
 // read item again changes nothing; IDs that are not stored (perhaps purged
-// meanwhile) are ignored. Unread counts change in the same transaction.
+// meanwhile) or hidden by a retraction are ignored. Unread counts change in
+// the same transaction.
 func (s *Store) MarkRead(ids ...uuid.UUID) (int, error) {
 	return s.setRead(ids, true)
 }
@@ -33,7 +34,7 @@ func (s *Store) setRead(ids []uuid.UUID, read bool) (int, error) {
 		b := itemBuckets(tx)
 		for _, id := range ids {
 			v := b.items.Get(id[:])
-			if v == nil {
+			if v == nil || b.isRetracted(id[:]) {
 				continue
 			}
 			if (b.read.Get(id[:]) != nil) == read {

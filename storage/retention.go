@@ -8,11 +8,14 @@ import (
 
 	"github.com/google/uuid"
 	"go.etcd.io/bbolt"
+
+	"newsdesk/categories"
 )
 
 // purgeChunk bounds one purge transaction, so purging a large backlog does
-// not build one huge transaction in memory or block ingest for long.
-const purgeChunk = 2000
+// not build one huge transaction in memory or block ingest for long. A
+// variable only so that tests can make it small.
+var purgeChunk = 2000
 
 // Retention returns how long items are kept after they were received; 0
 // means forever (the default).
@@ -50,13 +53,17 @@ func (s *Store) PurgeExpired() (int, error) {
 }
 
 // Purge deletes every item received before cutoff, with its index entries,
-// read state and counts, and returns how many it deleted. It walks the
-// by-received index from the oldest entry, in transactions of at most
-// purgeChunk items.
+// read state and counts, and returns how many it deleted. Items of pinned
+// categories (WithPinned) stay. It walks the by-received index from the
+// oldest entry, in transactions that each look at no more than purgeChunk
+// entries; each continues after the last entry the previous one looked at,
+// so pinned items among the oldest are read once per Purge, not once per
+// transaction.
 func (s *Store) Purge(cutoff time.Time) (int, error) {
 	bound := receivedBound(cutoff)
 	total := 0
-	for {
+	var after []byte // the last by-received key looked at
+	for done := false; !done; {
 		n := 0
 		err := s.update("purge", func(tx *bbolt.Tx, ch *txChanges) error {
 			n = 0
@@ -64,27 +71,61 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 			// Collect first: deleting from a bucket under a live cursor
 			// can make the cursor skip keys.
 			var ids []uuid.UUID
+			var last []byte
+			done = true
 			c := b.byReceived.Cursor()
-			for k, _ := c.First(); k != nil && len(ids) < purgeChunk; k, _ = c.Next() {
+			k, _ := c.First()
+			if after != nil {
+				if k, _ = c.Seek(after); k != nil && bytes.Equal(k, after) {
+					k, _ = c.Next()
+				}
+			}
+			for looked := 0; k != nil; k, _ = c.Next() {
 				if len(k) != 24 {
 					return corruptf("by-received key %x malformed", k)
 				}
 				if bytes.Compare(k[:8], bound) >= 0 {
 					break
 				}
+				if looked == purgeChunk {
+					done = false
+					break
+				}
+				looked++
 				ids = append(ids, uuid.UUID(k[8:]))
+				last = k
+			}
+			if last != nil {
+				after = bytes.Clone(last)
 			}
 			for _, id := range ids {
-				if err := b.remove(id, ch); err != nil {
+				v := b.items.Get(id[:])
+				if v == nil {
+					return corruptf("by-received entry for missing item %x", id)
+				}
+				it, err := decodeValue(id[:], v)
+				if err != nil {
 					return err
 				}
+				if s.pinned(it.Category) {
+					continue
+				}
+				if err := b.remove(it, ch); err != nil {
+					return err
+				}
+				n++
 			}
-			n = len(ids)
 			return nil
 		})
-		total += n
-		if err != nil || n < purgeChunk {
+		if err != nil {
 			return total, err
 		}
+		total += n
 	}
+	return total, nil
+}
+
+// pinned reports whether items of category are exempt from purging.
+func (s *Store) pinned(category string) bool {
+	return categories.CoveredByAny(s.opts.pinned, category)
 }

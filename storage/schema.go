@@ -24,6 +24,7 @@ var (
 	bucketSeeds      = []byte("seeds")
 	bucketSources    = []byte("source-counts")
 	bucketOutbox     = []byte("outbox")
+	bucketRetracted  = []byte("retracted") // since schema 2
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -32,7 +33,7 @@ var (
 var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
-	bucketSources, bucketOutbox,
+	bucketSources, bucketOutbox, bucketRetracted,
 }
 
 // Keys of the meta bucket.
@@ -51,7 +52,14 @@ var magicValue = []byte("newsdesk-store")
 // migration never changes. The current schema version is
 // len(migrations)+1. A migration must create any bucket it introduces and
 // list it in dataBuckets.
-var migrations []func(tx *bbolt.Tx) error
+var migrations = []func(tx *bbolt.Tx) error{
+	// 1 → 2: retractions (retract.go). A schema-1 store has retracted
+	// nothing, so an empty bucket is all there is to add.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucketRetracted)
+		return err
+	},
+}
 
 // SchemaVersion is the schema this code writes.
 func SchemaVersion() uint32 { return uint32(len(migrations)) + 1 }

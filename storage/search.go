@@ -130,6 +130,7 @@ func (s *Store) buildSearchIndex() {
 		default:
 		}
 		err := s.db.View(func(tx *bbolt.Tx) error {
+			retracted := tx.Bucket(bucketRetracted)
 			c := tx.Bucket(bucketItems).Cursor()
 			k, v := c.First()
 			if after != nil {
@@ -142,12 +143,16 @@ func (s *Store) buildSearchIndex() {
 					done = true
 					return nil
 				}
+				after = append(after[:0], k...)
+				if retracted.Get(k) != nil {
+					k, v = c.Next()
+					continue
+				}
 				it, err := decodeValue(k, v)
 				if err != nil {
 					return err
 				}
 				d.add(indexDoc{id: it.ID, category: it.Category, title: it.Title, body: it.Body})
-				after = append(after[:0], k...)
 				k, v = c.Next()
 			}
 			return nil
@@ -221,7 +226,9 @@ func (s *Store) Search(ctx context.Context, query string, cats []string, n int, 
 			if err != nil {
 				return err
 			}
-			if e != nil { // else purged since the index lookup
+			// Purged or retracted since the index lookup: the index hears
+			// of it only after the commit.
+			if e != nil && e.Retracted == nil {
 				out = append(out, *e)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"newsdesk/categories"
 )
 
 // FileName is the database file inside a data directory.
@@ -62,6 +64,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	if dir == "" {
 		return nil, errors.New("storage: data directory: required")
+	}
+	for _, c := range o.pinned {
+		if err := categories.ValidateID(c); err != nil {
+			return nil, fmt.Errorf("storage: pinned category: %w", err)
+		}
 	}
 	if err := prepareDir(dir, o.readOnly); err != nil {
 		return nil, err
