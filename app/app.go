@@ -129,6 +129,9 @@ type App struct {
 	network  atomic.Pointer[trust.SignedNetwork] // the definition held, never nil once open
 	netMu    sync.Mutex                          // serialises adopting definitions
 	announce *trust.SignedNetwork                // a definition imported over an older one, to announce once started
+	held     heldDefinitions                     // definitions ahead of the chain (chain.go)
+	pending  pendingRetractions                  // publishers' retractions of items not here yet (retract.go)
+	parts    definitionAssembler                 // parts of large definitions (defparts.go)
 
 	// pubMu serialises publications (count, store, send) and node
 	// restarts: a count taken from the store must reach the core before the
@@ -180,7 +183,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("installation key: %w", err)
 	}
-	st, err := storage.Open(opts.DataDir)
+	st, err := storage.Open(opts.DataDir, storage.WithPinned(systemCategories...))
 	if errors.Is(err, storage.ErrInUse) {
 		return nil, &dirInUse{dir: opts.DataDir, cause: err}
 	}
@@ -239,6 +242,12 @@ func (a *App) init(ctx context.Context) error {
 		}
 	}
 	if err := a.initNetwork(); err != nil {
+		return err
+	}
+	if err := a.loadPendingRetractions(); err != nil {
+		return err
+	}
+	if err := a.loadDefinitionParts(); err != nil {
 		return err
 	}
 	if a.opts.Subscriptions != nil {
@@ -448,7 +457,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if t, ok := a.lastAttached(); ok {
 		core.LastAttached = t.Add(-lastAttachedSlack)
 	}
-	core.KnownCategories = append(slices.Clone(a.catalog.IDs()), NetworkCategory) // mu is held
+	core.KnownCategories = append(slices.Clone(a.catalog.IDs()), systemCategories...) // mu is held
+	core.Durable = systemCategories
 	core.Archive = a.archive
 	if a.opts.tune != nil {
 		a.opts.tune(&core)
@@ -483,7 +493,7 @@ func (a *App) liveSubscriptions() []string {
 	if a.opts.Archive {
 		subs = append(subs, newsnet.AllCategories)
 	}
-	return append(subs, NetworkCategory)
+	return append(subs, systemCategories...)
 }
 
 // The node's callbacks. They run on the node's loop goroutine: they only

@@ -44,13 +44,10 @@ func (a *App) Item(id uuid.UUID) (storage.Entry, error) { return a.store.Get(id)
 // UnreadCounts returns the unread items per exact category.
 func (a *App) UnreadCounts() (map[string]uint64, error) {
 	m, err := a.store.UnreadCounts()
-	delete(m, NetworkCategory)
+	for _, c := range systemCategories {
+		delete(m, c)
+	}
 	return m, err
-}
-
-// hideSystemEntries drops the system group's items from a list users see.
-func hideSystemEntries(es []storage.Entry) []storage.Entry {
-	return slices.DeleteFunc(es, func(e storage.Entry) bool { return isSystemItem(e.Item) })
 }
 
 // MarkRead marks items read.

@@ -7,6 +7,7 @@ package app
 //
 //	GET  /v1/status          the servant's place in the tree and its links
 //	POST /v1/publish         {"category","title","body"} → {"id","suppressed"[,"queued"]}
+//	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
 //
@@ -25,6 +26,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
@@ -52,6 +55,7 @@ func (c *control) routes() map[string]endpoint {
 	return map[string]endpoint{
 		"/v1/status":        {http.MethodGet: c.status},
 		"/v1/publish":       {http.MethodPost: c.publish},
+		"/v1/retract":       {http.MethodPost: c.retract},
 		"/v1/items":         {http.MethodGet: c.listItems},
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
 	}
@@ -308,6 +312,46 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		Suppressed: res.Outcome == Suppressed,
 		Queued:     res.Outcome == Queued,
 	})
+}
+
+// retractRequest is the body of POST /v1/retract.
+type retractRequest struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// retract hides an item everywhere with a retraction signed by this
+// servant's key: 200 {"retracted": id}, 400 for a bad ID or reason, 403
+// with the reason when this key may not retract it, 404 for an item not
+// here (unless this servant is an admin, which may retract by ID).
+func (c *control) retract(w http.ResponseWriter, r *http.Request) {
+	var req retractRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	id, err := uuid.Parse(req.ID)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "id: not an item ID")
+		return
+	}
+	if err := news.CheckLine("reason", req.Reason, trust.MaxRetractionReasonRunes); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var notAuth *NotAuthorizedError
+	switch err := c.app.Retract(id, req.Reason); {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]string{"retracted": id.String()})
+	case errors.As(err, &notAuth):
+		c.log.Warn("retraction refused", "item", id, "err", err)
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": notAuth.Reason(), "detail": err.Error()})
+	case errors.Is(err, ErrItemNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
 }
 
 func (c *control) listItems(w http.ResponseWriter, r *http.Request) {

@@ -249,8 +249,11 @@ func (a *App) verify(m *newsnet.Multicast) string {
 	if it.ID != uuid.UUID(m.ID) || it.Category != m.Category || it.Source.String() != m.Source || it.SourceCount != m.Count {
 		return string(trust.Mismatch)
 	}
-	if it.Category == NetworkCategory {
-		return verifyDefinitionItem(sn, it)
+	switch it.Category {
+	case NetworkCategory:
+		return a.verifyDefinition(sn, it)
+	case RetractionCategory:
+		return a.verifyRetraction(sn, it)
 	}
 	var err error
 	if it.Supersedes != uuid.Nil {

@@ -176,9 +176,16 @@ func (p *persister) process(ops []persistOp) {
 			}
 			continue
 		}
-		if isSystemItem(in.it) {
+		switch in.it.Category {
+		case NetworkCategory:
 			a.receiveDefinition(in.it)
 			continue
+		case RetractionCategory:
+			a.receiveRetraction(in.it)
+			continue
+		}
+		if a.retractionsArrived(in.it.ID) {
+			continue // retracted before it came: nobody is told of it
 		}
 		if !slices.Contains(ev.Categories, in.it.Category) {
 			ev.Categories = append(ev.Categories, in.it.Category)

@@ -19,27 +19,19 @@ import (
 	"time"
 
 	"newsdesk/news"
-	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
 
-// NetworkCategory is the system group network definitions travel in. Every
-// servant joins it; it is not part of any catalog and is hidden from the
-// subscription lists, the status and the item lists users see.
-const NetworkCategory = "newsdesk-network"
-
-// verifyDefinitionItem is Verify for an item of NetworkCategory.
-func verifyDefinitionItem(sn *trust.SignedNetwork, it *news.Item) string {
-	if _, err := sn.VerifyItem(it); err != nil {
-		switch r := trust.ReasonOf(err); r {
-		case trust.UntrustedKey, trust.CategoryNotAllowed:
-			// Any member may relay a definition: its authority is the
-			// admin's signature on the definition, checked below.
-		case "":
+// verifyDefinition is Verify for an item of NetworkCategory.
+func (a *App) verifyDefinition(sn *trust.SignedNetwork, it *news.Item) string {
+	if r := verifyCarrier(sn, it); r != "" {
+		return r
+	}
+	if _, isPart, err := parseDefinitionPart(it.Body); isPart {
+		if err != nil {
 			return string(trust.Invalid)
-		default:
-			return string(r)
 		}
+		return "" // checked when complete (defparts.go)
 	}
 	next, err := trust.ParseSignedNetwork([]byte(it.Body))
 	if err != nil {
@@ -60,6 +52,10 @@ func verifyDefinitionItem(sn *trust.SignedNetwork, it *news.Item) string {
 		}
 		return string(trust.BadSignature)
 	case errors.Is(err, trust.ErrNotAdmin):
+		if trust.VerifySelfSigned(next) == nil {
+			a.held.hold(next, it)
+			return string(trust.AheadOfChain)
+		}
 		return string(trust.NotAuthorized)
 	case errors.Is(err, trust.ErrBadSignature):
 		return string(trust.BadSignature)
@@ -79,44 +75,62 @@ func (a *App) PublishNetwork(next *trust.SignedNetwork) error {
 	return a.announceNetwork(next)
 }
 
-// announceNetwork publishes sn as an item of NetworkCategory.
+// announceNetwork publishes sn as an item of NetworkCategory, or as
+// several when it is larger than one item's body (defparts.go).
 func (a *App) announceNetwork(sn *trust.SignedNetwork) error {
 	doc, err := sn.Marshal()
 	if err != nil {
 		return err
 	}
-	if len(doc) > news.MaxBodyBytes {
-		return fmt.Errorf("network definition of %d bytes: too large to announce (at most %d); deploy it as a file", len(doc), news.MaxBodyBytes)
-	}
-	now := time.Now()
-	id, err := news.NewID(now)
+	bodies, err := splitDefinition(doc)
 	if err != nil {
 		return err
 	}
-	it := &news.Item{
-		ID:       id,
-		Category: NetworkCategory,
-		Title:    fmt.Sprintf("Network definition %q version %d", oneLine(sn.Name, 60), sn.Version),
-		Body:     string(doc),
-		Author:   a.settings().DisplayName,
-		Source:   a.source,
-		Created:  now,
+	title := fmt.Sprintf("Network definition %q version %d", oneLine(sn.Name, 60), sn.Version)
+	for i, body := range bodies {
+		now := time.Now()
+		id, err := news.NewID(now)
+		if err != nil {
+			return err
+		}
+		it := &news.Item{
+			ID:       id,
+			Category: NetworkCategory,
+			Title:    title,
+			Body:     body,
+			Author:   a.settings().DisplayName,
+			Source:   a.source,
+			Created:  now,
+		}
+		if len(bodies) > 1 {
+			it.Title = fmt.Sprintf("%s, part %d of %d", title, i+1, len(bodies))
+		}
+		if err := it.Validate(); err != nil {
+			return fmt.Errorf("announcing the network definition: %w", err)
+		}
+		res, err := a.publish(it)
+		if err != nil {
+			return fmt.Errorf("announcing the network definition: %w", err)
+		}
+		a.log.Info("network definition announced", "version", sn.Version, "part", i+1, "parts", len(bodies), "outcome", res.Outcome.String())
 	}
-	if err := it.Validate(); err != nil {
-		return fmt.Errorf("announcing the network definition: %w", err)
-	}
-	res, err := a.publish(it)
-	if err != nil {
-		return fmt.Errorf("announcing the network definition: %w", err)
-	}
-	a.log.Info("network definition announced", "version", sn.Version, "outcome", res.Outcome.String())
 	return nil
 }
 
-// adoptNetwork makes next (already accepted) the definition held: it is
+// adoptNetwork makes next (already accepted) the definition held, then
+// adopts the held definitions it opens the way to (chain.go).
+func (a *App) adoptNetwork(next *trust.SignedNetwork) error {
+	if err := a.adoptOne(next); err != nil {
+		return err
+	}
+	a.adoptHeld()
+	return nil
+}
+
+// adoptOne makes next (already accepted) the definition held: it is
 // stored, the catalog applies at once, the seeds at the next connection,
 // and links proven with a secret no longer accepted re-authenticate.
-func (a *App) adoptNetwork(next *trust.SignedNetwork) error {
+func (a *App) adoptOne(next *trust.SignedNetwork) error {
 	a.netMu.Lock()
 	defer a.netMu.Unlock()
 	cur := a.Network()
@@ -159,12 +173,33 @@ func (a *App) receiveDefinition(it *news.Item) {
 	if _, err := a.store.MarkRead(it.ID); err != nil {
 		a.log.Warn("marking a network definition read failed", "err", err)
 	}
-	next, err := trust.ParseSignedNetwork([]byte(it.Body))
+	doc := []byte(it.Body)
+	if p, isPart, err := parseDefinitionPart(it.Body); isPart {
+		if err == nil {
+			doc, err = a.parts.add(p)
+		}
+		if err != nil || doc == nil {
+			if err != nil {
+				a.log.Warn("network definition part refused", "err", err)
+			}
+			return
+		}
+	}
+	next, err := trust.ParseSignedNetwork(doc)
 	if err != nil {
-		return // Verify let it through, so this cannot happen
+		a.log.Warn("network definition refused", "err", err)
+		return
+	}
+	if next.ID != a.Network().ID {
+		a.log.Warn("network definition of another network refused", "name", next.Name, "id", next.ID.String())
+		return
 	}
 	if err := a.Network().Accept(next); err != nil {
-		if !errors.Is(err, trust.ErrNotNewer) {
+		switch {
+		case errors.Is(err, trust.ErrNotNewer):
+		case errors.Is(err, trust.ErrNotAdmin) && trust.VerifySelfSigned(next) == nil:
+			a.held.hold(next, nil) // its parts are stored already
+		default:
 			a.log.Warn("network definition refused", "version", next.Version, "err", err)
 		}
 		return
@@ -173,28 +208,6 @@ func (a *App) receiveDefinition(it *news.Item) {
 		a.log.Error("adopting a network definition failed", "version", next.Version, "err", err)
 	}
 }
-
-// hideSystem removes NetworkCategory from a category list (a copy).
-func hideSystem[S ~[]E, E ~string](s S) S {
-	if !slices.Contains(s, E(NetworkCategory)) {
-		return s
-	}
-	return slices.DeleteFunc(slices.Clone(s), func(c E) bool { return c == E(NetworkCategory) })
-}
-
-// hideSystemStatus removes NetworkCategory from what a status shows.
-func hideSystemStatus(st *newsnet.Status) {
-	st.Subscriptions = hideSystem(st.Subscriptions)
-	links := slices.Clone(st.Links)
-	for i := range links {
-		links[i].Received = hideSystem(links[i].Received)
-		links[i].Sent = hideSystem(links[i].Sent)
-	}
-	st.Links = links
-}
-
-// isSystemItem reports whether an item belongs to the system group.
-func isSystemItem(it *news.Item) bool { return it != nil && it.Category == NetworkCategory }
 
 // ImportNetwork makes this installation use the definition sn (a file the
 // IT department deployed, read with ReadNetworkFile): the first-run

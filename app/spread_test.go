@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"newsdesk/news"
+	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
 
@@ -162,5 +165,96 @@ func TestSetupNewNetworkSeedsDefinition(t *testing.T) {
 	}
 	if posts, _, _ := a.MyPosts(10, ""); len(posts) != 0 {
 		t.Errorf("my posts list the definition: %d", len(posts))
+	}
+}
+
+// A servant that was offline while the admins changed and then published
+// again (version 2 adds an admin, who signs version 3) receives both by
+// catch-up, however long ago they were published (the system group is
+// durable: the window here is a millisecond), and adopts version 3 even
+// when it arrives before version 2.
+func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
+	admin, _ := trust.GenerateIdentity()
+	v1, err := trust.NewNetwork("Acme", admin, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shortWindow := func(c *newsnet.Config) { c.CatchUpWindow = time.Millisecond }
+	a := openApp(t, Options{Start: true, Network: v1, Archive: true})
+	b := openApp(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
+	offline := openApp(t, Options{Network: v1, Seeds: []string{a.Addr()}, tune: shortWindow})
+	b.waitRouted(t, NetworkCategory)
+
+	n2 := v1.Network.Clone()
+	n2.Version = 2
+	n2.Admins = append(n2.Admins, b.Identity().Public)
+	v2, err := admin.SignNetwork(n2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PublishNetwork(v2); err != nil {
+		t.Fatal(err)
+	}
+	n3 := v2.Network.Clone()
+	n3.Version = 3
+	n3.Name = "Acme by b"
+	v3, err := b.Identity().SignNetwork(n3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PublishNetwork(v3); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "v3 on the archive", func() error {
+		if v := a.Network().Version; v != 3 {
+			return fmt.Errorf("a holds version %d", v)
+		}
+		return nil
+	})
+	time.Sleep(5 * time.Millisecond) // both older than the window now
+
+	if err := offline.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForUpTo(t, 20*time.Second, "v3 on the servant that was offline", func() error {
+		if v := offline.Network().Version; v != 3 {
+			return fmt.Errorf("it holds version %d", v)
+		}
+		return nil
+	})
+
+	// The order that needs holding, made certain: version 3 first.
+	q := openApp(t, Options{Network: v1})
+	carrier := func(sn *trust.SignedNetwork) *newsnet.Multicast {
+		doc, _ := sn.Marshal()
+		it, err := news.NewItem(NetworkCategory, "definition", string(doc), "", uuid.New(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		it.SourceCount = 1
+		trust.SignItem(admin, it)
+		m, err := multicastOf(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m3, m2 := carrier(v3), carrier(v2)
+	if r := q.verify(m3); r != string(trust.AheadOfChain) {
+		t.Fatalf("version 3 before version 2: verify = %q, want %q", r, trust.AheadOfChain)
+	}
+	if r := q.verify(m2); r != "" {
+		t.Fatalf("version 2: verify = %q", r)
+	}
+	q.persist.deliver(m2, time.Now())
+	q.persist.flush()
+	if v := q.Network().Version; v != 3 {
+		t.Fatalf("after version 2 arrived, q holds version %d, want 3", v)
+	}
+	if stored, err := q.storedNetwork(); err != nil || stored.Version != 3 {
+		t.Errorf("q's stored definition: %v, %v", stored, err)
+	}
+	if _, err := q.store.Get(uuid.UUID(m3.ID)); err != nil {
+		t.Errorf("the held version's carrier is not stored to answer others: %v", err)
 	}
 }

@@ -419,3 +419,53 @@ func TestServeRefusesBadDefinitions(t *testing.T) {
 		t.Errorf("serve with a first definition not signed by its admin = %v, want a refusal", err)
 	}
 }
+
+// POST /v1/retract: the publisher's retraction hides its item on the
+// subscriber; a servant that did not publish it gets 403 with the reason;
+// bad IDs and reasons are 400, an unknown item 404.
+func TestServeRetract(t *testing.T) {
+	aData := filepath.Join(t.TempDir(), "a")
+	_, _, file := publishersNetwork(t, aData)
+	a := startServeIn(t, aData, "--network", file)
+	b := startServe(t, "--network", file, "--seeds", a.ID, "--subscribe", "it")
+	b.waitAttached(t)
+	a.waitRoute(t, "it")
+	r := a.publish(t, "it", "Printer fixed", "")
+	waitFor(t, "the item on b", func() error {
+		if got := b.titles(t, "it"); !slices.Equal(got, []string{"Printer fixed"}) {
+			return fmt.Errorf("b has %q", got)
+		}
+		return nil
+	})
+
+	var e struct{ Error string }
+	code, body := b.call(t, "POST", "/v1/retract", map[string]string{"id": r.ID})
+	json.Unmarshal(body, &e)
+	if code != http.StatusForbidden || e.Error != string(trust.NotAuthorized) {
+		t.Errorf("retraction by a servant that did not publish it: %d %s, want 403 notAuthorized", code, body)
+	}
+	for _, bad := range []map[string]string{
+		{"id": "not-an-id"},
+		{"id": r.ID, "reason": "two\nlines"},
+	} {
+		if code, body := a.call(t, "POST", "/v1/retract", bad); code != http.StatusBadRequest {
+			t.Errorf("retract %v: %d %s, want 400", bad, code, body)
+		}
+	}
+	if code, body := a.call(t, "POST", "/v1/retract", map[string]string{"id": "0191a000-0000-7000-8000-000000000001"}); code != http.StatusNotFound {
+		t.Errorf("retract of an unknown item: %d %s, want 404", code, body)
+	}
+
+	if code, body := a.call(t, "POST", "/v1/retract", map[string]string{"id": r.ID, "reason": "Still broken"}); code != http.StatusOK {
+		t.Fatalf("retraction by the publisher: %d %s", code, body)
+	}
+	waitFor(t, "the item gone from b", func() error {
+		if got := b.titles(t, "it"); len(got) != 0 {
+			return fmt.Errorf("b lists %q", got)
+		}
+		return nil
+	})
+	if got := a.titles(t, "it"); len(got) != 0 {
+		t.Errorf("a lists %q", got)
+	}
+}

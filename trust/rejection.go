@@ -40,12 +40,16 @@ const (
 	// Mismatch: a correction or retraction checked against an item it does
 	// not refer to (a caller error rather than an attack).
 	Mismatch Rejection = "mismatch"
+	// AheadOfChain: a network definition signed by one of its own admins
+	// but not by an admin of the definition held, with versions between
+	// them not seen yet. The caller may hold it until they arrive.
+	AheadOfChain Rejection = "aheadOfChain"
 )
 
 // Rejections returns every reason, for initialising counters so that a
 // status report shows zeros rather than missing keys.
 func Rejections() []Rejection {
-	return []Rejection{Invalid, Unsigned, BadSignature, UntrustedKey, RevokedKey, CategoryNotAllowed, NotAuthorized, UnknownItem, Mismatch}
+	return []Rejection{Invalid, Unsigned, BadSignature, UntrustedKey, RevokedKey, CategoryNotAllowed, NotAuthorized, UnknownItem, Mismatch, AheadOfChain}
 }
 
 func (r Rejection) Error() string { return string(r) }

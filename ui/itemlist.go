@@ -224,7 +224,7 @@ func (l *itemList) itemsChanged(ids []uuid.UUID) {
 			for _, id := range ids {
 				e, err := b.Item(id)
 				switch {
-				case errors.Is(err, storage.ErrNotFound):
+				case errors.Is(err, storage.ErrNotFound), err == nil && e.Retracted != nil:
 					gone = append(gone, id)
 				case err == nil:
 					r := rowOf(e)

@@ -25,6 +25,8 @@ type itemView struct {
 	correction *widget.Label
 	original   *widget.Button // opens the corrected item
 	markUnread *widget.Button
+	retract    *widget.Button // offered to admins and the item's publisher
+	retracted  *widget.Label  // shown instead of the body once retracted
 	body       *widget.RichText
 	hint       *widget.Label
 	page       *fyne.Container
@@ -33,6 +35,7 @@ type itemView struct {
 	read      bool
 	sup       uuid.UUID
 	corrKnown bool // the title of what it corrects is shown
+	shown     *row // the open item's row
 
 	onMarkUnread func(uuid.UUID)
 
@@ -46,6 +49,7 @@ func newItemView(u *UI) *itemView {
 		meta:       widget.NewLabel(""),
 		urgent:     widget.NewLabel("Urgent"),
 		correction: widget.NewLabel(""),
+		retracted:  widget.NewLabel(""),
 		body:       widget.NewRichText(),
 		hint:       widget.NewLabel("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches."),
 	}
@@ -71,11 +75,15 @@ func newItemView(u *UI) *itemView {
 			v.onMarkUnread(v.id)
 		}
 	})
+	v.retract = widget.NewButtonWithIcon("Retract…", theme.DeleteIcon(), v.doRetract)
+	v.retracted.Wrapping = fyne.TextWrapWord
+	v.retracted.Importance = widget.DangerImportance
 	v.original.Importance = widget.LowImportance
 	v.markUnread.Importance = widget.LowImportance
+	v.retract.Importance = widget.LowImportance
 	header := container.NewVBox(
-		container.NewBorder(nil, nil, nil, v.markUnread, v.title),
-		v.meta, v.urgent,
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.retract, v.markUnread), v.title),
+		v.meta, v.urgent, v.retracted,
 		container.NewBorder(nil, nil, nil, v.original, v.correction),
 		widget.NewSeparator(),
 	)
@@ -94,7 +102,7 @@ func (v *itemView) clear() {
 
 // show opens r: the header at once from the row, the body when read.
 func (v *itemView) show(r *row) {
-	v.id, v.read, v.sup = r.id, r.read, r.supersedes
+	v.id, v.read, v.sup, v.shown = r.id, r.read, r.supersedes, r
 	v.hint.Hide()
 	v.page.Show()
 	v.setHeader(r)
@@ -149,6 +157,55 @@ func (v *itemView) setHeader(r *row) {
 		v.original.Hide()
 	}
 	v.setRead(r.read)
+	v.setRetracted(r)
+}
+
+// setRetracted shows whether the open item is retracted, and offers the
+// retraction to those who may make it.
+func (v *itemView) setRetracted(r *row) {
+	if r.retracted {
+		text := "This item was retracted by its publisher or an admin."
+		if r.retraction != "" {
+			text = "Retracted: " + r.retraction
+		}
+		v.retracted.SetText(text)
+		v.retracted.Show()
+		v.markUnread.Hide()
+	} else {
+		v.retracted.Hide()
+		v.markUnread.Show()
+	}
+	if v.u.mayRetract(r) {
+		v.retract.Show()
+	} else {
+		v.retract.Hide()
+	}
+}
+
+// markRetracted shows the open item as retracted now (an event said so).
+func (v *itemView) markRetracted(reason string) {
+	if v.shown == nil {
+		return
+	}
+	r := *v.shown
+	r.retracted, r.retraction = true, reason
+	v.shown = &r
+	v.setRetracted(&r)
+	v.body.Segments = nil
+	v.body.Refresh()
+}
+
+// doRetract asks for a reason and retracts the open item.
+func (v *itemView) doRetract() {
+	r := v.shown
+	if r == nil {
+		return
+	}
+	v.u.confirmRetract(r.id, r.title, func() {
+		if v.id == r.id {
+			v.u.reader.refreshOpen()
+		}
+	})
 }
 
 // setRead updates the read state of the shown item.
@@ -178,6 +235,10 @@ func (v *itemView) loadBody(id uuid.UUID) {
 			}
 			if e.Item.Supersedes != uuid.Nil && !v.corrKnown {
 				v.fillCorrection(e)
+			}
+			if e.Retracted != nil {
+				v.markRetracted(e.Retracted.Reason)
+				return
 			}
 			v.body.Segments = segs
 			v.body.Refresh()

@@ -20,15 +20,23 @@ type row struct {
 	created      time.Time
 	urgent, read bool
 	supersedes   uuid.UUID
-	correctionOf string // title of the item it corrects, when known
+	correctionOf string    // title of the item it corrects, when known
+	source       uuid.UUID // the publishing installation
+	retracted    bool      // hidden by a retraction (shown in My posts only)
+	retraction   string    // its reason, may be empty
 }
 
 func rowOf(e storage.Entry) *row {
 	it := e.Item
-	return &row{
+	r := &row{
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
 		created: it.Created, urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
+		source: it.Source,
 	}
+	if e.Retracted != nil {
+		r.retracted, r.retraction = true, e.Retracted.Reason
+	}
+	return r
 }
 
 // query is what a listing lists: the newest items of some categories, or

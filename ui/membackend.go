@@ -30,6 +30,9 @@ type memBackend struct {
 	items    []*news.Item // newest (highest ID) first
 	byID     map[uuid.UUID]*news.Item
 	read     map[uuid.UUID]bool
+	// retracted holds the retractions applied, as the store keeps them:
+	// the item stays, out of every list but My posts.
+	retracted map[uuid.UUID]*storage.Retraction
 	catalog  *categories.Catalog
 	subs     []string
 	seeds    []string
@@ -69,6 +72,7 @@ func newMemBackend(now func() time.Time) *memBackend {
 	if err != nil {
 		panic(err)
 	}
+	source := uuid.MustParse("0191a000-0000-7000-8000-00000000beef")
 	return &memBackend{
 		identity: id,
 		network:  sn,
@@ -76,8 +80,8 @@ func newMemBackend(now func() time.Time) *memBackend {
 		byID:     map[uuid.UUID]*news.Item{},
 		read:     map[uuid.UUID]bool{},
 		catalog:  categories.Default(),
-		source:   uuid.MustParse("0191a000-0000-7000-8000-00000000beef"),
-		status:   app.NetStatus{Connected: true},
+		source:   source,
+		status:   app.NetStatus{Connected: true, Source: source.String()},
 		events:   make(chan app.Event, 256),
 	}
 }
@@ -156,8 +160,11 @@ func (m *memBackend) Close() error {
 }
 
 func (m *memBackend) entry(it *news.Item) storage.Entry {
-	return storage.Entry{Item: it.Clone(), Read: m.read[it.ID]}
+	return storage.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID]}
 }
+
+// visible reports whether it shows in lists, searches and counts.
+func (m *memBackend) visible(it *news.Item) bool { return m.retracted[it.ID] == nil }
 
 // page walks the items older than cur that keep returns true and returns
 // up to n of them with the cursor of the next page.
@@ -197,7 +204,7 @@ func inCats(cats []string, it *news.Item) bool {
 func (m *memBackend) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.page(n, cur, func(it *news.Item) bool { return inCats(cats, it) })
+	return m.page(n, cur, func(it *news.Item) bool { return m.visible(it) && inCats(cats, it) })
 }
 
 func (m *memBackend) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
@@ -208,7 +215,7 @@ func (m *memBackend) Search(ctx context.Context, query string, cats []string, n 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.page(n, cur, func(it *news.Item) bool {
-		if !inCats(cats, it) || ctx.Err() != nil {
+		if !m.visible(it) || !inCats(cats, it) || ctx.Err() != nil {
 			return false
 		}
 		text := strings.ToLower(it.Title + " " + it.Body)
@@ -236,7 +243,7 @@ func (m *memBackend) UnreadCounts() (map[string]uint64, error) {
 	defer m.mu.Unlock()
 	out := map[string]uint64{}
 	for _, it := range m.items {
-		if !m.read[it.ID] {
+		if !m.read[it.ID] && m.visible(it) {
 			out[it.Category]++
 		}
 	}
@@ -442,6 +449,36 @@ func (m *memBackend) SaveSettings(s app.Settings) error {
 }
 
 func (m *memBackend) Events() <-chan app.Event { return m.events }
+
+// Retract hides an item as the application does: admins may retract any
+// item, this installation its own.
+func (m *memBackend) Retract(id uuid.UUID, reason string) error {
+	if err := news.CheckLine("reason", reason, trust.MaxRetractionReasonRunes); err != nil {
+		return err
+	}
+	admin := m.IsAdmin()
+	m.mu.Lock()
+	it, ok := m.byID[id]
+	switch {
+	case !ok:
+		m.mu.Unlock()
+		return app.ErrItemNotFound
+	case !admin && it.Source != m.source:
+		m.mu.Unlock()
+		return &app.NotAuthorizedError{ItemID: id, Err: trust.NotAuthorized}
+	case m.retracted[id] != nil:
+		m.mu.Unlock()
+		return nil
+	}
+	if m.retracted == nil {
+		m.retracted = map[uuid.UUID]*storage.Retraction{}
+	}
+	m.retracted[id] = &storage.Retraction{ItemID: id, Reason: reason, At: m.now()}
+	cat := it.Category
+	m.mu.Unlock()
+	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{cat}, Items: []uuid.UUID{id}})
+	return nil
+}
 
 // Identity returns the installation's key pair.
 func (m *memBackend) Identity() *trust.Identity { return m.identity }

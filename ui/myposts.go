@@ -11,7 +11,8 @@ import (
 )
 
 // myPosts lists what this installation published, newest first, paged like
-// the item list, each with "Publish a correction".
+// the item list, each with "Publish a correction" and "Retract…"; a
+// retracted post stays listed, marked, with neither.
 type myPosts struct {
 	u       *UI
 	rows    []*row
@@ -25,11 +26,12 @@ type myPosts struct {
 	content fyne.CanvasObject
 }
 
-// postRow is one row: title and details, and the correction button.
+// postRow is one row: title and details, and the correction and retract
+// buttons.
 type postRow struct {
-	title, meta *widget.Label
-	correct     *widget.Button
-	box         fyne.CanvasObject
+	title, meta      *widget.Label
+	correct, retract *widget.Button
+	box              fyne.CanvasObject
 }
 
 func newMyPosts(u *UI) *myPosts {
@@ -47,7 +49,9 @@ func newMyPosts(u *UI) *myPosts {
 			r.meta.SizeName = theme.SizeNameCaptionText
 			r.meta.Importance = widget.LowImportance
 			r.correct = widget.NewButtonWithIcon("Publish a correction", theme.DocumentCreateIcon(), nil)
-			r.box = container.NewBorder(nil, nil, nil, container.NewCenter(r.correct),
+			r.retract = widget.NewButtonWithIcon("Retract…", theme.DeleteIcon(), nil)
+			r.retract.Importance = widget.LowImportance
+			r.box = container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(r.correct, r.retract)),
 				container.New(&linesLayout{overlap: 2 * theme.InnerPadding()}, r.title, r.meta))
 			rows[r.box] = r
 			return r.box
@@ -62,9 +66,24 @@ func newMyPosts(u *UI) *myPosts {
 			if it.supersedes != uuid.Nil {
 				meta = "Correction · " + meta
 			}
+			if it.retracted {
+				meta = "Retracted · " + meta
+				if it.retraction != "" {
+					meta += " · " + it.retraction
+				}
+				r.correct.Disable()
+			} else {
+				r.correct.Enable()
+			}
+			if p.u.mayRetract(it) {
+				r.retract.Show()
+			} else {
+				r.retract.Hide()
+			}
 			r.meta.SetText(meta)
-			id := it.id
+			id, title := it.id, it.title
 			r.correct.OnTapped = func() { p.startCorrection(id) }
+			r.retract.OnTapped = func() { p.u.confirmRetract(id, title, p.reload) }
 			if i >= len(p.rows)-prefetch {
 				p.loadMore()
 			}

@@ -52,7 +52,7 @@ func (n *notifier) itemsArrived(ids []uuid.UUID) {
 		var notes []*news.Item
 		for _, id := range check {
 			e, err := b.Item(id)
-			if err != nil || e.Read {
+			if err != nil || e.Read || e.Retracted != nil {
 				continue
 			}
 			it := e.Item

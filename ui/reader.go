@@ -250,6 +250,9 @@ func (r *reader) refreshOpen() {
 		return func() {
 			if err == nil && r.view.id == id {
 				r.view.setRead(e.Read)
+				if e.Retracted != nil {
+					r.view.markRetracted(e.Retracted.Reason)
+				}
 			}
 		}
 	})

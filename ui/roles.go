@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2/container"
+	"github.com/google/uuid"
 
 	"newsdesk/app"
 	"newsdesk/trust"
@@ -30,6 +31,9 @@ type TrustBackend interface {
 	PublishNetwork(next *trust.SignedNetwork) error
 	// ImportNetwork makes the installation use a deployed definition.
 	ImportNetwork(sn *trust.SignedNetwork) error
+	// Retract hides an item everywhere with a signed retraction (admins:
+	// any item; publishers: their own).
+	Retract(id uuid.UUID, reason string) error
 }
 
 var _ TrustBackend = (*app.App)(nil)

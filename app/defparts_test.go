@@ -1,0 +1,148 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"newsdesk/trust"
+)
+
+// A document split into parts comes back whole in any order, with
+// duplicates; every part is valid UTF-8 within the body limit, also when
+// a cut would fall inside a character; parts that do not add up to the
+// hash they name are refused.
+func TestDefinitionPartsRoundTrip(t *testing.T) {
+	doc := []byte(strings.Repeat("Zoë Ångström 東京 ", 12000)) // multi-byte characters across every cut
+	bodies, err := splitDefinition(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bodies) < 3 {
+		t.Fatalf("%d parts for %d bytes", len(bodies), len(doc))
+	}
+	var parts []definitionPart
+	for _, b := range bodies {
+		if len(b) > 64<<10 || !utf8.ValidString(b) {
+			t.Fatalf("a part of %d bytes, valid UTF-8 %v", len(b), utf8.ValidString(b))
+		}
+		p, ok, err := parseDefinitionPart(b)
+		if !ok || err != nil {
+			t.Fatalf("parse: %v %v", ok, err)
+		}
+		parts = append(parts, p)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var d definitionAssembler
+	order := append(r.Perm(len(parts)), 0) // and a duplicate
+	var got []byte
+	for i, k := range order {
+		out, err := d.add(parts[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != nil {
+			if i != len(order)-2 {
+				t.Fatalf("complete after %d of %d parts", i+1, len(parts))
+			}
+			got = out
+		}
+	}
+	if !bytes.Equal(got, doc) {
+		t.Fatal("the document did not come back whole")
+	}
+
+	// Swap two chunks: the hash says no.
+	var e definitionAssembler
+	bad := append([]definitionPart(nil), parts...)
+	bad[0].chunk, bad[1].chunk = bad[1].chunk, bad[0].chunk
+	var lastErr error
+	for _, p := range bad {
+		if _, err := e.add(p); err != nil {
+			lastErr = err
+		}
+	}
+	if lastErr == nil {
+		t.Error("parts that do not match their hash were accepted")
+	}
+
+	small, err := splitDefinition([]byte(`{"small":true}`))
+	if err != nil || len(small) != 1 || small[0] != `{"small":true}` {
+		t.Errorf("a small document: %q, %v", small, err)
+	}
+	if _, ok, _ := parseDefinitionPart(small[0]); ok {
+		t.Error("a whole document parsed as a part")
+	}
+}
+
+// Malformed part headers are errors, never panics.
+func TestDefinitionPartHeaders(t *testing.T) {
+	sum := strings.Repeat("ab", 32)
+	for _, body := range []string{
+		partHeaderPrefix,
+		partHeaderPrefix + "1/2 " + sum,
+		partHeaderPrefix + "1/2 " + sum + "\n",
+		partHeaderPrefix + "0/2 " + sum + "\nx",
+		partHeaderPrefix + "3/2 " + sum + "\nx",
+		partHeaderPrefix + "1/1 " + sum + "\nx",
+		partHeaderPrefix + fmt.Sprintf("1/%d ", maxDefinitionParts+1) + sum + "\nx",
+		partHeaderPrefix + "1/2 abc\nx",
+		partHeaderPrefix + "x/2 " + sum + "\nx",
+		partHeaderPrefix + "1-2 " + sum + "\nx",
+		partHeaderPrefix + "1/2 " + sum + " extra\nx",
+	} {
+		if _, ok, err := parseDefinitionPart(body); !ok || err == nil {
+			t.Errorf("%q: ok %v, err %v", body, ok, err)
+		}
+	}
+}
+
+// A definition too large for one item (a thousand publishers) spreads in
+// parts to every servant, also to one that joins later.
+func TestLargeNetworkDefinitionSpreads(t *testing.T) {
+	admin, _ := trust.GenerateIdentity()
+	v1, err := trust.NewNetwork("Acme", admin, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, Options{Start: true, Network: v1, Archive: true})
+	b := openApp(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
+	b.waitRouted(t, NetworkCategory)
+
+	n := v1.Network.Clone()
+	n.Version = 2
+	for i := range 1000 {
+		k, _ := trust.GenerateIdentity()
+		n.Publishers = append(n.Publishers, trust.Publisher{Name: fmt.Sprintf("Publisher %d of the company newsroom", i), Key: k.Public, Categories: []string{"it", "hr"}})
+	}
+	v2, err := admin.SignNetwork(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := v2.Marshal(); len(doc) <= 64<<10 {
+		t.Fatalf("the definition has %d bytes: not large enough for the test", len(doc))
+	}
+	if err := b.PublishNetwork(v2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "v2 on a", func() error {
+		if v := a.Network().Version; v != 2 {
+			return fmt.Errorf("a holds version %d", v)
+		}
+		return nil
+	})
+	if got := len(a.Network().Publishers); got != len(v2.Publishers) {
+		t.Errorf("a's definition lists %d publishers", got)
+	}
+	c := openApp(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
+	waitForUpTo(t, 20*time.Second, "v2 on the late joiner", func() error {
+		if v := c.Network().Version; v != 2 {
+			return fmt.Errorf("c holds version %d", v)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,353 @@
+package app
+
+// Signed retractions (issue 6): "a signed retraction hides an item
+// everywhere". A retraction (trust.Retraction) is valid when signed by an
+// admin, or by the key that signed the item. It travels as an item of
+// RetractionCategory, a system group every servant joins, whose body is the
+// retraction's binary encoding in base64: every servant learns of every
+// retraction, also one that does not hold the item yet, so a copy that
+// arrives later (catch-up, a retransmission) is stored hidden at once.
+//
+// Hidden means out of every list, search, count and notification; the
+// store keeps the item itself (storage.Store.Retract), so the overlay can
+// still answer retransmission requests for its count.
+//
+// Where it is decided: an admin's retraction everywhere; a publisher's only
+// where the item is, since only the item says who signed it. A servant
+// without the item relays a publisher's retraction when the signer may
+// publish at all, and keeps it in memory (pendingRetractions) until the
+// item arrives; the stored carriers rebuild that set after a restart.
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/news"
+	"newsdesk/storage"
+	"newsdesk/trust"
+)
+
+// ErrItemNotFound: a retraction of an item this installation does not hold,
+// by a key that is no admin (only the item can show who published it).
+var ErrItemNotFound = errors.New("no such item here")
+
+// NotAuthorizedError: this installation's key may not retract the item (it
+// is neither an admin nor the item's publisher, or it is revoked).
+type NotAuthorizedError struct {
+	ItemID uuid.UUID
+	Err    error
+}
+
+func (e *NotAuthorizedError) Error() string {
+	return fmt.Sprintf("this installation may not retract item %s: %v (only its publisher or an admin may)", e.ItemID, e.Err)
+}
+
+func (e *NotAuthorizedError) Unwrap() error { return e.Err }
+
+// Reason returns the short reason, a trust.Rejection.
+func (e *NotAuthorizedError) Reason() string { return string(trust.ReasonOf(e.Err)) }
+
+// Retract hides an item everywhere: it signs a retraction with this
+// installation's key, applies it here and announces it to the network.
+// reason (one line, may be empty) is shown in place of the item. Admins may
+// retract any item, a publisher its own. A corrected item's earlier
+// versions are retracted with it, so the story does not reappear in the
+// version before; retracting an item retracted already is a no-op.
+func (a *App) Retract(id uuid.UUID, reason string) error {
+	reason = strings.TrimSpace(reason)
+	versions, err := a.versionsOf(id)
+	if err != nil {
+		return err
+	}
+	sn := a.Network()
+	sign := func(target uuid.UUID, orig *news.Item) (*trust.Retraction, error) {
+		r, err := a.identity.SignRetraction(target, reason, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		return r, sn.VerifyRetraction(r, orig)
+	}
+	if len(versions) == 0 {
+		// Not here: an admin may still retract it by its ID.
+		r, err := sign(id, nil)
+		switch {
+		case trust.ReasonOf(err) == trust.UnknownItem:
+			return fmt.Errorf("retracting %s: %w", id, ErrItemNotFound)
+		case trust.ReasonOf(err) != "":
+			return &NotAuthorizedError{ItemID: id, Err: err}
+		case err != nil:
+			return err
+		}
+		return a.retract(r)
+	}
+	var rs []*trust.Retraction
+	for i, e := range versions {
+		if e.Retracted != nil {
+			continue
+		}
+		r, err := sign(e.Item.ID, e.Item)
+		switch {
+		case trust.ReasonOf(err) != "" && i == 0:
+			return &NotAuthorizedError{ItemID: id, Err: err}
+		case trust.ReasonOf(err) != "":
+			continue // an earlier version by someone else: theirs to retract
+		case err != nil:
+			return err
+		}
+		rs = append(rs, r)
+	}
+	for _, r := range rs {
+		if err := a.retract(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retract applies a retraction signed here and announces it.
+func (a *App) retract(r *trust.Retraction) error {
+	a.applyRetraction(r)
+	return a.announceRetraction(r)
+}
+
+// versionsOf returns the stored item id and the earlier versions it
+// corrects, newest first; none when id is not stored.
+func (a *App) versionsOf(id uuid.UUID) ([]storage.Entry, error) {
+	var out []storage.Entry
+	for next := id; next != uuid.Nil && len(out) < maxCorrectionChain; {
+		e, err := a.store.Get(next)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			return out, nil
+		case err != nil:
+			return nil, err
+		case isSystemItem(e.Item):
+			return nil, fmt.Errorf("retracting %s: %w", next, ErrItemNotFound)
+		}
+		out = append(out, e)
+		next = e.Item.Supersedes
+	}
+	return out, nil
+}
+
+// maxCorrectionChain bounds the walk through corrections of corrections.
+const maxCorrectionChain = 100
+
+// announceRetraction publishes r as an item of RetractionCategory.
+func (a *App) announceRetraction(r *trust.Retraction) error {
+	bin, err := r.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	id, err := news.NewID(now)
+	if err != nil {
+		return err
+	}
+	it := &news.Item{
+		ID:       id,
+		Category: RetractionCategory,
+		Title:    "Retraction of " + r.ItemID.String(),
+		Body:     base64.StdEncoding.EncodeToString(bin),
+		Author:   a.settings().DisplayName,
+		Source:   a.source,
+		Created:  now,
+	}
+	if err := it.Validate(); err != nil {
+		return fmt.Errorf("announcing the retraction: %w", err)
+	}
+	res, err := a.publish(it)
+	if err != nil {
+		return fmt.Errorf("announcing the retraction: %w", err)
+	}
+	a.log.Info("retraction announced", "item", r.ItemID, "outcome", res.Outcome.String())
+	return nil
+}
+
+// retractionOf decodes the retraction an item of RetractionCategory carries.
+func retractionOf(it *news.Item) (*trust.Retraction, error) {
+	bin, err := base64.StdEncoding.Strict().DecodeString(it.Body)
+	if err != nil {
+		return nil, fmt.Errorf("retraction: %w", err)
+	}
+	r := new(trust.Retraction)
+	if err := r.UnmarshalBinary(bin); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// verifyRetraction is Verify for an item of RetractionCategory. A
+// publisher's retraction of an item this servant does not hold passes when
+// the signer may publish at all: the servants that hold the item decide.
+func (a *App) verifyRetraction(sn *trust.SignedNetwork, it *news.Item) string {
+	if r := verifyCarrier(sn, it); r != "" {
+		return r
+	}
+	r, err := retractionOf(it)
+	if err != nil {
+		return string(trust.Invalid)
+	}
+	err = sn.VerifyRetraction(r, a.heldItem(r.ItemID))
+	switch reason := trust.ReasonOf(err); {
+	case err == nil:
+		return ""
+	case reason == trust.UnknownItem:
+		if mayPublishAnywhere(sn, r.Signer) {
+			return ""
+		}
+		return string(trust.NotAuthorized)
+	case reason != "":
+		return string(reason)
+	}
+	return string(trust.Invalid)
+}
+
+// mayPublishAnywhere reports whether k is an admin or a publisher.
+func mayPublishAnywhere(sn *trust.SignedNetwork, k []byte) bool {
+	if sn.IsRevoked(k) {
+		return false
+	}
+	if _, ok := sn.Publisher(k); ok {
+		return true
+	}
+	return sn.IsAdmin(k) || sn.OpenPublishing
+}
+
+// heldItem returns the stored item id, or nil.
+func (a *App) heldItem(id uuid.UUID) *news.Item {
+	e, err := a.store.Get(id)
+	if err != nil {
+		if !errors.Is(err, storage.ErrNotFound) {
+			a.log.Warn("reading an item failed", "id", id, "err", err)
+		}
+		return nil
+	}
+	return e.Item
+}
+
+// receiveRetraction handles a stored item of RetractionCategory (on the
+// persister's goroutine).
+func (a *App) receiveRetraction(it *news.Item) {
+	if _, err := a.store.MarkRead(it.ID); err != nil {
+		a.log.Warn("marking a retraction read failed", "err", err)
+	}
+	r, err := retractionOf(it)
+	if err != nil {
+		return // Verify let it through, so this cannot happen
+	}
+	a.applyRetraction(r)
+}
+
+// applyRetraction hides the item r retracts when r is valid: at once for an
+// admin's, or for a publisher's when the item is here and the publisher
+// signed it. A publisher's retraction of an item not here waits for it.
+func (a *App) applyRetraction(r *trust.Retraction) {
+	orig := a.heldItem(r.ItemID)
+	if err := a.Network().VerifyRetraction(r, orig); err != nil {
+		if trust.ReasonOf(err) == trust.UnknownItem {
+			a.pending.add(r)
+			return
+		}
+		a.log.Warn("retraction refused", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "err", err)
+		return
+	}
+	hidden, err := a.store.Retract(storage.Retraction{ItemID: r.ItemID, Reason: r.Reason, At: time.Now()})
+	if err != nil {
+		a.log.Error("storing a retraction failed", "item", r.ItemID, "err", err)
+		return
+	}
+	a.log.Info("item retracted", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "held", orig != nil)
+	if hidden && orig != nil {
+		a.events.emit(Event{Kind: ItemsChanged, Categories: []string{orig.Category}, Items: []uuid.UUID{r.ItemID}})
+	}
+}
+
+// retractionsArrived applies the retractions that waited for item id,
+// which was just stored (on the persister's goroutine). It reports whether
+// the item is hidden now.
+func (a *App) retractionsArrived(id uuid.UUID) bool {
+	for _, r := range a.pending.take(id) {
+		a.applyRetraction(r)
+	}
+	ret, err := a.store.Retracted(id)
+	return err == nil && ret != nil
+}
+
+// maxPendingRetractions bounds the publishers' retractions kept for items
+// not here yet; beyond it the oldest are forgotten (until the next restart
+// reads them back from the stored carriers).
+const maxPendingRetractions = 10000
+
+// pendingRetractions are publishers' retractions of items not held, by
+// item ID.
+type pendingRetractions struct {
+	mu    sync.Mutex
+	byID  map[uuid.UUID][]*trust.Retraction
+	order []uuid.UUID // arrival order, for the bound
+}
+
+func (p *pendingRetractions) add(r *trust.Retraction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byID == nil {
+		p.byID = make(map[uuid.UUID][]*trust.Retraction)
+	}
+	if _, ok := p.byID[r.ItemID]; !ok {
+		p.order = append(p.order, r.ItemID)
+	}
+	p.byID[r.ItemID] = append(p.byID[r.ItemID], r)
+	for len(p.order) > maxPendingRetractions {
+		delete(p.byID, p.order[0])
+		p.order = p.order[1:]
+	}
+}
+
+// take removes and returns the retractions waiting for id.
+func (p *pendingRetractions) take(id uuid.UUID) []*trust.Retraction {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rs, ok := p.byID[id]
+	if !ok {
+		return nil
+	}
+	delete(p.byID, id)
+	for i, o := range p.order {
+		if o == id {
+			p.order = append(p.order[:i], p.order[i+1:]...)
+			break
+		}
+	}
+	return rs
+}
+
+// loadPendingRetractions reads the stored retraction carriers back after
+// a restart: those still waiting for their item wait again.
+func (a *App) loadPendingRetractions() error {
+	var cur storage.Cursor
+	for {
+		page, next, err := a.store.Newest([]string{RetractionCategory}, 512, cur)
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			r, err := retractionOf(e.Item)
+			if err != nil {
+				continue
+			}
+			if a.heldItem(r.ItemID) == nil && !a.Network().IsAdmin(r.Signer) {
+				a.pending.add(r)
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		cur = next
+	}
+}
