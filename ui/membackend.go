@@ -25,21 +25,21 @@ import (
 // sets. It is deterministic: time comes from its clock, IDs from the
 // items it is given.
 type memBackend struct {
-	mu       sync.Mutex
-	now      func() time.Time
-	items    []*news.Item // newest (highest ID) first
-	byID     map[uuid.UUID]*news.Item
-	read     map[uuid.UUID]bool
+	mu    sync.Mutex
+	now   func() time.Time
+	items []*news.Item // newest (highest ID) first
+	byID  map[uuid.UUID]*news.Item
+	read  map[uuid.UUID]bool
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
 	retracted map[uuid.UUID]*storage.Retraction
-	catalog  *categories.Catalog
-	subs     []string
-	seeds    []string
-	settings app.Settings
-	status   app.NetStatus
-	setup    bool // NeedsSetup
-	source   uuid.UUID
+	catalog   *categories.Catalog
+	subs      []string
+	seeds     []string
+	settings  app.Settings
+	status    app.NetStatus
+	setup     bool // NeedsSetup
+	source    uuid.UUID
 
 	// remoteSubs are the categories someone else in the network subscribes
 	// to: publishing elsewhere is Suppressed.
