@@ -130,8 +130,11 @@ type App struct {
 	netMu    sync.Mutex                          // serialises adopting definitions
 	announce *trust.SignedNetwork                // a definition imported over an older one, to announce once started
 	held     heldDefinitions                     // definitions ahead of the chain (chain.go)
-	pending  pendingRetractions                  // publishers' retractions of items not here yet (retract.go)
-	parts    definitionAssembler                 // parts of large definitions (defparts.go)
+	ownEdit  ownEdit                             // the last definition this installation signed (rival.go)
+
+	prevNetwork atomic.Pointer[trust.SignedNetwork] // the definition the held one replaced, if known
+	pending     pendingRetractions                  // publishers' retractions of items not here yet (retract.go)
+	parts       definitionAssembler                 // parts of large definitions (defparts.go)
 
 	// pubMu serialises publications (count, store, send) and node
 	// restarts: a count taken from the store must reach the core before the

@@ -66,11 +66,15 @@ func (a *App) verifyDefinition(sn *trust.SignedNetwork, it *news.Item) string {
 // PublishNetwork adopts next, a new version of the network definition
 // signed by an admin of the one held, and announces it to the network.
 func (a *App) PublishNetwork(next *trust.SignedNetwork) error {
-	if err := a.Network().Accept(next); err != nil {
+	cur := a.Network()
+	if err := cur.Accept(next); err != nil {
 		return err
 	}
 	if err := a.adoptNetwork(next); err != nil {
 		return err
+	}
+	if next.Signer.Equal(a.identity.Public) {
+		a.ownEdit.set(cur, next) // to apply again should a rival win (rival.go)
 	}
 	return a.announceNetwork(next)
 }
@@ -134,12 +138,13 @@ func (a *App) adoptOne(next *trust.SignedNetwork) error {
 	a.netMu.Lock()
 	defer a.netMu.Unlock()
 	cur := a.Network()
-	if next.Version <= cur.Version {
-		return nil // adopted meanwhile
+	if next.Version < cur.Version || next.Version == cur.Version && cur.AcceptRival(next, a.prevNetwork.Load()) != nil {
+		return nil // adopted meanwhile, or a rival that does not win
 	}
 	if err := a.saveNetwork(next); err != nil {
 		return err
 	}
+	a.prevNetwork.Store(cur)
 	a.network.Store(next)
 	a.log.Info("network definition adopted", "name", next.Name, "version", next.Version,
 		"signer", trust.PublicKeyString(next.Signer))
@@ -197,6 +202,7 @@ func (a *App) receiveDefinition(it *news.Item) {
 	if err := a.Network().Accept(next); err != nil {
 		switch {
 		case errors.Is(err, trust.ErrNotNewer):
+			a.considerRival(next)
 		case errors.Is(err, trust.ErrNotAdmin) && trust.VerifySelfSigned(next) == nil:
 			a.held.hold(next, nil) // its parts are stored already
 		default:

@@ -1,0 +1,86 @@
+package app
+
+// Rival definitions (trust.AcceptRival): two admins published the same
+// version at once. Every servant keeps the one that wins the tie, so the
+// network converges on it; the admin whose version lost does not lose its
+// edit: its servant applies the edit again onto the winner
+// (trust.Rebase) and publishes the result as the next version. Fields both
+// admins changed are left as the winner has them and logged: the admin
+// decides again.
+
+import (
+	"errors"
+	"sync"
+
+	"newsdesk/trust"
+)
+
+// ownEdit is the last definition this installation signed and published,
+// with the one it replaced.
+type ownEdit struct {
+	mu         sync.Mutex
+	base, mine *trust.SignedNetwork
+}
+
+func (o *ownEdit) set(base, mine *trust.SignedNetwork) {
+	o.mu.Lock()
+	o.base, o.mine = base, mine
+	o.mu.Unlock()
+}
+
+func (o *ownEdit) get() (base, mine *trust.SignedNetwork) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.base, o.mine
+}
+
+// considerRival adopts next when it is a rival of the definition held that
+// wins the tie (on the persister's goroutine).
+func (a *App) considerRival(next *trust.SignedNetwork) {
+	lost := a.Network()
+	if next.Version != lost.Version || sameDefinition(lost, next) {
+		return
+	}
+	if err := lost.AcceptRival(next, a.prevNetwork.Load()); err != nil {
+		if !errors.Is(err, trust.ErrLosesTie) {
+			a.log.Warn("rival network definition refused", "version", next.Version, "err", err)
+		}
+		return
+	}
+	a.log.Warn("another admin published the same version at the same time; theirs wins the tie",
+		"version", next.Version, "signer", trust.PublicKeyString(next.Signer))
+	if err := a.adoptOne(next); err != nil {
+		a.log.Error("adopting the rival network definition failed", "version", next.Version, "err", err)
+		return
+	}
+	a.rebaseOwnEdit(lost, next)
+	a.adoptHeld()
+}
+
+// rebaseOwnEdit publishes this installation's edit again, onto winner,
+// when the version it lost to winner was its own.
+func (a *App) rebaseOwnEdit(lost, winner *trust.SignedNetwork) {
+	base, mine := a.ownEdit.get()
+	if mine == nil || !sameDefinition(mine, lost) || !winner.IsAdmin(a.identity.Public) {
+		return
+	}
+	merged, conflicts := trust.Rebase(&base.Network, &mine.Network, &winner.Network)
+	if len(conflicts) > 0 {
+		a.log.Warn("your edit of the network definition conflicts with another admin's; theirs is kept for these fields, edit again",
+			"fields", conflicts, "version", winner.Version)
+	}
+	unchanged := winner.Network.Clone()
+	unchanged.Version = merged.Version
+	if unchanged.SameContent(merged) {
+		return // nothing of the edit is left to apply
+	}
+	next, err := a.identity.SignNetwork(merged)
+	if err == nil {
+		err = a.PublishNetwork(next)
+	}
+	if err != nil {
+		a.log.Error("publishing the edit again onto the rival definition failed", "err", err)
+		return
+	}
+	a.log.Info("edit of the network definition published again onto the rival", "version", next.Version)
+}

@@ -1,0 +1,100 @@
+package trust
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// Two admins sign version 6 at once: every servant ends with the same one,
+// whichever it held first; a rival by a non-admin, a tampered one, or
+// another version is refused.
+func TestAcceptRival(t *testing.T) {
+	v5 := signedExample(t)
+	n := next(v5, 0)
+	n.Admins = append(n.Admins, secondAdmin.Public)
+	n.Version++
+	base, err := adminID.SignNetwork(n) // version 6 with two admins
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(id *Identity, edit func(*Network)) *SignedNetwork {
+		n := next(base, 1)
+		edit(n)
+		sn, err := id.SignNetwork(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sn
+	}
+	x := mk(adminID, func(n *Network) { n.Name = "Renamed" })
+	y := mk(secondAdmin, func(n *Network) { n.Seeds = []string{"10.9.9.9:7400"} })
+	winner, loser := x, y
+	if x.AcceptRival(y, base) == nil {
+		winner, loser = y, x
+	}
+	if err := loser.AcceptRival(winner, base); err != nil {
+		t.Fatalf("the winner does not replace the loser: %v", err)
+	}
+	if err := winner.AcceptRival(loser, base); !errors.Is(err, ErrLosesTie) {
+		t.Errorf("the loser replaces the winner: %v", err)
+	}
+	if err := winner.AcceptRival(winner, base); !errors.Is(err, ErrLosesTie) {
+		t.Errorf("the definition held as its own rival: %v", err)
+	}
+
+	forged := mk(outsiderID, func(n *Network) { n.Name = "Mine now" })
+	if err := loser.AcceptRival(forged, base); !errors.Is(err, ErrNotAdmin) {
+		t.Errorf("a rival signed by a non-admin: %v", err)
+	}
+	tampered := *winner
+	tampered.Name = "Tampered"
+	if err := loser.AcceptRival(&tampered, base); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("a tampered rival: %v", err)
+	}
+	if err := loser.AcceptRival(base, nil); !errors.Is(err, ErrNotNewer) {
+		t.Errorf("another version as a rival: %v", err)
+	}
+
+	// The rival of an admin that the held version removed is still decided
+	// alike, through the version both replaced.
+	removed := mk(adminID, func(n *Network) {
+		n.Admins = slices.DeleteFunc(n.Admins, func(k ed25519.PublicKey) bool { return k.Equal(secondAdmin.Public) })
+	})
+	other := mk(secondAdmin, func(n *Network) { n.Fanout = 8 })
+	a, b := removed.AcceptRival(other, base), other.AcceptRival(removed, base)
+	if (a == nil) == (b == nil) {
+		t.Errorf("not exactly one of the two wins: %v / %v", a, b)
+	}
+	if err := removed.AcceptRival(other, nil); err != nil && !errors.Is(err, ErrNotAdmin) && !errors.Is(err, ErrLosesTie) {
+		t.Errorf("without the version before: %v", err)
+	}
+}
+
+// Rebase applies the fields only the admin changed onto the rival, and
+// names the fields both changed.
+func TestRebase(t *testing.T) {
+	base := signedExample(t).Network.Clone()
+	mine := base.Clone()
+	mine.Seeds = []string{"10.1.1.1:7400"}
+	mine.Fanout = 8
+	theirs := base.Clone()
+	theirs.Name = "Theirs"
+	theirs.Fanout = 32
+	theirs.Version = base.Version + 1
+	out, conflicts := Rebase(base, mine, theirs)
+	if out.Version != theirs.Version+1 || out.Name != "Theirs" || !slices.Equal(out.Seeds, mine.Seeds) || out.Fanout != 32 {
+		t.Errorf("rebased: version %d, name %q, seeds %v, fanout %d", out.Version, out.Name, out.Seeds, out.Fanout)
+	}
+	if !slices.Equal(conflicts, []string{"fanout"}) {
+		t.Errorf("conflicts %v, want [fanout]", conflicts)
+	}
+	if theirs.Seeds[0] == "10.1.1.1:7400" {
+		t.Error("Rebase changed its input")
+	}
+	same := base.Clone()
+	if _, c := Rebase(base, same, theirs); len(c) != 0 {
+		t.Errorf("an empty edit conflicts: %v", c)
+	}
+}
