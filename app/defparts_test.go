@@ -146,3 +146,24 @@ func TestLargeNetworkDefinitionSpreads(t *testing.T) {
 		return nil
 	})
 }
+
+// Whatever a part's body holds, parsing never panics, and a part it
+// accepts is within the limits the assembler relies on.
+func FuzzDefinitionPart(f *testing.F) {
+	sum := strings.Repeat("0f", 32)
+	f.Add(partHeaderPrefix + "1/2 " + sum + "\n{\"name\":")
+	f.Add(partHeaderPrefix + "2/2 " + sum + "\n\"Zoë\"}")
+	f.Add(partHeaderPrefix + "1/2 zz\n")
+	f.Add(`{"id":"x"}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		p, ok, err := parseDefinitionPart(body)
+		if !ok || err != nil {
+			return
+		}
+		if p.index < 1 || p.index > p.total || p.total > maxDefinitionParts || p.chunk == "" || len(p.chunk) > partChunkBytes {
+			t.Fatalf("accepted part %d of %d with %d bytes", p.index, p.total, len(p.chunk))
+		}
+		var d definitionAssembler
+		d.add(p)
+	})
+}
