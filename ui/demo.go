@@ -12,6 +12,7 @@ import (
 	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/newsnet"
+	"newsdesk/storage"
 )
 
 // The demo mode (NEWSDESK_DEMO=1) runs the window over an in-memory
@@ -51,10 +52,14 @@ func newDemoBackend(now time.Time, firstRun bool) *memBackend {
 	m.status.Source = m.source.String()
 	m.probe = demoProbe
 	m.add(demoItems(now, m.source)...)
-	// Older items are read, the last day's mostly not.
+	// Older items are read, the last day's mostly not. One of the posts
+	// was retracted, so My posts shows what that looks like.
 	for _, it := range m.items {
 		if now.Sub(it.Created) > 30*time.Hour || it.Source == m.source {
 			m.read[it.ID] = true
+		}
+		if it.Source == m.source && strings.HasPrefix(it.Title, "Volunteering day") {
+			m.retracted = map[uuid.UUID]*storage.Retraction{it.ID: {ItemID: it.ID, Reason: "Date moved: a new sign-up sheet follows", At: now.Add(-2 * time.Hour)}}
 		}
 	}
 	return m

@@ -63,6 +63,7 @@ func (u *UI) confirmRetract(id uuid.UUID, title string, retracted func()) {
 	}, u.win)
 	d.Resize(d.MinSize().AddWidthHeight(160, 0))
 	d.Show()
+	u.win.Canvas().Focus(reason) // type the reason at once
 }
 
 // retract retracts the item in the background and calls done with the
