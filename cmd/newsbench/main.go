@@ -3,7 +3,9 @@
 // the minimum, delivery latency and re-convergence after a failure, for the
 // routing of JP4353827B2 and for a flooding baseline measured in the same
 // run. Simulated sizes run in virtual time; the TCP size runs real servants
-// on loopback.
+// on loopback. A second table measures security end to end: signed items,
+// verified by every servant on receipt, against unsigned messages on the
+// same network.
 package main
 
 import (
@@ -20,11 +22,18 @@ func main() {
 	tcpSize := flag.Int("tcp", 200, "servants in the TCP run on loopback (0 skips it)")
 	items := flag.Int("items", 200, "items published per run")
 	seed := flag.Uint64("seed", 1, "seed of the simulated runs")
+	secSim := flag.Int("security-sim", 1000, "servants in the simulated security run: CPU per delivered item with signed and verified items (0 skips it)")
+	secTCP := flag.Int("security-tcp", 200, "servants in the TCP+TLS security run: latency, CPU and throughput with signed and verified items (0 skips it)")
+	secPace := flag.Duration("security-pace", 50*time.Millisecond, "time between items in the latency batches of the TCP security run (shorter, and servants verifying on a few shared cores queue up)")
 	reliability := flag.Bool("reliability", true, "also measure retransmission, history size, catch-up and latency under churn")
 	flag.Parse()
 
 	var results []result
-	for _, f := range strings.Split(*sizes, ",") {
+	var simSizes []string
+	if *sizes != "" { // so that -sim "" runs the other tables alone
+		simSizes = strings.Split(*sizes, ",")
+	}
+	for _, f := range simSizes {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 2 {
 			fmt.Fprintf(os.Stderr, "newsbench: bad size %q\n", f)
@@ -50,6 +59,32 @@ func main() {
 		}
 	}
 	printTable(os.Stdout, results)
+
+	var secResults []securityResult
+	if *secSim > 0 {
+		start := time.Now()
+		rs, err := runSimSecurity(*secSim, *items, *seed)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "newsbench: security: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "security sim n=%d: %v wall\n", *secSim, time.Since(start).Round(time.Millisecond))
+		secResults = append(secResults, rs...)
+	}
+	if *secTCP > 0 {
+		start := time.Now()
+		rs, err := runTCPSecurity(*secTCP, *items, *secPace)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "newsbench: security: tcp: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "security tcp n=%d: %v wall\n", *secTCP, time.Since(start).Round(time.Millisecond))
+		secResults = append(secResults, rs...)
+	}
+	if len(secResults) > 0 {
+		fmt.Println()
+		printSecurity(os.Stdout, secResults)
+	}
 	if *reliability {
 		fmt.Println()
 		printReliability(os.Stdout, *seed)

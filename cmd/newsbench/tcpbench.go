@@ -23,9 +23,105 @@ func tcpCore(seeds []newsnet.ServantID, flood bool) newsnet.Config {
 	return c
 }
 
-// runTCP starts size real servants on loopback addresses 127.x.y.z (all of
-// 127/8 is loopback on Linux, which gives the tree subnets to follow), and
-// measures what runSim measures, in wall-clock time.
+// tcpCluster is a set of real servants on loopback addresses 127.x.y.z
+// (all of 127/8 is loopback on Linux, which gives the tree subnets to
+// follow).
+type tcpCluster struct {
+	nodes []*node.Node
+	subs  [][]string // each node's subscriptions, in nodes' order
+	flood bool
+}
+
+// startTCP starts size servants, the first one the seed of the others.
+// configure, if set, completes servant i's configuration before it starts.
+func startTCP(ctx context.Context, r *rand.Rand, size int, flood bool, configure func(i int, cfg *node.Config) error) (*tcpCluster, error) {
+	c := &tcpCluster{flood: flood}
+	var seeds []newsnet.ServantID
+	for i, id := range benchIDs(r, size) {
+		host := "127" + string(id)[len("10"):len(id)-len(":7400")]
+		cfg := node.Config{
+			Listen: host + ":0",
+			Core:   tcpCore(seeds, flood),
+		}
+		if configure != nil {
+			if err := configure(i, &cfg); err != nil {
+				c.close()
+				return nil, err
+			}
+		}
+		nd, err := node.Start(ctx, cfg)
+		if err != nil {
+			c.close()
+			return nil, fmt.Errorf("servant %d: %w", i, err)
+		}
+		c.nodes = append(c.nodes, nd)
+		subs := benchSubs(r)
+		c.subs = append(c.subs, subs)
+		if err := nd.SetSubscriptions(subs); err != nil {
+			c.close()
+			return nil, err
+		}
+		if i == 0 {
+			seeds = []newsnet.ServantID{nd.Addr()}
+		}
+	}
+	return c, nil
+}
+
+func (c *tcpCluster) close() {
+	for _, nd := range c.nodes {
+		nd.Close()
+	}
+}
+
+func (c *tcpCluster) statuses() []newsnet.Status {
+	sts := make([]newsnet.Status, 0, len(c.nodes))
+	for _, nd := range c.nodes {
+		sts = append(sts, nd.Status())
+	}
+	return sts
+}
+
+func (c *tcpCluster) settled() bool {
+	sts := c.statuses()
+	if c.flood {
+		return sim.CheckTreeOf(sts) == nil
+	}
+	return sim.ConvergedOf(sts)
+}
+
+func (c *tcpCluster) controlTotal() uint64 {
+	var n uint64
+	for _, nd := range c.nodes {
+		n += nd.Status().Counters.ControlFrames
+	}
+	return n
+}
+
+// settle waits, as the simulation does, until the tree is settled and then
+// quiet for a while, and returns the time to the last change of the
+// control-frame count after start and the control frames sent since base.
+func (c *tcpCluster) settle(start time.Time, base uint64) (time.Duration, uint64, error) {
+	last, lastAt := base, start
+	quietSince := time.Time{}
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if n := c.controlTotal(); n != last {
+			last, lastAt, quietSince = n, time.Now(), time.Time{}
+		} else if c.settled() {
+			if quietSince.IsZero() {
+				quietSince = time.Now()
+			} else if time.Since(quietSince) >= quietPeriod {
+				return lastAt.Sub(start), last - base, nil
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0, 0, fmt.Errorf("not settled after 2m: %v", sim.CheckTreeOf(c.statuses()))
+}
+
+// runTCP starts size real servants on loopback and measures what runSim
+// measures, in wall-clock time.
 func runTCP(size, items int, flood, secure bool) (result, error) {
 	res := result{Setup: "tcp", N: size, Mode: mode(flood)}
 	var secret []byte
@@ -50,87 +146,29 @@ func runTCP(size, items int, flood, secure bool) (result, error) {
 		mu.Unlock()
 	}
 
-	var nodes []*node.Node
-	defer func() {
-		for _, nd := range nodes {
-			nd.Close()
-		}
-	}()
 	start := time.Now()
-	var seeds []newsnet.ServantID
-	for i, id := range benchIDs(r, size) {
-		host := "127" + string(id)[len("10"):len(id)-len(":7400")]
-		cfg := node.Config{
-			Listen:    host + ":0",
-			Core:      tcpCore(seeds, flood),
-			OnDeliver: onDeliver,
+	c, err := startTCP(ctx, r, size, flood, func(_ int, cfg *node.Config) error {
+		cfg.OnDeliver = onDeliver
+		if !secure {
+			return nil
 		}
-		if secure {
-			id, err := trust.GenerateIdentity()
-			if err != nil {
-				return res, err
-			}
-			cfg.Security = &node.Security{Identity: id, Secrets: func() [][]byte { return [][]byte{secret} }}
-		}
-		nd, err := node.Start(ctx, cfg)
+		id, err := trust.GenerateIdentity()
 		if err != nil {
-			return res, fmt.Errorf("servant %d: %w", i, err)
+			return err
 		}
-		if err := nd.SetSubscriptions(benchSubs(r)); err != nil {
-			return res, err
-		}
-		if i == 0 {
-			seeds = []newsnet.ServantID{nd.Addr()}
-		}
-		nodes = append(nodes, nd)
+		cfg.Security = &node.Security{Identity: id, Secrets: func() [][]byte { return [][]byte{secret} }}
+		return nil
+	})
+	if err != nil {
+		return res, err
 	}
-	statuses := func() []newsnet.Status {
-		sts := make([]newsnet.Status, 0, len(nodes))
-		for _, nd := range nodes {
-			sts = append(sts, nd.Status())
-		}
-		return sts
-	}
-	settled := func() bool {
-		sts := statuses()
-		if flood {
-			return sim.CheckTreeOf(sts) == nil
-		}
-		return sim.ConvergedOf(sts)
-	}
-	// As in the simulation: settled and then quiet for a while, timed to the
-	// last change of the control-frame count.
-	controlTotal := func() uint64 {
-		var c uint64
-		for _, nd := range nodes {
-			c += nd.Status().Counters.ControlFrames
-		}
-		return c
-	}
-	settle := func(start time.Time, base uint64) (time.Duration, uint64, error) {
-		last, lastAt := base, start
-		quietSince := time.Time{}
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			if c := controlTotal(); c != last {
-				last, lastAt, quietSince = c, time.Now(), time.Time{}
-			} else if settled() {
-				if quietSince.IsZero() {
-					quietSince = time.Now()
-				} else if time.Since(quietSince) >= quietPeriod {
-					return lastAt.Sub(start), last - base, nil
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		return 0, 0, fmt.Errorf("not settled after 2m: %v", sim.CheckTreeOf(statuses()))
-	}
-	var err error
-	if res.JoinConverge, _, err = settle(start, 0); err != nil {
+	defer c.close()
+	if res.JoinConverge, _, err = c.settle(start, 0); err != nil {
 		return res, fmt.Errorf("join: %w", err)
 	}
 
-	sts := statuses()
+	sts := c.statuses()
+	nodes := c.nodes
 	control := uint64(0)
 	for _, s := range sts {
 		control += s.Counters.ControlFrames
@@ -181,12 +219,12 @@ func runTCP(size, items int, flood, secure bool) (result, error) {
 		}
 	}
 	victimNode := nodes[victim]
-	nodes = append(nodes[:victim], nodes[victim+1:]...)
-	base := controlTotal()
+	c.nodes = append(nodes[:victim], nodes[victim+1:]...)
+	base := c.controlTotal()
 	start = time.Now()
 	victimNode.Close()
 	var churn uint64
-	if res.Reconverge, churn, err = settle(start, base); err != nil {
+	if res.Reconverge, churn, err = c.settle(start, base); err != nil {
 		return res, fmt.Errorf("re-join: %w", err)
 	}
 	res.Churn = int(churn)
