@@ -45,7 +45,7 @@ type NotAuthorizedError struct {
 }
 
 func (e *NotAuthorizedError) Error() string {
-	return fmt.Sprintf("this installation may not retract item %s: %v (only its publisher or an admin may)", e.ItemID, e.Err)
+	return fmt.Sprintf("this installation may not retract item %s: %v", e.ItemID, e.Err)
 }
 
 func (e *NotAuthorizedError) Unwrap() error { return e.Err }
