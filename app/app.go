@@ -132,9 +132,8 @@ type App struct {
 	held     heldDefinitions                     // definitions ahead of the chain (chain.go)
 	ownEdit  ownEdit                             // the last definition this installation signed (rival.go)
 
-	prevNetwork atomic.Pointer[trust.SignedNetwork] // the definition the held one replaced, if known
-	pending     pendingRetractions                  // publishers' retractions of items not here yet (retract.go)
-	parts       definitionAssembler                 // parts of large definitions (defparts.go)
+	pending pendingRetractions  // publishers' retractions of items not here yet (retract.go)
+	parts   definitionAssembler // parts of large definitions (defparts.go)
 
 	// pubMu serialises publications (count, store, send) and node
 	// restarts: a count taken from the store must reach the core before the
@@ -247,7 +246,7 @@ func (a *App) init(ctx context.Context) error {
 	if err := a.initNetwork(); err != nil {
 		return err
 	}
-	if err := a.loadPendingRetractions(); err != nil {
+	if err := a.loadRetractions(); err != nil {
 		return err
 	}
 	if err := a.loadDefinitionParts(); err != nil {

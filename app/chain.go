@@ -117,8 +117,10 @@ func (a *App) adoptHeld() {
 				a.log.Warn("marking a network definition read failed", "err", err)
 			}
 		}
-		if err := a.adoptOne(next.def); err != nil {
-			a.log.Error("adopting a held network definition failed", "version", next.def.Version, "err", err)
+		if adopted, err := a.adoptOne(next.def); err != nil || !adopted {
+			if err != nil {
+				a.log.Error("adopting a held network definition failed", "version", next.def.Version, "err", err)
+			}
 			return
 		}
 	}

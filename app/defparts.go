@@ -14,6 +14,7 @@ package app
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -115,11 +116,18 @@ func parseDefinitionPart(body string) (p definitionPart, ok bool, err error) {
 // maxAssemblies bounds the documents being collected at once.
 const maxAssemblies = 16
 
-// definitionAssembler collects the parts of large definitions.
+// definitionAssembler collects the parts of large definitions, per
+// announcer: the key that signed the parts' carriers. Parts from another
+// key cannot spoil an announcer's document by claiming its hash.
 type definitionAssembler struct {
 	mu    sync.Mutex
-	docs  map[[sha256.Size]byte]*assembly
-	order [][sha256.Size]byte // oldest first, for the bound
+	docs  map[assemblyKey]*assembly
+	order []assemblyKey // oldest first, for the bound
+}
+
+type assemblyKey struct {
+	announcer string // the carriers' signing key
+	sum       [sha256.Size]byte
 }
 
 type assembly struct {
@@ -127,20 +135,21 @@ type assembly struct {
 	have   int
 }
 
-// add records a part and returns the whole document once every part of it
-// is there and its hash matches (nil otherwise). A document whose parts do
-// not hash to the sum they name is dropped.
-func (d *definitionAssembler) add(p definitionPart) ([]byte, error) {
+// add records a part announced by announcer and returns the whole document
+// once every part of it is there and its hash matches (nil otherwise). A
+// document whose parts do not hash to the sum they name is dropped.
+func (d *definitionAssembler) add(announcer ed25519.PublicKey, p definitionPart) ([]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.docs == nil {
-		d.docs = make(map[[sha256.Size]byte]*assembly)
+		d.docs = make(map[assemblyKey]*assembly)
 	}
-	as := d.docs[p.sum]
+	key := assemblyKey{announcer: string(announcer), sum: p.sum}
+	as := d.docs[key]
 	if as == nil {
 		as = &assembly{chunks: make([]string, p.total)}
-		d.docs[p.sum] = as
-		d.order = append(d.order, p.sum)
+		d.docs[key] = as
+		d.order = append(d.order, key)
 		for len(d.order) > maxAssemblies {
 			delete(d.docs, d.order[0])
 			d.order = d.order[1:]
@@ -157,7 +166,7 @@ func (d *definitionAssembler) add(p definitionPart) ([]byte, error) {
 	if as.have < p.total {
 		return nil, nil
 	}
-	d.forget(p.sum)
+	d.forget(key)
 	var doc bytes.Buffer
 	for _, c := range as.chunks {
 		doc.WriteString(c)
@@ -169,10 +178,10 @@ func (d *definitionAssembler) add(p definitionPart) ([]byte, error) {
 }
 
 // forget drops a document's parts (mu held).
-func (d *definitionAssembler) forget(sum [sha256.Size]byte) {
-	delete(d.docs, sum)
+func (d *definitionAssembler) forget(key assemblyKey) {
+	delete(d.docs, key)
 	for i, s := range d.order {
-		if s == sum {
+		if s == key {
 			d.order = append(d.order[:i], d.order[i+1:]...)
 			return
 		}
@@ -180,8 +189,10 @@ func (d *definitionAssembler) forget(sum [sha256.Size]byte) {
 }
 
 // loadDefinitionParts reads the stored parts back after a restart, so a
-// document whose last parts arrive later is still completed. Complete ones
-// were handled before the restart and are passed over.
+// document whose last parts arrive later is still completed. A complete
+// one goes through receiving again: it may have been held ahead of its
+// chain, or the process stopped before adopting it (adopted ones are
+// passed over as not newer).
 func (a *App) loadDefinitionParts() error {
 	var cur storage.Cursor
 	for {
@@ -190,8 +201,16 @@ func (a *App) loadDefinitionParts() error {
 			return err
 		}
 		for _, e := range page {
-			if p, ok, err := parseDefinitionPart(e.Item.Body); ok && err == nil {
-				a.parts.add(p) // a completed document is not news here
+			p, ok, err := parseDefinitionPart(e.Item.Body)
+			if !ok || err != nil {
+				continue
+			}
+			signer, err := trust.ItemSigner(e.Item)
+			if err != nil {
+				continue
+			}
+			if doc, _ := a.parts.add(signer, p); doc != nil {
+				a.receiveDefinitionDoc(doc)
 			}
 		}
 		if next == "" {

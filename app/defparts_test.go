@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -37,11 +38,12 @@ func TestDefinitionPartsRoundTrip(t *testing.T) {
 		parts = append(parts, p)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
+	announcer := ed25519.PublicKey(bytes.Repeat([]byte{7}, ed25519.PublicKeySize))
 	var d definitionAssembler
 	order := append(r.Perm(len(parts)), 0) // and a duplicate
 	var got []byte
 	for i, k := range order {
-		out, err := d.add(parts[k])
+		out, err := d.add(announcer, parts[k])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,13 +58,35 @@ func TestDefinitionPartsRoundTrip(t *testing.T) {
 		t.Fatal("the document did not come back whole")
 	}
 
+	// Another key's parts claiming the same document do not spoil the
+	// announcer's: a forged first part with another count, and a garbage
+	// chunk in a slot, go to an assembly of their own.
+	var f definitionAssembler
+	forger := ed25519.PublicKey(bytes.Repeat([]byte{9}, ed25519.PublicKeySize))
+	bogus := parts[1]
+	bogus.chunk = "garbage"
+	f.add(forger, bogus)
+	got = nil
+	for _, p := range parts {
+		out, err := f.add(announcer, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != nil {
+			got = out
+		}
+	}
+	if !bytes.Equal(got, doc) {
+		t.Fatal("a forger's part spoiled the announcer's document")
+	}
+
 	// Swap two chunks: the hash says no.
 	var e definitionAssembler
 	bad := append([]definitionPart(nil), parts...)
 	bad[0].chunk, bad[1].chunk = bad[1].chunk, bad[0].chunk
 	var lastErr error
 	for _, p := range bad {
-		if _, err := e.add(p); err != nil {
+		if _, err := e.add(announcer, p); err != nil {
 			lastErr = err
 		}
 	}
@@ -164,6 +188,6 @@ func FuzzDefinitionPart(f *testing.F) {
 			t.Fatalf("accepted part %d of %d with %d bytes", p.index, p.total, len(p.chunk))
 		}
 		var d definitionAssembler
-		d.add(p)
+		d.add(nil, p)
 	})
 }

@@ -19,9 +19,11 @@ package app
 // item arrives; the stored carriers rebuild that set after a restart.
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -280,10 +282,15 @@ func (a *App) retractionsArrived(id uuid.UUID) bool {
 	return err == nil && ret != nil
 }
 
-// maxPendingRetractions bounds the publishers' retractions kept for items
-// not here yet; beyond it the oldest are forgotten (until the next restart
-// reads them back from the stored carriers).
-const maxPendingRetractions = 10000
+// maxPendingRetractions bounds the items publishers' retractions wait for;
+// beyond it the oldest are forgotten (until the next restart reads them
+// back from the stored carriers). maxPendingPerItem bounds the different
+// retractions of one item kept (one is the publisher's; the others were
+// signed by other publishers and will be refused).
+const (
+	maxPendingRetractions = 10000
+	maxPendingPerItem     = 8
+)
 
 // pendingRetractions are publishers' retractions of items not held, by
 // item ID.
@@ -299,10 +306,14 @@ func (p *pendingRetractions) add(r *trust.Retraction) {
 	if p.byID == nil {
 		p.byID = make(map[uuid.UUID][]*trust.Retraction)
 	}
-	if _, ok := p.byID[r.ItemID]; !ok {
+	rs, ok := p.byID[r.ItemID]
+	if !ok {
 		p.order = append(p.order, r.ItemID)
 	}
-	p.byID[r.ItemID] = append(p.byID[r.ItemID], r)
+	if len(rs) >= maxPendingPerItem || slices.ContainsFunc(rs, func(o *trust.Retraction) bool { return bytes.Equal(o.Signature, r.Signature) }) {
+		return // one retraction relayed in many carriers counts once
+	}
+	p.byID[r.ItemID] = append(rs, r)
 	for len(p.order) > maxPendingRetractions {
 		delete(p.byID, p.order[0])
 		p.order = p.order[1:]
@@ -327,9 +338,12 @@ func (p *pendingRetractions) take(id uuid.UUID) []*trust.Retraction {
 	return rs
 }
 
-// loadPendingRetractions reads the stored retraction carriers back after
-// a restart: those still waiting for their item wait again.
-func (a *App) loadPendingRetractions() error {
+// loadRetractions reads the stored retraction carriers back after a
+// restart and applies again every one whose item is not hidden yet: those
+// still waiting for their item wait again, and one whose hiding the stop
+// interrupted (stored, not yet applied) is applied now. Applying is
+// idempotent.
+func (a *App) loadRetractions() error {
 	var cur storage.Cursor
 	for {
 		page, next, err := a.store.Newest([]string{RetractionCategory}, 512, cur)
@@ -341,8 +355,8 @@ func (a *App) loadPendingRetractions() error {
 			if err != nil {
 				continue
 			}
-			if a.heldItem(r.ItemID) == nil && !a.Network().IsAdmin(r.Signer) {
-				a.pending.add(r)
+			if done, err := a.store.Retracted(r.ItemID); err == nil && done == nil {
+				a.applyRetraction(r)
 			}
 		}
 		if next == "" {

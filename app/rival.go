@@ -41,7 +41,7 @@ func (a *App) considerRival(next *trust.SignedNetwork) {
 	if next.Version != lost.Version || sameDefinition(lost, next) {
 		return
 	}
-	if err := lost.AcceptRival(next, a.prevNetwork.Load()); err != nil {
+	if err := lost.AcceptRival(next); err != nil {
 		if !errors.Is(err, trust.ErrLosesTie) {
 			a.log.Warn("rival network definition refused", "version", next.Version, "err", err)
 		}
@@ -49,12 +49,20 @@ func (a *App) considerRival(next *trust.SignedNetwork) {
 	}
 	a.log.Warn("another admin published the same version at the same time; theirs wins the tie",
 		"version", next.Version, "signer", trust.PublicKeyString(next.Signer))
-	if err := a.adoptOne(next); err != nil {
-		a.log.Error("adopting the rival network definition failed", "version", next.Version, "err", err)
+	if adopted, err := a.adoptOne(next); err != nil || !adopted {
+		if err != nil {
+			a.log.Error("adopting the rival network definition failed", "version", next.Version, "err", err)
+		}
 		return
 	}
-	a.rebaseOwnEdit(lost, next)
 	a.adoptHeld()
+	// Publishing takes pubMu, which a restart holds while it waits for
+	// this goroutine (the persister) to flush: not from here.
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		a.rebaseOwnEdit(lost, next)
+	}()
 }
 
 // rebaseOwnEdit publishes this installation's edit again, onto winner,

@@ -13,6 +13,7 @@ package app
 // connection, a rotated secret by re-authenticating links.
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"slices"
@@ -124,27 +125,32 @@ func (a *App) announceNetwork(sn *trust.SignedNetwork) error {
 // adoptNetwork makes next (already accepted) the definition held, then
 // adopts the held definitions it opens the way to (chain.go).
 func (a *App) adoptNetwork(next *trust.SignedNetwork) error {
-	if err := a.adoptOne(next); err != nil {
+	adopted, err := a.adoptOne(next)
+	if err != nil {
 		return err
+	}
+	if !adopted {
+		return fmt.Errorf("%w: version %d was adopted meanwhile", trust.ErrNotNewer, a.Network().Version)
 	}
 	a.adoptHeld()
 	return nil
 }
 
-// adoptOne makes next (already accepted) the definition held: it is
-// stored, the catalog applies at once, the seeds at the next connection,
-// and links proven with a secret no longer accepted re-authenticate.
-func (a *App) adoptOne(next *trust.SignedNetwork) error {
+// adoptOne makes next (already accepted, or a winning rival) the
+// definition held: it is stored, the catalog applies at once, the seeds at
+// the next connection, and links proven with a secret no longer accepted
+// re-authenticate. It reports false, changing nothing, when the definition
+// held changed meanwhile so that next no longer replaces it.
+func (a *App) adoptOne(next *trust.SignedNetwork) (bool, error) {
 	a.netMu.Lock()
 	defer a.netMu.Unlock()
 	cur := a.Network()
-	if next.Version < cur.Version || next.Version == cur.Version && cur.AcceptRival(next, a.prevNetwork.Load()) != nil {
-		return nil // adopted meanwhile, or a rival that does not win
+	if next.Version < cur.Version || next.Version == cur.Version && cur.AcceptRival(next) != nil {
+		return false, nil
 	}
 	if err := a.saveNetwork(next); err != nil {
-		return err
+		return false, err
 	}
-	a.prevNetwork.Store(cur)
 	a.network.Store(next)
 	a.log.Info("network definition adopted", "name", next.Name, "version", next.Version,
 		"signer", trust.PublicKeyString(next.Signer))
@@ -168,7 +174,7 @@ func (a *App) adoptOne(next *trust.SignedNetwork) error {
 		})
 	}
 	a.events.emit(Event{Kind: StatusChanged})
-	return nil
+	return true, nil
 }
 
 // receiveDefinition handles a stored item of NetworkCategory (on the
@@ -180,8 +186,12 @@ func (a *App) receiveDefinition(it *news.Item) {
 	}
 	doc := []byte(it.Body)
 	if p, isPart, err := parseDefinitionPart(it.Body); isPart {
+		var signer ed25519.PublicKey
 		if err == nil {
-			doc, err = a.parts.add(p)
+			signer, err = trust.ItemSigner(it)
+		}
+		if err == nil {
+			doc, err = a.parts.add(signer, p)
 		}
 		if err != nil || doc == nil {
 			if err != nil {
@@ -190,6 +200,13 @@ func (a *App) receiveDefinition(it *news.Item) {
 			return
 		}
 	}
+	a.receiveDefinitionDoc(doc)
+}
+
+// receiveDefinitionDoc adopts a definition that arrived (whole, or
+// assembled from its parts) when it is newer, a winning rival, or holds it
+// until the versions before it arrive.
+func (a *App) receiveDefinitionDoc(doc []byte) {
 	next, err := trust.ParseSignedNetwork(doc)
 	if err != nil {
 		a.log.Warn("network definition refused", "err", err)
@@ -204,13 +221,13 @@ func (a *App) receiveDefinition(it *news.Item) {
 		case errors.Is(err, trust.ErrNotNewer):
 			a.considerRival(next)
 		case errors.Is(err, trust.ErrNotAdmin) && trust.VerifySelfSigned(next) == nil:
-			a.held.hold(next, nil) // its parts are stored already
+			a.held.hold(next, nil) // it came in parts, stored already (Verify holds a whole one)
 		default:
 			a.log.Warn("network definition refused", "version", next.Version, "err", err)
 		}
 		return
 	}
-	if err := a.adoptNetwork(next); err != nil {
+	if err := a.adoptNetwork(next); err != nil && !errors.Is(err, trust.ErrNotNewer) {
 		a.log.Error("adopting a network definition failed", "version", next.Version, "err", err)
 	}
 }

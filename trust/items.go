@@ -87,6 +87,10 @@ func verifyItemSignature(it *news.Item) (ed25519.PublicKey, error) {
 	return key, nil
 }
 
+// ItemSigner returns the key that signed the item, once its signature
+// verifies for it; it says nothing about what the key may do.
+func ItemSigner(it *news.Item) (ed25519.PublicKey, error) { return verifyItemSignature(it) }
+
 // VerifyItem checks an item before it is stored, shown or relayed, and
 // returns the publisher key that signed it. The signature is checked first,
 // so a refusal for the key (UntrustedKey, RevokedKey, CategoryNotAllowed) is

@@ -2,6 +2,7 @@ package trust
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -18,12 +19,19 @@ import (
 var ErrLosesTie = errors.New("network definition: a rival of the same version that does not win")
 
 // AcceptRival decides whether next, a different definition with the same
-// version as cur, replaces it. It does when its signature verifies, its
-// signer is an admin of cur or of prev (the definition cur replaced, nil
-// when unknown: both rivals were signed against it), and its signature is
-// lower in byte order than cur's. Errors wrap ErrNotNewer (another
-// version), ErrOtherNetwork, ErrNotAdmin, ErrBadSignature or ErrLosesTie.
-func (cur *SignedNetwork) AcceptRival(next, prev *SignedNetwork) error {
+// version as cur, replaces it. The rule looks at the two rivals only, so
+// every servant decides alike whichever it holds:
+//
+//   - next's signer must be an admin of cur and not revoked by it: an admin
+//     that cur removes cannot come back through a rival (it could choose
+//     its signature to win a tie);
+//   - if cur's signer is an admin of next too, the lower signature in byte
+//     order wins; if next removed cur's signer, next wins outright.
+//
+// Two rivals that each remove the other's signer both stay where they are
+// held, until a later version. Errors wrap ErrNotNewer (another version),
+// ErrOtherNetwork, ErrNotAdmin, ErrBadSignature or ErrLosesTie.
+func (cur *SignedNetwork) AcceptRival(next *SignedNetwork) error {
 	switch {
 	case next == nil:
 		return ruleErr(ErrInvalidDefinition, "missing")
@@ -33,17 +41,20 @@ func (cur *SignedNetwork) AcceptRival(next, prev *SignedNetwork) error {
 		return ruleErr(ErrOtherNetwork, "for network %s (%q), not %s (%q)", next.ID, next.Name, cur.ID, cur.Name)
 	case bytes.Equal(next.Signature, cur.Signature):
 		return ruleErr(ErrLosesTie, "the definition held")
-	case !cur.IsAdmin(next.Signer) && (prev == nil || !prev.IsAdmin(next.Signer)):
-		return ruleErr(ErrNotAdmin, "rival signed by a key that is not an admin (%s)", PublicKeyString(next.Signer))
+	case !trustedAdmin(&cur.Network, next.Signer):
+		return ruleErr(ErrNotAdmin, "rival signed by a key that is not an admin of the version held (%s)", PublicKeyString(next.Signer))
 	}
 	if err := next.verifySignature(); err != nil {
 		return err
 	}
-	if bytes.Compare(next.Signature, cur.Signature) >= 0 {
+	if trustedAdmin(&next.Network, cur.Signer) && bytes.Compare(next.Signature, cur.Signature) >= 0 {
 		return ruleErr(ErrLosesTie, "version %d signed by %s loses to the one held", next.Version, PublicKeyString(next.Signer))
 	}
 	return nil
 }
+
+// trustedAdmin reports whether k is an admin of n that n does not revoke.
+func trustedAdmin(n *Network, k ed25519.PublicKey) bool { return n.IsAdmin(k) && !n.IsRevoked(k) }
 
 // Rebase applies an admin's edit (the change from base to mine) onto
 // theirs, a definition another admin published meanwhile, field by field:
