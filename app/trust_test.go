@@ -181,24 +181,32 @@ func publishersNetwork(t *testing.T, pubData string) (*trust.Identity, *trust.Si
 	return admin, sn, writeNetworkFile(t, sn)
 }
 
-// serve --network: the listed publisher's items reach a subscriber; a
-// servant whose key is not a publisher gets 403 from /v1/publish, and the
-// publisher outside its categories too.
-func TestServeNetworkPublishers(t *testing.T) {
+// publisherAndReader starts two `serve` processes of a network whose
+// publisher is a, for "it" only; b subscribes to "it". a publishes "Printer
+// fixed", and it has reached b.
+func publisherAndReader(t *testing.T) (a, b *servant, r publishResult) {
+	t.Helper()
 	aData := filepath.Join(t.TempDir(), "a")
 	_, _, file := publishersNetwork(t, aData)
-	a := startServeIn(t, aData, "--network", file)
-	b := startServe(t, "--network", file, "--seeds", a.ID, "--subscribe", "it")
+	a = startServeIn(t, aData, "--network", file)
+	b = startServe(t, "--network", file, "--seeds", a.ID, "--subscribe", "it")
 	b.waitAttached(t)
 	a.waitRoute(t, "it")
-
-	r := a.publish(t, "it", "Printer fixed", "")
+	r = a.publish(t, "it", "Printer fixed", "")
 	waitFor(t, "the item on b", func() error {
 		if got := b.titles(t, "it"); !slices.Equal(got, []string{"Printer fixed"}) {
 			return fmt.Errorf("b has %q", got)
 		}
 		return nil
 	})
+	return a, b, r
+}
+
+// serve --network: the listed publisher's items reach a subscriber; a
+// servant whose key is not a publisher gets 403 from /v1/publish, and the
+// publisher outside its categories too.
+func TestServeNetworkPublishers(t *testing.T) {
+	a, b, _ := publisherAndReader(t)
 	code, body := b.call(t, "POST", "/v1/publish", map[string]string{"category": "it", "title": "Not mine to say"})
 	var e struct{ Error string }
 	json.Unmarshal(body, &e)
@@ -223,7 +231,6 @@ func TestServeNetworkPublishers(t *testing.T) {
 	if st.Network.Publisher || len(st.Rejected) != len(trust.Rejections()) || st.Rejected["badSignature"] != 0 {
 		t.Errorf("b's status: %s", raw)
 	}
-	_ = r
 }
 
 // Forged, tampered, unsigned, mismatched and untrusted items are dropped
@@ -424,19 +431,7 @@ func TestServeRefusesBadDefinitions(t *testing.T) {
 // subscriber; a servant that did not publish it gets 403 with the reason;
 // bad IDs and reasons are 400, an unknown item 404.
 func TestServeRetract(t *testing.T) {
-	aData := filepath.Join(t.TempDir(), "a")
-	_, _, file := publishersNetwork(t, aData)
-	a := startServeIn(t, aData, "--network", file)
-	b := startServe(t, "--network", file, "--seeds", a.ID, "--subscribe", "it")
-	b.waitAttached(t)
-	a.waitRoute(t, "it")
-	r := a.publish(t, "it", "Printer fixed", "")
-	waitFor(t, "the item on b", func() error {
-		if got := b.titles(t, "it"); !slices.Equal(got, []string{"Printer fixed"}) {
-			return fmt.Errorf("b has %q", got)
-		}
-		return nil
-	})
+	a, b, r := publisherAndReader(t)
 
 	var e struct{ Error string }
 	code, body := b.call(t, "POST", "/v1/retract", map[string]string{"id": r.ID})
