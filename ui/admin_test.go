@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/container"
+
 	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/trust"
@@ -223,16 +225,25 @@ func newKey(t *testing.T) *trust.Identity {
 	return id
 }
 
-// TestAdminPublishersConcurrentAddition: while I add a publisher, another
-// admin publishes a version adding another one; my save publishes a
-// version holding both and says that it merged.
-func TestAdminPublishersConcurrentAddition(t *testing.T) {
+// twoAdminsOn opens the admin screen tab of a fake backend whose network
+// has a second admin, returned to sign the versions "another admin"
+// publishes.
+func twoAdminsOn(t *testing.T, tab func(*UI) *container.TabItem) (*fake, *trust.Identity, *harness) {
+	t.Helper()
 	b := newFake()
 	other := withSecondAdmin(t, b)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
-	h.u.adminTabs.Select(h.u.publishersTab)
+	h.u.adminTabs.Select(tab(h.u))
 	h.sync()
+	return b, other, h
+}
+
+// TestAdminPublishersConcurrentAddition: while I add a publisher, another
+// admin publishes a version adding another one; my save publishes a
+// version holding both and says that it merged.
+func TestAdminPublishersConcurrentAddition(t *testing.T) {
+	b, other, h := twoAdminsOn(t, func(u *UI) *container.TabItem { return u.publishersTab })
 	p := h.u.publishers
 
 	hr, ann := newKey(t), newKey(t)
@@ -322,12 +333,7 @@ func TestAdminPublishersConflict(t *testing.T) {
 // differently changed list is a conflict: nothing is published or stored,
 // and Revert takes the other admin's list.
 func TestAdminSeedsFollowAndConflict(t *testing.T) {
-	b := newFake()
-	other := withSecondAdmin(t, b)
-	h := newHarness(t, b)
-	h.u.tabs.SelectIndex(3)
-	h.u.adminTabs.Select(h.u.seedsTab)
-	h.sync()
+	b, other, h := twoAdminsOn(t, func(u *UI) *container.TabItem { return u.seedsTab })
 	s := h.u.seeds
 	adoptFrom(t, h, b, other, func(n *trust.Network) { n.Seeds = []string{"10.0.0.7:7400"} })
 	if !slices.Equal(s.seeds, []string{"10.0.0.7:7400"}) || !s.save.Disabled() {
@@ -361,12 +367,7 @@ func TestAdminSeedsFollowAndConflict(t *testing.T) {
 // another admin meanwhile are both in the catalog I save, numbered one
 // above the other admin's catalog.
 func TestAdminCatalogConcurrentAddition(t *testing.T) {
-	b := newFake()
-	other := withSecondAdmin(t, b)
-	h := newHarness(t, b)
-	h.u.tabs.SelectIndex(3)
-	h.u.adminTabs.Select(h.u.catalogTab)
-	h.sync()
+	b, other, h := twoAdminsOn(t, func(u *UI) *container.TabItem { return u.catalogTab })
 	e := h.u.catalogEd
 	h.tap(e.newCat)
 	h.typeInto(e.id, "marketing")
