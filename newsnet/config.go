@@ -80,6 +80,14 @@ type Config struct {
 	// restart never reuses one.
 	OwnCount uint64
 
+	// OwnLast holds, per category this source published in, the count of
+	// its latest publication there, as persisted by the host (from the
+	// Published actions, which name the category). The core derives the
+	// Tops and Prev of its next messages from it. Nil with OwnCount above
+	// zero means the host does not keep it: the core rebuilds it from the
+	// Archive when it can, and otherwise marks its Tops partial.
+	OwnLast map[string]uint64
+
 	// Expected holds, per source, the next count this servant expects, as
 	// persisted by the host from Progress actions.
 	Expected map[string]uint64
@@ -114,8 +122,9 @@ type Config struct {
 	// second time. Default 5s.
 	CatchUpRepeat time.Duration
 
-	// CatchUpLimit bounds the items one catch-up answer carries. Default
-	// 10,000.
+	// CatchUpLimit bounds the items of one catch-up page. The requester
+	// asks for the next page when a page has arrived, so a catch-up of any
+	// size keeps at most one page in flight per requester. Default 256.
 	CatchUpLimit int
 
 	// HistoryWindow is how many earlier messages each multicast message
@@ -133,8 +142,35 @@ type Config struct {
 	RecoverAttempts int
 
 	// RelayCache bounds the messages kept in memory to answer
-	// retransmission requests from servants below. Default 4096.
+	// retransmission requests from servants below and to send a link the
+	// items it fell behind on. Default 16,384.
 	RelayCache int
+
+	// RelayCacheBytes bounds the same cache by payload bytes, whichever
+	// bound is reached first. Default 16 MiB: a burst of 10,000 items of
+	// 1 KiB stays in memory until every link has taken it; what falls out
+	// is still repaired, from the publisher's store, at the cost of
+	// requests.
+	RelayCacheBytes int
+
+	// LinkBuffer bounds, in bytes (as SizeOf counts them), what the core
+	// keeps queued on one link and not yet written by the host. Beyond it
+	// the link is busy: items for it are withheld, remembered by source
+	// and count only, and sent from the relay cache or the store once the
+	// host reports the queue half drained. A burst larger than any queue
+	// slows a link down; it never empties the queue into the void.
+	// Default 1 MiB.
+	LinkBuffer int
+
+	// LinkBacklog bounds the items withheld from one busy link (about 48
+	// bytes each). Beyond it the oldest are dropped and the link is sent
+	// their sources' leading edges instead, so the servant behind it asks
+	// for what it misses. Default 32,768.
+	LinkBacklog int
+
+	// Lost is the total of needed messages given up on before this start,
+	// as persisted by the host from Lost actions.
+	Lost uint64
 
 	// KnownCategories seeds the table that maps short IDs in histories back
 	// to categories (the catalog); categories seen in messages are added as
@@ -194,9 +230,12 @@ func DefaultConfig(id ServantID) Config {
 		HistoryWindow:     64,
 		RecoverTimeout:    time.Second,
 		RecoverAttempts:   6,
-		RelayCache:        4096,
+		RelayCache:        16384,
+		RelayCacheBytes:   16 << 20,
+		LinkBuffer:        1 << 20,
+		LinkBacklog:       32768,
 		CatchUpWindow:     7 * 24 * time.Hour,
-		CatchUpLimit:      10000,
+		CatchUpLimit:      256,
 		CatchUpRepeat:     5 * time.Second,
 	}
 }
@@ -245,8 +284,12 @@ func (c *Config) Validate() error {
 		return errors.New("recover attempts must be at least 1")
 	case c.CatchUpWindow < 0 || c.CatchUpLimit < 0 || c.CatchUpRepeat < 0:
 		return errors.New("catch-up window and limit must not be negative")
-	case c.RelayCache < 0:
+	case c.RelayCache < 0 || c.RelayCacheBytes < 0:
 		return errors.New("relay cache must not be negative")
+	case c.LinkBuffer < 4<<10:
+		return errors.New("link buffer must be at least 4 KiB")
+	case c.LinkBacklog < 1:
+		return errors.New("link backlog must be at least 1")
 	case len(c.Source) > MaxIDBytes:
 		return fmt.Errorf("source longer than %d bytes", MaxIDBytes)
 	case c.Rand == nil:

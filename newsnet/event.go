@@ -55,6 +55,16 @@ type SetSubscriptions struct{ Categories []string }
 // Publish sends a multicast message from this servant.
 type Publish struct{ Msg *Multicast }
 
+// Written reports that the host has written frames the core sent on Link
+// (or dropped them with the link): Bytes in all, as SizeOf counts them. The
+// core keeps, per link, the bytes it sent and the host has not yet reported
+// written; that is how it knows a link has fallen behind (flow control,
+// see flow.go). Hosts report every frame exactly once, in any grouping.
+type Written struct {
+	Link  LinkID
+	Bytes int
+}
+
 func (Start) isEvent()            {}
 func (Stop) isEvent()             {}
 func (Tick) isEvent()             {}
@@ -65,6 +75,7 @@ func (Subscribe) isEvent()        {}
 func (Unsubscribe) isEvent()      {}
 func (SetSubscriptions) isEvent() {}
 func (Publish) isEvent()          {}
+func (Written) isEvent()          {}
 
 // Action is an output of Servant.Step for the host to carry out, in order.
 type Action interface{ isAction() }
@@ -105,10 +116,11 @@ type Deliver struct {
 // (and passes it back in Config.Outbox after a restart); when it goes out,
 // a second Published without Queued reports the links.
 type Published struct {
-	ID     [16]byte
-	Count  uint64 // the communication count it was given; persist it
-	Links  int
-	Queued bool
+	ID       [16]byte
+	Category string
+	Count    uint64 // the communication count it was given; persist it (and Config.OwnLast[Category])
+	Links    int
+	Queued   bool
 }
 
 // Progress reports that the next count expected from Source moved to Next
@@ -117,6 +129,16 @@ type Published struct {
 type Progress struct {
 	Source string
 	Next   uint64
+}
+
+// Lost reports needed messages of Source that no servant could retransmit:
+// N of them were given up on now; Total is the servant's running total,
+// Config.Lost included. The host persists Total and passes it back in
+// Config.Lost after a restart, so the count the user sees survives it.
+type Lost struct {
+	Source string
+	N      uint64
+	Total  uint64
 }
 
 // Note is a human-readable line about a protocol decision worth logging
@@ -130,3 +152,4 @@ func (Deliver) isAction()   {}
 func (Published) isAction() {}
 func (Note) isAction()      {}
 func (Progress) isAction()  {}
+func (Lost) isAction()      {}

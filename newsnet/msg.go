@@ -23,6 +23,8 @@ const (
 	typeRecover      msgType = 11
 	typeRecovered    msgType = 12
 	typeCatchUp      msgType = 13
+	typeEdge         msgType = 14
+	typeCatchUpDone  msgType = 15
 )
 
 // JoinRequest is the connector's participation request (JP4353827B2 S109).
@@ -92,7 +94,51 @@ type Multicast struct {
 	// History describes the categories of the source's messages before this
 	// one, newest first, as runs of short IDs (see ShortID).
 	History []HistoryRun
-	Payload []byte // opaque to the overlay: the encoded news item
+	// Tops and Prev let a receiver classify a gap of any length without a
+	// request (chain.go). Tops holds, for every top-level category the
+	// source published in before this message, the count of its latest
+	// message there (sorted by Short); TopsPartial says the list may miss
+	// some (a publisher that lost track of its own past). Prev[i] is the
+	// count of the source's previous message under the category's ancestor
+	// at level i+1 ("hr/payroll" for "hr/payroll/eu"; 0: none); the top
+	// level is in Tops. Neither is signed: a relay that lies about them can
+	// make a receiver skip what it needs, as a relay that drops it can.
+	Tops        []TopCount
+	TopsPartial bool
+	Prev        []uint64
+	Payload     []byte // opaque to the overlay: the encoded news item
+}
+
+// TopCount is the latest count of a source under one top-level category,
+// named by its ShortID.
+type TopCount struct {
+	Short uint32
+	Count uint64
+}
+
+// Edge is a source's leading edge in one category (PGM's source path
+// message, RFC 3208): the header of the source's latest message in
+// Category, without its payload. A servant sends it on a link whose
+// routing information newly asks for the category, and when it could not
+// send a busy link every item it withheld; a receiver that lacks the
+// message then asks for it, so the tail of a stream is repaired even when
+// the source never sends again and no archive exists.
+type Edge struct {
+	Source      string
+	Category    string
+	Count       uint64
+	History     []HistoryRun
+	Tops        []TopCount
+	TopsPartial bool
+	Prev        []uint64
+}
+
+// CatchUpDone ends one page of a catch-up answer, travelling back along
+// Trail after the page's items. More says the archive stopped at the page
+// limit: the requester asks again from where the page ended.
+type CatchUpDone struct {
+	Trail []ServantID
+	More  bool
 }
 
 // HistoryRun says that Len consecutive earlier messages of the source had
@@ -166,6 +212,8 @@ func (*Ping) msgType() msgType          { return typePing }
 func (*Recover) msgType() msgType       { return typeRecover }
 func (*Recovered) msgType() msgType     { return typeRecovered }
 func (*CatchUp) msgType() msgType       { return typeCatchUp }
+func (*Edge) msgType() msgType          { return typeEdge }
+func (*CatchUpDone) msgType() msgType   { return typeCatchUpDone }
 
 // Limits of a well-formed message, checked by the decoder before allocating.
 const (
@@ -178,6 +226,8 @@ const (
 	MaxHistoryRuns   = 4096 // runs in one message's history
 	MaxCounts        = 4096 // counts in one Recover or Recovered
 	MaxSources       = 4096 // sources in one CatchUp
+	MaxTops          = 1024 // top-level categories in one message's Tops
+	MaxLevels        = 128  // entries of Prev: a category has at most 128 levels
 )
 
 // AllCategories, as a subscription, matches every category: archive

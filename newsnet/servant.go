@@ -205,6 +205,10 @@ func (s *Servant) Step(ev Event) []Action {
 		s.setSelf(NewCategorySet(slices.DeleteFunc(slices.Clone(e.Categories), func(c string) bool {
 			return !s.checkCategory(c)
 		})...))
+	case Written:
+		if l := s.links[e.Link]; l != nil {
+			s.written(l, e.Bytes)
+		}
 	case Publish:
 		if s.checkCategory(e.Msg.Category) {
 			s.publish(e.Msg)

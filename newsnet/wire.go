@@ -33,7 +33,7 @@ import (
 // ProtocolVersion is the version this code speaks. Peers with a different
 // version are refused at the handshake; bump it on any incompatible change
 // (adding a message type is compatible: the type block is append-only).
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // helloMagic opens every connection, in both directions.
 const helloMagic = "NDSK"
@@ -61,6 +61,7 @@ var (
 	errDuplicateCatSet = errors.New("duplicate category")
 	errBadFlag         = errors.New("flag must be 0 or 1")
 	errEmptyRun        = errors.New("history run of length 0")
+	errUnsortedTops    = errors.New("tops not strictly ascending")
 )
 
 // WriteHello writes this side's handshake: the magic and ProtocolVersion.
@@ -255,6 +256,10 @@ func newMessage(t msgType) wireMessage {
 		return new(Recovered)
 	case typeCatchUp:
 		return new(CatchUp)
+	case typeEdge:
+		return new(Edge)
+	case typeCatchUpDone:
+		return new(CatchUpDone)
 	}
 	return nil
 }
@@ -288,6 +293,10 @@ func wireName(t msgType) string {
 		return "Recovered"
 	case typeCatchUp:
 		return "CatchUp"
+	case typeEdge:
+		return "Edge"
+	case typeCatchUpDone:
+		return "CatchUpDone"
 	}
 	return fmt.Sprintf("type %d", t)
 }
@@ -319,6 +328,10 @@ func isNil(m wireMessage) bool {
 	case *Recover:
 		return m == nil
 	case *Recovered:
+		return m == nil
+	case *Edge:
+		return m == nil
+	case *CatchUpDone:
 		return m == nil
 	case *CatchUp:
 		return m == nil
@@ -377,6 +390,8 @@ func (m *Multicast) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
 	e.uvarint(m.Count)
 	e.history(m.History)
+	e.tops(m.Tops, m.TopsPartial)
+	e.counts("prev", m.Prev, MaxLevels)
 	e.bytes("payload", m.Payload)
 }
 
@@ -386,19 +401,49 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
 	m.Count = d.uvarint("count")
 	m.History = d.history()
+	m.Tops, m.TopsPartial = d.tops()
+	m.Prev = d.counts("prev", MaxLevels)
 	m.Payload = d.bytes("payload")
+}
+
+func (m *Edge) marshal(e *encoder) {
+	e.string("source", m.Source, MaxIDBytes)
+	e.string("category", m.Category, MaxCategoryBytes)
+	e.uvarint(m.Count)
+	e.history(m.History)
+	e.tops(m.Tops, m.TopsPartial)
+	e.counts("prev", m.Prev, MaxLevels)
+}
+
+func (m *Edge) unmarshal(d *decoder) {
+	m.Source = d.string("source", MaxIDBytes)
+	m.Category = d.string("category", MaxCategoryBytes)
+	m.Count = d.uvarint("count")
+	m.History = d.history()
+	m.Tops, m.TopsPartial = d.tops()
+	m.Prev = d.counts("prev", MaxLevels)
+}
+
+func (m *CatchUpDone) marshal(e *encoder) {
+	e.ids("trail", m.Trail)
+	e.flag(m.More)
+}
+
+func (m *CatchUpDone) unmarshal(d *decoder) {
+	m.Trail = d.ids("trail")
+	m.More = d.flag("more")
 }
 
 func (m *Recover) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
-	e.counts("counts", m.Counts)
+	e.counts("counts", m.Counts, MaxCounts)
 	e.flag(m.CategoriesOnly)
 	e.ids("trail", m.Trail)
 }
 
 func (m *Recover) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
-	m.Counts = d.counts("counts")
+	m.Counts = d.counts("counts", MaxCounts)
 	m.CategoriesOnly = d.flag("categoriesOnly")
 	m.Trail = d.ids("trail")
 }
@@ -441,7 +486,7 @@ func (m *Recovered) marshal(e *encoder) {
 		m.Msg.marshal(e)
 	}
 	e.countCategories(m.Categories)
-	e.counts("missing", m.Missing)
+	e.counts("missing", m.Missing, MaxCounts)
 }
 
 func (m *Recovered) unmarshal(d *decoder) {
@@ -452,7 +497,7 @@ func (m *Recovered) unmarshal(d *decoder) {
 		m.Msg.unmarshal(d)
 	}
 	m.Categories = d.countCategories()
-	m.Missing = d.counts("missing")
+	m.Missing = d.counts("missing", MaxCounts)
 }
 
 func (*Ping) marshal(*encoder)   {}
@@ -571,9 +616,28 @@ func (e *encoder) history(h []HistoryRun) {
 	}
 }
 
-func (e *encoder) counts(field string, cs []uint64) {
-	if len(cs) > MaxCounts {
-		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(cs), MaxCounts))
+// tops encodes a Tops list, strictly ascending by Short, and its
+// partial flag.
+func (e *encoder) tops(ts []TopCount, partial bool) {
+	if len(ts) > MaxTops {
+		e.fail(fmt.Errorf("tops: %w: %d > %d", errTooMany, len(ts), MaxTops))
+		return
+	}
+	e.uvarint(uint64(len(ts)))
+	for i, t := range ts {
+		if i > 0 && t.Short <= ts[i-1].Short {
+			e.fail(fmt.Errorf("tops: %w", errUnsortedTops))
+			return
+		}
+		e.uvarint(uint64(t.Short))
+		e.uvarint(t.Count)
+	}
+	e.flag(partial)
+}
+
+func (e *encoder) counts(field string, cs []uint64, max int) {
+	if len(cs) > max {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(cs), max))
 		return
 	}
 	e.uvarint(uint64(len(cs)))
@@ -766,8 +830,26 @@ func (d *decoder) history() []HistoryRun {
 	return h
 }
 
-func (d *decoder) counts(field string) []uint64 {
-	n := d.count(field, MaxCounts)
+func (d *decoder) tops() ([]TopCount, bool) {
+	n := d.count("tops", MaxTops)
+	var ts []TopCount
+	if n > 0 {
+		ts = make([]TopCount, n)
+		for i := range ts {
+			ts[i] = TopCount{Short: d.uint32("top short"), Count: d.uvarint("top count")}
+			if d.err == nil && i > 0 && ts[i].Short <= ts[i-1].Short {
+				d.fail(fmt.Errorf("tops: %w", errUnsortedTops))
+			}
+			if d.err != nil {
+				return nil, false
+			}
+		}
+	}
+	return ts, d.flag("topsPartial")
+}
+
+func (d *decoder) counts(field string, max int) []uint64 {
+	n := d.count(field, max)
 	if n == 0 {
 		return nil
 	}
@@ -822,4 +904,67 @@ func decodeStrings[S ~string](d *decoder, field string, maxCount, maxLen int) []
 		out[i] = S(blob[end-len(s) : end])
 	}
 	return out
+}
+
+// SizeOf estimates the bytes of m's frame. Flow control counts queued
+// frames with it on both sides (the core when it sends, the host when it
+// reports them written), so it only needs to be cheap, deterministic and
+// close: payloads, paths and lists are counted exactly, small fixed fields
+// roughly.
+func SizeOf(m Message) int {
+	const frame = headerLen + 1 + 8 // length prefix, type byte, a few small fields
+	switch m := m.(type) {
+	case *Multicast:
+		return frame + multicastSize(m)
+	case *Recovered:
+		n := frame + pathSize(m.Trail) + len(m.Source) + 5*len(m.Missing)
+		if m.Msg != nil {
+			n += multicastSize(m.Msg)
+		}
+		for _, cc := range m.Categories {
+			n += len(cc.Category) + 6
+		}
+		return n
+	case *Recover:
+		return frame + len(m.Source) + 5*len(m.Counts) + pathSize(m.Trail)
+	case *CatchUp:
+		n := frame + pathSize(m.Trail) + catSetSize(m.Categories)
+		for _, k := range m.Known {
+			n += len(k.Source) + 6
+		}
+		return n
+	case *CatchUpDone:
+		return frame + pathSize(m.Trail)
+	case *Edge:
+		return frame + len(m.Source) + len(m.Category) + 6*len(m.History) + 6*len(m.Tops) + 5*len(m.Prev)
+	case *RoutingInfo:
+		return frame + catSetSize(m.Categories)
+	case *PartitionInfo:
+		return frame + 16 + pathSize(m.Path)
+	case *JoinAccept:
+		return frame + 16 + pathSize(m.Path)
+	case *Siblings:
+		return frame + pathSize(m.IDs)
+	}
+	return frame + 64
+}
+
+func multicastSize(m *Multicast) int {
+	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + 6*len(m.History) + 6*len(m.Tops) + 5*len(m.Prev)
+}
+
+func pathSize(p []ServantID) int {
+	n := 1
+	for _, id := range p {
+		n += len(id) + 1
+	}
+	return n
+}
+
+func catSetSize(cs CategorySet) int {
+	n := 1
+	for _, c := range cs {
+		n += len(c) + 1
+	}
+	return n
 }
