@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"newsdesk/newsnet"
 )
@@ -27,7 +29,14 @@ func (n *Node) Status() newsnet.Status {
 // Publish sends m to every subscriber of m.Category and returns the number
 // of tree links it went out on: 0 means no subscriber is reachable and
 // nothing was sent. The node does not deliver m to itself. m must not be
-// modified afterwards; the writers of several links may still be encoding it.
+// modified afterwards: the core keeps it to answer retransmission requests.
+//
+// Back-pressure: while the servant is backlogged (some link has fallen far
+// behind, see newsnet.Servant.Backlogged), Publish waits until the backlog
+// clears, then publishes; calls that wait go out in the order they came.
+// The wait is bounded by ctx: when it ends first, m is not published and
+// Publish returns ctx.Err(). The loop never waits on a publisher; a
+// waiting call is parked off it.
 func (n *Node) Publish(ctx context.Context, m *newsnet.Multicast) (links int, err error) {
 	if m == nil {
 		return 0, errors.New("node: publish: nil message")
@@ -36,17 +45,109 @@ func (n *Node) Publish(ctx context.Context, m *newsnet.Multicast) (links int, er
 		return 0, fmt.Errorf("node: publish: %w", err)
 	}
 	// Encode once here, on the caller's goroutine, so a message that no link
-	// could carry is refused instead of being dropped by every writer.
-	if _, err := newsnet.AppendFrame(nil, m); err != nil {
+	// could carry is refused instead of being dropped by every link.
+	if err := checkEncodable(m); err != nil {
 		return 0, fmt.Errorf("node: publish: %w", err)
 	}
+	p := &parkedPublish{m: m, done: make(chan struct{})}
 	err = n.doContext(ctx, func(*newsnet.Servant) {
-		n.publishing[m.ID] = &links
-		n.step(newsnet.Publish{Msg: m})
-		delete(n.publishing, m.ID)
+		if len(n.parked) > 0 || n.backlogged(n.servant) {
+			n.parked = append(n.parked, p)
+			return
+		}
+		p.state.Store(parkTaken)
+		n.publish(p)
 	})
-	return links, err
+	if err != nil {
+		return 0, err
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		if p.state.CompareAndSwap(parkWaiting, parkCancelled) {
+			return 0, ctx.Err()
+		}
+		<-p.done // the loop took it: it is being published
+	}
+	return p.links, p.err
 }
+
+// parkedPublish is one Publish call, possibly held back while the servant
+// is backlogged. state decides, once, whether the loop publishes it or
+// the caller gives up on it.
+type parkedPublish struct {
+	m     *newsnet.Multicast
+	state atomic.Int32  // parkWaiting, then parkTaken or parkCancelled
+	done  chan struct{} // closed when taken and carried out
+	links int
+	err   error
+}
+
+const (
+	parkWaiting int32 = iota
+	parkTaken
+	parkCancelled
+)
+
+// publish steps a taken publication and reports its links. Loop only.
+func (n *Node) publish(p *parkedPublish) {
+	n.publishing[p.m.ID] = &p.links
+	n.step(newsnet.Publish{Msg: p.m})
+	delete(n.publishing, p.m.ID)
+	close(p.done)
+}
+
+// releaseParked publishes parked calls, oldest first, while the servant is
+// not backlogged. Loop only.
+func (n *Node) releaseParked() {
+	for len(n.parked) > 0 && !n.backlogged(n.servant) {
+		p := n.parked[0]
+		n.parked[0] = nil
+		n.parked = n.parked[1:]
+		if p.state.CompareAndSwap(parkWaiting, parkTaken) {
+			n.publish(p)
+		}
+	}
+	if len(n.parked) == 0 {
+		n.parked = nil
+	}
+}
+
+// pruneParked forgets parked calls whose callers gave up. Loop only.
+func (n *Node) pruneParked() {
+	n.parked = slices.DeleteFunc(n.parked, func(p *parkedPublish) bool {
+		return p.state.Load() == parkCancelled
+	})
+	if len(n.parked) == 0 {
+		n.parked = nil
+	}
+}
+
+// failParked ends every parked call with err: the node is shutting down.
+// Loop only.
+func (n *Node) failParked(err error) {
+	for _, p := range n.parked {
+		if p.state.CompareAndSwap(parkWaiting, parkTaken) {
+			p.err = err
+			close(p.done)
+		}
+	}
+	n.parked = nil
+}
+
+// checkEncodable reports whether the wire can carry m, encoding it into a
+// pooled buffer.
+func checkEncodable(m *newsnet.Multicast) error {
+	bp := checkBufs.Get().(*[]byte)
+	b, err := newsnet.AppendFrame((*bp)[:0], m)
+	if cap(b) <= 64<<10 {
+		*bp = b[:0]
+		checkBufs.Put(bp)
+	}
+	return err
+}
+
+var checkBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // SetSubscriptions replaces the set of categories delivered to this node.
 func (n *Node) SetSubscriptions(categories []string) error {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"reflect"
 	"time"
 
 	"newsdesk/newsnet"
@@ -56,6 +57,12 @@ type Config struct {
 	// rules as OnDeliver.
 	OnPublished func(newsnet.Published)
 
+	// OnLost, if set, receives every Lost action: needed messages of a
+	// source that no servant could retransmit, and the running total for
+	// the host to persist and pass back in Core.Lost after a restart. Same
+	// rules as OnDeliver.
+	OnLost func(newsnet.Lost)
+
 	// Security, if set, runs every link over TLS 1.3 with a network-secret
 	// membership proof (see Security). Nil means plain TCP, as between
 	// servants of a test or a one-computer network; a secured servant and
@@ -65,10 +72,14 @@ type Config struct {
 	// Test hooks, zero in production.
 	//
 	// wrapDial wraps each dialed TCP connection before the handshake (a
-	// packet capture for tests). handshakeTimeout replaces the accept-side
-	// handshake bound when non-zero.
+	// packet capture, a stalled or throttled peer). handshakeTimeout
+	// replaces the accept-side handshake bound when non-zero. observe sees
+	// every event the loop feeds the core and the actions it got back, on
+	// the loop goroutine. backlogged replaces Servant.Backlogged.
 	wrapDial         func(net.Conn) net.Conn
 	handshakeTimeout time.Duration
+	observe          func(newsnet.Event, []newsnet.Action)
+	backlogged       func(*newsnet.Servant) bool
 }
 
 // Security makes a node's links members-only. After the TCP connect both
@@ -116,11 +127,6 @@ func (s *Security) validate() error {
 
 // Timing of the runtime's own IO. Protocol timing lives in newsnet.Config.
 const (
-	// writeQueueLen bounds the frames queued for one link. A peer that falls
-	// this far behind is closed ("peer too slow") rather than allowed to
-	// block the loop or grow memory without limit.
-	writeQueueLen = 1024
-
 	// handshakeTimeout bounds the hello exchange on an accepted connection,
 	// so a client that connects and says nothing cannot hold a goroutine.
 	handshakeTimeout = 5 * time.Second
@@ -133,44 +139,54 @@ const (
 	// readBufferSize is the bufio size for reading frames; frames up to
 	// newsnet.MaxFrameBytes are decoded from a reusable scratch buffer.
 	readBufferSize = 32 << 10
-	// writeBufferSize is the bufio size for writing frames: several small
-	// frames queued together go out in one write.
+	// writeBufferSize bounds one write to the socket: frames queued
+	// together are copied into a buffer of this size and go out in one
+	// write, and a larger frame is written in pieces of this size. The write
+	// deadline is refreshed before every write, so a peer that takes in at
+	// least this much per Core.LinkTimeout is never closed as stalled.
 	writeBufferSize = 32 << 10
+
+	// queueCapSlack is added to 4×Core.LinkBuffer to make a link's hard
+	// queue cap (see queueCap).
+	queueCapSlack = 8 << 20
 )
 
+// queueCap is the hard bound, in encoded bytes, of the frames queued on one
+// link and not yet taken by its writer. The core keeps its own unwritten
+// bytes under Core.LinkBuffer (plus a few control frames), so it never gets
+// near this cap: a link that reaches it shows a flow-control bug, and is
+// closed with an error in the log rather than allowed to grow.
+func queueCap(core newsnet.Config) int { return 4*core.LinkBuffer + queueCapSlack }
+
+// writeTimeout is how long one write to a link may make no progress before
+// the writer fails the link: the peer stopped reading. One tick above
+// Core.LinkTimeout, so the core's own no-progress rule, which runs on
+// Written reports and ticks, normally decides first and says why.
+func writeTimeout(core newsnet.Config) time.Duration { return core.LinkTimeout + core.TickInterval }
+
 // coreConfig returns cfg.Core completed for the servant id: defaults for
-// zero fields, the ID, and a Rand.
+// zero numeric fields (durations and counts, including any the core adds
+// later), the ID, and a Rand.
 func coreConfig(c newsnet.Config, id newsnet.ServantID) newsnet.Config {
 	d := newsnet.DefaultConfig(id)
 	c.ID = id
-	setDefault(&c.Fanout, d.Fanout)
-	setDefault(&c.TickInterval, d.TickInterval)
-	setDefault(&c.HeartbeatInterval, d.HeartbeatInterval)
-	setDefault(&c.LinkTimeout, d.LinkTimeout)
-	setDefault(&c.JoinTimeout, d.JoinTimeout)
-	setDefault(&c.PartitionInterval, d.PartitionInterval)
-	setDefault(&c.RootSilence, d.RootSilence)
-	setDefault(&c.SeedProbeInterval, d.SeedProbeInterval)
-	setDefault(&c.BackoffMin, d.BackoffMin)
-	setDefault(&c.BackoffMax, d.BackoffMax)
-	setDefault(&c.MaxRedirects, d.MaxRedirects)
-	setDefault(&c.SeenWindow, d.SeenWindow)
-	setDefault(&c.HistoryWindow, d.HistoryWindow)
-	setDefault(&c.RecoverTimeout, d.RecoverTimeout)
-	setDefault(&c.RecoverAttempts, d.RecoverAttempts)
-	setDefault(&c.RelayCache, d.RelayCache)
+	cv, dv := reflect.ValueOf(&c).Elem(), reflect.ValueOf(d)
+	for i := range cv.NumField() {
+		f := cv.Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+			if f.IsZero() {
+				f.Set(dv.Field(i))
+			}
+		}
+	}
 	if c.Rand == nil {
 		now := uint64(time.Now().UnixNano())
 		c.Rand = rand.New(rand.NewPCG(now, now^0x9e3779b97f4a7c15))
 	}
 	return c
-}
-
-func setDefault[T comparable](p *T, def T) {
-	var zero T
-	if *p == zero {
-		*p = def
-	}
 }
 
 // checkListen validates the listen and advertised addresses before anything

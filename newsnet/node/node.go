@@ -6,18 +6,50 @@
 // to it over channels:
 //
 //	ticker ─────────────► Tick{now}
-//	acceptor ─ hello ───► LinkUp{Inbound}          ┌──► writer (per link, bounded queue)
+//	acceptor ─ hello ───► LinkUp{Inbound}          ┌──► writer (per link, send queue)
 //	dialer ─── hello ───► LinkUp / LinkDown   loop ┤
 //	reader (per link) ──► Received / LinkDown      └──► OnDeliver, log, API replies
+//	writer (per link) ──► Written
 //	API calls ──────────► closures run on the loop
 //
 // With Config.Security, a TLS 1.3 handshake and the network-secret link
 // proofs come before the hello, on the acceptor's and dialer's goroutines.
 //
-// The loop never blocks on a peer: sends go to a bounded per-link queue, and
-// a peer that lets its queue fill is closed ("peer too slow"). Readers only
-// decode and forward. Every goroutine is tracked by one WaitGroup, so Close
-// returns only when all of them are gone.
+// # Flow control
+//
+// The loop never blocks on a peer. It encodes each message once per step,
+// however many links it goes out on, and pushes the frame onto each link's
+// send queue (queue.go), a FIFO that never refuses a frame for being
+// full. The writer takes up to 32 KiB of frames at a time, writes them with
+// one write and reports their newsnet.SizeOf bytes through a counter and a
+// wake-up of the loop, which feeds them to the core as newsnet.Written
+// events. The core counts the bytes it sent and the host has not written
+// yet, and stops sending items on a link once they reach Core.LinkBuffer
+// (it withholds them and sends them later from its relay cache and the
+// store); so the queue of a slow peer stops growing instead of being
+// emptied into the void.
+//
+// A peer is closed as too slow only when a write made no progress for
+// about Core.LinkTimeout: the core closes a link with bytes queued and
+// nothing written for LinkTimeout, and the writer's deadline, armed afresh
+// before every write of at most 32 KiB, fails it one tick later. A peer that
+// reads slowly but steadily (32 KiB per LinkTimeout, 8 KiB/s by default)
+// keeps its link.
+//
+// Memory per link is bounded: its send queue holds at most 4×Core.LinkBuffer
+// + 8 MiB of frame buffers (12 MiB by default; buffers are shared between
+// links and at most twice their frame). The core keeps it near
+// Core.LinkBuffer, 1 MiB by default, so the cap only catches a bug: a link
+// that reaches it is closed with an error in the log. Add to that the
+// writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, and the
+// frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB).
+//
+// Back-pressure reaches publishers: while the core reports
+// Servant.Backlogged (a link has fallen far behind), Publish waits, parked
+// off the loop, until the backlog clears or its context ends.
+//
+// Readers only decode and forward. Every goroutine is tracked by one
+// WaitGroup, so Close returns only when all of them are gone.
 package node
 
 import (
@@ -47,11 +79,17 @@ type Node struct {
 	onDeliver  func(*newsnet.Multicast)
 	onProgress func(source string, next uint64)
 	onPublish  func(newsnet.Published)
+	onLost     func(newsnet.Lost)
 
-	sec       *linkSecurity // nil: plain TCP
-	stats     secStats
-	wrapDial  func(net.Conn) net.Conn
-	hsTimeout time.Duration // accept-side handshake bound
+	sec        *linkSecurity // nil: plain TCP
+	stats      secStats
+	wrapDial   func(net.Conn) net.Conn
+	hsTimeout  time.Duration // accept-side handshake bound
+	observe    func(newsnet.Event, []newsnet.Action)
+	backlogged func(*newsnet.Servant) bool
+
+	queueCap     int           // a send queue's hard bound in bytes
+	writeTimeout time.Duration // a write without progress fails the link
 
 	ctx    context.Context // ends the node; cancelled by Close or the caller
 	cancel context.CancelFunc
@@ -67,14 +105,21 @@ type Node struct {
 	// LinkDown, or the core would take a deliberate move for a failure.
 	fromPeers chan fromPeer
 	requests  chan request
+	// wrote wakes the loop to collect the writers' Written reports from
+	// their queues' counters; a writer never waits on it.
+	wrote chan struct{}
 
 	// Loop state: touched only by the loop goroutine.
 	servant     *newsnet.Servant
 	peers       map[newsnet.LinkID]*peer
 	nextInbound newsnet.LinkID
-	pending     []newsnet.Event   // events raised while carrying out actions
-	publishing  map[[16]byte]*int // Publish calls awaiting their Published action
-	stopped     bool              // Stop was sent to the core
+	pending     []newsnet.Event             // events raised while carrying out actions
+	publishing  map[[16]byte]*int           // Publish calls awaiting their Published action
+	parked      []*parkedPublish            // Publish calls held back while backlogged, oldest first
+	stopped     bool                        // Stop was sent to the core
+	frames      map[newsnet.Message]encoded // this step's encoded messages
+	scratch     []byte                      // encoding buffer
+	writes      []newsnet.Written           // reportWritten's scratch
 
 	finalMu sync.Mutex
 	final   newsnet.Status // the last status, for Status after shutdown
@@ -100,6 +145,13 @@ type (
 		done chan struct{}
 	}
 )
+
+// encoded is a message encoded for this step: its frame (nil if it could
+// not be encoded) and its size as the core counts it.
+type encoded struct {
+	frame *frame
+	size  int
+}
 
 // Start listens on cfg.Listen, starts the servant and returns once the
 // listen address, and so the servant ID, is known. The node runs until ctx
@@ -146,17 +198,29 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		onDeliver:  cfg.OnDeliver,
 		onProgress: cfg.OnProgress,
 		onPublish:  cfg.OnPublished,
+		onLost:     cfg.OnLost,
 		sec:        sec,
 		wrapDial:   cfg.wrapDial,
 		hsTimeout:  cmp.Or(cfg.handshakeTimeout, handshakeTimeout),
+		observe:    cfg.observe,
+		backlogged: cfg.backlogged,
+
+		queueCap:     queueCap(core),
+		writeTimeout: writeTimeout(core),
+
 		done:       make(chan struct{}),
 		accepted:   make(chan accepted),
 		dialed:     make(chan dialed),
 		fromPeers:  make(chan fromPeer, 256),
 		requests:   make(chan request),
+		wrote:      make(chan struct{}, 1),
 		servant:    s,
 		peers:      make(map[newsnet.LinkID]*peer),
 		publishing: make(map[[16]byte]*int),
+		frames:     make(map[newsnet.Message]encoded),
+	}
+	if n.backlogged == nil {
+		n.backlogged = (*newsnet.Servant).Backlogged
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	n.final = s.Status()
@@ -191,6 +255,7 @@ func (n *Node) run() {
 			// time.Now, not the ticker's value: that may be stale after a
 			// slow iteration, and the core's clock only moves forward anyway.
 			n.step(newsnet.Tick{Now: time.Now()})
+			n.pruneParked()
 		case a := <-n.accepted:
 			if !n.stillAccepted(a.peer) {
 				a.peer.raw.Close()
@@ -225,9 +290,11 @@ func (n *Node) run() {
 			default:
 				n.log.Debug("link lost", "link", f.link, "peer", p.addr, "reason", f.reason)
 				delete(n.peers, f.link)
-				close(p.queue)
+				p.q.drop()
 				n.step(newsnet.LinkDown{Link: f.link, Reason: f.reason})
 			}
+		case <-n.wrote:
+			n.reportWritten()
 		case r := <-n.requests:
 			r.f(n.servant)
 			close(r.done)
@@ -235,6 +302,32 @@ func (n *Node) run() {
 			n.shutdown()
 			return
 		}
+		if len(n.parked) > 0 {
+			n.releaseParked()
+		}
+	}
+}
+
+// wakeWritten tells the loop that a writer reported written bytes. It
+// never waits: one pending wake-up collects every writer's report.
+func (n *Node) wakeWritten() {
+	select {
+	case n.wrote <- struct{}{}:
+	default:
+	}
+}
+
+// reportWritten feeds the core what the writers wrote (or dropped) since
+// the last report, one Written event per link. Loop only.
+func (n *Node) reportWritten() {
+	n.writes = n.writes[:0]
+	for id, p := range n.peers {
+		if b := p.q.takeWritten(); b > 0 {
+			n.writes = append(n.writes, newsnet.Written{Link: id, Bytes: b})
+		}
+	}
+	for _, w := range n.writes {
+		n.step(w)
 	}
 }
 
@@ -246,6 +339,7 @@ func (n *Node) run() {
 func (n *Node) shutdown() {
 	n.step(newsnet.Stop{})
 	n.ln.Close()
+	n.failParked(ErrClosed)
 	for id, p := range n.peers {
 		delete(n.peers, id)
 		p.closeGracefully()
@@ -263,22 +357,33 @@ func (n *Node) linkUp(p *peer) {
 	go n.readLoop(p)
 	go func() {
 		defer n.wg.Done()
-		p.writeLoop(n.core.LinkTimeout, n.log)
+		p.writeLoop(n.writeTimeout, n.wakeWritten)
 	}()
 }
 
 // step feeds ev to the servant and carries out the actions, then any events
-// those raised (a slow peer's LinkDown), until nothing is left. Loop only.
+// those raised (a LinkDown for a link the runtime gave up on, a Written
+// for frames dropped with a link), until nothing is left. Loop only.
 func (n *Node) step(ev newsnet.Event) {
 	n.pending = append(n.pending, ev)
 	for len(n.pending) > 0 {
 		ev := n.pending[0]
 		n.pending = n.pending[1:]
-		for _, a := range n.servant.Step(ev) {
+		acts := n.servant.Step(ev)
+		if n.observe != nil {
+			n.observe(ev, acts)
+		}
+		for _, a := range acts {
 			n.act(a)
 		}
 	}
 	n.pending = n.pending[:0]
+	for _, e := range n.frames {
+		if e.frame != nil {
+			e.frame.release()
+		}
+	}
+	clear(n.frames)
 }
 
 // act carries out one action. It never blocks on the network. Loop only.
@@ -288,16 +393,9 @@ func (n *Node) act(a newsnet.Action) {
 		n.wg.Add(1)
 		go n.dial(a.Link, a.Addr)
 	case newsnet.Send:
-		p := n.peers[a.Link]
-		if p == nil {
-			return // the core's contract: sends on a closed link are dropped
-		}
-		if !p.enqueue(a.Msg) {
-			n.log.Warn("closing link: peer too slow", "peer", p.addr, "link", p.id, "queued", writeQueueLen)
-			delete(n.peers, a.Link)
-			p.abort("peer too slow")
-			n.pending = append(n.pending, newsnet.LinkDown{Link: a.Link, Reason: "peer too slow"})
-		}
+		if p := n.peers[a.Link]; p != nil {
+			n.send(p, a.Msg)
+		} // else: the core's contract: sends on a closed link are dropped
 	case newsnet.Close:
 		// No LinkDown goes back: the core already forgot the link.
 		if p := n.peers[a.Link]; p != nil {
@@ -320,11 +418,56 @@ func (n *Node) act(a newsnet.Action) {
 		if n.onProgress != nil {
 			n.onProgress(a.Source, a.Next)
 		}
+	case newsnet.Lost:
+		n.log.Warn("messages lost", "source", a.Source, "n", a.N, "total", a.Total)
+		if n.onLost != nil {
+			n.onLost(a)
+		}
 	case newsnet.Note:
 		n.log.Info(a.Text)
 	default:
 		n.log.Error("unknown action from the core", "action", fmt.Sprintf("%T", a))
 	}
+}
+
+// send queues m on p, encoded once per step however many links it goes
+// out on. It never waits. Every frame the core sent is reported back as
+// Written exactly once: by the writer when written, or here when it cannot
+// be queued. Loop only.
+func (n *Node) send(p *peer, m newsnet.Message) {
+	e, ok := n.frames[m]
+	if !ok {
+		e.size = newsnet.SizeOf(m)
+		var err error
+		n.scratch, err = newsnet.AppendFrame(n.scratch[:0], m)
+		if err != nil {
+			// A message the wire cannot carry is a bug upstream; nothing
+			// was written, so the stream is intact: skip the frame.
+			n.log.Error("dropping unencodable frame", "peer", p.addr, "link", p.id, "type", fmt.Sprintf("%T", m), "err", err)
+		} else {
+			e.frame = newFrame(n.scratch)
+		}
+		n.frames[m] = e
+	}
+	if e.frame == nil {
+		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
+		return
+	}
+	e.frame.retain()
+	switch p.q.push(queued{frame: e.frame, size: e.size}, n.queueCap) {
+	case pushed:
+		return
+	case dropped:
+		// The writer failed; the reader's LinkDown is on its way.
+		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
+	case overCap:
+		n.log.Error("closing link: send queue over its hard cap (the core's flow control failed)",
+			"peer", p.addr, "link", p.id, "cap", n.queueCap)
+		delete(n.peers, p.id)
+		p.abort("send queue over its cap")
+		n.pending = append(n.pending, newsnet.LinkDown{Link: p.id, Reason: "send queue over its cap"})
+	}
+	e.frame.release()
 }
 
 // dial connects to addr for the core's join attempt on link and reports the

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -13,12 +12,12 @@ import (
 )
 
 // peer is one established connection. Its reader goroutine decodes frames
-// for the loop; its writer goroutine drains a bounded queue the loop fills
-// without ever blocking.
+// for the loop; its writer goroutine drains the link's send queue, which
+// the loop fills without ever blocking.
 //
-// Ownership: the loop owns the queue and closes it exactly once, when it
-// forgets the link (graceful close, abort, or loss). Any goroutine may call
-// fail, which closes the socket at once.
+// Ownership: the loop pushes onto the queue and ends it exactly once, when
+// it forgets the link (graceful close, abort, or loss). Any goroutine may
+// call fail, which closes the socket at once.
 type peer struct {
 	id      newsnet.LinkID
 	conn    net.Conn      // the TLS connection on a secured node
@@ -28,7 +27,7 @@ type peer struct {
 	inbound bool
 	secret  secretID // the network secret the peer proved with (secured only)
 	key     string   // the peer's installation key (secured only)
-	queue   chan newsnet.Message
+	q       sendQueue
 
 	mu      sync.Mutex
 	reason  string    // why the runtime failed the link, if it did
@@ -36,7 +35,7 @@ type peer struct {
 }
 
 func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
-	return &peer{
+	p := &peer{
 		id:      id,
 		conn:    h.conn,
 		raw:     h.raw,
@@ -45,19 +44,9 @@ func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
 		inbound: inbound,
 		secret:  h.secret,
 		key:     h.key,
-		queue:   make(chan newsnet.Message, writeQueueLen),
 	}
-}
-
-// enqueue queues m for the writer without blocking; false means the queue
-// is full and the peer is too slow. Loop only.
-func (p *peer) enqueue(m newsnet.Message) bool {
-	select {
-	case p.queue <- m:
-		return true
-	default:
-		return false
-	}
+	p.q.init()
+	return p
 }
 
 // closeGracefully lets the writer flush what is queued (within
@@ -69,14 +58,14 @@ func (p *peer) closeGracefully() {
 	p.closeBy = time.Now().Add(flushTimeout)
 	p.conn.SetWriteDeadline(p.closeBy)
 	p.mu.Unlock()
-	close(p.queue)
+	p.q.end()
 }
 
 // abort closes the socket now, dropping anything queued. Loop only, once
 // per peer.
 func (p *peer) abort(reason string) {
 	p.fail(reason)
-	close(p.queue)
+	p.q.drop()
 }
 
 // fail records the first reason the runtime gave up on the link and closes
@@ -98,9 +87,9 @@ func (p *peer) failReason() string {
 	return p.reason
 }
 
-// setWriteDeadline arms the deadline for the next batch of writes, never
-// beyond the deadline of a graceful close in progress. The mutex orders it
-// with closeGracefully so the shorter deadline always wins.
+// setWriteDeadline arms the deadline for the next write, never beyond the
+// deadline of a graceful close in progress. The mutex orders it with
+// closeGracefully so the shorter deadline always wins.
 func (p *peer) setWriteDeadline(d time.Time) {
 	p.mu.Lock()
 	if !p.closeBy.IsZero() && p.closeBy.Before(d) {
@@ -110,57 +99,58 @@ func (p *peer) setWriteDeadline(d time.Time) {
 	p.mu.Unlock()
 }
 
-// writeLoop writes queued frames until the loop closes the queue. Frames
-// already queued are written in one batch and flushed together. A write
-// that makes no progress for writeTimeout fails the link: the peer stopped
-// reading. After a graceful close it half-closes the socket; the reader then
-// sees the peer's FIN (or a short deadline) and closes the socket.
-func (p *peer) writeLoop(writeTimeout time.Duration, log *slog.Logger) {
-	bw := bufio.NewWriterSize(p.conn, writeBufferSize)
-	var buf []byte
-	failed := false
-	write := func(m newsnet.Message) {
-		if failed {
-			return // drain the queue until the loop closes it
+// write writes b in pieces of at most writeBufferSize, arming the deadline
+// afresh before each: the link fails only when one piece makes no progress
+// for timeout, so a peer that reads slowly but steadily is kept.
+func (p *peer) write(b []byte, timeout time.Duration) error {
+	for len(b) > 0 {
+		n := min(len(b), writeBufferSize)
+		p.setWriteDeadline(time.Now().Add(timeout))
+		if _, err := p.conn.Write(b[:n]); err != nil {
+			return err
 		}
-		var err error
-		buf, err = newsnet.AppendFrame(buf[:0], m)
+		b = b[n:]
+	}
+	return nil
+}
+
+// writeLoop writes queued frames until the loop ends the queue. It takes
+// frames in batches of up to writeBufferSize bytes, copies them into one
+// buffer and writes that (a larger frame is written on its own), then
+// reports the batch's SizeOf bytes as written (sendQueue.written) and wakes
+// the loop, which tells the core. A write error fails the link; what is
+// still queued, and whatever the loop queues until it hears of the loss,
+// is reported as written too (dropped with the link), so the core's count
+// of unwritten bytes stays exact. After a graceful close the writer
+// half-closes the socket; the reader then sees the peer's FIN (or a short
+// deadline) and closes the socket.
+func (p *peer) writeLoop(timeout time.Duration, wake func()) {
+	buf := make([]byte, 0, writeBufferSize)
+	var batch []queued
+	for {
+		var ok bool
+		batch, ok = p.q.take(batch[:0], writeBufferSize)
+		if !ok {
+			if p.q.isDead() {
+				return // aborted or lost: the socket is closed already
+			}
+			break
+		}
+		err := p.writeBatch(batch, buf, timeout)
+		size := 0
+		for i, e := range batch {
+			size += e.size
+			e.frame.release()
+			batch[i] = queued{}
+		}
+		p.q.report(size)
+		wake()
 		if err != nil {
-			// An unencodable message is a bug upstream; the stream is still
-			// intact because nothing was written, so skip the frame.
-			log.Error("dropping unencodable frame", "peer", p.addr, "link", p.id, "err", err)
+			p.fail("write: " + err.Error())
+			p.q.drop()
+			wake()
 			return
 		}
-		if _, err := bw.Write(buf); err != nil {
-			p.fail("write: " + err.Error())
-			failed = true
-		}
-	}
-	const maxBatch = 256
-	for m := range p.queue {
-		p.setWriteDeadline(time.Now().Add(writeTimeout))
-		write(m)
-	batch:
-		for range maxBatch - 1 {
-			select {
-			case m, ok := <-p.queue:
-				if !ok {
-					break batch
-				}
-				write(m)
-			default:
-				break batch
-			}
-		}
-		if !failed {
-			if err := bw.Flush(); err != nil {
-				p.fail("write: " + err.Error())
-				failed = true
-			}
-		}
-	}
-	if failed {
-		return
 	}
 	// Graceful close: everything is flushed. Send our FIN and give the peer
 	// a moment to answer with its own before the reader closes the socket;
@@ -172,6 +162,28 @@ func (p *peer) writeLoop(writeTimeout time.Duration, log *slog.Logger) {
 	} else {
 		p.conn.Close()
 	}
+}
+
+// writeBatch writes the frames of batch, small ones gathered in buf.
+func (p *peer) writeBatch(batch []queued, buf []byte, timeout time.Duration) error {
+	buf = buf[:0]
+	for _, e := range batch {
+		b := e.frame.b
+		if len(buf)+len(b) > cap(buf) && len(buf) > 0 {
+			if err := p.write(buf, timeout); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if len(b) > cap(buf) {
+			if err := p.write(b, timeout); err != nil {
+				return err
+			}
+			continue
+		}
+		buf = append(buf, b...)
+	}
+	return p.write(buf, timeout)
 }
 
 // readLoop decodes frames and hands them to the loop until the connection

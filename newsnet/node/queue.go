@@ -1,0 +1,210 @@
+package node
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// frame is one encoded frame, length prefix included. The loop encodes a
+// message once per step and pushes the same frame onto every link it goes
+// out on; refs counts the holders (the loop's per-step cache and every
+// queue entry or writer batch holding it), and the last release returns the
+// buffer to its pool.
+type frame struct {
+	b     []byte
+	refs  atomic.Int32
+	class int8 // pool index, or -1: not pooled
+}
+
+// Frame buffers are pooled by size class, powers of two from 64 bytes to
+// 64 KiB, so a buffer is never more than twice the frame it holds (the
+// queue's cap counts buffer capacity, not frame length). Larger frames, up
+// to newsnet.MaxFrameBytes, are rare and allocated exactly.
+const (
+	minFrameClassBits = 6
+	maxFrameClassBits = 16
+)
+
+var framePools [maxFrameClassBits - minFrameClassBits + 1]sync.Pool
+
+// newFrame returns a frame holding a copy of b, with one reference.
+func newFrame(b []byte) *frame {
+	var f *frame
+	class := max(bits.Len(uint(len(b)-1)), minFrameClassBits) - minFrameClassBits
+	if len(b) > 0 && class < len(framePools) {
+		if v := framePools[class].Get(); v != nil {
+			f = v.(*frame)
+		} else {
+			f = &frame{b: make([]byte, 0, 1<<(class+minFrameClassBits)), class: int8(class)}
+		}
+	} else {
+		f = &frame{b: make([]byte, 0, len(b)), class: -1}
+	}
+	f.b = append(f.b[:0], b...)
+	f.refs.Store(1)
+	return f
+}
+
+func (f *frame) retain() { f.refs.Add(1) }
+
+func (f *frame) release() {
+	switch n := f.refs.Add(-1); {
+	case n == 0 && f.class >= 0:
+		framePools[f.class].Put(f)
+	case n < 0:
+		panic("node: frame released more often than retained")
+	}
+}
+
+// queued is one entry of a send queue.
+type queued struct {
+	frame *frame
+	size  int // newsnet.SizeOf of the message: the unit of Written
+}
+
+// queuedOverhead is what an entry costs beyond its frame buffer, for the
+// queue's byte count.
+const queuedOverhead = 64
+
+// sendQueue is a link's FIFO of encoded frames between the loop and the
+// link's writer. The loop pushes without ever waiting; the writer takes
+// batches and reports what it wrote. It is bounded in bytes by the cap the
+// loop passes to push (see queueCap); in normal operation the core's own
+// flow control (Core.LinkBuffer) keeps it far below that.
+type sendQueue struct {
+	mu    sync.Mutex
+	items []queued // FIFO from head
+	head  int
+	bytes int  // buffer bytes of items[head:], plus queuedOverhead each
+	ended bool // the loop ended the queue: write what is queued, then stop
+	dead  bool // dropped: nothing more is written, pushes are refused
+	ready chan struct{}
+
+	// written is the SizeOf bytes the writer has written (or dropped) and
+	// the loop has not yet reported to the core.
+	written atomic.Int64
+}
+
+func (q *sendQueue) init() { q.ready = make(chan struct{}, 1) }
+
+// pushResult says what became of a pushed frame.
+type pushResult int
+
+const (
+	pushed  pushResult = iota
+	dropped            // the queue is dead: the frame was not queued
+	overCap            // queueing it would pass the cap: not queued
+)
+
+// push queues e (taking over one reference to its frame when pushed) and
+// wakes the writer. Loop only.
+func (q *sendQueue) push(e queued, limit int) pushResult {
+	cost := cap(e.frame.b) + queuedOverhead
+	q.mu.Lock()
+	switch {
+	case q.dead:
+		q.mu.Unlock()
+		return dropped
+	case q.bytes+cost > limit:
+		q.mu.Unlock()
+		return overCap
+	}
+	if len(q.items) == cap(q.items) && q.head > 0 && q.head >= len(q.items)/2 {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, e)
+	q.bytes += cost
+	q.mu.Unlock()
+	q.signal()
+	return pushed
+}
+
+func (q *sendQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take appends to dst the oldest queued entries, at least one and no more
+// than max frame bytes in all, waiting while the queue is empty. It returns
+// false once the queue is dead, or ended and empty. Writer only.
+func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
+	for {
+		q.mu.Lock()
+		if q.dead {
+			q.mu.Unlock()
+			return dst, false
+		}
+		if q.head < len(q.items) {
+			n := 0
+			for q.head < len(q.items) {
+				e := q.items[q.head]
+				if len(dst) > 0 && n+len(e.frame.b) > max {
+					break
+				}
+				dst = append(dst, e)
+				n += len(e.frame.b)
+				q.bytes -= cap(e.frame.b) + queuedOverhead
+				q.items[q.head] = queued{}
+				q.head++
+			}
+			if q.head == len(q.items) {
+				q.items, q.head = q.items[:0], 0
+			}
+			q.mu.Unlock()
+			return dst, true
+		}
+		ended := q.ended
+		q.mu.Unlock()
+		if ended {
+			return dst, false
+		}
+		<-q.ready
+	}
+}
+
+// end lets the writer finish what is queued and stop. Loop only.
+func (q *sendQueue) end() {
+	q.mu.Lock()
+	q.ended = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+// drop kills the queue: queued frames are released and reported as
+// written (dropped with the link), later pushes are refused, and the
+// writer stops. Any goroutine; idempotent.
+func (q *sendQueue) drop() {
+	q.mu.Lock()
+	q.dead = true
+	items := q.items[q.head:]
+	q.items, q.head, q.bytes = nil, 0, 0
+	q.mu.Unlock()
+	size := 0
+	for _, e := range items {
+		size += e.size
+		e.frame.release()
+	}
+	q.report(size)
+	q.signal()
+}
+
+func (q *sendQueue) isDead() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.dead
+}
+
+// report adds SizeOf bytes written or dropped, for the loop to pass on.
+func (q *sendQueue) report(size int) {
+	if size > 0 {
+		q.written.Add(int64(size))
+	}
+}
+
+// takeWritten returns the bytes reported since the last call. Loop only.
+func (q *sendQueue) takeWritten() int { return int(q.written.Swap(0)) }
