@@ -55,6 +55,9 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	if _, err := inspect(tx); err != nil {
 		return nil, err
 	}
+	if err := checkOwnLast(tx); err != nil {
+		return nil, err
+	}
 	b := itemBuckets(tx)
 	err := b.retracted.ForEach(func(k, v []byte) error {
 		_, err := decodeRetraction(k, v)

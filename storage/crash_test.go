@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bufio"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -85,5 +86,73 @@ func TestCrashSafety(t *testing.T) {
 		}
 		storagetest.CheckAndClose(t, s, dir)
 		t.Logf("round %d: killed after %v, %d items reported this round, %d in total, all present", round, delay, got, len(reported))
+	}
+}
+
+// TestCrashPublish: a child process publishes batches of its own items
+// (PublishOwn) next to a stream of received ones and is killed at a random
+// moment. After every kill the store passes its integrity check, and the
+// own counts are whole: the stored count is the highest count of a stored
+// item, every count up to it has its item (no count without its item, none
+// to be reused), and every batch reported done is there.
+func TestCrashPublish(t *testing.T) {
+	rounds := 4
+	if testing.Short() {
+		rounds = 2
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	var reported uint64
+	for round := range rounds {
+		cmd := helperCommand(t, "crash-publish", dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		delay := time.Duration(50+rng.IntN(300)) * time.Millisecond
+		var killTimer <-chan time.Time
+		for sc.Scan() {
+			n, err := strconv.ParseUint(strings.TrimPrefix(sc.Text(), "DONE "), 10, 64)
+			if err != nil {
+				t.Fatalf("child printed %q", sc.Text())
+			}
+			reported = max(reported, n)
+			if killTimer == nil {
+				killTimer = time.After(delay)
+			}
+			select {
+			case <-killTimer:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				killTimer = make(chan time.Time)
+			default:
+			}
+		}
+		_ = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("round %d: child ended with %v, not killed", round, cmd.ProcessState)
+		}
+		s := storagetest.MustOpenDir(t, dir)
+		count, err := s.SourceCount(crashSource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := s.ItemsAfter(crashSource, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if count < reported || uint64(len(items)) != count {
+			t.Fatalf("round %d: stored count %d, %d items stored, %d reported", round, count, len(items), reported)
+		}
+		for i, it := range items {
+			if it.SourceCount != uint64(i+1) {
+				t.Fatalf("round %d: item %d has count %d", round, i, it.SourceCount)
+			}
+		}
+		storagetest.CheckAndClose(t, s, dir)
+		t.Logf("round %d: killed after %v, count %d, %d reported", round, delay, count, reported)
 	}
 }

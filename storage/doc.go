@@ -9,7 +9,8 @@
 //
 // Keys are chosen so that each query is a seek plus a short cursor walk:
 //
-//	meta           "magic" → "newsdesk-store", "schema" → uint32, "retention" → int64 ns
+//	meta           "magic" → "newsdesk-store", "schema" → uint32, "retention" → int64 ns,
+//	               "lost-total" → uint64 (needed items no servant could retransmit, all runs)
 //	items          id (16-byte UUIDv7, sorts by creation time) → value (see items.go)
 //	by-category    category + 0x00 + id → ""        newest-N of a category: seek, walk back
 //	by-source      source + count (8, BE) + id → ""  catch-up: items of a source after a count
@@ -22,8 +23,9 @@
 //	settings       key → value (strings)
 //	seeds          index (4, BE) → address           ordered seed list
 //	source-counts  source → uint64                   highest communication count per source
-//	outbox         sequence (8, BE) → encoded item   published while disconnected, in order
+//	outbox         sequence (8, BE) → encoded item   own publications not yet sent, in order
 //	retracted      id → format + at (8) + reason     retractions, kept forever (retract.go)
+//	own-last       category → uint64                 count of the latest own publication there
 //
 // Counters are changed in the same transaction as the keys they count, so an
 // unread count is never a scan and never drifts; Check verifies them.
@@ -37,7 +39,10 @@
 // commits everything that arrived while the previous commit ran in a single
 // transaction (group commit), then reports each item as durable. bbolt's own
 // Batch only coalesces concurrent callers; the network delivers items from one
-// goroutine, so the store groups them itself.
+// goroutine, so the store groups them itself. This installation's own
+// publications take the same path (PublishOwn, publish.go): a numbered batch,
+// read, queued in the outbox, the source's count and own-last advanced, all
+// in the transaction the received items share.
 //
 // # Search
 //

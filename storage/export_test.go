@@ -24,6 +24,9 @@ var BucketMeta, KeySchema = bucketMeta, keySchema
 // BucketRetracted lets external tests damage or remove retraction records.
 var BucketRetracted = bucketRetracted
 
+// BucketOwnLast lets external tests make a store of an older schema.
+var BucketOwnLast = bucketOwnLast
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

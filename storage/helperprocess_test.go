@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/news"
 	"newsdesk/storage"
 	"newsdesk/storage/internal/itemgen"
 )
@@ -47,6 +48,8 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Printf("RESULT inuse=%v elapsed=%d err=%v\n", errors.Is(err, storage.ErrInUse), elapsed.Milliseconds(), err)
 	case "crash-ingest":
 		crashIngest(dir)
+	case "crash-publish":
+		crashPublish(dir)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper role %q\n", role)
 		os.Exit(2)
@@ -99,5 +102,49 @@ func crashIngest(dir string) {
 		queue <- pending{id: it.ID, done: s.Ingest(it)}
 	}
 	close(queue)
+	_ = s.Close()
+}
+
+// crashSource is the source crashPublish publishes as, in every round.
+var crashSource = uuid.MustParse("00000000-0000-4000-8000-00000000c0de")
+
+// crashPublish publishes batches of 1..20 own items, numbered on from the
+// stored count, while items of another source are ingested alongside, and
+// prints "DONE <count>" for the last count of each batch the store
+// reported durable, until it is killed (or after 60 s).
+func crashPublish(dir string) {
+	s, err := storage.Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		os.Exit(1)
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	last, err := s.SourceCount(crashSource)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "count:", err)
+		os.Exit(1)
+	}
+	other := uuid.New()
+	go func() {
+		for n := uint64(1); ; n++ {
+			if err := <-s.Ingest(itemgen.Item(rng, other, n, time.Now())); err != nil {
+				return // closed
+			}
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		var batch []*news.Item
+		for range 1 + rng.IntN(20) {
+			last++
+			batch = append(batch, itemgen.Item(rng, crashSource, last, time.Now()))
+		}
+		seqs, err := s.PublishOwn(storage.OwnBatch{Source: crashSource, Items: batch, Sent: []uint64{uint64(rng.IntN(int(last)) + 1)}})
+		if err != nil || len(seqs) != len(batch) {
+			fmt.Fprintln(os.Stderr, "publish:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("DONE %d\n", last)
+	}
 	_ = s.Close()
 }

@@ -14,9 +14,15 @@ import (
 // transactions of a few megabytes.
 const maxBatchBytes = 16 << 20
 
+// ingestReq is one request to the writer: a received item (item, val), or
+// a batch of own publications (own, publish.go). size and n are what it
+// counts toward the batch limits: encoded bytes and items.
 type ingestReq struct {
 	item *news.Item
 	val  []byte
+	own  *ownReq
+	size int
+	n    int
 	done chan error // buffered (1): the writer never blocks on a slow reader
 }
 
@@ -31,10 +37,8 @@ type ingestReq struct {
 // Received is set to the store's clock if zero; the caller's item is not
 // modified.
 func (s *Store) Ingest(it *news.Item) <-chan error {
-	done := make(chan error, 1)
 	if s.opts.readOnly {
-		done <- fmt.Errorf("%w: ingest: store opened read-only", ErrReadOnly)
-		return done
+		return failed(fmt.Errorf("%w: ingest: store opened read-only", ErrReadOnly))
 	}
 	c := it.Clone()
 	if c.Received.IsZero() {
@@ -44,17 +48,23 @@ func (s *Store) Ingest(it *news.Item) <-chan error {
 	// the single writer only writes.
 	val, err := encodeValue(c)
 	if err != nil {
-		done <- err
-		return done
+		return failed(err)
 	}
+	return s.enqueue(&ingestReq{item: c, val: val, size: len(val), n: 1})
+}
+
+// enqueue hands a request to the writer and returns its done channel. It
+// blocks only when the queue is full (backpressure).
+func (s *Store) enqueue(r *ingestReq) <-chan error {
+	r.done = make(chan error, 1)
 	s.closeMu.RLock()
 	defer s.closeMu.RUnlock()
 	if s.closed {
-		done <- ErrClosed
-		return done
+		r.done <- ErrClosed
+		return r.done
 	}
-	s.queue <- &ingestReq{item: c, val: val, done: done}
-	return done
+	s.queue <- r
+	return r.done
 }
 
 // Put stores one item and waits until it is durable. Sequential Puts commit
@@ -69,6 +79,13 @@ func (s *Store) Put(ctx context.Context, it *news.Item) error {
 	}
 }
 
+// failed returns a done channel that holds err.
+func failed(err error) <-chan error {
+	done := make(chan error, 1)
+	done <- err
+	return done
+}
+
 // writer is the single ingest goroutine. It blocks for one request, takes
 // whatever else is already queued (up to the batch limits), commits it all
 // in one transaction, and reports to every request. It exits when Close has
@@ -77,16 +94,17 @@ func (s *Store) writer() {
 	defer close(s.writerDone)
 	for req := range s.queue {
 		batch := []*ingestReq{req}
-		size := len(req.val)
+		size, n := req.size, req.n
 	drain:
-		for len(batch) < s.opts.maxBatch && size < maxBatchBytes {
+		for n < s.opts.maxBatch && size < maxBatchBytes {
 			select {
 			case r, ok := <-s.queue:
 				if !ok {
 					break drain
 				}
 				batch = append(batch, r)
-				size += len(r.val)
+				size += r.size
+				n += r.n
 			default:
 				break drain
 			}
@@ -110,6 +128,12 @@ func (s *Store) commit(batch []*ingestReq) error {
 	return s.update("ingest", func(tx *bbolt.Tx, ch *txChanges) error {
 		b := itemBuckets(tx)
 		for _, r := range batch {
+			if r.own != nil {
+				if err := r.own.apply(tx, b, ch); err != nil {
+					return err
+				}
+				continue
+			}
 			if _, err := b.insert(r.item, r.val, ch); err != nil {
 				return fmt.Errorf("item %s: %w", r.item.ID, err)
 			}

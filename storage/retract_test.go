@@ -336,8 +336,10 @@ func TestMigrateToRetractions(t *testing.T) {
 	dir := t.TempDir()
 	fillStore(t, dir, 5)
 	editFile(t, dir, func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket(storage.BucketRetracted); err != nil {
-			return err
+		for _, b := range [][]byte{storage.BucketRetracted, storage.BucketOwnLast} { // schema 2 and 3
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(storage.BucketMeta).Put(storage.KeySchema, binary.BigEndian.AppendUint32(nil, 1))
 	})

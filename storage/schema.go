@@ -25,6 +25,7 @@ var (
 	bucketSources    = []byte("source-counts")
 	bucketOutbox     = []byte("outbox")
 	bucketRetracted  = []byte("retracted") // since schema 2
+	bucketOwnLast    = []byte("own-last")  // since schema 3: category → count of the latest own publication there
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -33,7 +34,7 @@ var (
 var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
-	bucketSources, bucketOutbox, bucketRetracted,
+	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
 }
 
 // Keys of the meta bucket.
@@ -41,6 +42,10 @@ var (
 	keyMagic     = []byte("magic")
 	keySchema    = []byte("schema")
 	keyRetention = []byte("retention")
+	keyLostTotal = []byte("lost-total") // needed items no servant could retransmit, all runs
+	// keyOwnLastStale marks a store migrated from before own-last was
+	// kept: RebuildOwnLast fills the bucket and removes the mark.
+	keyOwnLastStale = []byte("own-last-stale")
 )
 
 // magicValue marks a bbolt file as a Newsdesk store: a bbolt file from
@@ -58,6 +63,15 @@ var migrations = []func(tx *bbolt.Tx) error{
 	func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucket(bucketRetracted)
 		return err
+	},
+	// 2 → 3: own-last (publish.go). Which source is this installation's
+	// is not in the store, so the application rebuilds the counts
+	// (RebuildOwnLast) when it next opens it.
+	func(tx *bbolt.Tx) error {
+		if _, err := tx.CreateBucket(bucketOwnLast); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyOwnLastStale, []byte{1})
 	},
 }
 
