@@ -15,6 +15,24 @@ import (
 // vertex answers with what it has. The request is repeated once a little
 // later, for items that were still in flight or being repaired upstream
 // when the first answer was made.
+//
+// Answers come in pages of at most Config.CatchUpLimit items, each ended
+// by a CatchUpDone; the requester asks for the next page from where the
+// last one ended. One catch-up runs at a time per servant, so a catch-up
+// of any size keeps at most one page in flight toward it, and no link on
+// the way has to hold more.
+
+// catchUpRun is one catch-up the servant asks for, page by page.
+type catchUpRun struct {
+	cats     CategorySet
+	since    int64             // Unix ns; sources not in known, from then on
+	followed bool              // also send the next counts of the sources we follow
+	known    map[string]uint64 // per source, where the pages got to
+	sentAt   time.Time         // zero: not asked yet (or to ask again)
+}
+
+// catchUpTimeout is how long a page may take before it is asked again.
+func (s *Servant) catchUpTimeout() time.Duration { return 2 * s.cfg.LinkTimeout }
 
 // catchUpSince is the time from which catch-up asks for the items of
 // sources we do not follow: when we were last attached, bounded by the
@@ -26,25 +44,15 @@ func (s *Servant) catchUpSince(last time.Time) time.Time {
 	return last
 }
 
-// requestCatchUp asks the up-servant for the items of cats we missed. With
+// requestCatchUp asks the tree above for the items of cats we missed. With
 // followed set, the sources we follow are asked for from their next count;
 // otherwise (a new category) every source is asked for since the time.
+// Durable categories are asked for once more without the time bound.
 func (s *Servant) requestCatchUp(cats CategorySet, since time.Time, followed bool) {
-	if s.up == nil || len(cats) == 0 {
+	if len(cats) == 0 {
 		return
 	}
-	req := &CatchUp{Categories: cats, Since: since.UnixNano(), Trail: []ServantID{s.id}}
-	if followed {
-		for _, id := range slices.Sorted(maps.Keys(s.sources)) {
-			if next := s.sources[id].next; next > 0 && len(req.Known) < MaxSources {
-				req.Known = append(req.Known, SourceCount{Source: id, Next: next})
-			}
-		}
-	}
-	s.send(s.up, req)
-	// Durable categories are asked for once more without the time bound:
-	// a second request rather than a per-category time in the first keeps
-	// the wire format as it is.
+	s.queueCatchUp(&catchUpRun{cats: cats, since: since.UnixNano(), followed: followed})
 	var durable []string
 	for _, c := range s.cfg.Durable {
 		if cats.Matches(c) {
@@ -52,11 +60,75 @@ func (s *Servant) requestCatchUp(cats CategorySet, since time.Time, followed boo
 		}
 	}
 	if len(durable) > 0 && since.UnixNano() > 0 {
-		all := *req
-		all.Categories = NewCategorySet(durable...)
-		all.Since = 0
-		s.send(s.up, &all)
+		s.queueCatchUp(&catchUpRun{cats: NewCategorySet(durable...), followed: followed})
 	}
+	s.nextCatchUp()
+}
+
+// queueCatchUp adds run unless the same one waits already.
+func (s *Servant) queueCatchUp(run *catchUpRun) {
+	for _, q := range s.catchUps {
+		if q.sentAt.IsZero() && q.followed == run.followed && q.since == run.since && q.cats.Equal(run.cats) {
+			return
+		}
+	}
+	s.catchUps = append(s.catchUps, run)
+}
+
+// nextCatchUp asks for the first queued run's next page, if it is not
+// asked for already and we are attached.
+func (s *Servant) nextCatchUp() {
+	if s.up == nil || len(s.catchUps) == 0 || !s.catchUps[0].sentAt.IsZero() {
+		return
+	}
+	run := s.catchUps[0]
+	req := &CatchUp{Categories: run.cats, Since: run.since, Trail: []ServantID{s.id}}
+	known := maps.Clone(run.known)
+	if run.followed {
+		if known == nil {
+			known = map[string]uint64{}
+		}
+		for id, st := range s.sources {
+			if st.next > 0 {
+				known[id] = max(known[id], st.next)
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(known)) {
+		if len(req.Known) < MaxSources {
+			req.Known = append(req.Known, SourceCount{Source: id, Next: known[id]})
+		}
+	}
+	run.sentAt = s.now
+	s.send(s.up, req)
+}
+
+// catchUpProgress notes an item that came back to us: the running
+// catch-up's next page starts after it.
+func (s *Servant) catchUpProgress(m *Multicast) {
+	if len(s.catchUps) == 0 || s.catchUps[0].sentAt.IsZero() {
+		return
+	}
+	run := s.catchUps[0]
+	if run.known == nil {
+		run.known = map[string]uint64{}
+	}
+	run.known[m.Source] = max(run.known[m.Source], m.Count+1)
+}
+
+// handleCatchUpDone passes a page end back along its trail, or, when it is
+// ours, asks for the next page or the next run.
+func (s *Servant) handleCatchUpDone(d *CatchUpDone) {
+	if !s.retrace(d.Trail, d) || len(s.catchUps) == 0 || s.catchUps[0].sentAt.IsZero() {
+		return
+	}
+	if d.More {
+		s.catchUps[0].sentAt = time.Time{}
+	} else {
+		s.catchUps[0] = nil
+		s.catchUps = s.catchUps[1:]
+	}
+	s.nextCatchUp()
 }
 
 // catchUpHinted runs when the up-servant passes down a catch-up hint: the
@@ -78,8 +150,15 @@ func (s *Servant) hintDowns() {
 	}
 }
 
-// tickCatchUp repeats the catch-up after joining once, CatchUpRepeat later.
+// tickCatchUp repeats the catch-up after joining once, CatchUpRepeat later,
+// and asks again for a page that did not come.
 func (s *Servant) tickCatchUp() {
+	if len(s.catchUps) > 0 {
+		if run := s.catchUps[0]; !run.sentAt.IsZero() && s.now.Sub(run.sentAt) >= s.catchUpTimeout() {
+			run.sentAt = time.Time{}
+			s.nextCatchUp()
+		}
+	}
 	if s.catchUpAgain.IsZero() || s.now.Before(s.catchUpAgain) {
 		return
 	}
@@ -87,8 +166,9 @@ func (s *Servant) tickCatchUp() {
 	s.requestCatchUp(s.self, s.catchUpSince(s.lastUp), true)
 }
 
-// handleCatchUp answers a catch-up request from below when we are an
-// archive, and passes it up otherwise. The vertex answers with what it has.
+// handleCatchUp answers one page of a catch-up request from below when we
+// are an archive (the vertex answers with what it has, or with nothing),
+// and passes it up otherwise.
 func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
 	if len(c.Trail) == 0 || slices.Contains(c.Trail, s.id) || len(c.Trail) >= MaxPathLen {
 		return
@@ -100,14 +180,16 @@ func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
 		s.send(s.up, &fwd)
 		return
 	}
-	if s.cfg.Archive == nil {
-		return
+	var page []*Multicast
+	if s.cfg.Archive != nil {
+		known := make(map[string]uint64, len(c.Known))
+		for _, k := range c.Known {
+			known[k.Source] = k.Next
+		}
+		page = s.cfg.Archive.CatchUp(c.Categories, known, time.Unix(0, c.Since), s.cfg.CatchUpLimit)
 	}
-	known := make(map[string]uint64, len(c.Known))
-	for _, k := range c.Known {
-		known[k.Source] = k.Next
+	for _, m := range page {
+		s.sendBulk(from, &Recovered{Trail: c.Trail, Source: m.Source, Msg: m})
 	}
-	for _, m := range s.cfg.Archive.CatchUp(c.Categories, known, time.Unix(0, c.Since), s.cfg.CatchUpLimit) {
-		s.send(from, &Recovered{Trail: c.Trail, Source: m.Source, Msg: m})
-	}
+	s.sendBulk(from, &CatchUpDone{Trail: c.Trail, More: len(page) >= s.cfg.CatchUpLimit})
 }

@@ -141,6 +141,12 @@ type Config struct {
 	RecoverTimeout  time.Duration
 	RecoverAttempts int
 
+	// RecoverWindow bounds the missed counts of one source asked for and
+	// not yet answered. A servant that missed thousands asks for them a
+	// window at a time, so the answers in flight toward it stay bounded.
+	// Default 512 (half a MiB of 1 KiB items).
+	RecoverWindow int
+
 	// RelayCache bounds the messages kept in memory to answer
 	// retransmission requests from servants below and to send a link the
 	// items it fell behind on. Default 16,384.
@@ -230,6 +236,7 @@ func DefaultConfig(id ServantID) Config {
 		HistoryWindow:     64,
 		RecoverTimeout:    time.Second,
 		RecoverAttempts:   6,
+		RecoverWindow:     512,
 		RelayCache:        16384,
 		RelayCacheBytes:   16 << 20,
 		LinkBuffer:        1 << 20,
@@ -282,8 +289,12 @@ func (c *Config) Validate() error {
 		return errors.New("recover timeout must be at least one tick")
 	case c.RecoverAttempts < 1:
 		return errors.New("recover attempts must be at least 1")
-	case c.CatchUpWindow < 0 || c.CatchUpLimit < 0 || c.CatchUpRepeat < 0:
-		return errors.New("catch-up window and limit must not be negative")
+	case c.RecoverWindow < 1:
+		return errors.New("recover window must be at least 1")
+	case c.CatchUpWindow < 0 || c.CatchUpRepeat < 0:
+		return errors.New("catch-up window and repeat must not be negative")
+	case c.CatchUpLimit < 1:
+		return errors.New("catch-up limit (the page size) must be at least 1")
 	case c.RelayCache < 0 || c.RelayCacheBytes < 0:
 		return errors.New("relay cache must not be negative")
 	case c.LinkBuffer < 4<<10:

@@ -52,14 +52,14 @@ func (h *ownHistory) runs() []HistoryRun {
 	return out
 }
 
-// historyShort returns the short ID of count k as described by message m's
-// history, and whether the history reaches back that far.
-func historyShort(m *Multicast, k uint64) (uint32, bool) {
-	if k >= m.Count || k == 0 {
+// historyShort returns the short ID of count k as described by the history
+// of the message with count, and whether the history reaches back that far.
+func historyShort(history []HistoryRun, count, k uint64) (uint32, bool) {
+	if k >= count || k == 0 {
 		return 0, false
 	}
-	back := m.Count - k // 1 for the message just before m
-	for _, r := range m.History {
+	back := count - k // 1 for the message just before
+	for _, r := range history {
 		if back <= uint64(r.Len) {
 			return r.Short, true
 		}
@@ -87,10 +87,10 @@ func (s *Servant) restoreOwnHistory() {
 	}
 }
 
-// historyLen is how many earlier counts m's history describes.
-func historyLen(m *Multicast) uint64 {
+// historyLen is how many earlier counts a history describes.
+func historyLen(history []HistoryRun) uint64 {
 	var n uint64
-	for _, r := range m.History {
+	for _, r := range history {
 		n += uint64(r.Len)
 	}
 	return n

@@ -101,10 +101,11 @@ type Multicast struct {
 	// some (a publisher that lost track of its own past). Prev[i] is the
 	// count of the source's previous message under the category's ancestor
 	// at level i+1 ("hr/payroll" for "hr/payroll/eu"; 0: none); the top
-	// level is in Tops. Neither is signed: a relay that lies about them can
+	// level is in Tops; a shorter Prev says nothing of the deeper levels.
+	// Neither is signed: a relay that lies about them can
 	// make a receiver skip what it needs, as a relay that drops it can.
 	Tops        []TopCount
-	TopsPartial bool
+	TopsComplete bool
 	Prev        []uint64
 	Payload     []byte // opaque to the overlay: the encoded news item
 }
@@ -129,7 +130,7 @@ type Edge struct {
 	Count       uint64
 	History     []HistoryRun
 	Tops        []TopCount
-	TopsPartial bool
+	TopsComplete bool
 	Prev        []uint64
 }
 

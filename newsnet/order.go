@@ -7,12 +7,14 @@ import (
 )
 
 // Reliable ordered delivery (JP3679935B2): every multicast message carries
-// its source's communication count and the categories of the source's
-// previous messages. A servant keeps, per source, the next count it expects;
-// a message above it reveals a gap. Missed counts in categories this servant
-// does not need are counted as received at once (¶0091-0097); missed counts
-// it needs are requested again, and later messages wait in a save buffer so
-// that delivery keeps the source's order (¶0073, ¶0087).
+// its source's communication count and what the receiver needs to classify
+// the counts before it: the categories of the source's previous messages
+// (the history, ¶0106) and the chain fields of chain.go. A servant keeps,
+// per source, the next count it expects; a message above it reveals a gap.
+// Missed counts in categories this servant does not need are counted as
+// received at once (¶0091-0097); missed counts it needs are requested
+// again, and later messages wait in a save buffer so that delivery keeps
+// the source's order (¶0073, ¶0087).
 
 // maxGap bounds the missed counts of one source that are classified and
 // tracked one by one.
@@ -24,6 +26,7 @@ type sourceState struct {
 	held    map[uint64]*Multicast // the save buffer: needed messages above next
 	skip    map[uint64]bool       // resolved above next without delivery
 	wanted  map[uint64]*want      // missed counts awaiting an answer
+	chains  map[string]*chain     // per subscription: see chain.go
 	arrival LinkID                // the reverse path: where its messages come from
 }
 
@@ -48,58 +51,124 @@ func (s *Servant) source(id string) *sourceState {
 	return st
 }
 
-// sequence takes a message of another source (arrived on the tree, or
-// retransmitted) through gap detection and the save buffer, delivering what
-// is in order. It reports whether the message was new to the sequence.
-func (s *Servant) sequence(m *Multicast, from LinkID) bool {
-	st := s.source(m.Source)
+// accounted reports whether count k of st is resolved, held or asked for.
+func (st *sourceState) accounted(k uint64) bool {
+	return k < st.next || st.held[k] != nil || st.skip[k] || st.wanted[k] != nil
+}
+
+// begin prepares st for header h: it starts following a source it had no
+// expectation of, and bounds a huge gap. It reports whether h's count is
+// still open (not resolved, held or skipped).
+func (s *Servant) begin(st *sourceState, h *header) bool {
 	if st.next == 0 {
 		// The first message of a source we had no expectation of: follow it
 		// from as far back as its history reaches, so a needed message
 		// missed just before is still found; older ones are for catch-up.
-		st.next = m.Count - min(historyLen(m), m.Count-1)
+		st.next = h.count - min(historyLen(h.history), h.count-1)
 	}
-	if m.Count < st.next || st.held[m.Count] != nil || st.skip[m.Count] {
+	if h.count < st.next || st.held[h.count] != nil || st.skip[h.count] {
 		return false
 	}
-	if m.Count-st.next > maxGap {
+	if h.count-st.next > maxGap {
 		// Away for very long (or a source gone haywire): classifying every
 		// count would cost memory without bound. The older ones are left to
 		// catch-up, which asks the archive by source and count.
-		s.counters.GapSkipped += m.Count - maxGap - st.next
-		st.next = m.Count - maxGap
+		s.counters.GapSkipped += h.count - maxGap - st.next
+		st.next = h.count - maxGap
 		below := func(k uint64) bool { return k < st.next }
 		maps.DeleteFunc(st.held, func(k uint64, _ *Multicast) bool { return below(k) })
 		maps.DeleteFunc(st.skip, func(k uint64, _ bool) bool { return below(k) })
 		maps.DeleteFunc(st.wanted, func(k uint64, _ *want) bool { return below(k) })
 	}
+	return true
+}
+
+// sequence takes a message of another source (arrived on the tree, or
+// retransmitted) through gap detection and the save buffer, delivering what
+// is in order. It reports whether the message was new to the sequence.
+func (s *Servant) sequence(m *Multicast, from LinkID) bool {
+	st := s.source(m.Source)
+	h := headerOf(m)
+	if !s.begin(st, &h) {
+		return false
+	}
 	delete(st.wanted, m.Count)
-	s.learnCategory(m.Category)
-	s.classifyGap(m.Source, st, m)
+	s.account(st, &h)
 	if s.self.Matches(m.Category) {
 		st.held[m.Count] = m
 	} else {
 		st.skip[m.Count] = true
 	}
-	s.drain(m.Source, st, from)
-	s.requestDue(m.Source, st)
+	s.settle(m.Source, st, from)
 	return true
 }
 
-// classifyGap decides, for every count between next and m's that is not
-// yet accounted for, whether it was needed, using m's history.
-func (s *Servant) classifyGap(source string, st *sourceState, m *Multicast) {
-	for k := st.next; k < m.Count; k++ {
-		if st.held[k] != nil || st.skip[k] || st.wanted[k] != nil {
+// sequenceEdge takes a source's leading edge as a message without a
+// payload: the counts before it are classified, and its own count is
+// asked for when this servant needs it.
+func (s *Servant) sequenceEdge(st *sourceState, e *Edge) {
+	h := e.header()
+	if !s.begin(st, &h) {
+		return
+	}
+	s.account(st, &h)
+	if !st.accounted(e.Count) {
+		if s.self.Matches(e.Category) {
+			s.counters.GapNeeded++
+			s.wantMessage(e.Source, st, e.Count)
+		} else {
+			s.counters.GapSkipped++
+			st.skip[e.Count] = true
+		}
+	}
+	s.settle(e.Source, st, 0)
+}
+
+// account learns what header h tells of the counts before it: the chains
+// move on, a needed count they name as missing is asked for, and every
+// other open count in the gap is classified.
+func (s *Servant) account(st *sourceState, h *header) {
+	s.learnCategory(h.category)
+	for _, p := range s.linkChains(st, h) {
+		if !st.accounted(p) {
+			s.counters.GapNeeded++
+			s.wantMessage(h.source, st, p)
+		}
+	}
+	s.classifyGap(h.source, st, h)
+}
+
+// settle ends the handling of new knowledge about a source: counts the
+// chains now show unneeded are released, what is in order is delivered,
+// and due requests go out.
+func (s *Servant) settle(source string, st *sourceState, from LinkID) {
+	s.resolveByChains(st)
+	s.drain(source, st, from)
+	s.requestDue(source, st)
+}
+
+// classifyGap decides, for every count between next and h's that is not
+// yet accounted for, whether it was needed.
+func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
+	for k := st.next; k < h.count; k++ {
+		if st.accounted(k) {
 			continue
 		}
-		short, ok := historyShort(m, k)
-		switch {
-		case len(s.self) == 0:
-			st.skip[k] = true // we need nothing at all
+		if s.chainsCover(st, k) {
 			s.counters.GapSkipped++
+			st.skip[k] = true
+			continue
+		}
+		short, ok := historyShort(h.history, h.count, k)
+		switch {
+		case s.self.Has(AllCategories):
+			s.counters.GapNeeded++
+			s.wantMessage(source, st, k)
 		case !ok:
-			st.wanted[k] = &want{categoryOnly: true, due: s.now}
+			// Neither the chains nor the history tell yet. A later header
+			// (or the retransmission of a missing one) usually will: ask
+			// for the category only if none has when the wait is over.
+			st.wanted[k] = &want{categoryOnly: true, due: s.now.Add(s.cfg.RecoverTimeout)}
 		case !s.shortKnown(short) && s.mayNeedUnknown(short):
 			st.wanted[k] = &want{categoryOnly: true, due: s.now}
 		case s.neededShort(short):
@@ -108,6 +177,18 @@ func (s *Servant) classifyGap(source string, st *sourceState, m *Multicast) {
 		default:
 			s.counters.GapSkipped++
 			st.skip[k] = true
+		}
+	}
+}
+
+// resolveByChains releases the counts waiting for their category that the
+// chains now show lie under none of our subscriptions.
+func (s *Servant) resolveByChains(st *sourceState) {
+	for k, w := range st.wanted {
+		if w.categoryOnly && s.chainsCover(st, k) {
+			delete(st.wanted, k)
+			st.skip[k] = true
+			s.counters.GapSkipped++
 		}
 	}
 }

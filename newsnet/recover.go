@@ -72,13 +72,21 @@ func (s *Servant) tickRecover() {
 
 // requestDue sends one request for the due message counts and one for the
 // due category counts of a source; counts that exhausted their attempts are
-// recorded as lost and released.
+// recorded as lost and released. At most Config.RecoverWindow counts of a
+// source are asked for at a time, so the answers in flight toward this
+// servant stay bounded however much it missed; the rest wait their turn.
 func (s *Servant) requestDue(source string, st *sourceState) {
 	if len(st.wanted) == 0 {
 		return
 	}
 	var msgs, cats []uint64
-	lost := false
+	var lost uint64
+	asked := 0
+	for _, w := range st.wanted {
+		if w.attempts > 0 && s.now.Before(w.due) {
+			asked++
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(st.wanted)) {
 		w := st.wanted[k]
 		if s.now.Before(w.due) {
@@ -87,10 +95,13 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 		if w.attempts >= s.cfg.RecoverAttempts {
 			delete(st.wanted, k)
 			st.skip[k] = true
-			s.counters.Lost++
-			lost = true
+			lost++
 			continue
 		}
+		if asked >= s.cfg.RecoverWindow {
+			continue
+		}
+		asked++
 		w.attempts++
 		w.due = s.now.Add(s.cfg.RecoverTimeout << (w.attempts - 1))
 		if w.categoryOnly {
@@ -101,8 +112,8 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 			s.counters.AskedMessages++
 		}
 	}
-	if lost {
-		s.note("gave up on messages of %s: lost", source)
+	if lost > 0 {
+		s.noteLost(source, lost)
 		s.drain(source, st, 0)
 	}
 	l := s.reversePath(st, nil)
@@ -119,6 +130,14 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 		s.send(l, &Recover{Source: source, Counts: cats[:n], CategoriesOnly: true, Trail: []ServantID{s.id}})
 		cats = cats[n:]
 	}
+}
+
+// noteLost records n needed messages of source given up on, for the
+// counters and for the host to persist.
+func (s *Servant) noteLost(source string, n uint64) {
+	s.counters.Lost += n
+	s.note("gave up on %d messages of %s: lost", n, source)
+	s.out = append(s.out, Lost{Source: source, N: n, Total: s.counters.Lost})
 }
 
 // reversePath is the tree link toward a source: the one its messages last
@@ -151,18 +170,18 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		case r.CategoriesOnly:
 			cats = append(cats, CountCategory{Count: k, Category: m.Category})
 		default:
-			s.send(from, &Recovered{Trail: r.Trail, Source: r.Source, Msg: m})
+			s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Msg: m})
 		}
 	}
 	if len(cats) > 0 {
-		s.send(from, &Recovered{Trail: r.Trail, Source: r.Source, Categories: cats})
+		s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Categories: cats})
 	}
 	if len(rest) == 0 {
 		return
 	}
 	if r.Source == s.cfg.Source {
 		// The source itself does not have them: nobody will.
-		s.send(from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
+		s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
 		return
 	}
 	if next := s.reversePath(s.sources[r.Source], from); next != nil {
@@ -171,24 +190,42 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 	}
 }
 
+// retrace passes an answer one hop back along its trail, which ends with
+// this servant, and reports whether this servant is the requester it is
+// for (the trail holds only this servant).
+func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
+	n := len(trail)
+	if n == 0 || trail[n-1] != s.id {
+		return false
+	}
+	if n == 1 {
+		return true
+	}
+	if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.verified("retransmission", r.Msg) {
+		return false // a relay checks what it passes on, as it does on the tree
+	}
+	back := trail[n-2]
+	for _, l := range s.treeLinks() {
+		if l.peer == back {
+			switch m := m.(type) {
+			case *Recovered:
+				fwd := *m
+				fwd.Trail = trail[:n-1]
+				s.sendBulk(l, &fwd)
+			case *CatchUpDone:
+				s.sendBulk(l, &CatchUpDone{Trail: trail[:n-1], More: m.More})
+			}
+			return false
+		}
+	}
+	return false // the path broke: the requester retries
+}
+
 // handleRecovered passes an answer back along its trail, or takes it when
 // this servant asked.
 func (s *Servant) handleRecovered(r *Recovered) {
-	n := len(r.Trail)
-	if n == 0 || r.Trail[n-1] != s.id {
+	if !s.retrace(r.Trail, r) {
 		return
-	}
-	if n > 1 {
-		back := r.Trail[n-2]
-		for _, l := range s.treeLinks() {
-			if l.peer == back {
-				fwd := *r
-				fwd.Trail = r.Trail[:n-1]
-				s.send(l, &fwd)
-				return
-			}
-		}
-		return // the path broke: the requester retries
 	}
 	if r.Source == s.cfg.Source {
 		return // our own messages, from a catch-up: we have them
@@ -196,6 +233,7 @@ func (s *Servant) handleRecovered(r *Recovered) {
 	st := s.source(r.Source)
 	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verified("retransmission", m) {
 		s.cache.add(m)
+		s.catchUpProgress(m)
 		s.takeRecovered(st, m)
 	}
 	for _, cc := range r.Categories {
@@ -213,15 +251,18 @@ func (s *Servant) handleRecovered(r *Recovered) {
 			st.skip[cc.Count] = true
 		}
 	}
+	var lost uint64
 	for _, k := range r.Missing {
 		if st.wanted[k] != nil {
 			delete(st.wanted, k)
 			st.skip[k] = true
-			s.counters.Lost++
+			lost++
 		}
 	}
-	s.drain(r.Source, st, 0)
-	s.requestDue(r.Source, st)
+	if lost > 0 {
+		s.noteLost(r.Source, lost)
+	}
+	s.settle(r.Source, st, 0)
 }
 
 // takeRecovered handles a message that came back from a retransmission

@@ -37,10 +37,15 @@ func (s *Servant) routeInfoAllExcept(except *link) {
 
 // receiveRouteInfo is multicast information reception (Fig. 8): store the
 // set as the link's received set (S522) and pass the change on (S523).
+//
+// Streams the link newly asks for get their leading edges (edge.go), so a
+// servant that rejoined elsewhere learns what it missed meanwhile.
 func (s *Servant) receiveRouteInfo(l *link, m *RoutingInfo) {
+	was, known := l.received, l.infoKnown
 	l.received = NewCategorySet(m.Categories...)
 	l.infoKnown = true
 	s.routeInfoAllExcept(l)
+	s.sendEdgesFor(l, was, known)
 }
 
 // setSelf replaces the self set (a join or leave request from the
@@ -77,10 +82,11 @@ func (s *Servant) route(from *link, m *Multicast) {
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, m.Category) {
 			s.counters.Relayed++
-			s.send(l, m)
+			s.forward(l, m)
 		}
 	}
 	s.cache.add(m)
+	s.noteEdge(m)
 	switch {
 	case m.Source == s.cfg.Source:
 		// Our own publication come back: we never deliver to ourselves.
@@ -151,12 +157,15 @@ func (s *Servant) publish(orig *Multicast) {
 	}
 	s.ownCount = m.Count
 	m.History = s.own.runs()
+	m.Tops, m.TopsComplete, m.Prev = s.chains.fields(m.Category)
 	s.own.add(m.Category)
+	s.chains.add(m.Category, m.Count)
 	s.cache.add(&m)
+	s.noteEdge(&m)
 	s.seen.add(m.ID)
 	if s.up == nil && !s.vertex {
 		s.outbox = append(s.outbox, &m)
-		s.out = append(s.out, Published{ID: m.ID, Count: m.Count, Queued: true})
+		s.out = append(s.out, Published{ID: m.ID, Category: m.Category, Count: m.Count, Queued: true})
 		return
 	}
 	s.sendOwn(&m)
@@ -167,14 +176,14 @@ func (s *Servant) sendOwn(m *Multicast) {
 	n := 0
 	for _, l := range s.treeLinks() {
 		if s.wants(l, m.Category) {
-			s.send(l, m)
+			s.forward(l, m)
 			n++
 		}
 	}
 	if n == 0 {
 		s.counters.Suppressed++
 	}
-	s.out = append(s.out, Published{ID: m.ID, Count: m.Count, Links: n})
+	s.out = append(s.out, Published{ID: m.ID, Category: m.Category, Count: m.Count, Links: n})
 }
 
 // flushOutbox sends what was published while we were not attached, in

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -38,7 +39,21 @@ func newHarness(t *testing.T, id newsnet.ServantID, seeds ...newsnet.ServantID) 
 	return h
 }
 
-func (h *harness) step(ev newsnet.Event) []newsnet.Action { return h.s.Step(ev) }
+// step feeds ev to the servant and reports every frame it sent as written
+// at once, as a host with an infinitely fast network would.
+func (h *harness) step(ev newsnet.Event) []newsnet.Action {
+	acts := h.s.Step(ev)
+	written := map[newsnet.LinkID]int{}
+	for _, a := range acts {
+		if s, ok := a.(newsnet.Send); ok {
+			written[s.Link] += newsnet.SizeOf(s.Msg)
+		}
+	}
+	for _, l := range slices.Sorted(maps.Keys(written)) {
+		acts = append(acts, h.s.Step(newsnet.Written{Link: l, Bytes: written[l]})...)
+	}
+	return acts
+}
 
 func (h *harness) advance(d time.Duration) []newsnet.Action {
 	var out []newsnet.Action
@@ -461,16 +476,23 @@ func TestHugeGapIsBounded(t *testing.T) {
 	up := h.attach("10.0.0.1:7400")
 	h.step(newsnet.Subscribe{Category: "it"})
 	h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{1}, Category: "it", Source: "src", Count: 1}})
-	acts := h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{2}, Category: "it", Source: "src", Count: 1 << 40}})
-	asked := 0
-	for _, a := range acts {
+	h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{2}, Category: "it", Source: "src", Count: 1 << 40}})
+	// Neither chain nor history tells the categories of the gap: after the
+	// grace period they are asked for, a recovery window at a time, and
+	// only the last 65,536.
+	asked, lowest := 0, uint64(1<<40)
+	for _, a := range h.advance(1100 * time.Millisecond) {
 		if s, ok := a.(newsnet.Send); ok {
 			if r, ok := s.Msg.(*newsnet.Recover); ok {
 				asked += len(r.Counts)
+				lowest = min(lowest, r.Counts[0])
 			}
 		}
 	}
-	if asked != 1<<16 {
-		t.Errorf("asked about %d counts, want the last 65,536", asked)
+	if want := newsnet.DefaultConfig("").RecoverWindow; asked != want {
+		t.Errorf("asked about %d counts, want one recovery window (%d)", asked, want)
+	}
+	if lowest != 1<<40-1<<16 {
+		t.Errorf("first count asked = %d, want %d (the last 65,536 only)", lowest, uint64(1<<40-1<<16))
 	}
 }

@@ -47,12 +47,15 @@ type Servant struct {
 	progressed map[string]bool     // sources whose next count moved this step
 	known      map[uint32][]string // short ID -> categories seen
 	cache      relayCache
+	edges      map[edgeKey]*Edge // the latest header per source and category (edge.go)
 	ownCount   uint64
 	own        ownHistory
+	chains     ownChains // the Tops and Prev of our next publication (ownchain.go)
 	outbox     []*Multicast // publications waiting for the tree
 	lastUp     time.Time    // when we were last attached (for catch-up)
 	// catchUpAgain is when to repeat the catch-up made on attaching.
 	catchUpAgain time.Time
+	catchUps     []*catchUpRun // the running catch-up first (catchup.go)
 
 	nextDial LinkID
 	out      []Action
@@ -69,7 +72,12 @@ type Counters struct {
 	Relayed    uint64 // multicast frames forwarded to other servants
 	Duplicates uint64 // copies dropped by ID
 	Resets     uint64 // tree optimization resets this servant sent
-	Lost       uint64 // needed messages no holder could retransmit
+	Lost       uint64 // needed messages no holder could retransmit (Config.Lost included)
+
+	// Flow control: items withheld from a busy link (sent later from the
+	// cache or store), and those of them dropped for good (the backlog was
+	// full or the item was gone; the link got the source's edge instead).
+	Withheld, BacklogDropped uint64
 
 	// Gap classification (JP3679935B2): missed counts found needed, found
 	// not needed (skipped without a request), and the counts asked for in
@@ -83,6 +91,9 @@ type Counters struct {
 	// information), which is what tree changes cost; and recovery
 	// (retransmission requests and answers, catch-up).
 	MulticastFrames, PeriodicFrames, ControlFrames, RecoveryFrames uint64
+	// EdgeFrames are leading edges sent (edge.go): after link changes and
+	// for items a busy link could not be sent.
+	EdgeFrames uint64
 }
 
 type linkKind int
@@ -110,6 +121,16 @@ type link struct {
 	opened              time.Time
 	lastRecv            time.Time
 	lastSend            time.Time
+
+	// Flow control (flow.go): bytes sent and not yet reported written,
+	// when the host last reported progress (or the queue became
+	// non-empty), what is withheld while the link is busy (keys counts
+	// the items among it), and the streams whose edge it is owed.
+	inflight   int
+	progressAt time.Time
+	backlog    []withheld
+	keys       int
+	edgesOwed  map[edgeKey]bool
 }
 
 // New returns a servant for cfg. It does nothing until the host sends Tick
@@ -149,12 +170,15 @@ func New(cfg Config) (*Servant, error) {
 		}
 	}
 	s.restoreOwnHistory()
+	s.restoreOwnChains()
+	s.counters.Lost = cfg.Lost
 	for _, m := range cfg.Outbox {
 		q := *m
 		q.Source = cfg.Source
 		s.outbox = append(s.outbox, &q)
 		s.ownCount = max(s.ownCount, q.Count)
 		s.cache.add(&q)
+		s.noteEdge(&q)
 	}
 	s.lastUp = cfg.LastAttached
 	return s, nil
@@ -290,6 +314,9 @@ func (s *Servant) becomeDetached() {
 	s.up = nil
 	s.lastUp = s.now
 	s.catchUpAgain = time.Time{}
+	if len(s.catchUps) > 0 {
+		s.catchUps[0].sentAt = time.Time{} // its pages are gone with the link: ask again
+	}
 	s.rootPath = nil
 	s.nextPartition = s.now
 	delete(s.links, up.id)
@@ -318,12 +345,18 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.MulticastFrames++
 	case *Ping, *PartitionInfo:
 		s.counters.PeriodicFrames++
-	case *Recover, *Recovered, *CatchUp:
+	case *Recover, *Recovered, *CatchUp, *CatchUpDone:
 		s.counters.RecoveryFrames++
+	case *Edge:
+		s.counters.EdgeFrames++
 	default:
 		s.counters.ControlFrames++
 	}
 	l.lastSend = s.now
+	if l.inflight == 0 {
+		l.progressAt = s.now
+	}
+	l.inflight += SizeOf(m)
 	s.out = append(s.out, Send{Link: l.id, Msg: m})
 }
 
@@ -467,6 +500,14 @@ func (s *Servant) receive(l *link, m Message) {
 			s.handleCatchUp(l, m)
 		case l.kind == linkUp && len(m.Trail) == 0:
 			s.catchUpHinted()
+		}
+	case *CatchUpDone:
+		if l.kind == linkUp || l.kind == linkDown {
+			s.handleCatchUpDone(m)
+		}
+	case *Edge:
+		if l.kind == linkUp || l.kind == linkDown {
+			s.receiveEdge(l, m)
 		}
 	default:
 		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))

@@ -40,6 +40,10 @@ type LinkStatus struct {
 	Slot     int // slot index for a downlink
 	Received CategorySet
 	Sent     CategorySet
+	// Flow control: bytes queued in the host and not yet written, and the
+	// items withheld until the link drains.
+	Queued   int
+	Withheld int
 }
 
 // Role reports the servant's current role.
@@ -75,7 +79,8 @@ func (s *Servant) Status() Status {
 		st.Up = s.up.peer
 	}
 	for _, l := range s.treeLinks() {
-		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Received: l.received, Sent: l.sent})
+		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Received: l.received, Sent: l.sent,
+			Queued: l.inflight, Withheld: l.keys})
 		if l != s.up {
 			st.Downs = append(st.Downs, l.peer)
 		}

@@ -390,7 +390,7 @@ func (m *Multicast) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
 	e.uvarint(m.Count)
 	e.history(m.History)
-	e.tops(m.Tops, m.TopsPartial)
+	e.tops(m.Tops, m.TopsComplete)
 	e.counts("prev", m.Prev, MaxLevels)
 	e.bytes("payload", m.Payload)
 }
@@ -401,7 +401,7 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
 	m.Count = d.uvarint("count")
 	m.History = d.history()
-	m.Tops, m.TopsPartial = d.tops()
+	m.Tops, m.TopsComplete = d.tops()
 	m.Prev = d.counts("prev", MaxLevels)
 	m.Payload = d.bytes("payload")
 }
@@ -411,7 +411,7 @@ func (m *Edge) marshal(e *encoder) {
 	e.string("category", m.Category, MaxCategoryBytes)
 	e.uvarint(m.Count)
 	e.history(m.History)
-	e.tops(m.Tops, m.TopsPartial)
+	e.tops(m.Tops, m.TopsComplete)
 	e.counts("prev", m.Prev, MaxLevels)
 }
 
@@ -420,7 +420,7 @@ func (m *Edge) unmarshal(d *decoder) {
 	m.Category = d.string("category", MaxCategoryBytes)
 	m.Count = d.uvarint("count")
 	m.History = d.history()
-	m.Tops, m.TopsPartial = d.tops()
+	m.Tops, m.TopsComplete = d.tops()
 	m.Prev = d.counts("prev", MaxLevels)
 }
 
@@ -617,8 +617,8 @@ func (e *encoder) history(h []HistoryRun) {
 }
 
 // tops encodes a Tops list, strictly ascending by Short, and its
-// partial flag.
-func (e *encoder) tops(ts []TopCount, partial bool) {
+// completeness flag.
+func (e *encoder) tops(ts []TopCount, complete bool) {
 	if len(ts) > MaxTops {
 		e.fail(fmt.Errorf("tops: %w: %d > %d", errTooMany, len(ts), MaxTops))
 		return
@@ -632,7 +632,7 @@ func (e *encoder) tops(ts []TopCount, partial bool) {
 		e.uvarint(uint64(t.Short))
 		e.uvarint(t.Count)
 	}
-	e.flag(partial)
+	e.flag(complete)
 }
 
 func (e *encoder) counts(field string, cs []uint64, max int) {
@@ -845,7 +845,7 @@ func (d *decoder) tops() ([]TopCount, bool) {
 			}
 		}
 	}
-	return ts, d.flag("topsPartial")
+	return ts, d.flag("topsComplete")
 }
 
 func (d *decoder) counts(field string, max int) []uint64 {

@@ -75,14 +75,22 @@ func wireExamples() []struct {
 		{"CatchUp", &CatchUp{Categories: NewCategorySet("it", "*"), Known: []SourceCount{{Source: "hq", Next: 12}},
 			Since: 1764000000000000000, Trail: []ServantID{"a:1"}}},
 		{"CatchUp/empty", &CatchUp{}},
+		{"Multicast/chain", &Multicast{ID: id, Category: "hr/payroll/eu", Source: "hq", Count: 90,
+			Tops: []TopCount{{Short: 3, Count: 7}, {Short: 1<<32 - 1, Count: 89}}, TopsComplete: true, Prev: []uint64{0, 88}}},
+		{"Edge", &Edge{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
+			Tops: []TopCount{{Short: 1, Count: 2}}, TopsComplete: true, Prev: []uint64{5}}},
+		{"Edge/empty", &Edge{}},
+		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true}},
+		{"CatchUpDone/empty", &CatchUpDone{}},
 	}
 }
 
 // maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
 // type byte, ID, two empty strings (one length byte each), a zero count, an
-// empty history, a 3-byte payload length and the payload.
+// empty history, empty tops and their flag, an empty prev, a 3-byte payload
+// length and the payload.
 func maxFrameMulticast() *Multicast {
-	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-3)}
+	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-1-1-1-3)}
 }
 
 func TestWireExamplesCoverEveryType(t *testing.T) {
@@ -170,8 +178,11 @@ func TestWireGolden(t *testing.T) {
 		{&Reset{}, "00000001" + "07"},
 		{&RoutingInfo{Categories: CategorySet{"a", "b/c"}}, "00000008" + "08" + "02" + "0161" + "03622f63"},
 		{&Multicast{ID: [16]byte{15: 1}, Category: "c", Source: "s", Count: 2,
-			History: []HistoryRun{{Short: 5, Len: 2}}, Payload: []byte{9}}, "0000001b" + "09" +
-			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "0109"},
+			History: []HistoryRun{{Short: 5, Len: 2}}, Tops: []TopCount{{Short: 3, Count: 1}}, TopsComplete: true,
+			Prev: []uint64{4}, Payload: []byte{9}}, "00000021" + "09" +
+			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0104" + "0109"},
+		{&Edge{Source: "s", Category: "c", Count: 2}, "0000000a" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00" + "00"},
+		{&CatchUpDone{Trail: []ServantID{"a"}, More: true}, "00000005" + "0f" + "010161" + "01"},
 		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Trail: []ServantID{"a"}}, "00000009" + "0b" +
 			"0173" + "0103" + "01" + "010161"},
 		{&Ping{}, "00000001" + "0a"},
@@ -283,7 +294,12 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"trailing after Ping", wireCat(typePing, "x"), errTrailingBytes},
 		{"trailing after Reset", wireCat(typeReset, []byte{0}), errTrailingBytes},
 		{"trailing after JoinRequest", wireCat(typeJoinRequest, str("a:1"), "junk"), errTrailingBytes},
-		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0}, str("p"), []byte{0}), errTrailingBytes},
+		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0, 0}, str("p"), []byte{0}), errTrailingBytes},
+		{"tops not ascending", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 2, 5, 1, 5, 2, 0, 0}, str("p")), errUnsortedTops},
+		{"tops flag not 0 or 1", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2, 0}, str("p")), errBadFlag},
+		{"too many tops", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0}, wireUv(MaxTops+1)), errTooMany},
+		{"prev longer than any category", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0, 0, 0}, wireUv(MaxLevels+1)), errTooMany},
+		{"CatchUpDone more flag 2", wireCat(typeCatchUpDone, []byte{0, 2}), errBadFlag},
 		{"history run of 0", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
 		{"history short over 32 bits", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
 		{"flag 2", wireCat(typeRecover, str("s"), []byte{0, 2, 0}), errBadFlag},
@@ -304,7 +320,7 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"duplicate categories", wireCat(typeRouting, wireUv(2), str("a"), str("a")), errDuplicateCatSet},
 		{"empty category", wireCat(typeRouting, wireUv(1), str("")), errEmptyCategory},
 		{"payload longer than frame", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(10), "abc"), errTruncated},
-		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0}, wireUv(1<<40)), errTooLong},
+		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0, 0}, wireUv(1<<40)), errTooLong},
 		{"short ID array", wireCat(typeMulticast, id16[:15]), errTruncated},
 		{"non-minimal uvarint", wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)), errNonCanonical},
 		{"non-minimal length", wireCat(typeJoinRequest, []byte{0x81, 0x00}, "a"), errNonCanonical},
@@ -499,7 +515,7 @@ func TestHello(t *testing.T) {
 	if err := WriteHello(&w); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := w.String(), "NDSK\x00\x01"; got != want {
+	if got, want := w.String(), "NDSK\x00\x02"; got != want {
 		t.Fatalf("hello = %q, want %q", got, want)
 	}
 	v, err := ReadHello(&w)
@@ -535,7 +551,7 @@ func TestHelloBadMagic(t *testing.T) {
 }
 
 func TestHelloOtherVersion(t *testing.T) {
-	for _, v := range []uint16{0, 2, 0x0101, 0xffff} {
+	for _, v := range []uint16{0, 1, 3, 0x0101, 0xffff} {
 		in := append([]byte("NDSK"), byte(v>>8), byte(v))
 		got, err := ReadHello(bytes.NewReader(in))
 		if !errors.Is(err, errBadVersion) {
@@ -552,7 +568,7 @@ func TestHelloOtherVersion(t *testing.T) {
 }
 
 func TestHelloShortRead(t *testing.T) {
-	full := "NDSK\x00\x01"
+	full := "NDSK\x00\x02"
 	for i := 0; i < len(full); i++ {
 		_, err := ReadHello(strings.NewReader(full[:i]))
 		if err == nil {

@@ -99,8 +99,11 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 	if !anyAlive(n, seeds) {
 		n.Restart(seeds[r.IntN(len(seeds))])
 	}
-	// Links black-holed by a cut look alive until heartbeats expire them.
-	n.RunFor(n.Base.LinkTimeout + time.Second)
+	// Links black-holed by a cut look alive until heartbeats expire them,
+	// and frames on a slowed path (up to 4s) still arrive late until those
+	// sent before the heal are through: a link whose frames took that long
+	// may still time out.
+	n.RunFor(n.Base.LinkTimeout + 5*time.Second)
 	if !n.RunUntil(5*time.Minute, n.Converged) {
 		t.Fatalf("seed %d: no convergence: tree: %v; routing: %v", seed, n.CheckTree(), n.CheckRouting())
 	}

@@ -33,6 +33,11 @@ type Network struct {
 	// Latency is the one-way delay of a frame: MinLatency plus a uniform
 	// jitter up to Jitter.
 	MinLatency, Jitter time.Duration
+	// Bandwidth is what one direction of a link carries, in bytes (as
+	// newsnet.SizeOf counts them) per second; zero means unlimited. A
+	// frame is written once the frames before it are, and arrives a
+	// latency later, so a burst queues as it does on TCP.
+	Bandwidth int
 
 	nodes  map[newsnet.ServantID]*Node
 	order  []newsnet.ServantID // creation order, for deterministic iteration
@@ -75,9 +80,12 @@ type Node struct {
 	Store    Archive
 	Expected map[string]uint64
 	OwnCount uint64
+	OwnLast  map[string]uint64
+	Lost     uint64
 
 	nextInbound newsnet.LinkID
 	incarnation int
+	written     map[newsnet.LinkID]int // written at once during a step, reported after it
 }
 
 // pipeEnd names one side of a connection: the servant and its link ID.
@@ -92,6 +100,9 @@ type pipe struct {
 	lastAt    map[newsnet.ServantID]time.Time // last scheduled arrival toward a node
 	blackHole bool                            // cut without FIN: frames vanish
 	closed    bool
+	// Per sending node: when its direction is free to write the next
+	// frame, and until when its peer has stopped reading.
+	free, stalled map[newsnet.ServantID]time.Time
 }
 
 func (p *pipe) other(n newsnet.ServantID) pipeEnd {
@@ -169,6 +180,8 @@ func (n *Network) boot(nd *Node) {
 	cfg.Archive = nd.Store
 	cfg.Expected = maps.Clone(nd.Expected)
 	cfg.OwnCount = nd.OwnCount
+	cfg.OwnLast = maps.Clone(nd.OwnLast)
+	cfg.Lost = nd.Lost
 	s, err := newsnet.New(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("sim: %v", err))
@@ -403,10 +416,46 @@ func (n *Network) latency() time.Duration {
 	return d
 }
 
+// transmit returns when a frame of size bytes that from sends on p now is
+// written: after the frames before it, after a stall of the reader, and
+// after its own time on the wire when Bandwidth is set.
+func (n *Network) transmit(p *pipe, from newsnet.ServantID, size int) time.Time {
+	start := n.now
+	if f := p.free[from]; f.After(start) {
+		start = f
+	}
+	if st := p.stalled[from]; st.After(start) {
+		start = st
+	}
+	if n.Bandwidth > 0 {
+		start = start.Add(time.Duration(size) * time.Second / time.Duration(n.Bandwidth))
+	}
+	if start.After(n.now) {
+		p.free[from] = start
+	}
+	return start
+}
+
+// Stall makes to stop reading what from sends it for d, as a peer whose
+// application hangs does: frames from from to to wait, and from's host
+// reports none of them written meanwhile.
+func (n *Network) Stall(from, to newsnet.ServantID, d time.Duration) {
+	for _, p := range n.pipesOf(from) {
+		if p.other(from).node == to {
+			p.stalled[from] = n.now.Add(d)
+		}
+	}
+}
+
 // arrival is when a frame sent now on p reaches node to, never earlier than
 // the frame sent before it: TCP keeps order.
 func (n *Network) arrival(p *pipe, to newsnet.ServantID) time.Time {
-	at := n.now.Add(n.latency() + n.delays[cutKey(p.a.node, p.b.node)])
+	return n.arrivalAfter(p, to, n.now)
+}
+
+// arrivalAfter is arrival for a frame written at the time written.
+func (n *Network) arrivalAfter(p *pipe, to newsnet.ServantID, written time.Time) time.Time {
+	at := written.Add(n.latency() + n.delays[cutKey(p.a.node, p.b.node)])
 	if last := p.lastAt[to]; !at.After(last) {
 		at = last.Add(time.Nanosecond)
 	}
@@ -434,6 +483,16 @@ func (n *Network) step(nd *Node, ev newsnet.Event) {
 		}
 		n.act(nd, a)
 	}
+	// Frames that went out at once are reported written after the step,
+	// as a host's writer reports them after a flush.
+	for len(nd.written) > 0 && nd.Alive {
+		links := slices.Sorted(maps.Keys(nd.written))
+		w := nd.written
+		nd.written = nil
+		for _, l := range links {
+			n.step(nd, newsnet.Written{Link: l, Bytes: w[l]})
+		}
+	}
 }
 
 func (n *Network) act(nd *Node, a newsnet.Action) {
@@ -443,7 +502,20 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 	case newsnet.Send:
 		n.Stats[msgName(a.Msg)]++
 		p := n.pipes[pipeEnd{nd.ID, a.Link}]
-		if p == nil || p.blackHole {
+		if p == nil {
+			return
+		}
+		size := newsnet.SizeOf(a.Msg)
+		done := n.transmit(p, nd.ID, size)
+		if done.Equal(n.now) {
+			if nd.written == nil {
+				nd.written = map[newsnet.LinkID]int{}
+			}
+			nd.written[a.Link] += size
+		} else {
+			n.schedule(done, event{kind: evWritten, to: pipeEnd{nd.ID, a.Link}, bytes: size})
+		}
+		if p.blackHole {
 			return
 		}
 		msg := a.Msg
@@ -454,7 +526,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		if n.Filter != nil && !n.Filter(nd.ID, to.node, a.Msg) {
 			return
 		}
-		n.schedule(n.arrival(p, to.node), event{kind: evFrame, to: to, msg: msg})
+		n.schedule(n.arrivalAfter(p, to.node, done), event{kind: evFrame, to: to, msg: msg})
 	case newsnet.Close:
 		p := n.pipes[pipeEnd{nd.ID, a.Link}]
 		if p == nil {
@@ -475,8 +547,16 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
 		nd.OwnCount = max(nd.OwnCount, a.Count)
+		if a.Count > 0 {
+			if nd.OwnLast == nil {
+				nd.OwnLast = map[string]uint64{}
+			}
+			nd.OwnLast[a.Category] = max(nd.OwnLast[a.Category], a.Count)
+		}
 	case newsnet.Progress:
 		nd.Expected[a.Source] = a.Next
+	case newsnet.Lost:
+		nd.Lost = a.Total
 	case newsnet.Note:
 	}
 }
@@ -490,7 +570,8 @@ func (n *Network) dial(nd *Node, d newsnet.Dial) {
 	}
 	target.nextInbound++
 	to := pipeEnd{target.ID, target.nextInbound}
-	p := &pipe{a: from, b: to, lastAt: make(map[newsnet.ServantID]time.Time)}
+	p := &pipe{a: from, b: to, lastAt: make(map[newsnet.ServantID]time.Time),
+		free: make(map[newsnet.ServantID]time.Time), stalled: make(map[newsnet.ServantID]time.Time)}
 	n.pipes[from] = p
 	n.pipes[to] = p
 	// The listener accepts after one latency, the dialer learns of it after
@@ -520,6 +601,8 @@ func (n *Network) dispatch(ev event) {
 		n.step(nd, newsnet.LinkDown{Link: ev.to.link, Reason: ev.reason})
 	case evFrame:
 		n.step(nd, newsnet.Received{Link: ev.to.link, Msg: ev.msg})
+	case evWritten:
+		n.step(nd, newsnet.Written{Link: ev.to.link, Bytes: ev.bytes})
 	}
 }
 
@@ -545,6 +628,7 @@ const (
 	evLinkUp eventKind = iota
 	evLinkDown
 	evFrame
+	evWritten
 )
 
 type event struct {
@@ -556,6 +640,7 @@ type event struct {
 	incarnation int
 	msg         newsnet.Message
 	reason      string
+	bytes       int
 }
 
 type eventHeap []event

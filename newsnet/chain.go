@@ -1,0 +1,201 @@
+package newsnet
+
+import (
+	"slices"
+	"strings"
+)
+
+// Gap classification without a window. The history (JP3679935B2) tells a
+// receiver the categories of a bounded number of earlier counts, so a run
+// of foreign items longer than the window used to cost a request for
+// their categories even when nothing was lost. Every message therefore
+// also carries, per top-level category the source ever used, its latest
+// count there (Tops), and, per deeper level of its own category, the
+// source's previous count under that ancestor (Prev). A subscriber to S
+// keeps one chain per source: the counts up to `covered` hold no message
+// under S that it has not accounted for. Each header links the chain on
+// ("nothing under S between p and c"), so a lossless stream of any mix of
+// categories resolves every gap at once, and a real loss names the very
+// count that is missing. The history remains for what the chain cannot
+// tell: a retransmitted message from a store that kept no Tops, or a
+// sub-level subscription seen from another branch.
+
+// chain is what a receiver knows of one source's counts under one of its
+// subscriptions.
+type chain struct {
+	covered uint64            // every count ≤ covered under the subscription is accounted for
+	after   map[uint64]uint64 // p → c: no count under it in (p, c), and c is accounted for
+}
+
+// link records that no count under the subscription lies in (p, c) and
+// that c is accounted for; base is the highest count resolved anyway.
+func (ch *chain) link(p, c, base uint64) {
+	ch.covered = max(ch.covered, base)
+	if c <= ch.covered {
+		return
+	}
+	if p <= ch.covered {
+		ch.covered = c
+	} else {
+		if ch.after == nil {
+			ch.after = map[uint64]uint64{}
+		}
+		ch.after[p] = max(ch.after[p], c)
+	}
+	ch.follow()
+}
+
+// upTo returns covered after taking in base and the links it reaches.
+func (ch *chain) upTo(base uint64) uint64 {
+	if base > ch.covered {
+		ch.covered = base
+		ch.follow()
+	}
+	return ch.covered
+}
+
+func (ch *chain) follow() {
+	for moved := true; moved && len(ch.after) > 0; {
+		moved = false
+		for p, c := range ch.after {
+			if p <= ch.covered {
+				ch.covered = max(ch.covered, c)
+				delete(ch.after, p)
+				moved = true
+			}
+		}
+	}
+}
+
+// header is what sequencing reads of a message or an edge.
+type header struct {
+	source, category string
+	count            uint64
+	history          []HistoryRun
+	tops             []TopCount
+	topsComplete      bool
+	prev             []uint64
+}
+
+func headerOf(m *Multicast) header {
+	return header{m.Source, m.Category, m.Count, m.History, m.Tops, m.TopsComplete, m.Prev}
+}
+
+func (e *Edge) header() header {
+	return header{e.Source, e.Category, e.Count, e.History, e.Tops, e.TopsComplete, e.Prev}
+}
+
+// topCount returns the source's latest count under top-level category top
+// before h, and whether h tells it.
+func (h *header) topCount(top string) (uint64, bool) {
+	short := ShortID(top)
+	i, found := slices.BinarySearchFunc(h.tops, short, func(t TopCount, s uint32) int {
+		switch {
+		case t.Short < s:
+			return -1
+		case t.Short > s:
+			return 1
+		}
+		return 0
+	})
+	switch {
+	case found:
+		return h.tops[i].Count, true
+	case h.topsComplete:
+		return 0, true // never published under it
+	}
+	return 0, false
+}
+
+// level is the depth of a category below its top level: 0 for "hr", 1 for
+// "hr/payroll".
+func level(c string) int { return strings.Count(c, "/") }
+
+// isUnder reports whether category c is sub or lies below it.
+func isUnder(c, sub string) bool {
+	return c == sub || len(c) > len(sub) && c[len(sub)] == '/' && strings.HasPrefix(c, sub)
+}
+
+func topOf(c string) string {
+	top, _, _ := strings.Cut(c, "/")
+	return top
+}
+
+// linkChains takes h into the chains of st, one per subscription, and
+// returns the counts it names as missing: the previous message under a
+// subscription, which this servant needs and does not have.
+func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
+	base := st.next - 1
+	for _, sub := range s.self {
+		if sub == AllCategories {
+			continue
+		}
+		p, ok := s.chainPrev(h, sub)
+		if !ok {
+			continue
+		}
+		ch := st.chains[sub]
+		if ch == nil {
+			if st.chains == nil {
+				st.chains = map[string]*chain{}
+			}
+			ch = &chain{covered: base}
+			st.chains[sub] = ch
+		}
+		ch.link(p, h.count, base)
+		if p > ch.covered && p >= st.next {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}
+
+// chainPrev returns the count before h that the chain of subscription sub
+// links from: the source's previous count under sub when h lies under it,
+// or, when h lies elsewhere, its latest count under sub's top level, which
+// bounds sub's from above. ok is false when h does not tell.
+func (s *Servant) chainPrev(h *header, sub string) (p uint64, ok bool) {
+	d := level(sub)
+	under := isUnder(h.category, sub)
+	switch {
+	case d == 0:
+		return h.topCount(sub)
+	case under && len(h.prev) >= d:
+		return h.prev[d-1], true
+	case under:
+		return 0, false
+	}
+	q, ok := h.topCount(topOf(sub))
+	if !ok {
+		return 0, false
+	}
+	// Nothing under sub's top level in (q, count): if q is accounted for
+	// already, the chain moves on; otherwise q may or may not lie under
+	// sub, and this header tells nothing certain.
+	if ch := s.sourceChain(h.source, sub); ch != nil && q <= ch.covered {
+		return q, true
+	}
+	return 0, false
+}
+
+func (s *Servant) sourceChain(source, sub string) *chain {
+	if st := s.sources[source]; st != nil {
+		return st.chains[sub]
+	}
+	return nil
+}
+
+// chainsCover reports whether count k lies under none of our
+// subscriptions, as the chains know it.
+func (s *Servant) chainsCover(st *sourceState, k uint64) bool {
+	if len(s.self) == 0 {
+		return true
+	}
+	for _, sub := range s.self {
+		ch := st.chains[sub]
+		if sub == AllCategories || ch == nil || ch.upTo(st.next-1) < k {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,102 @@
+package newsnet
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// Leading edges (tail-loss detection). Gap detection needs a later message
+// to reveal a gap, so the last items of a stream, lost with a link that
+// broke right after them, would stay lost until the source sends again,
+// which it may never do. PGM (RFC 3208) solves this with source path
+// messages carrying the source's leading edge; here every servant keeps
+// the header of the latest message it routed per source and category, and
+// passes it on where it may be news:
+//
+//   - on a tree link whose routing information newly asks for the
+//     category (a new link, a subscriber that rejoined elsewhere): the
+//     servant behind it learns of items it missed while it was away;
+//   - on a busy link, for items it withheld and no longer holds.
+//
+// A servant that receives an edge newer than its own forwards it like the
+// message it describes and takes it into the source's sequence as a header
+// without a payload: a needed count it lacks is then asked for along the
+// reverse path, whose end is the publisher's own store. No archive is
+// needed, and a lossless stream sends no edges beyond link changes.
+
+// maxEdges bounds the streams whose edge a servant keeps.
+const maxEdges = 1 << 16
+
+// noteEdge records m as the latest of its stream, if it is.
+func (s *Servant) noteEdge(m *Multicast) {
+	if m.Count == 0 {
+		return
+	}
+	k := edgeKey{m.Source, m.Category}
+	old := s.edges[k]
+	if old != nil && old.Count >= m.Count || old == nil && len(s.edges) >= maxEdges {
+		return
+	}
+	if s.edges == nil {
+		s.edges = map[edgeKey]*Edge{}
+	}
+	s.edges[k] = &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
+		History: m.History, Tops: m.Tops, TopsComplete: m.TopsComplete, Prev: m.Prev}
+}
+
+func (s *Servant) edgeOf(k edgeKey) *Edge { return s.edges[k] }
+
+// sendEdgesFor sends l the edges of every stream l newly asks for: its
+// received set matches the category now and did not before (was is nil
+// for a link whose first routing information just arrived). A stream
+// whose items arrive over l is skipped: the peer knows it better.
+func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
+	for _, k := range s.sortedEdgeKeys() {
+		if !l.received.Matches(k.category) || known && was.Matches(k.category) {
+			continue
+		}
+		if st := s.sources[k.source]; st != nil && st.arrival == l.id {
+			continue
+		}
+		s.sendBulk(l, s.edges[k])
+	}
+}
+
+func (s *Servant) sortedEdgeKeys() []edgeKey {
+	return slices.SortedFunc(maps.Keys(s.edges), func(a, b edgeKey) int {
+		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.category, b.category))
+	})
+}
+
+// receiveEdge takes an edge from a tree link: news is recorded, forwarded
+// like the message it describes, and sequenced.
+func (s *Servant) receiveEdge(from *link, e *Edge) {
+	if e.Source == s.cfg.Source || e.Count == 0 || ValidCategory(e.Category) != nil {
+		return
+	}
+	k := edgeKey{e.Source, e.Category}
+	if old := s.edges[k]; old != nil && old.Count >= e.Count {
+		return // nothing new (this also ends any loop)
+	}
+	if len(s.edges) < maxEdges || s.edges[k] != nil {
+		if s.edges == nil {
+			s.edges = map[edgeKey]*Edge{}
+		}
+		s.edges[k] = e
+	}
+	for _, l := range s.treeLinks() {
+		if l != from && s.wants(l, e.Category) {
+			s.sendBulk(l, e)
+		}
+	}
+	// A source we do not follow yet is left to catch-up and its next
+	// message: starting its sequence here would put the older items that
+	// catch-up brings out of order.
+	if st := s.sources[e.Source]; st != nil && st.next > 0 {
+		if s.links[st.arrival] == nil {
+			st.arrival = from.id // the edge came from where the source's items are
+		}
+		s.sequenceEdge(st, e)
+	}
+}
