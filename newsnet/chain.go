@@ -73,7 +73,7 @@ type header struct {
 	count            uint64
 	history          []HistoryRun
 	tops             []TopCount
-	topsComplete      bool
+	topsComplete     bool
 	prev             []uint64
 }
 

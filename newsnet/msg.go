@@ -104,10 +104,10 @@ type Multicast struct {
 	// level is in Tops; a shorter Prev says nothing of the deeper levels.
 	// Neither is signed: a relay that lies about them can
 	// make a receiver skip what it needs, as a relay that drops it can.
-	Tops        []TopCount
+	Tops         []TopCount
 	TopsComplete bool
-	Prev        []uint64
-	Payload     []byte // opaque to the overlay: the encoded news item
+	Prev         []uint64
+	Payload      []byte // opaque to the overlay: the encoded news item
 }
 
 // TopCount is the latest count of a source under one top-level category,
@@ -125,13 +125,13 @@ type TopCount struct {
 // message then asks for it, so the tail of a stream is repaired even when
 // the source never sends again and no archive exists.
 type Edge struct {
-	Source      string
-	Category    string
-	Count       uint64
-	History     []HistoryRun
-	Tops        []TopCount
+	Source       string
+	Category     string
+	Count        uint64
+	History      []HistoryRun
+	Tops         []TopCount
 	TopsComplete bool
-	Prev        []uint64
+	Prev         []uint64
 }
 
 // CatchUpDone ends one page of a catch-up answer, travelling back along
