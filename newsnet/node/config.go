@@ -43,7 +43,8 @@ type Config struct {
 	// quickly: store the item or hand it to another goroutine, never wait
 	// on the network. It must not call the Node's methods (they wait for the
 	// loop, which is busy running OnDeliver) and must not modify the message,
-	// which may still be being written to other links.
+	// which the core may still forward to other links and keeps to answer
+	// retransmission requests.
 	OnDeliver func(*newsnet.Multicast)
 
 	// OnProgress, if set, receives the next count expected from a source
@@ -151,12 +152,18 @@ const (
 	queueCapSlack = 8 << 20
 )
 
-// queueCap is the hard bound, in encoded bytes, of the frames queued on one
-// link and not yet taken by its writer. The core keeps its own unwritten
+// queueCap is the hard bound, in bytes of frame buffers (sendQueue.bytes),
+// of the frames queued on one link and not yet taken by its writer. The core keeps its own unwritten
 // bytes under Core.LinkBuffer (plus a few control frames), so it never gets
 // near this cap: a link that reaches it shows a flow-control bug, and is
 // closed with an error in the log rather than allowed to grow.
 func queueCap(core newsnet.Config) int { return 4*core.LinkBuffer + queueCapSlack }
+
+// wakeBytes is how many written bytes a link's writer accumulates before
+// it wakes the loop to report them (the loop collects smaller amounts on
+// its tick): well under the half of Core.LinkBuffer at which the core
+// sends what it withheld.
+func wakeBytes(core newsnet.Config) int { return min(core.LinkBuffer/8, 64<<10) }
 
 // writeTimeout is how long one write to a link may make no progress before
 // the writer fails the link: the peer stopped reading. One tick above

@@ -21,9 +21,12 @@
 // however many links it goes out on, and pushes the frame onto each link's
 // send queue (queue.go), a FIFO that never refuses a frame for being
 // full. The writer takes up to 32 KiB of frames at a time, writes them with
-// one write and reports their newsnet.SizeOf bytes through a counter and a
-// wake-up of the loop, which feeds them to the core as newsnet.Written
-// events. The core counts the bytes it sent and the host has not written
+// one write and adds their newsnet.SizeOf bytes to a counter; the loop
+// collects the counters and feeds them to the core as newsnet.Written
+// events on every tick, and at once when a link's unreported bytes reach
+// Core.LinkBuffer/8 (at most 64 KiB; the writer wakes it without waiting).
+// Each Written is a step of the core, so reporting every small write of a
+// quiet link would cost more than the frames. The core counts the bytes it sent and the host has not written
 // yet, and stops sending items on a link once they reach Core.LinkBuffer
 // (it withholds them and sends them later from its relay cache and the
 // store); so the queue of a slow peer stops growing instead of being
@@ -90,6 +93,7 @@ type Node struct {
 
 	queueCap     int           // a send queue's hard bound in bytes
 	writeTimeout time.Duration // a write without progress fails the link
+	wakeBytes    int64         // unreported written bytes that wake the loop
 
 	ctx    context.Context // ends the node; cancelled by Close or the caller
 	cancel context.CancelFunc
@@ -207,6 +211,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 
 		queueCap:     queueCap(core),
 		writeTimeout: writeTimeout(core),
+		wakeBytes:    int64(wakeBytes(core)),
 
 		done:       make(chan struct{}),
 		accepted:   make(chan accepted),
@@ -254,6 +259,8 @@ func (n *Node) run() {
 		case <-ticker.C:
 			// time.Now, not the ticker's value: that may be stale after a
 			// slow iteration, and the core's clock only moves forward anyway.
+			// Written first, so the core judges progress on fresh reports.
+			n.reportWritten()
 			n.step(newsnet.Tick{Now: time.Now()})
 			n.pruneParked()
 		case a := <-n.accepted:
@@ -308,8 +315,9 @@ func (n *Node) run() {
 	}
 }
 
-// wakeWritten tells the loop that a writer reported written bytes. It
-// never waits: one pending wake-up collects every writer's report.
+// wakeWritten tells the loop that a writer has written bytes worth
+// reporting now. It never waits: one pending wake-up collects every
+// writer's report.
 func (n *Node) wakeWritten() {
 	select {
 	case n.wrote <- struct{}{}:
@@ -318,7 +326,9 @@ func (n *Node) wakeWritten() {
 }
 
 // reportWritten feeds the core what the writers wrote (or dropped) since
-// the last report, one Written event per link. Loop only.
+// the last report, one Written event per link. The loop runs it when a
+// writer wakes it and on every tick, so the core learns of progress within
+// a tick even when it comes in small writes. Loop only.
 func (n *Node) reportWritten() {
 	n.writes = n.writes[:0]
 	for id, p := range n.peers {
@@ -352,6 +362,7 @@ func (n *Node) shutdown() {
 // linkUp starts the goroutines of an established connection. Loop only.
 func (n *Node) linkUp(p *peer) {
 	n.peers[p.id] = p
+	p.q.wakeAt = n.wakeBytes
 	n.log.Debug("link up", "link", p.id, "peer", p.addr, "inbound", p.inbound, "key", p.key)
 	n.wg.Add(2)
 	go n.readLoop(p)
@@ -366,9 +377,10 @@ func (n *Node) linkUp(p *peer) {
 // for frames dropped with a link), until nothing is left. Loop only.
 func (n *Node) step(ev newsnet.Event) {
 	n.pending = append(n.pending, ev)
-	for len(n.pending) > 0 {
-		ev := n.pending[0]
-		n.pending = n.pending[1:]
+	// By index, not by reslicing the front away, so the slice keeps its
+	// capacity from step to step.
+	for i := 0; i < len(n.pending); i++ {
+		ev := n.pending[i]
 		acts := n.servant.Step(ev)
 		if n.observe != nil {
 			n.observe(ev, acts)
@@ -377,6 +389,7 @@ func (n *Node) step(ev newsnet.Event) {
 			n.act(a)
 		}
 	}
+	clear(n.pending)
 	n.pending = n.pending[:0]
 	for _, e := range n.frames {
 		if e.frame != nil {

@@ -117,8 +117,9 @@ func (p *peer) write(b []byte, timeout time.Duration) error {
 // writeLoop writes queued frames until the loop ends the queue. It takes
 // frames in batches of up to writeBufferSize bytes, copies them into one
 // buffer and writes that (a larger frame is written on its own), then
-// reports the batch's SizeOf bytes as written (sendQueue.written) and wakes
-// the loop, which tells the core. A write error fails the link; what is
+// reports the batch's SizeOf bytes as written (sendQueue.written), waking
+// the loop once the unreported bytes are worth a Written event of their own
+// (the loop collects the rest on its next tick). A write error fails the link; what is
 // still queued, and whatever the loop queues until it hears of the loss,
 // is reported as written too (dropped with the link), so the core's count
 // of unwritten bytes stays exact. After a graceful close the writer
@@ -143,8 +144,9 @@ func (p *peer) writeLoop(timeout time.Duration, wake func()) {
 			e.frame.release()
 			batch[i] = queued{}
 		}
-		p.q.report(size)
-		wake()
+		if p.q.report(size) {
+			wake()
+		}
 		if err != nil {
 			p.fail("write: " + err.Error())
 			p.q.drop()

@@ -82,8 +82,10 @@ type sendQueue struct {
 	ready chan struct{}
 
 	// written is the SizeOf bytes the writer has written (or dropped) and
-	// the loop has not yet reported to the core.
+	// the loop has not yet reported to the core. The writer wakes the loop
+	// when it reaches wakeAt; the loop also collects it on every tick.
 	written atomic.Int64
+	wakeAt  int64 // set before the writer starts
 }
 
 func (q *sendQueue) init() { q.ready = make(chan struct{}, 1) }
@@ -199,11 +201,16 @@ func (q *sendQueue) isDead() bool {
 	return q.dead
 }
 
-// report adds SizeOf bytes written or dropped, for the loop to pass on.
-func (q *sendQueue) report(size int) {
-	if size > 0 {
-		q.written.Add(int64(size))
+// report adds SizeOf bytes written or dropped, for the loop to pass on,
+// and reports whether that brought the unreported bytes to wakeAt: then
+// the loop should be woken to pass them on now rather than at the next
+// tick.
+func (q *sendQueue) report(size int) (wake bool) {
+	if size <= 0 {
+		return false
 	}
+	n := q.written.Add(int64(size))
+	return n >= q.wakeAt && n-int64(size) < q.wakeAt || q.wakeAt <= 0
 }
 
 // takeWritten returns the bytes reported since the last call. Loop only.
