@@ -504,6 +504,21 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 		t.Fatalf("Publish while backlogged = %v, want %v", err, context.DeadlineExceeded)
 	}
 
+	// parked reports the messages of the calls the loop holds back.
+	parked := func() (ms []*newsnet.Multicast) {
+		n.do(func(*newsnet.Servant) {
+			for _, p := range n.parked {
+				if p.state.Load() == parkWaiting {
+					ms = append(ms, p.m)
+				}
+			}
+		})
+		return ms
+	}
+	if ms := parked(); len(ms) != 0 {
+		t.Fatalf("%d calls parked after the abandoned one", len(ms))
+	}
+
 	type result struct {
 		i   int
 		err error
@@ -517,10 +532,8 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 		}()
 		// Park them in order: wait until the loop has taken this one.
 		waitFor(t, 5*time.Second, "call parked", func() error {
-			var k int
-			n.do(func(*newsnet.Servant) { k = len(n.parked) })
-			if k != i+1 {
-				return fmt.Errorf("%d parked", k)
+			if ms := parked(); len(ms) != i+1 || ms[i] != m {
+				return fmt.Errorf("%d parked", len(ms))
 			}
 			return nil
 		})
@@ -550,10 +563,8 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 		results <- result{0, err}
 	}()
 	waitFor(t, 5*time.Second, "call parked", func() error {
-		var k int
-		n.do(func(*newsnet.Servant) { k = len(n.parked) })
-		if k != 1 {
-			return fmt.Errorf("%d parked", k)
+		if ms := parked(); len(ms) != 1 {
+			return fmt.Errorf("%d parked", len(ms))
 		}
 		return nil
 	})
