@@ -386,12 +386,13 @@ func (cc *capturedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write records p before writing it: recorded after, it could reach the
+// peer and be delivered before the test looks at the capture.
 func (cc *capturedConn) Write(p []byte) (int, error) {
-	n, err := cc.Conn.Write(p)
 	cc.c.mu.Lock()
-	cc.c.buf.Write(p[:n])
+	cc.c.buf.Write(p)
 	cc.c.mu.Unlock()
-	return n, err
+	return cc.Conn.Write(p)
 }
 
 // A capture of a secured link shows no plaintext item; the same capture of
