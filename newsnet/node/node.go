@@ -26,11 +26,13 @@
 // events on every tick, and at once when a link's unreported bytes reach
 // Core.LinkBuffer/8 (at most 64 KiB; the writer wakes it without waiting).
 // Each Written is a step of the core, so reporting every small write of a
-// quiet link would cost more than the frames. The core counts the bytes it sent and the host has not written
-// yet, and stops sending items on a link once they reach Core.LinkBuffer
-// (it withholds them and sends them later from its relay cache and the
-// store); so the queue of a slow peer stops growing instead of being
-// emptied into the void.
+// quiet link would cost more than the frames.
+//
+// The core counts the bytes it sent and the host has not written yet, and
+// stops sending items on a link once they reach Core.LinkBuffer (it
+// withholds them and sends them later from its relay cache and the store);
+// so the queue of a slow peer stops growing instead of being emptied into
+// the void.
 //
 // A peer is closed as too slow only when a write made no progress for
 // about Core.LinkTimeout: the core closes a link with bytes queued and
