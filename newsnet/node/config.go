@@ -77,10 +77,12 @@ type Config struct {
 	// replaces the accept-side handshake bound when non-zero. observe sees
 	// every event the loop feeds the core and the actions it got back, on
 	// the loop goroutine. backlogged replaces Servant.Backlogged.
+	// queueCap replaces a send queue's hard cap when non-zero.
 	wrapDial         func(net.Conn) net.Conn
 	handshakeTimeout time.Duration
 	observe          func(newsnet.Event, []newsnet.Action)
 	backlogged       func(*newsnet.Servant) bool
+	queueCap         int
 }
 
 // Security makes a node's links members-only. After the TCP connect both

@@ -23,6 +23,7 @@ type ledger struct {
 	sent    map[newsnet.LinkID]int
 	written map[newsnet.LinkID]int
 	downAt  map[newsnet.LinkID]time.Time         // LinkDown event or Close action
+	downWhy map[newsnet.LinkID]string            // its reason
 	dialed  map[newsnet.ServantID]newsnet.LinkID // the latest Dial to each address
 	over    []string                             // links reported beyond what was sent
 	changed chan struct{}
@@ -33,6 +34,7 @@ func newLedger() *ledger {
 		sent:    map[newsnet.LinkID]int{},
 		written: map[newsnet.LinkID]int{},
 		downAt:  map[newsnet.LinkID]time.Time{},
+		downWhy: map[newsnet.LinkID]string{},
 		dialed:  map[newsnet.ServantID]newsnet.LinkID{},
 		changed: make(chan struct{}, 1),
 	}
@@ -50,7 +52,7 @@ func (l *ledger) observe(ev newsnet.Event, acts []newsnet.Action) {
 		}
 	case newsnet.LinkDown:
 		if _, ok := l.downAt[ev.Link]; !ok {
-			l.downAt[ev.Link] = now
+			l.downAt[ev.Link], l.downWhy[ev.Link] = now, ev.Reason
 		}
 	}
 	for _, a := range acts {
@@ -59,7 +61,7 @@ func (l *ledger) observe(ev newsnet.Event, acts []newsnet.Action) {
 			l.sent[a.Link] += newsnet.SizeOf(a.Msg)
 		case newsnet.Close:
 			if _, ok := l.downAt[a.Link]; !ok {
-				l.downAt[a.Link] = now
+				l.downAt[a.Link], l.downWhy[a.Link] = now, a.Reason
 			}
 		case newsnet.Dial:
 			l.dialed[a.Addr] = a.Link
@@ -591,5 +593,54 @@ func TestCoreConfigDefaults(t *testing.T) {
 	}
 	if got, want := queueCap(c), 4*(64<<10)+8<<20; got != want {
 		t.Errorf("queue cap = %d, want %d", got, want)
+	}
+}
+
+// A send queue that reaches its hard cap (which the core's flow control
+// never lets happen) closes that link with an error and reports it to the
+// core; the node goes on.
+func TestQueueOverCapClosesLink(t *testing.T) {
+	log := newTestLog(t)
+	jl := newLedger()
+	var dialer stallDialer
+	v := startNode(t, Config{Core: fastCore(), Logger: log})
+	core := fastCore(v.Addr())
+	core.LinkTimeout = 30 * time.Second // the stall must not end the link first
+	core.HeartbeatInterval = time.Second
+	core.RootSilence = time.Minute
+	j := startNode(t, Config{Core: core, Logger: log, wrapDial: dialer.wrap, observe: jl.observe, queueCap: 16 << 10})
+	waitFor(t, 5*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
+	if err := v.Subscribe("x"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "routing set", func() error {
+		if l, _ := linkTo(j.Status(), v.Addr()); !l.Received.Equal(newsnet.CategorySet{"x"}) {
+			return fmt.Errorf("joiner received %v", l.Received)
+		}
+		return nil
+	})
+	up := jl.uplink(v.Addr())
+	dialer.last().set(func(c *stallConn) { c.stalled = true })
+	for range 40 { // 40 KiB: the writer holds at most 32 KiB, the queue 16 KiB
+		m := newMsg("x")
+		m.Payload = make([]byte, 1<<10)
+		if _, err := j.Publish(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jl.wait(t, 5*time.Second, "the link closed", func(l *ledger) error {
+		if _, ok := l.downAt[up]; !ok {
+			return errors.New("link still up")
+		}
+		return nil
+	})
+	jl.mu.Lock()
+	why := jl.downWhy[up]
+	jl.mu.Unlock()
+	if why != "send queue over its cap" {
+		t.Errorf("link closed with %q, want the queue cap", why)
+	}
+	if _, err := j.Publish(context.Background(), newMsg("x")); err != nil {
+		t.Errorf("Publish after the close: %v", err)
 	}
 }

@@ -211,7 +211,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		observe:    cfg.observe,
 		backlogged: cfg.backlogged,
 
-		queueCap:     queueCap(core),
+		queueCap:     cmp.Or(cfg.queueCap, queueCap(core)),
 		writeTimeout: writeTimeout(core),
 		wakeBytes:    int64(wakeBytes(core)),
 
