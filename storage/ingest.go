@@ -2,7 +2,12 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"time"
+
+	"github.com/google/uuid"
 
 	"go.etcd.io/bbolt"
 
@@ -14,16 +19,18 @@ import (
 // transactions of a few megabytes.
 const maxBatchBytes = 16 << 20
 
-// ingestReq is one request to the writer: a received item (item, val), or
-// a batch of own publications (own, publish.go). size and n are what it
-// counts toward the batch limits: encoded bytes and items.
+// ingestReq is one request to the writer: a received item (item, val),
+// per-source counts (counts), or a batch of own publications (own,
+// publish.go). size and n are what it counts toward the batch limits:
+// encoded bytes and items.
 type ingestReq struct {
-	item *news.Item
-	val  []byte
-	own  *ownReq
-	size int
-	n    int
-	done chan error // buffered (1): the writer never blocks on a slow reader
+	item   *news.Item
+	val    []byte
+	counts map[uuid.UUID]uint64
+	own    *ownReq
+	size   int
+	n      int
+	done   chan error // buffered (1): the writer never blocks on a slow reader
 }
 
 // Ingest queues an item for storage and returns a channel that receives
@@ -86,29 +93,68 @@ func failed(err error) <-chan error {
 	return done
 }
 
+// IngestSourceCounts queues per-source counts (as SetSourceCount stores
+// them) to be written with the next group commit, and returns a channel
+// that receives exactly one value once they are durable (nil) or not.
+// Counts queued after items are written in the same transaction as those
+// items or a later one, never an earlier one.
+func (s *Store) IngestSourceCounts(counts map[uuid.UUID]uint64) <-chan error {
+	if s.opts.readOnly {
+		return failed(fmt.Errorf("%w: source counts: store opened read-only", ErrReadOnly))
+	}
+	return s.enqueue(&ingestReq{counts: maps.Clone(counts), n: 1})
+}
+
 // writer is the single ingest goroutine. It blocks for one request, takes
 // whatever else is already queued (up to the batch limits), commits it all
-// in one transaction, and reports to every request. It exits when Close has
-// closed the queue and everything queued has been committed.
+// in one transaction, and reports to every request. With a commit interval
+// (WithCommitInterval) it first waits until the interval since the last
+// commit began has passed, gathering what arrives meanwhile, unless a batch
+// of own publications is among it: those commit at once. It exits when Close
+// has closed the queue and everything queued has been committed.
 func (s *Store) writer() {
 	defer close(s.writerDone)
+	var last time.Time // when the last commit began
+	var timer *time.Timer
 	for req := range s.queue {
 		batch := []*ingestReq{req}
 		size, n := req.size, req.n
+		urgent, open := req.own != nil, true
+		next := last.Add(s.opts.commitEvery)
 	drain:
 		for n < s.opts.maxBatch && size < maxBatchBytes {
-			select {
-			case r, ok := <-s.queue:
-				if !ok {
+			var wait <-chan time.Time
+			if d := time.Until(next); !urgent && open && d > 0 {
+				if timer == nil {
+					timer = time.NewTimer(d)
+				} else {
+					timer.Reset(d)
+				}
+				wait = timer.C
+			}
+			var r *ingestReq
+			if wait == nil {
+				select {
+				case r, open = <-s.queue:
+				default:
 					break drain
 				}
-				batch = append(batch, r)
-				size += r.size
-				n += r.n
-			default:
-				break drain
+			} else {
+				select {
+				case r, open = <-s.queue:
+				case <-wait:
+					continue
+				}
 			}
+			if !open {
+				break drain // closing: commit what there is at once
+			}
+			batch = append(batch, r)
+			size += r.size
+			n += r.n
+			urgent = urgent || r.own != nil
 		}
+		last = time.Now()
 		err := s.commit(batch)
 		if err != nil && len(batch) > 1 {
 			// Find out per item: one failing write (say, the one that hit
@@ -128,9 +174,18 @@ func (s *Store) commit(batch []*ingestReq) error {
 	return s.update("ingest", func(tx *bbolt.Tx, ch *txChanges) error {
 		b := itemBuckets(tx)
 		for _, r := range batch {
-			if r.own != nil {
+			switch {
+			case r.own != nil:
 				if err := r.own.apply(tx, b, ch); err != nil {
 					return err
+				}
+				continue
+			case r.counts != nil:
+				sources := tx.Bucket(bucketSources)
+				for src, n := range r.counts {
+					if err := sources.Put(src[:], binary.BigEndian.AppendUint64(nil, n)); err != nil {
+						return err
+					}
 				}
 				continue
 			}

@@ -12,6 +12,7 @@ type options struct {
 	verify      bool
 	now         func() time.Time
 	maxBatch    int
+	commitEvery time.Duration
 	pinned      []string
 }
 
@@ -66,6 +67,17 @@ func WithMaxBatch(n int) Option {
 			o.maxBatch = n
 		}
 	}
+}
+
+// WithCommitInterval makes group commits of received items (Ingest,
+// IngestSourceCounts, Put) begin at least d apart: a steady stream of items
+// then costs one transaction and fsync per d however many items arrive,
+// which leaves the disk and the processor to the rest of the machine. An
+// item arriving after a quiet spell is committed at once; own publications
+// (PublishOwn) are never held back, and take what waits along. 0, the
+// default, commits as soon as the previous commit is done.
+func WithCommitInterval(d time.Duration) Option {
+	return func(o *options) { o.commitEvery = max(d, 0) }
 }
 
 // WithPinned exempts items of these categories, and of the categories under

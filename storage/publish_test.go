@@ -3,11 +3,13 @@ package storage_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.etcd.io/bbolt"
@@ -19,7 +21,7 @@ import (
 
 // ownItems makes n items of source numbered from first on, in the given
 // categories in turn.
-func ownItems(t *testing.T, rng *rand.Rand, source uuid.UUID, first uint64, n int, cats ...string) []*news.Item {
+func ownItems(t testing.TB, rng *rand.Rand, source uuid.UUID, first uint64, n int, cats ...string) []*news.Item {
 	t.Helper()
 	var out []*news.Item
 	for i := range n {
@@ -247,5 +249,75 @@ func TestLostTotal(t *testing.T) {
 	s = storagetest.MustOpenDir(t, dir)
 	if n, err := s.LostTotal(); err != nil || n != 7 {
 		t.Errorf("LostTotal after reopen = %d, %v; want 7", n, err)
+	}
+}
+
+// TestCommitInterval: with a commit interval, received items after a quiet
+// spell commit at once and later ones wait for the interval, gathered in
+// one transaction; a batch of own publications never waits and takes what
+// waits along; Close commits what waits at once.
+func TestCommitInterval(t *testing.T) {
+	dir := t.TempDir()
+	s, err := storage.Open(dir, storage.WithCommitInterval(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	me := uuid.New()
+	if err := <-s.Ingest(randomItem(t, rng, 1)); err != nil {
+		t.Fatalf("the first item after a quiet spell: %v", err)
+	}
+	held := s.Ingest(randomItem(t, rng, 2))
+	counts := s.IngestSourceCounts(map[uuid.UUID]uint64{testSources[0]: 2})
+	select {
+	case err := <-held:
+		t.Fatalf("an item within the interval was committed at once (%v)", err)
+	default:
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: ownItems(t, rng, me, 1, 1, "it")}); err != nil {
+		t.Fatal(err)
+	}
+	// The own batch committed, and the held item and counts with it: with
+	// an hour's interval nothing else could have.
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-counts; err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.SourceCount(testSources[0]); n != 2 {
+		t.Errorf("source count %d, want 2", n)
+	}
+	last := s.Ingest(randomItem(t, rng, 3))
+	storagetest.CheckAndClose(t, s, dir)
+	if err := <-last; err != nil {
+		t.Errorf("the item waiting at Close: %v", err)
+	}
+}
+
+// BenchmarkPublishOwn measures one batch of own publications per
+// transaction (with fsync), by batch size.
+func BenchmarkPublishOwn(b *testing.B) {
+	for _, n := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("batch%d", n), func(b *testing.B) {
+			s, err := storage.Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			rng := rand.New(rand.NewPCG(1, 2))
+			me := uuid.New()
+			last := uint64(0)
+			for b.Loop() {
+				b.StopTimer()
+				items := ownItems(b, rng, me, last+1, n, "it")
+				last += uint64(n)
+				b.StartTimer()
+				if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: items}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+		})
 	}
 }
