@@ -90,7 +90,19 @@ const (
 	// on start: it is written only every lastAttachedEvery, and clocks of
 	// publishers differ a little. Catch-up drops what it already has.
 	lastAttachedSlack = time.Minute
+
+	// defaultIngestInterval is the store's commit interval for delivered items
+	// (storage.WithCommitInterval): a stream of them is written a batch
+	// per interval, one fsync each, which leaves the disk and the
+	// processor to the rest of the machine (other servants, the
+	// publisher). Items show up to this much later; own publications are
+	// written at once.
+	defaultIngestInterval = 50 * time.Millisecond
 )
+
+// ingestInterval is defaultIngestInterval; a benchmark changes it to
+// measure against the way servants stored items before.
+var ingestInterval = defaultIngestInterval
 
 // ErrInUse: another newsdesk (desktop app or `newsdesk serve`) has the data
 // directory open. Errors from Open wrap it together with storage.ErrInUse.
@@ -135,13 +147,16 @@ type App struct {
 	pending pendingRetractions  // publishers' retractions of items not here yet (retract.go)
 	parts   definitionAssembler // parts of large definitions (defparts.go)
 
-	// pubMu serialises publications (count, store, send) and node
-	// restarts: a count taken from the store must reach the core before the
-	// next one, or the core would renumber it.
+	// pubMu serialises the stores of the publishing pipeline (publisher.go)
+	// with node starts and stops: a start loads the outbox and advances the
+	// node generation, so each stored publication reaches exactly one
+	// servant, in count order.
 	pubMu sync.Mutex
+	pub   *publisher
 
 	mu      sync.Mutex // guards the fields below
 	node    *node.Node // nil until started, and while restarting
+	gen     uint64     // node generation: advanced by every start (under pubMu)
 	listen  string     // the listen address the node was started with
 	closed  bool
 	catalog *categories.Catalog
@@ -151,11 +166,14 @@ type App struct {
 	pubWaitMu sync.Mutex
 	pubWait   map[[16]byte]*newsnet.Published
 
-	// outbox maps queued item IDs to their store outbox entries. sentEarly
-	// holds IDs whose "sent" report came before the publisher pushed them.
-	obMu      sync.Mutex
-	outbox    map[[16]byte]uint64
-	sentEarly map[[16]byte]bool
+	// outbox maps the IDs of own publications that have not gone out to
+	// their store outbox entries.
+	obMu   sync.Mutex
+	outbox map[[16]byte]uint64
+
+	// lost is the persisted total of needed items no servant could
+	// retransmit, over every run (Config.Lost, OnLost).
+	lost atomic.Uint64
 
 	stop chan struct{} // closed by Close: background goroutines end
 	bg   sync.WaitGroup
@@ -185,7 +203,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("installation key: %w", err)
 	}
-	st, err := storage.Open(opts.DataDir, storage.WithPinned(systemCategories...))
+	st, err := storage.Open(opts.DataDir, storage.WithPinned(systemCategories...), storage.WithCommitInterval(ingestInterval))
 	if errors.Is(err, storage.ErrInUse) {
 		return nil, &dirInUse{dir: opts.DataDir, cause: err}
 	}
@@ -202,12 +220,13 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		events:    newEventHub(),
 		pubWait:   make(map[[16]byte]*newsnet.Published),
 		outbox:    make(map[[16]byte]uint64),
-		sentEarly: make(map[[16]byte]bool),
 		stop:      make(chan struct{}),
 	}
 	a.archive = &storeArchive{store: st, log: log}
 	a.persist = newPersister(a)
+	a.pub = newPublisher(a)
 	if err := a.init(ctx); err != nil {
+		a.pub.close()
 		a.persist.close()
 		a.events.close()
 		st.Close()
@@ -260,6 +279,11 @@ func (a *App) init(ctx context.Context) error {
 			return err
 		}
 	}
+	lost, err := a.store.LostTotal()
+	if err != nil {
+		return err
+	}
+	a.lost.Store(lost)
 	if a.opts.Archive {
 		d, err := a.store.Retention()
 		if err != nil {
@@ -326,6 +350,7 @@ func (a *App) startLocked() error {
 		return err
 	}
 	a.node = n
+	a.gen++ // what the outbox held is the new servant's now
 	a.listen = cfg.Listen
 	a.log.Info("servant started", "id", string(n.Addr()), "listen", cfg.Listen, "seeds", fmt.Sprint(cfg.Core.Seeds),
 		"installation", a.sourceStr, "archive", a.opts.Archive, "outbox", len(cfg.Core.Outbox))
@@ -349,6 +374,7 @@ func (a *App) stopNode() {
 	}
 	n.Close() // no callbacks after this
 	a.persist.flush()
+	a.pub.flushSent() // the next start must not send again what went out
 	a.events.emit(Event{Kind: StatusChanged})
 }
 
@@ -390,6 +416,7 @@ func (a *App) Close() error {
 
 	close(a.stop)
 	a.bg.Wait()
+	a.pub.close()
 	a.persist.close()
 	a.events.close()
 	return a.store.Close()
@@ -429,6 +456,10 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if core.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
+	if core.OwnLast, err = a.ownLast(); err != nil {
+		return node.Config{}, err
+	}
+	core.Lost = a.lost.Load()
 	counts, err := a.store.SourceCounts()
 	if err != nil {
 		return node.Config{}, err
@@ -445,7 +476,6 @@ func (a *App) nodeConfig() (node.Config, error) {
 	}
 	a.obMu.Lock()
 	clear(a.outbox)
-	clear(a.sentEarly)
 	for _, e := range queued {
 		m, err := multicastOf(e.Item)
 		if err != nil {
@@ -485,6 +515,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 		OnDeliver:   a.onDeliver,
 		OnProgress:  a.onProgress,
 		OnPublished: a.onPublished,
+		OnLost:      a.onLost,
 	}, nil
 }
 
@@ -511,16 +542,18 @@ func (a *App) onProgress(source string, next uint64) {
 
 func (a *App) onPublished(p newsnet.Published) {
 	a.pubWaitMu.Lock()
-	w, waiting := a.pubWait[p.ID]
-	if waiting && w.ID == ([16]byte{}) {
+	if w, waiting := a.pubWait[p.ID]; waiting && w.ID == ([16]byte{}) {
 		*w = p // the report of a Publish call in progress
-		a.pubWaitMu.Unlock()
-		return
 	}
 	a.pubWaitMu.Unlock()
 	if !p.Queued {
-		a.persist.sent(p) // a queued publication went out
+		a.pub.wentOut(p.ID) // out of the outbox
 	}
+}
+
+func (a *App) onLost(l newsnet.Lost) {
+	a.log.Warn("items could not be recovered", "source", l.Source, "items", l.N, "total", l.Total)
+	a.persist.lost(l.Total)
 }
 
 // monitor reports status changes, persists the time of attachment and

@@ -303,6 +303,9 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
 		return
+	case errors.Is(err, ErrBusy):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return

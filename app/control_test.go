@@ -45,14 +45,14 @@ type servant struct {
 // startServe runs ServeWithReady with args (plus a fresh --data, listen and
 // control on 127.0.0.1:0) until the test ends, and checks that it then
 // returns nil.
-func startServe(t *testing.T, args ...string) *servant {
+func startServe(t testing.TB, args ...string) *servant {
 	t.Helper()
 	return startServeIn(t, filepath.Join(t.TempDir(), "data"), args...)
 }
 
 // startServeIn is startServe on a given data directory, so that a test can
 // stop a servant and start it again on the same data.
-func startServeIn(t *testing.T, data string, args ...string) *servant {
+func startServeIn(t testing.TB, data string, args ...string) *servant {
 	t.Helper()
 	s := &servant{data: data, log: &syncBuffer{}}
 	args = withTestNetwork(t, args)
@@ -95,7 +95,7 @@ func startServeIn(t *testing.T, data string, args ...string) *servant {
 
 // call makes a request to the servant's control API and returns the status
 // code and body. body, if not nil, is sent as JSON (strings are sent as is).
-func (s *servant) call(t *testing.T, method, path string, body any) (int, []byte) {
+func (s *servant) call(t testing.TB, method, path string, body any) (int, []byte) {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -142,7 +142,7 @@ type status struct {
 	Source string `json:"source"`
 }
 
-func (s *servant) status(t *testing.T) (status, []byte) {
+func (s *servant) status(t testing.TB) (status, []byte) {
 	t.Helper()
 	code, body := s.call(t, "GET", "/v1/status", nil)
 	if code != http.StatusOK {

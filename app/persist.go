@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -10,22 +9,23 @@ import (
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
-	"newsdesk/storage"
 )
 
 // persister stores what the servant reports, off the node's loop goroutine:
 // delivered items (through the store's group-commit ingest), per-source
-// progress and outbox removals. The loop only appends to a queue, which is
-// unbounded so that the loop never waits on the disk; one goroutine drains
-// it, a batch at a time: the items of a batch are committed before the
-// progress of the same batch is written, so a stored count never runs ahead
-// of the stored items.
+// progress and the total of items lost. The loop only appends to a queue,
+// which is unbounded so that the loop never waits on the disk; one
+// goroutine drains it, a batch at a time: the progress of a batch is queued
+// for the store only once its items are committed, so a stored count never
+// runs ahead of the stored items.
 type persister struct {
 	a *App
 
 	mu     sync.Mutex
 	ops    []persistOp
 	closed bool
+
+	counts <-chan error // the per-source counts written last (run goroutine only)
 
 	wake chan struct{} // capacity 1: "the queue is not empty"
 	stop chan struct{} // closed by close: drain and exit
@@ -40,7 +40,7 @@ type persistOp struct {
 	source string // progress: the next expected count of source
 	next   uint64
 
-	sent *newsnet.Published // a queued publication went out
+	lost uint64 // the running total of a Lost report (when > 0)
 
 	barrier chan struct{} // closed once everything before it is stored
 }
@@ -79,8 +79,8 @@ func (p *persister) progress(source string, next uint64) {
 	p.push(persistOp{source: source, next: next})
 }
 
-func (p *persister) sent(pub newsnet.Published) {
-	p.push(persistOp{sent: &pub})
+func (p *persister) lost(total uint64) {
+	p.push(persistOp{lost: total})
 }
 
 // flush waits until everything queued before it is stored.
@@ -123,12 +123,24 @@ func (p *persister) run() {
 			for ops := p.take(); len(ops) > 0; ops = p.take() {
 				p.process(ops)
 			}
+			p.awaitCounts()
 			return
 		}
 		for ops := p.take(); len(ops) > 0; ops = p.take() {
 			p.process(ops)
 		}
 	}
+}
+
+// awaitCounts waits until the per-source counts written last are durable.
+func (p *persister) awaitCounts() {
+	if p.counts == nil {
+		return
+	}
+	if err := <-p.counts; err != nil {
+		p.a.log.Error("storing sources' counts failed", "err", err)
+	}
+	p.counts = nil
 }
 
 // process stores one batch.
@@ -141,7 +153,7 @@ func (p *persister) process(ops []persistOp) {
 	var (
 		items    []ingesting
 		progress = map[string]uint64{}
-		sent     []*newsnet.Published
+		lost     uint64
 		barriers []chan struct{}
 	)
 	for _, op := range ops {
@@ -157,8 +169,8 @@ func (p *persister) process(ops []persistOp) {
 			items = append(items, ingesting{it, a.store.Ingest(it)})
 		case op.source != "":
 			progress[op.source] = max(progress[op.source], op.next)
-		case op.sent != nil:
-			sent = append(sent, op.sent)
+		case op.lost > 0:
+			lost = max(lost, op.lost)
 		case op.barrier != nil:
 			barriers = append(barriers, op.barrier)
 		}
@@ -197,6 +209,11 @@ func (p *persister) process(ops []persistOp) {
 		a.events.emit(ev)
 	}
 
+	// The counts go into the store's next group commit, behind this
+	// batch's items, so a stored count never runs ahead of the stored
+	// items; nobody waits for them but a barrier.
+	p.awaitCounts()
+	counts := make(map[uuid.UUID]uint64, len(progress))
 	for src, next := range progress {
 		if f, ok := failed[src]; ok && f > 0 && f < next {
 			next = f // not stored: ask again after a restart
@@ -205,34 +222,22 @@ func (p *persister) process(ops []persistOp) {
 		if err != nil || id == a.source || next == 0 {
 			continue // not an installation ID (an old servant's address): nothing to keep
 		}
-		if err := a.store.SetSourceCount(id, next-1); err != nil {
-			a.log.Error("storing a source's count failed", "source", src, "err", err)
-		}
+		counts[id] = next - 1
 	}
-	for _, pub := range sent {
-		a.outboxSent(pub.ID)
+	if len(counts) > 0 {
+		p.counts = a.store.IngestSourceCounts(counts)
+	}
+	if len(barriers) > 0 {
+		p.awaitCounts()
+	}
+	if lost > a.lost.Load() {
+		if err := a.store.SetLostTotal(lost); err != nil {
+			a.log.Error("storing the total of lost items failed", "err", err)
+		}
+		a.lost.Store(lost)
+		a.events.emit(Event{Kind: StatusChanged})
 	}
 	for _, b := range barriers {
 		close(b)
 	}
-}
-
-// outboxSent removes a publication that went out from the store's outbox.
-// The report can come before the publisher has pushed it (the servant
-// attached right after the publication was queued); the publisher then
-// finds it in sentEarly and does not push it.
-func (a *App) outboxSent(id [16]byte) {
-	a.obMu.Lock()
-	defer a.obMu.Unlock()
-	seq, ok := a.outbox[id]
-	if !ok {
-		a.sentEarly[id] = true
-		return
-	}
-	delete(a.outbox, id)
-	if err := a.store.OutboxRemove(seq); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		a.log.Error("removing a sent item from the outbox failed", "id", uuid.UUID(id), "err", err)
-		return
-	}
-	a.log.Info("queued item sent", "id", uuid.UUID(id))
 }

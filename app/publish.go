@@ -1,16 +1,11 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"newsdesk/news"
-	"newsdesk/newsnet"
-	"newsdesk/newsnet/node"
 	"newsdesk/trust"
 )
 
@@ -62,108 +57,58 @@ func (e *NotAllowedError) Unwrap() error { return e.Err }
 // Reason returns the short reason, a trust.Rejection.
 func (e *NotAllowedError) Reason() string { return string(trust.ReasonOf(e.Err)) }
 
-// publish gives a valid item of this installation the next communication
-// count, stores it, and sends it:
-//
-//  1. the count is taken from the store durably first, so that a crash
-//     never lets a later publication reuse it;
-//  2. the item is stored (listed in My posts, marked read, and available to
-//     answer retransmission requests);
-//  3. the servant sends it, or queues it when it is not attached to the
-//     tree; a queued item goes to the store's outbox until it has gone out.
-//
-// Publications are serialised, so counts reach the core in order.
-func (a *App) publish(it *news.Item) (PublishResult, error) {
-	a.pubMu.Lock()
-	defer a.pubMu.Unlock()
-	a.mu.Lock()
-	closed, n := a.closed, a.node
-	a.mu.Unlock()
-	if closed {
-		return PublishResult{}, ErrClosed
-	}
+// ErrBusy: a publication was not stored in time because the servant is
+// far behind (its backlog of stored publications is full) or the disk is
+// stuck. Nothing of it is stored; try again later.
+var ErrBusy = errors.New("publish: the servant is busy; nothing was stored, try again")
 
-	count, err := a.store.NextSourceCount(a.source)
-	if err != nil {
-		return PublishResult{}, fmt.Errorf("publish: taking the next count: %w", err)
+// publish gives a valid item of this installation the next communication
+// count, stores it, and sends it, through the publishing pipeline
+// (publisher.go). It returns once the item is stored and numbered: the
+// count was taken durably together with the item (listed in My posts, marked
+// read, able to answer retransmission requests) and its outbox entry. The
+// outcome says what the servant did with it. When the servant is backlogged
+// and has not taken the item within publishWait, the outcome is Queued: the
+// item goes out in count order once the servant catches up (or, after a
+// restart, from the outbox).
+//
+// A publication the pipeline could not take within publishBusyWait returns
+// ErrBusy and is not stored.
+func (a *App) publish(it *news.Item) (PublishResult, error) {
+	if publishVia != nil {
+		return publishVia(a, it)
 	}
-	it.SourceCount = count
-	if err := trust.SignItem(a.identity, it); err != nil {
-		return PublishResult{}, fmt.Errorf("publish: %w", err)
+	r := &pubReq{it: it, stored: make(chan error, 1), out: make(chan Outcome, 1)}
+	if err := a.pub.submit(r); err != nil {
+		return PublishResult{}, err
 	}
-	it.Received = time.Now()
-	m, err := multicastOf(it)
+	wait := time.NewTimer(publishBusyWait)
+	defer wait.Stop()
+	var err error
+	select {
+	case err = <-r.stored:
+	case <-wait.C:
+		if a.pub.withdraw(r) {
+			return PublishResult{}, ErrBusy
+		}
+		err = <-r.stored // taken meanwhile: storing is bounded by the disk
+	}
 	if err != nil {
 		return PublishResult{}, err
 	}
-	// The item is stored whatever happens next: a count that was taken
-	// and never stored would leave a gap no holder can fill.
-	if err := a.store.Put(context.Background(), it); err != nil {
-		return PublishResult{}, fmt.Errorf("publish: storing the item: %w", err)
-	}
-	if _, err := a.store.MarkRead(it.ID); err != nil {
-		a.log.Warn("marking an own item read failed", "id", it.ID, "err", err)
-	}
-	a.events.emit(Event{Kind: ItemsChanged, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}, Urgent: it.Urgent})
-
 	res := PublishResult{ID: it.ID}
-	if n == nil {
-		// Not started (first run): the servant takes the outbox when it
-		// starts.
+	wait.Reset(publishWait)
+	select {
+	case res.Outcome = <-r.out:
+	case <-wait.C:
 		res.Outcome = Queued
-		return res, a.queue(it)
+		a.log.Info("publication stored; the servant is backlogged and sends it in turn",
+			"id", it.ID, "count", it.SourceCount, "waited", publishWait)
 	}
-	pub := new(newsnet.Published)
-	a.pubWaitMu.Lock()
-	a.pubWait[m.ID] = pub
-	a.pubWaitMu.Unlock()
-	links, err := n.Publish(context.Background(), m)
-	a.pubWaitMu.Lock()
-	delete(a.pubWait, m.ID)
-	a.pubWaitMu.Unlock()
-	switch {
-	case errors.Is(err, node.ErrClosed):
-		// Stopped meanwhile: the next start sends it.
-		res.Outcome = Queued
-		return res, a.queue(it)
-	case err != nil:
-		return PublishResult{}, fmt.Errorf("publish: %w", err)
-	}
-	if pub.ID == ([16]byte{}) {
-		// No report: cannot happen with a node that reports Published.
-		pub.Links = links
-	}
-	if pub.Count != 0 && pub.Count != count {
-		a.log.Warn("the servant renumbered a publication", "id", it.ID, "stored", count, "sent", pub.Count)
-	}
-	switch {
-	case pub.Queued:
-		res.Outcome = Queued
-		if err := a.queue(it); err != nil {
-			return PublishResult{}, err
-		}
-	case pub.Links == 0:
-		res.Outcome = Suppressed
-	default:
-		res.Outcome = Delivered
-	}
-	a.log.Info("published", "id", it.ID, "category", it.Category, "count", count, "outcome", res.Outcome.String(), "links", pub.Links)
 	return res, nil
 }
 
-// queue puts a published item into the store's outbox, unless the servant
-// reported it sent already.
-func (a *App) queue(it *news.Item) error {
-	a.obMu.Lock()
-	defer a.obMu.Unlock()
-	if a.sentEarly[it.ID] {
-		delete(a.sentEarly, it.ID)
-		return nil
-	}
-	seq, err := a.store.OutboxPush(it)
-	if err != nil {
-		return fmt.Errorf("publish: queueing the item: %w", err)
-	}
-	a.outbox[it.ID] = seq
-	return nil
-}
+// publishVia, when set, replaces the publishing pipeline: a benchmark
+// compares the pipeline with the way publications were made before it.
+// Never set outside tests.
+var publishVia func(a *App, it *news.Item) (PublishResult, error)
