@@ -21,6 +21,17 @@ import (
 // last one ended. One catch-up runs at a time per servant, so a catch-up
 // of any size keeps at most one page in flight toward it, and no link on
 // the way has to hold more.
+//
+// Sources a servant does not follow yet are catch-up's alone: their live
+// items wait while a catch-up runs (catchingUp), and their leading edges
+// are not taken up, for an edge says nothing of how old the items before
+// it are, and only catch-up keeps to the window.
+
+// deferredItem is a live item held back until the catch-up ends.
+type deferredItem struct {
+	msg  *Multicast
+	from LinkID
+}
 
 // catchUpRun is one catch-up the servant asks for, page by page.
 type catchUpRun struct {
@@ -29,7 +40,15 @@ type catchUpRun struct {
 	followed bool              // also send the next counts of the sources we follow
 	known    map[string]uint64 // per source, where the pages got to
 	sentAt   time.Time         // zero: not asked yet (or to ask again)
+	started  bool              // the followed sources' counts are in known
+	timeouts int               // pages that did not come
 }
+
+// catchUpTimeouts is how many pages in a row may go unanswered before a
+// catch-up is given up: live items of sources it would have brought are
+// held back meanwhile, so an up-servant that never answers must not hold
+// them for ever. Gaps and edges still find what it would have brought.
+const catchUpTimeouts = 3
 
 // catchUpTimeout is how long a page may take before it is asked again.
 func (s *Servant) catchUpTimeout() time.Duration { return 2 * s.cfg.LinkTimeout }
@@ -49,7 +68,11 @@ func (s *Servant) catchUpSince(last time.Time) time.Time {
 // otherwise (a new category) every source is asked for since the time.
 // Durable categories are asked for once more without the time bound.
 func (s *Servant) requestCatchUp(cats CategorySet, since time.Time, followed bool) {
+	if s.vertex {
+		return // the vertex has nobody to ask
+	}
 	if len(cats) == 0 {
+		s.nextCatchUp() // a run queued earlier may still wait for the tree
 		return
 	}
 	s.queueCatchUp(&catchUpRun{cats: cats, since: since.UnixNano(), followed: followed})
@@ -82,21 +105,30 @@ func (s *Servant) nextCatchUp() {
 		return
 	}
 	run := s.catchUps[0]
-	req := &CatchUp{Categories: run.cats, Since: run.since, Trail: []ServantID{s.id}}
-	known := maps.Clone(run.known)
-	if run.followed {
-		if known == nil {
-			known = map[string]uint64{}
+	if run.known == nil {
+		run.known = map[string]uint64{}
+	}
+	if run.followed && !run.started {
+		// The sources followed when the run starts are asked for from
+		// their next counts; the pages move them on from there.
+		for id, next := range s.cfg.Expected {
+			if s.sources[id] == nil && next > 0 {
+				run.known[id] = max(run.known[id], next)
+			}
 		}
 		for id, st := range s.sources {
 			if st.next > 0 {
-				known[id] = max(known[id], st.next)
+				run.known[id] = max(run.known[id], st.next)
 			}
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(known)) {
+	// Our own items we have: a page of them would only come back.
+	run.known[s.cfg.Source] = max(run.known[s.cfg.Source], s.ownCount+1)
+	run.started = true
+	req := &CatchUp{Categories: run.cats, Since: run.since, Trail: []ServantID{s.id}}
+	for _, id := range slices.Sorted(maps.Keys(run.known)) {
 		if len(req.Known) < MaxSources {
-			req.Known = append(req.Known, SourceCount{Source: id, Next: known[id]})
+			req.Known = append(req.Known, SourceCount{Source: id, Next: run.known[id]})
 		}
 	}
 	run.sentAt = s.now
@@ -110,10 +142,16 @@ func (s *Servant) catchUpProgress(m *Multicast) {
 		return
 	}
 	run := s.catchUps[0]
-	if run.known == nil {
-		run.known = map[string]uint64{}
-	}
 	run.known[m.Source] = max(run.known[m.Source], m.Count+1)
+}
+
+// catchingUp reports whether the items of a source we do not follow yet
+// must wait for the catch-up under way: it brings the source's items from
+// where we last caught up, in order, and starting the source's sequence at
+// a live item now would put them behind it. The live items are relayed
+// and cached as usual, and sequenced when the catch-up ends.
+func (s *Servant) catchingUp(source string) bool {
+	return s.up != nil && len(s.catchUps) > 0 && s.nextOf(source) == 0
 }
 
 // handleCatchUpDone passes a page end back along its trail, or, when it is
@@ -124,11 +162,40 @@ func (s *Servant) handleCatchUpDone(d *CatchUpDone) {
 	}
 	if d.More {
 		s.catchUps[0].sentAt = time.Time{}
+		s.catchUps[0].timeouts = 0
 	} else {
 		s.catchUps[0] = nil
 		s.catchUps = s.catchUps[1:]
 	}
 	s.nextCatchUp()
+	s.releaseDeferred()
+}
+
+// maxDeferred bounds the live items held back while a catch-up runs. What
+// falls beyond is found again once the source is followed: a later item's
+// gap or its edge reveals it.
+const maxDeferred = 4096
+
+// deferLive holds back a live item of a source we do not follow while a
+// catch-up runs (see catchingUp).
+func (s *Servant) deferLive(m *Multicast, from LinkID) {
+	if len(s.deferred) < maxDeferred {
+		s.deferred = append(s.deferred, deferredItem{m, from})
+	}
+}
+
+// releaseDeferred sequences the held-back live items once no catch-up
+// runs any more: after what catch-up brought of their sources, so in
+// order; or as the first items of a source catch-up knew nothing of.
+func (s *Servant) releaseDeferred() {
+	if len(s.catchUps) > 0 || len(s.deferred) == 0 {
+		return
+	}
+	held := s.deferred
+	s.deferred = nil
+	for _, d := range held {
+		s.sequence(d.msg, d.from)
+	}
 }
 
 // catchUpHinted runs when the up-servant passes down a catch-up hint: the
@@ -156,7 +223,12 @@ func (s *Servant) tickCatchUp() {
 	if len(s.catchUps) > 0 {
 		if run := s.catchUps[0]; !run.sentAt.IsZero() && s.now.Sub(run.sentAt) >= s.catchUpTimeout() {
 			run.sentAt = time.Time{}
+			if run.timeouts++; run.timeouts >= catchUpTimeouts {
+				s.note("catch-up of %v unanswered %d times: given up", run.cats, run.timeouts)
+				s.catchUps = s.catchUps[1:]
+			}
 			s.nextCatchUp()
+			s.releaseDeferred()
 		}
 	}
 	if s.catchUpAgain.IsZero() || s.now.Before(s.catchUpAgain) {

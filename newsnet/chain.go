@@ -122,8 +122,10 @@ func topOf(c string) string {
 }
 
 // linkChains takes h into the chains of st, one per subscription, and
-// returns the counts it names as missing: the previous message under a
-// subscription, which this servant needs and does not have.
+// returns the counts it names that this servant needs: the previous
+// message under a subscription, when it is not resolved yet. (A chain's
+// covered counts include these: "accounted for" means held or asked for,
+// so the caller must make sure they are asked for as messages.)
 func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
 	base := st.next - 1
 	for _, sub := range s.self {
@@ -143,7 +145,7 @@ func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
 			st.chains[sub] = ch
 		}
 		ch.link(p, h.count, base)
-		if p > ch.covered && p >= st.next {
+		if p >= st.next {
 			missing = append(missing, p)
 		}
 	}

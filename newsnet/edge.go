@@ -92,8 +92,10 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 	}
 	// A source we do not follow yet is left to catch-up and its next
 	// message: starting its sequence here would put the older items that
-	// catch-up brings out of order.
-	if st := s.sources[e.Source]; st != nil && st.next > 0 {
+	// catch-up brings out of order, and bring items older than the
+	// catch-up window.
+	if s.nextOf(e.Source) > 0 {
+		st := s.source(e.Source)
 		if s.links[st.arrival] == nil {
 			st.arrival = from.id // the edge came from where the source's items are
 		}

@@ -158,7 +158,11 @@ type Recover struct {
 	Source         string
 	Counts         []uint64 // ascending
 	CategoriesOnly bool     // classify a gap older than the history window
-	Trail          []ServantID
+	// Search makes every hop pass the request on over all its other tree
+	// links instead of the reverse path alone: a retry, for the reverse
+	// path goes stale when the tree re-forms after the source's last item.
+	Search bool
+	Trail  []ServantID
 }
 
 // Recovered answers a Recover, travelling back along Trail (each hop removes

@@ -51,6 +51,16 @@ func (s *Servant) source(id string) *sourceState {
 	return st
 }
 
+// nextOf returns the next count expected from a source: what its sequence
+// holds, or what the host persisted for it before a restart; 0 for a
+// source this servant does not follow.
+func (s *Servant) nextOf(source string) uint64 {
+	if st := s.sources[source]; st != nil {
+		return st.next
+	}
+	return s.cfg.Expected[source]
+}
+
 // accounted reports whether count k of st is resolved, held or asked for.
 func (st *sourceState) accounted(k uint64) bool {
 	return k < st.next || st.held[k] != nil || st.skip[k] || st.wanted[k] != nil
@@ -89,6 +99,7 @@ func (s *Servant) begin(st *sourceState, h *header) bool {
 func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 	st := s.source(m.Source)
 	h := headerOf(m)
+
 	if !s.begin(st, &h) {
 		return false
 	}
@@ -111,6 +122,9 @@ func (s *Servant) sequenceEdge(st *sourceState, e *Edge) {
 	if !s.begin(st, &h) {
 		return
 	}
+	if w := st.wanted[e.Count]; w != nil && w.categoryOnly {
+		delete(st.wanted, e.Count) // its category is known now
+	}
 	s.account(st, &h)
 	if !st.accounted(e.Count) {
 		if s.self.Matches(e.Category) {
@@ -130,6 +144,9 @@ func (s *Servant) sequenceEdge(st *sourceState, e *Edge) {
 func (s *Servant) account(st *sourceState, h *header) {
 	s.learnCategory(h.category)
 	for _, p := range s.linkChains(st, h) {
+		if w := st.wanted[p]; w != nil && w.categoryOnly {
+			delete(st.wanted, p) // its category is known now: one of ours
+		}
 		if !st.accounted(p) {
 			s.counters.GapNeeded++
 			s.wantMessage(h.source, st, p)
@@ -186,6 +203,7 @@ func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
 func (s *Servant) resolveByChains(st *sourceState) {
 	for k, w := range st.wanted {
 		if w.categoryOnly && s.chainsCover(st, k) {
+
 			delete(st.wanted, k)
 			st.skip[k] = true
 			s.counters.GapSkipped++

@@ -19,14 +19,17 @@ type cacheKey struct {
 
 // relayCache keeps the most recent messages this servant forwarded or
 // delivered, to answer requests from below without going to the source.
+// It is bounded by count and by payload bytes, whichever is reached first.
 type relayCache struct {
-	msgs  map[cacheKey]*Multicast
-	order []cacheKey // oldest first
-	limit int
+	msgs       map[cacheKey]*Multicast
+	order      []cacheKey // oldest first
+	limit      int
+	bytes      int
+	limitBytes int
 }
 
 func (c *relayCache) add(m *Multicast) {
-	if c.limit == 0 || m.Count == 0 {
+	if c.limit == 0 || c.limitBytes == 0 || m.Count == 0 {
 		return
 	}
 	k := cacheKey{m.Source, m.Count}
@@ -37,9 +40,12 @@ func (c *relayCache) add(m *Multicast) {
 		c.msgs = map[cacheKey]*Multicast{}
 	}
 	c.msgs[k] = m
+	c.bytes += len(m.Payload)
 	c.order = append(c.order, k)
-	if len(c.order) > c.limit {
+	for len(c.order) > c.limit || c.bytes > c.limitBytes && len(c.order) > 1 {
+		c.bytes -= len(c.msgs[c.order[0]].Payload)
 		delete(c.msgs, c.order[0])
+		c.order[0] = cacheKey{}
 		c.order = c.order[1:]
 	}
 }
@@ -81,7 +87,7 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 	}
 	var msgs, cats []uint64
 	var lost uint64
-	asked := 0
+	asked, retry := 0, false
 	for _, w := range st.wanted {
 		if w.attempts > 0 && s.now.Before(w.due) {
 			asked++
@@ -103,6 +109,7 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 		}
 		asked++
 		w.attempts++
+		retry = retry || w.attempts > 1
 		w.due = s.now.Add(s.cfg.RecoverTimeout << (w.attempts - 1))
 		if w.categoryOnly {
 			cats = append(cats, k)
@@ -116,19 +123,30 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 		s.noteLost(source, lost)
 		s.drain(source, st, 0)
 	}
-	l := s.reversePath(st, nil)
-	if l == nil {
-		return // not attached: the retries wait for the tree
+	// The first request follows the reverse path; a retry searches the
+	// whole tree, for the reverse path may be stale: the tree re-formed
+	// since the source's last item and nothing has passed to correct it.
+	links := s.treeLinks()
+	if !retry {
+		links = nil
+		if l := s.reversePath(st, nil); l != nil {
+			links = []*link{l}
+		}
 	}
-	for len(msgs) > 0 {
-		n := min(len(msgs), MaxCounts)
-		s.send(l, &Recover{Source: source, Counts: msgs[:n], Trail: []ServantID{s.id}})
-		msgs = msgs[n:]
+	for _, l := range links {
+		s.sendRecover(l, &Recover{Source: source, Counts: msgs, Search: retry, Trail: []ServantID{s.id}})
+		s.sendRecover(l, &Recover{Source: source, Counts: cats, CategoriesOnly: true, Search: retry, Trail: []ServantID{s.id}})
 	}
-	for len(cats) > 0 {
-		n := min(len(cats), MaxCounts)
-		s.send(l, &Recover{Source: source, Counts: cats[:n], CategoriesOnly: true, Trail: []ServantID{s.id}})
-		cats = cats[n:]
+}
+
+// sendRecover sends r on l, in frames of at most MaxCounts counts.
+func (s *Servant) sendRecover(l *link, r *Recover) {
+	for counts := r.Counts; len(counts) > 0; {
+		n := min(len(counts), MaxCounts)
+		part := *r
+		part.Counts = counts[:n]
+		s.send(l, &part)
+		counts = counts[n:]
 	}
 }
 
@@ -184,9 +202,18 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
 		return
 	}
-	if next := s.reversePath(s.sources[r.Source], from); next != nil {
-		trail := slices.Concat(r.Trail, []ServantID{s.id})
-		s.send(next, &Recover{Source: r.Source, Counts: rest, CategoriesOnly: r.CategoriesOnly, Trail: trail})
+	fwd := &Recover{Source: r.Source, Counts: rest, CategoriesOnly: r.CategoriesOnly, Search: r.Search, Trail: slices.Concat(r.Trail, []ServantID{s.id})}
+	if next := s.reversePath(s.sources[r.Source], from); next != nil && !r.Search {
+		s.send(next, fwd)
+		return
+	}
+	// A search, or no way toward the source but back (the path the
+	// requester followed is stale): pass it on over every other tree link.
+	// The trail keeps it from visiting a servant twice.
+	for _, l := range s.treeLinks() {
+		if l != from {
+			s.send(l, fwd)
+		}
 	}
 }
 
@@ -222,10 +249,19 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 }
 
 // handleRecovered passes an answer back along its trail, or takes it when
-// this servant asked.
-func (s *Servant) handleRecovered(r *Recovered) {
+// this servant asked. A holder of the source's items lies the way it came:
+// that is the reverse path from now on (it may have gone stale).
+func (s *Servant) handleRecovered(from *link, r *Recovered) {
+	if r.Msg != nil || len(r.Categories) > 0 {
+		if st := s.sources[r.Source]; st != nil {
+			st.arrival = from.id
+		}
+	}
 	if !s.retrace(r.Trail, r) {
 		return
+	}
+	if r.Msg != nil {
+		s.catchUpProgress(r.Msg)
 	}
 	if r.Source == s.cfg.Source {
 		return // our own messages, from a catch-up: we have them
@@ -233,7 +269,6 @@ func (s *Servant) handleRecovered(r *Recovered) {
 	st := s.source(r.Source)
 	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verified("retransmission", m) {
 		s.cache.add(m)
-		s.catchUpProgress(m)
 		s.takeRecovered(st, m)
 	}
 	for _, cc := range r.Categories {

@@ -84,25 +84,27 @@ func TestPatentExampleComputers1a1b1c(t *testing.T) {
 	}
 }
 
-// A gap older than the history window is classified by asking for the
-// categories of the missed counts first; then only the needed ones are
-// requested.
-// Reference: issue 4, "A gap older than the history window".
-func TestGapBeyondHistoryWindowAsksCategoriesFirst(t *testing.T) {
+// A gap older than the history window is classified from the chain the
+// next message carries (Tops: the source's latest count under each
+// top-level category): the latest missing "it" and "hr" counts are named
+// at once and asked for as messages, and each retransmitted one names the
+// one before it, so no request for categories is needed at all.
+// Reference: issue 10, "Gap classification that needs no window".
+func TestGapBeyondHistoryWindowFollowsTheChain(t *testing.T) {
 	n := sim.New(12)
 	n.Base.HistoryWindow = 2
 	src, sub := newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400")
 	n.Add(src, nil)
 	n.Add(sub, []newsnet.ServantID{src}, "it", "hr")
 	mustConverge(t, n, 10*time.Second)
-	var catReqs, msgReqs [][]uint64
+	var catReqs, msgReqs []uint64
 	n.Trace = func(_ time.Time, id newsnet.ServantID, a newsnet.Action) {
 		if s, ok := a.(newsnet.Send); ok && id == sub {
 			if r, ok := s.Msg.(*newsnet.Recover); ok {
 				if r.CategoriesOnly {
-					catReqs = append(catReqs, r.Counts)
+					catReqs = append(catReqs, r.Counts...)
 				} else {
-					msgReqs = append(msgReqs, r.Counts)
+					msgReqs = append(msgReqs, r.Counts...)
 				}
 			}
 		}
@@ -120,13 +122,45 @@ func TestGapBeyondHistoryWindowAsksCategoriesFirst(t *testing.T) {
 	n.Filter = nil
 	n.Publish(src, "it") // 6: history covers 5 and 4 only
 	n.RunFor(5 * time.Second)
-	if len(catReqs) != 1 || !slices.Equal(catReqs[0], []uint64{2, 3}) {
-		t.Errorf("category requests = %v, want one for counts 2, 3", catReqs)
+	if len(catReqs) != 0 {
+		t.Errorf("category requests for %v, want none", catReqs)
+	}
+	slices.Sort(msgReqs)
+	if !slices.Equal(msgReqs, []uint64{2, 3, 4, 5}) {
+		t.Errorf("asked for messages %v, want 2..5 once each", msgReqs)
 	}
 	if got := n.Node(sub).Order[string(src)]; !slices.Equal(got, []uint64{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("delivered counts %v, want 1..6 in order", got)
 	}
-	_ = msgReqs
+}
+
+// Without chain information (a copy rebuilt from a store keeps none) and
+// beyond the history window, a gap's categories are asked for first, once
+// a grace period has given later headers the chance to tell.
+// Reference: issue 4, "A gap older than the history window".
+func TestGapWithoutChainAsksCategoriesAfterGrace(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: "it"})
+	msg := func(id byte, count uint64, history ...newsnet.HistoryRun) *newsnet.Multicast {
+		return &newsnet.Multicast{ID: [16]byte{id}, Category: "it", Source: "src", Count: count, History: history}
+	}
+	h.step(newsnet.Received{Link: up, Msg: msg(1, 1)})
+	acts := h.step(newsnet.Received{Link: up, Msg: msg(2, 5, newsnet.HistoryRun{Short: newsnet.ShortID("it"), Len: 1})})
+	if r := sentOn[*newsnet.Recover](acts, up); r == nil || r.CategoriesOnly || !slices.Equal(r.Counts, []uint64{4}) {
+		t.Fatalf("first request %+v, want count 4 (the history names it) as a message", r)
+	}
+	var cats []uint64
+	for _, a := range h.advance(time.Second + 100*time.Millisecond) {
+		if s, ok := a.(newsnet.Send); ok {
+			if r, ok := s.Msg.(*newsnet.Recover); ok && r.CategoriesOnly {
+				cats = append(cats, r.Counts...)
+			}
+		}
+	}
+	if !slices.Equal(cats, []uint64{2, 3}) {
+		t.Errorf("category requests %v after the grace, want 2, 3", cats)
+	}
 }
 
 // When neither the source nor any servant on the way holds a needed

@@ -96,6 +96,9 @@ func (s *Servant) route(from *link, m *Multicast) {
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}
+	case s.catchingUp(m.Source):
+		s.source(m.Source).arrival = from.id
+		s.deferLive(m, from.id)
 	default:
 		s.source(m.Source).arrival = from.id
 		s.sequence(m, from.id)

@@ -40,17 +40,26 @@ func newHarness(t *testing.T, id newsnet.ServantID, seeds ...newsnet.ServantID) 
 }
 
 // step feeds ev to the servant and reports every frame it sent as written
-// at once, as a host with an infinitely fast network would.
+// at once, as a host with an infinitely fast network would. A catch-up
+// request is answered at once with an empty last page: the harness's
+// up-servant has nothing to catch up.
 func (h *harness) step(ev newsnet.Event) []newsnet.Action {
 	acts := h.s.Step(ev)
 	written := map[newsnet.LinkID]int{}
+	var pageEnds []newsnet.Received
 	for _, a := range acts {
 		if s, ok := a.(newsnet.Send); ok {
 			written[s.Link] += newsnet.SizeOf(s.Msg)
+			if c, ok := s.Msg.(*newsnet.CatchUp); ok && len(c.Trail) > 0 {
+				pageEnds = append(pageEnds, newsnet.Received{Link: s.Link, Msg: &newsnet.CatchUpDone{Trail: c.Trail}})
+			}
 		}
 	}
 	for _, l := range slices.Sorted(maps.Keys(written)) {
 		acts = append(acts, h.s.Step(newsnet.Written{Link: l, Bytes: written[l]})...)
+	}
+	for _, r := range pageEnds {
+		acts = append(acts, h.step(r)...)
 	}
 	return acts
 }

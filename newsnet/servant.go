@@ -55,7 +55,8 @@ type Servant struct {
 	lastUp     time.Time    // when we were last attached (for catch-up)
 	// catchUpAgain is when to repeat the catch-up made on attaching.
 	catchUpAgain time.Time
-	catchUps     []*catchUpRun // the running catch-up first (catchup.go)
+	catchUps     []*catchUpRun  // the running catch-up first (catchup.go)
+	deferred     []deferredItem // live items waiting for it
 
 	nextDial LinkID
 	out      []Action
@@ -119,6 +120,7 @@ type link struct {
 	// there rather than wrongly suppressed.
 	infoSent, infoKnown bool
 	opened              time.Time
+	idleAt              time.Time // last Ping received: nothing else was queued toward us
 	lastRecv            time.Time
 	lastSend            time.Time
 
@@ -155,7 +157,7 @@ func New(cfg Config) (*Servant, error) {
 		sources:    map[string]*sourceState{},
 		progressed: map[string]bool{},
 		known:      map[uint32][]string{},
-		cache:      relayCache{limit: cfg.RelayCache},
+		cache:      relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
 		ownCount:   cfg.OwnCount,
 		own:        ownHistory{limit: cfg.HistoryWindow},
 	}
@@ -276,6 +278,8 @@ func (s *Servant) becomeVertex() {
 		s.note("vertex: no seed before %s answered", s.id)
 	}
 	s.vertex = true
+	s.catchUps = nil // nobody above to ask
+	s.releaseDeferred()
 	s.rootPath = nil
 	s.siblings = nil
 	s.conn.stop()
@@ -312,7 +316,15 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 func (s *Servant) becomeDetached() {
 	up := s.up
 	s.up = nil
-	s.lastUp = s.now
+	// What was in flight toward us when the link failed may be lost: catch
+	// up from when the uplink was last idle (a Ping comes only over a link
+	// with nothing else to send), or from when it came up, less the time an
+	// item may spend on its way to our up-servant.
+	horizon := up.opened
+	if up.idleAt.After(horizon) {
+		horizon = up.idleAt
+	}
+	s.lastUp = horizon.Add(-s.cfg.LinkTimeout)
 	s.catchUpAgain = time.Time{}
 	if len(s.catchUps) > 0 {
 		s.catchUps[0].sentAt = time.Time{} // its pages are gone with the link: ask again
@@ -437,6 +449,7 @@ func (s *Servant) linkLost(l *link, reason string) {
 func (s *Servant) receive(l *link, m Message) {
 	switch m := m.(type) {
 	case *Ping:
+		l.idleAt = s.now
 	case *JoinRequest:
 		if l.kind == linkAccepted {
 			s.handleJoin(l, m)
@@ -492,7 +505,7 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *Recovered:
 		if l.kind == linkUp || l.kind == linkDown {
-			s.handleRecovered(m)
+			s.handleRecovered(l, m)
 		}
 	case *CatchUp:
 		switch {

@@ -31,6 +31,9 @@ type Status struct {
 	Links         []LinkStatus // up first, then downs in slot order
 	Counters      Counters
 	Rejected      map[string]uint64 // messages dropped by Config.Verify, per reason
+	// CatchingUp: a catch-up is asked for or under way (its pages still
+	// coming); items of sources not followed yet wait for it.
+	CatchingUp bool
 }
 
 // LinkStatus describes one tree link.
@@ -74,6 +77,7 @@ func (s *Servant) Status() Status {
 		Subscriptions: s.self,
 		Counters:      s.counters,
 		Rejected:      maps.Clone(s.rejected),
+		CatchingUp:    len(s.catchUps) > 0,
 	}
 	if s.up != nil {
 		st.Up = s.up.peer

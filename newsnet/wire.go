@@ -438,6 +438,7 @@ func (m *Recover) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
 	e.counts("counts", m.Counts, MaxCounts)
 	e.flag(m.CategoriesOnly)
+	e.flag(m.Search)
 	e.ids("trail", m.Trail)
 }
 
@@ -445,6 +446,7 @@ func (m *Recover) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
 	m.Counts = d.counts("counts", MaxCounts)
 	m.CategoriesOnly = d.flag("categoriesOnly")
+	m.Search = d.flag("search")
 	m.Trail = d.ids("trail")
 }
 

@@ -183,8 +183,8 @@ func TestWireGolden(t *testing.T) {
 			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0104" + "0109"},
 		{&Edge{Source: "s", Category: "c", Count: 2}, "0000000a" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00" + "00"},
 		{&CatchUpDone{Trail: []ServantID{"a"}, More: true}, "00000005" + "0f" + "010161" + "01"},
-		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Trail: []ServantID{"a"}}, "00000009" + "0b" +
-			"0173" + "0103" + "01" + "010161"},
+		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Search: true, Trail: []ServantID{"a"}}, "0000000a" + "0b" +
+			"0173" + "0103" + "01" + "01" + "010161"},
 		{&Ping{}, "00000001" + "0a"},
 	}
 	for _, tt := range tests {

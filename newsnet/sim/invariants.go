@@ -164,6 +164,20 @@ func CheckRoutingOf(sts []newsnet.Status) error {
 // Converged reports whether CheckTree and CheckRouting both pass.
 func (n *Network) Converged() bool { return ConvergedOf(n.Statuses()) }
 
+// Settled reports whether the network has converged and no servant is
+// still catching up: items of sources a servant does not follow yet wait
+// for its catch-up, so only then does a new publisher reach everyone at
+// once.
+func (n *Network) Settled() bool {
+	sts := n.Statuses()
+	for _, st := range sts {
+		if st.CatchingUp {
+			return false
+		}
+	}
+	return ConvergedOf(sts)
+}
+
 // ConvergedOf reports whether CheckTreeOf and CheckRoutingOf both pass.
 func ConvergedOf(sts []newsnet.Status) bool {
 	return CheckTreeOf(sts) == nil && CheckRoutingOf(sts) == nil

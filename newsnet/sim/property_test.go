@@ -104,7 +104,12 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 	// sent before the heal are through: a link whose frames took that long
 	// may still time out.
 	n.RunFor(n.Base.LinkTimeout + 5*time.Second)
-	if !n.RunUntil(5*time.Minute, n.Converged) {
+	if !n.RunUntil(5*time.Minute, n.Settled) {
+		for _, st := range n.Statuses() {
+			if st.CatchingUp {
+				t.Logf("%s role=%s up=%s is still catching up", st.ID, st.Role, st.Up)
+			}
+		}
 		t.Fatalf("seed %d: no convergence: tree: %v; routing: %v", seed, n.CheckTree(), n.CheckRouting())
 	}
 	alive := n.Alive()
@@ -116,7 +121,7 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 		if err := n.CheckDelivery(from.ID, id, cat); err != nil {
 			for _, nd := range n.Alive() {
 				st := nd.Servant.Status()
-				t.Logf("%s up=%s subs=%v links=%+v", nd.ID, st.Up, st.Subscriptions, st.Links)
+				t.Logf("%s up=%s subs=%v catchingUp=%v links=%+v", nd.ID, st.Up, st.Subscriptions, st.CatchingUp, st.Links)
 			}
 			t.Logf("from %s", from.ID)
 			t.Fatalf("seed %d: %v", seed, err)

@@ -25,6 +25,8 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	t.Helper()
 	n := New(seed)
 	n.WireCheck = sc.wireCheck
+	n.Bandwidth = 2 << 20        // bursts queue on the links
+	n.Base.LinkBuffer = 16 << 10 // and outgrow their buffers
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)
@@ -69,8 +71,12 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	published := map[[16]byte]pub{}
 	categoryOf := map[string]map[uint64]string{} // source -> count -> category
 	var order [][16]byte
-	publish := func(src newsnet.ServantID, cat string) {
-		id := n.Publish(src, cat)
+	publish := func(src newsnet.ServantID, cat string, size int) {
+		var id [16]byte
+		for i := range id {
+			id[i] = byte(r.Uint32())
+		}
+		n.PublishMsg(src, &newsnet.Multicast{ID: id, Category: cat, Payload: make([]byte, size)})
 		published[id] = pub{src, cat}
 		order = append(order, id)
 		if categoryOf[string(src)] == nil {
@@ -98,12 +104,23 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 
 	faultEvery := sc.items / (sc.faults + 1)
 	for i := range sc.items {
-		publish(sources[r.IntN(len(sources))], cats[r.IntN(len(cats))])
+		publish(sources[r.IntN(len(sources))], cats[r.IntN(len(cats))], 0)
 		if faultEvery > 0 && i%faultEvery == faultEvery-1 {
 			victim := others[r.IntN(len(others))]
 			switch nd := n.Node(victim); {
 			case !nd.Alive:
 				n.Restart(victim)
+			case r.IntN(6) == 0:
+				// A burst larger than a link's buffer.
+				src := sources[r.IntN(len(sources))]
+				for range 100 {
+					publish(src, cats[r.IntN(len(cats))], 1024)
+				}
+			case r.IntN(5) == 0:
+				// The victim stops reading its uplink for up to 10 seconds.
+				if st := nd.Servant.Status(); st.Up != "" {
+					n.Stall(st.Up, victim, time.Duration(1+r.IntN(10))*time.Second)
+				}
 			case r.IntN(3) == 0:
 				n.Crash(victim)
 			case r.IntN(2) == 0:
