@@ -80,7 +80,7 @@ type NetStatus struct {
 	Listen    string // the address servant links are accepted on
 	Source    string // this installation's ID
 	Connected bool   // attached to the tree or its vertex
-	Lost      uint64 // needed items no holder could retransmit
+	Lost      uint64 // needed items no holder could retransmit, over every run (persisted)
 }
 
 // Settings are the user's preferences.

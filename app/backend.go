@@ -152,7 +152,7 @@ func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Curso
 // Status returns the servant's place in the tree. Before the servant has
 // started, Role is idle.
 func (a *App) Status() NetStatus {
-	ns := NetStatus{Source: a.sourceStr}
+	ns := NetStatus{Source: a.sourceStr, Lost: a.lost.Load()}
 	n := a.currentNode()
 	if n == nil {
 		ns.Role = newsnet.RoleIdle
@@ -163,7 +163,9 @@ func (a *App) Status() NetStatus {
 	hideSystemStatus(&ns.Status)
 	ns.Listen = a.listenAddr(n)
 	ns.Connected = ns.Role == newsnet.RoleAttached || ns.Role == newsnet.RoleVertex
-	ns.Lost = ns.Counters.Lost
+	// The servant counts from the persisted total on; the total may be
+	// ahead of it for a moment while a loss is being stored.
+	ns.Lost = max(ns.Counters.Lost, ns.Lost)
 	return ns
 }
 

@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,9 +14,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.etcd.io/bbolt"
 
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
+	"newsdesk/storage"
 )
 
 // readerAndPublisher starts a reader (the vertex, subscribed to "it") and a
@@ -396,4 +400,139 @@ func TestPublishRestartWithBacklog(t *testing.T) {
 	counts := checkOwnCounts(t, pub, 5, ids)
 	waitReceived(t, reader, pub, counts)
 	waitOutboxEmpty(t, pub)
+}
+
+// The total of items that could not be recovered, which the servant
+// reports in Lost actions, is persisted: it survives a restart, is shown
+// before the servant starts, and the new servant counts on from it
+// (Config.Lost), so /v1/status and the desktop app keep showing it.
+func TestLostPersisted(t *testing.T) {
+	dir := t.TempDir()
+	a := openApp(t, Options{DataDir: dir, Start: true})
+	if st := a.Status(); st.Lost != 0 {
+		t.Fatalf("a new installation has lost %d", st.Lost)
+	}
+	var changed atomic.Bool
+	go func() {
+		for e := range a.Events() {
+			if e.Kind == StatusChanged {
+				changed.Store(true)
+			}
+		}
+	}()
+	a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 2, Total: 2})
+	a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 1, Total: 3})
+	a.persist.flush()
+	if n, err := a.store.LostTotal(); err != nil || n != 3 {
+		t.Fatalf("stored lost total %d, %v; want 3", n, err)
+	}
+	if st := a.Status(); st.Lost != 3 {
+		t.Errorf("Status().Lost = %d, want 3", st.Lost)
+	}
+	waitFor(t, "a StatusChanged event", func() error {
+		if !changed.Load() {
+			return errors.New("none yet")
+		}
+		return nil
+	})
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	b := openApp(t, Options{DataDir: dir})
+	if st := b.Status(); st.Role != newsnet.RoleIdle || st.Lost != 3 {
+		t.Errorf("before the start: role %s, lost %d; want idle, 3", st.Role, st.Lost)
+	}
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if st := b.Status(); st.Lost != 3 || st.Counters.Lost != 3 {
+		t.Errorf("after the start: lost %d, counters.lost %d; want 3 and 3 (the servant counts on from the total)", st.Lost, st.Counters.Lost)
+	}
+}
+
+// /v1/status reports the persisted total in "lost" and "counters.lost",
+// including losses of earlier runs.
+func TestServeStatusLostPersisted(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	s := startServeIn(t, data)
+	s.stop()
+	st, err := storage.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetLostTotal(5); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	s = startServeIn(t, data)
+	_, body := s.status(t)
+	var got struct {
+		Lost     uint64 `json:"lost"`
+		Counters struct {
+			Lost uint64 `json:"lost"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Lost != 5 || got.Counters.Lost != 5 {
+		t.Errorf("status lost %d, counters.lost %d; want 5 and 5", got.Lost, got.Counters.Lost)
+	}
+}
+
+// The core learns, at every start, the count of this installation's latest
+// publication per category (Config.OwnLast) as the publications stored it;
+// a store from before that was kept has it rebuilt from the stored items.
+func TestOwnLastInConfig(t *testing.T) {
+	dir := t.TempDir()
+	a := openApp(t, Options{DataDir: dir})
+	for _, cat := range []string{"it", "hr", "it"} {
+		if _, err := a.Publish(Draft{Category: cat, Title: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := func(a *App) newsnet.Config {
+		t.Helper()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		cfg, err := a.nodeConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Core
+	}
+	want := map[string]uint64{"it": 3, "hr": 2}
+	if c := config(a); c.OwnCount != 3 || !maps.Equal(c.OwnLast, want) {
+		t.Errorf("config: own count %d, own last %v; want 3, %v", c.OwnCount, c.OwnLast, want)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// As a store migrated from schema 2 looks: own-last empty and stale.
+	db, err := bbolt.Open(filepath.Join(dir, storage.FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("own-last")); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket([]byte("own-last")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("own-last-stale"), []byte{1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	b := openApp(t, Options{DataDir: dir})
+	if _, known, _ := b.store.OwnLast(); known {
+		t.Fatal("the edited store still knows its own-last counts")
+	}
+	if c := config(b); !maps.Equal(c.OwnLast, want) {
+		t.Errorf("config from a migrated store: own last %v, want %v", c.OwnLast, want)
+	}
 }

@@ -19,6 +19,7 @@ import (
 // seconds (ui.go), only when something shown changed.
 type networkView struct {
 	u       *UI
+	lost    *widget.Label   // "N items could not be recovered", hidden at 0
 	servant *fyne.Container // form layout: label, value
 	links   *fyne.Container
 	counts  *fyne.Container
@@ -29,6 +30,7 @@ type networkView struct {
 func newNetworkView(u *UI) *networkView {
 	v := &networkView{
 		u:       u,
+		lost:    widget.NewLabel(""),
 		servant: container.New(layout.NewFormLayout()),
 		links:   container.NewVBox(),
 		counts:  container.New(layout.NewFormLayout()),
@@ -36,7 +38,10 @@ func newNetworkView(u *UI) *networkView {
 	heading := func(s string) *widget.Label {
 		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
-	left := container.NewVScroll(container.NewPadded(container.NewVBox(heading("This servant"), v.servant)))
+	v.lost.Importance = widget.DangerImportance
+	v.lost.Wrapping = fyne.TextWrapWord
+	v.lost.Hide()
+	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, heading("This servant"), v.servant)))
 	right := container.NewVScroll(container.NewPadded(container.NewVBox(
 		heading("Links and their routing sets"), v.links,
 		widget.NewSeparator(), heading("Counters"), v.counts,
@@ -152,13 +157,31 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	return servant, links, counters
 }
 
+// lostNotice is the network view's warning about items that could not be
+// recovered, or "" when there are none.
+func lostNotice(st app.NetStatus) string {
+	n := max(st.Lost, st.Counters.Lost)
+	if n == 0 {
+		return ""
+	}
+	return lostText(n) + ": this servant needed them, and no servant that held them could send them again. " +
+		"The count covers every run of this installation."
+}
+
 func (v *networkView) set(st app.NetStatus) {
 	servant, links, counters := networkFields(st)
-	sig := fmt.Sprint(servant, links, counters)
+	notice := lostNotice(st)
+	sig := fmt.Sprint(notice, servant, links, counters)
 	if sig == v.shown {
 		return
 	}
 	v.shown = sig
+	v.lost.SetText(notice)
+	if notice == "" {
+		v.lost.Hide()
+	} else {
+		v.lost.Show()
+	}
 	setFields(v.servant, servant)
 	v.links.Objects = v.links.Objects[:0]
 	if len(links) == 0 {

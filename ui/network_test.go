@@ -50,8 +50,11 @@ func TestNetworkView(t *testing.T) {
 			t.Errorf("network view lacks %q", want)
 		}
 	}
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Attached to 10.1.0.5:7946 with 2 downlinks") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Attached to 10.1.0.5:7946 with 2 downlinks") || strings.Contains(got, "recovered") {
 		t.Errorf("status line %q", got)
+	}
+	if hasLabel(v, "could not be recovered") {
+		t.Errorf("network view warns of unrecovered items when there are none: %q", labels(v))
 	}
 
 	// The servant loses its uplink and reconnects.
@@ -61,15 +64,26 @@ func TestNetworkView(t *testing.T) {
 	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {
 		t.Errorf("after StatusChanged: %q", labels(v))
 	}
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Reconnecting…") || !strings.Contains(got, "2 items lost") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Reconnecting…") || !strings.Contains(got, "2 items could not be recovered") {
 		t.Errorf("status line %q", got)
+	}
+	if !hasLabel(v, "2 items could not be recovered: this servant needed them") || !hasLabel(v, "2 (needed, and no servant could") {
+		t.Errorf("network view after 2 losses: %q", labels(v))
 	}
 	st.Role = newsnet.RoleVertex
 	b.setStatus(st)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") || !strings.HasSuffix(got, " · 2 items could not be recovered") {
 		t.Errorf("status line %q", got)
 	}
+	// One loss reads in the singular.
+	st.Lost = 1
+	b.setStatus(st)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.HasSuffix(got, " · 1 item could not be recovered") || !hasLabel(v, "1 item could not be recovered:") {
+		t.Errorf("status line %q, view %q", got, labels(v))
+	}
+	st.Lost = 2
 	// The periodic refresh reads the status without an event.
 	b.mu.Lock()
 	b.status.Downs = []newsnet.ServantID{"10.1.4.58:7946"}

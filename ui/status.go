@@ -65,9 +65,15 @@ func statusText(st app.NetStatus) string {
 		s += " · this servant " + string(st.ID)
 	}
 	if st.Lost > 0 {
-		s += " · " + plural(int(st.Lost), "item", "items") + " lost"
+		s += " · " + lostText(st.Lost)
 	}
 	return s
+}
+
+// lostText is how the status line and the network view say that needed
+// items could not be recovered (over every run of this installation).
+func lostText(n uint64) string {
+	return plural(int(n), "item", "items") + " could not be recovered"
 }
 
 func (s *statusLine) set(st app.NetStatus) {
