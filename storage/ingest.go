@@ -75,8 +75,9 @@ func (s *Store) enqueue(r *ingestReq) <-chan error {
 }
 
 // Put stores one item and waits until it is durable. Sequential Puts commit
-// one transaction each; concurrent ones share commits. If ctx ends first,
-// Put returns ctx.Err() and the item may still be stored.
+// one transaction each (with a commit interval, each waits for the interval
+// since the previous commit); concurrent ones share commits. If ctx ends
+// first, Put returns ctx.Err() and the item may still be stored.
 func (s *Store) Put(ctx context.Context, it *news.Item) error {
 	select {
 	case err := <-s.Ingest(it):
