@@ -1,6 +1,7 @@
 package newsnet
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -30,40 +31,54 @@ type chain struct {
 // link records that no count under the subscription lies in (p, c) and
 // that c is accounted for; base is the highest count resolved anyway.
 func (ch *chain) link(p, c, base uint64) {
+	old := ch.covered
 	ch.covered = max(ch.covered, base)
-	if c <= ch.covered {
-		return
-	}
-	if p <= ch.covered {
+	switch {
+	case c <= ch.covered:
+	case p <= ch.covered:
 		ch.covered = c
-	} else {
+	default:
 		if ch.after == nil {
 			ch.after = map[uint64]uint64{}
 		}
 		ch.after[p] = max(ch.after[p], c)
 	}
-	ch.follow()
+	ch.follow(old)
 }
 
 // upTo returns covered after taking in base and the links it reaches.
 func (ch *chain) upTo(base uint64) uint64 {
 	if base > ch.covered {
+		old := ch.covered
 		ch.covered = base
-		ch.follow()
+		ch.follow(old)
 	}
 	return ch.covered
 }
 
-func (ch *chain) follow() {
-	for moved := true; moved && len(ch.after) > 0; {
-		moved = false
-		for p, c := range ch.after {
-			if p <= ch.covered {
-				ch.covered = max(ch.covered, c)
-				delete(ch.after, p)
-				moved = true
+// follow takes the links that covered, moved on from old, now reaches.
+// Every stored link starts above the covered count of its time, so only
+// those starting in (old, covered] can be new; a short stretch is looked
+// up count by count, a long one by walking the links.
+func (ch *chain) follow(old uint64) {
+	for ch.covered > old && len(ch.after) > 0 {
+		reach := ch.covered
+		if reach-old <= uint64(len(ch.after)) {
+			for p := old + 1; p <= reach; p++ {
+				if c, ok := ch.after[p]; ok {
+					ch.covered = max(ch.covered, c)
+					delete(ch.after, p)
+				}
+			}
+		} else {
+			for p, c := range ch.after {
+				if p <= reach {
+					ch.covered = max(ch.covered, c)
+					delete(ch.after, p)
+				}
 			}
 		}
+		old = reach
 	}
 }
 
@@ -188,16 +203,25 @@ func (s *Servant) sourceChain(source, sub string) *chain {
 }
 
 // chainsCover reports whether count k lies under none of our
-// subscriptions, as the chains know it.
+// subscriptions (unless it is accounted for already), as the chains know it.
 func (s *Servant) chainsCover(st *sourceState, k uint64) bool {
+	return k <= s.coveredByAll(st)
+}
+
+// coveredByAll is the highest count up to which every chain of st is
+// covered: the least of them (everything when we subscribe to nothing,
+// nothing when a subscription has no chain yet or is AllCategories).
+func (s *Servant) coveredByAll(st *sourceState) uint64 {
 	if len(s.self) == 0 {
-		return true
+		return math.MaxUint64
 	}
+	least := uint64(math.MaxUint64)
 	for _, sub := range s.self {
 		ch := st.chains[sub]
-		if sub == AllCategories || ch == nil || ch.upTo(st.next-1) < k {
-			return false
+		if sub == AllCategories || ch == nil {
+			return 0
 		}
+		least = min(least, ch.upTo(st.next-1))
 	}
-	return true
+	return least
 }

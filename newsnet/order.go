@@ -28,6 +28,20 @@ type sourceState struct {
 	wanted  map[uint64]*want      // missed counts awaiting an answer
 	chains  map[string]*chain     // per subscription: see chain.go
 	arrival LinkID                // the reverse path: where its messages come from
+
+	// due is when requestDue next has something to do (zero: now); swept
+	// is how far resolveByChains has looked. Both keep the work per
+	// message small however many counts are wanted.
+	due   time.Time
+	swept uint64
+}
+
+// want records a wanted count and keeps st.due at the earliest due.
+func (st *sourceState) want(k uint64, w *want) {
+	st.wanted[k] = w
+	if st.due.IsZero() || w.due.Before(st.due) {
+		st.due = w.due
+	}
 }
 
 // want is an outstanding request for one missed count.
@@ -185,9 +199,9 @@ func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
 			// Neither the chains nor the history tell yet. A later header
 			// (or the retransmission of a missing one) usually will: ask
 			// for the category only if none has when the wait is over.
-			st.wanted[k] = &want{categoryOnly: true, due: s.now.Add(s.cfg.RecoverTimeout)}
+			st.want(k, &want{categoryOnly: true, due: s.now.Add(s.cfg.RecoverTimeout)})
 		case !s.shortKnown(short) && s.mayNeedUnknown(short):
-			st.wanted[k] = &want{categoryOnly: true, due: s.now}
+			st.want(k, &want{categoryOnly: true, due: s.now})
 		case s.neededShort(short):
 			s.counters.GapNeeded++
 			s.wantMessage(source, st, k)
@@ -218,7 +232,7 @@ func (s *Servant) wantMessage(source string, st *sourceState, k uint64) {
 		st.skip[k] = true
 		return
 	}
-	st.wanted[k] = &want{due: s.now}
+	st.want(k, &want{due: s.now})
 }
 
 // drain delivers held messages and passes resolved counts from next on.

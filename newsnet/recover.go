@@ -3,6 +3,7 @@ package newsnet
 import (
 	"maps"
 	"slices"
+	"time"
 )
 
 // Retransmission of missed messages along the reverse path (JP3679935B2
@@ -82,20 +83,27 @@ func (s *Servant) tickRecover() {
 // source are asked for at a time, so the answers in flight toward this
 // servant stay bounded however much it missed; the rest wait their turn.
 func (s *Servant) requestDue(source string, st *sourceState) {
-	if len(st.wanted) == 0 {
+	if len(st.wanted) == 0 || s.now.Before(st.due) {
 		return
 	}
 	var msgs, cats []uint64
 	var lost uint64
-	asked, retry := 0, false
+	asked, search := 0, false
 	for _, w := range st.wanted {
 		if w.attempts > 0 && s.now.Before(w.due) {
 			asked++
 		}
 	}
+	var next time.Time // the earliest due left
+	later := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(st.wanted)) {
 		w := st.wanted[k]
 		if s.now.Before(w.due) {
+			later(w.due)
 			continue
 		}
 		if w.attempts >= s.cfg.RecoverAttempts {
@@ -105,12 +113,16 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 			continue
 		}
 		if asked >= s.cfg.RecoverWindow {
+			// The window is full: look again a little later (answers
+			// free it up) rather than on every message.
+			later(s.now.Add(s.cfg.RecoverTimeout / 4))
 			continue
 		}
 		asked++
 		w.attempts++
-		retry = retry || w.attempts > 1
+		search = search || w.attempts > searchAfter
 		w.due = s.now.Add(s.cfg.RecoverTimeout << (w.attempts - 1))
+		later(w.due)
 		if w.categoryOnly {
 			cats = append(cats, k)
 			s.counters.AskedClasses++
@@ -119,25 +131,31 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 			s.counters.AskedMessages++
 		}
 	}
+	st.due = next
 	if lost > 0 {
 		s.noteLost(source, lost)
 		s.drain(source, st, 0)
 	}
-	// The first request follows the reverse path; a retry searches the
+	// The first requests follow the reverse path; later ones search the
 	// whole tree, for the reverse path may be stale: the tree re-formed
 	// since the source's last item and nothing has passed to correct it.
 	links := s.treeLinks()
-	if !retry {
+	if !search {
 		links = nil
 		if l := s.reversePath(st, nil); l != nil {
 			links = []*link{l}
 		}
 	}
 	for _, l := range links {
-		s.sendRecover(l, &Recover{Source: source, Counts: msgs, Search: retry, Trail: []ServantID{s.id}})
-		s.sendRecover(l, &Recover{Source: source, Counts: cats, CategoriesOnly: true, Search: retry, Trail: []ServantID{s.id}})
+		s.sendRecover(l, &Recover{Source: source, Counts: msgs, Search: search, Trail: []ServantID{s.id}})
+		s.sendRecover(l, &Recover{Source: source, Counts: cats, CategoriesOnly: true, Search: search, Trail: []ServantID{s.id}})
 	}
 }
+
+// searchAfter is how many requests for a count follow the reverse path
+// before the next ones search the tree (about 3 seconds with the default
+// timeouts: the time a re-formed tree takes to settle).
+const searchAfter = 2
 
 // sendRecover sends r on l, in frames of at most MaxCounts counts.
 func (s *Servant) sendRecover(l *link, r *Recover) {
