@@ -48,19 +48,34 @@ func (s *Servant) noteEdge(m *Multicast) {
 func (s *Servant) edgeOf(k edgeKey) *Edge { return s.edges[k] }
 
 // sendEdgesFor sends l the edges of every stream l newly asks for: its
-// received set matches the category now and did not before (was is nil
-// for a link whose first routing information just arrived). A stream
-// whose items arrive over l is skipped: the peer knows it better.
+// received set matches the category now and did not before (known is false
+// for a link whose first routing information just arrived). A stream whose
+// items arrive over l is skipped: the peer knows it better. Up the tree go
+// only the streams of sources in our own subtree: the rest came from above.
 func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
 	for _, k := range s.sortedEdgeKeys() {
 		if !l.received.Matches(k.category) || known && was.Matches(k.category) {
 			continue
 		}
-		if st := s.sources[k.source]; st != nil && st.arrival == l.id {
+		st := s.sources[k.source]
+		switch {
+		case st != nil && st.arrival == l.id:
+			continue
+		case l == s.up && k.source != s.cfg.Source && !s.fromBelow(st):
 			continue
 		}
 		s.sendBulk(l, s.edges[k])
 	}
+}
+
+// fromBelow reports whether a source's items arrive over one of our
+// downlinks.
+func (s *Servant) fromBelow(st *sourceState) bool {
+	if st == nil {
+		return false
+	}
+	l := s.links[st.arrival]
+	return l != nil && l.kind == linkDown
 }
 
 func (s *Servant) sortedEdgeKeys() []edgeKey {

@@ -281,7 +281,14 @@ func (s *Servant) neededShort(short uint32) bool {
 // flushProgress reports, once per step, every source whose next expected
 // count moved, for the host to persist.
 func (s *Servant) flushProgress() {
-	if len(s.progressed) == 0 {
+	switch len(s.progressed) {
+	case 0:
+		return
+	case 1: // the usual step: one item delivered, nothing to sort
+		for id := range s.progressed {
+			s.out = append(s.out, Progress{Source: id, Next: s.sources[id].next})
+		}
+		clear(s.progressed)
 		return
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.progressed)) {
