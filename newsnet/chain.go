@@ -1,6 +1,7 @@
 package newsnet
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -103,16 +104,7 @@ func (e *Edge) header() header {
 // topCount returns the source's latest count under top-level category top
 // before h, and whether h tells it.
 func (h *header) topCount(top string) (uint64, bool) {
-	short := ShortID(top)
-	i, found := slices.BinarySearchFunc(h.tops, short, func(t TopCount, s uint32) int {
-		switch {
-		case t.Short < s:
-			return -1
-		case t.Short > s:
-			return 1
-		}
-		return 0
-	})
+	i, found := findTop(h.tops, ShortID(top))
 	switch {
 	case found:
 		return h.tops[i].Count, true
@@ -120,6 +112,14 @@ func (h *header) topCount(top string) (uint64, bool) {
 		return 0, true // never published under it
 	}
 	return 0, false
+}
+
+// findTop finds the entry for short in tops (sorted by Short), or where it
+// would go.
+func findTop(tops []TopCount, short uint32) (int, bool) {
+	return slices.BinarySearchFunc(tops, short, func(t TopCount, s uint32) int {
+		return cmp.Compare(t.Short, s)
+	})
 }
 
 // level is the depth of a category below its top level: 0 for "hr", 1 for

@@ -33,17 +33,8 @@ func (o *ownChains) add(c string, count uint64) {
 		}
 		i += j + 1
 	}
-	top := topOf(c)
-	short := ShortID(top)
-	i, found := slices.BinarySearchFunc(o.tops, short, func(t TopCount, s uint32) int {
-		switch {
-		case t.Short < s:
-			return -1
-		case t.Short > s:
-			return 1
-		}
-		return 0
-	})
+	short := ShortID(topOf(c))
+	i, found := findTop(o.tops, short)
 	if found {
 		o.tops[i].Count = max(o.tops[i].Count, count)
 	} else {
