@@ -4,23 +4,20 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 )
 
 // Gap classification without a window. The history (JP3679935B2) tells a
 // receiver the categories of a bounded number of earlier counts, so a run
 // of foreign items longer than the window used to cost a request for
 // their categories even when nothing was lost. Every message therefore
-// also carries, per top-level category the source ever used, its latest
-// count there (Tops), and, per deeper level of its own category, the
-// source's previous count under that ancestor (Prev). A subscriber to S
-// keeps one chain per source: the counts up to `covered` hold no message
-// under S that it has not accounted for. Each header links the chain on
-// ("nothing under S between p and c"), so a lossless stream of any mix of
-// categories resolves every gap at once, and a real loss names the very
-// count that is missing. The history remains for what the chain cannot
-// tell: a retransmitted message from a store that kept no Tops, or a
-// sub-level subscription seen from another branch.
+// also carries, for every category and ancestor the source ever used, its
+// latest count there (Lasts). A subscriber to S keeps one chain per source:
+// the counts up to `covered` hold no message under S that it has not
+// accounted for. Each header links the chain on ("nothing under S between
+// p and c"), so a lossless stream of any mix of categories resolves every
+// gap at once, and a real loss names the very count that is missing. The
+// history remains for what the chain cannot tell: a retransmitted message
+// from a store that kept no Lasts.
 
 // chain is what a receiver knows of one source's counts under one of its
 // subscriptions.
@@ -88,52 +85,37 @@ type header struct {
 	source, category string
 	count            uint64
 	history          []HistoryRun
-	tops             []TopCount
-	topsComplete     bool
-	prev             []uint64
+	lasts            []LastCount
+	lastsComplete    bool
 }
 
 func headerOf(m *Multicast) header {
-	return header{m.Source, m.Category, m.Count, m.History, m.Tops, m.TopsComplete, m.Prev}
+	return header{m.Source, m.Category, m.Count, m.History, m.Lasts, m.LastsComplete}
 }
 
 func (e *Edge) header() header {
-	return header{e.Source, e.Category, e.Count, e.History, e.Tops, e.TopsComplete, e.Prev}
+	return header{e.Source, e.Category, e.Count, e.History, e.Lasts, e.LastsComplete}
 }
 
-// topCount returns the source's latest count under top-level category top
-// before h, and whether h tells it.
-func (h *header) topCount(top string) (uint64, bool) {
-	i, found := findTop(h.tops, ShortID(top))
+// lastUnder returns the source's latest count under sub before h, and
+// whether h tells it.
+func (h *header) lastUnder(sub string) (uint64, bool) {
+	i, found := findLast(h.lasts, ShortID(sub))
 	switch {
 	case found:
-		return h.tops[i].Count, true
-	case h.topsComplete:
+		return h.lasts[i].Count, true
+	case h.lastsComplete:
 		return 0, true // never published under it
 	}
 	return 0, false
 }
 
-// findTop finds the entry for short in tops (sorted by Short), or where it
-// would go.
-func findTop(tops []TopCount, short uint32) (int, bool) {
-	return slices.BinarySearchFunc(tops, short, func(t TopCount, s uint32) int {
-		return cmp.Compare(t.Short, s)
+// findLast finds the entry for short in lasts (sorted by Short), or where
+// it would go.
+func findLast(lasts []LastCount, short uint32) (int, bool) {
+	return slices.BinarySearchFunc(lasts, short, func(l LastCount, s uint32) int {
+		return cmp.Compare(l.Short, s)
 	})
-}
-
-// level is the depth of a category below its top level: 0 for "hr", 1 for
-// "hr/payroll".
-func level(c string) int { return strings.Count(c, "/") }
-
-// isUnder reports whether category c is sub or lies below it.
-func isUnder(c, sub string) bool {
-	return c == sub || len(c) > len(sub) && c[len(sub)] == '/' && strings.HasPrefix(c, sub)
-}
-
-func topOf(c string) string {
-	top, _, _ := strings.Cut(c, "/")
-	return top
 }
 
 // linkChains takes h into the chains of st, one per subscription, and
@@ -147,7 +129,7 @@ func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
 		if sub == AllCategories {
 			continue
 		}
-		p, ok := s.chainPrev(h, sub)
+		p, ok := h.lastUnder(sub)
 		if !ok {
 			continue
 		}
@@ -165,41 +147,6 @@ func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
 		}
 	}
 	return missing
-}
-
-// chainPrev returns the count before h that the chain of subscription sub
-// links from: the source's previous count under sub when h lies under it,
-// or, when h lies elsewhere, its latest count under sub's top level, which
-// bounds sub's from above. ok is false when h does not tell.
-func (s *Servant) chainPrev(h *header, sub string) (p uint64, ok bool) {
-	d := level(sub)
-	under := isUnder(h.category, sub)
-	switch {
-	case d == 0:
-		return h.topCount(sub)
-	case under && len(h.prev) >= d:
-		return h.prev[d-1], true
-	case under:
-		return 0, false
-	}
-	q, ok := h.topCount(topOf(sub))
-	if !ok {
-		return 0, false
-	}
-	// Nothing under sub's top level in (q, count): if q is accounted for
-	// already, the chain moves on; otherwise q may or may not lie under
-	// sub, and this header tells nothing certain.
-	if ch := s.sourceChain(h.source, sub); ch != nil && q <= ch.covered {
-		return q, true
-	}
-	return 0, false
-}
-
-func (s *Servant) sourceChain(source, sub string) *chain {
-	if st := s.sources[source]; st != nil {
-		return st.chains[sub]
-	}
-	return nil
 }
 
 // chainsCover reports whether count k lies under none of our

@@ -83,9 +83,9 @@ type Config struct {
 	// OwnLast holds, per category this source published in, the count of
 	// its latest publication there, as persisted by the host (from the
 	// Published actions, which name the category). The core derives the
-	// Tops and Prev of its next messages from it. Nil with OwnCount above
-	// zero means the host does not keep it: the core rebuilds it from the
-	// Archive when it can, and otherwise marks its Tops partial.
+	// Lasts of its next messages from it. Nil with OwnCount above zero
+	// means the host does not keep it: the core rebuilds it from the
+	// Archive when it can, and otherwise marks its Lasts incomplete.
 	OwnLast map[string]uint64
 
 	// Expected holds, per source, the next count this servant expects, as

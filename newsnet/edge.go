@@ -42,7 +42,7 @@ func (s *Servant) noteEdge(m *Multicast) {
 		s.edges = map[edgeKey]*Edge{}
 	}
 	s.edges[k] = &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
-		History: m.History, Tops: m.Tops, TopsComplete: m.TopsComplete, Prev: m.Prev}
+		History: m.History, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
 }
 
 func (s *Servant) edgeOf(k edgeKey) *Edge { return s.edges[k] }

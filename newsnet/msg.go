@@ -94,25 +94,25 @@ type Multicast struct {
 	// History describes the categories of the source's messages before this
 	// one, newest first, as runs of short IDs (see ShortID).
 	History []HistoryRun
-	// Tops and Prev let a receiver classify a gap of any length without a
-	// request (chain.go). Tops holds, for every top-level category the
-	// source published in before this message, the count of its latest
-	// message there (sorted by Short); TopsPartial says the list may miss
-	// some (a publisher that lost track of its own past). Prev[i] is the
-	// count of the source's previous message under the category's ancestor
-	// at level i+1 ("hr/payroll" for "hr/payroll/eu"; 0: none); the top
-	// level is in Tops; a shorter Prev says nothing of the deeper levels.
-	// Neither is signed: a relay that lies about them can
-	// make a receiver skip what it needs, as a relay that drops it can.
-	Tops         []TopCount
-	TopsComplete bool
-	Prev         []uint64
-	Payload      []byte // opaque to the overlay: the encoded news item
+	// Lasts lets a receiver classify a gap of any length without a request
+	// (chain.go): for every category the source published under before
+	// this message, and every ancestor of those ("hr" and "hr/payroll" for
+	// "hr/payroll/eu"), the count of its latest message there, named by
+	// ShortID and sorted by it. LastsComplete says the list misses none, so
+	// a subscription not in it has no earlier message of the source;
+	// without it (a copy rebuilt from a store, a publisher that lost track
+	// of its own past) only the entries present count. Not signed: a relay
+	// that lies about it can make a receiver skip what it needs, as a
+	// relay that drops it can.
+	Lasts         []LastCount
+	LastsComplete bool
+	Payload       []byte // opaque to the overlay: the encoded news item
 }
 
-// TopCount is the latest count of a source under one top-level category,
-// named by its ShortID.
-type TopCount struct {
+// LastCount is the latest count of a source under one category or
+// ancestor, named by its ShortID. On the wire it travels as the distance
+// back from the message's own count, which is small.
+type LastCount struct {
 	Short uint32
 	Count uint64
 }
@@ -125,13 +125,12 @@ type TopCount struct {
 // message then asks for it, so the tail of a stream is repaired even when
 // the source never sends again and no archive exists.
 type Edge struct {
-	Source       string
-	Category     string
-	Count        uint64
-	History      []HistoryRun
-	Tops         []TopCount
-	TopsComplete bool
-	Prev         []uint64
+	Source        string
+	Category      string
+	Count         uint64
+	History       []HistoryRun
+	Lasts         []LastCount
+	LastsComplete bool
 }
 
 // CatchUpDone ends one page of a catch-up answer, travelling back along
@@ -231,8 +230,7 @@ const (
 	MaxHistoryRuns   = 4096 // runs in one message's history
 	MaxCounts        = 4096 // counts in one Recover or Recovered
 	MaxSources       = 4096 // sources in one CatchUp
-	MaxTops          = 1024 // top-level categories in one message's Tops
-	MaxLevels        = 128  // entries of Prev: a category has at most 128 levels
+	MaxLasts         = 4096 // entries of one message's Lasts
 )
 
 // AllCategories, as a subscription, matches every category: archive

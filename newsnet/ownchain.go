@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// ownChains is the publisher's side of chain.go: per top-level category
-// and per deeper ancestor of every category it published in, the count of
-// its latest publication there. complete says it knows its whole past;
-// otherwise what it does not know is left out of the messages, and
-// receivers fall back on the history for it.
+// ownChains is the publisher's side of chain.go: for every category it
+// published under, and every ancestor of those, the count of its latest
+// publication there. complete says it knows its whole past; otherwise what
+// it does not know is left out of the messages, and receivers fall back on
+// the history for it.
 type ownChains struct {
-	last     map[string]uint64 // every ancestor, top level included → latest count under it
-	tops     []TopCount        // the top-level entries of last, by Short
+	last     map[string]uint64 // category or ancestor → latest count under it
+	lasts    []LastCount       // the same, by ShortID, as messages carry it
 	complete bool
 }
 
@@ -21,51 +21,31 @@ func (o *ownChains) add(c string, count uint64) {
 	if o.last == nil {
 		o.last = map[string]uint64{}
 	}
-	for i := 0; ; {
-		j := strings.IndexByte(c[i:], '/')
-		prefix := c
-		if j >= 0 {
-			prefix = c[:i+j]
-		}
-		o.last[prefix] = max(o.last[prefix], count)
+	for end := 0; end < len(c); {
+		j := strings.IndexByte(c[end+1:], '/')
 		if j < 0 {
-			break
+			end = len(c)
+		} else {
+			end += 1 + j
 		}
-		i += j + 1
-	}
-	short := ShortID(topOf(c))
-	i, found := findTop(o.tops, short)
-	if found {
-		o.tops[i].Count = max(o.tops[i].Count, count)
-	} else {
-		o.tops = slices.Insert(o.tops, i, TopCount{Short: short, Count: count})
+		prefix := c[:end]
+		if count <= o.last[prefix] {
+			continue
+		}
+		o.last[prefix] = count
+		short := ShortID(prefix)
+		if i, found := findLast(o.lasts, short); found {
+			o.lasts[i].Count = max(o.lasts[i].Count, count) // a collision keeps the later
+		} else {
+			o.lasts = slices.Insert(o.lasts, i, LastCount{Short: short, Count: count})
+		}
 	}
 }
 
-// fields returns the chain fields of the next publication under c: the
-// tops (a copy: earlier messages keep theirs) and the previous count under
-// each deeper ancestor of c, as far as they are known.
-func (o *ownChains) fields(c string) (tops []TopCount, complete bool, prev []uint64) {
-	tops = slices.Clone(o.tops)
-	for i, d := 0, 0; ; d++ {
-		j := strings.IndexByte(c[i:], '/')
-		if j < 0 {
-			break
-		}
-		i += j + 1
-		// The ancestor at level d+1 ends at the next '/' after i, or is c.
-		end := strings.IndexByte(c[i:], '/')
-		prefix := c
-		if end >= 0 {
-			prefix = c[:i+end]
-		}
-		p, ok := o.last[prefix]
-		if !ok && !o.complete {
-			break // unknown from here down
-		}
-		prev = append(prev, p)
-	}
-	return tops, o.complete, prev
+// fields returns the Lasts of the next publication (a copy: earlier
+// messages keep theirs) and whether they are complete.
+func (o *ownChains) fields() ([]LastCount, bool) {
+	return slices.Clone(o.lasts), o.complete
 }
 
 // restoreOwnChains rebuilds the publisher's chains after a restart: from

@@ -160,7 +160,7 @@ func (s *Servant) publish(orig *Multicast) {
 	}
 	s.ownCount = m.Count
 	m.History = s.own.runs()
-	m.Tops, m.TopsComplete, m.Prev = s.chains.fields(m.Category)
+	m.Lasts, m.LastsComplete = s.chains.fields()
 	s.own.add(m.Category)
 	s.chains.add(m.Category, m.Count)
 	s.cache.add(&m)

@@ -61,7 +61,8 @@ var (
 	errDuplicateCatSet = errors.New("duplicate category")
 	errBadFlag         = errors.New("flag must be 0 or 1")
 	errEmptyRun        = errors.New("history run of length 0")
-	errUnsortedTops    = errors.New("tops not strictly ascending")
+	errUnsortedLasts   = errors.New("lasts not strictly ascending")
+	errBadLast         = errors.New("last count not before the message")
 )
 
 // WriteHello writes this side's handshake: the magic and ProtocolVersion.
@@ -390,8 +391,7 @@ func (m *Multicast) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
 	e.uvarint(m.Count)
 	e.history(m.History)
-	e.tops(m.Tops, m.TopsComplete)
-	e.counts("prev", m.Prev, MaxLevels)
+	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 	e.bytes("payload", m.Payload)
 }
 
@@ -401,8 +401,7 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
 	m.Count = d.uvarint("count")
 	m.History = d.history()
-	m.Tops, m.TopsComplete = d.tops()
-	m.Prev = d.counts("prev", MaxLevels)
+	m.Lasts, m.LastsComplete = d.lasts(m.Count)
 	m.Payload = d.bytes("payload")
 }
 
@@ -411,8 +410,7 @@ func (m *Edge) marshal(e *encoder) {
 	e.string("category", m.Category, MaxCategoryBytes)
 	e.uvarint(m.Count)
 	e.history(m.History)
-	e.tops(m.Tops, m.TopsComplete)
-	e.counts("prev", m.Prev, MaxLevels)
+	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 }
 
 func (m *Edge) unmarshal(d *decoder) {
@@ -420,8 +418,7 @@ func (m *Edge) unmarshal(d *decoder) {
 	m.Category = d.string("category", MaxCategoryBytes)
 	m.Count = d.uvarint("count")
 	m.History = d.history()
-	m.Tops, m.TopsComplete = d.tops()
-	m.Prev = d.counts("prev", MaxLevels)
+	m.Lasts, m.LastsComplete = d.lasts(m.Count)
 }
 
 func (m *CatchUpDone) marshal(e *encoder) {
@@ -618,21 +615,26 @@ func (e *encoder) history(h []HistoryRun) {
 	}
 }
 
-// tops encodes a Tops list, strictly ascending by Short, and its
-// completeness flag.
-func (e *encoder) tops(ts []TopCount, complete bool) {
-	if len(ts) > MaxTops {
-		e.fail(fmt.Errorf("tops: %w: %d > %d", errTooMany, len(ts), MaxTops))
+// lasts encodes a Lasts list, strictly ascending by Short, each count as
+// its distance back from count (at least 1: it is an earlier message), and
+// the completeness flag.
+func (e *encoder) lasts(ls []LastCount, complete bool, count uint64) {
+	if len(ls) > MaxLasts {
+		e.fail(fmt.Errorf("lasts: %w: %d > %d", errTooMany, len(ls), MaxLasts))
 		return
 	}
-	e.uvarint(uint64(len(ts)))
-	for i, t := range ts {
-		if i > 0 && t.Short <= ts[i-1].Short {
-			e.fail(fmt.Errorf("tops: %w", errUnsortedTops))
+	e.uvarint(uint64(len(ls)))
+	for i, l := range ls {
+		switch {
+		case i > 0 && l.Short <= ls[i-1].Short:
+			e.fail(fmt.Errorf("lasts: %w", errUnsortedLasts))
+			return
+		case l.Count == 0 || l.Count >= count:
+			e.fail(fmt.Errorf("lasts: %w: %d for count %d", errBadLast, l.Count, count))
 			return
 		}
-		e.uvarint(uint64(t.Short))
-		e.uvarint(t.Count)
+		e.uvarint(uint64(l.Short))
+		e.uvarint(count - l.Count)
 	}
 	e.flag(complete)
 }
@@ -832,22 +834,27 @@ func (d *decoder) history() []HistoryRun {
 	return h
 }
 
-func (d *decoder) tops() ([]TopCount, bool) {
-	n := d.count("tops", MaxTops)
-	var ts []TopCount
+func (d *decoder) lasts(count uint64) ([]LastCount, bool) {
+	n := d.count("lasts", MaxLasts)
+	var ls []LastCount
 	if n > 0 {
-		ts = make([]TopCount, n)
-		for i := range ts {
-			ts[i] = TopCount{Short: d.uint32("top short"), Count: d.uvarint("top count")}
-			if d.err == nil && i > 0 && ts[i].Short <= ts[i-1].Short {
-				d.fail(fmt.Errorf("tops: %w", errUnsortedTops))
+		ls = make([]LastCount, n)
+		for i := range ls {
+			short, back := d.uint32("last short"), d.uvarint("last distance")
+			switch {
+			case d.err != nil:
+			case i > 0 && short <= ls[i-1].Short:
+				d.fail(fmt.Errorf("lasts: %w", errUnsortedLasts))
+			case back == 0 || back >= count:
+				d.fail(fmt.Errorf("lasts: %w: %d back from count %d", errBadLast, back, count))
 			}
 			if d.err != nil {
 				return nil, false
 			}
+			ls[i] = LastCount{Short: short, Count: count - back}
 		}
 	}
-	return ts, d.flag("topsComplete")
+	return ls, d.flag("lastsComplete")
 }
 
 func (d *decoder) counts(field string, max int) []uint64 {
@@ -938,7 +945,7 @@ func SizeOf(m Message) int {
 	case *CatchUpDone:
 		return frame + pathSize(m.Trail)
 	case *Edge:
-		return frame + len(m.Source) + len(m.Category) + 6*len(m.History) + 6*len(m.Tops) + 5*len(m.Prev)
+		return frame + len(m.Source) + len(m.Category) + 6*len(m.History) + 6*len(m.Lasts)
 	case *RoutingInfo:
 		return frame + catSetSize(m.Categories)
 	case *PartitionInfo:
@@ -952,7 +959,7 @@ func SizeOf(m Message) int {
 }
 
 func multicastSize(m *Multicast) int {
-	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + 6*len(m.History) + 6*len(m.Tops) + 5*len(m.Prev)
+	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + 6*len(m.History) + 6*len(m.Lasts)
 }
 
 func pathSize(p []ServantID) int {

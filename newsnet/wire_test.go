@@ -76,9 +76,9 @@ func wireExamples() []struct {
 			Since: 1764000000000000000, Trail: []ServantID{"a:1"}}},
 		{"CatchUp/empty", &CatchUp{}},
 		{"Multicast/chain", &Multicast{ID: id, Category: "hr/payroll/eu", Source: "hq", Count: 90,
-			Tops: []TopCount{{Short: 3, Count: 7}, {Short: 1<<32 - 1, Count: 89}}, TopsComplete: true, Prev: []uint64{0, 88}}},
+			Lasts: []LastCount{{Short: 3, Count: 7}, {Short: 9, Count: 88}, {Short: 1<<32 - 1, Count: 89}}, LastsComplete: true}},
 		{"Edge", &Edge{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
-			Tops: []TopCount{{Short: 1, Count: 2}}, TopsComplete: true, Prev: []uint64{5}}},
+			Lasts: []LastCount{{Short: 1, Count: 2}, {Short: 2, Count: 5}}, LastsComplete: true}},
 		{"Edge/empty", &Edge{}},
 		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true}},
 		{"CatchUpDone/empty", &CatchUpDone{}},
@@ -87,10 +87,10 @@ func wireExamples() []struct {
 
 // maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
 // type byte, ID, two empty strings (one length byte each), a zero count, an
-// empty history, empty tops and their flag, an empty prev, a 3-byte payload
+// empty history, empty lasts and their flag, a 3-byte payload
 // length and the payload.
 func maxFrameMulticast() *Multicast {
-	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-1-1-1-3)}
+	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-1-1-3)}
 }
 
 func TestWireExamplesCoverEveryType(t *testing.T) {
@@ -178,10 +178,10 @@ func TestWireGolden(t *testing.T) {
 		{&Reset{}, "00000001" + "07"},
 		{&RoutingInfo{Categories: CategorySet{"a", "b/c"}}, "00000008" + "08" + "02" + "0161" + "03622f63"},
 		{&Multicast{ID: [16]byte{15: 1}, Category: "c", Source: "s", Count: 2,
-			History: []HistoryRun{{Short: 5, Len: 2}}, Tops: []TopCount{{Short: 3, Count: 1}}, TopsComplete: true,
-			Prev: []uint64{4}, Payload: []byte{9}}, "00000021" + "09" +
-			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0104" + "0109"},
-		{&Edge{Source: "s", Category: "c", Count: 2}, "0000000a" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00" + "00"},
+			History: []HistoryRun{{Short: 5, Len: 2}}, Lasts: []LastCount{{Short: 3, Count: 1}}, LastsComplete: true,
+			Payload: []byte{9}}, "0000001f" + "09" +
+			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0109"},
+		{&Edge{Source: "s", Category: "c", Count: 2}, "00000009" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00"},
 		{&CatchUpDone{Trail: []ServantID{"a"}, More: true}, "00000005" + "0f" + "010161" + "01"},
 		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Search: true, Trail: []ServantID{"a"}}, "0000000a" + "0b" +
 			"0173" + "0103" + "01" + "01" + "010161"},
@@ -294,11 +294,12 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"trailing after Ping", wireCat(typePing, "x"), errTrailingBytes},
 		{"trailing after Reset", wireCat(typeReset, []byte{0}), errTrailingBytes},
 		{"trailing after JoinRequest", wireCat(typeJoinRequest, str("a:1"), "junk"), errTrailingBytes},
-		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0, 0}, str("p"), []byte{0}), errTrailingBytes},
-		{"tops not ascending", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 2, 5, 1, 5, 2, 0, 0}, str("p")), errUnsortedTops},
-		{"tops flag not 0 or 1", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2, 0}, str("p")), errBadFlag},
-		{"too many tops", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0}, wireUv(MaxTops+1)), errTooMany},
-		{"prev longer than any category", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0, 0, 0}, wireUv(MaxLevels+1)), errTooMany},
+		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0}), errTrailingBytes},
+		{"lasts not ascending", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{9, 0, 2, 5, 1, 5, 2, 0}, str("p")), errUnsortedLasts},
+		{"last not before the message", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{2, 0, 1, 5, 2, 0}, str("p")), errBadLast},
+		{"last at the message itself", wireCat(typeEdge, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
+		{"lasts flag not 0 or 1", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2}, str("p")), errBadFlag},
+		{"too many lasts", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0}, wireUv(MaxLasts+1)), errTooMany},
 		{"CatchUpDone more flag 2", wireCat(typeCatchUpDone, []byte{0, 2}), errBadFlag},
 		{"history run of 0", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
 		{"history short over 32 bits", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
@@ -320,7 +321,7 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"duplicate categories", wireCat(typeRouting, wireUv(2), str("a"), str("a")), errDuplicateCatSet},
 		{"empty category", wireCat(typeRouting, wireUv(1), str("")), errEmptyCategory},
 		{"payload longer than frame", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(10), "abc"), errTruncated},
-		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0, 0}, wireUv(1<<40)), errTooLong},
+		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, wireUv(1<<40)), errTooLong},
 		{"short ID array", wireCat(typeMulticast, id16[:15]), errTruncated},
 		{"non-minimal uvarint", wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)), errNonCanonical},
 		{"non-minimal length", wireCat(typeJoinRequest, []byte{0x81, 0x00}, "a"), errNonCanonical},
