@@ -545,13 +545,35 @@ func TestStoreArchiveCatchUp(t *testing.T) {
 	if h := got[2].History; len(h) != 0 {
 		t.Errorf("history of the first answer of y: %v", h)
 	}
+	// The chain says as much: x/6 was read after x/2..5, so the latest hr
+	// before it is x/5 and the latest it x/3; not complete (x/1 unread).
+	lastOf := func(m *newsnet.Multicast, short uint32) uint64 {
+		for _, l := range m.Lasts {
+			if l.Short == short {
+				return l.Count
+			}
+		}
+		return 0
+	}
+	if got[1].LastsComplete || lastOf(got[1], hr) != 5 || lastOf(got[1], it) != 3 {
+		t.Errorf("lasts of x/6: %v complete=%v, want hr 5, it 3, incomplete", got[1].Lasts, got[1].LastsComplete)
+	}
+	// y was read from y/2 on: y/3's chain has it/dev's y/2 under "it" too.
+	if y3 := got[3]; y3.LastsComplete || lastOf(y3, it) != 2 || lastOf(y3, newsnet.ShortID("it/dev")) != 2 {
+		t.Errorf("lasts of y/3: %v complete=%v, want it 2, it/dev 2, incomplete", y3.Lasts, y3.LastsComplete)
+	}
 
 	if got := arch.CatchUp(newsnet.NewCategorySet("it"), map[string]uint64{x.String(): 2}, since, 3); len(got) != 3 {
 		t.Errorf("limit 3: %d answers", len(got))
 	}
 	all := arch.CatchUp(newsnet.NewCategorySet(newsnet.AllCategories), nil, base.Add(-time.Minute), 100)
 	if len(all) != 9 {
-		t.Errorf("everything since before the first item: %d answers, want 9", len(all))
+		t.Fatalf("everything since before the first item: %d answers, want 9", len(all))
+	}
+	// Read from each source's first count, every chain is complete: y/3
+	// (the last answer) has y/1 and y/2 under "it".
+	if y3 := all[8]; !y3.LastsComplete || lastOf(y3, it) != 2 || lastOf(y3, newsnet.ShortID("it/dev")) != 2 {
+		t.Errorf("lasts of y/3 read from y/1: %v complete=%v, want it 2, it/dev 2, complete", y3.Lasts, y3.LastsComplete)
 	}
 	if got := arch.CatchUp(newsnet.NewCategorySet("sales"), nil, base, 100); len(got) != 0 {
 		t.Errorf("a category with no items: %d answers", len(got))

@@ -176,11 +176,15 @@ func (s *storeArchive) sinceCounts(cats newsnet.CategorySet, known map[string]ui
 }
 
 // appendSource appends the stored items of src from count from on whose
-// category cats matches, each with the history of the items read before it,
-// until out holds limit items.
+// category cats matches, each with the history and the chain (Lasts) of
+// the items read before it, until out holds limit items. Both describe
+// only what was read without a hole, so they are exact; the chain is
+// complete when the read started at the source's first count.
 func (s *storeArchive) appendSource(out []*newsnet.Multicast, src uuid.UUID, from uint64, cats newsnet.CategorySet, limit int) []*newsnet.Multicast {
 	var (
 		hist      []uint32 // short IDs of the contiguous items read so far, oldest first
+		chains    newsnet.Chains
+		complete  = from <= 1
 		lastCount uint64
 		after     = from - 1
 	)
@@ -191,8 +195,10 @@ func (s *storeArchive) appendSource(out []*newsnet.Multicast, src uuid.UUID, fro
 			return out
 		}
 		for _, it := range items {
-			if lastCount != 0 && it.SourceCount != lastCount+1 {
+			if lastCount != 0 && it.SourceCount != lastCount+1 || lastCount == 0 && it.SourceCount != from {
 				hist = hist[:0] // a hole: what came before is not known
+				chains.Reset()
+				complete = false
 			}
 			lastCount = it.SourceCount
 			if cats.Matches(it.Category) {
@@ -200,9 +206,12 @@ func (s *storeArchive) appendSource(out []*newsnet.Multicast, src uuid.UUID, fro
 				if err != nil {
 					s.log.Warn("catch-up: stored item does not encode", "id", it.ID, "err", err)
 					hist = hist[:0]
+					chains.Reset()
+					complete = false
 					continue
 				}
 				m.History = historyRuns(hist)
+				m.Lasts, m.LastsComplete = chains.Lasts(), complete
 				out = append(out, m)
 				if len(out) >= limit {
 					return out
@@ -212,6 +221,7 @@ func (s *storeArchive) appendSource(out []*newsnet.Multicast, src uuid.UUID, fro
 			if over := len(hist) - historyWindow; over > 0 {
 				hist = append(hist[:0], hist[over:]...)
 			}
+			chains.Add(it.Category, it.SourceCount)
 		}
 		if len(items) < catchUpPage {
 			return out

@@ -5,19 +5,19 @@ import (
 	"strings"
 )
 
-// ownChains is the publisher's side of chain.go: for every category it
+// Chains is the publisher's side of chain.go: for every category a source
 // published under, and every ancestor of those, the count of its latest
-// publication there. complete says it knows its whole past; otherwise what
-// it does not know is left out of the messages, and receivers fall back on
-// the history for it.
-type ownChains struct {
+// message there, as Multicast.Lasts carries it. The core keeps one for its
+// own publications; a host that rebuilds messages from its store (an
+// archive answering a catch-up) can keep one per source it reads through.
+type Chains struct {
 	last     map[string]uint64 // category or ancestor → latest count under it
 	lasts    []LastCount       // the same, by ShortID, as messages carry it
-	complete bool
+	complete bool              // the whole past is in it (the core's own)
 }
 
-// add records a publication of count under category c.
-func (o *ownChains) add(c string, count uint64) {
+// Add records a message of count under category c.
+func (o *Chains) Add(c string, count uint64) {
 	if o.last == nil {
 		o.last = map[string]uint64{}
 	}
@@ -42,11 +42,12 @@ func (o *ownChains) add(c string, count uint64) {
 	}
 }
 
-// fields returns the Lasts of the next publication (a copy: earlier
-// messages keep theirs) and whether they are complete.
-func (o *ownChains) fields() ([]LastCount, bool) {
-	return slices.Clone(o.lasts), o.complete
-}
+// Lasts returns the Lasts of the next message (a copy: earlier messages
+// keep theirs).
+func (o *Chains) Lasts() []LastCount { return slices.Clone(o.lasts) }
+
+// Reset forgets everything (a hole in what the host reads).
+func (o *Chains) Reset() { *o = Chains{} }
 
 // restoreOwnChains rebuilds the publisher's chains after a restart: from
 // the host's record (Config.OwnLast), else from its archive of its own
@@ -56,7 +57,7 @@ func (s *Servant) restoreOwnChains() {
 	case s.cfg.OwnLast != nil:
 		for c, k := range s.cfg.OwnLast {
 			if ValidCategory(c) == nil && k > 0 {
-				s.chains.add(c, k)
+				s.chains.Add(c, k)
 			}
 		}
 		s.chains.complete = true
@@ -66,7 +67,7 @@ func (s *Servant) restoreOwnChains() {
 		complete := true
 		for k := uint64(1); k <= s.ownCount; k++ {
 			if m := s.cfg.Archive.Lookup(s.cfg.Source, k); m != nil {
-				s.chains.add(m.Category, k)
+				s.chains.Add(m.Category, k)
 			} else {
 				complete = false
 			}

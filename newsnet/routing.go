@@ -160,9 +160,9 @@ func (s *Servant) publish(orig *Multicast) {
 	}
 	s.ownCount = m.Count
 	m.History = s.own.runs()
-	m.Lasts, m.LastsComplete = s.chains.fields()
+	m.Lasts, m.LastsComplete = s.chains.Lasts(), s.chains.complete
 	s.own.add(m.Category)
-	s.chains.add(m.Category, m.Count)
+	s.chains.Add(m.Category, m.Count)
 	s.cache.add(&m)
 	s.noteEdge(&m)
 	s.seen.add(m.ID)

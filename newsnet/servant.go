@@ -50,7 +50,7 @@ type Servant struct {
 	edges      map[edgeKey]*Edge // the latest header per source and category (edge.go)
 	ownCount   uint64
 	own        ownHistory
-	chains     ownChains    // the Lasts of our next publication (ownchain.go)
+	chains     Chains       // the Lasts of our next publication (ownchain.go)
 	outbox     []*Multicast // publications waiting for the tree
 	lastUp     time.Time    // when we were last attached (for catch-up)
 	// catchUpAgain is when to repeat the catch-up made on attaching.
