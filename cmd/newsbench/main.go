@@ -5,7 +5,9 @@
 // run. Simulated sizes run in virtual time; the TCP size runs real servants
 // on loopback. A second table measures security end to end: signed items,
 // verified by every servant on receipt, against unsigned messages on the
-// same network.
+// same network. A third, the stress table, publishes bursts and paced
+// streams of 1 KiB items from one seed to 200 loopback servants and checks
+// that every run delivers everything exactly once.
 package main
 
 import (
@@ -26,7 +28,22 @@ func main() {
 	secTCP := flag.Int("security-tcp", 200, "servants in the TCP+TLS security run: latency, CPU and throughput with signed and verified items (0 skips it)")
 	secPace := flag.Duration("security-pace", 50*time.Millisecond, "time between items in the latency batches of the TCP security run (shorter, and servants verifying on a few shared cores queue up)")
 	reliability := flag.Bool("reliability", true, "also measure retransmission, history size, catch-up and latency under churn")
+	stress := flag.Bool("stress", true, "also run the stress table (issue 10): bursts and paced publishing to loopback servants, completeness, latency, recovery traffic")
+	stressOnly := flag.Bool("stress-only", false, "run the stress table alone")
+	var so stressOptions
+	flag.IntVar(&so.N, "stress-n", 200, "servants in the stress runs")
+	flag.IntVar(&so.Items, "stress-items", 2000, "items of 1 KiB the seed publishes per stress run")
+	flag.IntVar(&so.BurstRuns, "stress-runs", 10, "burst runs (a fresh network each)")
+	flag.IntVar(&so.PacedRuns, "stress-paced-runs", 5, "paced runs each over plain TCP and over TLS (a fresh network each)")
+	flag.IntVar(&so.PaceRate, "stress-rate", 500, "items per second in the paced stress runs")
+	flag.DurationVar(&so.Deadline, "stress-deadline", time.Minute, "time from the first publication by which a stress run must be complete")
+	flag.DurationVar(&so.Tick, "stress-tick", 0, "core tick interval in the stress runs (0: the default, as measured in the README)")
 	flag.Parse()
+	so.Seed = *seed
+	if *stressOnly {
+		stressMain(so)
+		return
+	}
 
 	var results []result
 	var simSizes []string
@@ -88,5 +105,9 @@ func main() {
 	if *reliability {
 		fmt.Println()
 		printReliability(os.Stdout, *seed)
+	}
+	if *stress {
+		fmt.Println()
+		stressMain(so)
 	}
 }
