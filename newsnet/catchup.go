@@ -42,6 +42,12 @@ type catchUpRun struct {
 	sentAt   time.Time         // zero: not asked yet (or to ask again)
 	started  bool              // the followed sources' counts are in known
 	timeouts int               // pages that did not come
+	// prior, for the catch-up of a new subscription, is what we subscribed
+	// to before: an item it brings that is older than what we resolved of
+	// its source is delivered as history only if prior did not cover it
+	// (then it was not delivered before).
+	prior   CategorySet
+	history bool
 }
 
 // catchUpTimeouts is how many pages in a row may go unanswered before a
@@ -88,10 +94,31 @@ func (s *Servant) requestCatchUp(cats CategorySet, since time.Time, followed boo
 	s.nextCatchUp()
 }
 
+// requestHistory asks for what was published in newly subscribed
+// categories before the subscription, as far back as the catch-up window.
+func (s *Servant) requestHistory(added, prior CategorySet) {
+	if len(added) == 0 || s.vertex {
+		return
+	}
+	s.queueCatchUp(&catchUpRun{cats: added, since: s.now.Add(-s.cfg.CatchUpWindow).UnixNano(), prior: prior, history: true})
+	s.nextCatchUp()
+}
+
+// historyWanted reports whether an item of category c older than what we
+// resolved of its source is history a new subscription asked for.
+func (s *Servant) historyWanted(c string) bool {
+	for _, run := range s.catchUps {
+		if run.history && run.cats.Matches(c) && !run.prior.Matches(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // queueCatchUp adds run unless the same one waits already.
 func (s *Servant) queueCatchUp(run *catchUpRun) {
 	for _, q := range s.catchUps {
-		if q.sentAt.IsZero() && q.followed == run.followed && q.since == run.since && q.cats.Equal(run.cats) {
+		if q.sentAt.IsZero() && q.followed == run.followed && q.since == run.since && q.cats.Equal(run.cats) && q.history == run.history && q.prior.Equal(run.prior) {
 			return
 		}
 	}

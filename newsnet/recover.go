@@ -320,8 +320,10 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 
 // takeRecovered handles a message that came back from a retransmission
 // request or a catch-up: into the sequence when it is at or after what we
-// expect, delivered as history when it is older (a category we subscribed
-// to after the message went by) and not stored yet.
+// expect. An older one is delivered only as the history a new
+// subscription asked for (a category we subscribed to after the message
+// went by), and not when it is stored already; anything else below what
+// we resolved is a copy (delivered, skipped, or counted lost) and dropped.
 func (s *Servant) takeRecovered(st *sourceState, m *Multicast) {
 	first := s.seen.add(m.ID)
 	if st.next == 0 || m.Count >= st.next {
@@ -329,7 +331,7 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast) {
 		return
 	}
 	stored := s.cfg.Archive != nil && s.cfg.Archive.Lookup(m.Source, m.Count) != nil
-	if first && !stored && s.self.Matches(m.Category) {
+	if first && !stored && s.self.Matches(m.Category) && s.historyWanted(m.Category) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}

@@ -55,6 +55,7 @@ func (s *Servant) setSelf(set CategorySet) {
 		return
 	}
 	added := slices.DeleteFunc(slices.Clone(set), s.self.Has)
+	prior := s.self
 	s.self = set
 	for _, c := range set {
 		s.learnCategory(c)
@@ -62,7 +63,7 @@ func (s *Servant) setSelf(set CategorySet) {
 	s.routeInfoAllExcept(nil)
 	// A new subscription asks for what was published before it (after the
 	// routing information, so nothing falls between the two).
-	s.requestCatchUp(added, s.now.Add(-s.cfg.CatchUpWindow), false)
+	s.requestHistory(added, prior)
 }
 
 // route is multicast message routing (Fig. 9): deliver locally when the
