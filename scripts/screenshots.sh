@@ -140,7 +140,7 @@ shot seeds
 click 150 90 # Categories
 click 100 445 # Sales EMEA
 shot categories
-click 260 90 # Network
+click 375 90 # Network (after Seeds, Categories, Publishers)
 shot network
 
 key ctrl+5
