@@ -162,14 +162,12 @@ func (s *Servant) nextCatchUp() {
 	s.send(s.up, req)
 }
 
-// catchUpProgress notes an item that came back to us: the running
-// catch-up's next page starts after it.
-func (s *Servant) catchUpProgress(m *Multicast) {
-	if len(s.catchUps) == 0 || s.catchUps[0].sentAt.IsZero() {
-		return
-	}
-	run := s.catchUps[0]
-	run.known[m.Source] = max(run.known[m.Source], m.Count+1)
+// catchingUpFollowed reports whether a catch-up of the sources we follow
+// is under way: it brings their missed items a page at a time, so requests
+// for the same items one by one wait until it ends (it ends at the latest
+// after three silent pages).
+func (s *Servant) catchingUpFollowed() bool {
+	return s.up != nil && len(s.catchUps) > 0 && s.catchUps[0].followed
 }
 
 // catchingUp reports whether the items of a source we do not follow yet
@@ -188,8 +186,12 @@ func (s *Servant) handleCatchUpDone(d *CatchUpDone) {
 		return
 	}
 	if d.More {
-		s.catchUps[0].sentAt = time.Time{}
-		s.catchUps[0].timeouts = 0
+		run := s.catchUps[0]
+		for _, k := range d.Next {
+			run.known[k.Source] = max(run.known[k.Source], k.Next)
+		}
+		run.sentAt = time.Time{}
+		run.timeouts = 0
 	} else {
 		s.catchUps[0] = nil
 		s.catchUps = s.catchUps[1:]
@@ -231,6 +233,11 @@ func (s *Servant) releaseDeferred() {
 // that rejoined. So catch up ourselves (now and once more later) and pass
 // the hint on.
 func (s *Servant) catchUpHinted() {
+	if len(s.catchUps) > 0 {
+		// A page under way may have died with the servant that re-formed
+		// the tree above: ask for it again now rather than at the timeout.
+		s.catchUps[0].sentAt = time.Time{}
+	}
 	s.requestCatchUp(s.self, s.catchUpSince(s.lastUp), true)
 	s.catchUpAgain = s.now.Add(s.cfg.CatchUpRepeat)
 	s.hintDowns()
@@ -287,8 +294,14 @@ func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
 		}
 		page = s.cfg.Archive.CatchUp(c.Categories, known, time.Unix(0, c.Since), s.cfg.CatchUpLimit)
 	}
+	next := map[string]uint64{}
 	for _, m := range page {
 		s.sendBulk(from, &Recovered{Trail: c.Trail, Source: m.Source, Msg: m})
+		next[m.Source] = max(next[m.Source], m.Count+1)
 	}
-	s.sendBulk(from, &CatchUpDone{Trail: c.Trail, More: len(page) >= s.cfg.CatchUpLimit})
+	done := &CatchUpDone{Trail: c.Trail, More: len(page) >= s.cfg.CatchUpLimit}
+	for _, src := range slices.Sorted(maps.Keys(next)) {
+		done.Next = append(done.Next, SourceCount{Source: src, Next: next[src]})
+	}
+	s.sendBulk(from, done)
 }

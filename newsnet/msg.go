@@ -135,10 +135,13 @@ type Edge struct {
 
 // CatchUpDone ends one page of a catch-up answer, travelling back along
 // Trail after the page's items. More says the archive stopped at the page
-// limit: the requester asks again from where the page ended.
+// limit: the requester asks again from Next, where the page ended for each
+// source it held (retransmissions that arrive meanwhile say nothing of
+// where a page got to).
 type CatchUpDone struct {
 	Trail []ServantID
 	More  bool
+	Next  []SourceCount
 }
 
 // HistoryRun says that Len consecutive earlier messages of the source had

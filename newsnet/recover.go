@@ -83,7 +83,7 @@ func (s *Servant) tickRecover() {
 // source are asked for at a time, so the answers in flight toward this
 // servant stay bounded however much it missed; the rest wait their turn.
 func (s *Servant) requestDue(source string, st *sourceState) {
-	if len(st.wanted) == 0 || s.now.Before(st.due) {
+	if len(st.wanted) == 0 || s.now.Before(st.due) || s.catchingUpFollowed() {
 		return
 	}
 	var msgs, cats []uint64
@@ -258,7 +258,7 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 				fwd.Trail = trail[:n-1]
 				s.sendBulk(l, &fwd)
 			case *CatchUpDone:
-				s.sendBulk(l, &CatchUpDone{Trail: trail[:n-1], More: m.More})
+				s.sendBulk(l, &CatchUpDone{Trail: trail[:n-1], More: m.More, Next: m.Next})
 			}
 			return false
 		}
@@ -277,9 +277,6 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	}
 	if !s.retrace(r.Trail, r) {
 		return
-	}
-	if r.Msg != nil {
-		s.catchUpProgress(r.Msg)
 	}
 	if r.Source == s.cfg.Source {
 		return // our own messages, from a catch-up: we have them

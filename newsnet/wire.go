@@ -424,11 +424,40 @@ func (m *Edge) unmarshal(d *decoder) {
 func (m *CatchUpDone) marshal(e *encoder) {
 	e.ids("trail", m.Trail)
 	e.flag(m.More)
+	e.sourceCounts("next", m.Next)
 }
 
 func (m *CatchUpDone) unmarshal(d *decoder) {
 	m.Trail = d.ids("trail")
 	m.More = d.flag("more")
+	m.Next = d.sourceCounts("next")
+}
+
+func (e *encoder) sourceCounts(field string, scs []SourceCount) {
+	if len(scs) > MaxSources {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(scs), MaxSources))
+		return
+	}
+	e.uvarint(uint64(len(scs)))
+	for _, k := range scs {
+		e.string(field+" source", k.Source, MaxIDBytes)
+		e.uvarint(k.Next)
+	}
+}
+
+func (d *decoder) sourceCounts(field string) []SourceCount {
+	n := d.count(field, MaxSources)
+	if n == 0 {
+		return nil
+	}
+	scs := make([]SourceCount, n)
+	for i := range scs {
+		scs[i] = SourceCount{Source: d.string(field+" source", MaxIDBytes), Next: d.uvarint(field + " next")}
+	}
+	if d.err != nil {
+		return nil
+	}
+	return scs
 }
 
 func (m *Recover) marshal(e *encoder) {
@@ -449,30 +478,14 @@ func (m *Recover) unmarshal(d *decoder) {
 
 func (m *CatchUp) marshal(e *encoder) {
 	e.categories("categories", m.Categories)
-	if len(m.Known) > MaxSources {
-		e.fail(fmt.Errorf("known: %w: %d > %d", errTooMany, len(m.Known), MaxSources))
-		return
-	}
-	e.uvarint(uint64(len(m.Known)))
-	for _, k := range m.Known {
-		e.string("known source", k.Source, MaxIDBytes)
-		e.uvarint(k.Next)
-	}
+	e.sourceCounts("known", m.Known)
 	e.uvarint(uint64(m.Since))
 	e.ids("trail", m.Trail)
 }
 
 func (m *CatchUp) unmarshal(d *decoder) {
 	m.Categories = d.categories("categories")
-	if n := d.count("known", MaxSources); n > 0 {
-		m.Known = make([]SourceCount, n)
-		for i := range m.Known {
-			m.Known[i] = SourceCount{Source: d.string("known source", MaxIDBytes), Next: d.uvarint("known next")}
-		}
-		if d.err != nil {
-			m.Known = nil
-		}
-	}
+	m.Known = d.sourceCounts("known")
 	m.Since = int64(d.uvarint("since"))
 	m.Trail = d.ids("trail")
 }
@@ -943,7 +956,11 @@ func SizeOf(m Message) int {
 		}
 		return n
 	case *CatchUpDone:
-		return frame + pathSize(m.Trail)
+		n := frame + pathSize(m.Trail)
+		for _, k := range m.Next {
+			n += len(k.Source) + 6
+		}
+		return n
 	case *Edge:
 		return frame + len(m.Source) + len(m.Category) + 6*len(m.History) + 6*len(m.Lasts)
 	case *RoutingInfo:

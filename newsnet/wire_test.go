@@ -80,7 +80,7 @@ func wireExamples() []struct {
 		{"Edge", &Edge{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
 			Lasts: []LastCount{{Short: 1, Count: 2}, {Short: 2, Count: 5}}, LastsComplete: true}},
 		{"Edge/empty", &Edge{}},
-		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true}},
+		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true, Next: []SourceCount{{Source: "hq", Next: 257}}}},
 		{"CatchUpDone/empty", &CatchUpDone{}},
 	}
 }
@@ -182,7 +182,7 @@ func TestWireGolden(t *testing.T) {
 			Payload: []byte{9}}, "0000001f" + "09" +
 			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0109"},
 		{&Edge{Source: "s", Category: "c", Count: 2}, "00000009" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00"},
-		{&CatchUpDone{Trail: []ServantID{"a"}, More: true}, "00000005" + "0f" + "010161" + "01"},
+		{&CatchUpDone{Trail: []ServantID{"a"}, More: true, Next: []SourceCount{{Source: "s", Next: 3}}}, "00000009" + "0f" + "010161" + "01" + "01" + "0173" + "03"},
 		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Search: true, Trail: []ServantID{"a"}}, "0000000a" + "0b" +
 			"0173" + "0103" + "01" + "01" + "010161"},
 		{&Ping{}, "00000001" + "0a"},
@@ -300,7 +300,7 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"last at the message itself", wireCat(typeEdge, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
 		{"lasts flag not 0 or 1", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2}, str("p")), errBadFlag},
 		{"too many lasts", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0}, wireUv(MaxLasts+1)), errTooMany},
-		{"CatchUpDone more flag 2", wireCat(typeCatchUpDone, []byte{0, 2}), errBadFlag},
+		{"CatchUpDone more flag 2", wireCat(typeCatchUpDone, []byte{0, 2, 0}), errBadFlag},
 		{"history run of 0", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
 		{"history short over 32 bits", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
 		{"flag 2", wireCat(typeRecover, str("s"), []byte{0, 2, 0}), errBadFlag},
