@@ -75,6 +75,22 @@ func (s *Servant) nextOf(source string) uint64 {
 	return s.cfg.Expected[source]
 }
 
+// ahead is where a catch-up of a followed source starts: after the highest
+// count already held or resolved. Counts below it that are still missing
+// are asked for one by one once the catch-up ends; asking the archive for
+// what we hold would only bring it again (a repeated catch-up during a
+// burst used to resend the whole burst).
+func (st *sourceState) ahead() uint64 {
+	top := st.next
+	for k := range st.held {
+		top = max(top, k+1)
+	}
+	for k := range st.skip {
+		top = max(top, k+1)
+	}
+	return top
+}
+
 // accounted reports whether count k of st is resolved, held or asked for.
 func (st *sourceState) accounted(k uint64) bool {
 	return k < st.next || st.held[k] != nil || st.skip[k] || st.wanted[k] != nil
