@@ -112,16 +112,9 @@ func (p *pipe) other(n newsnet.ServantID) pipeEnd {
 	return p.a
 }
 
-// baseTuner, when set (by a test), adjusts the base configuration of every
-// network made with New.
-var baseTuner func(*newsnet.Config)
-
 // New returns an empty network with a fast, valid base configuration.
 func New(seed uint64) *Network {
 	base := newsnet.DefaultConfig("")
-	if baseTuner != nil {
-		baseTuner(&base)
-	}
 	return &Network{
 		Seed:       seed,
 		rng:        rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),

@@ -35,7 +35,17 @@ type stressItem struct {
 
 func newStressNet(t *testing.T, seed uint64, servants int) *stressNet {
 	t.Helper()
+	return newStressNetWith(t, seed, servants, nil)
+}
+
+// newStressNetWith is newStressNet with the base configuration adjusted by
+// tune before the servants boot.
+func newStressNetWith(t *testing.T, seed uint64, servants int, tune func(*newsnet.Config)) *stressNet {
+	t.Helper()
 	n := New(seed)
+	if tune != nil {
+		tune(&n.Base)
+	}
 	n.Bandwidth = 4 << 20 // 4 MiB/s per direction: a burst queues
 	s := &stressNet{Network: n, cats: []string{"hr", "it", "sales", "eng"}}
 	r := n.Rand()
@@ -193,15 +203,6 @@ func TestBurstBeyondBacklogs(t *testing.T) {
 			t.Errorf("seed %d: the small backlogs were never short (dropped %d, asked %d): the test tests nothing", seed, c.BacklogDropped, c.AskedMessages)
 		}
 	}
-}
-
-func newStressNetWith(t *testing.T, seed uint64, servants int, tune func(*newsnet.Config)) *stressNet {
-	t.Helper()
-	// The base configuration must be tuned before the servants boot.
-	saved := baseTuner
-	baseTuner = tune
-	defer func() { baseTuner = saved }()
-	return newStressNet(t, seed, servants)
 }
 
 // A subscriber that stops reading its socket for 10 seconds in the middle
