@@ -35,6 +35,7 @@ const appID = "com.newsdesk.app"
 func runGUI(args []string) error {
 	fs := flag.NewFlagSet("newsdesk", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "data `directory` (default: $XDG_DATA_HOME/newsdesk, or ~/.local/share/newsdesk)")
+	resetStore := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\nthe damaged file is kept beside it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -76,7 +77,7 @@ func runGUI(args []string) error {
 		backend, closeBackend = ui.NewDemo(demo == "wizard")
 		dir = "(demo mode: nothing is stored)"
 	} else {
-		core, err := openCore(ctx, dir)
+		core, err := openCore(ctx, dir, *resetStore)
 		if err != nil {
 			ui.ShowStartupError(a, err)
 			a.Run()
@@ -96,9 +97,10 @@ func runGUI(args []string) error {
 // openCore opens the application core in dir and starts its servant,
 // unless the first-run wizard has yet to run (its Setup starts it). Its log
 // goes to stderr, warnings and errors only.
-func openCore(ctx context.Context, dir string) (*app.App, error) {
+func openCore(ctx context.Context, dir string, resetStore bool) (*app.App, error) {
 	core, err := app.Open(ctx, app.Options{
-		DataDir: dir,
+		DataDir:    dir,
+		ResetStore: resetStore,
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

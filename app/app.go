@@ -24,9 +24,15 @@ import (
 
 // Options configure Open.
 type Options struct {
-	// DataDir holds the store (newsdesk.db) and the installation ID
-	// (installation-id); created 0700 if missing. Required.
+	// DataDir holds the store (newsdesk.db), the installation's key
+	// (identity.key) and source (installation-id); created 0700 if missing.
+	// Required.
 	DataDir string
+
+	// ResetStore starts a damaged installation (its store missing or
+	// empty) with an empty store under a new source; the damaged file is
+	// renamed aside, never deleted. Refused for an intact store.
+	ResetStore bool
 
 	// Listen is the "host:port" servant links are accepted on; "" means the
 	// stored setting, else DefaultListen. Advertise is the address others
@@ -191,23 +197,42 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	src, err := prepareDataDir(opts.DataDir)
-	if err != nil {
+	if err := prepareDataDir(opts.DataDir); err != nil {
 		return nil, err
 	}
-	source, err := uuid.Parse(src)
-	if err != nil {
-		return nil, fmt.Errorf("installation ID: %w", err)
+	damaged := checkStorePresent(opts.DataDir)
+	switch {
+	case damaged != nil && !opts.ResetStore:
+		return nil, damaged
+	case damaged == nil && opts.ResetStore:
+		return nil, fmt.Errorf("--reset-store: the store in %s is intact, so there is nothing to reset; start without it", opts.DataDir)
+	case damaged != nil:
+		if !errors.Is(damaged, ErrDamagedInstallation) {
+			return nil, damaged
+		}
+		aside, err := setStoreAside(opts.DataDir, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		log.Warn("starting with an empty store under a new source", "damaged", aside)
 	}
-	identity, err := trust.LoadOrCreateIdentity(opts.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("installation key: %w", err)
-	}
+	// The store first: on a first run it exists before the identity does,
+	// so a crash in between never looks like a damaged installation.
 	st, err := storage.Open(opts.DataDir, storage.WithPinned(systemCategories...), storage.WithCommitInterval(ingestInterval))
 	if errors.Is(err, storage.ErrInUse) {
 		return nil, &dirInUse{dir: opts.DataDir, cause: err}
 	}
 	if err != nil {
+		return nil, err
+	}
+	identity, err := trust.LoadOrCreateIdentity(opts.DataDir)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("installation key: %w", err)
+	}
+	source, err := installationSource(opts.DataDir, identity.Public, opts.ResetStore, log)
+	if err != nil {
+		st.Close()
 		return nil, err
 	}
 	a := &App{

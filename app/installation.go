@@ -1,72 +1,140 @@
 package app
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
-// installationIDFile holds the installation's UUID inside the data directory.
+// installationIDFile holds the installation's source: the UUID every item
+// published here carries (trust.NewSource, bound to identity.key).
 const installationIDFile = "installation-id"
 
-// prepareDataDir creates the data directory (0700) if it is missing, checks
-// that it is writable, and returns the installation ID kept in it.
-func prepareDataDir(dir string) (string, error) {
+// prepareDataDir creates the data directory (0700) if it is missing and
+// checks that it is writable.
+func prepareDataDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("data directory: %w", err)
+		return fmt.Errorf("data directory: %w", err)
 	}
-	// Nothing but the installation ID is written yet, but a later start
-	// must not discover that the directory it keeps items in is read-only.
+	// Nothing is written yet, but a later start must not discover that the
+	// directory it keeps items in is read-only.
 	f, err := os.CreateTemp(dir, ".write-check-*")
 	if err != nil {
-		return "", fmt.Errorf("data directory %s is not writable: %w", dir, err)
+		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
 	}
 	f.Close()
 	os.Remove(f.Name())
-	return installationID(dir)
+	return nil
 }
 
-// installationID returns the installation's persistent UUID, creating it on
-// first run. It is the Source of every item published here: unlike the
-// servant address it survives a change of IP, so message history stays
-// attached to the installation.
-func installationID(dir string) (string, error) {
-	path := filepath.Join(dir, installationIDFile)
-	for range 2 {
-		b, err := os.ReadFile(path)
-		if err == nil {
-			id, err := uuid.Parse(strings.TrimSpace(string(b)))
-			if err != nil {
-				return "", fmt.Errorf("%s is damaged (%v); restore it, or delete it to start as a new installation", path, err)
-			}
-			return id.String(), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("installation ID: %w", err)
-		}
-		err = createExclusive(path, uuid.NewString()+"\n")
-		if !errors.Is(err, fs.ErrExist) {
-			if err != nil {
-				return "", fmt.Errorf("installation ID: %w", err)
-			}
-			continue // read back what was written
-		}
-		// Another instance created it first: read theirs.
+// ErrDamagedInstallation is wrapped by the error Open returns for a data
+// directory whose store is gone while its identity remains.
+var ErrDamagedInstallation = errors.New("damaged installation")
+
+// damagedStore explains a store that is missing or empty next to the
+// installation's identity, and the ways out.
+type damagedStore struct {
+	path, what string
+}
+
+func (e *damagedStore) Error() string {
+	return fmt.Sprintf("%s: the store %s is %s, but this installation has run before (its %s is there). "+
+		"Starting with an empty store would number new items from 1 again, and every servant would drop them as old. "+
+		"Restore %s from a backup, or start once with --reset-store to begin with an empty store under a new source",
+		ErrDamagedInstallation, e.path, e.what, installationIDFile, storage.FileName)
+}
+
+func (e *damagedStore) Unwrap() error { return ErrDamagedInstallation }
+
+// checkStorePresent reports a damaged installation: a store file that is
+// missing or empty while the source file exists. The source file is what
+// counts, not identity.key: `newsdesk key` makes the key before a first
+// start (an admin lists it as a publisher), and counts belong to a source.
+// It runs before anything is created, and on a first run the store is
+// created before the source file, so a fresh directory (or one that crashed
+// half-way through its first start) never looks damaged.
+func checkStorePresent(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, installationIDFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	return "", fmt.Errorf("installation ID: %s keeps changing", path)
+	path := filepath.Join(dir, storage.FileName)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &damagedStore{path: path, what: "missing"}
+	case err != nil:
+		return fmt.Errorf("store %s: %w", path, err)
+	case fi.Size() == 0:
+		return &damagedStore{path: path, what: "empty"}
+	}
+	return nil
 }
 
-// createExclusive writes content to path (0600, as os.CreateTemp makes it)
-// only if path does not exist,
-// atomically: the content goes to a temporary file that is then hard-linked
-// into place, so a crash never leaves a half-written ID and two instances
-// starting at once agree on one.
-func createExclusive(path, content string) error {
+// setStoreAside renames a damaged store out of the way (never deleting it:
+// it may still be recovered by hand) so a new one can be created, and
+// returns the name it was given, or "" when there was no file.
+func setStoreAside(dir string, now time.Time) (string, error) {
+	path := filepath.Join(dir, storage.FileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	aside := path + ".damaged-" + now.UTC().Format("20060102T150405Z")
+	if err := os.Rename(path, aside); err != nil {
+		return "", fmt.Errorf("setting the damaged store aside: %w", err)
+	}
+	return aside, nil
+}
+
+// installationSource returns the installation's source, kept in
+// DIR/installation-id. A new one is made (trust.NewSource) on first run, when
+// fresh is set (a reset store must never reuse a count), and when the file
+// holds a source the key does not own: an installation from before sources
+// were bound to keys, or one whose identity.key was replaced. Its items
+// under the old source stay where they are; new ones start a new stream.
+func installationSource(dir string, key ed25519.PublicKey, fresh bool, log *slog.Logger) (uuid.UUID, error) {
+	path := filepath.Join(dir, installationIDFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return uuid.Nil, fmt.Errorf("installation ID: %w", err)
+	default:
+		old, perr := uuid.Parse(strings.TrimSpace(string(b)))
+		if perr != nil {
+			return uuid.Nil, fmt.Errorf("%s is damaged (%v); restore it, or delete it to publish under a new source", path, perr)
+		}
+		if !fresh && trust.SourceOwnedBy(old, key) {
+			return old, nil
+		}
+		if !fresh {
+			log.Info("publishing under a new source bound to this installation's key", "old", old)
+		}
+	}
+	src, err := trust.NewSource(key)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if err := replaceFile(path, src.String()+"\n"); err != nil {
+		return uuid.Nil, fmt.Errorf("installation ID: %w", err)
+	}
+	return src, nil
+}
+
+// replaceFile writes content to path (0600) atomically: a temporary file,
+// synced, renamed into place. The caller holds the store's lock, so no
+// other instance writes it at the same time.
+func replaceFile(path, content string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
@@ -82,5 +150,5 @@ func createExclusive(path, content string) error {
 	if err != nil {
 		return err
 	}
-	return os.Link(tmp.Name(), path)
+	return os.Rename(tmp.Name(), path)
 }

@@ -183,7 +183,7 @@ func TestRetractionBeforeItsItem(t *testing.T) {
 	q := openApp(t, Options{DataDir: dir}) // the open test network: every member publishes
 	pub, _ := trust.GenerateIdentity()
 	other, _ := trust.GenerateIdentity()
-	src := uuid.New()
+	src, _ := trust.NewSource(pub.Public)
 	it, err := news.NewItem("it", "Canteen closed", "", "", src, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,9 @@ func TestRetractionBeforeItsItem(t *testing.T) {
 // it, from a source of its own.
 func deliverCarrier(t *testing.T, q *App, r *trust.Retraction) {
 	t.Helper()
-	carrier := carrierOf(t, r, uuid.New(), 1)
+	relay, _ := trust.GenerateIdentity() // any member may relay a retraction
+	src, _ := trust.NewSource(relay.Public)
+	carrier := carrierOf(t, r, relay, src, 1)
 	m, err := multicastOf(carrier)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +244,7 @@ func pushCarrier(t *testing.T, s *App, r *trust.Retraction) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := multicastOf(carrierOf(t, r, s.Source(), count))
+	m, err := multicastOf(carrierOf(t, r, s.Identity(), s.Source(), count))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +253,9 @@ func pushCarrier(t *testing.T, s *App, r *trust.Retraction) {
 	}
 }
 
-func carrierOf(t *testing.T, r *trust.Retraction, src uuid.UUID, count uint64) *news.Item {
+// carrierOf is r in an item of RetractionCategory, published by signer
+// under src (a source signer's key owns).
+func carrierOf(t *testing.T, r *trust.Retraction, signer *trust.Identity, src uuid.UUID, count uint64) *news.Item {
 	t.Helper()
 	bin, err := r.MarshalBinary()
 	if err != nil {
@@ -262,7 +266,6 @@ func carrierOf(t *testing.T, r *trust.Retraction, src uuid.UUID, count uint64) *
 		t.Fatal(err)
 	}
 	it.SourceCount = count
-	signer, _ := trust.GenerateIdentity() // any member may relay a retraction
 	if err := trust.SignItem(signer, it); err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,7 @@ type serveConfig struct {
 	archive   bool
 	verbose   bool
 	network   string // --network FILE, "" for none
+	reset     bool   // --reset-store
 
 	seedsSet, subscribeSet, fanoutSet bool // the flags were given
 }
@@ -98,6 +99,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
+	reset := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\n"+
+		"the damaged file is kept beside it")
 	network := fs.String("network", "", "network definition `FILE` to join (from `newsdesk network init`), imported into the data directory;\n"+
 		"without it the data directory's network is used, and a fresh one starts a new one-computer network")
 	if err := parseFlags(fs, args); err != nil {
@@ -107,7 +110,7 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, usagef("unexpected argument %q", fs.Arg(0))
 	}
 
-	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network}
+	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network, reset: *reset}
 	fs.Visit(func(f *flag.Flag) {
 		cfg.seedsSet = cfg.seedsSet || f.Name == "seeds"
 		cfg.subscribeSet = cfg.subscribeSet || f.Name == "subscribe"
@@ -207,13 +210,14 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	opts := Options{
-		DataDir:   cfg.data,
-		Listen:    cfg.listen,
-		Advertise: string(cfg.advertise),
-		Archive:   cfg.archive,
-		Logger:    log,
-		Start:     true,
-		tune:      serveTune,
+		DataDir:    cfg.data,
+		Listen:     cfg.listen,
+		Advertise:  string(cfg.advertise),
+		Archive:    cfg.archive,
+		Logger:     log,
+		Start:      true,
+		ResetStore: cfg.reset,
+		tune:       serveTune,
 	}
 	if cfg.fanoutSet {
 		opts.Fanout = cfg.fanout

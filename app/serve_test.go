@@ -103,35 +103,6 @@ func TestServeDataDirNotCreatable(t *testing.T) {
 	}
 }
 
-// The installation ID is created once (0600, in a 0700 directory) and then
-// read back unchanged; a damaged file is an error, not silently replaced.
-func TestInstallationID(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	id, err := prepareDataDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := prepareDataDir(dir)
-	if err != nil || again != id {
-		t.Fatalf("second run: %q, %v; want %q", again, err, id)
-	}
-	for path, mode := range map[string]os.FileMode{dir: 0o700 | os.ModeDir, filepath.Join(dir, installationIDFile): 0o600} {
-		if fi, err := os.Stat(path); err != nil || fi.Mode() != mode {
-			t.Errorf("%s: mode %v, %v; want %v", path, fi.Mode(), err, mode)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("data directory holds %d entries, want only the installation ID", len(entries))
-	}
-	if err := os.WriteFile(filepath.Join(dir, installationIDFile), []byte("not a uuid\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := prepareDataDir(dir); err == nil || !strings.Contains(err.Error(), "damaged") {
-		t.Errorf("damaged ID file: %v", err)
-	}
-}
-
 func TestCheckCategory(t *testing.T) {
 	for _, c := range []string{"it", "hr", "sales/emea", "a-b/c-d/0", strings.Repeat("x", categories.MaxIDLen)} {
 		if err := checkCategory(c); err != nil {

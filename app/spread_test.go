@@ -227,7 +227,8 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 	q := openApp(t, Options{Network: v1})
 	carrier := func(sn *trust.SignedNetwork) *newsnet.Multicast {
 		doc, _ := sn.Marshal()
-		it, err := news.NewItem(NetworkCategory, "definition", string(doc), "", uuid.New(), time.Now())
+		src, _ := trust.NewSource(admin.Public)
+		it, err := news.NewItem(NetworkCategory, "definition", string(doc), "", src, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -319,6 +321,119 @@ func TestForgedItemsRejected(t *testing.T) {
 	}
 }
 
+// Issue 11, defect 1: a publisher labels an item with another publisher's
+// source and a huge count, signed with its own key. The first servant drops
+// it as foreignSource, so the victim's stream is not poisoned: its later
+// items still arrive, also after the servants restart.
+func TestForeignSourceRejected(t *testing.T) {
+	aDir, cDir := t.TempDir(), t.TempDir()
+	victim, err := trust.LoadOrCreateIdentity(aDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory, err := trust.LoadOrCreateIdentity(cDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, _ := trust.GenerateIdentity()
+	v1, err := trust.NewNetwork("Acme", admin, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := v1.Network.Clone()
+	n.Publishers = append(n.Publishers,
+		trust.Publisher{Name: "Newsroom", Key: victim.Public, Categories: []string{"it"}},
+		trust.Publisher{Name: "Mallory", Key: mallory.Public, Categories: []string{"it"}})
+	sn, err := admin.SignNetwork(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, Options{DataDir: aDir, Start: true, Network: sn})
+	bDir := t.TempDir()
+	bOpts := Options{DataDir: bDir, Listen: "127.0.0.1:0", Start: true, Network: sn, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}}
+	b, err := Open(context.Background(), bOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mallory's servant speaks as the victim's source, so its core keeps
+	// the forged header (source, count) as given.
+	c := openApp(t, Options{DataDir: cDir, Start: true, Network: sn, Seeds: []string{a.Addr()},
+		tune: func(cfg *newsnet.Config) { cfg.Source = a.Source().String() }})
+	waitFor(t, "c to learn of a subscriber of it", func() error {
+		for _, l := range c.Status().Links {
+			if l.Up && newsnet.CategorySet(l.Received).Matches("it") {
+				return nil
+			}
+		}
+		return fmt.Errorf("c's links %+v", c.Status().Links)
+	})
+	first, err := a.Publish(Draft{Category: "it", Title: "Before"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, b, "the victim's first item on b", itemsEvent(first.ID))
+
+	forged, err := news.NewItem("it", "Forged", "", "Mallory", a.Source(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged.SourceCount = 1_000_000_000_000
+	if err := trust.SignItem(mallory, forged); err != nil {
+		t.Fatal(err)
+	}
+	m, err := multicastOf(forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.currentNode().Publish(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	firstServant := a
+	if up := string(c.Status().Up); up == b.Addr() {
+		firstServant = b
+	}
+	waitFor(t, "the forged item rejected at the first servant", func() error {
+		if got := firstServant.Status().Rejected["foreignSource"]; got != 1 {
+			return fmt.Errorf("%s rejected %v", firstServant.Addr(), firstServant.Status().Rejected)
+		}
+		return nil
+	})
+	after, err := a.Publish(Draft{Category: "it", Title: "After"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, b, "the victim's next item on b", itemsEvent(after.ID))
+	if _, err := b.Item(forged.ID); err == nil {
+		t.Error("b stored the forged item")
+	}
+
+	// After a restart of the subscriber the stream is still the victim's.
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := Open(context.Background(), bOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	waitFor(t, "b to attach again", func() error {
+		if !b2.Status().Connected {
+			return errors.New("not attached")
+		}
+		return nil
+	})
+	again, err := a.Publish(Draft{Category: "it", Title: "After the restart"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, b2, "the victim's item after b's restart", itemsEvent(again.ID))
+	for _, id := range []uuid.UUID{first.ID, after.ID, again.ID} {
+		if _, err := b2.Item(id); err != nil {
+			t.Errorf("b lost the victim's item %s: %v", id, err)
+		}
+	}
+}
+
 // The Verify function itself, reason by reason, including corrections.
 func TestVerifyReasons(t *testing.T) {
 	aDir := t.TempDir()
@@ -352,7 +467,12 @@ func TestVerifyReasons(t *testing.T) {
 	good := item(a.Identity())
 	check("good", good, nil, "")
 	check("unsigned", item(nil), nil, "unsigned")
-	check("other key", item(other), nil, "untrustedKey")
+	check("another key labelling the item as ours", item(other), nil, "foreignSource")
+	otherSource, _ := trust.NewSource(other.Public)
+	own := item(nil)
+	own.Source = otherSource
+	trust.SignItem(other, own)
+	check("another key, its own source", own, func(m *newsnet.Multicast) { m.Source = otherSource.String() }, "untrustedKey")
 	check("category swapped", good, func(m *newsnet.Multicast) { m.Category = "hr" }, "mismatch")
 	check("count changed", good, func(m *newsnet.Multicast) { m.Count++ }, "mismatch")
 	check("garbage", good, func(m *newsnet.Multicast) { m.Payload = []byte{1, 2, 3} }, "invalid")
@@ -362,7 +482,7 @@ func TestVerifyReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("correction by the publisher", item(a.Identity(), good), nil, "")
-	check("correction by a stranger", item(other, good), nil, "untrustedKey")
+	check("correction by a stranger", item(other, good), nil, "foreignSource")
 }
 
 // serve --network refuses an older definition than the one held, one not

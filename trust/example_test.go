@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"newsdesk/news"
 	"newsdesk/trust"
 )
@@ -28,7 +26,9 @@ func Example() {
 	fmt.Println("v2 accepted:", v1.Accept(v2))
 	fmt.Println("v1 again:", v2.Accept(v1))
 
-	it, _ := news.NewItem("company", "Office closed on Friday", "Enjoy the long weekend.", "Comms", uuid.New(), time.Now())
+	// An installation publishes under a source its key owns.
+	source, _ := trust.NewSource(newsroom.Public)
+	it, _ := news.NewItem("company", "Office closed on Friday", "Enjoy the long weekend.", "Comms", source, time.Now())
 	trust.SignItem(newsroom, it)
 	_, err := v2.VerifyItem(it)
 	fmt.Println("newsroom item:", err)
@@ -36,10 +36,17 @@ func Example() {
 	trust.SignItem(stranger, it)
 	_, err = v2.VerifyItem(it)
 	fmt.Println("stranger item:", trust.ReasonOf(err))
+
+	strangerSource, _ := trust.NewSource(stranger.Public)
+	it.Source = strangerSource
+	trust.SignItem(stranger, it)
+	_, err = v2.VerifyItem(it)
+	fmt.Println("stranger item, own source:", trust.ReasonOf(err))
 	// Output:
 	// imported: <nil>
 	// v2 accepted: <nil>
 	// v1 again: network definition: version 1 is not newer than 2
 	// newsroom item: <nil>
-	// stranger item: untrustedKey
+	// stranger item: foreignSource
+	// stranger item, own source: untrustedKey
 }

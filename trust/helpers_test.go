@@ -106,10 +106,26 @@ func newItem(t testing.TB, category string, body string) *news.Item {
 func signedItem(t testing.TB, id *Identity, category string) *news.Item {
 	t.Helper()
 	it := newItem(t, category, "The **office** is closed on Friday.")
+	signAs(t, id, it)
+	return it
+}
+
+// signAs signs it as id publishes: under a source id's key owns (fixed epoch,
+// so signatures stay deterministic).
+func signAs(t testing.TB, id *Identity, it *news.Item) {
+	t.Helper()
+	it.Source = sourceOf(id)
 	if err := SignItem(id, it); err != nil {
 		t.Fatal(err)
 	}
-	return it
+}
+
+// sourceOf is id's source with epoch 0.
+func sourceOf(id *Identity) uuid.UUID {
+	var u uuid.UUID
+	p := sourcePrefix(id.Public)
+	copy(u[:], p[:])
+	return u
 }
 
 // golden compares got with testdata/name, rewriting it under -update.

@@ -19,9 +19,10 @@ const itemDomain = "newsdesk item v1\x00"
 //	key        32 bytes, the publisher's public key
 //	signature  64 bytes, Ed25519 over ItemSigningBytes
 //
-// The key travels with the item because Source is the installation's UUID,
-// not a key: the receiver looks the key up in the network definition (is it
-// a publisher, in which categories, is it revoked). Ed25519 binds the key
+// The key travels with the item because Source is a UUID, not the key: the
+// receiver checks that the key owns the source (SourceOwnedBy) and looks the
+// key up in the network definition (is it a publisher, in which categories,
+// is it revoked). Ed25519 binds the key
 // into the signature, so the key cannot be swapped for another. The scheme
 // byte lets a later format (another algorithm, a key ID) be told apart.
 // 97 bytes fit news.MaxSignatureBytes.
@@ -63,8 +64,8 @@ func SignItem(id *Identity, it *news.Item) error {
 }
 
 // verifyItemSignature checks that the item's signature verifies for the key
-// its blob names and returns that key. It says nothing about whether the
-// key may publish.
+// its blob names and that the key owns the item's source, and returns that
+// key. It says nothing about whether the key may publish.
 func verifyItemSignature(it *news.Item) (ed25519.PublicKey, error) {
 	if it == nil {
 		return nil, reject(Invalid, "no item")
@@ -84,11 +85,15 @@ func verifyItemSignature(it *news.Item) (ed25519.PublicKey, error) {
 	if !ed25519.Verify(key, msg, sig[1+ed25519.PublicKeySize:]) {
 		return nil, reject(BadSignature, fmt.Sprintf("item %s: signature does not verify for %s", it.ID, PublicKeyString(key)))
 	}
+	if !SourceOwnedBy(it.Source, key) {
+		return nil, reject(ForeignSource, fmt.Sprintf("item %s: source %s does not belong to %s", it.ID, it.Source, PublicKeyString(key)))
+	}
 	return key, nil
 }
 
 // ItemSigner returns the key that signed the item, once its signature
-// verifies for it; it says nothing about what the key may do.
+// verifies for it and the key owns the item's source; it says nothing about
+// what the key may do.
 func ItemSigner(it *news.Item) (ed25519.PublicKey, error) { return verifyItemSignature(it) }
 
 // VerifyItem checks an item before it is stored, shown or relayed, and
@@ -98,10 +103,12 @@ func ItemSigner(it *news.Item) (ed25519.PublicKey, error) { return verifyItemSig
 // BadSignature whatever key it names. The error is a *RejectionError
 // (ReasonOf gives the reason to count).
 //
+// The key must own the item's Source (ForeignSource otherwise), so no key
+// can publish into another installation's stream.
+//
 // What it does not check: duplicates and replays (same ID or same source
-// count: the ordering layer's job), whether the category is in the catalog
-// (an item may outlive a catalog change), and whether the item's Source is
-// the signer's installation (the definition lists keys, not installations).
+// count: the ordering layer's job) and whether the category is in the
+// catalog (an item may outlive a catalog change).
 func (n *Network) VerifyItem(it *news.Item) (ed25519.PublicKey, error) {
 	key, err := verifyItemSignature(it)
 	if err != nil {

@@ -128,6 +128,22 @@ func TestVerifyItemRejections(t *testing.T) {
 			copy(it.Signature[1:], newsroomID.Public)
 			return it
 		}, BadSignature},
+		{"another installation's source", &sn.Network, func(t *testing.T) *news.Item {
+			// hr may publish in hr, but not as the newsroom.
+			it := newItem(t, "hr", "x")
+			it.Source = sourceOf(newsroomID)
+			if err := SignItem(hrID, it); err != nil {
+				t.Fatal(err)
+			}
+			return it
+		}, ForeignSource},
+		{"a source not derived from any key", &sn.Network, func(t *testing.T) *news.Item {
+			it := newItem(t, "company", "x") // a random version-4 UUID
+			if err := SignItem(newsroomID, it); err != nil {
+				t.Fatal(err)
+			}
+			return it
+		}, ForeignSource},
 		{"untrusted key", &sn.Network, func(t *testing.T) *news.Item { return signedItem(t, outsiderID, "company") }, UntrustedKey},
 		{"wrong category", &sn.Network, func(t *testing.T) *news.Item { return signedItem(t, hrID, "company") }, CategoryNotAllowed},
 		{"allowed category", &sn.Network, func(t *testing.T) *news.Item { return signedItem(t, hrID, "hr") }, ""},
@@ -194,9 +210,7 @@ func TestVerifyCorrection(t *testing.T) {
 	correction := func(by *Identity, supersedes uuid.UUID) *news.Item {
 		c := newItem(t, "hr", "Corrected: the office opens at noon.")
 		c.Supersedes = supersedes
-		if err := SignItem(by, c); err != nil {
-			t.Fatal(err)
-		}
+		signAs(t, by, c)
 		return c
 	}
 	for _, tc := range []struct {
@@ -255,9 +269,7 @@ func BenchmarkSignItem(b *testing.B) {
 func BenchmarkVerifyItem(b *testing.B) {
 	sn := signedExample(b)
 	it := benchItem(b)
-	if err := SignItem(newsroomID, it); err != nil {
-		b.Fatal(err)
-	}
+	signAs(b, newsroomID, it)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := sn.VerifyItem(it); err != nil {

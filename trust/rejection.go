@@ -40,6 +40,10 @@ const (
 	// Mismatch: a correction or retraction checked against an item it does
 	// not refer to (a caller error rather than an attack).
 	Mismatch Rejection = "mismatch"
+	// ForeignSource: a valid signature by a key that does not own the
+	// item's source (SourceOwnedBy): an item labelled as another
+	// installation's, whatever the key may otherwise publish.
+	ForeignSource Rejection = "foreignSource"
 	// AheadOfChain: a network definition signed by one of its own admins
 	// but not by an admin of the definition held, with versions between
 	// them not seen yet. The caller may hold it until they arrive.
@@ -49,7 +53,7 @@ const (
 // Rejections returns every reason, for initialising counters so that a
 // status report shows zeros rather than missing keys.
 func Rejections() []Rejection {
-	return []Rejection{Invalid, Unsigned, BadSignature, UntrustedKey, RevokedKey, CategoryNotAllowed, NotAuthorized, UnknownItem, Mismatch, AheadOfChain}
+	return []Rejection{Invalid, Unsigned, BadSignature, UntrustedKey, RevokedKey, CategoryNotAllowed, NotAuthorized, UnknownItem, Mismatch, ForeignSource, AheadOfChain}
 }
 
 func (r Rejection) Error() string { return string(r) }

@@ -54,7 +54,7 @@ func (m itemMode) String() string {
 var benchBody = strings.Repeat("Newsdesk benchmark body, one kilobyte of text to sign. ", 19)[:1024]
 
 // benchPublisher is what one servant publishes as: its installation key
-// and its installation UUID.
+// and the source that key owns.
 type benchPublisher struct {
 	id     *trust.Identity
 	source uuid.UUID
@@ -105,7 +105,7 @@ func newSecurity(n int, sourceText func(i int, source uuid.UUID) string) (*secur
 		if err != nil {
 			return nil, err
 		}
-		src, err := uuid.NewRandom()
+		src, err := trust.NewSource(id.Public)
 		if err != nil {
 			return nil, err
 		}

@@ -70,7 +70,7 @@ func TestVerifyRefusesForgeries(t *testing.T) {
 		{"signed", good, ""},
 		{"tampered body", &tampered, trust.BadSignature},
 		{"count changed", &renumbered, trust.Mismatch},
-		{"key not in the definition", &untrusted, trust.UntrustedKey},
+		{"another key under the publisher's source", &untrusted, trust.ForeignSource},
 		{"no payload", bare, trust.Invalid},
 	} {
 		if got := sec.verify(tc.m); got != string(tc.want) {
