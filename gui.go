@@ -101,7 +101,7 @@ func openCore(ctx context.Context, dir string, resetStore bool) (*app.App, error
 	core, err := app.Open(ctx, app.Options{
 		DataDir:    dir,
 		ResetStore: resetStore,
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory %s: %w", dir, err)
