@@ -81,6 +81,12 @@ type NetStatus struct {
 	Source    string // this installation's ID
 	Connected bool   // attached to the tree or its vertex
 	Lost      uint64 // needed items no holder could retransmit, over every run (persisted)
+
+	// StoreProblem says why delivered items wait to be stored ("disk
+	// full"); "" when none wait. Unstored counts them: they are kept (or
+	// fetched again) and stored once the store takes them.
+	StoreProblem string
+	Unstored     int
 }
 
 // Settings are the user's preferences.

@@ -74,6 +74,10 @@ type Options struct {
 	// tune, if set, adjusts the protocol configuration (tests: shorter
 	// timeouts).
 	tune func(*newsnet.Config)
+
+	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
+	// go after a few).
+	unstoredLimit int
 }
 
 const (
@@ -181,6 +185,10 @@ type App struct {
 	// retransmit, over every run (Config.Lost, OnLost).
 	lost atomic.Uint64
 
+	// storeTrouble is what keeps delivered items from being stored (the
+	// persister's unstored items), never nil.
+	storeTrouble atomic.Pointer[storeTrouble]
+
 	stop chan struct{} // closed by Close: background goroutines end
 	bg   sync.WaitGroup
 }
@@ -247,6 +255,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		outbox:    make(map[[16]byte]uint64),
 		stop:      make(chan struct{}),
 	}
+	a.storeTrouble.Store(new(storeTrouble))
 	a.archive = &storeArchive{store: st, log: log}
 	a.persist = newPersister(a)
 	a.pub = newPublisher(a)

@@ -152,7 +152,8 @@ func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Curso
 // Status returns the servant's place in the tree. Before the servant has
 // started, Role is idle.
 func (a *App) Status() NetStatus {
-	ns := NetStatus{Source: a.sourceStr, Lost: a.lost.Load()}
+	tr := a.storeTrouble.Load()
+	ns := NetStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored}
 	n := a.currentNode()
 	if n == nil {
 		ns.Role = newsnet.RoleIdle

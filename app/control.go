@@ -143,6 +143,11 @@ type statusJSON struct {
 	Counters countersJSON `json:"counters"`
 	Lost     uint64       `json:"lost"` // needed items no holder could retransmit
 
+	// StoreProblem says why delivered items wait to be stored ("disk
+	// full"), "" when none wait; Unstored counts them.
+	StoreProblem string `json:"storeProblem"`
+	Unstored     int    `json:"unstored"`
+
 	// Rejected counts the multicast messages this servant dropped on
 	// arrival, per reason (trust.Rejection: "unsigned", "badSignature",
 	// "untrustedKey", …); every reason is present, zeros included.
@@ -208,6 +213,8 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		Source:        ns.Source,
 		Control:       c.addr,
 		Lost:          ns.Lost,
+		StoreProblem:  ns.StoreProblem,
+		Unstored:      ns.Unstored,
 		Counters: countersJSON{
 			Published: st.Counters.Published, Suppressed: st.Counters.Suppressed,
 			Delivered: st.Counters.Delivered, Relayed: st.Counters.Relayed,

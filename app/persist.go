@@ -27,6 +27,12 @@ type persister struct {
 
 	counts <-chan error // the per-source counts written last (run goroutine only)
 
+	// held: delivered items the store refused, stored again every
+	// unstoredRetry (run goroutine only); restarting is set while the
+	// servant restarts to fetch what held let go.
+	held       unstored
+	restarting bool
+
 	wake chan struct{} // capacity 1: "the queue is not empty"
 	stop chan struct{} // closed by close: drain and exit
 	done chan struct{} // closed when the goroutine has exited
@@ -43,11 +49,17 @@ type persistOp struct {
 	lost uint64 // the running total of a Lost report (when > 0)
 
 	barrier chan struct{} // closed once everything before it is stored
+
+	restarted bool // the servant started again from the store (after held let items go)
 }
+
+// unstoredRetry is how often items the store refused are offered again.
+const unstoredRetry = 2 * time.Second
 
 func newPersister(a *App) *persister {
 	p := &persister{
 		a:    a,
+		held: unstored{limit: a.opts.unstoredLimit},
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
@@ -117,8 +129,15 @@ func (p *persister) take() []persistOp {
 func (p *persister) run() {
 	defer close(p.done)
 	for {
+		var retry <-chan time.Time
+		if p.held.pending() {
+			retry = time.After(unstoredRetry)
+		}
 		select {
 		case <-p.wake:
+		case <-retry:
+			p.storeHeld()
+			continue
 		case <-p.stop:
 			for ops := p.take(); len(ops) > 0; ops = p.take() {
 				p.process(ops)
@@ -148,6 +167,7 @@ func (p *persister) process(ops []persistOp) {
 	a := p.a
 	type ingesting struct {
 		it   *news.Item
+		size int
 		done <-chan error
 	}
 	var (
@@ -166,48 +186,33 @@ func (p *persister) process(ops []persistOp) {
 				continue
 			}
 			it.Received = op.at
-			items = append(items, ingesting{it, a.store.Ingest(it)})
+			items = append(items, ingesting{it, len(op.msg.Payload), a.store.Ingest(it)})
 		case op.source != "":
 			progress[op.source] = max(progress[op.source], op.next)
 		case op.lost > 0:
 			lost = max(lost, op.lost)
 		case op.barrier != nil:
 			barriers = append(barriers, op.barrier)
+		case op.restarted:
+			p.restarting = false
+			p.held.fetched() // the servant asks for them now
 		}
 	}
 
 	ev := Event{Kind: ItemsChanged}
-	failed := map[string]uint64{} // per source, the lowest count that could not be stored
 	for _, in := range items {
 		if err := <-in.done; err != nil {
-			a.log.Error("storing a delivered item failed", "id", in.it.ID, "source", in.it.Source,
+			a.log.Error("storing a delivered item failed; keeping it to store again", "id", in.it.ID, "source", in.it.Source,
 				"count", in.it.SourceCount, "err", err)
-			src := in.it.Source.String()
-			if f, ok := failed[src]; !ok || in.it.SourceCount < f {
-				failed[src] = in.it.SourceCount
-			}
+			p.held.hold(in.it, in.size, err)
 			continue
 		}
-		switch in.it.Category {
-		case NetworkCategory:
-			a.receiveDefinition(in.it)
-			continue
-		case RetractionCategory:
-			a.receiveRetraction(in.it)
-			continue
-		}
-		if a.retractionsArrived(in.it.ID) {
-			continue // retracted before it came: nobody is told of it
-		}
-		if !slices.Contains(ev.Categories, in.it.Category) {
-			ev.Categories = append(ev.Categories, in.it.Category)
-		}
-		ev.Urgent = ev.Urgent || in.it.Urgent
-		ev.Items = append(ev.Items, in.it.ID)
+		p.announce(in.it, &ev)
 	}
 	if len(ev.Items) > 0 {
 		a.events.emit(ev)
 	}
+	p.showHeld()
 
 	// The counts go into the store's next group commit, behind this
 	// batch's items, so a stored count never runs ahead of the stored
@@ -215,8 +220,8 @@ func (p *persister) process(ops []persistOp) {
 	p.awaitCounts()
 	counts := make(map[uuid.UUID]uint64, len(progress))
 	for src, next := range progress {
-		if f, ok := failed[src]; ok && f > 0 && f < next {
-			next = f // not stored: ask again after a restart
+		if f, ok := p.held.floor(src); ok && f > 0 && f < next {
+			next = f // not stored yet: a restart asks again
 		}
 		id, err := uuid.Parse(src)
 		if err != nil || id == a.source || next == 0 {
@@ -240,4 +245,79 @@ func (p *persister) process(ops []persistOp) {
 	for _, b := range barriers {
 		close(b)
 	}
+}
+
+// announce does what follows storing a delivered item: a definition or a
+// retraction takes effect; an ordinary item joins ev (unless a retraction
+// came first).
+func (p *persister) announce(it *news.Item, ev *Event) {
+	a := p.a
+	switch it.Category {
+	case NetworkCategory:
+		a.receiveDefinition(it)
+		return
+	case RetractionCategory:
+		a.receiveRetraction(it)
+		return
+	}
+	if a.retractionsArrived(it.ID) {
+		return // retracted before it came: nobody is told of it
+	}
+	if !slices.Contains(ev.Categories, it.Category) {
+		ev.Categories = append(ev.Categories, it.Category)
+	}
+	ev.Urgent = ev.Urgent || it.Urgent
+	ev.Items = append(ev.Items, it.ID)
+}
+
+// storeHeld offers the held items to the store again, in arrival order.
+// Once all are stored and some had to be let go, the servant restarts from
+// the store, whose counts stayed below them, so it asks for them again.
+func (p *persister) storeHeld() {
+	a := p.a
+	held := p.held.take()
+	dones := make([]<-chan error, len(held))
+	for i, h := range held {
+		dones[i] = a.store.Ingest(h.it)
+	}
+	ev := Event{Kind: ItemsChanged}
+	for i, h := range held {
+		if err := <-dones[i]; err != nil {
+			p.held.hold(h.it, h.size, err)
+			continue
+		}
+		p.announce(h.it, &ev)
+	}
+	if len(ev.Items) > 0 {
+		a.log.Info("stored items that had waited for the store", "items", len(ev.Items))
+		a.events.emit(ev)
+	}
+	if len(p.held.items) == 0 && len(p.held.dropped) > 0 && !p.restarting {
+		p.restarting = true
+		a.log.Warn("the store takes items again; restarting the servant to fetch those it could not keep")
+		go func() {
+			if err := a.restart(); err != nil {
+				a.log.Error("restarting the servant failed", "err", err)
+			}
+			p.push(persistOp{restarted: true})
+		}()
+	}
+	p.showHeld()
+}
+
+// showHeld publishes what waits to be stored to the status, and tells the
+// UI when that changed.
+func (p *persister) showHeld() {
+	next := storeTrouble{Problem: p.held.problem(), Unstored: p.held.waiting()}
+	if prev := p.a.storeTrouble.Load(); *prev != next {
+		p.a.storeTrouble.Store(&next)
+		p.a.events.emit(Event{Kind: StatusChanged})
+	}
+}
+
+// storeTrouble is what keeps delivered items from being stored, for the
+// status: Problem is "" when nothing waits.
+type storeTrouble struct {
+	Problem  string
+	Unstored int // items waiting to be stored
 }

@@ -83,6 +83,20 @@ func TestNetworkView(t *testing.T) {
 	if got := h.u.statusBar.text.Text; !strings.HasSuffix(got, " · 1 item could not be recovered") || !hasLabel(v, "1 item could not be recovered:") {
 		t.Errorf("status line %q, view %q", got, labels(v))
 	}
+	// Delivered items that wait for a full disk show on the status line,
+	// and go once they are stored.
+	st.StoreProblem, st.Unstored = "disk full", 300
+	b.setStatus(st)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.HasSuffix(got, " · Disk full: 300 items wait to be stored") {
+		t.Errorf("status line with a full disk %q", got)
+	}
+	st.StoreProblem, st.Unstored = "", 0
+	b.setStatus(st)
+	h.sync()
+	if got := h.u.statusBar.text.Text; strings.Contains(got, "stored") {
+		t.Errorf("status line after the disk has room again %q", got)
+	}
 	st.Lost = 2
 	// The periodic refresh reads the status without an event.
 	b.mu.Lock()

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -67,7 +68,17 @@ func statusText(st app.NetStatus) string {
 	if st.Lost > 0 {
 		s += " · " + lostText(st.Lost)
 	}
+	if st.StoreProblem != "" {
+		s += " · " + unstoredText(st)
+	}
 	return s
+}
+
+// unstoredText is how the status line says that delivered items wait for
+// the store ("Disk full: 300 items wait to be stored").
+func unstoredText(st app.NetStatus) string {
+	p := strings.ToUpper(st.StoreProblem[:1]) + st.StoreProblem[1:]
+	return fmt.Sprintf("%s: %s to be stored", p, plural(st.Unstored, "item waits", "items wait"))
 }
 
 // lostText is how the status line and the network view say that needed
