@@ -70,28 +70,44 @@ func runGUI(args []string) error {
 	}()
 
 	var (
-		backend      ui.Backend
+		u            *ui.UI
 		closeBackend func() error
 	)
+	showMain := func(backend ui.Backend, closeIt func() error) {
+		u, closeBackend = ui.New(a, backend), closeIt
+		u.SetDataDir(dir)
+		u.ShowMain()
+	}
+	var startErr error
 	if demo := os.Getenv("NEWSDESK_DEMO"); demo != "" {
-		backend, closeBackend = ui.NewDemo(demo == "wizard")
+		backend, closeIt := ui.NewDemo(demo == "wizard")
 		dir = "(demo mode: nothing is stored)"
+		showMain(backend, closeIt)
+	} else if core, err := openCore(ctx, dir, *resetStore); err != nil {
+		startErr = err
+		// A damaged installation can be started afresh from the window.
+		ui.ShowStartupError(a, err, func() error {
+			core, err := openCore(ctx, dir, true)
+			if err != nil {
+				return err
+			}
+			startErr = nil
+			showMain(core, core.Close)
+			return nil
+		})
 	} else {
-		core, err := openCore(ctx, dir, *resetStore)
-		if err != nil {
-			ui.ShowStartupError(a, err)
-			a.Run()
+		showMain(core, core.Close)
+	}
+	a.Run()
+	if u != nil {
+		u.Close()
+	}
+	if closeBackend != nil {
+		if err := closeBackend(); err != nil {
 			return err
 		}
-		backend, closeBackend = core, core.Close
 	}
-
-	u := ui.New(a, backend)
-	u.SetDataDir(dir)
-	u.ShowMain()
-	a.Run()
-	u.Close()
-	return closeBackend()
+	return startErr
 }
 
 // openCore opens the application core in dir and starts its servant,

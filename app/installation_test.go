@@ -154,3 +154,16 @@ func TestResetStoreRefusesIntactStore(t *testing.T) {
 		t.Errorf("source changed from %s to %s", src, a.Source())
 	}
 }
+
+// serve --reset-store needs the network definition, which was in the store:
+// without it the empty store would start a network of its own.
+func TestServeResetStoreNeedsNetwork(t *testing.T) {
+	_, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--reset-store"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--network") {
+		t.Fatalf("--reset-store without --network = %v, want a usage error naming --network", err)
+	}
+	cfg, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--reset-store", "--network", "net.json"}, io.Discard)
+	if err != nil || !cfg.reset {
+		t.Fatalf("--reset-store --network: %+v, %v", cfg, err)
+	}
+}

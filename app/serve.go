@@ -123,6 +123,9 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, usagef("--data DIR is required")
 	case cfg.fanout < 2 || cfg.fanout > 1024:
 		return cfg, usagef("--fanout must be 2..1024, got %d", cfg.fanout)
+	case cfg.reset && cfg.network == "":
+		// Without it the empty store would start a network of its own.
+		return cfg, usagef("--reset-store needs --network FILE: the network definition was kept in the damaged store")
 	}
 	host, err := checkHostPort(cfg.listen)
 	if err != nil {
