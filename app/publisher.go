@@ -18,7 +18,7 @@ import (
 // The publishing pipeline. Concurrent publications (the control API's
 // clients, the desktop app, announcements) go through two goroutines:
 //
-//	callers ─► committer ─► sender ─► servant (node.Publish, one at a time)
+//	callers ─► committer ─► sender ─► servant (node.PublishBatch)
 //
 // The committer takes every publication waiting (up to maxPublishBatch),
 // numbers them with the next communication counts (it is the only one that
@@ -31,7 +31,8 @@ import (
 // next start.
 //
 // The sender hands the stored publications to the servant in count order,
-// one node.Publish each, and tells each caller what became of it. A
+// all that wait in one node.PublishBatch, and tells each caller what became
+// of it. A
 // servant whose tree is backlogged makes node.Publish wait; the committer
 // goes on storing meanwhile (up to maxUnsentBytes), and a caller whose
 // publication waits longer than publishWait is answered Queued. Outbox
@@ -95,9 +96,9 @@ type publisher struct {
 	last      uint64 // the last count handed out (committer only)
 	lastKnown bool
 
-	// publishTo hands a message to the servant: node.Publish, or in tests
-	// a stand-in that holds it back as a backlogged servant does.
-	publishTo func(context.Context, *node.Node, *newsnet.Multicast) (int, error)
+	// publishTo hands messages to the servant: node.PublishBatch, or in
+	// tests a stand-in that holds them back as a backlogged servant does.
+	publishTo func(context.Context, *node.Node, []*newsnet.Multicast) ([]int, error)
 
 	drain bool // the committer has stopped: the sender ends once unsent is empty
 
@@ -110,8 +111,8 @@ type publisher struct {
 func newPublisher(a *App) *publisher {
 	p := &publisher{
 		a: a,
-		publishTo: func(ctx context.Context, n *node.Node, m *newsnet.Multicast) (int, error) {
-			return n.Publish(ctx, m)
+		publishTo: func(ctx context.Context, n *node.Node, ms []*newsnet.Multicast) ([]int, error) {
+			return n.PublishBatch(ctx, ms)
 		},
 		commitWake:    make(chan struct{}, 1),
 		sendWake:      make(chan struct{}, 1),
@@ -419,7 +420,8 @@ func (p *publisher) sign(batch []*pubReq) []error {
 	return errs
 }
 
-// sender hands stored publications to the servant in count order.
+// sender hands stored publications to the servant in count order, all
+// that are waiting in one hand-off.
 func (p *publisher) sender() {
 	defer close(p.senderDone)
 	for {
@@ -435,65 +437,92 @@ func (p *publisher) sender() {
 			<-p.sendWake
 			continue
 		}
-		for _, r := range batch {
-			out := Queued
-			if !stopping {
-				out = p.handOff(r)
-			}
-			r.out <- out
-			p.mu.Lock()
-			p.unsentSz -= len(r.m.Payload)
-			p.mu.Unlock()
-			wake(p.commitWake)
+		outs := make([]Outcome, len(batch))
+		for i := range outs {
+			outs[i] = Queued
 		}
+		if !stopping {
+			p.handOff(batch, outs)
+		}
+		size := 0
+		for i, r := range batch {
+			r.out <- outs[i]
+			size += len(r.m.Payload)
+		}
+		p.mu.Lock()
+		p.unsentSz -= size
+		p.mu.Unlock()
+		wake(p.commitWake)
 	}
 }
 
-// handOff gives one stored publication to the servant of its generation
-// and returns what became of it.
-func (p *publisher) handOff(r *pubReq) Outcome {
+// handOff gives stored publications to the servant of their generation and
+// sets what became of each in outs (left Queued for those it did not take).
+func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 	a := p.a
 	a.mu.Lock()
 	n, gen := a.node, a.gen
 	a.mu.Unlock()
-	if n == nil || gen != r.gen {
-		// Not started, or started since: the servant took it from the
-		// outbox (or will).
-		return Queued
+	// Those of an older generation went to the servant from the outbox
+	// when it started (or will): they stay Queued. The rest are a suffix,
+	// since the generation only grows.
+	first := len(batch)
+	for i, r := range batch {
+		if r.gen == gen {
+			first = i
+			break
+		}
 	}
-	pub := new(newsnet.Published)
+	if n == nil || first == len(batch) {
+		return
+	}
+	take := batch[first:]
+	ms := make([]*newsnet.Multicast, len(take))
+	pubs := make([]*newsnet.Published, len(take))
 	a.pubWaitMu.Lock()
-	a.pubWait[r.m.ID] = pub
+	for i, r := range take {
+		ms[i], pubs[i] = r.m, new(newsnet.Published)
+		a.pubWait[r.m.ID] = pubs[i]
+	}
 	a.pubWaitMu.Unlock()
-	links, err := p.publishTo(context.Background(), n, r.m)
+	links, err := p.publishTo(context.Background(), n, ms)
 	a.pubWaitMu.Lock()
-	delete(a.pubWait, r.m.ID)
+	for _, m := range ms {
+		delete(a.pubWait, m.ID)
+	}
 	a.pubWaitMu.Unlock()
 	switch {
 	case errors.Is(err, node.ErrClosed):
-		return Queued // stopped meanwhile: the next start sends it from the outbox
+		// Stopped meanwhile: the next start sends the rest from the outbox.
 	case err != nil:
-		// It stays in the outbox: the next start sends it, and until then
-		// this servant answers retransmission requests for it from the
-		// store.
-		a.log.Error("handing a publication to the servant failed; it stays in the outbox", "id", r.it.ID, "count", r.it.SourceCount, "err", err)
-		return Queued
+		// The rest stay in the outbox: the next start sends them, and until
+		// then this servant answers retransmission requests for them from
+		// the store.
+		r := take[len(links)]
+		a.log.Error("handing publications to the servant failed; they stay in the outbox",
+			"items", len(take)-len(links), "first", r.it.ID, "count", r.it.SourceCount, "err", err)
 	}
-	if pub.ID == ([16]byte{}) {
-		pub.Links = links // no report: cannot happen with a node that reports Published
+	for i, l := range links {
+		r, pub := take[i], pubs[i]
+		if pub.ID == ([16]byte{}) {
+			pub.Links = l // no report: cannot happen with a node that reports Published
+		}
+		if pub.Count != 0 && pub.Count != r.it.SourceCount {
+			a.log.Warn("the servant renumbered a publication", "id", r.it.ID, "stored", r.it.SourceCount, "sent", pub.Count)
+		}
+		out := Delivered
+		switch {
+		case pub.Queued:
+			out = Queued
+		case pub.Links == 0:
+			out = Suppressed
+		}
+		outs[first+i] = out
+		a.log.Debug("published", "id", r.it.ID, "category", r.it.Category, "count", r.it.SourceCount, "outcome", out.String(), "links", pub.Links)
 	}
-	if pub.Count != 0 && pub.Count != r.it.SourceCount {
-		a.log.Warn("the servant renumbered a publication", "id", r.it.ID, "stored", r.it.SourceCount, "sent", pub.Count)
+	if len(links) > 0 {
+		a.log.Info("published", "items", len(links), "last", take[len(links)-1].it.SourceCount)
 	}
-	out := Delivered
-	switch {
-	case pub.Queued:
-		out = Queued
-	case pub.Links == 0:
-		out = Suppressed
-	}
-	a.log.Info("published", "id", r.it.ID, "category", r.it.Category, "count", r.it.SourceCount, "outcome", out.String(), "links", pub.Links)
-	return out
 }
 
 // ownLast returns the counts to pass as Config.OwnLast.

@@ -175,15 +175,15 @@ type blockingHandOff struct {
 
 func holdHandOffs(t *testing.T, a *App) *blockingHandOff {
 	b := &blockingHandOff{release: make(chan struct{})}
-	a.pub.publishTo = func(ctx context.Context, n *node.Node, m *newsnet.Multicast) (int, error) {
+	a.pub.publishTo = func(ctx context.Context, n *node.Node, ms []*newsnet.Multicast) ([]int, error) {
 		b.waiting.Add(1)
 		defer b.waiting.Add(-1)
 		select {
 		case <-b.release:
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return nil, ctx.Err()
 		}
-		return n.Publish(ctx, m)
+		return n.PublishBatch(ctx, ms)
 	}
 	t.Cleanup(b.free)
 	return b

@@ -38,38 +38,79 @@ func (n *Node) Status() newsnet.Status {
 // Publish returns ctx.Err(). The loop never waits on a publisher; a
 // waiting call is parked off it.
 func (n *Node) Publish(ctx context.Context, m *newsnet.Multicast) (links int, err error) {
-	if m == nil {
-		return 0, errors.New("node: publish: nil message")
-	}
-	if err := checkCategory(m.Category); err != nil {
-		return 0, fmt.Errorf("node: publish: %w", err)
-	}
-	// Encode once here, on the caller's goroutine, so a message that no link
-	// could carry is refused instead of being dropped by every link.
-	if err := checkEncodable(m); err != nil {
-		return 0, fmt.Errorf("node: publish: %w", err)
-	}
-	p := &parkedPublish{m: m, done: make(chan struct{})}
-	err = n.doContext(ctx, func(*newsnet.Servant) {
-		if len(n.parked) > 0 || n.backlogged(n.servant) {
-			n.parked = append(n.parked, p)
-			return
-		}
-		p.state.Store(parkTaken)
-		n.publish(p)
-	})
+	l, err := n.PublishBatch(ctx, []*newsnet.Multicast{m})
 	if err != nil {
 		return 0, err
 	}
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-		if p.state.CompareAndSwap(parkWaiting, parkCancelled) {
-			return 0, ctx.Err()
+	return l[0], nil
+}
+
+// PublishBatch publishes ms in order, as Publish does each, handing them to
+// the loop at once: a publisher that has many ready (the app's pipeline
+// stores them in batches) waits for one round trip to the loop instead of
+// one per message. It returns the tree links each went out on.
+//
+// The messages are checked first; one that fails publishes none. When ctx
+// ends while some wait for a backlog to clear, the ones published so far
+// are a prefix: links holds theirs, and err is ctx.Err(). The same holds
+// for ErrClosed when the node shuts down meanwhile.
+func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (links []int, err error) {
+	for _, m := range ms {
+		if m == nil {
+			return nil, errors.New("node: publish: nil message")
 		}
-		<-p.done // the loop took it: it is being published
+		if err := checkCategory(m.Category); err != nil {
+			return nil, fmt.Errorf("node: publish: %w", err)
+		}
+		// Encode once here, on the caller's goroutine, so a message that no
+		// link could carry is refused instead of being dropped by every link.
+		if err := checkEncodable(m); err != nil {
+			return nil, fmt.Errorf("node: publish: %w", err)
+		}
 	}
-	return p.links, p.err
+	ps := make([]*parkedPublish, len(ms))
+	for i, m := range ms {
+		ps[i] = &parkedPublish{m: m, done: make(chan struct{})}
+	}
+	err = n.doContext(ctx, func(*newsnet.Servant) {
+		for _, p := range ps {
+			if len(n.parked) > 0 || n.backlogged(n.servant) {
+				n.parked = append(n.parked, p)
+				continue
+			}
+			p.state.Store(parkTaken)
+			n.publish(p)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	links = make([]int, 0, len(ps))
+	for i, p := range ps {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			// Give up on the rest from the last one back: the loop takes
+			// parked calls oldest first, so those it took already are a
+			// prefix, and they are waited for.
+			published := len(ps)
+			for j := len(ps) - 1; j >= i; j-- {
+				if ps[j].state.CompareAndSwap(parkWaiting, parkCancelled) {
+					published = j
+				}
+			}
+			for _, q := range ps[i:published] {
+				<-q.done
+				links = append(links, q.links)
+			}
+			return links, ctx.Err()
+		}
+		if p.err != nil {
+			return links, p.err // shut down while parked: the rest were not published either
+		}
+		links = append(links, p.links)
+	}
+	return links, nil
 }
 
 // parkedPublish is one Publish call, possibly held back while the servant

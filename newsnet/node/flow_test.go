@@ -576,6 +576,79 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 	}
 }
 
+// PublishBatch publishes in order in one hand-off; while backlogged the
+// whole batch waits, and a context that ends cancels the rest of it, so
+// what was published is a prefix.
+func TestPublishBatch(t *testing.T) {
+	var backlogged atomic.Bool
+	var mu sync.Mutex
+	var published [][16]byte
+	n := startNode(t, Config{
+		Core:       fastCore(),
+		Logger:     newTestLog(t),
+		backlogged: func(*newsnet.Servant) bool { return backlogged.Load() },
+		OnPublished: func(p newsnet.Published) {
+			mu.Lock()
+			published = append(published, p.ID)
+			mu.Unlock()
+		},
+	})
+	got := func() [][16]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(published)
+	}
+	ids := func(ms []*newsnet.Multicast) (out [][16]byte) {
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	first := []*newsnet.Multicast{newMsg("x"), newMsg("x"), newMsg("x")}
+	links, err := n.PublishBatch(context.Background(), first)
+	if err != nil || len(links) != 3 {
+		t.Fatalf("PublishBatch = %v, %v", links, err)
+	}
+	if !slices.Equal(got(), ids(first)) {
+		t.Fatalf("published %x, want %x", got(), ids(first))
+	}
+
+	bad := []*newsnet.Multicast{newMsg("x"), nil}
+	if _, err := n.PublishBatch(context.Background(), bad); err == nil {
+		t.Fatal("a batch with an invalid message was accepted")
+	}
+	if len(got()) != 3 {
+		t.Fatal("part of a refused batch was published")
+	}
+
+	backlogged.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	links, err = n.PublishBatch(ctx, []*newsnet.Multicast{newMsg("x"), newMsg("x")})
+	if !errors.Is(err, context.DeadlineExceeded) || len(links) != 0 {
+		t.Fatalf("PublishBatch while backlogged = %v, %v; want nothing published and %v", links, err, context.DeadlineExceeded)
+	}
+	second := []*newsnet.Multicast{newMsg("x"), newMsg("x")}
+	done := make(chan error, 1)
+	go func() {
+		_, err := n.PublishBatch(context.Background(), second)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("PublishBatch returned %v while backlogged", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	backlogged.Store(false)
+	n.do(func(*newsnet.Servant) {}) // the loop releases parked calls after each event
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := append(ids(first), ids(second)...); !slices.Equal(got(), want) {
+		t.Errorf("published %x, want %x (the abandoned batch left out)", got(), want)
+	}
+}
+
 // A core config with only the seeds set is completed with every default,
 // including those the core adds later (link buffer, recover window), and
 // a field set by the host is kept.
