@@ -138,6 +138,7 @@ func TestJoinerOnRootPathRefused(t *testing.T) {
 
 // A connector that is offered a place under a listener whose root path
 // contains the connector itself (its own subtree) declines and moves on.
+// Reference: DESIGN.md, tree construction invariant (never join its own subtree).
 func TestConnectorDeclinesOwnSubtree(t *testing.T) {
 	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400", "10.0.0.2:7400")
 	acts := h.step(newsnet.Start{})
@@ -154,6 +155,7 @@ func TestConnectorDeclinesOwnSubtree(t *testing.T) {
 
 // A partition message whose path already holds this servant went round a
 // cycle: the servant leaves its up-servant and reconnects through the seeds.
+// Reference: DESIGN.md, tree construction invariant (the partition message carries the root path).
 func TestCycleDetectedFromPartitionPath(t *testing.T) {
 	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
 	up := h.attach("10.0.0.1:7400")
@@ -165,6 +167,7 @@ func TestCycleDetectedFromPartitionPath(t *testing.T) {
 
 // An attached servant that hears no partition message for RootSilence is cut
 // off from every vertex and reconnects through the seeds.
+// Reference: DESIGN.md, tree construction invariant (cut off from every vertex: reconnect).
 func TestRootSilenceReconnects(t *testing.T) {
 	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
 	up := h.attach("10.0.0.1:7400")
@@ -184,6 +187,7 @@ func TestRootSilenceReconnects(t *testing.T) {
 
 // A copy of a multicast message that arrives again (a re-forming tree can
 // deliver one twice) is dropped: delivered once, forwarded once.
+// Reference: DESIGN.md, multicast routing (each item crosses each edge once); JP3679935B2 (duplicates by count).
 func TestDuplicateMulticastDropped(t *testing.T) {
 	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
 	up := h.attach("10.0.0.1:7400")
@@ -251,6 +255,7 @@ func TestLeaveStopsDelivery(t *testing.T) {
 // A peer that vanishes without closing its socket is detected by
 // heartbeats within LinkTimeout (default under 5 s), and its down-servants
 // rejoin the tree.
+// Reference: DESIGN.md, tree construction, failure detection; JP4353827B2, sibling list on uplink loss.
 func TestHeartbeatDetectsVanishedServant(t *testing.T) {
 	n := sim.New(5)
 	seed := small(3)
@@ -336,6 +341,7 @@ func TestVertexRejoinsEarlierSeed(t *testing.T) {
 // A servant that is alone (no seeds, or the first seed) is the vertex at
 // once; a non-seed whose seeds are all unreachable keeps trying with backoff
 // and joins as soon as one appears.
+// Reference: DESIGN.md, tree construction, connector (back off with jitter) and seeds.
 func TestConnectorBacksOffAndRetries(t *testing.T) {
 	n := sim.New(8)
 	seed := newsnet.ServantID("10.0.0.1:7400")
@@ -358,6 +364,7 @@ func TestConnectorBacksOffAndRetries(t *testing.T) {
 // A seed list may name this servant by another spelling ("localhost:7400"
 // for "127.0.0.1:7400"). Its own join attempt reaches itself; it learns the
 // alias, and as the first seed becomes the vertex instead of retrying.
+// Reference: DESIGN.md, tree construction, seeds (the first reachable seed is the vertex).
 func TestSeedAliasRecognised(t *testing.T) {
 	h := newHarness(t, "127.0.0.1:7400", "localhost:7400")
 	dial := find[newsnet.Dial](h.step(newsnet.Start{}))
@@ -397,6 +404,7 @@ func simVerify(m *newsnet.Multicast) string {
 // Messages that fail verification (forged, unsigned, tampered) are dropped
 // at the first servant they reach, counted there per reason, and never
 // delivered or forwarded; replaying a valid one is dropped as a duplicate.
+// Reference: DESIGN.md, what must hold under stress (identity is bound to keys); README, networks and keys.
 func TestUnverifiedMessagesStopAtFirstServant(t *testing.T) {
 	n := sim.New(21)
 	n.Base.Verify = simVerify
@@ -447,6 +455,7 @@ func TestUnverifiedMessagesStopAtFirstServant(t *testing.T) {
 // A replayed message (its exact bytes, sent again later) is dropped at the
 // first servant even after its ID has left the seen window: its count is
 // below what the servant already resolved of that source.
+// Reference: JP3679935B2 (per-source communication counts); DESIGN.md, reliable ordered delivery.
 func TestReplayBeyondSeenWindowDropped(t *testing.T) {
 	cfg := newsnet.DefaultConfig("10.0.0.3:7400")
 	cfg.Seeds = []newsnet.ServantID{"10.0.0.1:7400"}
@@ -480,6 +489,7 @@ func TestReplayBeyondSeenWindowDropped(t *testing.T) {
 // A gap of more than 65,536 counts (a servant away for very long) is not
 // tracked count by count: the servant follows the source from the last
 // 65,536 on and leaves the rest to catch-up.
+// Reference: DESIGN.md, what must hold under stress (bounded memory); JP3679935B2, gap classification.
 func TestHugeGapIsBounded(t *testing.T) {
 	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
 	up := h.attach("10.0.0.1:7400")
