@@ -14,6 +14,7 @@ package app
 // Every error is JSON: {"error":"..."}.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -399,21 +400,31 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 }
 
 // readJSON decodes the request body, strictly: one JSON value of the
-// expected shape, no unknown fields, at most maxRequestBytes. It answers the
-// request itself when that fails.
+// expected shape, at most maxRequestBytes, object keys exactly as named
+// (encoding/json alone would match them without regard to case), none
+// unknown and none given twice (encoding/json alone would keep the last).
+// It answers the request itself when that fails.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxRequestBytes))
+		return false
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
 		err = errors.New("unexpected data after the JSON value")
 	}
 	if err == nil {
-		return true
+		err = checkStrictJSON(body, v)
 	}
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxRequestBytes))
-		return false
+	if err == nil {
+		return true
 	}
 	if errors.Is(err, io.EOF) {
 		err = errors.New("empty request body")
