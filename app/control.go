@@ -30,6 +30,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -248,8 +249,11 @@ type publishResponse struct {
 	Queued     bool   `json:"queued,omitempty"` // not attached: in the outbox until it is
 }
 
-func (req *publishRequest) check() error {
-	if err := checkCategory(req.Category); err != nil {
+func (req *publishRequest) check(a *App) error {
+	if err := a.checkNewCategory(req.Category, nil); err != nil {
+		return err
+	}
+	if err := checkNotSystem(req.Category); err != nil {
 		return err
 	}
 	switch n := utf8.RuneCountInString(req.Title); {
@@ -269,11 +273,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if err := req.check(); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err := checkNotSystem(req.Category); err != nil {
+	if err := req.check(c.app); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -364,7 +364,12 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 
 func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
 	cat := r.URL.Query().Get("category")
-	if err := checkCategory(cat); err != nil {
+	if cat == "" {
+		writeError(w, http.StatusBadRequest, "category query parameter: category is empty")
+		return
+	}
+	// Any ID that can be stored, also one named before categories.ValidateNewID.
+	if err := categories.ValidateID(cat); err != nil {
 		writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
 		return
 	}
@@ -385,11 +390,9 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &cats) {
 		return
 	}
-	for _, cat := range cats {
-		if err := checkCategory(cat); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
-			return
-		}
+	if err := c.app.checkNewSubscriptions(cats); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
 	if err := c.app.SetSubscriptions(cats); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())

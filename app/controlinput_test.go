@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"newsdesk/categories"
 )
 
 // controlCase is one request to the control API and the error it must get.
@@ -99,5 +101,53 @@ func TestCheckStrictJSON(t *testing.T) {
 		if err := checkStrictJSON([]byte(s), &outer{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error containing %q", s, err, want)
 		}
+	}
+}
+
+// Issue 11, minor point: a category entered now starts every level with a
+// letter or a digit ("-it" looked like a flag), in /v1/publish, PUT
+// /v1/subscriptions, the desktop compose path and the subscription list.
+// A category named before the rule still works where it is known: in the
+// catalog, or among the current subscriptions.
+func TestCategoryFirstCharacter(t *testing.T) {
+	s := startServe(t)
+	checkControlCases(t, s, []controlCase{
+		{"POST", "/v1/publish", `{"category":"-it","title":"t"}`, 400, "start with a letter or a digit"},
+		{"POST", "/v1/publish", `{"category":"sales/-emea","title":"t"}`, 400, "start with a letter or a digit"},
+		{"PUT", "/v1/subscriptions", `["it","-hr"]`, 400, "start with a letter or a digit"},
+	})
+	if code, out := s.call(t, "GET", "/v1/subscriptions", nil); code != http.StatusOK || strings.TrimSpace(string(out)) != "[]" {
+		t.Errorf("refused subscriptions were applied: %d %s", code, out)
+	}
+	if code, out := s.call(t, "PUT", "/v1/subscriptions", `["it","0-day","sales/emea-north"]`); code != http.StatusNoContent {
+		t.Errorf("well-formed subscriptions: %d %s", code, out)
+	}
+
+	a := openApp(t, Options{})
+	if _, err := a.Publish(Draft{Category: "-x", Title: "t"}); err == nil || !strings.Contains(err.Error(), "start with a letter or a digit") {
+		t.Errorf("Publish in -x: %v", err)
+	}
+	if err := a.SetSubscriptions([]string{"it", "-x"}); err == nil || !strings.Contains(err.Error(), "start with a letter or a digit") {
+		t.Errorf("SetSubscriptions with -x: %v", err)
+	}
+	// Named before the rule: a catalog entry, a stored subscription.
+	cat, err := categories.NewCatalog(2, append(a.Catalog().All(), categories.Category{ID: "-old", Name: "Old"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetCatalog(cat); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Publish(Draft{Category: "-old", Title: "t"}); err != nil {
+		t.Errorf("Publish in the catalog's -old: %v", err)
+	}
+	if err := a.store.SetSubscriptions([]string{"sales/-legacy"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetSubscriptions([]string{"-old", "sales/-legacy", "it"}); err != nil {
+		t.Errorf("SetSubscriptions keeping names from before the rule: %v", err)
+	}
+	if err := a.SetSubscriptions([]string{"it", "sales/-new"}); err == nil {
+		t.Error("SetSubscriptions took a new sales/-new")
 	}
 }

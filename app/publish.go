@@ -17,6 +17,9 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := checkNotSystem(d.Category); err != nil {
 		return PublishResult{}, err
 	}
+	if err := a.checkNewCategory(d.Category, nil); err != nil {
+		return PublishResult{}, fmt.Errorf("category: %w", err)
+	}
 	now := time.Now()
 	id, err := news.NewID(now)
 	if err != nil {

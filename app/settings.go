@@ -287,7 +287,7 @@ func (a *App) Subscriptions() []string {
 // SetSubscriptions validates (category IDs; "*" is not one) and stores the
 // subscriptions and applies them to the running servant.
 func (a *App) SetSubscriptions(ids []string) error {
-	if err := checkSubscriptions(ids); err != nil {
+	if err := a.checkNewSubscriptions(ids); err != nil {
 		return err
 	}
 	if err := a.store.SetSubscriptions(normalizeSubs(ids)); err != nil {
@@ -302,9 +302,30 @@ func (a *App) SetSubscriptions(ids []string) error {
 	return nil
 }
 
+// checkSubscriptions validates a subscription list: category IDs.
 func checkSubscriptions(ids []string) error {
 	for _, id := range ids {
 		if err := categories.ValidateID(id); err != nil {
+			return fmt.Errorf("subscriptions: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkNewSubscriptions is checkSubscriptions for a list someone enters
+// now (the UI, PUT /v1/subscriptions): a category not subscribed yet and
+// not in the catalog must also start every level with a letter or a digit
+// (checkNewCategory).
+func (a *App) checkNewSubscriptions(ids []string) error {
+	if err := checkSubscriptions(ids); err != nil {
+		return err
+	}
+	var cur []string
+	for _, id := range ids {
+		if checkCategory(id) != nil && cur == nil {
+			cur = append(a.Subscriptions(), "") // read once, and only for an old name
+		}
+		if err := a.checkNewCategory(id, cur); err != nil {
 			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}
