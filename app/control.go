@@ -338,8 +338,14 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := uuid.Parse(req.ID)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "id: not an item ID")
+	if err != nil || len(req.ID) != len(uuid.Nil.String()) {
+		// Only the canonical form: uuid.Parse also takes "urn:uuid:…",
+		// "{…}" and 32 bare hex digits.
+		writeError(w, http.StatusBadRequest, "id: not an item ID (a UUID as 8-4-4-4-12 hex digits)")
+		return
+	}
+	if err := checkItemID(id); err != nil {
+		writeError(w, http.StatusBadRequest, "id: "+err.Error())
 		return
 	}
 	if err := news.CheckLine("reason", req.Reason, trust.MaxRetractionReasonRunes); err != nil {
@@ -353,6 +359,8 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &notAuth):
 		c.log.Warn("retraction refused", "item", id, "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": notAuth.Reason(), "detail": err.Error()})
+	case errors.Is(err, ErrBadItemID):
+		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, ErrItemNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrClosed):

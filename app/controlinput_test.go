@@ -2,9 +2,12 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"newsdesk/categories"
 )
@@ -149,5 +152,27 @@ func TestCategoryFirstCharacter(t *testing.T) {
 	}
 	if err := a.SetSubscriptions([]string{"it", "sales/-new"}); err == nil {
 		t.Error("SetSubscriptions took a new sales/-new")
+	}
+}
+
+// Issue 11, minor point: POST /v1/retract answered 500 for the all-zero
+// UUID; the README promises 400 for a bad ID. Anything that cannot be an
+// item ID (not a UUIDv7, not in the 8-4-4-4-12 form) is a bad ID.
+func TestRetractBadID(t *testing.T) {
+	s := startServe(t)
+	checkControlCases(t, s, []controlCase{
+		{"POST", "/v1/retract", `{"id":"00000000-0000-0000-0000-000000000000"}`, 400, "id"},
+		{"POST", "/v1/retract", `{"id":"` + uuid.New().String() + `"}`, 400, "UUIDv7"},
+		{"POST", "/v1/retract", `{"id":"urn:uuid:01a2332e-af3d-7e8a-8c73-ac68397e7665"}`, 400, "id"},
+		{"POST", "/v1/retract", `{"id":"{01a2332e-af3d-7e8a-8c73-ac68397e7665}"}`, 400, "id"},
+		{"POST", "/v1/retract", `{"id":"01a2332eaf3d7e8a8c73ac68397e7665"}`, 400, "id"},
+		{"POST", "/v1/retract", `{"id":""}`, 400, "id"},
+		{"POST", "/v1/retract", `{"reason":"no id"}`, 400, "id"},
+		// A well-formed ID of an item not here (and no admin key): 404.
+		{"POST", "/v1/retract", `{"id":"01a2332e-af3d-7e8a-8c73-ac68397e7665"}`, 404, "no such item"},
+	})
+	a := openApp(t, Options{})
+	if err := a.Retract(uuid.Nil, ""); !errors.Is(err, ErrBadItemID) {
+		t.Errorf("Retract(nil UUID) = %v, want ErrBadItemID", err)
 	}
 }
