@@ -302,14 +302,26 @@ func (a *App) SetSubscriptions(ids []string) error {
 	return nil
 }
 
-// checkSubscriptions validates a subscription list: category IDs.
+// MaxSubscriptions is the most categories one installation subscribes to.
+// The servant's routing set holds newsnet.MaxCategories, and it also holds
+// the system groups and, for an archive, newsnet.AllCategories. The set
+// must also fit newsnet.MaxSubscriptionBytes (128 KiB: each ID's length
+// plus one byte), for a catch-up request names it.
+const MaxSubscriptions = newsnet.MaxCategories - 3
+
+// checkSubscriptions validates a subscription list: category IDs, at most
+// MaxSubscriptions of them, small enough for the servant's frames.
 func checkSubscriptions(ids []string) error {
 	for _, id := range ids {
 		if err := categories.ValidateID(id); err != nil {
 			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}
-	return nil
+	subs := normalizeSubs(ids)
+	if len(subs) > MaxSubscriptions {
+		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), MaxSubscriptions)
+	}
+	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, systemCategories...)...))
 }
 
 // checkNewSubscriptions is checkSubscriptions for a list someone enters
