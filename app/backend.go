@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -38,15 +39,21 @@ func (a *App) Search(ctx context.Context, query string, cats []string, n int, cu
 	return hideSystemEntries(out), next, err
 }
 
-// Item returns one stored item.
-func (a *App) Item(id uuid.UUID) (storage.Entry, error) { return a.store.Get(id) }
+// Item returns one stored item. An item of a system group is not there
+// for the UI (storage.ErrNotFound): the reader, My posts and the
+// notifications look items up by the IDs events name.
+func (a *App) Item(id uuid.UUID) (storage.Entry, error) {
+	e, err := a.store.Get(id)
+	if err == nil && isSystemItem(e.Item) {
+		return storage.Entry{}, fmt.Errorf("%w: item %s", storage.ErrNotFound, id)
+	}
+	return e, err
+}
 
 // UnreadCounts returns the unread items per exact category.
 func (a *App) UnreadCounts() (map[string]uint64, error) {
 	m, err := a.store.UnreadCounts()
-	for _, c := range systemCategories {
-		delete(m, c)
-	}
+	maps.DeleteFunc(m, func(c string, _ uint64) bool { return isSystemCategory(c) })
 	return m, err
 }
 

@@ -2,21 +2,35 @@ package app
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"newsdesk/categories"
 )
 
-// checkCategory reports why c is not a valid category ID (see
-// categories.ValidateID): lower-case ASCII letters, digits and '-', in
-// levels separated by '/' ("sales/emea"), no empty level, at most
-// categories.MaxIDLen bytes. Levels matter to the overlay: a subscription
-// to "sales" receives "sales/emea" too.
+// checkCategory reports why c is not a valid category ID to enter now (see
+// categories.ValidateNewID): lower-case ASCII letters, digits and '-', in
+// levels separated by '/' ("sales/emea"), each level starting with a
+// letter or a digit, at most categories.MaxIDLen bytes. Levels matter to
+// the overlay: a subscription to "sales" receives "sales/emea" too.
 func checkCategory(c string) error {
 	if c == "" {
 		return errors.New("category is empty")
 	}
-	return categories.ValidateID(c)
+	return categories.ValidateNewID(c)
+}
+
+// checkNewCategory is checkCategory for a category entered here (a
+// publication, a subscription), except that an ID named before
+// ValidateNewID's rule is still taken when it is in the catalog or among
+// known (the current subscriptions): those keep working; only new ones
+// must follow the rule.
+func (a *App) checkNewCategory(c string, known []string) error {
+	err := checkCategory(c)
+	if err != nil && categories.ValidateID(c) == nil && (a.Catalog().Has(c) || slices.Contains(known, c)) {
+		return nil
+	}
+	return err
 }
 
 // parseCategoryList splits a comma-separated list of categories, ignoring

@@ -14,6 +14,7 @@ package app
 // Every error is JSON: {"error":"..."}.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -254,8 +256,11 @@ type publishResponse struct {
 	Queued     bool   `json:"queued,omitempty"` // not attached: in the outbox until it is
 }
 
-func (req *publishRequest) check() error {
-	if err := checkCategory(req.Category); err != nil {
+func (req *publishRequest) check(a *App) error {
+	if err := a.checkNewCategory(req.Category, nil); err != nil {
+		return err
+	}
+	if err := checkNotSystem(req.Category); err != nil {
 		return err
 	}
 	switch n := utf8.RuneCountInString(req.Title); {
@@ -275,7 +280,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if err := req.check(); err != nil {
+	if err := req.check(c.app); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -340,8 +345,14 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := uuid.Parse(req.ID)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "id: not an item ID")
+	if err != nil || len(req.ID) != len(uuid.Nil.String()) {
+		// Only the canonical form: uuid.Parse also takes "urn:uuid:…",
+		// "{…}" and 32 bare hex digits.
+		writeError(w, http.StatusBadRequest, "id: not an item ID (a UUID as 8-4-4-4-12 hex digits)")
+		return
+	}
+	if err := checkItemID(id); err != nil {
+		writeError(w, http.StatusBadRequest, "id: "+err.Error())
 		return
 	}
 	if err := news.CheckLine("reason", req.Reason, trust.MaxRetractionReasonRunes); err != nil {
@@ -355,6 +366,8 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &notAuth):
 		c.log.Warn("retraction refused", "item", id, "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": notAuth.Reason(), "detail": err.Error()})
+	case errors.Is(err, ErrBadItemID):
+		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, ErrItemNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrClosed):
@@ -366,7 +379,12 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 
 func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
 	cat := r.URL.Query().Get("category")
-	if err := checkCategory(cat); err != nil {
+	if cat == "" {
+		writeError(w, http.StatusBadRequest, "category query parameter: category is empty")
+		return
+	}
+	// Any ID that can be stored, also one named before categories.ValidateNewID.
+	if err := categories.ValidateID(cat); err != nil {
 		writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
 		return
 	}
@@ -387,11 +405,9 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &cats) {
 		return
 	}
-	for _, cat := range cats {
-		if err := checkCategory(cat); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
-			return
-		}
+	if err := c.app.checkNewSubscriptions(cats); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
 	if err := c.app.SetSubscriptions(cats); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
@@ -402,21 +418,31 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 }
 
 // readJSON decodes the request body, strictly: one JSON value of the
-// expected shape, no unknown fields, at most maxRequestBytes. It answers the
-// request itself when that fails.
+// expected shape, at most maxRequestBytes, object keys exactly as named
+// (encoding/json alone would match them without regard to case), none
+// unknown and none given twice (encoding/json alone would keep the last).
+// It answers the request itself when that fails.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxRequestBytes))
+		return false
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
 		err = errors.New("unexpected data after the JSON value")
 	}
 	if err == nil {
-		return true
+		err = checkStrictJSON(body, v)
 	}
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxRequestBytes))
-		return false
+	if err == nil {
+		return true
 	}
 	if errors.Is(err, io.EOF) {
 		err = errors.New("empty request body")

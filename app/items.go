@@ -40,6 +40,7 @@ const listPage = 500
 
 // oldestFirst returns up to max of the newest items of category and the
 // categories below it, oldest (by creation, that is publication) first.
+// The system groups' items are never listed.
 // The answer is never nil, so it encodes as [] rather than null.
 func (a *App) oldestFirst(category string, max int) ([]Item, error) {
 	out := []Item{}
@@ -49,7 +50,7 @@ func (a *App) oldestFirst(category string, max int) ([]Item, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range page {
+		for _, e := range hideSystemEntries(page) {
 			out = append(out, apiItem(e.Item))
 		}
 		if next == "" {

@@ -12,8 +12,14 @@ import (
 // Publish publishes a draft as this installation, with the display name of
 // the settings as its author. A draft that breaks an item rule returns the
 // validation error (naming the field and the rule) and nothing is stored or
-// sent.
+// sent. The system groups take no drafts (ErrSystemCategory).
 func (a *App) Publish(d Draft) (PublishResult, error) {
+	if err := checkNotSystem(d.Category); err != nil {
+		return PublishResult{}, err
+	}
+	if err := a.checkNewCategory(d.Category, nil); err != nil {
+		return PublishResult{}, fmt.Errorf("category: %w", err)
+	}
 	now := time.Now()
 	id, err := news.NewID(now)
 	if err != nil {

@@ -335,14 +335,19 @@ func (p *publisher) commit(batch []*pubReq) {
 	ev := Event{Kind: ItemsChanged}
 	size := 0
 	for _, r := range batch {
+		size += len(r.m.Payload)
+		if isSystemItem(r.it) {
+			continue // a definition or retraction: never shown, so nobody is told
+		}
 		if !slices.Contains(ev.Categories, r.it.Category) {
 			ev.Categories = append(ev.Categories, r.it.Category)
 		}
 		ev.Items = append(ev.Items, r.it.ID)
 		ev.Urgent = ev.Urgent || r.it.Urgent
-		size += len(r.m.Payload)
 	}
-	a.events.emit(ev)
+	if len(ev.Items) > 0 {
+		a.events.emit(ev)
+	}
 	p.mu.Lock()
 	p.unsent = append(p.unsent, batch...)
 	p.unsentSz += size

@@ -39,6 +39,18 @@ import (
 // by a key that is no admin (only the item can show who published it).
 var ErrItemNotFound = errors.New("no such item here")
 
+// ErrBadItemID: a retraction of an ID no item can have. Item IDs are
+// UUIDv7 (news.NewID); the all-zero UUID in particular is none.
+var ErrBadItemID = errors.New("not an item ID (item IDs are UUIDv7)")
+
+// checkItemID reports whether id can be an item's ID.
+func checkItemID(id uuid.UUID) error {
+	if id == uuid.Nil || id.Version() != 7 || id.Variant() != uuid.RFC4122 {
+		return fmt.Errorf("%s: %w", id, ErrBadItemID)
+	}
+	return nil
+}
+
 // NotAuthorizedError: this installation's key may not retract the item (it
 // is neither an admin nor the item's publisher, or it is revoked).
 type NotAuthorizedError struct {
@@ -62,6 +74,9 @@ func (e *NotAuthorizedError) Reason() string { return string(trust.ReasonOf(e.Er
 // versions are retracted with it, so the story does not reappear in the
 // version before; retracting an item retracted already is a no-op.
 func (a *App) Retract(id uuid.UUID, reason string) error {
+	if err := checkItemID(id); err != nil {
+		return fmt.Errorf("retracting %w", err)
+	}
 	reason = strings.TrimSpace(reason)
 	versions, err := a.versionsOf(id)
 	if err != nil {

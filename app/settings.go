@@ -287,7 +287,7 @@ func (a *App) Subscriptions() []string {
 // SetSubscriptions validates (category IDs; "*" is not one) and stores the
 // subscriptions and applies them to the running servant.
 func (a *App) SetSubscriptions(ids []string) error {
-	if err := checkSubscriptions(ids); err != nil {
+	if err := a.checkNewSubscriptions(ids); err != nil {
 		return err
 	}
 	if err := a.store.SetSubscriptions(normalizeSubs(ids)); err != nil {
@@ -302,9 +302,42 @@ func (a *App) SetSubscriptions(ids []string) error {
 	return nil
 }
 
+// MaxSubscriptions is the most categories one installation subscribes to.
+// The servant's routing set holds newsnet.MaxCategories, and it also holds
+// the system groups and, for an archive, newsnet.AllCategories. The set
+// must also fit newsnet.MaxSubscriptionBytes (128 KiB: each ID's length
+// plus one byte), for a catch-up request names it.
+const MaxSubscriptions = newsnet.MaxCategories - 3
+
+// checkSubscriptions validates a subscription list: category IDs, at most
+// MaxSubscriptions of them, small enough for the servant's frames.
 func checkSubscriptions(ids []string) error {
 	for _, id := range ids {
 		if err := categories.ValidateID(id); err != nil {
+			return fmt.Errorf("subscriptions: %w", err)
+		}
+	}
+	subs := normalizeSubs(ids)
+	if len(subs) > MaxSubscriptions {
+		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), MaxSubscriptions)
+	}
+	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, systemCategories...)...))
+}
+
+// checkNewSubscriptions is checkSubscriptions for a list someone enters
+// now (the UI, PUT /v1/subscriptions): a category not subscribed yet and
+// not in the catalog must also start every level with a letter or a digit
+// (checkNewCategory).
+func (a *App) checkNewSubscriptions(ids []string) error {
+	if err := checkSubscriptions(ids); err != nil {
+		return err
+	}
+	var cur []string
+	for _, id := range ids {
+		if checkCategory(id) != nil && cur == nil {
+			cur = append(a.Subscriptions(), "") // read once, and only for an old name
+		}
+		if err := a.checkNewCategory(id, cur); err != nil {
 			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}

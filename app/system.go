@@ -8,8 +8,11 @@ package app
 // each still matters to a servant that was away for months.
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
+	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
@@ -27,7 +30,12 @@ const (
 // systemCategories lists the system groups.
 var systemCategories = []string{NetworkCategory, RetractionCategory}
 
-func isSystemCategory(c string) bool { return slices.Contains(systemCategories, c) }
+// isSystemCategory reports whether c is a system group or a category below
+// one ("newsdesk-network/x"): a subscription to a group covers its
+// subcategories, so every servant would receive them too.
+func isSystemCategory(c string) bool {
+	return slices.ContainsFunc(systemCategories, func(sys string) bool { return categories.Covers(sys, c) })
+}
 
 // isSystemItem reports whether an item belongs to a system group.
 func isSystemItem(it *news.Item) bool { return it != nil && isSystemCategory(it.Category) }
@@ -75,4 +83,18 @@ func verifyCarrier(sn *trust.SignedNetwork, it *news.Item) string {
 	default:
 		return string(r)
 	}
+}
+
+// ErrSystemCategory: a publication into a system group (or a category
+// below one) from the UI or the control API. The groups carry signed
+// documents of the network's own business; every receiver would reject a
+// news item there, so it is refused before it takes a count.
+var ErrSystemCategory = errors.New("a system group of the network, not a news category: nobody may publish there")
+
+// checkNotSystem refuses a system group as the category of a publication.
+func checkNotSystem(c string) error {
+	if isSystemCategory(c) {
+		return fmt.Errorf("category %q is %w", c, ErrSystemCategory)
+	}
+	return nil
 }

@@ -35,6 +35,41 @@ func TestValidateID(t *testing.T) {
 	}
 }
 
+// An ID entered now starts every level with a letter or a digit; one
+// named before the rule (stored, in a signed catalog, arriving from an
+// older servant) still passes ValidateID.
+func TestValidateNewID(t *testing.T) {
+	for _, id := range []string{"a", "it", "2025", "sales/emea", "a-b/c-d/e", "x-/y-"} {
+		if err := ValidateNewID(id); err != nil {
+			t.Errorf("ValidateNewID(%q) = %v, want nil", id, err)
+		}
+	}
+	bad := map[string]string{
+		"-x":       "must start with a letter or a digit",
+		"-":        "must start with a letter or a digit",
+		"--help":   "must start with a letter or a digit",
+		"sales/-x": "level at byte 6",
+		"a/b/-":    "level at byte 4",
+		"Sales":    "invalid character 'S'",
+		"sales//x": "empty segment",
+		"":         "required",
+	}
+	for id, want := range bad {
+		err := ValidateNewID(id)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ValidateNewID(%q) = %v, want error containing %q", id, err, want)
+		}
+	}
+	for _, old := range []string{"-x", "sales/-x"} {
+		if err := ValidateID(old); err != nil {
+			t.Errorf("ValidateID(%q) = %v: an ID named before the rule must still load", old, err)
+		}
+	}
+	if _, err := NewCatalog(1, []Category{{ID: "sales", Name: "S"}, {ID: "sales/-x", Name: "Old"}, {ID: "-x", Name: "Old"}}); err != nil {
+		t.Errorf("a catalog named before the rule no longer loads: %v", err)
+	}
+}
+
 func TestMulticastIDIsIdentity(t *testing.T) {
 	for _, id := range Default().IDs() {
 		if MulticastID(id) != id {

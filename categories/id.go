@@ -45,6 +45,31 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// ValidateNewID is ValidateID for a category ID someone enters now (a
+// publication, a subscription, a new catalog entry): in addition, every
+// level starts with a letter or a digit, so that no ID looks like a
+// command-line flag ("-x") and "sales/-emea" is not a level of its own.
+//
+// Stored items, catalogs and network definitions, and items that arrive
+// from the network, are checked with ValidateID only: IDs named before this
+// rule keep loading and travelling.
+func ValidateNewID(id string) error {
+	if err := ValidateID(id); err != nil {
+		return err
+	}
+	for i := 0; i < len(id); i++ {
+		if (i == 0 || id[i-1] == Separator) && !isAlnum(id[i]) {
+			if i == 0 {
+				return fmt.Errorf("category id %q: must start with a letter or a digit", id)
+			}
+			return fmt.Errorf("category id %q: level at byte %d must start with a letter or a digit", id, i)
+		}
+	}
+	return nil
+}
+
+func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+
 // MulticastID returns the overlay multicast ID of a category. It is the
 // category ID itself: the routing sets carry IDs that people can read in a
 // status dump, and an admin renaming a category's display name never changes

@@ -158,6 +158,7 @@ func (s *Servant) nextCatchUp() {
 			req.Known = append(req.Known, SourceCount{Source: id, Next: run.known[id]})
 		}
 	}
+	fitCatchUp(req)
 	run.sentAt = s.now
 	s.send(s.up, req)
 }
@@ -283,6 +284,7 @@ func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
 	if !archive && s.up != nil {
 		fwd := *c
 		fwd.Trail = slices.Concat(c.Trail, []ServantID{s.id})
+		fitCatchUp(&fwd) // the longer trail may push sources out
 		s.send(s.up, &fwd)
 		return
 	}

@@ -8,6 +8,7 @@ import "slices"
 // what we last sent on l (S503-S507). One departure: the first union on a
 // new link is sent even when empty, so the peer learns for certain that
 // nobody beyond subscribes, and stops treating the link as unknown.
+// Another: a union too large for one frame goes coarser (budget.go).
 func (s *Servant) routeInfo(l *link) {
 	if s.cfg.Flood {
 		return
@@ -18,12 +19,16 @@ func (s *Servant) routeInfo(l *link) {
 			u = u.Union(o.received)
 		}
 	}
-	if l.infoSent && u.Equal(l.sent) {
+	sent := fitRoutingSet(u)
+	if l.infoSent && sent.Equal(l.sent) {
 		return
 	}
+	if !sent.Equal(u) {
+		s.note("routing information to %s: %d categories do not fit one frame, sent as %d coarser ones", l.peer, len(u), len(sent))
+	}
 	l.infoSent = true
-	l.sent = u
-	s.send(l, &RoutingInfo{Categories: u})
+	l.sent = sent
+	s.send(l, &RoutingInfo{Categories: sent})
 }
 
 // routeInfoAllExcept runs routeInfo for every tree link but except.

@@ -189,7 +189,11 @@ func (e *catalogEditor) edit(i int) {
 // checkCategory validates c against the working copy; isNew for an
 // addition.
 func checkCategory(c categories.Category, cats []categories.Category, isNew bool) error {
-	if err := categories.ValidateID(c.ID); err != nil {
+	validate := categories.ValidateID // an entry named before ValidateNewID's rule stays editable
+	if isNew {
+		validate = categories.ValidateNewID
+	}
+	if err := validate(c.ID); err != nil {
 		return err
 	}
 	has := func(id string) bool {

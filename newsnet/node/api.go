@@ -191,11 +191,16 @@ func checkEncodable(m *newsnet.Multicast) error {
 var checkBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // SetSubscriptions replaces the set of categories delivered to this node.
+// A set beyond newsnet.CheckSubscriptions' limits is refused: a catch-up
+// request could not name it.
 func (n *Node) SetSubscriptions(categories []string) error {
 	for _, c := range categories {
 		if err := checkCategory(c); err != nil {
 			return fmt.Errorf("node: subscriptions: %w", err)
 		}
+	}
+	if err := newsnet.CheckSubscriptions(categories); err != nil {
+		return fmt.Errorf("node: %w", err)
 	}
 	cats := slices.Clone(categories)
 	return n.do(func(*newsnet.Servant) { n.step(newsnet.SetSubscriptions{Categories: cats}) })

@@ -450,3 +450,28 @@ func TestHeartbeatDropsSilentUp(t *testing.T) {
 		return nil
 	})
 }
+
+// A subscription set beyond newsnet.CheckSubscriptions' limits is refused
+// and leaves the subscriptions as they were (issue 11, defect 5).
+func TestSetSubscriptionsLimit(t *testing.T) {
+	n := startNode(t, Config{Core: fastCore(), Logger: newTestLog(t)})
+	if err := n.SetSubscriptions([]string{"it"}); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]string, newsnet.MaxCategories+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("c%d", i)
+	}
+	if err := n.SetSubscriptions(many); err == nil || !strings.Contains(err.Error(), "at most 4096") {
+		t.Errorf("SetSubscriptions of %d categories: %v", len(many), err)
+	}
+	if got := n.Status().Subscriptions; !got.Equal(newsnet.CategorySet{"it"}) {
+		t.Errorf("after a refused set: %.5v", got)
+	}
+	if err := n.SetSubscriptions(many[:newsnet.MaxCategories]); err != nil {
+		t.Errorf("SetSubscriptions of %d categories: %v", newsnet.MaxCategories, err)
+	}
+	if got := n.Status().Subscriptions; len(got) != newsnet.MaxCategories {
+		t.Errorf("%d subscriptions, want %d", len(got), newsnet.MaxCategories)
+	}
+}
