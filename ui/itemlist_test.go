@@ -94,30 +94,38 @@ func TestHundredThousandItems(t *testing.T) {
 		scroll, scrolls, scroll/time.Duration(scrolls), nextPage, b.newestCalls)
 }
 
-// TestListingMemory logs what 100,000 loaded rows cost: the rows (no
-// bodies), the ID index and the ID map. (The heap of a whole test run is no
-// measure: the test driver never cleans Fyne's renderer cache, which the
-// real driver does as it paints.)
-func TestListingMemory(t *testing.T) {
+// BenchmarkListingMemory measures what 100,000 loaded rows cost: the rows
+// (no bodies), the ID index and the ID map, reported as bytes per row and
+// MB in all. (The heap of a whole test run is no measure: the test driver
+// never cleans Fyne's renderer cache, which the real driver does as it
+// paints.) Titles and names are shared with the fake store's strings here.
+func BenchmarkListingMemory(bm *testing.B) {
 	const n = 100000
 	b := bigFake(n)
 	es, _, _ := b.memBackend.Newest(nil, n, "")
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	ls := newListing(query{})
-	for i := 0; i < n; i += nextPage {
-		rows := make([]*row, 0, nextPage)
-		for _, e := range es[i:min(i+nextPage, n)] {
-			rows = append(rows, rowOf(e))
+	var used int64
+	for bm.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		ls := newListing(query{})
+		for i := 0; i < n; i += nextPage {
+			rows := make([]*row, 0, nextPage)
+			for _, e := range es[i:min(i+nextPage, n)] {
+				rows = append(rows, rowOf(e))
+			}
+			ls.appendPage(rows, "more")
 		}
-		ls.appendPage(rows, "more")
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		used = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		if len(ls.ids) != n {
+			bm.Fatalf("%d rows loaded, want %d", len(ls.ids), n)
+		}
+		runtime.KeepAlive(ls)
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	used := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	t.Logf("%d loaded rows: %.1f MB, %d bytes a row, plus their titles and names (shared with the fake store's strings here)",
-		len(ls.ids), float64(used)/(1<<20), used/int64(len(ls.ids)))
+	bm.ReportMetric(float64(used)/n, "B/row")
+	bm.ReportMetric(float64(used)/(1<<20), "MB")
 	runtime.KeepAlive(es)
 }
 
