@@ -190,11 +190,29 @@ func TestForeignFile(t *testing.T) {
 }
 
 // TestEmptyFileIsNew: a zero-length file holds nothing to protect and
-// becomes a new store.
+// becomes a new, empty, working store at the current schema. (Whether an
+// installation may start on one is the app's decision: it refuses when the
+// installation has run before.)
 func TestEmptyFileIsNew(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, storage.FileName), nil, 0o600)
-	storagetest.MustOpenDir(t, dir)
+	path := filepath.Join(dir, storage.FileName)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := storagetest.MustOpenDir(t, dir)
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("the empty file was not made a store: %v, %v", fi, err)
+	}
+	if es, _, err := s.Newest(nil, 10, ""); err != nil || len(es) != 0 {
+		t.Fatalf("a new store lists %d items, %v", len(es), err)
+	}
+	it := itemgen.Item(mrand.New(mrand.NewPCG(1, 1)), uuid.New(), 1, time.Now())
+	if err := s.Put(context.Background(), it); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := s.Get(it.ID); err != nil || e.Item.Body != it.Body {
+		t.Fatalf("the new store does not keep an item: %v", err)
+	}
 }
 
 func TestSchemaTooNew(t *testing.T) {
