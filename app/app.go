@@ -45,8 +45,11 @@ type Options struct {
 	Seeds         []string
 	Subscriptions []string
 
-	// Fanout is N, the maximum down-servants; 0 means the network
-	// definition's fanout.
+	// Fanout is N, the maximum down-servants and the partition base. It is
+	// network-wide: servants compare partitions, which mean nothing
+	// between different bases, so it always comes from the network
+	// definition. Not 0, it is checked against the definition's: Open
+	// refuses another value (a usage error, `serve --fanout`).
 	Fanout int
 
 	// Archive makes this an archive servant: it subscribes to every
@@ -291,6 +294,9 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.catalog = cat
+	if err := a.checkFanout(); err != nil {
+		return err
+	}
 	if a.opts.Seeds != nil {
 		if err := a.storeSeeds(a.opts.Seeds); err != nil {
 			return err
@@ -456,6 +462,34 @@ func (a *App) Close() error {
 	return a.store.Close()
 }
 
+// checkFanout refuses an Options.Fanout other than the fanout of the
+// definition this start holds: the one imported, else the one stored, else
+// a new one-computer network's (trust.DefaultFanout). It runs before init
+// stores anything, so a refused start changes nothing.
+func (a *App) checkFanout() error {
+	if a.opts.Fanout == 0 {
+		return nil
+	}
+	sn := a.opts.Network
+	if sn == nil {
+		cur, err := a.storedNetwork()
+		if err != nil && !errors.Is(err, errNoNetwork) {
+			return nil // initNetwork reports it
+		}
+		sn = cur
+	}
+	fanout, what := trust.DefaultFanout, "a new one-computer network"
+	if sn != nil {
+		fanout, what = sn.Fanout, fmt.Sprintf("network %q", sn.Name)
+	}
+	if a.opts.Fanout != fanout {
+		return usagef("--fanout %d conflicts with the fanout of %s, %d: N is network-wide (servants compare "+
+			"partitions built on it), so it comes from the network definition; drop --fanout, or have an "+
+			"admin change the definition's fanout", a.opts.Fanout, what, fanout)
+	}
+	return nil
+}
+
 // nodeConfig builds the runtime and protocol configuration from the store.
 // It runs with mu held.
 func (a *App) nodeConfig() (node.Config, error) {
@@ -482,10 +516,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	core.Seeds = seeds
 	core.Source = a.sourceStr
 	sn := a.network.Load()
-	core.Fanout = sn.Fanout
-	if a.opts.Fanout > 0 {
-		core.Fanout = a.opts.Fanout
-	}
+	core.Fanout = sn.Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	core.Verify = a.verify
 	if core.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err

@@ -95,7 +95,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	seeds := fs.String("seeds", "", "comma-separated seed `list` (HOST:PORT,...) in priority order")
 	data := fs.String("data", "", "data `directory`, created 0700 if missing (required)")
 	subscribe := fs.String("subscribe", "", "comma-separated `categories` to subscribe to")
-	fanout := fs.Int("fanout", newsnet.DefaultConfig("").Fanout, "maximum down-servants per servant (the partition base `N`, 2..1024)")
+	fanout := fs.Int("fanout", newsnet.DefaultConfig("").Fanout, "maximum down-servants per servant (the partition base `N`); network-wide, it comes from\n"+
+		"the network definition, and a value other than the definition's is refused")
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")

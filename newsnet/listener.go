@@ -69,7 +69,7 @@ func (s *Servant) widen(v uint64) {
 		return
 	}
 	s.vmin, s.vmax = min(s.vmin, v), max(s.vmax, v)
-	p := ComputePartition(s.vmin, s.vmax, s.cfg.Fanout)
+	p := PartitionFor(s.vmin, s.vmax, s.cfg.Fanout)
 	if p == s.part {
 		return
 	}

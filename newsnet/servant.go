@@ -161,7 +161,7 @@ func New(cfg Config) (*Servant, error) {
 		ownCount:   cfg.OwnCount,
 		own:        ownHistory{limit: cfg.HistoryWindow},
 	}
-	s.part = ComputePartition(v, v, cfg.Fanout)
+	s.part = PartitionFor(v, v, cfg.Fanout)
 	for _, c := range cfg.KnownCategories {
 		s.learnCategory(c)
 	}

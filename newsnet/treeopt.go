@@ -45,7 +45,7 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 // clearSubtree forgets the subtree range: only our own value remains.
 func (s *Servant) clearSubtree() {
 	s.vmin, s.vmax = s.value, s.value
-	s.part = ComputePartition(s.value, s.value, s.cfg.Fanout)
+	s.part = PartitionFor(s.value, s.value, s.cfg.Fanout)
 }
 
 // sendPartition sends our partition and path to every down-servant.

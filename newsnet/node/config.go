@@ -78,11 +78,13 @@ type Config struct {
 	// every event the loop feeds the core and the actions it got back, on
 	// the loop goroutine. backlogged replaces Servant.Backlogged.
 	// queueCap replaces a send queue's hard cap when non-zero.
+	// refusalLogEvery replaces refusalLogEvery when non-zero.
 	wrapDial         func(net.Conn) net.Conn
 	handshakeTimeout time.Duration
 	observe          func(newsnet.Event, []newsnet.Action)
 	backlogged       func(*newsnet.Servant) bool
 	queueCap         int
+	refusalLogEvery  time.Duration
 }
 
 // Security makes a node's links members-only. After the TCP connect both
@@ -93,8 +95,9 @@ type Config struct {
 // trust.RoleServer) and checks the peer's proof against every accepted
 // secret. Only then are newsnet hellos exchanged. A peer that fails any
 // step (no TLS, TLS 1.2, wrong secret, no proof, a stall) is closed before
-// any protocol frame, with a logged reason and a count in
-// Node.SecurityStats. TLS, proof and hello together are bounded by the
+// any protocol frame, with a count in Node.SecurityStats and a logged
+// reason (at most one line per peer address per minute; a line per minute
+// sums up the refusals not logged). TLS, proof and hello together are bounded by the
 // handshake timeout (Core.JoinTimeout when dialing, 5s when accepting).
 type Security struct {
 	// Identity is this installation's key pair; its self-signed certificate

@@ -88,6 +88,7 @@ type Node struct {
 
 	sec        *linkSecurity // nil: plain TCP
 	stats      secStats
+	refusals   *refusalLog // bounds the log lines of refused handshakes
 	wrapDial   func(net.Conn) net.Conn
 	hsTimeout  time.Duration // accept-side handshake bound
 	observe    func(newsnet.Event, []newsnet.Action)
@@ -206,6 +207,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		onPublish:  cfg.OnPublished,
 		onLost:     cfg.OnLost,
 		sec:        sec,
+		refusals:   newRefusalLog(cmp.Or(cfg.refusalLogEvery, refusalLogEvery), time.Now()),
 		wrapDial:   cfg.wrapDial,
 		hsTimeout:  cmp.Or(cfg.handshakeTimeout, handshakeTimeout),
 		observe:    cfg.observe,
@@ -263,8 +265,10 @@ func (n *Node) run() {
 			// slow iteration, and the core's clock only moves forward anyway.
 			// Written first, so the core judges progress on fresh reports.
 			n.reportWritten()
-			n.step(newsnet.Tick{Now: time.Now()})
+			now := time.Now()
+			n.step(newsnet.Tick{Now: now})
 			n.pruneParked()
+			n.logRefusals(now)
 		case a := <-n.accepted:
 			if !n.stillAccepted(a.peer) {
 				a.peer.raw.Close()

@@ -228,8 +228,9 @@ func (n *Node) secure(h *handshaken, client bool) error {
 	return refuse(refusedProof, errors.New("link proof does not match any accepted network secret"))
 }
 
-// refused counts and logs a failed handshake with a connected peer. Nothing
-// is counted once the node is shutting down.
+// refused counts and logs a failed handshake with a connected peer: at
+// most one line per peer address per refusalLogEvery, the others summed up
+// by logRefusals. Nothing is counted once the node is shutting down.
 func (n *Node) refused(err error, peer string, inbound bool) {
 	if n.ctx.Err() != nil {
 		return
@@ -241,5 +242,16 @@ func (n *Node) refused(err error, peer string, inbound bool) {
 		reason = refusedTimeout
 	}
 	n.stats.add(reason, 1)
-	n.log.Warn("refusing connection", "peer", peer, "inbound", inbound, "reason", reason, "err", err)
+	if n.refusals.allow(refusalKey(peer, inbound), time.Now()) {
+		n.log.Warn("refusing connection", "peer", peer, "inbound", inbound, "reason", reason, "err", err)
+	}
+}
+
+// logRefusals writes, once per refusalLogEvery, how many refused handshakes
+// were not logged in that period. Called on the loop's tick.
+func (n *Node) logRefusals(now time.Time) {
+	if quiet, from, ok := n.refusals.summary(now); ok {
+		n.log.Warn("refused connections not logged (one line per address per period)",
+			"count", quiet, "addresses", from, "period", n.refusals.every)
+	}
 }

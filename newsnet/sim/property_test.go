@@ -23,6 +23,8 @@ type scenario struct {
 	faults   int           // fault events injected while the tree forms and runs
 	span     time.Duration // virtual time over which faults are spread
 	items    int           // items published after quiescence
+	// id picks a servant's address; nil means randomID.
+	id func(r *rand.Rand, used map[newsnet.ServantID]bool) newsnet.ServantID
 }
 
 // randomID picks an address in one of a few subnets, as a company network
@@ -30,6 +32,26 @@ type scenario struct {
 func randomID(r *rand.Rand, used map[newsnet.ServantID]bool) newsnet.ServantID {
 	for {
 		id := newsnet.ServantID(fmt.Sprintf("10.%d.%d.%d:%d", r.IntN(3), r.IntN(8), 1+r.IntN(250), 7400+r.IntN(3)))
+		if !used[id] {
+			used[id] = true
+			return id
+		}
+	}
+}
+
+// randomMixedID picks an IPv4 address as randomID does, or an IPv6 address
+// in one of a few /64s, or a host name.
+func randomMixedID(r *rand.Rand, used map[newsnet.ServantID]bool) newsnet.ServantID {
+	for {
+		var id newsnet.ServantID
+		switch k := r.IntN(10); {
+		case k < 5:
+			return randomID(r, used)
+		case k < 9:
+			id = newsnet.ServantID(fmt.Sprintf("[2001:db8:%d:%d::%x]:%d", r.IntN(2), r.IntN(3), 1+r.IntN(4000), 7400+r.IntN(3)))
+		default:
+			id = newsnet.ServantID(fmt.Sprintf("host%d.example.com:%d", r.IntN(50), 7400+r.IntN(3)))
+		}
 		if !used[id] {
 			used[id] = true
 			return id
@@ -61,6 +83,10 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 	}()
 	r := n.Rand()
 	used := map[newsnet.ServantID]bool{}
+	randomID := randomID
+	if sc.id != nil {
+		randomID = sc.id
+	}
 	var seeds []newsnet.ServantID
 	for range sc.seeds {
 		seeds = append(seeds, randomID(r, used))
@@ -191,6 +217,13 @@ func scenarioSeeds(count int) []uint64 {
 func TestRandomFaultsSmall(t *testing.T) {
 	for _, seed := range scenarioSeeds(100) {
 		runScenario(t, seed, scenario{servants: 60, seeds: 2, faults: 40, span: 30 * time.Second, items: 20})
+	}
+}
+
+// The same with IPv4, IPv6 and host-name servants mixed (issue 11, defect 7).
+func TestRandomFaultsMixedFamilies(t *testing.T) {
+	for _, seed := range scenarioSeeds(100) {
+		runScenario(t, seed, scenario{servants: 60, seeds: 2, faults: 40, span: 30 * time.Second, items: 20, id: randomMixedID})
 	}
 }
 
