@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,4 +89,35 @@ func TestOpenFanoutFromDefinition(t *testing.T) {
 	if !strings.Contains(err.Error(), "--fanout 16 conflicts") {
 		t.Errorf("Open = %v, want a fanout conflict", err)
 	}
+}
+
+// A new definition that changes the fanout takes effect at once: the
+// servant restarts with the new N instead of comparing partitions built on
+// another base until its next start.
+func TestAdoptedFanoutRestartsServant(t *testing.T) {
+	// No definition given: a new one-computer network with a as its admin.
+	a, err := Open(context.Background(), Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Start: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if p := a.Status().Partition; p.N != 16 {
+		t.Fatalf("a new one-computer network: %d slots, want 16", p.N)
+	}
+	n := a.Network().Network.Clone()
+	n.Version++
+	n.Fanout = 4
+	next, err := a.Identity().SignNetwork(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.PublishNetwork(next); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the servant to run with fanout 4", func() error {
+		if p := a.Status().Partition; p.N != 4 {
+			return fmt.Errorf("%d slots", p.N)
+		}
+		return nil
+	})
 }

@@ -173,6 +173,19 @@ func (a *App) adoptOne(next *trust.SignedNetwork) (bool, error) {
 			}
 		})
 	}
+	if next.Fanout != cur.Fanout {
+		// N is the base of every partition: a servant must not compare
+		// partitions built on another base with its neighbours for longer
+		// than it takes the definition to spread. The restart runs off
+		// this goroutine, which may be the one that stores deliveries (a
+		// restart waits for it).
+		a.log.Info("the network's fanout changed; restarting the servant", "from", cur.Fanout, "to", next.Fanout)
+		go func() {
+			if err := a.restart(); err != nil {
+				a.log.Error("restarting the servant for the new fanout failed", "err", err)
+			}
+		}()
+	}
 	a.events.emit(Event{Kind: StatusChanged})
 	return true, nil
 }
