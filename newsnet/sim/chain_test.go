@@ -36,6 +36,7 @@ func TestChainClassificationMatchesModel(t *testing.T) {
 
 func checkChainRun(t *testing.T, seed uint64, lossy bool) {
 	n := New(seed)
+	checkEveryStep(t, n)
 	r := n.Rand()
 	pub, sub := newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400")
 	var subs []string

@@ -17,6 +17,7 @@ import (
 func TestCatchUpDurableCategoriesBeyondWindow(t *testing.T) {
 	for _, durable := range []bool{true, false} {
 		n := New(7)
+		checkEveryStep(t, n)
 		n.Base.CatchUpWindow = time.Hour
 		if durable {
 			n.Base.Durable = []string{"system"}

@@ -116,6 +116,7 @@ func familyOf(id newsnet.ServantID) string { _, f := familyGroup(id); return f }
 func buildFamilyNetwork(t *testing.T, seed uint64, fanout int, mixed bool) *Network {
 	t.Helper()
 	n := New(seed)
+	checkEveryStep(t, n)
 	n.Base.Fanout = fanout
 	n.WireCheck = true
 	ids := familyIDs(n.Rand(), mixed)

@@ -198,3 +198,30 @@ func (n *Network) CheckDelivery(from newsnet.ServantID, id [16]byte, cat string)
 	}
 	return nil
 }
+
+// checkDeliver checks, at the step that delivers m to nd, what must hold at
+// every step and not only once the network is quiet: a servant delivers
+// only what its subscriptions match, and an item at most once per run (a
+// restarted servant may deliver again what it had not reported as
+// progress; the host's store drops that copy by ID).
+func (n *Network) checkDeliver(nd *Node, m *newsnet.Multicast) {
+	switch {
+	case !newsnet.NewCategorySet(nd.Subscriptions...).Matches(m.Category):
+		n.violate("%s delivered %x of %q (source %s, count %d), which its subscriptions %v do not match",
+			nd.ID, m.ID[:4], m.Category, m.Source, m.Count, nd.Subscriptions)
+	case nd.thisRun[m.ID]:
+		n.violate("%s delivered %x (source %s, count %d) twice in one run", nd.ID, m.ID[:4], m.Source, m.Count)
+	}
+	nd.thisRun[m.ID] = true
+}
+
+func (n *Network) violate(format string, args ...any) {
+	if len(n.violations) < maxViolations {
+		n.violations = append(n.violations, n.now.Sub(Epoch).String()+": "+fmt.Sprintf(format, args...))
+	}
+}
+
+// Violations returns the invariants broken during the run, each with the
+// virtual time of the step that broke it; nil when none was. Tests check
+// it at the end, so a breach that healed before the end still fails them.
+func (n *Network) Violations() []string { return slices.Clone(n.violations) }

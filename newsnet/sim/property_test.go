@@ -75,6 +75,7 @@ func randomSubs(r *rand.Rand) []string {
 func runScenario(t *testing.T, seed uint64, sc scenario) {
 	t.Helper()
 	n := New(seed)
+	checkEveryStep(t, n)
 	n.WireCheck = true
 	defer func() {
 		if t.Failed() {
@@ -240,4 +241,14 @@ func TestRandomFaultsLarge(t *testing.T) {
 	for _, seed := range scenarioSeeds(1) {
 		runScenario(t, seed, scenario{servants: 2000, seeds: 3, faults: 400, span: 90 * time.Second, items: 30})
 	}
+}
+
+// checkEveryStep fails t at its end if n broke an invariant at any step
+// (Network.Violations), even one that healed before the end.
+func checkEveryStep(t testing.TB, n *Network) {
+	t.Cleanup(func() {
+		for _, v := range n.Violations() {
+			t.Errorf("invariant broken at %s", v)
+		}
+	})
 }

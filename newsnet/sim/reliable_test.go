@@ -25,6 +25,7 @@ type reliableScenario struct {
 func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	t.Helper()
 	n := New(seed)
+	checkEveryStep(t, n)
 	n.WireCheck = sc.wireCheck
 	n.Bandwidth = 2 << 20        // bursts queue on the links
 	n.Base.LinkBuffer = 16 << 10 // and outgrow their buffers

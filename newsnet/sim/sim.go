@@ -56,7 +56,14 @@ type Network struct {
 	Filter func(from, to newsnet.ServantID, m newsnet.Message) bool
 	// Trace, when set, receives every action a servant returns.
 	Trace func(at time.Time, id newsnet.ServantID, a newsnet.Action)
+
+	// violations records the invariants broken at the step that broke
+	// them (see Violations), the first maxViolations of them.
+	violations []string
 }
+
+// maxViolations bounds the invariant violations a network records.
+const maxViolations = 20
 
 // Node is one simulated servant with its application state.
 type Node struct {
@@ -85,6 +92,7 @@ type Node struct {
 
 	nextInbound newsnet.LinkID
 	incarnation int
+	thisRun     map[[16]byte]bool // delivered since the last boot
 	written     map[newsnet.LinkID]int // written at once during a step, reported after it
 }
 
@@ -189,6 +197,7 @@ func (n *Network) boot(nd *Node) {
 	nd.Servant = s
 	nd.Alive = true
 	nd.incarnation++
+	nd.thisRun = make(map[[16]byte]bool)
 	if nd.Delivered == nil {
 		nd.Delivered = make(map[[16]byte]int)
 		nd.Published = make(map[[16]byte]int)
@@ -541,6 +550,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 			n.schedule(n.arrival(p, to.node), event{kind: evLinkDown, to: to, reason: "closed by peer: " + a.Reason})
 		}
 	case newsnet.Deliver:
+		n.checkDeliver(nd, a.Msg)
 		nd.Delivered[a.Msg.ID]++
 		nd.Order[a.Msg.Source] = append(nd.Order[a.Msg.Source], a.Msg.Count)
 		nd.Store.put(a.Msg, n.now)

@@ -43,6 +43,7 @@ func newStressNet(t *testing.T, seed uint64, servants int) *stressNet {
 func newStressNetWith(t *testing.T, seed uint64, servants int, tune func(*newsnet.Config)) *stressNet {
 	t.Helper()
 	n := New(seed)
+	checkEveryStep(t, n)
 	if tune != nil {
 		tune(&n.Base)
 	}
@@ -255,6 +256,7 @@ func TestStalledReaderCatchesUp(t *testing.T) {
 func TestTailAfterCutRepaired(t *testing.T) {
 	for _, seed := range scenarioSeeds(5) {
 		n := New(seed)
+		checkEveryStep(t, n)
 		// The vertex only relays: it stores nothing of hr, so the catch-up
 		// after rejoining finds nothing, and the publisher is not on the
 		// subscriber's uplink path.
@@ -309,6 +311,7 @@ func TestTailAfterCutRepaired(t *testing.T) {
 // foreign item counts as skipped.
 func TestForeignRunsNeedNoRecovery(t *testing.T) {
 	n := New(1)
+	checkEveryStep(t, n)
 	pub, sub := newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400")
 	n.Add(pub, []newsnet.ServantID{pub})
 	n.Add("10.0.0.3:7400", []newsnet.ServantID{pub}, "it")
@@ -350,6 +353,7 @@ func TestLargeCatchUp(t *testing.T) {
 		items = 4000
 	}
 	n := New(1)
+	checkEveryStep(t, n)
 	n.Bandwidth = 8 << 20
 	archive, pub, away := newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400"), newsnet.ServantID("10.0.0.3:7400")
 	var tooSlow []string
