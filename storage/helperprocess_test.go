@@ -125,7 +125,9 @@ func crashPublish(dir string) {
 		os.Exit(1)
 	}
 	other := uuid.New()
+	otherRng := rand.New(rand.NewPCG(rng.Uint64(), 2)) // a rand.Rand is not safe for concurrent use
 	go func() {
+		rng := otherRng
 		for n := uint64(1); ; n++ {
 			if err := <-s.Ingest(itemgen.Item(rng, other, n, time.Now())); err != nil {
 				return // closed
