@@ -281,7 +281,7 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 		return fn(tx, &ch)
 	})
 	if err != nil {
-		return classify(op, err)
+		return s.classify(op, err)
 	}
 	if len(ch.ops) > 0 {
 		s.search.apply(&ch)
@@ -291,5 +291,15 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 
 // view runs fn in a read transaction.
 func (s *Store) view(op string, fn func(tx *bbolt.Tx) error) error {
-	return classify(op, s.db.View(fn))
+	return s.classify(op, s.db.View(fn))
+}
+
+// classify is the package's classify, and names the file in an ErrCorrupt
+// a decoder found in it.
+func (s *Store) classify(op string, err error) error {
+	err = classify(op, err)
+	if errors.Is(err, ErrCorrupt) {
+		return fmt.Errorf("%w (%s)", err, s.path)
+	}
+	return err
 }
