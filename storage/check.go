@@ -14,8 +14,11 @@ import (
 const maxCheckErrors = 10
 
 // Check verifies the file and the store's own invariants and returns an
-// ErrCorrupt describing what is wrong, or nil. It runs bbolt's page-level
-// check (every page reachable once, keys in order), then checks that every
+// ErrCorrupt describing what is wrong, or nil. It walks the file's pages
+// (checkPages, which Open does too), runs bbolt's page-level check (every
+// page reachable once, keys in order; safe only on a file that passed the
+// walk, since it follows pages in a goroutine of its own), checks the
+// buckets start-up reads (checkStartup, which Open does too), then that every
 // item decodes and validates, that every index entry matches an item and
 // every item has its index entries, that the counters equal a recount, that
 // every retraction record decodes, and that the search index holds exactly
@@ -26,6 +29,9 @@ func (s *Store) Check() error {
 	// Holding wmu keeps the search index and the file at the same commit.
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if err := checkPages(s.path); err != nil {
+		return err
+	}
 	var ids map[uuid.UUID]bool
 	err := s.view("check", func(tx *bbolt.Tx) error {
 		var errs []error

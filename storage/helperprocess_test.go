@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -50,6 +51,10 @@ func TestHelperProcess(t *testing.T) {
 		crashIngest(dir)
 	case "crash-publish":
 		crashPublish(dir)
+	case "damaged-start":
+		from, _ := strconv.ParseUint(os.Getenv("NEWSDESK_DAMAGE_FROM"), 10, 64)
+		to, _ := strconv.ParseUint(os.Getenv("NEWSDESK_DAMAGE_TO"), 10, 64)
+		runDamaged(dir, from, to)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper role %q\n", role)
 		os.Exit(2)
