@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -234,7 +235,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		return nil, &dirInUse{dir: opts.DataDir, cause: err}
 	}
 	if err != nil {
-		return nil, err
+		return nil, damagedStore(opts.DataDir, err)
 	}
 	identity, err := trust.LoadOrCreateIdentity(opts.DataDir)
 	if err != nil {
@@ -267,7 +268,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		a.persist.close()
 		a.events.close()
 		st.Close()
-		return nil, err
+		return nil, damagedStore(opts.DataDir, err)
 	}
 	a.bg.Add(1)
 	go a.monitor()
@@ -372,7 +373,18 @@ func (a *App) Start() error {
 	if a.node != nil {
 		return nil
 	}
-	return a.startLocked()
+	return damagedStore(a.opts.DataDir, a.startLocked())
+}
+
+// damagedStore adds the way out to an error that found the store damaged
+// (storage.ErrCorrupt, which the error keeps). The storage package never
+// writes to a file it refuses, so the file is as it was found.
+func damagedStore(dir string, err error) error {
+	if !errors.Is(err, storage.ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w; newsdesk has not changed %s: restore it from a backup, or start with --reset-store to begin a new, empty store",
+		err, filepath.Join(dir, storage.FileName))
 }
 
 // startLocked starts a node from the store's current state. It runs with

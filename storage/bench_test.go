@@ -119,6 +119,22 @@ func BenchmarkGet(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckPages: the page walk every Open of an existing store
+// makes, on the 100,000-item store (file in the page cache).
+func BenchmarkCheckPages(b *testing.B) {
+	s := benchStore(b)
+	size, err := s.Size()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		if err := storage.CheckPages(s.Path()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkSearch(b *testing.B) {
 	s := benchStore(b)
 	for _, q := range []string{"kaka", "misa lo", "ne", "e", "zzzz"} {

@@ -14,8 +14,11 @@ import (
 const maxCheckErrors = 10
 
 // Check verifies the file and the store's own invariants and returns an
-// ErrCorrupt describing what is wrong, or nil. It runs bbolt's page-level
-// check (every page reachable once, keys in order), then checks that every
+// ErrCorrupt describing what is wrong, or nil. It walks the file's pages
+// (checkPages, which Open does too), runs bbolt's page-level check (every
+// page reachable once, keys in order; safe only on a file that passed the
+// walk, since it follows pages in a goroutine of its own), checks the
+// buckets start-up reads (checkStartup, which Open does too), then that every
 // item decodes and validates, that every index entry matches an item and
 // every item has its index entries, that the counters equal a recount, that
 // every retraction record decodes, and that the search index holds exactly
@@ -26,6 +29,9 @@ func (s *Store) Check() error {
 	// Holding wmu keeps the search index and the file at the same commit.
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if err := checkPages(s.path); err != nil {
+		return err
+	}
 	var ids map[uuid.UUID]bool
 	err := s.view("check", func(tx *bbolt.Tx) error {
 		var errs []error
@@ -47,6 +53,41 @@ func (s *Store) Check() error {
 	return s.search.check(ids)
 }
 
+// checkStartup decodes every entry of the buckets the application reads
+// when it starts (besides the items, which the search index build reads
+// and decodeValue checks): the meta values, per-source counts, own-last,
+// the outbox, seeds, subscriptions, retractions and the category counters.
+// They are small (one entry per source, category, seed, retraction or
+// unsent publication), so Open runs it every time: a damaged value there is
+// refused at once with ErrCorrupt, instead of misreading a count (a damaged
+// own count read as 0 would reuse counts) or failing somewhere in start-up.
+func checkStartup(tx *bbolt.Tx) error {
+	for _, k := range [][]byte{keyLostTotal, keyRetention} {
+		if _, err := metaCount(tx, k); err != nil {
+			return err
+		}
+	}
+	type check struct {
+		bucket []byte
+		fn     func(k, v []byte) error
+	}
+	for _, c := range []check{
+		{bucketSources, func(k, v []byte) error { _, _, err := decodeSourceCount(k, v); return err }},
+		{bucketOwnLast, func(k, v []byte) error { _, _, err := decodeCategoryCount("own last count", k, v); return err }},
+		{bucketItemCounts, func(k, v []byte) error { _, _, err := decodeCategoryCount("counter", k, v); return err }},
+		{bucketUnread, func(k, v []byte) error { _, _, err := decodeCategoryCount("counter", k, v); return err }},
+		{bucketOutbox, func(k, v []byte) error { _, err := decodeOutboxEntry(k, v); return err }},
+		{bucketSeeds, func(k, v []byte) error { _, err := decodeSeed(k, v); return err }},
+		{bucketSubs, func(k, v []byte) error { _, err := decodeSubscription(k, v); return err }},
+		{bucketRetracted, func(k, v []byte) error { _, err := decodeRetraction(k, v); return err }},
+	} {
+		if err := tx.Bucket(c.bucket).ForEach(c.fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkInvariants recomputes every derived bucket from the items and
 // compares. It returns the set of visible IDs. A retracted item counts as
 // stored for by-source, by-received and read state, and as absent for
@@ -55,17 +96,10 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	if _, err := inspect(tx); err != nil {
 		return nil, err
 	}
-	if err := checkOwnLast(tx); err != nil {
+	if err := checkStartup(tx); err != nil {
 		return nil, err
 	}
 	b := itemBuckets(tx)
-	err := b.retracted.ForEach(func(k, v []byte) error {
-		_, err := decodeRetraction(k, v)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
 	want := map[string]map[string]bool{
 		"by-category": {}, "by-source": {}, "by-received": {},
 	}
@@ -73,7 +107,7 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	unread := map[string]uint64{}
 	ids := map[uuid.UUID]bool{}
 	visible := map[uuid.UUID]bool{}
-	err = b.items.ForEach(func(k, v []byte) error {
+	err := b.items.ForEach(func(k, v []byte) error {
 		it, err := decodeValue(k, v)
 		if err != nil {
 			return err

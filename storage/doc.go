@@ -44,6 +44,19 @@
 // read, queued in the outbox, the source's count and own-last advanced, all
 // in the transaction the received items share.
 //
+// # Damaged files
+//
+// bbolt trusts its file: a flipped byte in a page number or a key size
+// makes it read outside its memory map (SIGSEGV, which recover cannot
+// catch) or slice past a page, in whichever goroutine reads. So Open
+// refuses a damaged file before anything reads it through bbolt: checkFile
+// reads the meta pages and the file's length, checkPages walks every page
+// with plain reads (pagecheck.go), and checkStartup decodes the small
+// buckets the application reads as it starts. Every decoder of stored keys
+// and values checks lengths and returns ErrCorrupt (fuzzed in
+// decode_fuzz_test.go), so damage the walk cannot see fails the query that
+// meets it. A refused file is never written to.
+//
 // # Search
 //
 // Search uses an in-memory inverted word index (searchindex.go), built in the

@@ -60,3 +60,6 @@ func SetPurgeChunk(n int) (restore func()) {
 	purgeChunk = n
 	return func() { purgeChunk = old }
 }
+
+// CheckPages is the page walk Open runs on an existing file.
+func CheckPages(path string) error { return checkPages(path) }

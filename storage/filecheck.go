@@ -24,10 +24,15 @@ func checkFile(path string) error {
 	if err != nil {
 		return classify("check", err)
 	}
-	size := fi.Size()
+	_, err = fileMeta(f, fi.Size(), path)
+	return err
+}
 
-	// bbolt's own order: meta 0 at offset 0; its page size locates meta 1;
-	// if meta 0 is bad, meta 1 is looked for at the OS page size.
+// fileMeta reads the meta page bbolt will use, the way bbolt picks it, and
+// checks it against the file's size.
+func fileMeta(f io.ReaderAt, size int64, path string) (boltMeta, error) {
+	// bbolt's own order: meta 0 at offset 0; its page size locates meta 1
+	// and every other page; if meta 0 is bad, the OS page size does.
 	m0, err0 := readMeta(f, 0)
 	off1 := int64(os.Getpagesize())
 	if err0 == nil {
@@ -37,7 +42,7 @@ func checkFile(path string) error {
 	var m boltMeta
 	switch {
 	case err0 != nil && err1 != nil:
-		return corruptf("%s: not a bbolt database (meta page 0: %v; meta page 1: %v)", path, err0, err1)
+		return m, corruptf("%s: not a bbolt database (meta page 0: %v; meta page 1: %v)", path, err0, err1)
 	case err0 != nil:
 		m = m1
 	case err1 != nil:
@@ -49,15 +54,18 @@ func checkFile(path string) error {
 	}
 	ps := uint64(m.pageSize)
 	if ps < 512 || ps > 1<<16 || ps&(ps-1) != 0 {
-		return corruptf("%s: implausible page size %d", path, ps)
+		return m, corruptf("%s: implausible page size %d", path, ps)
 	}
-	if m.pgid < 4 || m.root >= m.pgid || (m.freelist >= m.pgid && m.freelist != noFreelist) {
-		return corruptf("%s: inconsistent meta page (root %d, freelist %d, high water mark %d)", path, m.root, m.freelist, m.pgid)
+	if int64(ps) != off1 {
+		return m, corruptf("%s: meta pages disagree on the page size (%d, %d)", path, off1, ps)
+	}
+	if m.pgid < 4 || m.root < 2 || m.root >= m.pgid || (m.freelist >= m.pgid && m.freelist != noFreelist) {
+		return m, corruptf("%s: inconsistent meta page (root %d, freelist %d, high water mark %d)", path, m.root, m.freelist, m.pgid)
 	}
 	if m.pgid > uint64(size)/ps { // size < pgid*ps, without overflow
-		return corruptf("%s: file truncated: %d bytes, the last commit needs %d", path, size, m.pgid*ps)
+		return m, corruptf("%s: file truncated: %d bytes, the last commit needs %d", path, size, m.pgid*ps)
 	}
-	return nil
+	return m, nil
 }
 
 // bbolt's meta page layout (go.etcd.io/bbolt/internal/common/meta.go): after

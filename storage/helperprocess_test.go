@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -50,6 +51,10 @@ func TestHelperProcess(t *testing.T) {
 		crashIngest(dir)
 	case "crash-publish":
 		crashPublish(dir)
+	case "damaged-start":
+		from, _ := strconv.ParseUint(os.Getenv("NEWSDESK_DAMAGE_FROM"), 10, 64)
+		to, _ := strconv.ParseUint(os.Getenv("NEWSDESK_DAMAGE_TO"), 10, 64)
+		runDamaged(dir, from, to)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper role %q\n", role)
 		os.Exit(2)
@@ -125,7 +130,9 @@ func crashPublish(dir string) {
 		os.Exit(1)
 	}
 	other := uuid.New()
+	otherRng := rand.New(rand.NewPCG(rng.Uint64(), 2)) // a rand.Rand is not safe for concurrent use
 	go func() {
+		rng := otherRng
 		for n := uint64(1); ; n++ {
 			if err := <-s.Ingest(itemgen.Item(rng, other, n, time.Now())); err != nil {
 				return // closed

@@ -47,6 +47,9 @@ func encodeValue(it *news.Item) ([]byte, error) {
 // decodeValue copies an item out of a bbolt value (which is only valid
 // inside its transaction).
 func decodeValue(id []byte, v []byte) (*news.Item, error) {
+	if len(id) != 16 {
+		return nil, corruptf("items key %s malformed", hexCut(id))
+	}
 	if len(v) < valueHeaderLen || v[0] != valueFormat {
 		return nil, corruptf("item %x: unknown value format", id)
 	}
@@ -174,10 +177,10 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 func addCount(b *bbolt.Bucket, key string, delta int64) error {
 	var n uint64
 	if v := b.Get([]byte(key)); v != nil {
-		if len(v) != 8 {
-			return corruptf("counter %q malformed", key)
+		var err error
+		if n, err = decodeCount(v); err != nil {
+			return corruptf("counter %q malformed: %v", key, err)
 		}
-		n = binary.BigEndian.Uint64(v)
 	}
 	if delta < 0 && n < uint64(-delta) {
 		return corruptf("counter %q would go below zero", key)
@@ -192,11 +195,9 @@ func addCount(b *bbolt.Bucket, key string, delta int64) error {
 func readCounts(b *bbolt.Bucket) (map[string]uint64, error) {
 	out := make(map[string]uint64)
 	err := b.ForEach(func(k, v []byte) error {
-		if len(v) != 8 {
-			return corruptf("counter %q malformed", k)
-		}
-		out[string(k)] = binary.BigEndian.Uint64(v)
-		return nil
+		cat, n, err := decodeCategoryCount("counter", k, v)
+		out[cat] = n
+		return err
 	})
 	return out, err
 }

@@ -63,7 +63,7 @@ func (s *Store) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error
 		for len(out) < n {
 			id := walk.next()
 			if id == nil {
-				return nil
+				return walk.failed()
 			}
 			e, err := b.visibleEntry(id)
 			if err != nil {
@@ -77,7 +77,7 @@ func (s *Store) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error
 		if walk.next() != nil {
 			next = cursorFor(out[len(out)-1].Item.ID[:])
 		}
-		return nil
+		return walk.failed()
 	})
 	if err != nil {
 		return nil, "", err
@@ -85,9 +85,13 @@ func (s *Store) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error
 	return out, next, nil
 }
 
-// idWalk yields item IDs in descending order; nil when exhausted. The
-// slices point into bbolt's memory: valid while the transaction is open.
-type idWalk interface{ next() []byte }
+// idWalk yields item IDs in descending order; nil when exhausted, or when
+// it met a malformed key (then failed says so). The slices point into
+// bbolt's memory: valid while the transaction is open.
+type idWalk interface {
+	next() []byte
+	failed() error
+}
 
 // newestWalk walks the visible items below bound: over the items bucket
 // when all categories are wanted, skipping retracted ones, else a merge over
@@ -114,6 +118,7 @@ type descCursor struct {
 	c      *bbolt.Cursor
 	prefix []byte
 	cur    []byte // current ID, nil when exhausted
+	err    error  // a key in the range that is not prefix+id
 }
 
 func newDescCursor(c *bbolt.Cursor, prefix, bound []byte) *descCursor {
@@ -132,12 +137,17 @@ func newDescCursor(c *bbolt.Cursor, prefix, bound []byte) *descCursor {
 }
 
 func (d *descCursor) set(k []byte) {
-	if k != nil && len(k) == len(d.prefix)+16 && bytes.HasPrefix(k, d.prefix) {
+	d.cur = nil
+	switch {
+	case k == nil || !bytes.HasPrefix(k, d.prefix):
+	case len(k) != len(d.prefix)+16:
+		d.err = corruptf("key %s malformed", hexCut(k))
+	default:
 		d.cur = k[len(d.prefix):]
-	} else {
-		d.cur = nil
 	}
 }
+
+func (d *descCursor) failed() error { return d.err }
 
 // peek returns the current ID without advancing.
 func (d *descCursor) peek() []byte { return d.cur }
@@ -159,6 +169,15 @@ func (d *descCursor) next() []byte {
 // a set covers at most the network's categories (tens), and a page is short.
 type mergeWalk struct {
 	parts []*descCursor
+}
+
+func (m *mergeWalk) failed() error {
+	for _, p := range m.parts {
+		if p.err != nil {
+			return p.err
+		}
+	}
+	return nil
 }
 
 func (m *mergeWalk) next() []byte {

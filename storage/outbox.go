@@ -43,18 +43,27 @@ func (s *Store) Outbox() ([]OutboxEntry, error) {
 	var out []OutboxEntry
 	err := s.view("outbox", func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketOutbox).ForEach(func(k, v []byte) error {
-			if len(k) != 8 {
-				return corruptf("outbox key %x malformed", k)
+			e, err := decodeOutboxEntry(k, v)
+			if err != nil {
+				return err
 			}
-			it := new(news.Item)
-			if err := it.UnmarshalBinary(v); err != nil {
-				return corruptf("outbox entry %x: %v", k, err)
-			}
-			out = append(out, OutboxEntry{Seq: binary.BigEndian.Uint64(k), Item: it})
+			out = append(out, e)
 			return nil
 		})
 	})
 	return out, err
+}
+
+// decodeOutboxEntry copies an outbox entry out of bbolt's memory.
+func decodeOutboxEntry(k, v []byte) (OutboxEntry, error) {
+	if len(k) != 8 {
+		return OutboxEntry{}, corruptf("outbox key %s malformed", hexCut(k))
+	}
+	it := new(news.Item)
+	if err := it.UnmarshalBinary(v); err != nil {
+		return OutboxEntry{}, corruptf("outbox entry %x: %v", k, err)
+	}
+	return OutboxEntry{Seq: binary.BigEndian.Uint64(k), Item: it}, nil
 }
 
 // OutboxRemove removes a sent item; ErrNotFound if there is no such entry.

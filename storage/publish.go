@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"go.etcd.io/bbolt"
 
-	"newsdesk/categories"
 	"newsdesk/news"
 )
 
@@ -106,9 +106,9 @@ func (r *ownReq) apply(tx *bbolt.Tx, b buckets, ch *txChanges) error {
 		return nil
 	}
 	sources := tx.Bucket(bucketSources)
-	var stored uint64
-	if v := sources.Get(r.source[:]); len(v) == 8 {
-		stored = binary.BigEndian.Uint64(v)
+	stored, err := storedSourceCount(sources, r.source)
+	if err != nil {
+		return err
 	}
 	first, last := r.items[0].SourceCount, r.items[len(r.items)-1].SourceCount
 	if stored == math.MaxUint64 || first != stored+1 {
@@ -155,11 +155,9 @@ func (s *Store) OwnLast() (last map[string]uint64, known bool, err error) {
 		known = true
 		last = make(map[string]uint64)
 		return tx.Bucket(bucketOwnLast).ForEach(func(k, v []byte) error {
-			if len(v) != 8 {
-				return corruptf("own last count of %q malformed", k)
-			}
-			last[string(k)] = binary.BigEndian.Uint64(v)
-			return nil
+			cat, n, err := decodeCategoryCount("own last count", k, v)
+			last[cat] = n
+			return err
 		})
 	})
 	if err != nil {
@@ -178,12 +176,20 @@ func (s *Store) RebuildOwnLast(source uuid.UUID) error {
 		ownLast := tx.Bucket(bucketOwnLast)
 		last := make(map[string]uint64)
 		c := b.bySource.Cursor()
-		for k, _ := c.Seek(source[:]); len(k) == 40 && uuid.UUID(k[:16]) == source; k, _ = c.Next() {
-			it, err := b.entry(k[24:])
+		for k, _ := c.Seek(source[:]); bytes.HasPrefix(k, source[:]); k, _ = c.Next() {
+			_, _, id, err := decodeSourceKey(k)
 			if err != nil {
 				return err
 			}
-			last[it.Item.Category] = max(last[it.Item.Category], it.Item.SourceCount)
+			v := b.items.Get(id)
+			if v == nil {
+				return corruptf("by-source entry for missing item %x", id)
+			}
+			it, err := decodeValue(id, v)
+			if err != nil {
+				return err
+			}
+			last[it.Category] = max(last[it.Category], it.SourceCount)
 		}
 		for cat, n := range last {
 			if err := ownLast.Put([]byte(cat), binary.BigEndian.AppendUint64(nil, n)); err != nil {
@@ -198,11 +204,9 @@ func (s *Store) RebuildOwnLast(source uuid.UUID) error {
 // could retransmit (0 if none).
 func (s *Store) LostTotal() (uint64, error) {
 	var n uint64
-	err := s.view("lost total", func(tx *bbolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get(keyLostTotal); len(v) == 8 {
-			n = binary.BigEndian.Uint64(v)
-		}
-		return nil
+	err := s.view("lost total", func(tx *bbolt.Tx) (err error) {
+		n, err = metaCount(tx, keyLostTotal)
+		return err
 	})
 	return n, err
 }
@@ -212,23 +216,23 @@ func (s *Store) LostTotal() (uint64, error) {
 // is ignored.
 func (s *Store) SetLostTotal(n uint64) error {
 	return s.update("set lost total", func(tx *bbolt.Tx, _ *txChanges) error {
-		meta := tx.Bucket(bucketMeta)
-		if v := meta.Get(keyLostTotal); len(v) == 8 && binary.BigEndian.Uint64(v) >= n {
-			return nil
+		stored, err := metaCount(tx, keyLostTotal)
+		if err != nil || stored >= n {
+			return err
 		}
-		return meta.Put(keyLostTotal, binary.BigEndian.AppendUint64(nil, n))
+		return tx.Bucket(bucketMeta).Put(keyLostTotal, binary.BigEndian.AppendUint64(nil, n))
 	})
 }
 
-// checkOwnLast checks the own-last bucket's entries.
-func checkOwnLast(tx *bbolt.Tx) error {
-	return tx.Bucket(bucketOwnLast).ForEach(func(k, v []byte) error {
-		if err := categories.ValidateID(string(k)); err != nil {
-			return corruptf("own last count of %q: %v", k, err)
-		}
-		if len(v) != 8 {
-			return corruptf("own last count of %q malformed", k)
-		}
-		return nil
-	})
+// metaCount reads a uint64 of the meta bucket: 0 if absent.
+func metaCount(tx *bbolt.Tx, key []byte) (uint64, error) {
+	v := tx.Bucket(bucketMeta).Get(key)
+	if v == nil {
+		return 0, nil
+	}
+	n, err := decodeCount(v)
+	if err != nil {
+		return 0, corruptf("meta %q malformed: %v", key, err)
+	}
+	return n, nil
 }

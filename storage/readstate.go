@@ -92,7 +92,10 @@ func (s *Store) MarkAllRead(category string) (int, error) {
 			c := b.byCategory.Cursor()
 			found := uint64(0)
 			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && found < n; k, _ = c.Next() {
-				id := k[len(prefix):]
+				_, id, err := decodeCategoryKey(k)
+				if err != nil {
+					return err
+				}
 				if b.read.Get(id) != nil {
 					continue
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,10 +23,12 @@ var purgeChunk = 2000
 func (s *Store) Retention() (time.Duration, error) {
 	var d time.Duration
 	err := s.view("retention", func(tx *bbolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get(keyRetention); len(v) == 8 {
-			d = time.Duration(binary.BigEndian.Uint64(v))
+		n, err := metaCount(tx, keyRetention)
+		if err == nil && n > math.MaxInt64 {
+			err = corruptf("retention %d ns out of range", n)
 		}
-		return nil
+		d = time.Duration(n)
+		return err
 	})
 	return d, err
 }
@@ -81,10 +84,11 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 				}
 			}
 			for looked := 0; k != nil; k, _ = c.Next() {
-				if len(k) != 24 {
-					return corruptf("by-received key %x malformed", k)
+				at, id, err := decodeReceivedKey(k)
+				if err != nil {
+					return err
 				}
-				if bytes.Compare(k[:8], bound) >= 0 {
+				if bytes.Compare(at, bound) >= 0 {
 					break
 				}
 				if looked == purgeChunk {
@@ -92,7 +96,7 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 					break
 				}
 				looked++
-				ids = append(ids, uuid.UUID(k[8:]))
+				ids = append(ids, uuid.UUID(id))
 				last = k
 			}
 			if last != nil {

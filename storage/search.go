@@ -158,7 +158,7 @@ func (s *Store) buildSearchIndex() {
 			return nil
 		})
 		if err != nil {
-			s.search.install(nil, classify("build search index", err))
+			s.search.install(nil, s.classify("build search index", err))
 			return
 		}
 	}

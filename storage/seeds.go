@@ -15,12 +15,21 @@ import (
 func (s *Store) Seeds() ([]string, error) {
 	var out []string
 	err := s.view("seeds", func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketSeeds).ForEach(func(_, v []byte) error {
-			out = append(out, string(v))
-			return nil
+		return tx.Bucket(bucketSeeds).ForEach(func(k, v []byte) error {
+			a, err := decodeSeed(k, v)
+			out = append(out, a)
+			return err
 		})
 	})
 	return out, err
+}
+
+// decodeSeed reads a seeds entry: a 4-byte position and an address.
+func decodeSeed(k, v []byte) (string, error) {
+	if len(k) != 4 || len(v) == 0 {
+		return "", corruptf("seed entry %s → %q malformed", hexCut(k), v)
+	}
+	return string(v), nil
 }
 
 // SetSeeds replaces the seed list. Entries must be non-empty and distinct;

@@ -19,11 +19,9 @@ import (
 // SourceCount returns the stored count of a source (0 if none).
 func (s *Store) SourceCount(source uuid.UUID) (uint64, error) {
 	var n uint64
-	err := s.view("source count", func(tx *bbolt.Tx) error {
-		if v := tx.Bucket(bucketSources).Get(source[:]); len(v) == 8 {
-			n = binary.BigEndian.Uint64(v)
-		}
-		return nil
+	err := s.view("source count", func(tx *bbolt.Tx) (err error) {
+		n, err = storedSourceCount(tx.Bucket(bucketSources), source)
+		return err
 	})
 	return n, err
 }
@@ -42,9 +40,9 @@ func (s *Store) NextSourceCount(source uuid.UUID) (uint64, error) {
 	var n uint64
 	err := s.update("next source count", func(tx *bbolt.Tx, _ *txChanges) error {
 		b := tx.Bucket(bucketSources)
-		n = 0
-		if v := b.Get(source[:]); len(v) == 8 {
-			n = binary.BigEndian.Uint64(v)
+		var err error
+		if n, err = storedSourceCount(b, source); err != nil {
+			return err
 		}
 		if n == math.MaxUint64 {
 			return corruptf("source %s: communication count exhausted", source)
@@ -60,11 +58,9 @@ func (s *Store) SourceCounts() (map[uuid.UUID]uint64, error) {
 	out := make(map[uuid.UUID]uint64)
 	err := s.view("source counts", func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
-			if len(k) != 16 || len(v) != 8 {
-				return corruptf("source count %x malformed", k)
-			}
-			out[uuid.UUID(k)] = binary.BigEndian.Uint64(v)
-			return nil
+			src, n, err := decodeSourceCount(k, v)
+			out[src] = n
+			return err
 		})
 	})
 	return out, err
@@ -83,7 +79,10 @@ func (s *Store) ItemsAfter(source uuid.UUID, after uint64, limit int) ([]*news.I
 		c := b.bySource.Cursor()
 		start := sourceKey(source, after+1, uuid.Nil)
 		for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, source[:]) && (limit <= 0 || len(out) < limit); k, _ = c.Next() {
-			id := k[16+8:]
+			_, _, id, err := decodeSourceKey(k)
+			if err != nil {
+				return err
+			}
 			v := b.items.Get(id)
 			if v == nil {
 				return corruptf("by-source entry for missing item %x", id)
@@ -113,10 +112,39 @@ func (s *Store) HighestStoredCount(source uuid.UUID) (uint64, error) {
 		} else {
 			k, _ = c.Prev()
 		}
-		if len(k) == 40 && bytes.HasPrefix(k, source[:]) {
-			n = binary.BigEndian.Uint64(k[16:24])
+		if !bytes.HasPrefix(k, source[:]) {
+			return nil
 		}
-		return nil
+		var err error
+		_, n, _, err = decodeSourceKey(k)
+		return err
 	})
 	return n, err
+}
+
+// storedSourceCount reads the count of a source: 0 if none is stored, and
+// ErrCorrupt (not 0) if the value is damaged, so a damaged count of this
+// installation's own source is never taken for "nothing published yet".
+func storedSourceCount(b *bbolt.Bucket, source uuid.UUID) (uint64, error) {
+	v := b.Get(source[:])
+	if v == nil {
+		return 0, nil
+	}
+	n, err := decodeCount(v)
+	if err != nil {
+		return 0, corruptf("count of source %s malformed: %v", source, err)
+	}
+	return n, nil
+}
+
+// decodeSourceCount reads a source-counts entry.
+func decodeSourceCount(k, v []byte) (uuid.UUID, uint64, error) {
+	if len(k) != 16 {
+		return uuid.Nil, 0, corruptf("source-counts key %s malformed", hexCut(k))
+	}
+	n, err := decodeCount(v)
+	if err != nil {
+		return uuid.Nil, 0, corruptf("count of source %s malformed: %v", uuid.UUID(k), err)
+	}
+	return uuid.UUID(k), n, nil
 }

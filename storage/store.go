@@ -121,9 +121,11 @@ func prepareDir(dir string, readOnly bool) error {
 }
 
 // openDB opens the bbolt file and brings it to the current schema. An
-// existing file is first checked with plain reads (checkFile) and then
-// inspected through a read-only open, so a foreign or damaged file is
-// refused before anything could write to it.
+// existing file is first checked with plain reads (checkFile), then opened
+// read-only, its pages walked (checkPages), its schema inspected and the
+// values start-up reads decoded (checkStartup), so a foreign or damaged
+// file is refused before anything could write to it, and later reads
+// cannot crash on it.
 func openDB(path string, o options) (db *bbolt.DB, err error) {
 	// Last line of defence: a damaged file that passes checkFile can still
 	// make bbolt panic or fault on a bad page. Turn that into ErrCorrupt
@@ -164,6 +166,12 @@ func openDB(path string, o options) (db *bbolt.DB, err error) {
 		if err != nil {
 			return nil, err
 		}
+		if !st.fresh && st.schema == SchemaVersion() {
+			if err := startupCheck(ro, path); err != nil {
+				_ = ro.Close()
+				return nil, err
+			}
+		}
 		if o.readOnly {
 			if st.fresh || st.schema != SchemaVersion() {
 				_ = ro.Close()
@@ -184,12 +192,31 @@ func openDB(path string, o options) (db *bbolt.DB, err error) {
 			_ = db.Close()
 			return nil, classify("initialise database", err)
 		}
+		if !st.fresh {
+			// A migrated store: checked in its new form.
+			if err := startupCheck(db, path); err != nil {
+				_ = db.Close()
+				return nil, err
+			}
+		}
 	}
 	return db, nil
 }
 
+// startupCheck runs checkStartup on an open file.
+func startupCheck(db *bbolt.DB, path string) error {
+	err := db.View(checkStartup)
+	if errors.Is(err, ErrCorrupt) {
+		return fmt.Errorf("%w (%s)", err, path)
+	}
+	return classify("check "+path, err)
+}
+
 // openInspect opens the file with bbolt and inspects it in a read
-// transaction (which never writes).
+// transaction (which never writes). A read-only open first walks the
+// file's pages (checkPages); openDB opens an existing file read-only
+// before it opens it for writing, so every open of an existing file is
+// walked.
 func openInspect(path string, o options, readOnly bool) (*bbolt.DB, storeState, error) {
 	bo := &bbolt.Options{
 		Timeout:      o.lockTimeout,
@@ -210,6 +237,15 @@ func openInspect(path string, o options, readOnly bool) (*bbolt.DB, storeState, 
 	}
 	if err != nil {
 		return nil, storeState{}, classify("open database", err) // the cause names the file
+	}
+	if readOnly {
+		// Under bbolt's shared lock, so no writer changes the file under
+		// the walk, and before any read through bbolt's map (Open itself
+		// reads only the meta pages, which checkFile has checked).
+		if err := checkPages(path); err != nil {
+			_ = db.Close()
+			return nil, storeState{}, err
+		}
 	}
 	var st storeState
 	if err := db.View(func(tx *bbolt.Tx) (err error) {
@@ -281,7 +317,7 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 		return fn(tx, &ch)
 	})
 	if err != nil {
-		return classify(op, err)
+		return s.classify(op, err)
 	}
 	if len(ch.ops) > 0 {
 		s.search.apply(&ch)
@@ -291,5 +327,15 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 
 // view runs fn in a read transaction.
 func (s *Store) view(op string, fn func(tx *bbolt.Tx) error) error {
-	return classify(op, s.db.View(fn))
+	return s.classify(op, s.db.View(fn))
+}
+
+// classify is the package's classify, and names the file in an ErrCorrupt
+// a decoder found in it.
+func (s *Store) classify(op string, err error) error {
+	err = classify(op, err)
+	if errors.Is(err, ErrCorrupt) {
+		return fmt.Errorf("%w (%s)", err, s.path)
+	}
+	return err
 }

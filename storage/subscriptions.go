@@ -14,12 +14,24 @@ import (
 func (s *Store) Subscriptions() ([]string, error) {
 	var out []string
 	err := s.view("subscriptions", func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketSubs).ForEach(func(k, _ []byte) error {
-			out = append(out, string(k))
-			return nil
+		return tx.Bucket(bucketSubs).ForEach(func(k, v []byte) error {
+			c, err := decodeSubscription(k, v)
+			out = append(out, c)
+			return err
 		})
 	})
 	return out, err
+}
+
+// decodeSubscription reads a subscriptions entry: a category, no value.
+func decodeSubscription(k, v []byte) (string, error) {
+	if err := categories.ValidateID(string(k)); err != nil {
+		return "", corruptf("subscription %q: %v", k, err)
+	}
+	if len(v) != 0 {
+		return "", corruptf("subscription %q with a value", k)
+	}
+	return string(k), nil
 }
 
 // SetSubscriptions replaces the subscriptions.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,8 +44,11 @@ func Word(rng *rand.Rand) string {
 }
 
 // zipf returns the Zipf generator bound to rng (one per generator, since a
-// rand.Zipf keeps its source).
+// rand.Zipf keeps its source). Generators may run in several goroutines,
+// each with its own rng.
 func zipf(rng *rand.Rand) *rand.Zipf {
+	zipfMu.Lock()
+	defer zipfMu.Unlock()
 	z, ok := zipfs[rng]
 	if !ok {
 		z = rand.NewZipf(rng, 1.1, 1, 49999)
@@ -53,7 +57,10 @@ func zipf(rng *rand.Rand) *rand.Zipf {
 	return z
 }
 
-var zipfs = map[*rand.Rand]*rand.Zipf{}
+var (
+	zipfMu sync.Mutex
+	zipfs  = map[*rand.Rand]*rand.Zipf{}
+)
 
 // Text returns about n bytes of words; markdown adds some emphasis and
 // paragraph breaks.
