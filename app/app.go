@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -212,37 +211,18 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err := prepareDataDir(opts.DataDir); err != nil {
 		return nil, err
 	}
-	damaged := checkStorePresent(opts.DataDir)
-	switch {
-	case damaged != nil && !opts.ResetStore:
-		return nil, damaged
-	case damaged == nil && opts.ResetStore:
-		return nil, fmt.Errorf("--reset-store: the store in %s is intact, so there is nothing to reset; start without it", opts.DataDir)
-	case damaged != nil:
-		if !errors.Is(damaged, ErrDamagedInstallation) {
-			return nil, damaged
-		}
-		aside, err := setStoreAside(opts.DataDir, time.Now())
-		if err != nil {
-			return nil, err
-		}
-		log.Warn("starting with an empty store under a new source", "damaged", aside)
-	}
-	// The store first: on a first run it exists before the identity does,
-	// so a crash in between never looks like a damaged installation.
-	st, err := storage.Open(opts.DataDir, storage.WithPinned(systemCategories...), storage.WithCommitInterval(ingestInterval))
-	if errors.Is(err, storage.ErrInUse) {
-		return nil, &dirInUse{dir: opts.DataDir, cause: err}
-	}
+	// The store first: on a first run it exists before the source file
+	// does, so a crash in between never looks like a damaged installation.
+	st, fresh, err := openStore(opts.DataDir, opts.ResetStore, log)
 	if err != nil {
-		return nil, damagedStore(opts.DataDir, err)
+		return nil, err
 	}
 	identity, err := trust.LoadOrCreateIdentity(opts.DataDir)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("installation key: %w", err)
 	}
-	source, err := installationSource(opts.DataDir, identity.Public, opts.ResetStore, log)
+	source, err := installationSource(opts.DataDir, identity.Public, fresh, log)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -374,17 +354,6 @@ func (a *App) Start() error {
 		return nil
 	}
 	return damagedStore(a.opts.DataDir, a.startLocked())
-}
-
-// damagedStore adds the way out to an error that found the store damaged
-// (storage.ErrCorrupt, which the error keeps). The storage package never
-// writes to a file it refuses, so the file is as it was found.
-func damagedStore(dir string, err error) error {
-	if !errors.Is(err, storage.ErrCorrupt) {
-		return err
-	}
-	return fmt.Errorf("%w; newsdesk has not changed %s: restore it from a backup, or start with --reset-store to begin a new, empty store",
-		err, filepath.Join(dir, storage.FileName))
 }
 
 // startLocked starts a node from the store's current state. It runs with

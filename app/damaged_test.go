@@ -97,7 +97,32 @@ func TestOpenDamagedStore(t *testing.T) {
 			if after, _ := os.ReadFile(path); !bytes.Equal(after, bad) {
 				t.Error("the damaged file was changed")
 			}
+			if !errors.Is(err, ErrDamagedInstallation) {
+				t.Errorf("Open = %v, want ErrDamagedInstallation (the desktop app offers a reset for it)", err)
+			}
 			t.Log(err)
+
+			// --reset-store sets it aside, unchanged, and starts afresh
+			// under a new source.
+			idFile := filepath.Join(dir, installationIDFile)
+			oldID, _ := os.ReadFile(idFile)
+			a, err = Open(context.Background(), Options{DataDir: dir, Listen: "127.0.0.1:0", Network: testNetwork(t), ResetStore: true})
+			if err != nil {
+				t.Fatalf("Open with ResetStore: %v", err)
+			}
+			if a.Source().String()+"\n" == string(oldID) {
+				t.Error("the reset kept the source")
+			}
+			a.Close()
+			aside, _ := filepath.Glob(path + ".damaged-*")
+			if len(aside) != 1 {
+				t.Fatalf("set aside: %v", aside)
+			}
+			if kept, _ := os.ReadFile(aside[0]); !bytes.Equal(kept, bad) {
+				t.Error("the damaged file set aside is not the file as it was")
+			}
+			os.Remove(aside[0])
+			os.WriteFile(idFile, oldID, 0o600)
 			if err := os.WriteFile(path, good, 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -39,23 +39,24 @@ func prepareDataDir(dir string) error {
 }
 
 // ErrDamagedInstallation is wrapped by the error Open returns for a data
-// directory whose store is gone while its identity remains.
+// directory whose store is gone (missing, empty) while its source remains,
+// or damaged (storage.ErrCorrupt).
 var ErrDamagedInstallation = errors.New("damaged installation")
 
-// damagedStore explains a store that is missing or empty next to the
-// installation's identity, and the ways out.
-type damagedStore struct {
+// missingStore explains a store that is missing or empty next to the
+// installation's source, and the ways out.
+type missingStore struct {
 	path, what string
 }
 
-func (e *damagedStore) Error() string {
+func (e *missingStore) Error() string {
 	return fmt.Sprintf("%s: the store %s is %s, but this installation has run before (its %s is there). "+
 		"Starting with an empty store would number new items from 1 again, and every servant would drop them as old. "+
 		"Restore %s from a backup, or start once with --reset-store to begin with an empty store under a new source",
 		ErrDamagedInstallation, e.path, e.what, installationIDFile, storage.FileName)
 }
 
-func (e *damagedStore) Unwrap() error { return ErrDamagedInstallation }
+func (e *missingStore) Unwrap() error { return ErrDamagedInstallation }
 
 // checkStorePresent reports a damaged installation: a store file that is
 // missing or empty while the source file exists. The source file is what
@@ -72,13 +73,69 @@ func checkStorePresent(dir string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &damagedStore{path: path, what: "missing"}
+		return &missingStore{path: path, what: "missing"}
 	case err != nil:
 		return fmt.Errorf("store %s: %w", path, err)
 	case fi.Size() == 0:
-		return &damagedStore{path: path, what: "empty"}
+		return &missingStore{path: path, what: "empty"}
 	}
 	return nil
+}
+
+// openStore opens the data directory's store. A damaged one (missing or
+// empty next to an installation that has run, or corrupt) is refused with
+// the way out, an error wrapping ErrDamagedInstallation; with reset it is
+// set aside instead and a new, empty store made, and fresh reports that.
+// reset on an intact store (it opens and passes Store.Check) is refused.
+func openStore(dir string, reset bool, log *slog.Logger) (st *storage.Store, fresh bool, err error) {
+	open := func() (*storage.Store, error) {
+		st, err := storage.Open(dir, storage.WithPinned(systemCategories...), storage.WithCommitInterval(ingestInterval))
+		if errors.Is(err, storage.ErrInUse) {
+			return nil, &dirInUse{dir: dir, cause: err}
+		}
+		return st, damagedStore(dir, err)
+	}
+	damaged := checkStorePresent(dir)
+	if damaged == nil {
+		st, err := open()
+		switch {
+		case err == nil && !reset:
+			return st, false, nil
+		case err == nil:
+			// Damage that Open does not look for (start-up found it, say)
+			// still counts when the full check finds it.
+			cerr := st.Check()
+			st.Close()
+			if cerr == nil {
+				return nil, false, fmt.Errorf("--reset-store: the store in %s is intact, so there is nothing to reset; start without it", dir)
+			}
+			damaged = damagedStore(dir, cerr)
+		default:
+			damaged = err
+		}
+	}
+	if !reset || !errors.Is(damaged, ErrDamagedInstallation) {
+		return nil, false, damaged
+	}
+	aside, err := setStoreAside(dir, time.Now())
+	if err != nil {
+		return nil, false, err
+	}
+	log.Warn("starting with an empty store under a new source", "damaged", aside)
+	st, err = open()
+	return st, true, err
+}
+
+// damagedStore adds the way out to an error that found the store damaged
+// (storage.ErrCorrupt, which the error keeps) and marks it as
+// ErrDamagedInstallation. The storage package never writes to a file it
+// refuses, so the file is as it was found. Other errors pass unchanged.
+func damagedStore(dir string, err error) error {
+	if !errors.Is(err, storage.ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w: %w; newsdesk has not changed %s: restore it from a backup, or start with --reset-store to begin a new, empty store",
+		ErrDamagedInstallation, err, filepath.Join(dir, storage.FileName))
 }
 
 // setStoreAside renames a damaged store out of the way (never deleting it:
