@@ -30,6 +30,11 @@ const (
 // systemCategories lists the system groups.
 var systemCategories = []string{NetworkCategory, RetractionCategory}
 
+// IsSystemCategory reports whether c is reserved for the network's own
+// business (a system group or below one): nobody publishes there, and the
+// catalog does not offer it.
+func IsSystemCategory(c string) bool { return isSystemCategory(c) }
+
 // isSystemCategory reports whether c is a system group or a category below
 // one ("newsdesk-network/x"): a subscription to a group covers its
 // subcategories, so every servant would receive them too.

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/trust"
 )
@@ -195,6 +196,9 @@ func checkCategory(c categories.Category, cats []categories.Category, isNew bool
 	}
 	if err := validate(c.ID); err != nil {
 		return err
+	}
+	if isNew && app.IsSystemCategory(c.ID) {
+		return fmt.Errorf("category %q is reserved for the network's own business", c.ID)
 	}
 	has := func(id string) bool {
 		return slices.ContainsFunc(cats, func(x categories.Category) bool { return x.ID == id })

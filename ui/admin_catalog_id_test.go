@@ -24,4 +24,10 @@ func TestCatalogEditorNewIDRule(t *testing.T) {
 	if err := checkCategory(categories.Category{ID: "-old", Name: "Renamed"}, cats, false); err != nil {
 		t.Errorf("editing an entry named before the rule: %v", err)
 	}
+	// The system groups are not categories anyone publishes in.
+	for _, id := range []string{"newsdesk-network", "newsdesk-retractions/x"} {
+		if err := checkCategory(categories.Category{ID: id, Name: "Mine"}, cats, true); err == nil || !strings.Contains(err.Error(), "reserved") {
+			t.Errorf("adding %q: %v", id, err)
+		}
+	}
 }
