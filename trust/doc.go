@@ -13,6 +13,10 @@
 //     catalog, publishers, revoked keys, fanout, secret), its signature by
 //     an admin, and the acceptance rule for a newer definition;
 //     network_encoding.go: its canonical JSON encoding and strict parser.
+//   - rival.go: which of two versions with one number wins, the same on
+//     every servant; merge.go: the three-way merge of an admin's edit onto
+//     another admin's version, shared by the admin editors and the servant
+//     whose version lost to a rival.
 //   - items.go: the signature of a news item over a canonical encoding of all
 //     its fields, and the checks a receiver makes before storing, showing or
 //     relaying it; corrections.
