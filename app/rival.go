@@ -3,10 +3,11 @@ package app
 // Rival definitions (trust.AcceptRival): two admins published the same
 // version at once. Every servant keeps the one that wins the tie, so the
 // network converges on it; the admin whose version lost does not lose its
-// edit: its servant applies the edit again onto the winner
-// (trust.Rebase) and publishes the result as the next version. Fields both
-// admins changed are left as the winner has them and logged: the admin
-// decides again.
+// edit: its servant applies the edit again onto the winner (trust.Merge,
+// the merge the admin editors use: per publisher, per category) and
+// publishes the result as the next version. Whatever both admins changed
+// differently is left as the winner has it and logged: the admin decides
+// again.
 
 import (
 	"errors"
@@ -72,10 +73,14 @@ func (a *App) rebaseOwnEdit(lost, winner *trust.SignedNetwork) {
 	if mine == nil || !sameDefinition(mine, lost) || !winner.IsAdmin(a.identity.Public) {
 		return
 	}
-	merged, conflicts := trust.Rebase(&base.Network, &mine.Network, &winner.Network)
+	merged, conflicts := trust.Merge(&base.Network, &mine.Network, &winner.Network)
 	if len(conflicts) > 0 {
-		a.log.Warn("your edit of the network definition conflicts with another admin's; theirs is kept for these fields, edit again",
-			"fields", conflicts, "version", winner.Version)
+		names := make([]string, len(conflicts))
+		for i, c := range conflicts {
+			names[i] = c.String()
+		}
+		a.log.Warn("your edit of the network definition conflicts with another admin's; theirs is kept for these, edit again",
+			"conflicts", names, "version", winner.Version)
 	}
 	unchanged := winner.Network.Clone()
 	unchanged.Version = merged.Version

@@ -3,9 +3,7 @@ package trust
 import (
 	"bytes"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
-	"reflect"
 )
 
 // Rival definitions. Two admins who edit at the same moment each sign the
@@ -56,40 +54,6 @@ func (cur *SignedNetwork) AcceptRival(next *SignedNetwork) error {
 // trustedAdmin reports whether k is an admin of n that n does not revoke.
 func trustedAdmin(n *Network, k ed25519.PublicKey) bool { return n.IsAdmin(k) && !n.IsRevoked(k) }
 
-// Rebase applies an admin's edit (the change from base to mine) onto
-// theirs, a definition another admin published meanwhile, field by field:
-// a field only mine changed takes mine's value, every other field keeps
-// theirs. It returns the result numbered theirs.Version+1, unsigned, and
-// the names of the fields both changed differently (kept as theirs has
-// them: the admin decides again). The admin editors merge finer (per
-// publisher, per category); this is for an edit already published that
-// lost to a rival.
-func Rebase(base, mine, theirs *Network) (*Network, []string) {
-	out := theirs.Clone()
-	out.Version = theirs.Version + 1
-	var conflicts []string
-	field := func(name string, get func(*Network) any, set func(dst, src *Network)) {
-		b, m, t := get(base), get(mine), get(theirs)
-		switch {
-		case sameValue(m, b), sameValue(m, t):
-		case sameValue(t, b):
-			set(out, mine)
-		default:
-			conflicts = append(conflicts, name)
-		}
-	}
-	field("name", func(n *Network) any { return n.Name }, func(d, s *Network) { d.Name = s.Name })
-	field("admins", func(n *Network) any { return n.Admins }, func(d, s *Network) { d.Admins = cloneKeys(s.Admins) })
-	field("seeds", func(n *Network) any { return n.Seeds }, func(d, s *Network) { d.Seeds = append([]string(nil), s.Seeds...) })
-	field("catalog", func(n *Network) any { return n.Catalog }, func(d, s *Network) { d.Catalog = s.Catalog })
-	field("publishers", func(n *Network) any { return n.Publishers }, func(d, s *Network) { d.Publishers = s.Clone().Publishers })
-	field("revoked", func(n *Network) any { return n.Revoked }, func(d, s *Network) { d.Revoked = cloneKeys(s.Revoked) })
-	field("fanout", func(n *Network) any { return n.Fanout }, func(d, s *Network) { d.Fanout = s.Fanout })
-	field("secret", func(n *Network) any { return n.Secret }, func(d, s *Network) { d.Secret = append([]byte(nil), s.Secret...) })
-	field("open publishing", func(n *Network) any { return n.OpenPublishing }, func(d, s *Network) { d.OpenPublishing = s.OpenPublishing })
-	return out, conflicts
-}
-
 // SameContent reports whether n and o say the same, version included:
 // their canonical encodings, lists sorted, are equal.
 func (n *Network) SameContent(o *Network) bool {
@@ -99,16 +63,4 @@ func (n *Network) SameContent(o *Network) bool {
 	bx, err1 := x.marshalNetwork()
 	by, err2 := y.marshalNetwork()
 	return err1 == nil && err2 == nil && bytes.Equal(bx, by)
-}
-
-// sameValue compares two field values by their JSON encoding (the
-// catalog's is canonical; the rest are plain data), so that equal content
-// compares equal whatever a value caches inside.
-func sameValue(x, y any) bool {
-	bx, err1 := json.Marshal(x)
-	by, err2 := json.Marshal(y)
-	if err1 != nil || err2 != nil {
-		return reflect.DeepEqual(x, y)
-	}
-	return bytes.Equal(bx, by)
 }

@@ -81,30 +81,3 @@ func TestAcceptRival(t *testing.T) {
 		t.Errorf("a revoked admin's rival: %v", err)
 	}
 }
-
-// Rebase applies the fields only the admin changed onto the rival, and
-// names the fields both changed.
-func TestRebase(t *testing.T) {
-	base := signedExample(t).Network.Clone()
-	mine := base.Clone()
-	mine.Seeds = []string{"10.1.1.1:7400"}
-	mine.Fanout = 8
-	theirs := base.Clone()
-	theirs.Name = "Theirs"
-	theirs.Fanout = 32
-	theirs.Version = base.Version + 1
-	out, conflicts := Rebase(base, mine, theirs)
-	if out.Version != theirs.Version+1 || out.Name != "Theirs" || !slices.Equal(out.Seeds, mine.Seeds) || out.Fanout != 32 {
-		t.Errorf("rebased: version %d, name %q, seeds %v, fanout %d", out.Version, out.Name, out.Seeds, out.Fanout)
-	}
-	if !slices.Equal(conflicts, []string{"fanout"}) {
-		t.Errorf("conflicts %v, want [fanout]", conflicts)
-	}
-	if theirs.Seeds[0] == "10.1.1.1:7400" {
-		t.Error("Rebase changed its input")
-	}
-	same := base.Clone()
-	if _, c := Rebase(base, same, theirs); len(c) != 0 {
-		t.Errorf("an empty edit conflicts: %v", c)
-	}
-}

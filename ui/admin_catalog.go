@@ -27,7 +27,7 @@ import (
 // The catalog carries its own version, and that is what the editor goes by:
 // base is the catalog version the working copy was loaded from, and saving
 // merges the change from base to the working copy onto the catalog held by
-// then (mergeCategories), numbering the result one above that catalog.
+// then (trust.MergeCatalog), numbering the result one above that catalog.
 type catalogEditor struct {
 	u        *UI
 	base     *categories.Catalog
@@ -251,15 +251,12 @@ func (e *catalogEditor) removeSelected() {
 func (e *catalogEditor) doSave() {
 	// The rules of a catalog are checked at once; the version is only known
 	// once the catalog held at save time is.
-	if _, err := categories.NewCatalog(1, e.cats); err != nil {
+	mine, err := categories.NewCatalog(1, e.cats)
+	if err != nil {
 		e.problem.SetText(err.Error())
 		return
 	}
-	var baseCats []categories.Category
-	if e.base != nil {
-		baseCats = e.base.All()
-	}
-	base, mine := e.base, slices.Clone(e.cats)
+	base := e.base
 	e.save.Disable()
 	e.note.SetText("Saving…")
 	tb, signed := e.u.trustBackend()
@@ -271,10 +268,12 @@ func (e *catalogEditor) doSave() {
 		mergeOnto := func(held *categories.Catalog, when string) error {
 			onto = held
 			var problems []string
-			merged, problems = mergeCategories(baseCats, mine, held, when)
+			merged, problems = mergeCatalogEdit(base, mine, held, when)
 			if len(problems) > 0 {
 				return &editConflict{problems: problems}
 			}
+			// The version is the editor's to choose: one above the catalog
+			// held, as the note after saving says.
 			version := uint64(1)
 			if held != nil {
 				if slices.Equal(merged, held.All()) {

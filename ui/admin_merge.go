@@ -15,9 +15,13 @@ import (
 // admins may publish new versions of it. Saving therefore does not write the
 // working copy over whatever is held by then: it takes the admin's edit as
 // the change from the version the editor was loaded from (the base) to the
-// working copy, and applies that change to the version held at save time.
-// The functions here are that three-way merge, free of Fyne so that they
-// can be tested as plain tables.
+// working copy, and applies that change to the version held at save time
+// with trust.Merge (trust.MergeCatalog for the catalog), the merge the
+// servants use for rival definitions too. A conflict publishes nothing: the
+// editor shows the version held with the admin's side of every conflict on
+// top (trust.MinePublishers, trust.MineCategories). The functions here
+// apply an editor's edit that way and word the conflicts, free of Fyne so
+// that they can be tested as plain tables.
 
 // editConflict reports an edit that collides with what another admin
 // published since the editor was loaded; nothing was published.
@@ -47,82 +51,49 @@ func mergedNote(onto string) string {
 	return " Your changes were merged onto " + onto + ", which another admin published while you were editing."
 }
 
-// keyedConflict is one entry changed on both sides in different ways. A nil
-// pointer means the entry is absent on that side.
-type keyedConflict[T any] struct {
-	base, mine, theirs *T
+// mergePublishersEdit applies the admin's change to the publishers, from
+// base's to mine, onto cur, the definition held now. It returns the next
+// definition to publish (numbered cur.Version+1), or, on a conflict, nil,
+// the list the editor shows (cur's, with the admin's side of every
+// conflict on top) and the problems. cat names categories in them.
+func mergePublishersEdit(base *trust.Network, mine []trust.Publisher, cur *trust.SignedNetwork, cat *categories.Catalog) (*trust.Network, []trust.Publisher, []string) {
+	edit := base.Clone()
+	edit.Publishers = mine
+	next, conflicts := trust.Merge(base, edit, &cur.Network)
+	if len(conflicts) > 0 {
+		words := conflictWords{when: fmt.Sprintf("in version %d", cur.Version), mine: edit, theirs: &cur.Network, cat: cat}
+		return nil, trust.MinePublishers(next.Publishers, conflicts), words.problems(conflicts)
+	}
+	return next, next.Publishers, nil
 }
 
-// mergeKeyed applies the change from base to mine onto theirs, one entry at
-// a time, entries being matched by key. An entry changed (added, removed,
-// edited) on one side only takes that side; one changed the same way on
-// both is fine; one changed differently on both is a conflict. The result
-// keeps the admin's version of every conflicting entry: it is what the
-// editor shows after a conflict, never what gets published as is. It is
-// sorted with compare.
-func mergeKeyed[T any](base, mine, theirs []T, key func(T) string, same func(a, b T) bool, compare func(a, b T) int) ([]T, []keyedConflict[T]) {
-	index := func(list []T) map[string]T {
-		m := make(map[string]T, len(list))
-		for _, x := range list {
-			m[key(x)] = x
-		}
-		return m
+// mergeSeedsEdit applies the admin's seed list, edited from base's, onto
+// cur: the next definition, or nil and the problem. The list merges as a
+// whole (its order is its meaning), so on a conflict the editor keeps
+// showing the admin's list.
+func mergeSeedsEdit(base *trust.Network, seeds []string, cur *trust.SignedNetwork) (*trust.Network, []string) {
+	edit := base.Clone()
+	edit.Seeds = seeds
+	next, conflicts := trust.Merge(base, edit, &cur.Network)
+	if len(conflicts) > 0 {
+		words := conflictWords{when: fmt.Sprintf("in version %d", cur.Version), mine: edit, theirs: &cur.Network}
+		return nil, words.problems(conflicts)
 	}
-	baseBy, mineBy, theirsBy := index(base), index(mine), index(theirs)
-	merged := index(theirs)
-	var conflicts []keyedConflict[T]
-	// Only keys the admin touched can differ from theirs; visit them in a
-	// fixed order so that conflicts are reported in the list's order.
-	var touched []T
-	for _, b := range base {
-		if m, ok := mineBy[key(b)]; !ok || !same(b, m) {
-			touched = append(touched, b)
-		}
+	return next, nil
+}
+
+// mergeCatalogEdit applies the admin's catalog, edited from base, onto
+// held, the catalog held now (nil for none); when says where held comes
+// from ("in version 7"). It returns the merged categories, which the
+// caller numbers, or, on a conflict, the categories the editor shows
+// (held's, with the admin's side of every conflict on top) and the
+// problems.
+func mergeCatalogEdit(base, mine, held *categories.Catalog, when string) ([]categories.Category, []string) {
+	merged, conflicts := trust.MergeCatalog(base, mine, held)
+	if len(conflicts) > 0 {
+		return trust.MineCategories(merged.All(), conflicts), conflictWords{when: when}.problems(conflicts)
 	}
-	for _, m := range mine {
-		if _, ok := baseBy[key(m)]; !ok {
-			touched = append(touched, m)
-		}
-	}
-	slices.SortFunc(touched, compare)
-	for _, x := range touched {
-		k := key(x)
-		b, inBase := baseBy[k]
-		m, inMine := mineBy[k]
-		t, inTheirs := theirsBy[k]
-		var theirsChanged bool
-		switch {
-		case inBase != inTheirs:
-			theirsChanged = true
-		case inBase:
-			theirsChanged = !same(b, t)
-		}
-		agree := inMine == inTheirs && (!inMine || same(m, t))
-		if theirsChanged && !agree {
-			c := keyedConflict[T]{}
-			if inBase {
-				c.base = &b
-			}
-			if inMine {
-				c.mine = &m
-			}
-			if inTheirs {
-				c.theirs = &t
-			}
-			conflicts = append(conflicts, c)
-		}
-		if inMine {
-			merged[k] = m
-		} else {
-			delete(merged, k)
-		}
-	}
-	out := make([]T, 0, len(merged))
-	for _, x := range merged {
-		out = append(out, x)
-	}
-	slices.SortFunc(out, compare)
-	return out, conflicts
+	return merged.All(), nil
 }
 
 func samePublisher(a, b trust.Publisher) bool {
@@ -131,48 +102,118 @@ func samePublisher(a, b trust.Publisher) bool {
 
 func samePublishers(a, b []trust.Publisher) bool { return slices.EqualFunc(a, b, samePublisher) }
 
-// mergePublishers applies the change from base to mine (publisher lists of
-// the editor's base and working copy) onto cur, the definition held now.
-// It returns the list to publish, or the one to show with the problems when
-// it conflicts. cat names categories in the problems.
-func mergePublishers(base, mine []trust.Publisher, cur *trust.SignedNetwork, cat *categories.Catalog) ([]trust.Publisher, []string) {
-	merged, conflicts := mergeKeyed(base, mine, cur.Publishers,
-		func(p trust.Publisher) string { return string(p.Key) },
-		samePublisher,
-		func(a, b trust.Publisher) int { return bytes.Compare(a.Key, b.Key) })
-	var problems []string
-	conflicted := make(map[string]bool, len(conflicts))
-	for _, c := range conflicts {
-		problems = append(problems, publisherConflict(c, cur.Version, cat))
-		if c.mine != nil {
-			conflicted[string(c.mine.Key)] = true
-		}
-	}
-	// A key revoked meanwhile cannot be a publisher (the definition would
-	// not validate): the admin has to learn that, not to see a signing error.
-	for _, p := range merged {
-		if cur.IsRevoked(p.Key) && !conflicted[string(p.Key)] {
-			problems = append(problems, fmt.Sprintf("Another admin revoked the key of publisher “%s” in version %d, so it cannot publish.", p.Name, cur.Version))
-		}
-	}
-	return merged, problems
+// conflictWords words the conflicts of a merge for the admin.
+type conflictWords struct {
+	when         string              // where theirs comes from: "in version 7"
+	mine, theirs *trust.Network      // the two sides, for whole fields (the seed list); nil for a catalog alone
+	cat          *categories.Catalog // names categories in publishers' limits
 }
 
-func publisherConflict(c keyedConflict[trust.Publisher], version uint64, cat *categories.Catalog) string {
+// problems returns one sentence per conflict, in the merge's order. A
+// missing parent that follows from a category both admins changed (the
+// other admin renamed a category whose parent you removed with it, or
+// removed a parent you renamed under your new category) is said by the
+// sentence about that category.
+func (w conflictWords) problems(conflicts []trust.Conflict) []string {
+	both := map[string]bool{}
+	for _, c := range conflicts {
+		if c.Field == trust.FieldCatalog && c.Kind == trust.BothChanged {
+			both[c.CategoryID] = true
+		}
+	}
+	out := make([]string, 0, len(conflicts))
+	for _, c := range conflicts {
+		if c.Kind == trust.MissingParent && both[c.Related.ID] {
+			continue
+		}
+		out = append(out, w.sentence(c))
+	}
+	return out
+}
+
+func (w conflictWords) sentence(c trust.Conflict) string {
+	switch c.Field {
+	case trust.FieldPublishers:
+		return w.publisher(c)
+	case trust.FieldCatalog:
+		return w.category(c)
+	case trust.FieldSeeds:
+		if w.mine != nil && w.theirs != nil {
+			return seedConflict(w.theirs.Seeds, w.mine.Seeds, w.when)
+		}
+	case trust.FieldAdmins:
+		key := trust.PublicKeyString(c.Key)
+		switch c.Kind {
+		case trust.KeyRevoked:
+			return fmt.Sprintf("Another admin revoked the key %s %s, which you made an admin.", key, w.when)
+		case trust.NoAdmin:
+			return fmt.Sprintf("Another admin removed admins %s: with the ones you removed, the network would have none left.", w.when)
+		case trust.OverLimit:
+			return fmt.Sprintf("With the admins another admin added %s, the network would have more than %d: your admin %s cannot be added.", w.when, trust.MaxAdmins, key)
+		}
+	case trust.FieldRevoked:
+		if c.Kind == trust.KeyRevoked {
+			return fmt.Sprintf("Another admin made the key %s an admin or publisher %s, while you revoked it.", trust.PublicKeyString(c.Key), w.when)
+		}
+	}
+	return fmt.Sprintf("Another admin also changed the %s %s.", c.Field, w.when)
+}
+
+func (w conflictWords) publisher(c trust.Conflict) string {
+	s := c.Publisher
 	name := func(p *trust.Publisher) string { return "“" + p.Name + "”" }
 	describe := func(p *trust.Publisher) string {
-		return fmt.Sprintf("“%s”, %s", p.Name, categoryList(cat, p.Categories))
+		return fmt.Sprintf("“%s”, %s", p.Name, categoryList(w.cat, p.Categories))
 	}
 	switch {
-	case c.base == nil:
-		return fmt.Sprintf("Another admin also added the key of %s in version %d, as %s.", name(c.mine), version, describe(c.theirs))
-	case c.theirs == nil:
-		return fmt.Sprintf("Another admin removed publisher %s in version %d, while you changed it to %s.", name(c.base), version, describe(c.mine))
-	case c.mine == nil:
-		return fmt.Sprintf("Another admin changed publisher %s in version %d to %s, while you removed it.", name(c.base), version, describe(c.theirs))
-	default:
-		return fmt.Sprintf("Another admin changed publisher %s in version %d to %s, while you changed it to %s.", name(c.base), version, describe(c.theirs), describe(c.mine))
+	case c.Kind == trust.KeyRevoked && s.Mine != nil:
+		return fmt.Sprintf("Another admin revoked the key of publisher %s %s, so it cannot publish.", name(s.Mine), w.when)
+	case c.Kind == trust.OverLimit && s.Mine != nil:
+		return fmt.Sprintf("With the publishers another admin added %s, the network would have more than %d: publisher %s cannot be added.", w.when, trust.MaxPublishers, name(s.Mine))
+	case s.Base == nil && s.Mine != nil && s.Theirs != nil:
+		return fmt.Sprintf("Another admin also added the key of %s %s, as %s.", name(s.Mine), w.when, describe(s.Theirs))
+	case s.Base != nil && s.Theirs == nil && s.Mine != nil:
+		return fmt.Sprintf("Another admin removed publisher %s %s, while you changed it to %s.", name(s.Base), w.when, describe(s.Mine))
+	case s.Base != nil && s.Mine == nil && s.Theirs != nil:
+		return fmt.Sprintf("Another admin changed publisher %s %s to %s, while you removed it.", name(s.Base), w.when, describe(s.Theirs))
+	case s.Base != nil && s.Mine != nil && s.Theirs != nil:
+		return fmt.Sprintf("Another admin changed publisher %s %s to %s, while you changed it to %s.", name(s.Base), w.when, describe(s.Theirs), describe(s.Mine))
 	}
+	return fmt.Sprintf("Another admin also changed publisher %s %s.", trust.PublicKeyString(c.Key), w.when)
+}
+
+func (w conflictWords) category(c trust.Conflict) string {
+	s := c.Category
+	describe := func(c *categories.Category) string {
+		if c.Description == "" {
+			return "“" + c.Name + "”"
+		}
+		return fmt.Sprintf("“%s” (“%s”)", c.Name, c.Description)
+	}
+	switch {
+	case c.Kind == trust.MissingParent && s.Mine != nil:
+		if p, _ := categories.Parent(c.CategoryID); p == c.Related.ID {
+			return fmt.Sprintf("Another admin removed category %s %s, which your category %s needs as its parent.", categoryLabel(c.Related), w.when, categoryLabel(*s.Mine))
+		}
+		return fmt.Sprintf("Another admin removed category %s %s, which your category %s is under.", categoryLabel(c.Related), w.when, categoryLabel(*s.Mine))
+	case c.Kind == trust.MissingParent:
+		removed := categories.Category{ID: c.CategoryID}
+		if s.Base != nil {
+			removed = *s.Base
+		}
+		return fmt.Sprintf("Another admin added category %s %s, under %s, which you removed.", categoryLabel(c.Related), w.when, categoryLabel(removed))
+	case c.Kind == trust.OverLimit && s.Mine != nil:
+		return fmt.Sprintf("With the categories another admin added %s, the catalog would hold more than %d: category %s cannot be added.", w.when, categories.MaxCategories, categoryLabel(*s.Mine))
+	case s.Base == nil && s.Mine != nil && s.Theirs != nil:
+		return fmt.Sprintf("Another admin also added category %s %s, as %s.", categoryLabel(*s.Mine), w.when, describe(s.Theirs))
+	case s.Base != nil && s.Theirs == nil && s.Mine != nil:
+		return fmt.Sprintf("Another admin removed category %s %s, while you changed it to %s.", categoryLabel(*s.Base), w.when, describe(s.Mine))
+	case s.Base != nil && s.Mine == nil && s.Theirs != nil:
+		return fmt.Sprintf("Another admin changed category %s %s to %s, while you removed it.", categoryLabel(*s.Base), w.when, describe(s.Theirs))
+	case s.Base != nil && s.Mine != nil && s.Theirs != nil:
+		return fmt.Sprintf("Another admin changed category %s %s to %s, while you changed it to %s.", categoryLabel(*s.Base), w.when, describe(s.Theirs), describe(s.Mine))
+	}
+	return fmt.Sprintf("Another admin also changed category “%s” %s.", c.CategoryID, w.when)
 }
 
 // categoryList names a publisher's categories for a sentence.
@@ -187,80 +228,15 @@ func categoryList(cat *categories.Catalog, ids []string) string {
 	return strings.Join(names, ", ")
 }
 
-// mergeSeeds applies the change from base to mine onto theirs. The seed
-// list is a priority order, and its order is its meaning: the first
-// reachable seed becomes the root of the whole network. When both admins
-// changed it differently, any interleaving of the two orders would be an
-// order neither of them chose, so the merge does not guess: it reports a
-// conflict and returns mine for the editor to show.
-func mergeSeeds(base, mine, theirs []string) (merged []string, conflict bool) {
-	switch {
-	case slices.Equal(mine, base):
-		return slices.Clone(theirs), false
-	case slices.Equal(theirs, base), slices.Equal(theirs, mine):
-		return slices.Clone(mine), false
-	}
-	return slices.Clone(mine), true
-}
-
 // seedConflict names a seed-list conflict.
-func seedConflict(theirs, mine []string, version uint64) string {
+func seedConflict(theirs, mine []string, when string) string {
 	list := func(s []string) string {
 		if len(s) == 0 {
 			return "an empty list"
 		}
 		return strings.Join(s, ", ")
 	}
-	return fmt.Sprintf("Another admin changed the seed list in version %d to %s, while you changed it to %s.", version, list(theirs), list(mine))
-}
-
-// mergeCategories applies the change from base to mine (the catalog the
-// editor was loaded from and its working copy) onto theirs, the catalog
-// held now, category by category (the ID is a category's identity: it
-// cannot be renamed). when says where theirs comes from, for the problems
-// ("in version 7"). Besides categories changed on both sides, a category
-// left without its parent (one side removed a parent the other gave a new
-// child) is a conflict: the catalog is a tree.
-func mergeCategories(base, mine []categories.Category, theirs *categories.Catalog, when string) ([]categories.Category, []string) {
-	var theirsAll []categories.Category
-	if theirs != nil {
-		theirsAll = theirs.All()
-	}
-	merged, conflicts := mergeKeyed(base, mine, theirsAll,
-		func(c categories.Category) string { return c.ID },
-		func(a, b categories.Category) bool { return a == b },
-		func(a, b categories.Category) int { return strings.Compare(a.ID, b.ID) })
-	var problems []string
-	for _, c := range conflicts {
-		problems = append(problems, categoryConflict(c, when))
-	}
-	byID := func(list []categories.Category) map[string]categories.Category {
-		m := make(map[string]categories.Category, len(list))
-		for _, c := range list {
-			m[c.ID] = c
-		}
-		return m
-	}
-	mergedByID, baseByID, mineByID := byID(merged), byID(base), byID(mine)
-	for _, c := range merged {
-		parent, ok := categories.Parent(c.ID)
-		if !ok {
-			continue
-		}
-		if _, ok := mergedByID[parent]; ok {
-			continue
-		}
-		p, ok := baseByID[parent]
-		if !ok {
-			p = categories.Category{ID: parent}
-		}
-		if _, mineHas := mineByID[c.ID]; mineHas {
-			problems = append(problems, fmt.Sprintf("Another admin removed category %s %s, which your category %s needs as its parent.", categoryLabel(p), when, categoryLabel(c)))
-		} else {
-			problems = append(problems, fmt.Sprintf("Another admin added category %s %s, under %s, which you removed.", categoryLabel(c), when, categoryLabel(p)))
-		}
-	}
-	return merged, problems
+	return fmt.Sprintf("Another admin changed the seed list %s to %s, while you changed it to %s.", when, list(theirs), list(mine))
 }
 
 func categoryLabel(c categories.Category) string {
@@ -268,23 +244,4 @@ func categoryLabel(c categories.Category) string {
 		return "“" + c.ID + "”"
 	}
 	return fmt.Sprintf("“%s” (%s)", c.Name, c.ID)
-}
-
-func categoryConflict(c keyedConflict[categories.Category], when string) string {
-	describe := func(c *categories.Category) string {
-		if c.Description == "" {
-			return "“" + c.Name + "”"
-		}
-		return fmt.Sprintf("“%s” (“%s”)", c.Name, c.Description)
-	}
-	switch {
-	case c.base == nil:
-		return fmt.Sprintf("Another admin also added category %s %s, as %s.", categoryLabel(*c.mine), when, describe(c.theirs))
-	case c.theirs == nil:
-		return fmt.Sprintf("Another admin removed category %s %s, while you changed it to %s.", categoryLabel(*c.base), when, describe(c.mine))
-	case c.mine == nil:
-		return fmt.Sprintf("Another admin changed category %s %s to %s, while you removed it.", categoryLabel(*c.base), when, describe(c.theirs))
-	default:
-		return fmt.Sprintf("Another admin changed category %s %s to %s, while you changed it to %s.", categoryLabel(*c.base), when, describe(c.theirs), describe(c.mine))
-	}
 }

@@ -26,9 +26,10 @@ func publisherNames(ps []trust.Publisher) []string {
 	return out
 }
 
-// TestAdminMergePublishers: the admin's change from base to mine applies to the
-// version held now entry by entry, by key; only an entry both sides
-// changed differently conflicts, and the merged list then keeps the
+// TestAdminMergePublishers: the editor's change to the publishers applies
+// to the version held now through trust.Merge (whose own tables cover
+// every case); here: what the editor shows and says. Only an entry both
+// sides changed differently conflicts, and the list shown then keeps the
 // admin's version of it.
 func TestAdminMergePublishers(t *testing.T) {
 	ann, bob, cat, dan := pub(1, "Ann"), pub(2, "Bob"), pub(3, "Cat"), pub(4, "Dan")
@@ -46,14 +47,6 @@ func TestAdminMergePublishers(t *testing.T) {
 			want: []trust.Publisher{ann, bob, cat}},
 		{name: "my removal and their addition", base: []trust.Publisher{ann, bob}, mine: []trust.Publisher{ann}, theirs: []trust.Publisher{ann, bob, dan},
 			want: []trust.Publisher{ann, dan}},
-		{name: "their removal is kept", base: []trust.Publisher{ann, bob}, mine: []trust.Publisher{ann, bob, cat}, theirs: []trust.Publisher{bob},
-			want: []trust.Publisher{bob, cat}},
-		{name: "different publishers changed", base: []trust.Publisher{ann, bob}, mine: []trust.Publisher{annHR, bob}, theirs: []trust.Publisher{ann, pub(2, "Robert")},
-			want: []trust.Publisher{annHR, pub(2, "Robert")}},
-		{name: "the same change on both sides", base: []trust.Publisher{ann}, mine: []trust.Publisher{annHR}, theirs: []trust.Publisher{annHR},
-			want: []trust.Publisher{annHR}},
-		{name: "both removed it", base: []trust.Publisher{ann, bob}, mine: []trust.Publisher{ann}, theirs: []trust.Publisher{ann},
-			want: []trust.Publisher{ann}},
 		{name: "changed differently", base: []trust.Publisher{ann, bob}, mine: []trust.Publisher{annHR, bob}, theirs: []trust.Publisher{annIT, bob, cat},
 			want:     []trust.Publisher{annHR, bob, cat},
 			problems: []string{"Another admin changed publisher “Ann” in version 7 to “Ann”, IT, while you changed it to “Ann”, HR."}},
@@ -68,13 +61,23 @@ func TestAdminMergePublishers(t *testing.T) {
 			problems: []string{"also added the key of “Dan” in version 7, as “Daniel”"}},
 		{name: "added a key revoked meanwhile", base: []trust.Publisher{ann}, mine: []trust.Publisher{ann, dan}, theirs: []trust.Publisher{ann}, revoked: []ed25519.PublicKey{testKey(4)},
 			want:     []trust.Publisher{ann, dan},
-			problems: []string{"revoked the key of publisher “Dan” in version 7"}},
+			problems: []string{"Another admin revoked the key of publisher “Dan” in version 7, so it cannot publish."}},
+		{name: "two problems, in key order", base: []trust.Publisher{ann, bob}, mine: []trust.Publisher{annHR, pub(2, "Bobby"), dan}, theirs: []trust.Publisher{annIT}, revoked: []ed25519.PublicKey{testKey(4)},
+			want:     []trust.Publisher{annHR, pub(2, "Bobby"), dan},
+			problems: []string{"changed publisher “Ann”", "removed publisher “Bob”", "revoked the key of publisher “Dan”"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cur := &trust.SignedNetwork{Network: trust.Network{Version: 7, Publishers: c.theirs, Revoked: c.revoked}}
-			got, problems := mergePublishers(c.base, c.mine, cur, categories.Default())
+			base := &trust.Network{Version: 6, Admins: []ed25519.PublicKey{testKey(9)}, Publishers: c.base}
+			cur := &trust.SignedNetwork{Network: trust.Network{Version: 7, Admins: []ed25519.PublicKey{testKey(9)}, Publishers: c.theirs, Revoked: c.revoked}}
+			next, got, problems := mergePublishersEdit(base, c.mine, cur, categories.Default())
 			if !samePublishers(got, c.want) {
-				t.Errorf("merged %q, want %q", publisherNames(got), publisherNames(c.want))
+				t.Errorf("shown %q, want %q", publisherNames(got), publisherNames(c.want))
+			}
+			if (next == nil) != (len(c.problems) > 0) {
+				t.Errorf("next definition %v with problems %q", next != nil, problems)
+			}
+			if next != nil && (next.Version != 8 || !samePublishers(next.Publishers, c.want)) {
+				t.Errorf("next: version %d, publishers %q", next.Version, publisherNames(next.Publishers))
 			}
 			if len(problems) != len(c.problems) {
 				t.Fatalf("problems %q, want %q", problems, c.problems)
@@ -88,32 +91,43 @@ func TestAdminMergePublishers(t *testing.T) {
 	}
 }
 
-// TestAdminMergeSeeds: the list changed on one side takes that side; changed
-// differently on both, it is a conflict and the merge offers mine.
+// TestAdminMergeSeeds: the list changed on one side takes that side;
+// changed differently on both, nothing is published and the problem names
+// both lists.
 func TestAdminMergeSeeds(t *testing.T) {
 	a, b, c, d := "10.0.0.1:7400", "10.0.0.2:7400", "10.0.0.3:7400", "10.0.0.4:7400"
 	for _, tc := range []struct {
 		name               string
 		base, mine, theirs []string
 		want               []string
-		conflict           bool
+		problem            string
 	}{
-		{"only mine changed", []string{a, b}, []string{b, a}, []string{a, b}, []string{b, a}, false},
-		{"only theirs changed", []string{a, b}, []string{a, b}, []string{a, b, c}, []string{a, b, c}, false},
-		{"both the same way", []string{a}, []string{a, c}, []string{a, c}, []string{a, c}, false},
-		{"from nothing", nil, []string{a}, nil, []string{a}, false},
-		{"both differently", []string{a, b}, []string{a, b, c}, []string{a, b, d}, []string{a, b, c}, true},
-		{"reordered against removed", []string{a, b}, []string{b, a}, []string{a}, []string{b, a}, true},
+		{name: "only mine changed", base: []string{a, b}, mine: []string{b, a}, theirs: []string{a, b}, want: []string{b, a}},
+		{name: "only theirs changed", base: []string{a, b}, mine: []string{a, b}, theirs: []string{a, b, c}, want: []string{a, b, c}},
+		{name: "from nothing", mine: []string{a}, want: []string{a}},
+		{name: "both differently", base: []string{a, b}, mine: []string{a, b, c}, theirs: []string{a, b, d},
+			problem: "Another admin changed the seed list in version 7 to 10.0.0.1:7400, 10.0.0.2:7400, 10.0.0.4:7400, while you changed it to 10.0.0.1:7400, 10.0.0.2:7400, 10.0.0.3:7400."},
+		{name: "emptied against reordered", base: []string{a, b}, mine: nil, theirs: []string{b, a},
+			problem: "Another admin changed the seed list in version 7 to 10.0.0.2:7400, 10.0.0.1:7400, while you changed it to an empty list."},
 	} {
-		got, conflict := mergeSeeds(tc.base, tc.mine, tc.theirs)
-		if !slices.Equal(got, tc.want) || conflict != tc.conflict {
-			t.Errorf("%s: %q conflict %v, want %q conflict %v", tc.name, got, conflict, tc.want, tc.conflict)
+		base := &trust.Network{Version: 6, Seeds: tc.base}
+		cur := &trust.SignedNetwork{Network: trust.Network{Version: 7, Seeds: tc.theirs}}
+		next, problems := mergeSeedsEdit(base, tc.mine, cur)
+		switch {
+		case tc.problem != "":
+			if next != nil || !slices.Equal(problems, []string{tc.problem}) {
+				t.Errorf("%s: published %v, problems %q, want %q", tc.name, next != nil, problems, tc.problem)
+			}
+		case next == nil || !slices.Equal(next.Seeds, tc.want):
+			t.Errorf("%s: %v (problems %q), want %q", tc.name, next, problems, tc.want)
 		}
 	}
 }
 
-// TestAdminMergeCategories: categories merge by ID like publishers by key, and
-// a merge that would leave a category without its parent is a conflict.
+// TestAdminMergeCategories: categories merge by ID like publishers by key,
+// and a merge that would leave a category without its parent is a
+// conflict; the editor then shows the admin's side on top, the orphan
+// included, for the admin to decide.
 func TestAdminMergeCategories(t *testing.T) {
 	cat := func(id, name string) categories.Category { return categories.Category{ID: id, Name: name} }
 	sales, hr, it := cat("sales", "Sales"), cat("hr", "HR"), cat("it", "IT")
@@ -137,13 +151,26 @@ func TestAdminMergeCategories(t *testing.T) {
 		{name: "a removed parent with a new child", base: []categories.Category{hr, mkt}, mine: []categories.Category{hr}, theirs: []categories.Category{hr, mkt, events},
 			want:     []categories.Category{hr, events},
 			problems: []string{"Another admin added category “Events” (marketing/events) in version 7, under “Marketing” (marketing), which you removed."}},
+		{name: "a grandchild under a removed parent", base: []categories.Category{hr, mkt}, mine: []categories.Category{hr, mkt, events, cat("marketing/events/fairs", "Fairs")}, theirs: []categories.Category{hr},
+			want: []categories.Category{hr, events, cat("marketing/events/fairs", "Fairs")},
+			problems: []string{"Another admin removed category “Marketing” (marketing) in version 7, which your category “Events” (marketing/events) needs as its parent.",
+				"Another admin removed category “Marketing” (marketing) in version 7, which your category “Fairs” (marketing/events/fairs) is under."}},
+		{name: "renamed there, removed with its parent here", base: []categories.Category{hr, mkt, events}, mine: []categories.Category{hr}, theirs: []categories.Category{hr, mkt, cat("marketing/events", "Fairs")},
+			want:     []categories.Category{hr},
+			problems: []string{"Another admin changed category “Events” (marketing/events) in version 7 to “Fairs”, while you removed it."}},
+		{name: "a renamed parent removed there, a new child here", base: []categories.Category{hr, mkt}, mine: []categories.Category{hr, cat("marketing", "Sales and marketing"), events}, theirs: []categories.Category{hr},
+			want:     []categories.Category{hr, cat("marketing", "Sales and marketing"), events},
+			problems: []string{"Another admin removed category “Marketing” (marketing) in version 7, while you changed it to “Sales and marketing”."}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			theirs, err := categories.NewCatalog(3, c.theirs)
-			if err != nil {
-				t.Fatal(err)
+			catalog := func(v uint64, cs []categories.Category) *categories.Catalog {
+				out, err := categories.NewCatalog(v, cs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
 			}
-			got, problems := mergeCategories(c.base, c.mine, theirs, "in version 7")
+			got, problems := mergeCatalogEdit(catalog(2, c.base), catalog(1, c.mine), catalog(3, c.theirs), "in version 7")
 			if !slices.Equal(got, c.want) {
 				t.Errorf("merged %v, want %v", got, c.want)
 			}

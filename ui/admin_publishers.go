@@ -23,7 +23,7 @@ import (
 // Settings shows), with a name and optionally the categories it may
 // publish in. Saving signs the next version of the definition with this
 // installation's key and publishes it to the network, merged onto whatever
-// version other admins published meanwhile (mergePublishers).
+// version other admins published meanwhile (trust.Merge).
 type publishersEditor struct {
 	u        *UI
 	base     *trust.SignedNetwork // the version the working copy was loaded from
@@ -307,16 +307,17 @@ func (p *publishersEditor) doSave() {
 		var onto *trust.SignedNetwork
 		var merged []trust.Publisher
 		next, err := publishEdit(tb, func(cur *trust.SignedNetwork, n *trust.Network) error {
-			var problems []string
 			onto = cur
-			merged, problems = mergePublishers(base.Publishers, mine, cur, cat)
+			var out *trust.Network
+			var problems []string
+			out, merged, problems = mergePublishersEdit(&base.Network, mine, cur, cat)
 			switch {
 			case len(problems) > 0:
 				return &editConflict{problems: problems}
 			case samePublishers(merged, cur.Publishers):
 				return errUpToDate
 			}
-			n.Publishers = merged
+			*n = *out
 			return nil
 		})
 		return func() {

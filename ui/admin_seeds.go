@@ -20,7 +20,8 @@ import (
 // validated as host:port, can be tested for reachability, and the list is
 // saved to the store for the next connection. An admin's list is
 // published as the next version of the network definition, merged onto
-// whatever version other admins published meanwhile (mergeSeeds).
+// whatever version other admins published meanwhile (trust.Merge: the
+// list merges as a whole, its order being its meaning).
 type seedEditor struct {
 	u        *UI
 	seeds    []string
@@ -262,19 +263,19 @@ func (s *seedEditor) doSave() {
 		if signed {
 			next, err = publishEdit(tb, func(cur *trust.SignedNetwork, n *trust.Network) error {
 				onto = cur
-				from := cur.Seeds
+				from := &cur.Network
 				if base != nil {
-					from = base.Seeds
+					from = &base.Network
 				}
-				merged, conflict := mergeSeeds(from, seeds, cur.Seeds)
-				if conflict {
-					return &editConflict{problems: []string{seedConflict(cur.Seeds, seeds, cur.Version)}}
+				out, problems := mergeSeedsEdit(from, seeds, cur)
+				if len(problems) > 0 {
+					return &editConflict{problems: problems}
 				}
-				result = merged
-				if slices.Equal(merged, cur.Seeds) {
+				result = out.Seeds
+				if slices.Equal(out.Seeds, cur.Seeds) {
 					return errUpToDate
 				}
-				n.Seeds = merged
+				*n = *out
 				return nil
 			})
 		}
