@@ -408,6 +408,11 @@ func TestForeignSourceRejected(t *testing.T) {
 	}
 
 	// After a restart of the subscriber the stream is still the victim's.
+	// Mallory leaves first: its servant claims the victim's source, so a
+	// subscriber that rejoined below it would not get the victim's items.
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ type Node struct {
 
 	nextInbound newsnet.LinkID
 	incarnation int
-	thisRun     map[[16]byte]bool // delivered since the last boot
+	thisRun     map[[16]byte]bool      // delivered since the last boot
 	written     map[newsnet.LinkID]int // written at once during a step, reported after it
 }
 
