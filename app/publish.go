@@ -11,14 +11,19 @@ import (
 
 // Publish publishes a draft as this installation, with the display name of
 // the settings as its author. A draft that breaks an item rule returns the
-// validation error (naming the field and the rule) and nothing is stored or
+// validation error, a *news.FieldError naming the field and the rule (an
+// invalid display name is the author field's), and nothing is stored or
 // sent. The system groups take no drafts (ErrSystemCategory).
 func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := checkNotSystem(d.Category); err != nil {
 		return PublishResult{}, err
 	}
 	if err := a.checkNewCategory(d.Category, nil); err != nil {
-		return PublishResult{}, fmt.Errorf("category: %w", err)
+		rule := news.RuleInvalidCategory
+		if d.Category == "" {
+			rule = news.RuleRequired
+		}
+		return PublishResult{}, &news.FieldError{Field: news.FieldCategory, Rule: rule, Err: err}
 	}
 	now := time.Now()
 	id, err := news.NewID(now)

@@ -50,6 +50,7 @@ var (
 
 // NewItem returns a new, valid item with a fresh UUIDv7 taken from now.
 // SourceCount is left for the network layer to set and Received for storage.
+// An item that would break a rule is the *FieldError of Validate.
 func NewItem(category, title, body, author string, source uuid.UUID, now time.Time) (*Item, error) {
 	id, err := NewID(now)
 	if err != nil {
@@ -70,59 +71,71 @@ func NewItem(category, title, body, author string, source uuid.UUID, now time.Ti
 	return it, nil
 }
 
-// Validate reports the first rule the item breaks, naming the field and the
-// rule ("title: required"). Received is local bookkeeping and not checked.
+// Validate reports the first rule the item breaks as a *FieldError, whose
+// message names the field and the rule ("title: required"). Received is
+// local bookkeeping and not checked.
 func (it *Item) Validate() error {
-	if err := checkV7("id", it.ID); err != nil {
-		return err
-	}
-	if err := categories.ValidateID(it.Category); err != nil {
-		return fmt.Errorf("category: %w", err)
-	}
-	if strings.TrimSpace(it.Title) == "" {
-		return fmt.Errorf("title: required")
-	}
-	if err := CheckLine("title", it.Title, MaxTitleRunes); err != nil {
-		return err
-	}
-	if len(it.Body) > MaxBodyBytes {
-		return fmt.Errorf("body: longer than %d bytes", MaxBodyBytes)
-	}
-	if !utf8.ValidString(it.Body) {
-		return fmt.Errorf("body: not valid UTF-8")
-	}
-	if err := CheckLine("author", it.Author, MaxAuthorRunes); err != nil {
-		return err
-	}
-	if it.Source == uuid.Nil {
-		return fmt.Errorf("source: required")
-	}
-	if it.Created.IsZero() {
-		return fmt.Errorf("created: required")
-	}
-	if it.Created.Before(minCreated) || it.Created.After(maxCreated) {
-		return fmt.Errorf("created: outside the years 1678 to 2262")
-	}
-	if it.Supersedes != uuid.Nil {
-		if it.Supersedes == it.ID {
-			return fmt.Errorf("supersedes: equals the item's own id")
-		}
-		if err := checkV7("supersedes", it.Supersedes); err != nil {
-			return err
-		}
-	}
-	if len(it.Signature) > MaxSignatureBytes {
-		return fmt.Errorf("signature: longer than %d bytes", MaxSignatureBytes)
+	if fe := it.check(); fe != nil {
+		return fe
 	}
 	return nil
 }
 
-func checkV7(field string, id uuid.UUID) error {
+func (it *Item) check() *FieldError {
+	if fe := checkV7(FieldID, it.ID); fe != nil {
+		return fe
+	}
+	if err := categories.ValidateID(it.Category); err != nil {
+		rule := RuleInvalidCategory
+		if it.Category == "" {
+			rule = RuleRequired
+		}
+		return &FieldError{Field: FieldCategory, Rule: rule, Err: err}
+	}
+	if strings.TrimSpace(it.Title) == "" {
+		return &FieldError{Field: FieldTitle, Rule: RuleRequired}
+	}
+	if fe := checkLine(FieldTitle, it.Title, MaxTitleRunes); fe != nil {
+		return fe
+	}
+	if len(it.Body) > MaxBodyBytes {
+		return &FieldError{Field: FieldBody, Rule: RuleTooLong, Limit: MaxBodyBytes}
+	}
+	if !utf8.ValidString(it.Body) {
+		return &FieldError{Field: FieldBody, Rule: RuleInvalidUTF8}
+	}
+	if fe := checkLine(FieldAuthor, it.Author, MaxAuthorRunes); fe != nil {
+		return fe
+	}
+	if it.Source == uuid.Nil {
+		return &FieldError{Field: FieldSource, Rule: RuleRequired}
+	}
+	if it.Created.IsZero() {
+		return &FieldError{Field: FieldCreated, Rule: RuleRequired}
+	}
+	if it.Created.Before(minCreated) || it.Created.After(maxCreated) {
+		return &FieldError{Field: FieldCreated, Rule: RuleOutOfRange}
+	}
+	if it.Supersedes != uuid.Nil {
+		if it.Supersedes == it.ID {
+			return &FieldError{Field: FieldSupersedes, Rule: RuleSelfReference}
+		}
+		if fe := checkV7(FieldSupersedes, it.Supersedes); fe != nil {
+			return fe
+		}
+	}
+	if len(it.Signature) > MaxSignatureBytes {
+		return &FieldError{Field: FieldSignature, Rule: RuleTooLong, Limit: MaxSignatureBytes}
+	}
+	return nil
+}
+
+func checkV7(f Field, id uuid.UUID) *FieldError {
 	if id == uuid.Nil {
-		return fmt.Errorf("%s: required", field)
+		return &FieldError{Field: f, Rule: RuleRequired}
 	}
 	if id.Version() != 7 || id.Variant() != uuid.RFC4122 {
-		return fmt.Errorf("%s: not a UUIDv7", field)
+		return &FieldError{Field: f, Rule: RuleNotUUIDv7}
 	}
 	return nil
 }
@@ -130,16 +143,25 @@ func checkV7(field string, id uuid.UUID) error {
 // CheckLine applies the one-line text rules (titles, names, reasons): valid
 // UTF-8, at most maxRunes characters and no control characters (a newline
 // or an escape sequence in a title breaks list layouts and notifications).
-// Errors name the field and the rule.
+// Errors name the field and the rule, as a FieldError's do; field is free
+// text ("reason"), so they are plain errors.
 func CheckLine(field, s string, maxRunes int) error {
+	if fe := checkLine(0, s, maxRunes); fe != nil {
+		return fmt.Errorf("%s: %s", field, fe.Detail())
+	}
+	return nil
+}
+
+// checkLine is CheckLine for a field of an item.
+func checkLine(f Field, s string, maxRunes int) *FieldError {
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s: not valid UTF-8", field)
+		return &FieldError{Field: f, Rule: RuleInvalidUTF8}
 	}
 	if utf8.RuneCountInString(s) > maxRunes {
-		return fmt.Errorf("%s: longer than %d characters", field, maxRunes)
+		return &FieldError{Field: f, Rule: RuleTooLong, Limit: maxRunes}
 	}
 	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
-		return fmt.Errorf("%s: control character at byte %d", field, i)
+		return &FieldError{Field: f, Rule: RuleControlCharacter, At: i}
 	}
 	return nil
 }

@@ -41,20 +41,45 @@ const nameHostBits = 46
 // ParseServantID validates a "host:port" address and returns it as a
 // ServantID. The host may be an IPv4 or IPv6 literal or a host name; the port
 // must be 1..65535.
+// An address it refuses is an *AddrError.
 func ParseServantID(s string) (ServantID, error) {
 	host, portText, err := net.SplitHostPort(s)
 	if err != nil {
-		return "", fmt.Errorf("servant address %q: %v", s, err)
+		reason := err.Error()
+		if ae, ok := err.(*net.AddrError); ok {
+			reason = ae.Err
+		}
+		return "", &AddrError{Addr: s, Reason: reason, Err: err}
 	}
 	if host == "" {
-		return "", fmt.Errorf("servant address %q: missing host", s)
+		return "", &AddrError{Addr: s, Reason: "missing host"}
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil || port == 0 {
-		return "", fmt.Errorf("servant address %q: port must be 1..65535", s)
+		return "", &AddrError{Addr: s, Reason: "port must be 1..65535"}
 	}
 	return ServantID(s), nil
 }
+
+// AddrError: an address ParseServantID refuses. Its message names the
+// address and the reason (`servant address "host": address host: missing
+// port in address`); Reason is the reason alone, for a caller that shows
+// the address itself.
+type AddrError struct {
+	Addr   string
+	Reason string // "missing port in address", "missing host", "port must be 1..65535", …
+	Err    error  // net.SplitHostPort's error, when it refused the address
+}
+
+func (e *AddrError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("servant address %q: %v", e.Addr, e.Err)
+	}
+	return fmt.Sprintf("servant address %q: %s", e.Addr, e.Reason)
+}
+
+// Unwrap returns Err.
+func (e *AddrError) Unwrap() error { return e.Err }
 
 // IDValue maps a servant ID to the unsigned integer used for partitions.
 // The top two bits name the address family (see PartitionFor):

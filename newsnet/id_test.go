@@ -1,6 +1,7 @@
 package newsnet
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -160,6 +161,25 @@ func TestParseServantID(t *testing.T) {
 	for _, good := range []string{"1.2.3.4:7400", "[::1]:1", "seed.corp:65535"} {
 		if _, err := ParseServantID(good); err != nil {
 			t.Errorf("ParseServantID(%q): %v", good, err)
+		}
+	}
+}
+
+// An address ParseServantID refuses is an *AddrError with the reason alone
+// and the message it always had.
+func TestParseServantIDError(t *testing.T) {
+	cases := []struct{ addr, reason, msg string }{
+		{"host", "missing port in address", `servant address "host": address host: missing port in address`},
+		{"a:b:c", "too many colons in address", `servant address "a:b:c": address a:b:c: too many colons in address`},
+		{":7400", "missing host", `servant address ":7400": missing host`},
+		{"1.2.3.4:0", "port must be 1..65535", `servant address "1.2.3.4:0": port must be 1..65535`},
+		{"h: 1", "port must be 1..65535", `servant address "h: 1": port must be 1..65535`},
+	}
+	for _, c := range cases {
+		_, err := ParseServantID(c.addr)
+		var ae *AddrError
+		if !errors.As(err, &ae) || ae.Addr != c.addr || ae.Reason != c.reason || err.Error() != c.msg {
+			t.Errorf("ParseServantID(%q) = %#v (%v), want reason %q, message %q", c.addr, err, err, c.reason, c.msg)
 		}
 	}
 }

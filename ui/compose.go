@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,8 +35,9 @@ type composer struct {
 	previewDeb debouncer
 	publish    *widget.Button
 	clear      *widget.Button
-	problem    *widget.Label // validation
-	outcome    *widget.Label // what became of the last publication
+	problem    *widget.Label                // validation: the draft's first problem; by the Publish button unless a note shows it
+	notes      map[news.Field]*widget.Label // the problem under its field, for the fields on this screen
+	outcome    *widget.Label                // what became of the last publication
 	banner     *fyne.Container
 	bannerText *widget.Label
 
@@ -48,11 +50,16 @@ type composer struct {
 func newComposer(u *UI) *composer {
 	c := &composer{u: u}
 	c.previewDeb = debouncer{w: u.w, delay: previewDelay}
-	c.category = widget.NewSelect(nil, func(string) { c.problem.SetText("") })
+	c.notes = map[news.Field]*widget.Label{}
+	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldBody} {
+		c.notes[f] = wrappedLabel("", widget.DangerImportance)
+		c.notes[f].Hide()
+	}
+	c.category = widget.NewSelect(nil, func(string) { c.showProblem(draftProblem{}) })
 	c.category.PlaceHolder = "Choose a category"
 	c.title = widget.NewEntry()
 	c.title.SetPlaceHolder("A short, clear headline")
-	c.title.OnChanged = func(string) { c.problem.SetText(""); c.previewDeb.call(c.renderPreview) }
+	c.title.OnChanged = func(string) { c.showProblem(draftProblem{}); c.previewDeb.call(c.renderPreview) }
 	c.urgent = widget.NewCheck("Urgent (notifies every reader)", nil)
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
@@ -72,10 +79,10 @@ func newComposer(u *UI) *composer {
 	c.renderPreview()
 
 	form := widget.NewForm(
-		widget.NewFormItem("Category", container.NewBorder(nil, nil, nil, c.urgent, c.category)),
-		widget.NewFormItem("Title", c.title),
+		widget.NewFormItem("Category", container.NewVBox(container.NewBorder(nil, nil, nil, c.urgent, c.category), c.notes[news.FieldCategory])),
+		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
 	)
-	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, c.body)
+	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
 	prev := container.NewBorder(widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
 		container.NewVScroll(container.NewPadded(c.preview)))
 	split := container.NewHSplit(edit, prev)
@@ -138,39 +145,86 @@ func (c *composer) draft() app.Draft {
 	}
 }
 
+// draftProblem is what stops a draft: in words, and the field it concerns
+// (news.FieldAuthor is the display name in Settings; 0 is none).
+type draftProblem struct {
+	field news.Field
+	text  string
+}
+
 // validate applies the item rules (news.Item.Validate) to the draft and
 // returns the first problem in words, or "".
-func (c *composer) validate(d app.Draft) string {
+func (c *composer) validate(d app.Draft) string { return c.check(d).text }
+
+// check is validate with the field of the problem.
+func (c *composer) check(d app.Draft) draftProblem {
 	if d.Category == "" {
-		return "Choose a category."
+		return draftProblem{news.FieldCategory, "Choose a category."}
 	}
 	if !c.u.catalog.Has(d.Category) {
-		return fmt.Sprintf("The category %q is no longer in the catalog.", d.Category)
+		return draftProblem{news.FieldCategory, fmt.Sprintf("The category %q is no longer in the catalog.", d.Category)}
 	}
 	if !c.u.roles.may(d.Category) {
-		return fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))
+		return draftProblem{news.FieldCategory, fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))}
 	}
 	now := c.u.now()
 	it := news.Item{
 		ID: itemID(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
 		Author: c.u.settings.DisplayName, Source: itemID(now, 2), Created: now, Supersedes: d.Supersedes,
 	}
-	err := it.Validate()
-	if err == nil {
-		return ""
+	p, _ := fieldProblem(it.Validate())
+	return p
+}
+
+// fieldProblem says an item rule a draft breaks (a *news.FieldError in
+// err's chain) in words; false when err is not one.
+func fieldProblem(err error) (draftProblem, bool) {
+	var fe *news.FieldError
+	if !errors.As(err, &fe) {
+		return draftProblem{}, false
 	}
-	msg := err.Error()
+	p := draftProblem{field: fe.Field}
 	switch {
-	case msg == "title: required":
-		return "Give the item a title."
-	case strings.HasPrefix(msg, "title: longer"):
-		return fmt.Sprintf("The title is too long: at most %d characters.", news.MaxTitleRunes)
-	case strings.HasPrefix(msg, "body: longer"):
-		return fmt.Sprintf("The text is too long: at most %d KB.", news.MaxBodyBytes>>10)
-	case strings.HasPrefix(msg, "author:"):
-		return "Your display name (Settings) is not valid: " + strings.TrimPrefix(msg, "author: ")
+	case fe.Field == news.FieldTitle && fe.Rule == news.RuleRequired:
+		p.text = "Give the item a title."
+	case fe.Field == news.FieldTitle && fe.Rule == news.RuleTooLong:
+		p.text = fmt.Sprintf("The title is too long: at most %d characters.", fe.Limit)
+	case fe.Field == news.FieldBody && fe.Rule == news.RuleTooLong:
+		p.text = fmt.Sprintf("The text is too long: at most %d KB.", fe.Limit>>10)
+	case fe.Field == news.FieldAuthor:
+		p.text = "Your display name (Settings) is not valid: " + fe.Detail()
+	default:
+		msg := fe.Error()
+		p.text = strings.ToUpper(msg[:1]) + msg[1:] + "."
 	}
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+	return p, true
+}
+
+// showProblem shows p under its field, or by the Publish button when its
+// field is not on this screen (the display name), or clears it for the
+// zero problem.
+func (c *composer) showProblem(p draftProblem) {
+	c.problem.SetText(p.text)
+	if _, ok := c.notes[p.field]; ok {
+		c.problem.Hide()
+	} else {
+		c.problem.Show()
+	}
+	c.showAtField(p)
+}
+
+// showAtField shows p under its field if it is on this screen, and clears
+// the other fields' notes.
+func (c *composer) showAtField(p draftProblem) {
+	for f, note := range c.notes {
+		if f == p.field && p.text != "" {
+			note.SetText(p.text)
+			note.Show()
+		} else {
+			note.SetText("")
+			note.Hide()
+		}
+	}
 }
 
 func (c *composer) doPublish() {
@@ -178,11 +232,11 @@ func (c *composer) doPublish() {
 		return
 	}
 	d := c.draft()
-	if problem := c.validate(d); problem != "" {
-		c.problem.SetText(problem)
+	if p := c.check(d); p.text != "" {
+		c.showProblem(p)
 		return
 	}
-	c.problem.SetText("")
+	c.showProblem(draftProblem{})
 	c.busy = true
 	c.publish.Disable()
 	c.outcome.Importance = widget.MediumImportance
@@ -219,6 +273,9 @@ func (c *composer) showOutcome(d app.Draft, res app.PublishResult, err error) {
 	if err != nil {
 		c.outcome.Importance = widget.DangerImportance
 		c.outcome.SetText("Not published: " + err.Error())
+		if p, ok := fieldProblem(err); ok {
+			c.showAtField(p)
+		}
 		return
 	}
 	text, imp := outcomeText(d, res, categoryName(c.u.catalog, d.Category))
@@ -232,7 +289,7 @@ func (c *composer) reset() {
 	c.body.SetText("")
 	c.urgent.SetChecked(false)
 	c.setSupersedes(uuid.Nil, "")
-	c.problem.SetText("")
+	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()
 	c.renderPreview()
 }

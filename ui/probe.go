@@ -2,11 +2,12 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"newsdesk/app"
+	"newsdesk/newsnet"
 )
 
 // probeTimeout bounds one reachability test.
@@ -79,9 +80,9 @@ func rttText(d time.Duration) string {
 // addrProblem is the reason an address was refused, without the address
 // repeated ("missing port in address").
 func addrProblem(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
+	var ae *newsnet.AddrError
+	if errors.As(err, &ae) {
+		return ae.Reason
 	}
-	return msg
+	return err.Error()
 }
