@@ -170,7 +170,7 @@ func demoItem(rng *rand.Rand, at time.Time, n uint64, src uuid.UUID) *news.Item 
 		demoParagraphs[rng.IntN(len(demoParagraphs))], at.Add(time.Duration(24+rng.IntN(200))*time.Hour).Format("Monday 2 January, 15:04"),
 		categoryName(categories.Default(), cat), author, demoParagraphs[rng.IntN(len(demoParagraphs))])
 	return &news.Item{
-		ID: itemID(at, n), Category: cat, Title: title, Body: body, Author: author,
+		ID: news.IDAt(at, n), Category: cat, Title: title, Body: body, Author: author,
 		Source: src, SourceCount: n, Created: at, Received: at,
 	}
 }
@@ -196,19 +196,19 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 	}
 	at := func(d time.Duration) time.Time { return now.Add(-d) }
 	urgent := &news.Item{
-		ID: itemID(at(12*time.Minute), 9001), Category: "it", Author: "IT Service Desk", Source: src, SourceCount: 9001,
+		ID: news.IDAt(at(12*time.Minute), 9001), Category: "it", Author: "IT Service Desk", Source: src, SourceCount: 9001,
 		Title:  "Outage: e-mail unavailable in all offices",
 		Body:   "## E-mail is down\n\nSince **10:05** nobody can send or receive e-mail. Teams chat and phones work.\n\n1. Do not restart your laptop: it does not help.\n2. Urgent customer mail: call the customer instead.\n3. Updates every 30 minutes here and on [the status page](https://status.example.com).\n\n*IT Service Desk*",
 		Urgent: true, Created: at(12 * time.Minute), Received: at(12 * time.Minute),
 	}
 	orig := &news.Item{
-		ID: itemID(at(5*time.Hour), 9002), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9002,
+		ID: news.IDAt(at(5*time.Hour), 9002), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9002,
 		Title:   "Offices closed on 2 October for the company holiday",
 		Body:    "All offices close on **2 October**. Support keeps its usual on-call rota.",
 		Created: at(5 * time.Hour), Received: at(5 * time.Hour),
 	}
 	corr := &news.Item{
-		ID: itemID(at(3*time.Hour), 9003), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9003,
+		ID: news.IDAt(at(3*time.Hour), 9003), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9003,
 		Title:      "Offices closed on 3 October for the company holiday",
 		Body:       "All offices close on **3 October**, not 2 October as announced earlier. Support keeps its usual on-call rota.\n\nSorry for the confusion.",
 		Supersedes: orig.ID, Created: at(3 * time.Hour), Received: at(3 * time.Hour),
@@ -217,7 +217,7 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 	for i, title := range []string{"Newsletter: what the sales teams learned this quarter", "Reminder: expense reports due Friday", "Volunteering day: sign-up sheet"} {
 		created := at(time.Duration(26+i*30) * time.Hour)
 		items = append(items, &news.Item{
-			ID: itemID(created, 9100+uint64(i)), Category: []string{"sales", "company", "hr"}[i], Author: "Dana Whitfield",
+			ID: news.IDAt(created, 9100+uint64(i)), Category: []string{"sales", "company", "hr"}[i], Author: "Dana Whitfield",
 			Source: self, SourceCount: uint64(i + 1), Title: title,
 			Body:    "Hello everyone,\n\nthis is a short note from the newsroom. Details are **below**.\n\n- one\n- two\n",
 			Created: created, Received: created,

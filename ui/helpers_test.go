@@ -111,7 +111,7 @@ func (f *fake) Probe(ctx context.Context, addr string) app.Probe {
 func item(n int, cat, title string, minutes int) *news.Item {
 	at := testNow.Add(-time.Duration(minutes) * time.Minute)
 	return &news.Item{
-		ID: itemID(at, uint64(n)), Category: cat, Title: title, Body: fmt.Sprintf("Body of **%s**.", title),
+		ID: news.IDAt(at, uint64(n)), Category: cat, Title: title, Body: fmt.Sprintf("Body of **%s**.", title),
 		Author: "Author " + cat, Source: uuid.MustParse("0191a000-0000-7000-8000-000000000001"),
 		SourceCount: uint64(n), Created: at, Received: at,
 	}

@@ -92,7 +92,7 @@ func (m *memBackend) add(items ...*news.Item) {
 	defer m.mu.Unlock()
 	if len(items) == 1 && m.byID[items[0].ID] == nil {
 		it := items[0]
-		i, _ := slices.BinarySearchFunc(m.items, it.ID, func(x *news.Item, id uuid.UUID) int { return -compareIDs(x.ID, id) })
+		i, _ := slices.BinarySearchFunc(m.items, it.ID, func(x *news.Item, id uuid.UUID) int { return -news.CompareIDs(x.ID, id) })
 		m.items = slices.Insert(m.items, i, it)
 		m.byID[it.ID] = it
 		return
@@ -104,23 +104,7 @@ func (m *memBackend) add(items ...*news.Item) {
 	for _, it := range m.byID {
 		m.items = append(m.items, it)
 	}
-	slices.SortFunc(m.items, func(a, b *news.Item) int { return -compareIDs(a.ID, b.ID) })
-}
-
-// itemID returns a deterministic UUIDv7 for an item created at t: the
-// time's milliseconds, then n where a real ID has random bits.
-func itemID(t time.Time, n uint64) uuid.UUID {
-	var id uuid.UUID
-	ms := uint64(t.UnixMilli())
-	for i := range 6 {
-		id[i] = byte(ms >> (40 - 8*i))
-	}
-	id[6] = 0x70
-	for i := range 8 {
-		id[8+i] = byte(n >> (56 - 8*i))
-	}
-	id[8] = 0x80 | id[8]&0x3f
-	return id
+	slices.SortFunc(m.items, func(a, b *news.Item) int { return -news.CompareIDs(a.ID, b.ID) })
 }
 
 // ingest stores an item as if it had arrived from the network and sends
@@ -128,10 +112,6 @@ func itemID(t time.Time, n uint64) uuid.UUID {
 func (m *memBackend) ingest(it *news.Item) {
 	m.add(it)
 	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Urgent: it.Urgent, Items: []uuid.UUID{it.ID}})
-}
-
-func compareIDs(a, b uuid.UUID) int {
-	return strings.Compare(string(a[:]), string(b[:]))
 }
 
 // emit sends an event without blocking; a full queue drops it, as the
@@ -178,7 +158,7 @@ func (m *memBackend) page(n int, cur storage.Cursor, keep func(*news.Item) bool)
 		if err != nil {
 			return nil, "", storage.ErrBadCursor
 		}
-		start, _ = slices.BinarySearchFunc(m.items, id, func(it *news.Item, id uuid.UUID) int { return -compareIDs(it.ID, id) })
+		start, _ = slices.BinarySearchFunc(m.items, id, func(it *news.Item, id uuid.UUID) int { return -news.CompareIDs(it.ID, id) })
 		if start < len(m.items) && m.items[start].ID == id {
 			start++
 		}
