@@ -24,7 +24,7 @@ func bigFake(n int) *fake {
 			Body: "Body", Author: "Author", Source: src, Created: at, Received: at,
 		}
 	}
-	b.add(items...)
+	b.Add(items...)
 	return b
 }
 
@@ -102,7 +102,7 @@ func TestHundredThousandItems(t *testing.T) {
 func BenchmarkListingMemory(bm *testing.B) {
 	const n = 100000
 	b := bigFake(n)
-	es, _, _ := b.memBackend.Newest(nil, n, "")
+	es, _, _ := b.Backend.Newest(nil, n, "")
 	var used int64
 	for bm.Loop() {
 		var before, after runtime.MemStats

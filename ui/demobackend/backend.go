@@ -1,4 +1,12 @@
-package ui
+// Package demobackend is an in-memory application behind the desktop UI:
+// it implements ui.Backend and ui.TrustBackend without a store, a servant
+// or a network. The demo mode runs on it (NEWSDESK_DEMO=1, Open and the
+// data set in demo.go), and the UI's tests use it as their fake. The
+// production UI does not import it; it does not import the UI either (the
+// UI's own tests import it), so the interface assertions live in its
+// tests. The conformance suite in ui/backendtest runs over it and the real
+// application (*app.App), which is the reference where they differ.
+package demobackend
 
 import (
 	"context"
@@ -19,12 +27,10 @@ import (
 	"newsdesk/trust"
 )
 
-// memBackend is a Backend held in memory: the demo mode's application
-// (NEWSDESK_DEMO=1, see demo.go) and the tests' fake. It has no servant;
-// its status, probe results and publication outcomes are what its creator
-// sets. It is deterministic: time comes from its clock, IDs from the
-// items it is given.
-type memBackend struct {
+// Backend is a ui.Backend held in memory. It has no servant: its status,
+// probe results and publication outcomes are what its creator sets. It is
+// deterministic: time comes from its clock, IDs from the items it is given.
+type Backend struct {
 	mu    sync.Mutex
 	now   func() time.Time
 	items []*news.Item // newest (highest ID) first
@@ -56,14 +62,9 @@ type memBackend struct {
 	closed bool
 }
 
-var (
-	_ Backend      = (*memBackend)(nil)
-	_ TrustBackend = (*memBackend)(nil)
-)
-
-// newMemBackend returns an empty backend with the default catalog, set up
+// New returns an empty backend with the default catalog, set up
 // (NeedsSetup false) and connected, whose clock is now.
-func newMemBackend(now func() time.Time) *memBackend {
+func New(now func() time.Time) *Backend {
 	id, err := trust.GenerateIdentity()
 	if err != nil {
 		panic(err)
@@ -73,7 +74,7 @@ func newMemBackend(now func() time.Time) *memBackend {
 		panic(err)
 	}
 	source := uuid.MustParse("0191a000-0000-7000-8000-00000000beef")
-	return &memBackend{
+	return &Backend{
 		identity: id,
 		network:  sn,
 		now:      now,
@@ -86,8 +87,14 @@ func newMemBackend(now func() time.Time) *memBackend {
 	}
 }
 
-// add stores items (any order); it does not send events.
-func (m *memBackend) add(items ...*news.Item) {
+// Set-up. Tests and the demo data set give the backend its state with
+// the methods below. Those named Preset… change it quietly, as if it had
+// always been so: no event, no validation.
+
+// Add stores items (any order) as received earlier; it sends no events.
+// The backend keeps the items it is given, so a test may still change one
+// before the UI reads it.
+func (m *Backend) Add(items ...*news.Item) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(items) == 1 && m.byID[items[0].ID] == nil {
@@ -107,16 +114,94 @@ func (m *memBackend) add(items ...*news.Item) {
 	slices.SortFunc(m.items, func(a, b *news.Item) int { return -news.CompareIDs(a.ID, b.ID) })
 }
 
-// ingest stores an item as if it had arrived from the network and sends
+// Ingest stores an item as if it had arrived from the network and sends
 // the event the real application would.
-func (m *memBackend) ingest(it *news.Item) {
-	m.add(it)
+func (m *Backend) Ingest(it *news.Item) {
+	m.Add(it)
 	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Urgent: it.Urgent, Items: []uuid.UUID{it.ID}})
 }
 
+// Items returns the stored items, newest first, retracted ones included:
+// the backend's own, which a test may change before the UI reads them.
+func (m *Backend) Items() []*news.Item {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.items)
+}
+
+// PresetRead marks items read.
+func (m *Backend) PresetRead(ids ...uuid.UUID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range ids {
+		m.read[id] = true
+	}
+}
+
+// PresetSubscriptions replaces the subscriptions.
+func (m *Backend) PresetSubscriptions(ids ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.subs = slices.Clone(ids)
+}
+
+// PresetSettings replaces the settings.
+func (m *Backend) PresetSettings(s app.Settings) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.settings = s
+	m.settings.NotifyCategories = slices.Clone(s.NotifyCategories)
+}
+
+// PresetNeedsSetup sets whether the first-run wizard is to run.
+func (m *Backend) PresetNeedsSetup(v bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.setup = v
+}
+
+// PresetStatus replaces the servant's status, as it changes between the
+// application's polls.
+func (m *Backend) PresetStatus(st app.NetStatus) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.status = st
+}
+
+// SetStatus replaces the status and sends StatusChanged.
+func (m *Backend) SetStatus(st app.NetStatus) {
+	m.PresetStatus(st)
+	m.emit(app.Event{Kind: app.StatusChanged})
+}
+
+// PresetNetwork replaces the network definition held, unchecked.
+func (m *Backend) PresetNetwork(sn *trust.SignedNetwork) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.network = sn
+}
+
+// SetRemoteSubscriptions sets the categories someone else in the network
+// subscribes to: a publication elsewhere is Suppressed while connected.
+func (m *Backend) SetRemoteSubscriptions(ids ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.remoteSubs = slices.Clone(ids)
+}
+
+// SetProbe sets what Probe answers; nil reports every address unreachable.
+func (m *Backend) SetProbe(probe func(addr string) app.Probe) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.probe = probe
+}
+
+// Source returns the installation's source ID, the Source of its own posts.
+func (m *Backend) Source() uuid.UUID { return m.source }
+
 // emit sends an event without blocking; a full queue drops it, as the
 // events are hints that the UI re-reads anyway.
-func (m *memBackend) emit(ev app.Event) {
+func (m *Backend) emit(ev app.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -129,7 +214,7 @@ func (m *memBackend) emit(ev app.Event) {
 }
 
 // Close ends the event stream.
-func (m *memBackend) Close() error {
+func (m *Backend) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.closed {
@@ -139,16 +224,16 @@ func (m *memBackend) Close() error {
 	return nil
 }
 
-func (m *memBackend) entry(it *news.Item) storage.Entry {
+func (m *Backend) entry(it *news.Item) storage.Entry {
 	return storage.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID]}
 }
 
 // visible reports whether it shows in lists, searches and counts.
-func (m *memBackend) visible(it *news.Item) bool { return m.retracted[it.ID] == nil }
+func (m *Backend) visible(it *news.Item) bool { return m.retracted[it.ID] == nil }
 
 // page walks the items older than cur that keep returns true and returns
 // up to n of them with the cursor of the next page.
-func (m *memBackend) page(n int, cur storage.Cursor, keep func(*news.Item) bool) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) page(n int, cur storage.Cursor, keep func(*news.Item) bool) ([]storage.Entry, storage.Cursor, error) {
 	if n <= 0 {
 		return nil, "", fmt.Errorf("page size %d, must be positive", n)
 	}
@@ -181,13 +266,13 @@ func inCats(cats []string, it *news.Item) bool {
 	return len(cats) == 0 || categories.CoveredByAny(cats, it.Category)
 }
 
-func (m *memBackend) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.page(n, cur, func(it *news.Item) bool { return m.visible(it) && inCats(cats, it) })
 }
 
-func (m *memBackend) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
 	words := strings.Fields(strings.ToLower(query))
 	if len(words) == 0 {
 		return nil, "", errors.New("search: empty query")
@@ -208,7 +293,7 @@ func (m *memBackend) Search(ctx context.Context, query string, cats []string, n 
 	})
 }
 
-func (m *memBackend) Item(id uuid.UUID) (storage.Entry, error) {
+func (m *Backend) Item(id uuid.UUID) (storage.Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	it, ok := m.byID[id]
@@ -218,7 +303,7 @@ func (m *memBackend) Item(id uuid.UUID) (storage.Entry, error) {
 	return m.entry(it), nil
 }
 
-func (m *memBackend) UnreadCounts() (map[string]uint64, error) {
+func (m *Backend) UnreadCounts() (map[string]uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := map[string]uint64{}
@@ -230,7 +315,7 @@ func (m *memBackend) UnreadCounts() (map[string]uint64, error) {
 	return out, nil
 }
 
-func (m *memBackend) setRead(read bool, ids []uuid.UUID) error {
+func (m *Backend) setRead(read bool, ids []uuid.UUID) error {
 	m.mu.Lock()
 	var cats []string
 	var changed []uuid.UUID
@@ -254,10 +339,10 @@ func (m *memBackend) setRead(read bool, ids []uuid.UUID) error {
 	return nil
 }
 
-func (m *memBackend) MarkRead(ids ...uuid.UUID) error   { return m.setRead(true, ids) }
-func (m *memBackend) MarkUnread(ids ...uuid.UUID) error { return m.setRead(false, ids) }
+func (m *Backend) MarkRead(ids ...uuid.UUID) error   { return m.setRead(true, ids) }
+func (m *Backend) MarkUnread(ids ...uuid.UUID) error { return m.setRead(false, ids) }
 
-func (m *memBackend) MarkAllRead(category string) error {
+func (m *Backend) MarkAllRead(category string) error {
 	m.mu.Lock()
 	var ids []uuid.UUID
 	for _, it := range m.items {
@@ -269,13 +354,13 @@ func (m *memBackend) MarkAllRead(category string) error {
 	return m.setRead(true, ids)
 }
 
-func (m *memBackend) Catalog() *categories.Catalog {
+func (m *Backend) Catalog() *categories.Catalog {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.catalog
 }
 
-func (m *memBackend) SetCatalog(c *categories.Catalog) error {
+func (m *Backend) SetCatalog(c *categories.Catalog) error {
 	m.mu.Lock()
 	if c.Version() <= m.catalog.Version() {
 		m.mu.Unlock()
@@ -287,13 +372,13 @@ func (m *memBackend) SetCatalog(c *categories.Catalog) error {
 	return nil
 }
 
-func (m *memBackend) Subscriptions() []string {
+func (m *Backend) Subscriptions() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.subs)
 }
 
-func (m *memBackend) SetSubscriptions(ids []string) error {
+func (m *Backend) SetSubscriptions(ids []string) error {
 	for _, id := range ids {
 		if err := categories.ValidateID(id); err != nil {
 			return err
@@ -307,7 +392,7 @@ func (m *memBackend) SetSubscriptions(ids []string) error {
 	return nil
 }
 
-func (m *memBackend) Publish(d app.Draft) (app.PublishResult, error) {
+func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	if err := m.MayPublish(d.Category); err != nil {
 		return app.PublishResult{}, err
 	}
@@ -333,7 +418,7 @@ func (m *memBackend) Publish(d app.Draft) (app.PublishResult, error) {
 	}
 	m.status.Counters.Published++
 	m.mu.Unlock()
-	m.add(it)
+	m.Add(it)
 	m.mu.Lock()
 	m.read[it.ID] = true // one's own post is read
 	m.mu.Unlock()
@@ -341,33 +426,25 @@ func (m *memBackend) Publish(d app.Draft) (app.PublishResult, error) {
 	return app.PublishResult{ID: it.ID, Outcome: outcome}, nil
 }
 
-func (m *memBackend) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.page(n, cur, func(it *news.Item) bool { return it.Source == m.source })
 }
 
-func (m *memBackend) Status() app.NetStatus {
+func (m *Backend) Status() app.NetStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.status
 }
 
-// setStatus replaces the status and sends StatusChanged.
-func (m *memBackend) setStatus(st app.NetStatus) {
-	m.mu.Lock()
-	m.status = st
-	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.StatusChanged})
-}
-
-func (m *memBackend) Seeds() []string {
+func (m *Backend) Seeds() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.seeds)
 }
 
-func (m *memBackend) SetSeeds(addrs []string) error {
+func (m *Backend) SetSeeds(addrs []string) error {
 	for _, a := range addrs {
 		if _, err := newsnet.ParseServantID(a); err != nil {
 			return err
@@ -379,7 +456,7 @@ func (m *memBackend) SetSeeds(addrs []string) error {
 	return nil
 }
 
-func (m *memBackend) Probe(ctx context.Context, addr string) app.Probe {
+func (m *Backend) Probe(ctx context.Context, addr string) app.Probe {
 	m.mu.Lock()
 	probe := m.probe
 	m.mu.Unlock()
@@ -389,13 +466,13 @@ func (m *memBackend) Probe(ctx context.Context, addr string) app.Probe {
 	return probe(addr)
 }
 
-func (m *memBackend) NeedsSetup() bool {
+func (m *Backend) NeedsSetup() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.setup
 }
 
-func (m *memBackend) Setup(s app.Setup) error {
+func (m *Backend) Setup(s app.Setup) error {
 	if strings.TrimSpace(s.DisplayName) == "" {
 		return errors.New("display name: required")
 	}
@@ -412,7 +489,7 @@ func (m *memBackend) Setup(s app.Setup) error {
 	return nil
 }
 
-func (m *memBackend) Settings() app.Settings {
+func (m *Backend) Settings() app.Settings {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.settings
@@ -420,7 +497,7 @@ func (m *memBackend) Settings() app.Settings {
 	return s
 }
 
-func (m *memBackend) SaveSettings(s app.Settings) error {
+func (m *Backend) SaveSettings(s app.Settings) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.settings = s
@@ -428,11 +505,11 @@ func (m *memBackend) SaveSettings(s app.Settings) error {
 	return nil
 }
 
-func (m *memBackend) Events() <-chan app.Event { return m.events }
+func (m *Backend) Events() <-chan app.Event { return m.events }
 
 // Retract hides an item as the application does: admins may retract any
 // item, this installation its own.
-func (m *memBackend) Retract(id uuid.UUID, reason string) error {
+func (m *Backend) Retract(id uuid.UUID, reason string) error {
 	if err := news.CheckLine("reason", reason, trust.MaxRetractionReasonRunes); err != nil {
 		return err
 	}
@@ -461,25 +538,25 @@ func (m *memBackend) Retract(id uuid.UUID, reason string) error {
 }
 
 // Identity returns the installation's key pair.
-func (m *memBackend) Identity() *trust.Identity { return m.identity }
+func (m *Backend) Identity() *trust.Identity { return m.identity }
 
 // Network returns the definition held.
-func (m *memBackend) Network() *trust.SignedNetwork {
+func (m *Backend) Network() *trust.SignedNetwork {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.network
 }
 
-func (m *memBackend) IsAdmin() bool { return m.Network().IsAdmin(m.identity.Public) }
+func (m *Backend) IsAdmin() bool { return m.Network().IsAdmin(m.identity.Public) }
 
-func (m *memBackend) MayPublish(category string) error {
+func (m *Backend) MayPublish(category string) error {
 	return m.Network().MayPublish(m.identity.Public, category)
 }
 
 // PublishNetwork adopts a newer version signed by an admin of the one held,
 // as the application does: its catalog applies at once, its seeds become
 // the stored list.
-func (m *memBackend) PublishNetwork(next *trust.SignedNetwork) error {
+func (m *Backend) PublishNetwork(next *trust.SignedNetwork) error {
 	m.mu.Lock()
 	if err := m.network.Accept(next); err != nil {
 		m.mu.Unlock()
@@ -492,7 +569,7 @@ func (m *memBackend) PublishNetwork(next *trust.SignedNetwork) error {
 	return nil
 }
 
-func (m *memBackend) adoptLocked(sn *trust.SignedNetwork) {
+func (m *Backend) adoptLocked(sn *trust.SignedNetwork) {
 	m.network = sn
 	if sn.Catalog != nil && sn.Catalog.Version() >= m.catalog.Version() {
 		m.catalog = sn.Catalog
@@ -504,7 +581,7 @@ func (m *memBackend) adoptLocked(sn *trust.SignedNetwork) {
 
 // ImportNetwork takes a deployed definition: a newer version of the
 // network held, or before setup another network's.
-func (m *memBackend) ImportNetwork(sn *trust.SignedNetwork) error {
+func (m *Backend) ImportNetwork(sn *trust.SignedNetwork) error {
 	if err := trust.VerifySelfSigned(sn); err != nil {
 		return err
 	}
