@@ -9,10 +9,13 @@
 package demobackend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,8 +65,8 @@ type Backend struct {
 	closed bool
 }
 
-// New returns an empty backend with the default catalog, set up
-// (NeedsSetup false) and connected, whose clock is now.
+// New returns an empty backend with the default catalog and settings,
+// set up (NeedsSetup false) and connected, whose clock is now.
 func New(now func() time.Time) *Backend {
 	id, err := trust.GenerateIdentity()
 	if err != nil {
@@ -81,6 +84,7 @@ func New(now func() time.Time) *Backend {
 		byID:     map[uuid.UUID]*news.Item{},
 		read:     map[uuid.UUID]bool{},
 		catalog:  categories.Default(),
+		settings: app.Settings{Notify: true},
 		source:   source,
 		status:   app.NetStatus{Connected: true, Source: source.String()},
 		events:   make(chan app.Event, 256),
@@ -204,6 +208,10 @@ func (m *Backend) Source() uuid.UUID { return m.source }
 func (m *Backend) emit(ev app.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.emitLocked(ev)
+}
+
+func (m *Backend) emitLocked(ev app.Event) {
 	if m.closed {
 		return
 	}
@@ -266,30 +274,36 @@ func inCats(cats []string, it *news.Item) bool {
 	return len(cats) == 0 || categories.CoveredByAny(cats, it.Category)
 }
 
+// checkCats refuses a category selection with an invalid ID, as the store
+// does.
+func checkCats(cats []string) error {
+	for _, c := range cats {
+		if err := categories.ValidateID(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (m *Backend) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	if err := checkCats(cats); err != nil {
+		return nil, "", fmt.Errorf("newest: %w", err)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.page(n, cur, func(it *news.Item) bool { return m.visible(it) && inCats(cats, it) })
 }
 
 func (m *Backend) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
-	words := strings.Fields(strings.ToLower(query))
-	if len(words) == 0 {
-		return nil, "", errors.New("search: empty query")
+	if err := checkCats(cats); err != nil {
+		return nil, "", fmt.Errorf("search: %w", err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The store's rule: every word of the query inside some word of the
+	// title or body; a query without words finds nothing.
 	return m.page(n, cur, func(it *news.Item) bool {
-		if !m.visible(it) || !inCats(cats, it) || ctx.Err() != nil {
-			return false
-		}
-		text := strings.ToLower(it.Title + " " + it.Body)
-		for _, w := range words {
-			if !strings.Contains(text, w) {
-				return false
-			}
-		}
-		return true
+		return m.visible(it) && inCats(cats, it) && ctx.Err() == nil && storage.MatchesQuery(query, it.Title, it.Body)
 	})
 }
 
@@ -315,13 +329,15 @@ func (m *Backend) UnreadCounts() (map[string]uint64, error) {
 	return out, nil
 }
 
+// setRead changes the read state as the store does: unknown IDs and
+// retracted items are left alone.
 func (m *Backend) setRead(read bool, ids []uuid.UUID) error {
 	m.mu.Lock()
 	var cats []string
 	var changed []uuid.UUID
 	for _, id := range ids {
 		it, ok := m.byID[id]
-		if !ok || m.read[id] == read {
+		if !ok || m.read[id] == read || !m.visible(it) {
 			continue
 		}
 		if read {
@@ -343,6 +359,11 @@ func (m *Backend) MarkRead(ids ...uuid.UUID) error   { return m.setRead(true, id
 func (m *Backend) MarkUnread(ids ...uuid.UUID) error { return m.setRead(false, ids) }
 
 func (m *Backend) MarkAllRead(category string) error {
+	if category != "" {
+		if err := categories.ValidateID(category); err != nil {
+			return fmt.Errorf("mark all read: %w", err)
+		}
+	}
 	m.mu.Lock()
 	var ids []uuid.UUID
 	for _, it := range m.items {
@@ -360,11 +381,15 @@ func (m *Backend) Catalog() *categories.Catalog {
 	return m.catalog
 }
 
+// SetCatalog takes a catalog at least as new as the one held.
 func (m *Backend) SetCatalog(c *categories.Catalog) error {
+	if c == nil {
+		return errors.New("catalog: nil")
+	}
 	m.mu.Lock()
-	if c.Version() <= m.catalog.Version() {
+	if c.Version() < m.catalog.Version() {
 		m.mu.Unlock()
-		return fmt.Errorf("catalog version %d is not newer than %d", c.Version(), m.catalog.Version())
+		return fmt.Errorf("catalog: version %d is older than the current version %d", c.Version(), m.catalog.Version())
 	}
 	m.catalog = c
 	m.mu.Unlock()
@@ -378,34 +403,82 @@ func (m *Backend) Subscriptions() []string {
 	return slices.Clone(m.subs)
 }
 
+// SetSubscriptions stores the subscriptions sorted and without
+// duplicates, after the application's checks: category IDs, and for one
+// not subscribed yet and not in the catalog the rule for new IDs.
 func (m *Backend) SetSubscriptions(ids []string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, id := range ids {
 		if err := categories.ValidateID(id); err != nil {
-			return err
+			return fmt.Errorf("subscriptions: %w", err)
+		}
+		if err := checkNewCategory(m.catalog, id, m.subs); err != nil {
+			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}
-	m.mu.Lock()
-	m.subs = categories.Minimize(ids)
-	m.status.Subscriptions = newsnet.NewCategorySet(m.subs...)
-	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.CatalogChanged})
+	subs := sortedSet(ids)
+	if len(subs) > app.MaxSubscriptions {
+		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), app.MaxSubscriptions)
+	}
+	m.subs = subs
+	m.status.Subscriptions = newsnet.NewCategorySet(categories.Minimize(subs)...)
+	m.emitLocked(app.Event{Kind: app.CatalogChanged})
 	return nil
 }
 
+// checkNewCategory reports why c is not a category ID to enter now
+// (categories.ValidateNewID), except that an ID named before that rule
+// still counts when it is in the catalog or among known.
+func checkNewCategory(cat *categories.Catalog, c string, known []string) error {
+	if c == "" {
+		return errors.New("category is empty")
+	}
+	err := categories.ValidateNewID(c)
+	if err != nil && categories.ValidateID(c) == nil && (cat.Has(c) || slices.Contains(known, c)) {
+		return nil
+	}
+	return err
+}
+
+// sortedSet sorts and de-duplicates, never returning nil.
+func sortedSet(ids []string) []string {
+	s := append([]string{}, ids...)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// Publish checks a draft as the application does (the category, the item
+// rules, then the network's permission), stores it as this installation's
+// next post, read, and reports what a servant in the state set would do:
+// queue it when not connected, suppress it when nobody elsewhere
+// subscribes (SetRemoteSubscriptions), deliver it otherwise.
 func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
-	if err := m.MayPublish(d.Category); err != nil {
+	if err := checkNewCategory(m.Catalog(), d.Category, nil); err != nil {
+		return app.PublishResult{}, fmt.Errorf("category: %w", err)
+	}
+	now := m.now()
+	id, err := news.NewID(now)
+	if err != nil {
 		return app.PublishResult{}, err
+	}
+	it := &news.Item{
+		ID: id, Category: d.Category, Title: d.Title, Body: d.Body, Author: m.Settings().DisplayName,
+		Source: m.source, Created: now, Received: now, Urgent: d.Urgent, Supersedes: d.Supersedes,
+	}
+	if err := it.Validate(); err != nil {
+		return app.PublishResult{}, err
+	}
+	if err := m.MayPublish(d.Category); err != nil {
+		return app.PublishResult{}, &app.NotAllowedError{Category: d.Category, Err: err}
 	}
 	m.mu.Lock()
-	now := m.now()
-	it, err := news.NewItem(d.Category, d.Title, d.Body, m.settings.DisplayName, m.source, now)
-	if err != nil {
-		m.mu.Unlock()
-		return app.PublishResult{}, err
+	for _, own := range m.items {
+		if own.Source == m.source {
+			it.SourceCount = max(it.SourceCount, own.SourceCount)
+		}
 	}
-	it.Urgent = d.Urgent
-	it.Supersedes = d.Supersedes
-	it.Received = now
+	it.SourceCount++
 	var outcome app.Outcome
 	switch {
 	case !m.status.Connected:
@@ -417,12 +490,10 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 		outcome = app.Delivered
 	}
 	m.status.Counters.Published++
-	m.mu.Unlock()
-	m.Add(it)
-	m.mu.Lock()
 	m.read[it.ID] = true // one's own post is read
 	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
+	m.Add(it)
+	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Urgent: it.Urgent, Items: []uuid.UUID{it.ID}})
 	return app.PublishResult{ID: it.ID, Outcome: outcome}, nil
 }
 
@@ -444,19 +515,40 @@ func (m *Backend) Seeds() []string {
 	return slices.Clone(m.seeds)
 }
 
+// SetSeeds stores the list with spaces trimmed; it refuses an address
+// that is not host:port and one listed twice.
 func (m *Backend) SetSeeds(addrs []string) error {
-	for _, a := range addrs {
-		if _, err := newsnet.ParseServantID(a); err != nil {
-			return err
-		}
+	if err := checkSeeds(addrs); err != nil {
+		return err
+	}
+	seeds := make([]string, len(addrs))
+	for i, a := range addrs {
+		seeds[i] = strings.TrimSpace(a)
 	}
 	m.mu.Lock()
-	m.seeds = slices.Clone(addrs)
+	m.seeds = seeds
 	m.mu.Unlock()
 	return nil
 }
 
+func checkSeeds(addrs []string) error {
+	for i, s := range addrs {
+		s = strings.TrimSpace(s)
+		if _, err := newsnet.ParseServantID(s); err != nil {
+			return fmt.Errorf("seed %d: %w", i+1, err)
+		}
+		if slices.ContainsFunc(addrs[:i], func(o string) bool { return strings.TrimSpace(o) == s }) {
+			return fmt.Errorf("seed %d: %s is listed twice", i+1, s)
+		}
+	}
+	return nil
+}
+
+// Probe answers as SetProbe said, once addr is an address at all.
 func (m *Backend) Probe(ctx context.Context, addr string) app.Probe {
+	if _, err := newsnet.ParseServantID(addr); err != nil {
+		return app.Probe{Addr: addr, Problem: "not an address: " + err.Error()}
+	}
 	m.mu.Lock()
 	probe := m.probe
 	m.mu.Unlock()
@@ -472,69 +564,148 @@ func (m *Backend) NeedsSetup() bool {
 	return m.setup
 }
 
-func (m *Backend) Setup(s app.Setup) error {
-	if strings.TrimSpace(s.DisplayName) == "" {
+// checkDisplayName applies the author rules of an item to a display name.
+func checkDisplayName(name string, required bool) error {
+	name = strings.TrimSpace(name)
+	if name == "" && required {
 		return errors.New("display name: required")
 	}
+	return news.CheckLine("display name", name, news.MaxAuthorRunes)
+}
+
+// Setup stores what the wizard collected. There is no servant to start: a
+// new network's seed is this servant's address (the status's ID, else the
+// advertised or listen address).
+func (m *Backend) Setup(s app.Setup) error {
+	if err := checkDisplayName(s.DisplayName, true); err != nil {
+		return err
+	}
+	if !s.NewNetwork {
+		if len(s.Seeds) == 0 {
+			return errors.New("seeds: at least one seed is needed to join a network")
+		}
+		if err := checkSeeds(s.Seeds); err != nil {
+			return err
+		}
+	}
+	self := m.Settings()
 	m.mu.Lock()
 	m.setup = false
-	m.settings.DisplayName = s.DisplayName
+	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
 	if s.NewNetwork {
-		m.seeds = []string{string(m.status.ID)}
+		addr := cmp.Or(string(m.status.ID), self.Advertise, self.Listen)
+		m.seeds = []string{addr}
 	} else {
 		m.seeds = slices.Clone(s.Seeds)
 	}
+	m.emitLocked(app.Event{Kind: app.StatusChanged})
 	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.StatusChanged})
 	return nil
 }
 
+// Settings returns the settings; an unset listen address is
+// app.DefaultListen, as in the application.
 func (m *Backend) Settings() app.Settings {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.settings
 	s.NotifyCategories = slices.Clone(s.NotifyCategories)
+	s.Listen = cmp.Or(s.Listen, app.DefaultListen)
 	return s
 }
 
+// SaveSettings checks and stores the settings as the application does:
+// the display name trimmed, the notification categories sorted without
+// duplicates.
 func (m *Backend) SaveSettings(s app.Settings) error {
+	if err := checkDisplayName(s.DisplayName, false); err != nil {
+		return err
+	}
+	_, port, err := net.SplitHostPort(s.Listen)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", s.Listen, err)
+	}
+	if s.Advertise != "" {
+		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
+			return fmt.Errorf("advertised address: %w", err)
+		}
+	}
+	for _, c := range s.NotifyCategories {
+		if err := categories.ValidateID(c); err != nil {
+			return fmt.Errorf("notification categories: %w", err)
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.settings = s
-	m.settings.NotifyCategories = slices.Clone(s.NotifyCategories)
+	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
+	m.settings.NotifyCategories = sortedSet(s.NotifyCategories)
 	return nil
 }
 
 func (m *Backend) Events() <-chan app.Event { return m.events }
 
 // Retract hides an item as the application does: admins may retract any
-// item, this installation its own.
+// item, even one not here yet (it arrives hidden), this installation its
+// own. The earlier versions a correction corrects go with it, as far as
+// this installation may retract them. Retracting again changes nothing.
 func (m *Backend) Retract(id uuid.UUID, reason string) error {
+	if id.Version() != 7 || id.Variant() != uuid.RFC4122 {
+		return fmt.Errorf("retracting %s: %w", id, app.ErrBadItemID)
+	}
+	reason = strings.TrimSpace(reason)
 	if err := news.CheckLine("reason", reason, trust.MaxRetractionReasonRunes); err != nil {
 		return err
 	}
 	admin := m.IsAdmin()
 	m.mu.Lock()
-	it, ok := m.byID[id]
+	var versions []*news.Item // id and the versions it corrects, newest first
+	for next := id; next != uuid.Nil && len(versions) < maxCorrectionChain; {
+		it, ok := m.byID[next]
+		if !ok {
+			break
+		}
+		versions = append(versions, it)
+		next = it.Supersedes
+	}
+	may := func(it *news.Item) bool { return admin || it.Source == m.source }
 	switch {
-	case !ok:
+	case len(versions) == 0 && !admin:
 		m.mu.Unlock()
-		return app.ErrItemNotFound
-	case !admin && it.Source != m.source:
-		m.mu.Unlock()
-		return &app.NotAuthorizedError{ItemID: id, Err: trust.NotAuthorized}
-	case m.retracted[id] != nil:
+		return fmt.Errorf("retracting %s: %w", id, app.ErrItemNotFound)
+	case len(versions) == 0:
+		m.retractLocked(id, reason)
 		m.mu.Unlock()
 		return nil
+	case !may(versions[0]):
+		m.mu.Unlock()
+		return &app.NotAuthorizedError{ItemID: id, Err: trust.NotAuthorized}
 	}
+	var hidden []*news.Item
+	for _, it := range versions {
+		if m.retracted[it.ID] == nil && may(it) {
+			m.retractLocked(it.ID, reason)
+			hidden = append(hidden, it)
+		}
+	}
+	for _, it := range hidden {
+		m.emitLocked(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// maxCorrectionChain bounds the walk through corrections of corrections.
+const maxCorrectionChain = 100
+
+func (m *Backend) retractLocked(id uuid.UUID, reason string) {
 	if m.retracted == nil {
 		m.retracted = map[uuid.UUID]*storage.Retraction{}
 	}
 	m.retracted[id] = &storage.Retraction{ItemID: id, Reason: reason, At: m.now()}
-	cat := it.Category
-	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{cat}, Items: []uuid.UUID{id}})
-	return nil
 }
 
 // Identity returns the installation's key pair.
