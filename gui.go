@@ -19,6 +19,7 @@ import (
 	"newsdesk/app"
 	"newsdesk/assets"
 	"newsdesk/ui"
+	"newsdesk/ui/demobackend"
 )
 
 // appID matches FyneApp.toml; Fyne keys preferences by it.
@@ -80,7 +81,7 @@ func runGUI(args []string) error {
 	}
 	var startErr error
 	if demo := os.Getenv("NEWSDESK_DEMO"); demo != "" {
-		backend, closeIt := ui.NewDemo(demo == "wizard")
+		backend, closeIt := demobackend.Open(demo == "wizard")
 		dir = "(demo mode: nothing is stored)"
 		showMain(backend, closeIt)
 	} else if core, err := openCore(ctx, dir, *resetStore); err != nil {

@@ -32,6 +32,29 @@ func TestForEachWord(t *testing.T) {
 	}
 }
 
+// TestMatchesQuery: the exported rule is Search's: every query word inside
+// some word of the title or body, case folded; no words, no match.
+func TestMatchesQuery(t *testing.T) {
+	for _, c := range []struct {
+		query, title, body string
+		want               bool
+	}{
+		{"mail", "E-Mail down", "", true},
+		{"MAIL down", "E-Mail down", "", true},
+		{"e-mail,", "Mail for everyone", "", true}, // the words "e" and "mail"
+		{"mail printer", "E-Mail down", "", false},
+		{"mail printer", "E-Mail down", "The printer too.", true},
+		{"email", "E-Mail down", "", false},
+		{"straße", "Straßenbahn", "", true},
+		{"", "anything", "", false},
+		{" ,;", "anything", "", false},
+	} {
+		if got := MatchesQuery(c.query, c.title, c.body); got != c.want {
+			t.Errorf("MatchesQuery(%q, %q, %q) = %v", c.query, c.title, c.body, got)
+		}
+	}
+}
+
 // TestIndexCompaction removes most documents, checks results before and
 // after the compaction against brute force, and checks the compaction really
 // happened.

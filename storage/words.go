@@ -26,6 +26,23 @@ func queryTerms(q string) []string {
 	return terms
 }
 
+// MatchesQuery reports whether an item with these texts (its title and
+// body) matches query by Search's rule: every word of the query occurs
+// inside some word of the texts. A query without words matches nothing, as
+// in Search. It checks the rule directly, without the index: for models of
+// Search such as the UI's in-memory backend.
+func MatchesQuery(query string, texts ...string) bool {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
+		return false
+	}
+	bs := make([][]byte, len(terms))
+	for i, t := range terms {
+		bs[i] = []byte(t)
+	}
+	return containsAll(bs, texts...)
+}
+
 // asciiWord marks the ASCII bytes that belong to words.
 var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	for c := range utf8.RuneSelf {

@@ -9,6 +9,7 @@ import (
 
 	"newsdesk/categories"
 	"newsdesk/trust"
+	"newsdesk/ui/demobackend"
 )
 
 // testKey is a fixed public key whose bytes all equal b, so keys sort by b.
@@ -184,7 +185,7 @@ func TestAdminMergeCategories(t *testing.T) {
 // racingBackend adopts a version signed by another admin just before the
 // first version this installation publishes, as when both arrive at once.
 type racingBackend struct {
-	*memBackend
+	*demobackend.Backend
 	other *trust.Identity
 	raced bool
 }
@@ -199,11 +200,11 @@ func (r *racingBackend) PublishNetwork(next *trust.SignedNetwork) error {
 		if err != nil {
 			return err
 		}
-		if err := r.memBackend.PublishNetwork(theirs); err != nil {
+		if err := r.Backend.PublishNetwork(theirs); err != nil {
 			return err
 		}
 	}
-	return r.memBackend.PublishNetwork(next)
+	return r.Backend.PublishNetwork(next)
 }
 
 // TestAdminPublishEditRace: a version adopted between reading the
@@ -212,7 +213,7 @@ func (r *racingBackend) PublishNetwork(next *trust.SignedNetwork) error {
 func TestAdminPublishEditRace(t *testing.T) {
 	b := newFake()
 	other := withSecondAdmin(t, b)
-	r := &racingBackend{memBackend: b.memBackend, other: other}
+	r := &racingBackend{Backend: b.Backend, other: other}
 	var merges []uint64
 	next, err := publishEdit(r, func(cur *trust.SignedNetwork, n *trust.Network) error {
 		merges = append(merges, cur.Version)

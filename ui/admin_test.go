@@ -26,14 +26,16 @@ func probeFake(addr string) app.Probe {
 // and are removed; Save stores the list.
 func TestSeedEditor(t *testing.T) {
 	b := newFake()
-	b.seeds = []string{"10.0.0.1:7400", "10.0.0.2:7400"}
-	b.probe = probeFake
+	if err := b.Backend.SetSeeds([]string{"10.0.0.1:7400", "10.0.0.2:7400"}); err != nil {
+		t.Fatal(err)
+	}
+	b.SetProbe(probeFake)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.SelectIndex(0)
 	h.sync()
 	s := h.u.seeds
-	if !slices.Equal(s.seeds, b.seeds) {
+	if !slices.Equal(s.seeds, b.Seeds()) {
 		t.Fatalf("editor shows %q", s.seeds)
 	}
 	for _, c := range []struct{ in, problem string }{
@@ -202,7 +204,7 @@ func withSecondAdmin(t *testing.T, b *fake) *trust.Identity {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.network = nextVersion(t, b.identity, b.network, func(n *trust.Network) { n.Admins = append(n.Admins, other.Public) })
+	b.PresetNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) { n.Admins = append(n.Admins, other.Public) }))
 	return other
 }
 
@@ -264,7 +266,7 @@ func TestAdminPublishersConcurrentAddition(t *testing.T) {
 	sn := b.Network()
 	_, hasHR := sn.Publisher(hr.Public)
 	_, hasAnn := sn.Publisher(ann.Public)
-	if sn.Version != 4 || !hasHR || !hasAnn || !bytes.Equal(sn.Signer, b.identity.Public) {
+	if sn.Version != 4 || !hasHR || !hasAnn || !bytes.Equal(sn.Signer, b.Identity().Public) {
 		t.Fatalf("published v%d by %s: %+v", sn.Version, trust.PublicKeyString(sn.Signer), sn.Publishers)
 	}
 	if want := "Published as version 4 of the network definition. Your changes were merged onto version 3, which another admin published while you were editing."; p.note.Text != want {
@@ -283,9 +285,9 @@ func TestAdminPublishersConflict(t *testing.T) {
 	b := newFake()
 	other := withSecondAdmin(t, b)
 	ann := newKey(t)
-	b.network = nextVersion(t, other, b.network, func(n *trust.Network) {
+	b.PresetNetwork(nextVersion(t, other, b.Network(), func(n *trust.Network) {
 		n.Publishers = append(n.Publishers, trust.Publisher{Name: "Ann", Key: ann.Public})
-	})
+	}))
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.publishersTab)

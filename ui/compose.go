@@ -169,8 +169,8 @@ func (c *composer) check(d app.Draft) draftProblem {
 	}
 	now := c.u.now()
 	it := news.Item{
-		ID: itemID(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
-		Author: c.u.settings.DisplayName, Source: itemID(now, 2), Created: now, Supersedes: d.Supersedes,
+		ID: news.IDAt(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
+		Author: c.u.settings.DisplayName, Source: news.IDAt(now, 2), Created: now, Supersedes: d.Supersedes,
 	}
 	p, _ := fieldProblem(it.Validate())
 	return p

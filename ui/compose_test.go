@@ -209,7 +209,7 @@ func TestComposePreview(t *testing.T) {
 // lists the post under My posts.
 func TestPublishOutcomes(t *testing.T) {
 	b := newFake()
-	b.remoteSubs = []string{"it"}
+	b.SetRemoteSubscriptions("it")
 	h, c := composeHarness(t, b)
 	publish := func(cat, title string) {
 		t.Helper()
@@ -236,7 +236,9 @@ func TestPublishOutcomes(t *testing.T) {
 		t.Errorf("suppressed: %q", c.outcome.Text)
 	}
 
-	b.status.Connected = false
+	st := b.Status()
+	st.Connected = false
+	b.PresetStatus(st)
 	publish("it", "Queued item")
 	if !strings.Contains(c.outcome.Text, "queued until connected") {
 		t.Errorf("queued: %q", c.outcome.Text)
@@ -268,9 +270,9 @@ func TestPublishOutcomes(t *testing.T) {
 func TestCorrectionFlow(t *testing.T) {
 	b := newFake()
 	orig := item(1, "hr", "Offices closed on 2 October", 60)
-	orig.Source = b.source
+	orig.Source = b.Source()
 	orig.Body = "Closed on **2 October**."
-	b.add(orig, item(2, "hr", "Someone else's post", 30))
+	b.Add(orig, item(2, "hr", "Someone else's post", 30))
 	h := newHarness(t, b)
 	h.u.tabs.Select(h.u.newsTab)
 	h.u.newsTabs.SelectIndex(1)

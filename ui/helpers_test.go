@@ -16,10 +16,11 @@ import (
 	"newsdesk/app"
 	"newsdesk/news"
 	"newsdesk/storage"
+	"newsdesk/ui/demobackend"
 )
 
-// The tests drive the UI with Fyne's test driver over a fake backend (an
-// in-memory memBackend that records calls). Nothing runs concurrently: the
+// The tests drive the UI with Fyne's test driver over a fake backend (the
+// in-memory demobackend.Backend, recording calls). Nothing runs concurrently: the
 // UI's background work, its timers and the backend's events are queued
 // and run on the test goroutine by harness.sync, in order, with a virtual
 // clock, so no test sleeps or waits.
@@ -44,9 +45,15 @@ func (w *syncWorker) After(d time.Duration, f func()) {
 	w.timers = append(w.timers, timer{due: w.clock + d, f: f})
 }
 
-// fake is the memBackend with call records.
+// The fake is a Backend and a TrustBackend, as the real application is.
+var (
+	_ Backend      = (*demobackend.Backend)(nil)
+	_ TrustBackend = (*demobackend.Backend)(nil)
+)
+
+// fake is the in-memory backend with call records.
 type fake struct {
-	*memBackend
+	*demobackend.Backend
 	fetched     int // entries returned by Newest and Search
 	newestCalls int
 	subsCalls   [][]string
@@ -60,15 +67,15 @@ type fake struct {
 }
 
 func newFake() *fake {
-	f := &fake{memBackend: newMemBackend(func() time.Time { return testNow })}
-	f.subs = []string{"company", "hr", "it", "sales"}
-	f.remoteSubs = []string{"company", "hr", "it", "sales"}
-	f.settings.DisplayName = "Tester"
+	f := &fake{Backend: demobackend.New(func() time.Time { return testNow })}
+	f.PresetSubscriptions("company", "hr", "it", "sales")
+	f.SetRemoteSubscriptions("company", "hr", "it", "sales")
+	f.PresetSettings(app.Settings{DisplayName: "Tester"})
 	return f
 }
 
 func (f *fake) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
-	es, next, err := f.memBackend.Newest(cats, n, cur)
+	es, next, err := f.Backend.Newest(cats, n, cur)
 	f.newestCalls++
 	f.fetched += len(es)
 	return es, next, err
@@ -76,7 +83,7 @@ func (f *fake) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry
 
 func (f *fake) SetSubscriptions(ids []string) error {
 	f.subsCalls = append(f.subsCalls, slices.Clone(ids))
-	return f.memBackend.SetSubscriptions(ids)
+	return f.Backend.SetSubscriptions(ids)
 }
 
 func (f *fake) Publish(d app.Draft) (app.PublishResult, error) {
@@ -84,37 +91,47 @@ func (f *fake) Publish(d app.Draft) (app.PublishResult, error) {
 	if f.publishErr != nil {
 		return app.PublishResult{}, f.publishErr
 	}
-	return f.memBackend.Publish(d)
+	return f.Backend.Publish(d)
 }
 
 func (f *fake) SetSeeds(addrs []string) error {
 	f.seedsSaved = append(f.seedsSaved, slices.Clone(addrs))
-	return f.memBackend.SetSeeds(addrs)
+	return f.Backend.SetSeeds(addrs)
 }
 
 func (f *fake) Setup(s app.Setup) error {
 	f.setups = append(f.setups, s)
-	return f.memBackend.Setup(s)
+	return f.Backend.Setup(s)
 }
 
 func (f *fake) SaveSettings(s app.Settings) error {
 	f.saved = append(f.saved, s)
-	return f.memBackend.SaveSettings(s)
+	return f.Backend.SaveSettings(s)
 }
 
 func (f *fake) Probe(ctx context.Context, addr string) app.Probe {
 	f.probes = append(f.probes, addr)
-	return f.memBackend.Probe(ctx, addr)
+	return f.Backend.Probe(ctx, addr)
 }
 
 // item returns a test item: n-th, minutes before testNow.
 func item(n int, cat, title string, minutes int) *news.Item {
 	at := testNow.Add(-time.Duration(minutes) * time.Minute)
 	return &news.Item{
-		ID: itemID(at, uint64(n)), Category: cat, Title: title, Body: fmt.Sprintf("Body of **%s**.", title),
+		ID: news.IDAt(at, uint64(n)), Category: cat, Title: title, Body: fmt.Sprintf("Body of **%s**.", title),
 		Author: "Author " + cat, Source: uuid.MustParse("0191a000-0000-7000-8000-000000000001"),
 		SourceCount: uint64(n), Created: at, Received: at,
 	}
+}
+
+// isRead reports whether the backend holds the item as read.
+func isRead(t testing.TB, b Backend, id uuid.UUID) bool {
+	t.Helper()
+	e, err := b.Item(id)
+	if err != nil {
+		t.Fatalf("item %v: %v", id, err)
+	}
+	return e.Read
 }
 
 // recApp is the test app recording notifications and Quit.

@@ -20,11 +20,11 @@ func bigFake(n int) *fake {
 	for i := range items {
 		at := testNow.Add(-time.Duration(i) * time.Minute)
 		items[i] = &news.Item{
-			ID: itemID(at, uint64(i)), Category: cats[i%len(cats)], Title: fmt.Sprintf("Item %d", i),
+			ID: news.IDAt(at, uint64(i)), Category: cats[i%len(cats)], Title: fmt.Sprintf("Item %d", i),
 			Body: "Body", Author: "Author", Source: src, Created: at, Received: at,
 		}
 	}
-	b.add(items...)
+	b.Add(items...)
 	return b
 }
 
@@ -83,7 +83,7 @@ func TestHundredThousandItems(t *testing.T) {
 		t.Fatalf("at the end: %d rows, %d fetched, want %d", len(l.ls.ids), b.fetched, n)
 	}
 	for i := 1; i < len(l.ls.ids); i++ {
-		if compareIDs(l.ls.ids[i-1], l.ls.ids[i]) <= 0 {
+		if news.CompareIDs(l.ls.ids[i-1], l.ls.ids[i]) <= 0 {
 			t.Fatalf("rows %d and %d out of order", i-1, i)
 		}
 	}
@@ -102,7 +102,7 @@ func TestHundredThousandItems(t *testing.T) {
 func BenchmarkListingMemory(bm *testing.B) {
 	const n = 100000
 	b := bigFake(n)
-	es, _, _ := b.memBackend.Newest(nil, n, "")
+	es, _, _ := b.Backend.Newest(nil, n, "")
 	var used int64
 	for bm.Loop() {
 		var before, after runtime.MemStats

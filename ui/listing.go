@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/categories"
+	"newsdesk/news"
 	"newsdesk/storage"
 )
 
@@ -133,14 +134,14 @@ func (l *listing) fillCorrectionOf(r *row) {
 
 // position returns where id belongs in the newest-first index.
 func (l *listing) position(id uuid.UUID) int {
-	i, _ := slices.BinarySearchFunc(l.ids, id, func(x, id uuid.UUID) int { return -compareIDs(x, id) })
+	i, _ := slices.BinarySearchFunc(l.ids, id, func(x, id uuid.UUID) int { return -news.CompareIDs(x, id) })
 	return i
 }
 
 // inRange reports whether an item with this ID belongs in the loaded part:
 // newer than the oldest loaded row, or anywhere once everything is loaded.
 func (l *listing) inRange(id uuid.UUID) bool {
-	return l.done || len(l.ids) > 0 && compareIDs(id, l.oldest()) > 0
+	return l.done || len(l.ids) > 0 && news.CompareIDs(id, l.oldest()) > 0
 }
 
 // merge applies fresh copies of items: rows present are updated, items
@@ -161,7 +162,7 @@ func (l *listing) merge(fresh map[uuid.UUID]*row, gone []uuid.UUID) bool {
 	for id := range fresh {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, func(a, b uuid.UUID) int { return -compareIDs(a, b) })
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return -news.CompareIDs(a, b) })
 	for _, id := range ids {
 		r := fresh[id]
 		if old, ok := l.rows[id]; ok {

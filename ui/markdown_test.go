@@ -191,7 +191,7 @@ func (a *urlApp) OpenURL(u *url.URL) error { a.opened = append(a.opened, u.Strin
 // links it too.
 func TestReaderOpensBareURL(t *testing.T) {
 	b := readerFake()
-	b.items[0].Body = "Slides: https://intranet.example.com/town_hall_2026.pdf."
+	b.Items()[0].Body = "Slides: https://intranet.example.com/town_hall_2026.pdf."
 	h := newHarness(t, b)
 	opener := &urlApp{App: fyne.CurrentApp()}
 	fyne.SetCurrentApp(opener)

@@ -7,10 +7,11 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/newsnet"
+	"newsdesk/ui/demobackend"
 )
 
 func attachedStatus() app.NetStatus {
-	st := demoStatus([]string{"company", "it"})
+	st := demobackend.DemoStatus([]string{"company", "it"})
 	st.Source = "0191a000-0000-7000-8000-00000000beef"
 	return st
 }
@@ -21,13 +22,13 @@ func attachedStatus() app.NetStatus {
 // and the status line says where the servant is.
 func TestNetworkView(t *testing.T) {
 	b := newFake()
-	b.status = attachedStatus()
+	b.PresetStatus(attachedStatus())
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.networkTab)
 	h.sync()
 	v := h.u.network.content
-	st := b.status
+	st := b.Status()
 	for _, want := range []string{
 		"10.1.4.23:7946",                 // ID
 		"(10.1.4.23:7946)",               // ID value decoded
@@ -59,7 +60,7 @@ func TestNetworkView(t *testing.T) {
 
 	// The servant loses its uplink and reconnects.
 	st.Role, st.Up, st.Downs, st.Links, st.Lost = newsnet.RoleConnecting, "", nil, nil, 2
-	b.setStatus(st)
+	b.SetStatus(st)
 	h.sync()
 	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {
 		t.Errorf("after StatusChanged: %q", labels(v))
@@ -71,14 +72,14 @@ func TestNetworkView(t *testing.T) {
 		t.Errorf("network view after 2 losses: %q", labels(v))
 	}
 	st.Role = newsnet.RoleVertex
-	b.setStatus(st)
+	b.SetStatus(st)
 	h.sync()
 	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") || !strings.HasSuffix(got, " · 2 items could not be recovered") {
 		t.Errorf("status line %q", got)
 	}
 	// One loss reads in the singular.
 	st.Lost = 1
-	b.setStatus(st)
+	b.SetStatus(st)
 	h.sync()
 	if got := h.u.statusBar.text.Text; !strings.HasSuffix(got, " · 1 item could not be recovered") || !hasLabel(v, "1 item could not be recovered:") {
 		t.Errorf("status line %q, view %q", got, labels(v))
@@ -86,22 +87,21 @@ func TestNetworkView(t *testing.T) {
 	// Delivered items that wait for a full disk show on the status line,
 	// and go once they are stored.
 	st.StoreProblem, st.Unstored = "disk full", 300
-	b.setStatus(st)
+	b.SetStatus(st)
 	h.sync()
 	if got := h.u.statusBar.text.Text; !strings.HasSuffix(got, " · Disk full: 300 items wait to be stored") {
 		t.Errorf("status line with a full disk %q", got)
 	}
 	st.StoreProblem, st.Unstored = "", 0
-	b.setStatus(st)
+	b.SetStatus(st)
 	h.sync()
 	if got := h.u.statusBar.text.Text; strings.Contains(got, "stored") {
 		t.Errorf("status line after the disk has room again %q", got)
 	}
 	st.Lost = 2
 	// The periodic refresh reads the status without an event.
-	b.mu.Lock()
-	b.status.Downs = []newsnet.ServantID{"10.1.4.58:7946"}
-	b.mu.Unlock()
+	st.Downs = []newsnet.ServantID{"10.1.4.58:7946"}
+	b.PresetStatus(st)
 	h.u.tick(false)
 	h.sync()
 	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network with 1 downlink") {

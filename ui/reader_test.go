@@ -15,8 +15,8 @@ import (
 // them read.
 func readerFake() *fake {
 	b := newFake()
-	b.subs = []string{"company", "sales"}
-	b.add(
+	b.PresetSubscriptions("company", "sales")
+	b.Add(
 		item(1, "company", "Quarterly results", 10),
 		item(2, "company", "Town hall", 20),
 		item(3, "company", "New travel policy", 30),
@@ -25,7 +25,7 @@ func readerFake() *fake {
 		item(6, "sales/emea", "New distributor", 60),
 		item(7, "it", "Printers back", 70),
 	)
-	b.read[b.items[3].ID] = true // "Old news"
+	b.PresetRead(b.Items()[3].ID) // "Old news"
 	return b
 }
 
@@ -88,13 +88,13 @@ func TestSidebarUnreadCounts(t *testing.T) {
 // item is marked read in the backend, and the counts drop.
 func TestOpenMarksReadAndRendersMarkdown(t *testing.T) {
 	b := readerFake()
-	it := b.items[0]
+	it := b.Items()[0]
 	it.Body = "## Results\n\nRevenue is **up**. See [the report](https://intranet.example.com/q3), " +
 		"not [this](javascript:alert(1)).\n\n![chart](file:///etc/passwd)\n\n- one\n- two"
 	h := newHarness(t, b)
 	h.tap(rowTappable(t, h.u.reader.list, "Quarterly results"))
 
-	if !b.read[it.ID] {
+	if !isRead(t, b, it.ID) {
 		t.Error("opening did not mark the item read")
 	}
 	v := h.u.reader.view
@@ -159,10 +159,10 @@ func TestMarkUnreadAndMarkAllRead(t *testing.T) {
 		t.Fatal("mark unread disabled on a read item")
 	}
 	h.tap(r.view.markUnread)
-	if b.read[b.items[1].ID] {
+	if isRead(t, b, b.Items()[1].ID) {
 		t.Error("mark unread did not reach the backend")
 	}
-	if r.list.row(b.items[1].ID).read {
+	if r.list.row(b.Items()[1].ID).read {
 		t.Error("row still read")
 	}
 	if got := r.sidebar.feeds[0].unread; got != 6 {
@@ -197,7 +197,7 @@ func TestMarkUnreadAndMarkAllRead(t *testing.T) {
 // typing pauses; clearing it shows the feed again.
 func TestSearch(t *testing.T) {
 	b := readerFake()
-	b.items[2].Body = "The travel policy covers **trains** too."
+	b.Items()[2].Body = "The travel policy covers **trains** too."
 	h := newHarness(t, b)
 	r := h.u.reader
 	h.typeInto(r.search, "trains")
@@ -244,12 +244,12 @@ func TestKeyboardNavigation(t *testing.T) {
 	if got := l.row(l.cursor).title; got != "Town hall" {
 		t.Errorf("cursor on %q after Up", got)
 	}
-	if h.u.reader.view.id != uuid.Nil || b.read[b.items[1].ID] {
+	if h.u.reader.view.id != uuid.Nil || isRead(t, b, b.Items()[1].ID) {
 		t.Error("moving the cursor opened an item")
 	}
 	h.key(fyne.KeyReturn)
-	if h.u.reader.view.title.Text != "Town hall" || !b.read[b.items[1].ID] {
-		t.Errorf("Enter opened %q (read %v)", h.u.reader.view.title.Text, b.read[b.items[1].ID])
+	if h.u.reader.view.title.Text != "Town hall" || !isRead(t, b, b.Items()[1].ID) {
+		t.Errorf("Enter opened %q (read %v)", h.u.reader.view.title.Text, isRead(t, b, b.Items()[1].ID))
 	}
 	h.key(fyne.KeyEnd)
 	if got := l.row(l.cursor).title; got != "Printers back" {
@@ -291,7 +291,7 @@ func test_submit(e *widget.Entry) { e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyRetu
 func TestLiveArrival(t *testing.T) {
 	b := readerFake()
 	h := newHarness(t, b)
-	b.ingest(item(8, "company", "Just in", 1))
+	b.Ingest(item(8, "company", "Just in", 1))
 	h.sync()
 	l := h.u.reader.list
 	if got := listTitles(l); got[0] != "Just in" || len(got) != 8 {
@@ -306,12 +306,12 @@ func TestLiveArrival(t *testing.T) {
 	// An item of a category the feed does not show stays out.
 	h.u.reader.sidebar.list.Select(2) // Sales
 	h.sync()
-	b.ingest(item(9, "company", "Not sales", 0))
+	b.Ingest(item(9, "company", "Not sales", 0))
 	h.sync()
 	if slices.Contains(listTitles(l), "Not sales") {
 		t.Error("a company item appeared under Sales")
 	}
-	b.MarkRead(b.items[len(b.items)-1].ID) // elsewhere, e.g. another window
+	b.MarkRead(b.Items()[len(b.Items())-1].ID) // elsewhere, e.g. another window
 	h.sync()
 	if got := h.u.reader.sidebar.feeds[2].unread; got != 2 {
 		t.Errorf("Sales unread %d", got)
@@ -324,7 +324,7 @@ func TestLiveArrival(t *testing.T) {
 func TestCorrectionReplacesItem(t *testing.T) {
 	b := readerFake()
 	orig := item(10, "company", "Offices closed on 2 October", 5)
-	b.add(orig)
+	b.Add(orig)
 	h := newHarness(t, b)
 	l := h.u.reader.list
 	if !slices.Contains(listTitles(l), "Offices closed on 2 October") {
@@ -334,7 +334,7 @@ func TestCorrectionReplacesItem(t *testing.T) {
 
 	corr := item(11, "company", "Offices closed on 3 October", 1)
 	corr.Supersedes = orig.ID
-	b.ingest(corr)
+	b.Ingest(corr)
 	h.sync()
 	got := listTitles(l)
 	if slices.Contains(got, "Offices closed on 2 October") || got[0] != "Offices closed on 3 October" {
@@ -373,8 +373,9 @@ func TestCorrectionReplacesItem(t *testing.T) {
 // changes.
 func TestNotifications(t *testing.T) {
 	b := readerFake()
-	b.settings.Notify = true
-	b.settings.NotifyCategories = []string{"sales"}
+	s := b.Settings()
+	s.Notify, s.NotifyCategories = true, []string{"sales"}
+	b.PresetSettings(s)
 	h := newHarness(t, b)
 	sent := func() *fyne.Notification {
 		if len(h.a.notes) == 0 {
@@ -385,14 +386,14 @@ func TestNotifications(t *testing.T) {
 
 	quiet := item(20, "company", "Quiet", 0)
 	quiet.Received = testNow.Add(1)
-	b.ingest(quiet)
+	b.Ingest(quiet)
 	h.sync()
 	if n := sent(); n != nil {
 		t.Errorf("notified %q for a category not chosen", n.Title)
 	}
 	emea := item(21, "sales/emea", "Big deal", 0)
 	emea.Received = testNow.Add(1)
-	b.ingest(emea)
+	b.Ingest(emea)
 	h.sync()
 	if n := sent(); n == nil || n.Title != "Sales EMEA: Big deal" || !strings.Contains(n.Content, "Author sales/emea") {
 		t.Errorf("notification %+v", n)
@@ -400,14 +401,14 @@ func TestNotifications(t *testing.T) {
 	urgent := item(22, "company", "E-mail down", 0)
 	urgent.Urgent = true
 	urgent.Received = testNow.Add(1)
-	b.ingest(urgent)
+	b.Ingest(urgent)
 	h.sync()
 	if n := sent(); n == nil || n.Title != "Urgent: E-mail down" {
 		t.Errorf("urgent notification %+v", n)
 	}
 	// Old items changing state do not notify.
 	h.a.notes = nil
-	b.MarkUnread(b.items[3].ID)
+	b.MarkUnread(b.Items()[3].ID)
 	h.sync()
 	if n := sent(); n != nil {
 		t.Errorf("notified %q for a read-state change", n.Title)

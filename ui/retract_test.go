@@ -32,11 +32,11 @@ func answerRetractDialog(t *testing.T, h *harness, reason string) {
 // reading list; a post of someone else's offers no retraction.
 func TestRetractOwnPost(t *testing.T) {
 	b := newFake()
-	asMember(t, b, trust.Publisher{Name: "Newsroom", Key: b.identity.Public})
+	asMember(t, b, trust.Publisher{Name: "Newsroom", Key: b.Identity().Public})
 	mine := item(1, "hr", "Offices closed on 2 October", 60)
-	mine.Source = b.source
+	mine.Source = b.Source()
 	other := item(2, "hr", "Someone else's post", 30)
-	b.add(mine, other)
+	b.Add(mine, other)
 	h := newHarness(t, b)
 	h.u.tabs.Select(h.u.newsTab)
 	h.u.newsTabs.SelectIndex(1)
@@ -75,7 +75,7 @@ func TestRetractOwnPost(t *testing.T) {
 // while open leaves the list and shows why.
 func TestRetractFromReader(t *testing.T) {
 	b := newFake() // the admin of its own network
-	b.add(item(1, "it", "Printer fixed", 60), item(2, "it", "Canteen menu", 30))
+	b.Add(item(1, "it", "Printer fixed", 60), item(2, "it", "Canteen menu", 30))
 	h := newHarness(t, b)
 	r := h.u.reader
 	h.tap(rowTappable(t, r.list, "Printer fixed"))
@@ -93,9 +93,9 @@ func TestRetractFromReader(t *testing.T) {
 
 	// Retracted elsewhere (the event the application sends).
 	h.tap(rowTappable(t, r.list, "Canteen menu"))
-	canteen := b.items[0]
+	canteen := b.Items()[0]
 	if canteen.Title != "Canteen menu" {
-		canteen = b.items[1]
+		canteen = b.Items()[1]
 	}
 	if err := b.Retract(canteen.ID, ""); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestRetractFromReader(t *testing.T) {
 func TestRetractNotOffered(t *testing.T) {
 	b := newFake()
 	asMember(t, b)
-	b.add(item(1, "it", "Printer fixed", 60))
+	b.Add(item(1, "it", "Printer fixed", 60))
 	h := newHarness(t, b)
 	h.tap(rowTappable(t, h.u.reader.list, "Printer fixed"))
 	if h.u.reader.view.retract.Visible() {

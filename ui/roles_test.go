@@ -31,7 +31,7 @@ func asMember(t *testing.T, b *fake, pubs ...trust.Publisher) (*trust.Identity, 
 	if sn, err = admin.SignNetwork(n); err != nil {
 		t.Fatal(err)
 	}
-	b.network = sn
+	b.PresetNetwork(sn)
 	return admin, sn
 }
 
@@ -70,12 +70,12 @@ func TestRolesMember(t *testing.T) {
 	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Network"}) {
 		t.Errorf("a non-admin has the admin screens %q", got)
 	}
-	if h.u.prefs.key.Text != trust.PublicKeyString(b.identity.Public) {
+	if h.u.prefs.key.Text != trust.PublicKeyString(b.Identity().Public) {
 		t.Errorf("settings show the key %q", h.u.prefs.key.Text)
 	}
 
 	next := nextVersion(t, admin, sn, func(n *trust.Network) {
-		n.Publishers = append(n.Publishers, trust.Publisher{Name: "IT desk", Key: b.identity.Public, Categories: []string{"it"}})
+		n.Publishers = append(n.Publishers, trust.Publisher{Name: "IT desk", Key: b.Identity().Public, Categories: []string{"it"}})
 	})
 	if err := b.PublishNetwork(next); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestPublishersEditor(t *testing.T) {
 		{"", "HR", "Paste the publisher's public key"},
 		{"not a key", "HR", "not a valid public key"},
 		{good[:len(good)-2], "HR", "not a valid public key"},
-		{trust.PublicKeyString(b.identity.Public), "HR", "already a publisher"},
+		{trust.PublicKeyString(b.Identity().Public), "HR", "already a publisher"},
 		{good, "", "Enter the publisher's name"},
 	} {
 		h.typeInto(p.key, c.key)
@@ -180,7 +180,7 @@ func TestPublishersEditor(t *testing.T) {
 	if sn.Version != 2 || !ok || pub.Name != "HR team" || !slices.Equal(pub.Categories, []string{"company", "hr"}) {
 		t.Fatalf("published v%d: %+v", sn.Version, sn.Publishers)
 	}
-	if !bytes.Equal(sn.Signer, b.identity.Public) || trust.VerifySelfSigned(sn) != nil {
+	if !bytes.Equal(sn.Signer, b.Identity().Public) || trust.VerifySelfSigned(sn) != nil {
 		t.Error("not signed by this installation")
 	}
 	if p.note.Text != "Published as version 2 of the network definition." || !p.save.Disabled() {
@@ -226,7 +226,7 @@ func TestSettingsPublicKey(t *testing.T) {
 	h.u.tabs.SelectIndex(4)
 	h.sync()
 	v := h.u.prefs
-	key := trust.PublicKeyString(b.identity.Public)
+	key := trust.PublicKeyString(b.Identity().Public)
 	if v.key.Text != key || !hasLabel(v.content, key) {
 		t.Fatalf("settings show the key %q", v.key.Text)
 	}

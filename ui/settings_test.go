@@ -17,7 +17,7 @@ import (
 // the chosen notification categories.
 func TestSettings(t *testing.T) {
 	b := newFake()
-	b.settings = app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Notify: true, NotifyCategories: []string{"it"}}
+	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Notify: true, NotifyCategories: []string{"it"}})
 	h := newHarness(t, b)
 	h.u.SetDataDir("/home/dana/.local/share/newsdesk")
 	h.u.prefs.load()

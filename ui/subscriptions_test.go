@@ -17,7 +17,7 @@ func checkNamed(v *subscriptionsView, name string) *widget.Check {
 // and cannot be unticked on its own.
 func TestSubscriptionToggling(t *testing.T) {
 	b := newFake()
-	b.subs = []string{"company", "sales"}
+	b.PresetSubscriptions("company", "sales")
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(1)
 	h.sync()
@@ -70,7 +70,7 @@ func TestSubscriptionToggling(t *testing.T) {
 // sent once it returns, newest state only.
 func TestSubscriptionBurst(t *testing.T) {
 	b := newFake()
-	b.subs = nil
+	b.PresetSubscriptions()
 	h := newHarness(t, b)
 	v := h.u.subsView
 	v.toggle("it", true) // in flight

@@ -4,14 +4,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"newsdesk/app"
 )
 
 func wizardHarness(t *testing.T) (*harness, *fake) {
 	b := newFake()
-	b.setup = true
-	b.settings.DisplayName = ""
-	b.status = attachedStatus()
-	b.probe = probeFake
+	b.PresetNeedsSetup(true)
+	b.PresetSettings(app.Settings{})
+	b.PresetStatus(attachedStatus())
+	b.SetProbe(probeFake)
 	h := newHarness(t, b)
 	if h.u.wizard == nil || h.u.running {
 		t.Fatal("the wizard is not shown on first run")

@@ -1,4 +1,4 @@
-package ui
+package demobackend
 
 import (
 	"fmt"
@@ -21,10 +21,10 @@ import (
 // tree. It exists for screenshots and trying the UI without a network; it
 // never touches the disk or the network.
 
-// NewDemo returns the demo backend and the function that closes it. With
+// Open returns the demo backend and the function that closes it. With
 // firstRun the window starts with the first-run wizard.
-func NewDemo(firstRun bool) (Backend, func() error) {
-	m := newDemoBackend(time.Now(), firstRun)
+func Open(firstRun bool) (*Backend, func() error) {
+	m := newDemo(time.Now(), firstRun)
 	done := make(chan struct{})
 	go m.live(done)
 	return m, func() error {
@@ -35,8 +35,8 @@ func NewDemo(firstRun bool) (Backend, func() error) {
 
 const demoSelf = "10.1.4.23:7946"
 
-func newDemoBackend(now time.Time, firstRun bool) *memBackend {
-	m := newMemBackend(time.Now)
+func newDemo(now time.Time, firstRun bool) *Backend {
+	m := New(time.Now)
 	m.setup = firstRun
 	m.subs = []string{"company", "hr", "it", "sales"}
 	m.remoteSubs = []string{"company", "hr", "it", "sales"}
@@ -48,10 +48,10 @@ func newDemoBackend(now time.Time, firstRun bool) *memBackend {
 		Notify:           true,
 		NotifyCategories: []string{"company"},
 	}
-	m.status = demoStatus(m.subs)
+	m.status = DemoStatus(m.subs)
 	m.status.Source = m.source.String()
 	m.probe = demoProbe
-	m.add(demoItems(now, m.source)...)
+	m.Add(demoItems(now, m.source)...)
 	// Older items are read, the last day's mostly not. One of the posts
 	// was retracted, so My posts shows what that looks like.
 	for _, it := range m.items {
@@ -65,7 +65,10 @@ func newDemoBackend(now time.Time, firstRun bool) *memBackend {
 	return m
 }
 
-func demoStatus(subs []string) app.NetStatus {
+// DemoStatus is the demo servant's status: attached in a small tree, with
+// an up-servant, two down-servants and a day's counters, subscribed to
+// subs.
+func DemoStatus(subs []string) app.NetStatus {
 	self := newsnet.ServantID(demoSelf)
 	up := newsnet.ServantID("10.1.0.5:7946")
 	downs := []newsnet.ServantID{"10.1.4.58:7946", "10.1.4.77:7946"}
@@ -126,7 +129,7 @@ func demoProbe(addr string) app.Probe {
 }
 
 // live adds an item now and then, as a network would.
-func (m *memBackend) live(done <-chan struct{}) {
+func (m *Backend) live(done <-chan struct{}) {
 	t := time.NewTicker(90 * time.Second)
 	defer t.Stop()
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -138,7 +141,7 @@ func (m *memBackend) live(done <-chan struct{}) {
 		case now := <-t.C:
 			it := demoItem(rng, now, n, src)
 			it.Received = now
-			m.ingest(it)
+			m.Ingest(it)
 		}
 	}
 }
@@ -168,11 +171,20 @@ func demoItem(rng *rand.Rand, at time.Time, n uint64, src uuid.UUID) *news.Item 
 	author := demoAuthors[rng.IntN(len(demoAuthors))]
 	body := fmt.Sprintf("%s\n\n- **When:** %s\n- **Who:** everyone in *%s*\n- **Contact:** [%s](mailto:news@example.com)\n\n%s\n",
 		demoParagraphs[rng.IntN(len(demoParagraphs))], at.Add(time.Duration(24+rng.IntN(200))*time.Hour).Format("Monday 2 January, 15:04"),
-		categoryName(categories.Default(), cat), author, demoParagraphs[rng.IntN(len(demoParagraphs))])
+		categoryName(cat), author, demoParagraphs[rng.IntN(len(demoParagraphs))])
 	return &news.Item{
-		ID: itemID(at, n), Category: cat, Title: title, Body: body, Author: author,
+		ID: news.IDAt(at, n), Category: cat, Title: title, Body: body, Author: author,
 		Source: src, SourceCount: n, Created: at, Received: at,
 	}
+}
+
+// categoryName is the default catalog's name of a category, as the UI
+// shows it.
+func categoryName(id string) string {
+	if c, ok := categories.Default().Get(id); ok {
+		return c.Name
+	}
+	return id
 }
 
 var demoParagraphs = []string{
@@ -196,19 +208,19 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 	}
 	at := func(d time.Duration) time.Time { return now.Add(-d) }
 	urgent := &news.Item{
-		ID: itemID(at(12*time.Minute), 9001), Category: "it", Author: "IT Service Desk", Source: src, SourceCount: 9001,
+		ID: news.IDAt(at(12*time.Minute), 9001), Category: "it", Author: "IT Service Desk", Source: src, SourceCount: 9001,
 		Title:  "Outage: e-mail unavailable in all offices",
 		Body:   "## E-mail is down\n\nSince **10:05** nobody can send or receive e-mail. Teams chat and phones work.\n\n1. Do not restart your laptop: it does not help.\n2. Urgent customer mail: call the customer instead.\n3. Updates every 30 minutes here and on [the status page](https://status.example.com).\n\n*IT Service Desk*",
 		Urgent: true, Created: at(12 * time.Minute), Received: at(12 * time.Minute),
 	}
 	orig := &news.Item{
-		ID: itemID(at(5*time.Hour), 9002), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9002,
+		ID: news.IDAt(at(5*time.Hour), 9002), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9002,
 		Title:   "Offices closed on 2 October for the company holiday",
 		Body:    "All offices close on **2 October**. Support keeps its usual on-call rota.",
 		Created: at(5 * time.Hour), Received: at(5 * time.Hour),
 	}
 	corr := &news.Item{
-		ID: itemID(at(3*time.Hour), 9003), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9003,
+		ID: news.IDAt(at(3*time.Hour), 9003), Category: "hr", Author: "Fatima Khan", Source: src, SourceCount: 9003,
 		Title:      "Offices closed on 3 October for the company holiday",
 		Body:       "All offices close on **3 October**, not 2 October as announced earlier. Support keeps its usual on-call rota.\n\nSorry for the confusion.",
 		Supersedes: orig.ID, Created: at(3 * time.Hour), Received: at(3 * time.Hour),
@@ -217,7 +229,7 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 	for i, title := range []string{"Newsletter: what the sales teams learned this quarter", "Reminder: expense reports due Friday", "Volunteering day: sign-up sheet"} {
 		created := at(time.Duration(26+i*30) * time.Hour)
 		items = append(items, &news.Item{
-			ID: itemID(created, 9100+uint64(i)), Category: []string{"sales", "company", "hr"}[i], Author: "Dana Whitfield",
+			ID: news.IDAt(created, 9100+uint64(i)), Category: []string{"sales", "company", "hr"}[i], Author: "Dana Whitfield",
 			Source: self, SourceCount: uint64(i + 1), Title: title,
 			Body:    "Hello everyone,\n\nthis is a short note from the newsroom. Details are **below**.\n\n- one\n- two\n",
 			Created: created, Received: created,
