@@ -206,12 +206,12 @@ func await(t *testing.T, b ui.Backend, what string, ok func(app.Event) bool) app
 	}
 }
 
-// itemsChanged accepts an ItemsChanged event that covers item id of
-// category cat: the UI re-reads the items an event names, or everything
-// when it names none, and the categories likewise.
-func itemsChanged(id uuid.UUID, cat string) func(app.Event) bool {
+// announced accepts an event of kind k that covers item id of category
+// cat: the UI re-reads the items an event names, or everything when it
+// names none, and the categories likewise.
+func announced(k app.EventKind, id uuid.UUID, cat string) func(app.Event) bool {
 	return func(ev app.Event) bool {
-		return ev.Kind == app.ItemsChanged &&
+		return ev.Kind == k &&
 			(len(ev.Items) == 0 || slices.Contains(ev.Items, id)) &&
 			(len(ev.Categories) == 0 || categories.CoveredByAny(ev.Categories, cat))
 	}
@@ -457,9 +457,9 @@ func testItem(t *testing.T, s Subject) {
 }
 
 // Unread counts are per exact category and list no zeros. MarkRead and
-// MarkUnread change them and announce the change with ItemsChanged naming
-// the item (or nothing: everything); marking an item as it is, or an
-// unknown ID, is no error.
+// MarkUnread change them and announce the change with ReadStateChanged
+// naming the item (or nothing: everything); marking an item as it is, or
+// an unknown ID, is no error.
 func testReadState(t *testing.T, s Subject) {
 	c1 := received(1, "company", "One", "", 10)
 	c2 := received(2, "company", "Two", "", 20)
@@ -471,7 +471,7 @@ func testReadState(t *testing.T, s Subject) {
 	if err := s.MarkRead(c1.ID); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkRead", itemsChanged(c1.ID, "company"))
+	await(t, s, "ReadStateChanged after MarkRead", announced(app.ReadStateChanged, c1.ID, "company"))
 	if !item(t, s, c1.ID).Read {
 		t.Error("Item: not read after MarkRead")
 	}
@@ -490,7 +490,7 @@ func testReadState(t *testing.T, s Subject) {
 	if err := s.MarkUnread(c1.ID); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkUnread", itemsChanged(c1.ID, "company"))
+	await(t, s, "ReadStateChanged after MarkUnread", announced(app.ReadStateChanged, c1.ID, "company"))
 	if item(t, s, c1.ID).Read {
 		t.Error("Item: read after MarkUnread")
 	}
@@ -499,12 +499,12 @@ func testReadState(t *testing.T, s Subject) {
 	if err := s.MarkRead(c1.ID, c2.ID, e1.ID); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkRead of three", itemsChanged(e1.ID, "sales/emea"))
+	await(t, s, "ReadStateChanged after MarkRead of three", announced(app.ReadStateChanged, e1.ID, "sales/emea"))
 	wantCounts(t, s, map[string]uint64{"sales": 1})
 }
 
 // MarkAllRead marks a category and those under it read ("" all of them),
-// announces it, and refuses an invalid category ID.
+// announces it with ReadStateChanged, and refuses an invalid category ID.
 func testMarkAllRead(t *testing.T, s Subject) {
 	receive(t, s,
 		received(1, "company", "One", "", 10),
@@ -514,7 +514,7 @@ func testMarkAllRead(t *testing.T, s Subject) {
 	if err := s.MarkAllRead("sales"); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkAllRead(sales)", itemsChanged(news.IDAt(base.Add(20*time.Minute), 2), "sales/emea"))
+	await(t, s, "ReadStateChanged after MarkAllRead(sales)", announced(app.ReadStateChanged, news.IDAt(base.Add(20*time.Minute), 2), "sales/emea"))
 	wantCounts(t, s, map[string]uint64{"company": 1, "it": 1})
 	if err := s.MarkAllRead("Sales!"); err == nil {
 		t.Error("an invalid category accepted")
@@ -522,7 +522,7 @@ func testMarkAllRead(t *testing.T, s Subject) {
 	if err := s.MarkAllRead(""); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkAllRead()", itemsChanged(news.IDAt(base.Add(40*time.Minute), 4), "it"))
+	await(t, s, "ReadStateChanged after MarkAllRead()", announced(app.ReadStateChanged, news.IDAt(base.Add(40*time.Minute), 4), "it"))
 	wantCounts(t, s, nil)
 	if err := s.MarkAllRead(""); err != nil {
 		t.Errorf("MarkAllRead with nothing unread: %v", err)
@@ -606,8 +606,9 @@ func testPublishRefused(t *testing.T, s Subject) {
 }
 
 // Publish stores the item as this installation's (its source, the display
-// name as author, read), numbers it, and announces it; a servant that is
-// not connected queues it. It is listed first in Newest and My posts.
+// name as author, read), numbers it, and announces it with ItemsPublished,
+// naming it urgent; a servant that is not connected queues it. It is
+// listed first in Newest and My posts.
 func testPublish(t *testing.T, s Subject) {
 	if err := s.SaveSettings(app.Settings{DisplayName: "Ann", Listen: app.DefaultListen, Notify: true}); err != nil {
 		t.Fatal(err)
@@ -626,8 +627,8 @@ func testPublish(t *testing.T, s Subject) {
 	if r.ID.Version() != 7 || news.IDTime(r.ID).Before(before.Truncate(time.Millisecond)) || news.IDTime(r.ID).After(after) {
 		t.Errorf("ID %v (time %v), published between %v and %v", r.ID, news.IDTime(r.ID), before, after)
 	}
-	ev := await(t, s, "ItemsChanged after Publish", itemsChanged(r.ID, "it"))
-	if !ev.Urgent {
+	ev := await(t, s, "ItemsPublished after Publish", announced(app.ItemsPublished, r.ID, "it"))
+	if !slices.Contains(ev.Urgent, r.ID) {
 		t.Errorf("the event of an urgent post is not urgent: %+v", ev)
 	}
 	e := item(t, s, r.ID)
@@ -802,7 +803,7 @@ func testProbe(t *testing.T, s Subject) {
 // A retraction hides an item from every list, search and count; the item
 // itself stays readable, marked retracted with the reason, and My posts
 // keeps one's own. Read marks no longer apply to it. The change is
-// announced. An admin's retraction of an item not here yet hides it when
+// announced with ItemsRetracted. An admin's retraction of an item not here yet hides it when
 // it arrives. (A backend that is a ui.TrustBackend; a new installation is
 // its network's admin, so it may retract any item.)
 func testRetract(t *testing.T, s Subject) {
@@ -824,7 +825,7 @@ func testRetract(t *testing.T, s Subject) {
 	if err := tb.Retract(x.ID, "  Date moved "); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after Retract", itemsChanged(x.ID, "company"))
+	await(t, s, "ItemsRetracted after Retract", announced(app.ItemsRetracted, x.ID, "company"))
 	e := item(t, s, x.ID)
 	if e.Retracted == nil || e.Retracted.Reason != "Date moved" || e.Retracted.ItemID != x.ID {
 		t.Errorf("retracted item: %+v", e.Retracted)
@@ -856,7 +857,7 @@ func testRetract(t *testing.T, s Subject) {
 	if err := tb.Retract(mine.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after retracting one's own", itemsChanged(mine.ID, "it"))
+	await(t, s, "ItemsRetracted after retracting one's own", announced(app.ItemsRetracted, mine.ID, "it"))
 	if es, _, err := s.MyPosts(10, ""); err != nil || len(es) != 1 || es[0].Item.ID != mine.ID || es[0].Retracted == nil {
 		t.Errorf("MyPosts after the retraction: %+v, %v", es, err)
 	}
