@@ -5,8 +5,14 @@
 // the two differ, the real application is the reference.
 //
 // The suite drives a backend through its own methods. The one thing a
-// Backend cannot do itself, receive items from the network, is a hook of
-// the Subject.
+// Backend cannot do itself, receive items, is a hook of the Subject: items
+// that were there before (Receive) and items arriving from the network
+// (Arrive).
+//
+// The event contract: each action is announced with the kind of event
+// that says what happened (testEvents has the table), and ItemsArrived,
+// the only event a notification may follow, comes of nothing but an
+// arrival; every wait for an event in the suite fails on another one.
 package backendtest
 
 import (
@@ -34,9 +40,17 @@ type Subject struct {
 	ui.Backend
 
 	// Receive stores items as received from the network before the test
-	// looks at them, with their Received time as given. It need not send
-	// events.
+	// looks at them, with their Received time as given. It sends no
+	// events: the items are there as if they had been all along.
 	Receive func(items ...*news.Item) error
+
+	// Arrive, when not nil, has someone else in the network publish d, so
+	// that the item arrives from the network as items do, events and all;
+	// it returns the item's ID without waiting for the arrival. The
+	// backend must subscribe to d's category first. It may set the backend
+	// up (Setup) to join that someone's network, or skip the test; a test
+	// that uses it sets nothing else up.
+	Arrive func(d app.Draft) (uuid.UUID, error)
 }
 
 // Opener returns a new Subject for one test and arranges its closing with
@@ -77,6 +91,8 @@ func Run(t *testing.T, open Opener) {
 		{"Probe", testProbe},
 		{"Retract", testRetract},
 		{"RetractCorrection", testRetractCorrection},
+		{"Events", testEvents},
+		{"Arrival", testArrival},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -187,7 +203,9 @@ func listed(t *testing.T, b ui.Backend, cats ...string) []uuid.UUID {
 }
 
 // await reads events until one that ok accepts, within a generous bound
-// (the application delivers them from a goroutine of its own).
+// (the application delivers them from a goroutine of its own). An
+// ItemsArrived on the way is an error: items arrive only where a test
+// awaits them.
 func await(t *testing.T, b ui.Backend, what string, ok func(app.Event) bool) app.Event {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
@@ -199,6 +217,9 @@ func await(t *testing.T, b ui.Backend, what string, ok func(app.Event) bool) app
 			}
 			if ok(ev) {
 				return ev
+			}
+			if ev.Kind == app.ItemsArrived {
+				t.Errorf("waiting for %s: %s %v, but nothing arrived from the network", what, ev.Kind, ev.Items)
 			}
 		case <-deadline:
 			t.Fatalf("no event: %s", what)
@@ -907,4 +928,105 @@ func testRetractCorrection(t *testing.T, s Subject) {
 		t.Errorf("Newest lists %v, want only %v", got, other.ID)
 	}
 	wantCounts(t, s, map[string]uint64{"hr": 1})
+}
+
+// Each action is announced with the event that says what happened, so
+// that the UI refreshes and decides on notifications without guessing:
+// read-state changes with ReadStateChanged, one's own posts with
+// ItemsPublished (naming the urgent ones), retractions with ItemsRetracted;
+// none of them with ItemsArrived, not even a post in a category this
+// installation subscribes to (await fails on one, up to the last event
+// before the closing CatalogChanged).
+func testEvents(t *testing.T, s Subject) {
+	x := received(1, "company", "Canteen menu", "", 10)
+	y := received(2, "it", "Printer fixed", "", 20)
+	receive(t, s, x, y)
+	if err := s.SetSubscriptions([]string{"company", "it"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "CatalogChanged after SetSubscriptions", kind(app.CatalogChanged))
+	tb, trusted := s.Backend.(ui.TrustBackend)
+	var urgentPost, plainPost uuid.UUID
+	publish := func(id *uuid.UUID, d app.Draft) func() error {
+		return func() error {
+			r, err := s.Publish(d)
+			*id = r.ID
+			return err
+		}
+	}
+	for _, c := range []struct {
+		action  string
+		do      func() error
+		trusted bool // needs a ui.TrustBackend
+		want    app.EventKind
+		id      *uuid.UUID
+		cat     string
+		urgent  bool
+	}{
+		{"MarkRead", func() error { return s.MarkRead(x.ID) }, false, app.ReadStateChanged, &x.ID, "company", false},
+		{"MarkUnread", func() error { return s.MarkUnread(x.ID) }, false, app.ReadStateChanged, &x.ID, "company", false},
+		{"MarkAllRead(it)", func() error { return s.MarkAllRead("it") }, false, app.ReadStateChanged, &y.ID, "it", false},
+		{"MarkAllRead()", func() error { return s.MarkAllRead("") }, false, app.ReadStateChanged, &x.ID, "company", false},
+		{"Publish(urgent)", publish(&urgentPost, app.Draft{Category: "it", Title: "E-mail down", Urgent: true}), false, app.ItemsPublished, &urgentPost, "it", true},
+		{"Publish", publish(&plainPost, app.Draft{Category: "company", Title: "Town hall"}), false, app.ItemsPublished, &plainPost, "company", false},
+		{"Retract(own post)", func() error { return tb.Retract(urgentPost, "") }, true, app.ItemsRetracted, &urgentPost, "it", false},
+		{"Retract(someone else's, as admin)", func() error { return tb.Retract(y.ID, "Wrong") }, true, app.ItemsRetracted, &y.ID, "it", false},
+	} {
+		if c.trusted && !trusted {
+			continue
+		}
+		if err := c.do(); err != nil {
+			t.Fatalf("%s: %v", c.action, err)
+		}
+		ev := await(t, s, fmt.Sprintf("%s after %s", c.want, c.action), announced(c.want, *c.id, c.cat))
+		if got := slices.Contains(ev.Urgent, *c.id); got != c.urgent || !c.urgent && len(ev.Urgent) > 0 {
+			t.Errorf("%s: %s names %v urgent; want urgent %v", c.action, ev.Kind, ev.Urgent, c.urgent)
+		}
+	}
+	if err := s.SetSubscriptions([]string{"company"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "CatalogChanged after everything else", kind(app.CatalogChanged))
+}
+
+// An item that arrives from the network is announced with ItemsArrived,
+// naming it and its category, and among Urgent when it is urgent; it is
+// listed, unread, as someone else's. Reading it is a read-state change, no
+// second arrival.
+func testArrival(t *testing.T, s Subject) {
+	if s.Arrive == nil {
+		t.Skip("no network to arrive from")
+	}
+	if err := s.SetSubscriptions([]string{"company", "it"}); err != nil {
+		t.Fatal(err)
+	}
+	urgent, err := s.Arrive(app.Draft{Category: "it", Title: "E-mail down", Body: "Call the help desk.", Urgent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := await(t, s, "ItemsArrived with the urgent item", announced(app.ItemsArrived, urgent, "it"))
+	if !slices.Contains(ev.Urgent, urgent) {
+		t.Errorf("the arrival of an urgent item names %v urgent", ev.Urgent)
+	}
+	plain, err := s.Arrive(app.Draft{Category: "company", Title: "Canteen menu", Body: "Soup."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev = await(t, s, "ItemsArrived with the plain item", announced(app.ItemsArrived, plain, "company"))
+	if slices.Contains(ev.Urgent, plain) {
+		t.Errorf("the arrival of a plain item names %v urgent", ev.Urgent)
+	}
+	for _, id := range []uuid.UUID{urgent, plain} {
+		if e := item(t, s, id); e.Read || e.Retracted != nil || e.Item.Source.String() == s.Status().Source {
+			t.Errorf("arrived %q: read %v, retracted %v, source %v (own %s)", e.Item.Title, e.Read, e.Retracted, e.Item.Source, s.Status().Source)
+		}
+	}
+	if got := listed(t, s); !slices.Equal(got, []uuid.UUID{plain, urgent}) {
+		t.Errorf("Newest lists %v, want %v", got, []uuid.UUID{plain, urgent})
+	}
+	wantCounts(t, s, map[string]uint64{"company": 1, "it": 1})
+	if err := s.MarkRead(plain); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "ReadStateChanged after reading an arrival", announced(app.ReadStateChanged, plain, "company"))
 }
