@@ -68,9 +68,10 @@ func waitEvent(t *testing.T, a *App, what string, ok func(Event) bool) Event {
 	}
 }
 
-func itemsEvent(id uuid.UUID) func(Event) bool {
+// itemsEvent accepts an event of kind k that names item id (or any item).
+func itemsEvent(k EventKind, id uuid.UUID) func(Event) bool {
 	return func(e Event) bool {
-		return e.Kind == ItemsChanged && (e.Items == nil || slices.Contains(e.Items, id))
+		return e.Kind == k && (e.Items == nil || slices.Contains(e.Items, id))
 	}
 }
 
@@ -124,8 +125,8 @@ func TestAppPublishOutcomes(t *testing.T) {
 	if err != nil || r2.Outcome != Delivered {
 		t.Fatalf("publish to a subscriber = %+v, %v; want delivered", r2, err)
 	}
-	ev := waitEvent(t, b, "the item on b", itemsEvent(r2.ID))
-	if !ev.Urgent || !slices.Contains(ev.Categories, "it") {
+	ev := waitEvent(t, b, "the item on b", itemsEvent(ItemsArrived, r2.ID))
+	if !slices.Contains(ev.Urgent, r2.ID) || !slices.Contains(ev.Categories, "it") {
 		t.Errorf("event %+v: want urgent, category it", ev)
 	}
 	got, err := b.Item(r2.ID)
@@ -195,7 +196,7 @@ func TestAppPublishOutcomes(t *testing.T) {
 	}
 }
 
-// Read-state changes are announced with ItemsChanged.
+// Read-state changes are announced with ReadStateChanged.
 func TestAppMarkReadEvents(t *testing.T) {
 	a := openApp(t, Options{})
 	it := testItem(t, "sales/emea", "Foreign")
@@ -206,14 +207,14 @@ func TestAppMarkReadEvents(t *testing.T) {
 	if err := a.MarkRead(it.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, a, "read", itemsEvent(it.ID))
+	waitEvent(t, a, "read", itemsEvent(ReadStateChanged, it.ID))
 	if n, _ := a.UnreadCounts(); len(n) != 0 {
 		t.Errorf("unread after MarkRead: %v", n)
 	}
 	if err := a.MarkUnread(it.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, a, "unread", itemsEvent(it.ID))
+	waitEvent(t, a, "unread", itemsEvent(ReadStateChanged, it.ID))
 	if n, _ := a.UnreadCounts(); n["sales/emea"] != 1 {
 		t.Errorf("unread after MarkUnread: %v", n)
 	}
@@ -221,7 +222,7 @@ func TestAppMarkReadEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEvent(t, a, "all read", func(e Event) bool {
-		return e.Kind == ItemsChanged && (e.Categories == nil || slices.Contains(e.Categories, "sales"))
+		return e.Kind == ReadStateChanged && (e.Categories == nil || slices.Contains(e.Categories, "sales"))
 	})
 	if e, _ := a.Item(it.ID); !e.Read {
 		t.Error("MarkAllRead(sales) left sales/emea unread")
@@ -476,6 +477,48 @@ func TestEventsCoalesce(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("CatalogChanged not delivered after %d events", n)
 		}
+	}
+}
+
+// Events of different kinds are never merged, so what happened to items
+// survives a burst: an arrival queued behind a read-state change of
+// everything still names its items and the urgent ones, and the urgent
+// ones outlive a merge that makes the items too many to name.
+func TestEventsKeepKinds(t *testing.T) {
+	h := &eventHub{wake: make(chan struct{}, 1)} // not running: emit only queues
+	x, u := uuid.New(), uuid.New()
+	h.emit(Event{Kind: ReadStateChanged})
+	h.emit(Event{Kind: ItemsArrived, Categories: []string{"it"}, Items: []uuid.UUID{x}})
+	h.emit(Event{Kind: ReadStateChanged, Categories: []string{"it"}, Items: []uuid.UUID{x}})
+	h.emit(Event{Kind: ItemsArrived, Categories: []string{"hr"}, Items: []uuid.UUID{u}, Urgent: []uuid.UUID{u}})
+	if len(h.pending) != 2 {
+		t.Fatalf("pending %+v, want one event per kind", h.pending)
+	}
+	read, arrived := h.pending[0], h.pending[1]
+	if read.Kind != ReadStateChanged || read.Items != nil || read.Categories != nil || read.Urgent != nil {
+		t.Errorf("read-state change %+v, want one about everything", read)
+	}
+	if arrived.Kind != ItemsArrived || !slices.Equal(arrived.Items, []uuid.UUID{x, u}) ||
+		!slices.Equal(arrived.Categories, []string{"it", "hr"}) || !slices.Equal(arrived.Urgent, []uuid.UUID{u}) {
+		t.Errorf("arrival %+v, want items %v, urgent %v", arrived, []uuid.UUID{x, u}, u)
+	}
+
+	many := make([]uuid.UUID, maxEventItems)
+	for i := range many {
+		many[i] = uuid.New()
+	}
+	h.emit(Event{Kind: ItemsArrived, Categories: []string{"it"}, Items: many, Urgent: many[:1]})
+	arrived = h.pending[1]
+	if arrived.Items != nil || !slices.Equal(arrived.Urgent, []uuid.UUID{u, many[0]}) {
+		t.Errorf("after a burst: %d items, urgent %v; want none named, urgent %v", len(arrived.Items), arrived.Urgent, []uuid.UUID{u, many[0]})
+	}
+	more := make([]uuid.UUID, maxEventItems)
+	for i := range more {
+		more[i] = uuid.New()
+	}
+	h.emit(Event{Kind: ItemsArrived, Items: more[:1], Urgent: more})
+	if arrived = h.pending[1]; len(arrived.Urgent) != maxEventItems || arrived.Urgent[2] != more[0] {
+		t.Errorf("urgent %d, want the first %d", len(arrived.Urgent), maxEventItems)
 	}
 }
 

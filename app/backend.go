@@ -24,7 +24,7 @@ import (
 )
 
 // The methods the desktop UI uses (ui.Backend). Reading goes straight to the
-// store; read-state changes announce themselves with ItemsChanged.
+// store; read-state changes announce themselves with ReadStateChanged.
 
 // Newest returns up to n items of cats (and below them; none means all),
 // newest first, after cur.
@@ -61,7 +61,7 @@ func (a *App) UnreadCounts() (map[string]uint64, error) {
 func (a *App) MarkRead(ids ...uuid.UUID) error {
 	n, err := a.store.MarkRead(ids...)
 	if n > 0 {
-		a.events.emit(Event{Kind: ItemsChanged, Items: slices.Clone(ids)})
+		a.events.emit(Event{Kind: ReadStateChanged, Items: slices.Clone(ids)})
 	}
 	return err
 }
@@ -70,7 +70,7 @@ func (a *App) MarkRead(ids ...uuid.UUID) error {
 func (a *App) MarkUnread(ids ...uuid.UUID) error {
 	n, err := a.store.MarkUnread(ids...)
 	if n > 0 {
-		a.events.emit(Event{Kind: ItemsChanged, Items: slices.Clone(ids)})
+		a.events.emit(Event{Kind: ReadStateChanged, Items: slices.Clone(ids)})
 	}
 	return err
 }
@@ -83,7 +83,7 @@ func (a *App) MarkAllRead(category string) error {
 		if category != "" {
 			cats = []string{category}
 		}
-		a.events.emit(Event{Kind: ItemsChanged, Categories: cats})
+		a.events.emit(Event{Kind: ReadStateChanged, Categories: cats})
 	}
 	return err
 }

@@ -8,8 +8,9 @@ import (
 // eventBuffer is the capacity of the Events channel.
 const eventBuffer = 64
 
-// maxEventItems bounds the item IDs one coalesced ItemsChanged carries;
-// beyond it the list is dropped and the UI re-reads everything it shows.
+// maxEventItems bounds the item IDs one coalesced event carries in Items,
+// and in Urgent; beyond it Items is dropped and the UI re-reads everything
+// it shows, while Urgent keeps its first maxEventItems.
 const maxEventItems = 1000
 
 // eventHub hands events to the UI without ever blocking the producer:
@@ -37,7 +38,9 @@ func newEventHub() *eventHub {
 	return h
 }
 
-// emit queues e, merging it into a pending event of the same kind.
+// emit queues e, merging it into a pending event of the same kind. Events
+// of different kinds stay apart, so that what happened to items (arrived,
+// published, read, retracted) is never lost in a merge.
 func (h *eventHub) emit(e Event) {
 	h.mu.Lock()
 	if h.closed {
@@ -56,11 +59,10 @@ func (h *eventHub) emit(e Event) {
 	}
 }
 
-// merge combines two events of one kind. An ItemsChanged without item IDs
-// (or categories) means "anything may have changed" and stays so.
+// merge combines two events of one kind. Items or Categories nil mean
+// "any" and stay so; Urgent collects the urgent items up to the bound.
 func merge(p, e Event) Event {
-	p.Urgent = p.Urgent || e.Urgent
-	if p.Kind != ItemsChanged {
+	if !p.Kind.AboutItems() {
 		return p
 	}
 	if p.Categories != nil && e.Categories != nil {
@@ -77,6 +79,9 @@ func merge(p, e Event) Event {
 	} else {
 		p.Items = nil
 	}
+	if room := maxEventItems - len(p.Urgent); room > 0 {
+		p.Urgent = append(p.Urgent, e.Urgent[:min(room, len(e.Urgent))]...)
+	}
 	return p
 }
 
@@ -87,6 +92,7 @@ func clip(e Event) Event {
 		e.Items = nil
 	}
 	e.Items = slices.Clone(e.Items)
+	e.Urgent = slices.Clone(e.Urgent[:min(maxEventItems, len(e.Urgent))])
 	return e
 }
 

@@ -199,7 +199,7 @@ func (p *persister) process(ops []persistOp) {
 		}
 	}
 
-	ev := Event{Kind: ItemsChanged}
+	ev := Event{Kind: ItemsArrived}
 	for _, in := range items {
 		if err := <-in.done; err != nil {
 			a.log.Error("storing a delivered item failed; keeping it to store again", "id", in.it.ID, "source", in.it.Source,
@@ -248,8 +248,10 @@ func (p *persister) process(ops []persistOp) {
 }
 
 // announce does what follows storing a delivered item: a definition or a
-// retraction takes effect; an ordinary item joins ev (unless a retraction
-// came first).
+// retraction takes effect; an ordinary item joins ev, the ItemsArrived of
+// its batch (unless a retraction came first: nobody hears of it). The
+// servant never delivers this installation's own items, so an arrival is
+// always someone else's.
 func (p *persister) announce(it *news.Item, ev *Event) {
 	a := p.a
 	switch it.Category {
@@ -266,7 +268,9 @@ func (p *persister) announce(it *news.Item, ev *Event) {
 	if !slices.Contains(ev.Categories, it.Category) {
 		ev.Categories = append(ev.Categories, it.Category)
 	}
-	ev.Urgent = ev.Urgent || it.Urgent
+	if it.Urgent {
+		ev.Urgent = append(ev.Urgent, it.ID)
+	}
 	ev.Items = append(ev.Items, it.ID)
 }
 
@@ -280,7 +284,7 @@ func (p *persister) storeHeld() {
 	for i, h := range held {
 		dones[i] = a.store.Ingest(h.it)
 	}
-	ev := Event{Kind: ItemsChanged}
+	ev := Event{Kind: ItemsArrived}
 	for i, h := range held {
 		if err := <-dones[i]; err != nil {
 			p.held.hold(h.it, h.size, err)

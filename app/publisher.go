@@ -332,7 +332,7 @@ func (p *publisher) commit(batch []*pubReq) {
 	a.obMu.Unlock()
 	a.pubMu.Unlock()
 
-	ev := Event{Kind: ItemsChanged}
+	ev := Event{Kind: ItemsPublished}
 	size := 0
 	for _, r := range batch {
 		size += len(r.m.Payload)
@@ -343,7 +343,9 @@ func (p *publisher) commit(batch []*pubReq) {
 			ev.Categories = append(ev.Categories, r.it.Category)
 		}
 		ev.Items = append(ev.Items, r.it.ID)
-		ev.Urgent = ev.Urgent || r.it.Urgent
+		if r.it.Urgent {
+			ev.Urgent = append(ev.Urgent, r.it.ID)
+		}
 	}
 	if len(ev.Items) > 0 {
 		a.events.emit(ev)

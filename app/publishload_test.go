@@ -467,7 +467,7 @@ func publishSerial(a *App, it *news.Item) (PublishResult, error) {
 	if _, err := a.store.MarkRead(it.ID); err != nil {
 		return PublishResult{}, err
 	}
-	a.events.emit(Event{Kind: ItemsChanged, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
+	a.events.emit(Event{Kind: ItemsPublished, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
 	if n == nil {
 		return PublishResult{}, errors.New("serial publishing: not started")
 	}

@@ -282,7 +282,7 @@ func (a *App) applyRetraction(r *trust.Retraction) {
 	}
 	a.log.Info("item retracted", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "held", orig != nil)
 	if hidden && orig != nil {
-		a.events.emit(Event{Kind: ItemsChanged, Categories: []string{orig.Category}, Items: []uuid.UUID{r.ItemID}})
+		a.events.emit(Event{Kind: ItemsRetracted, Categories: []string{orig.Category}, Items: []uuid.UUID{r.ItemID}})
 	}
 }
 

@@ -308,7 +308,7 @@ func TestForgedItemsRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, b, "the genuine item on b", itemsEvent(r.ID))
+	waitEvent(t, b, "the genuine item on b", itemsEvent(ItemsArrived, r.ID))
 	for _, it := range forged {
 		if _, err := b.Item(it.ID); err == nil {
 			t.Errorf("b stored the forged item %q", it.Title)
@@ -373,7 +373,7 @@ func TestForeignSourceRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, b, "the victim's first item on b", itemsEvent(first.ID))
+	waitEvent(t, b, "the victim's first item on b", itemsEvent(ItemsArrived, first.ID))
 
 	forged, err := news.NewItem("it", "Forged", "", "Mallory", a.Source(), time.Now())
 	if err != nil {
@@ -402,7 +402,7 @@ func TestForeignSourceRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, b, "the victim's next item on b", itemsEvent(after.ID))
+	waitEvent(t, b, "the victim's next item on b", itemsEvent(ItemsArrived, after.ID))
 	if _, err := b.Item(forged.ID); err == nil {
 		t.Error("b stored the forged item")
 	}
@@ -431,7 +431,7 @@ func TestForeignSourceRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, b2, "the victim's item after b's restart", itemsEvent(again.ID))
+	waitEvent(t, b2, "the victim's item after b's restart", itemsEvent(ItemsArrived, again.ID))
 	for _, id := range []uuid.UUID{first.ID, after.ID, again.ID} {
 		if _, err := b2.Item(id); err != nil {
 			t.Errorf("b lost the victim's item %s: %v", id, err)

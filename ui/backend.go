@@ -49,7 +49,9 @@ type Backend interface {
 	Settings() app.Settings
 	SaveSettings(app.Settings) error
 
-	// Events delivers change notifications until the application closes.
-	// The UI drains it from one goroutine that applies updates with fyne.Do.
+	// Events delivers change notifications until the application closes;
+	// for items, the kind says what happened (app.ItemsArrived is the only
+	// one a desktop notification follows). The UI drains it from one
+	// goroutine that applies updates with fyne.Do.
 	Events() <-chan app.Event
 }

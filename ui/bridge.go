@@ -70,33 +70,44 @@ func (u *UI) tick(minute bool) {
 }
 
 // handleEvents applies a batch of events on the UI thread: each kind of
-// change is re-read once, however many events announced it.
+// change is re-read once, however many events announced it. Only items
+// that arrived from the network go to the notifier.
 func (u *UI) handleEvents(evs []app.Event) {
 	if !u.running {
 		return
 	}
-	var ids []uuid.UUID
-	items, all, status, catalog := false, false, false, false
+	var ids, arrived, urgent []uuid.UUID
+	items, all, posts, status, catalog := false, false, false, false, false
 	for _, ev := range evs {
-		switch ev.Kind {
-		case app.ItemsChanged:
+		if ev.Kind.AboutItems() {
 			items = true
 			if len(ev.Items) == 0 {
 				all = true
 			}
 			ids = append(ids, ev.Items...)
+		}
+		switch ev.Kind {
+		case app.ItemsArrived:
+			arrived = append(arrived, ev.Items...)
+			urgent = append(urgent, ev.Urgent...)
+		case app.ItemsPublished, app.ItemsRetracted, app.ItemsChanged:
+			posts = true // My posts shows neither arrivals nor read state
 		case app.StatusChanged:
 			status = true
 		case app.CatalogChanged:
 			catalog = true
 		}
 	}
+	if len(arrived) > 0 || len(urgent) > 0 {
+		u.notifier.arrived(arrived, urgent)
+	}
 	if items {
-		u.notifier.itemsArrived(ids)
 		if all {
 			ids = nil
 		}
 		u.reader.itemsChanged(ids)
+	}
+	if posts {
 		u.posts.itemsChanged()
 	}
 	if status {

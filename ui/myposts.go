@@ -102,8 +102,9 @@ func (p *myPosts) reload() {
 	p.loadMore()
 }
 
-// itemsChanged: a publication may have been stored. The list is re-read
-// now if it is on screen, else when it is shown.
+// itemsChanged: one's own items were published or retracted, or expired
+// items purged. The list is re-read now if it is on screen, else when it
+// is shown.
 func (p *myPosts) itemsChanged() {
 	if p.u.showing(p.content) {
 		p.reload()

@@ -12,19 +12,23 @@ import (
 	"newsdesk/news"
 )
 
-// Notifications: a desktop notification for each new item in the
-// categories chosen in the settings, and for every urgent item. A burst of
-// more than maxNotes items becomes one summary.
+// Notifications: a desktop notification for each item that arrives from
+// the network in the categories chosen in the settings, and for every
+// urgent one. A burst of more than maxNotes items becomes one summary.
+// Nothing else notifies: not one's own posts, not read-state changes, not
+// retractions (app.ItemsArrived is the only event the notifier hears).
 const (
 	maxNotes   = 3
 	maxChecked = 100 // items looked at per batch of events
 	snippetLen = 140
 )
 
-// notifier decides which arriving items to announce. Events do not say
-// whether an item arrived or only changed its read state, so an item is
-// new when it is unread, was received after the UI started, is not this
-// installation's own, and has not been looked at before.
+// notifier decides which arrivals to announce. The events say what
+// arrived and which of it is urgent; the notifier reads the items for
+// their category and text, and leaves out those that are no news by the
+// time it looks: read or retracted meanwhile, received before the window
+// opened (queued while the UI started; they wait unread in the list), or
+// announced before (a copy fetched again after a restart).
 type notifier struct {
 	u    *UI
 	seen map[uuid.UUID]bool
@@ -34,32 +38,36 @@ func newNotifier(u *UI) *notifier {
 	return &notifier{u: u, seen: map[uuid.UUID]bool{}}
 }
 
-func (n *notifier) itemsArrived(ids []uuid.UUID) {
+// arrived considers items that arrived from the network, in the order
+// they came: at most maxChecked of them per batch, and besides those the
+// urgent ones (up to as many again), which always notify, also in a burst
+// too long to name its items.
+func (n *notifier) arrived(ids, urgent []uuid.UUID) {
 	var check []uuid.UUID
-	for _, id := range ids {
-		if !n.seen[id] && len(check) < maxChecked {
-			n.seen[id] = true
-			check = append(check, id)
+	look := func(ids []uuid.UUID, limit int) {
+		for _, id := range ids {
+			if !n.seen[id] && len(check) < limit {
+				n.seen[id] = true
+				check = append(check, id)
+			}
 		}
 	}
+	look(ids, maxChecked)
+	look(urgent, len(check)+maxChecked)
 	if len(check) == 0 {
 		return
 	}
-	s, self, since := n.u.settings, n.u.status.Source, n.u.started
+	s, since := n.u.settings, n.u.started
 	cat := n.u.catalog
 	b, a := n.u.b, n.u.app
 	n.u.w.Go(func() func() {
 		var notes []*news.Item
 		for _, id := range check {
 			e, err := b.Item(id)
-			if err != nil || e.Read || e.Retracted != nil {
+			if err != nil || e.Read || e.Retracted != nil || e.Item.Received.Before(since) {
 				continue
 			}
-			it := e.Item
-			if it.Received.Before(since) || (self != "" && it.Source.String() == self) {
-				continue
-			}
-			if it.Urgent || s.Notify && categories.CoveredByAny(s.NotifyCategories, it.Category) {
+			if it := e.Item; it.Urgent || s.Notify && categories.CoveredByAny(s.NotifyCategories, it.Category) {
 				notes = append(notes, it)
 			}
 		}

@@ -230,7 +230,9 @@ func (r *reader) subscriptionsChanged() {
 	r.listChanged()
 }
 
-// itemsChanged applies an ItemsChanged event.
+// itemsChanged applies events about items (arrived, published, read
+// state, retracted, purged): the items named, or everything when ids is
+// nil.
 func (r *reader) itemsChanged(ids []uuid.UUID) {
 	r.list.itemsChanged(ids)
 	r.countsRef.trigger()

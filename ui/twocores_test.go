@@ -35,14 +35,20 @@ func openCore(t *testing.T, opts app.Options, setup app.Setup) *app.App {
 
 // TestTwoCores: two application cores in one process, two servants on
 // loopback. An item published in one appears, unread, in the other's
-// window with its unread count; opening it marks it read and the count
-// follows.
+// window with its unread count, and is notified there (its category is
+// chosen for notifications); opening it marks it read and the count
+// follows, with no second notification.
 func TestTwoCores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servants on loopback")
 	}
 	pub := openCore(t, app.Options{}, app.Setup{DisplayName: "Newsroom", NewNetwork: true})
 	reader := openCore(t, app.Options{Network: pub.Network(), Subscriptions: []string{"it"}}, app.Setup{DisplayName: "Reader", Seeds: []string{pub.Addr()}})
+	s := reader.Settings()
+	s.Notify, s.NotifyCategories = true, []string{"it"}
+	if err := reader.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
 	h := newHarnessOver(t, reader, time.Now)
 	if h.u.wizard != nil {
 		t.Fatal("set up core shows the wizard")
@@ -62,7 +68,7 @@ func TestTwoCores(t *testing.T) {
 		t.Fatalf("Publish = %+v, %v", res, err)
 	}
 	h.await("the item arriving", func(ev app.Event) bool {
-		return ev.Kind == app.ItemsChanged && (ev.Items == nil || slices.Contains(ev.Items, res.ID))
+		return ev.Kind == app.ItemsArrived && (ev.Items == nil || slices.Contains(ev.Items, res.ID))
 	})
 	l := h.u.reader.list
 	r := l.row(res.ID)
@@ -76,6 +82,10 @@ func TestTwoCores(t *testing.T) {
 	if !hasLabel(l, "Printer fixed") {
 		t.Error("the row is not on screen")
 	}
+	if len(h.a.notes) != 1 || h.a.notes[0].Title != "IT: Printer fixed" {
+		t.Errorf("notifications %+v, want one for the arrival", h.a.notes)
+	}
+	h.a.notes = nil
 
 	h.tap(rowTappable(t, l, "Printer fixed"))
 	if e, err := reader.Item(res.ID); err != nil || !e.Read {
@@ -87,6 +97,15 @@ func TestTwoCores(t *testing.T) {
 	// The UI re-reads the counts once MarkRead has returned.
 	if all := h.u.reader.sidebar.feeds[0].unread; all != 0 {
 		t.Errorf("All unread after reading: %d", all)
+	}
+	// Every event before the CatalogChanged of this no-op is handled by
+	// the time it comes: the read-state change with it.
+	if err := reader.SetSubscriptions(reader.Subscriptions()); err != nil {
+		t.Fatal(err)
+	}
+	h.await("the events after reading", func(ev app.Event) bool { return ev.Kind == app.CatalogChanged })
+	if len(h.a.notes) != 0 {
+		t.Errorf("notified %q after reading", h.a.notes[0].Title)
 	}
 }
 

@@ -5,8 +5,14 @@
 // the two differ, the real application is the reference.
 //
 // The suite drives a backend through its own methods. The one thing a
-// Backend cannot do itself, receive items from the network, is a hook of
-// the Subject.
+// Backend cannot do itself, receive items, is a hook of the Subject: items
+// that were there before (Receive) and items arriving from the network
+// (Arrive).
+//
+// The event contract: each action is announced with the kind of event
+// that says what happened (testEvents has the table), and ItemsArrived,
+// the only event a notification may follow, comes of nothing but an
+// arrival; every wait for an event in the suite fails on another one.
 package backendtest
 
 import (
@@ -34,9 +40,17 @@ type Subject struct {
 	ui.Backend
 
 	// Receive stores items as received from the network before the test
-	// looks at them, with their Received time as given. It need not send
-	// events.
+	// looks at them, with their Received time as given. It sends no
+	// events: the items are there as if they had been all along.
 	Receive func(items ...*news.Item) error
+
+	// Arrive, when not nil, has someone else in the network publish d, so
+	// that the item arrives from the network as items do, events and all;
+	// it returns the item's ID without waiting for the arrival. The
+	// backend must subscribe to d's category first. It may set the backend
+	// up (Setup) to join that someone's network, or skip the test; a test
+	// that uses it sets nothing else up.
+	Arrive func(d app.Draft) (uuid.UUID, error)
 }
 
 // Opener returns a new Subject for one test and arranges its closing with
@@ -77,6 +91,8 @@ func Run(t *testing.T, open Opener) {
 		{"Probe", testProbe},
 		{"Retract", testRetract},
 		{"RetractCorrection", testRetractCorrection},
+		{"Events", testEvents},
+		{"Arrival", testArrival},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -187,7 +203,9 @@ func listed(t *testing.T, b ui.Backend, cats ...string) []uuid.UUID {
 }
 
 // await reads events until one that ok accepts, within a generous bound
-// (the application delivers them from a goroutine of its own).
+// (the application delivers them from a goroutine of its own). An
+// ItemsArrived on the way is an error: items arrive only where a test
+// awaits them.
 func await(t *testing.T, b ui.Backend, what string, ok func(app.Event) bool) app.Event {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
@@ -200,18 +218,21 @@ func await(t *testing.T, b ui.Backend, what string, ok func(app.Event) bool) app
 			if ok(ev) {
 				return ev
 			}
+			if ev.Kind == app.ItemsArrived {
+				t.Errorf("waiting for %s: %s %v, but nothing arrived from the network", what, ev.Kind, ev.Items)
+			}
 		case <-deadline:
 			t.Fatalf("no event: %s", what)
 		}
 	}
 }
 
-// itemsChanged accepts an ItemsChanged event that covers item id of
-// category cat: the UI re-reads the items an event names, or everything
-// when it names none, and the categories likewise.
-func itemsChanged(id uuid.UUID, cat string) func(app.Event) bool {
+// announced accepts an event of kind k that covers item id of category
+// cat: the UI re-reads the items an event names, or everything when it
+// names none, and the categories likewise.
+func announced(k app.EventKind, id uuid.UUID, cat string) func(app.Event) bool {
 	return func(ev app.Event) bool {
-		return ev.Kind == app.ItemsChanged &&
+		return ev.Kind == k &&
 			(len(ev.Items) == 0 || slices.Contains(ev.Items, id)) &&
 			(len(ev.Categories) == 0 || categories.CoveredByAny(ev.Categories, cat))
 	}
@@ -457,9 +478,9 @@ func testItem(t *testing.T, s Subject) {
 }
 
 // Unread counts are per exact category and list no zeros. MarkRead and
-// MarkUnread change them and announce the change with ItemsChanged naming
-// the item (or nothing: everything); marking an item as it is, or an
-// unknown ID, is no error.
+// MarkUnread change them and announce the change with ReadStateChanged
+// naming the item (or nothing: everything); marking an item as it is, or
+// an unknown ID, is no error.
 func testReadState(t *testing.T, s Subject) {
 	c1 := received(1, "company", "One", "", 10)
 	c2 := received(2, "company", "Two", "", 20)
@@ -471,7 +492,7 @@ func testReadState(t *testing.T, s Subject) {
 	if err := s.MarkRead(c1.ID); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkRead", itemsChanged(c1.ID, "company"))
+	await(t, s, "ReadStateChanged after MarkRead", announced(app.ReadStateChanged, c1.ID, "company"))
 	if !item(t, s, c1.ID).Read {
 		t.Error("Item: not read after MarkRead")
 	}
@@ -490,7 +511,7 @@ func testReadState(t *testing.T, s Subject) {
 	if err := s.MarkUnread(c1.ID); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkUnread", itemsChanged(c1.ID, "company"))
+	await(t, s, "ReadStateChanged after MarkUnread", announced(app.ReadStateChanged, c1.ID, "company"))
 	if item(t, s, c1.ID).Read {
 		t.Error("Item: read after MarkUnread")
 	}
@@ -499,12 +520,12 @@ func testReadState(t *testing.T, s Subject) {
 	if err := s.MarkRead(c1.ID, c2.ID, e1.ID); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkRead of three", itemsChanged(e1.ID, "sales/emea"))
+	await(t, s, "ReadStateChanged after MarkRead of three", announced(app.ReadStateChanged, e1.ID, "sales/emea"))
 	wantCounts(t, s, map[string]uint64{"sales": 1})
 }
 
 // MarkAllRead marks a category and those under it read ("" all of them),
-// announces it, and refuses an invalid category ID.
+// announces it with ReadStateChanged, and refuses an invalid category ID.
 func testMarkAllRead(t *testing.T, s Subject) {
 	receive(t, s,
 		received(1, "company", "One", "", 10),
@@ -514,7 +535,7 @@ func testMarkAllRead(t *testing.T, s Subject) {
 	if err := s.MarkAllRead("sales"); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkAllRead(sales)", itemsChanged(news.IDAt(base.Add(20*time.Minute), 2), "sales/emea"))
+	await(t, s, "ReadStateChanged after MarkAllRead(sales)", announced(app.ReadStateChanged, news.IDAt(base.Add(20*time.Minute), 2), "sales/emea"))
 	wantCounts(t, s, map[string]uint64{"company": 1, "it": 1})
 	if err := s.MarkAllRead("Sales!"); err == nil {
 		t.Error("an invalid category accepted")
@@ -522,7 +543,7 @@ func testMarkAllRead(t *testing.T, s Subject) {
 	if err := s.MarkAllRead(""); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after MarkAllRead()", itemsChanged(news.IDAt(base.Add(40*time.Minute), 4), "it"))
+	await(t, s, "ReadStateChanged after MarkAllRead()", announced(app.ReadStateChanged, news.IDAt(base.Add(40*time.Minute), 4), "it"))
 	wantCounts(t, s, nil)
 	if err := s.MarkAllRead(""); err != nil {
 		t.Errorf("MarkAllRead with nothing unread: %v", err)
@@ -606,8 +627,9 @@ func testPublishRefused(t *testing.T, s Subject) {
 }
 
 // Publish stores the item as this installation's (its source, the display
-// name as author, read), numbers it, and announces it; a servant that is
-// not connected queues it. It is listed first in Newest and My posts.
+// name as author, read), numbers it, and announces it with ItemsPublished,
+// naming it urgent; a servant that is not connected queues it. It is
+// listed first in Newest and My posts.
 func testPublish(t *testing.T, s Subject) {
 	if err := s.SaveSettings(app.Settings{DisplayName: "Ann", Listen: app.DefaultListen, Notify: true}); err != nil {
 		t.Fatal(err)
@@ -626,8 +648,8 @@ func testPublish(t *testing.T, s Subject) {
 	if r.ID.Version() != 7 || news.IDTime(r.ID).Before(before.Truncate(time.Millisecond)) || news.IDTime(r.ID).After(after) {
 		t.Errorf("ID %v (time %v), published between %v and %v", r.ID, news.IDTime(r.ID), before, after)
 	}
-	ev := await(t, s, "ItemsChanged after Publish", itemsChanged(r.ID, "it"))
-	if !ev.Urgent {
+	ev := await(t, s, "ItemsPublished after Publish", announced(app.ItemsPublished, r.ID, "it"))
+	if !slices.Contains(ev.Urgent, r.ID) {
 		t.Errorf("the event of an urgent post is not urgent: %+v", ev)
 	}
 	e := item(t, s, r.ID)
@@ -802,7 +824,7 @@ func testProbe(t *testing.T, s Subject) {
 // A retraction hides an item from every list, search and count; the item
 // itself stays readable, marked retracted with the reason, and My posts
 // keeps one's own. Read marks no longer apply to it. The change is
-// announced. An admin's retraction of an item not here yet hides it when
+// announced with ItemsRetracted. An admin's retraction of an item not here yet hides it when
 // it arrives. (A backend that is a ui.TrustBackend; a new installation is
 // its network's admin, so it may retract any item.)
 func testRetract(t *testing.T, s Subject) {
@@ -824,7 +846,7 @@ func testRetract(t *testing.T, s Subject) {
 	if err := tb.Retract(x.ID, "  Date moved "); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after Retract", itemsChanged(x.ID, "company"))
+	await(t, s, "ItemsRetracted after Retract", announced(app.ItemsRetracted, x.ID, "company"))
 	e := item(t, s, x.ID)
 	if e.Retracted == nil || e.Retracted.Reason != "Date moved" || e.Retracted.ItemID != x.ID {
 		t.Errorf("retracted item: %+v", e.Retracted)
@@ -856,7 +878,7 @@ func testRetract(t *testing.T, s Subject) {
 	if err := tb.Retract(mine.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	await(t, s, "ItemsChanged after retracting one's own", itemsChanged(mine.ID, "it"))
+	await(t, s, "ItemsRetracted after retracting one's own", announced(app.ItemsRetracted, mine.ID, "it"))
 	if es, _, err := s.MyPosts(10, ""); err != nil || len(es) != 1 || es[0].Item.ID != mine.ID || es[0].Retracted == nil {
 		t.Errorf("MyPosts after the retraction: %+v, %v", es, err)
 	}
@@ -906,4 +928,105 @@ func testRetractCorrection(t *testing.T, s Subject) {
 		t.Errorf("Newest lists %v, want only %v", got, other.ID)
 	}
 	wantCounts(t, s, map[string]uint64{"hr": 1})
+}
+
+// Each action is announced with the event that says what happened, so
+// that the UI refreshes and decides on notifications without guessing:
+// read-state changes with ReadStateChanged, one's own posts with
+// ItemsPublished (naming the urgent ones), retractions with ItemsRetracted;
+// none of them with ItemsArrived, not even a post in a category this
+// installation subscribes to (await fails on one, up to the last event
+// before the closing CatalogChanged).
+func testEvents(t *testing.T, s Subject) {
+	x := received(1, "company", "Canteen menu", "", 10)
+	y := received(2, "it", "Printer fixed", "", 20)
+	receive(t, s, x, y)
+	if err := s.SetSubscriptions([]string{"company", "it"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "CatalogChanged after SetSubscriptions", kind(app.CatalogChanged))
+	tb, trusted := s.Backend.(ui.TrustBackend)
+	var urgentPost, plainPost uuid.UUID
+	publish := func(id *uuid.UUID, d app.Draft) func() error {
+		return func() error {
+			r, err := s.Publish(d)
+			*id = r.ID
+			return err
+		}
+	}
+	for _, c := range []struct {
+		action  string
+		do      func() error
+		trusted bool // needs a ui.TrustBackend
+		want    app.EventKind
+		id      *uuid.UUID
+		cat     string
+		urgent  bool
+	}{
+		{"MarkRead", func() error { return s.MarkRead(x.ID) }, false, app.ReadStateChanged, &x.ID, "company", false},
+		{"MarkUnread", func() error { return s.MarkUnread(x.ID) }, false, app.ReadStateChanged, &x.ID, "company", false},
+		{"MarkAllRead(it)", func() error { return s.MarkAllRead("it") }, false, app.ReadStateChanged, &y.ID, "it", false},
+		{"MarkAllRead()", func() error { return s.MarkAllRead("") }, false, app.ReadStateChanged, &x.ID, "company", false},
+		{"Publish(urgent)", publish(&urgentPost, app.Draft{Category: "it", Title: "E-mail down", Urgent: true}), false, app.ItemsPublished, &urgentPost, "it", true},
+		{"Publish", publish(&plainPost, app.Draft{Category: "company", Title: "Town hall"}), false, app.ItemsPublished, &plainPost, "company", false},
+		{"Retract(own post)", func() error { return tb.Retract(urgentPost, "") }, true, app.ItemsRetracted, &urgentPost, "it", false},
+		{"Retract(someone else's, as admin)", func() error { return tb.Retract(y.ID, "Wrong") }, true, app.ItemsRetracted, &y.ID, "it", false},
+	} {
+		if c.trusted && !trusted {
+			continue
+		}
+		if err := c.do(); err != nil {
+			t.Fatalf("%s: %v", c.action, err)
+		}
+		ev := await(t, s, fmt.Sprintf("%s after %s", c.want, c.action), announced(c.want, *c.id, c.cat))
+		if got := slices.Contains(ev.Urgent, *c.id); got != c.urgent || !c.urgent && len(ev.Urgent) > 0 {
+			t.Errorf("%s: %s names %v urgent; want urgent %v", c.action, ev.Kind, ev.Urgent, c.urgent)
+		}
+	}
+	if err := s.SetSubscriptions([]string{"company"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "CatalogChanged after everything else", kind(app.CatalogChanged))
+}
+
+// An item that arrives from the network is announced with ItemsArrived,
+// naming it and its category, and among Urgent when it is urgent; it is
+// listed, unread, as someone else's. Reading it is a read-state change, no
+// second arrival.
+func testArrival(t *testing.T, s Subject) {
+	if s.Arrive == nil {
+		t.Skip("no network to arrive from")
+	}
+	if err := s.SetSubscriptions([]string{"company", "it"}); err != nil {
+		t.Fatal(err)
+	}
+	urgent, err := s.Arrive(app.Draft{Category: "it", Title: "E-mail down", Body: "Call the help desk.", Urgent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := await(t, s, "ItemsArrived with the urgent item", announced(app.ItemsArrived, urgent, "it"))
+	if !slices.Contains(ev.Urgent, urgent) {
+		t.Errorf("the arrival of an urgent item names %v urgent", ev.Urgent)
+	}
+	plain, err := s.Arrive(app.Draft{Category: "company", Title: "Canteen menu", Body: "Soup."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev = await(t, s, "ItemsArrived with the plain item", announced(app.ItemsArrived, plain, "company"))
+	if slices.Contains(ev.Urgent, plain) {
+		t.Errorf("the arrival of a plain item names %v urgent", ev.Urgent)
+	}
+	for _, id := range []uuid.UUID{urgent, plain} {
+		if e := item(t, s, id); e.Read || e.Retracted != nil || e.Item.Source.String() == s.Status().Source {
+			t.Errorf("arrived %q: read %v, retracted %v, source %v (own %s)", e.Item.Title, e.Read, e.Retracted, e.Item.Source, s.Status().Source)
+		}
+	}
+	if got := listed(t, s); !slices.Equal(got, []uuid.UUID{plain, urgent}) {
+		t.Errorf("Newest lists %v, want %v", got, []uuid.UUID{plain, urgent})
+	}
+	wantCounts(t, s, map[string]uint64{"company": 1, "it": 1})
+	if err := s.MarkRead(plain); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "ReadStateChanged after reading an arrival", announced(app.ReadStateChanged, plain, "company"))
 }

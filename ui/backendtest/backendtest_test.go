@@ -2,8 +2,11 @@ package backendtest_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"newsdesk/app"
 	"newsdesk/news"
@@ -43,8 +46,65 @@ func TestApp(t *testing.T) {
 				}
 			}
 			return nil
-		}}
+		}, Arrive: arriveFromPeer(t, a)}
 	})
+}
+
+// arriveFromPeer is the Arrive of a: a second application core, the admin
+// of a network of its own, which a joins on first use (importing its
+// definition and setting up with it as the seed) publishes the draft once
+// it knows that a subscribes to the category, so the item reaches a over a
+// real link on loopback, as items from the network do.
+func arriveFromPeer(t *testing.T, a *app.App) func(app.Draft) (uuid.UUID, error) {
+	var peer *app.App
+	return func(d app.Draft) (uuid.UUID, error) {
+		if testing.Short() {
+			t.Skip("real servants on loopback")
+		}
+		if peer == nil {
+			p, err := app.Open(context.Background(), app.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Start: true})
+			if err != nil {
+				return uuid.Nil, err
+			}
+			t.Cleanup(func() {
+				if err := p.Close(); err != nil {
+					t.Errorf("closing the peer: %v", err)
+				}
+			})
+			if err := p.Setup(app.Setup{DisplayName: "Newsroom", NewNetwork: true}); err != nil {
+				return uuid.Nil, err
+			}
+			if err := a.ImportNetwork(p.Network()); err != nil {
+				return uuid.Nil, err
+			}
+			if err := a.Setup(app.Setup{DisplayName: "Reader", Seeds: []string{p.Addr()}}); err != nil {
+				return uuid.Nil, err
+			}
+			peer = p
+		}
+		// Until the peer has a's routing information, it would suppress the
+		// item. Polling the other core's status, as a test of real links must.
+		for deadline := time.Now().Add(20 * time.Second); !wants(peer.Status(), a.Addr(), d.Category); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return uuid.Nil, fmt.Errorf("the peer never learnt that %s subscribes to %s: %+v", a.Addr(), d.Category, peer.Status().Links)
+			}
+		}
+		r, err := peer.Publish(d)
+		if err == nil && r.Outcome != app.Delivered {
+			err = fmt.Errorf("the peer's publication was %v", r.Outcome)
+		}
+		return r.ID, err
+	}
+}
+
+// wants reports whether st has a link to peer that receives category.
+func wants(st app.NetStatus, peer, category string) bool {
+	for _, l := range st.Links {
+		if l.Peer == newsnet.ServantID(peer) && l.Received.Matches(category) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestDemoBackend runs the suite over the in-memory backend, set up as a
@@ -55,11 +115,27 @@ func TestDemoBackend(t *testing.T) {
 		b.PresetNeedsSetup(true)
 		b.PresetStatus(app.NetStatus{Status: newsnet.Status{Role: newsnet.RoleIdle}, Source: b.Source().String(), Listen: app.DefaultListen})
 		t.Cleanup(func() { b.Close() })
+		count := uint64(0)
 		return backendtest.Subject{Backend: b, Receive: func(items ...*news.Item) error {
 			for _, it := range items {
 				b.Add(it.Clone())
 			}
 			return nil
+		}, Arrive: func(d app.Draft) (uuid.UUID, error) {
+			now := time.Now()
+			id, err := news.NewID(now)
+			if err != nil {
+				return uuid.Nil, err
+			}
+			count++
+			b.Ingest(&news.Item{
+				ID: id, Category: d.Category, Title: d.Title, Body: d.Body, Urgent: d.Urgent, Supersedes: d.Supersedes,
+				Author: "Newsroom", Source: peerSource, SourceCount: count, Created: now, Received: now,
+			})
+			return id, nil
 		}}
 	})
 }
+
+// peerSource is the installation the demo backend's arrivals come from.
+var peerSource = uuid.MustParse("0191a000-0000-7000-8000-0000000000aa")

@@ -119,10 +119,24 @@ func (m *Backend) Add(items ...*news.Item) {
 }
 
 // Ingest stores an item as if it had arrived from the network and sends
-// the event the real application would.
+// the event the real application would: ItemsArrived, unless a
+// retraction came first (it is stored hidden and nobody hears of it).
 func (m *Backend) Ingest(it *news.Item) {
 	m.Add(it)
-	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Urgent: it.Urgent, Items: []uuid.UUID{it.ID}})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.retracted[it.ID] == nil {
+		m.emitLocked(itemsEvent(app.ItemsArrived, it))
+	}
+}
+
+// itemsEvent is the event of kind k about it, naming it urgent if it is.
+func itemsEvent(k app.EventKind, it *news.Item) app.Event {
+	ev := app.Event{Kind: k, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}}
+	if it.Urgent && (k == app.ItemsArrived || k == app.ItemsPublished) {
+		ev.Urgent = []uuid.UUID{it.ID}
+	}
+	return ev
 }
 
 // Items returns the stored items, newest first, retracted ones included:
@@ -350,7 +364,7 @@ func (m *Backend) setRead(read bool, ids []uuid.UUID) error {
 	}
 	m.mu.Unlock()
 	if len(changed) > 0 {
-		m.emit(app.Event{Kind: app.ItemsChanged, Categories: cats, Items: changed})
+		m.emit(app.Event{Kind: app.ReadStateChanged, Categories: cats, Items: changed})
 	}
 	return nil
 }
@@ -493,7 +507,7 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	m.read[it.ID] = true // one's own post is read
 	m.mu.Unlock()
 	m.Add(it)
-	m.emit(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Urgent: it.Urgent, Items: []uuid.UUID{it.ID}})
+	m.emit(itemsEvent(app.ItemsPublished, it))
 	return app.PublishResult{ID: it.ID, Outcome: outcome}, nil
 }
 
@@ -692,7 +706,7 @@ func (m *Backend) Retract(id uuid.UUID, reason string) error {
 		}
 	}
 	for _, it := range hidden {
-		m.emitLocked(app.Event{Kind: app.ItemsChanged, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
+		m.emitLocked(itemsEvent(app.ItemsRetracted, it))
 	}
 	m.mu.Unlock()
 	return nil
