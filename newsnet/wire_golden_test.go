@@ -58,11 +58,13 @@ type wireKind struct {
 	zero Message
 }
 
-// wireKinds lists every message type in type-byte order.
+// wireKinds lists every registered message type in type-byte order.
 func wireKinds() []wireKind {
 	var ks []wireKind
-	for t := msgType(1); newMessage(t) != nil; t++ {
-		ks = append(ks, wireKind{t, wireName(t), newMessage(t)})
+	for t, k := range messages {
+		if k.new != nil {
+			ks = append(ks, wireKind{msgType(t), k.name, k.new()})
+		}
 	}
 	return ks
 }
