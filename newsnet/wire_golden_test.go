@@ -51,6 +51,16 @@ func wireSamples() []Message {
 	}
 }
 
+// wireSampleOf returns the sample of the message type named name.
+func wireSampleOf(name string) (Message, bool) {
+	for _, m := range wireSamples() {
+		if reflect.TypeOf(m).Elem().Name() == name {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
 // wireKind is one message type as the golden test sees it.
 type wireKind struct {
 	typ  msgType
@@ -73,17 +83,13 @@ func wireKinds() []wireKind {
 // order, the frame of its sample and of its zero value.
 func wireGolden(t *testing.T) []byte {
 	t.Helper()
-	samples := map[string]Message{}
-	for _, m := range wireSamples() {
-		samples[reflect.TypeOf(m).Elem().Name()] = m
-	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# newsnet frames, ProtocolVersion %d: one line per message,\n", ProtocolVersion)
 	fmt.Fprintf(&b, "# \"type-byte name frame-hex\"; a frame is a 4-byte big-endian length, the\n")
 	fmt.Fprintf(&b, "# type byte and the payload (wire.go). Written by\n")
 	fmt.Fprintf(&b, "# go test -run TestWireGoldenFile ./newsnet/ -args -update\n")
 	for _, k := range wireKinds() {
-		sample, ok := samples[k.name]
+		sample, ok := wireSampleOf(k.name)
 		if !ok {
 			t.Errorf("no sample of %s: add one to wireSamples", k.name)
 			continue
@@ -121,14 +127,28 @@ func TestWireGoldenFile(t *testing.T) {
 		t.Fatalf("%v (run go test -run TestWireGoldenFile ./newsnet/ -args -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		gotLines, wantLines := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gotLines), len(wantLines)) {
-			g, w := lineAt(gotLines, i), lineAt(wantLines, i)
-			if g != w {
-				t.Errorf("%s line %d changed:\n got %s\nwant %s", path, i+1, g, w)
+		gotKeys, gotLines := goldenLines(got)
+		wantKeys, wantLines := goldenLines(want)
+		changed := false
+		for _, key := range wantKeys {
+			switch g, ok := gotLines[key]; {
+			case !ok:
+				changed = true
+				t.Errorf("%s: gone: %s (a type byte is never removed)", path, wantLines[key])
+			case g != wantLines[key]:
+				changed = true
+				t.Errorf("%s: changed:\n got %s\nwant %s", path, g, wantLines[key])
 			}
 		}
-		t.Fatalf("the wire format changed; bump ProtocolVersion if that is intended, then run go test -run TestWireGoldenFile ./newsnet/ -args -update")
+		for _, key := range gotKeys {
+			if _, ok := wantLines[key]; !ok {
+				t.Errorf("%s: new: %s", path, gotLines[key])
+			}
+		}
+		if changed {
+			t.Fatalf("the wire format changed; bump ProtocolVersion if that is intended, then run go test -run TestWireGoldenFile ./newsnet/ -args -update")
+		}
+		t.Fatalf("a new message type: run go test -run TestWireGoldenFile ./newsnet/ -args -update")
 	}
 
 	samples := map[string]Message{}
@@ -162,9 +182,17 @@ func TestWireGoldenFile(t *testing.T) {
 	}
 }
 
-func lineAt(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
+// goldenLines splits a golden file into its lines, keyed by message name
+// (comments by their text), and returns the keys in file order.
+func goldenLines(b []byte) (keys []string, lines map[string]string) {
+	lines = map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		key := line
+		if f := strings.Fields(line); len(f) == 3 && !strings.HasPrefix(line, "#") {
+			key = f[1]
+		}
+		keys = append(keys, key)
+		lines[key] = line
 	}
-	return "<none>"
+	return keys, lines
 }

@@ -12,12 +12,23 @@ import (
 	"testing"
 )
 
-// wireExamples holds at least one example of every message type, including
-// empty lists and fields at their limits.
+// wireExamples holds at least one example of every message type (its
+// sample), then empty lists and fields at their limits.
 func wireExamples() []struct {
 	name string
 	m    Message
 } {
+	var samples []struct {
+		name string
+		m    Message
+	}
+	for _, m := range wireSamples() {
+		samples = append(samples, struct {
+			name string
+			m    Message
+		}{reflect.TypeOf(m).Elem().Name() + "/sample", m})
+	}
+
 	maxID := ServantID(strings.Repeat("h", MaxIDBytes))
 	maxPath := make([]ServantID, MaxPathLen)
 	for i := range maxPath {
@@ -33,7 +44,7 @@ func wireExamples() []struct {
 	}
 	id := [16]byte{0x01, 0x93, 0x4f, 0x2a, 0xb0, 0x00, 0x70, 0x01, 0x80, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00, 0xff}
 
-	return []struct {
+	return append(samples, []struct {
 		name string
 		m    Message
 	}{
@@ -82,7 +93,7 @@ func wireExamples() []struct {
 		{"Edge/empty", &Edge{}},
 		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true, Next: []SourceCount{{Source: "hq", Next: 257}}}},
 		{"CatchUpDone/empty", &CatchUpDone{}},
-	}
+	}...)
 }
 
 // maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
@@ -104,7 +115,7 @@ func TestWireExamplesCoverEveryType(t *testing.T) {
 	}
 	for _, k := range wireKinds() {
 		if !seen[k.typ] {
-			t.Errorf("no example of %s", k.name)
+			t.Errorf("no example of %s: add a sample to wireSamples", k.name)
 		}
 	}
 	if kindAt(0) != nil {
@@ -612,8 +623,23 @@ func (wireFailWriter) Write([]byte) (int, error) { return 0, errors.New("broken 
 
 // FuzzDecodeMessage: DecodeMessage never panics, and whatever it accepts is
 // canonical: it re-encodes to the same bytes and decodes to an equal
-// message.
+// message. The seeds start from the registry, the sample and the zero value
+// of every message type, so a message is fuzzed as soon as it is
+// registered.
 func FuzzDecodeMessage(f *testing.F) {
+	for _, k := range wireKinds() {
+		seeds := []Message{k.zero}
+		if m, ok := wireSampleOf(k.name); ok {
+			seeds = append(seeds, m)
+		}
+		for _, m := range seeds {
+			enc, err := EncodeMessage(m)
+			if err != nil {
+				f.Fatalf("%s: %v", k.name, err)
+			}
+			f.Add(enc)
+		}
+	}
 	for _, ex := range wireExamples() {
 		enc, err := EncodeMessage(ex.m)
 		if err != nil {
