@@ -2,9 +2,10 @@ package newsnet
 
 // Message is one protocol frame's payload: a pointer to one of this
 // package's message types, such as *Multicast. Each message type is
-// registered once, under its type byte, in registry.go, and its
-// marshal/unmarshal pair in wire.go is its encoding.
+// registered, with its type byte, in registry.go, and its marshal/unmarshal
+// pair in wire.go is its encoding.
 type Message interface {
+	msgType() msgType
 	marshal(*encoder)
 	unmarshal(*decoder)
 }

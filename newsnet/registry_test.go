@@ -100,46 +100,77 @@ type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
-// TestRegistry checks what the compiler cannot: that every entry's type
-// is known by its name and found again by the encoder, and that a type
-// registered twice is refused.
+// TestRegistry checks what the compiler cannot: that messages reads as the
+// append-only block (type-byte order), that every entry is found again by
+// name and type byte, and that byte 0 or a byte claimed twice is refused.
 func TestRegistry(t *testing.T) {
-	for _, k := range wireKinds() {
-		if k.name == "" || k.name != reflect.TypeOf(k.zero).Elem().Name() {
-			t.Errorf("type %d: name %q for %T", k.typ, k.name, k.zero)
+	for i, k := range messages {
+		if k.name == "" || k.name != reflect.TypeOf(k.new()).Elem().Name() {
+			t.Errorf("type %d: name %q for %T", k.typ, k.name, k.new())
 		}
-		if got, ok := typeOf(k.zero); !ok || got != k.typ {
-			t.Errorf("typeOf(%s) = %d, %v; want %d", k.name, got, ok, k.typ)
+		if got, ok := typeOf(k.new()); !ok || got != k.typ {
+			t.Errorf("typeOf(%s) = %d, %v; want %d, true", k.name, got, ok, k.typ)
 		}
-		if kindAt(k.typ).name != k.name {
-			t.Errorf("kindAt(%d) = %s, want %s", k.typ, kindAt(k.typ).name, k.name)
+		if kindAt(k.typ) != &messages[i] {
+			t.Errorf("kindAt(%d) is not %s", k.typ, k.name)
+		}
+		if i > 0 && k.typ <= messages[i-1].typ {
+			t.Errorf("%s (type %d) listed after %s (type %d): keep messages in type-byte order",
+				k.name, k.typ, messages[i-1].name, messages[i-1].typ)
 		}
 	}
-	for _, typ := range []msgType{0, msgType(len(messages)), 255} {
-		if kindAt(typ) != nil {
-			t.Errorf("kindAt(%d) = %s, want nil", typ, kindAt(typ).name)
-		}
+	if kindAt(0) != nil || kindAt(255) != nil {
+		t.Errorf("type bytes 0 and 255 are registered")
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("a type registered twice was accepted")
-		}
-	}()
-	indexMessages([]messageKind{1: kindOf[Ping](), 2: kindOf[Reset](), 3: kindOf[Ping]()})
+	for _, ms := range [][]messageKind{
+		{kindOf[Ping](), kindOf[Reset](), kindOf[Ping]()},
+		{kindOf[Multicast](), kindOf[impostor]()},
+		{kindOf[zeroByte]()},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("indexMessages accepted %s", kindNames(ms))
+				}
+			}()
+			indexMessages(ms)
+		}()
+	}
 }
 
-// TestWireUnregisteredMessage: a Message the registry does not know is an
-// encode error, not a panic or a frame with a wrong type byte.
+func kindNames(ms []messageKind) []string {
+	var names []string
+	for _, k := range ms {
+		names = append(names, k.name)
+	}
+	return names
+}
+
+// TestWireUnregisteredMessage: a Message under a type byte the registry
+// does not know is an encode error, not a frame no peer can read.
 func TestWireUnregisteredMessage(t *testing.T) {
-	_, err := EncodeMessage(unregisteredMessage{})
+	_, err := EncodeMessage(&unregistered{})
 	if err == nil || !strings.Contains(err.Error(), "not registered") {
 		t.Errorf("EncodeMessage = %v, want a \"not registered\" error", err)
 	}
 }
 
-// unregisteredMessage implements Message but is not in messages, as a new
-// message type is before its entry is added.
-type unregisteredMessage struct{}
+// unregistered is a message type before its entry in messages is added;
+// impostor one that claims a registered type byte (Multicast's); zeroByte
+// one that claims the unused byte 0.
+type (
+	unregistered struct{}
+	impostor     struct{}
+	zeroByte     struct{}
+)
 
-func (unregisteredMessage) marshal(*encoder)   {}
-func (unregisteredMessage) unmarshal(*decoder) {}
+func (*unregistered) msgType() msgType { return 200 }
+func (*impostor) msgType() msgType     { return 9 }
+func (*zeroByte) msgType() msgType     { return 0 }
+
+func (*unregistered) marshal(*encoder)   {}
+func (*unregistered) unmarshal(*decoder) {}
+func (*impostor) marshal(*encoder)       {}
+func (*impostor) unmarshal(*decoder)     {}
+func (*zeroByte) marshal(*encoder)       {}
+func (*zeroByte) unmarshal(*decoder)     {}

@@ -6,7 +6,7 @@ package newsnet
 // big-endian uint16 protocol version. Frames follow:
 //
 //	length  uint32, big-endian: 1 + len(payload), 1..MaxFrameBytes
-//	type    byte: the message's index in the registry (registry.go; append only)
+//	type    byte: the message's type byte (registry.go; append only)
 //	payload the message's fields, in declaration order
 //
 // Field encodings:
@@ -208,7 +208,7 @@ func appendMessage(dst []byte, m Message) ([]byte, error) {
 	}
 	t, ok := typeOf(m)
 	if !ok {
-		return dst, fmt.Errorf("newsnet: encode %T: message type not registered (registry.go)", m)
+		return dst, fmt.Errorf("newsnet: encode %T: message type not registered under type byte %d (registry.go)", m, t)
 	}
 	// Registered messages are pointers (kindOf): a nil one would panic on
 	// its first field.
@@ -222,7 +222,7 @@ func appendMessage(dst []byte, m Message) ([]byte, error) {
 		e.err = fmt.Errorf("%w: %d bytes > %d", errFrameTooLarge, len(e.b)-start, MaxFrameBytes)
 	}
 	if e.err != nil {
-		return dst[:start], fmt.Errorf("newsnet: encode %s: %w", messages[t].name, e.err)
+		return dst[:start], fmt.Errorf("newsnet: encode %s: %w", kindAt(t).name, e.err)
 	}
 	return e.b, nil
 }

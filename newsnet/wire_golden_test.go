@@ -71,10 +71,8 @@ type wireKind struct {
 // wireKinds lists every registered message type in type-byte order.
 func wireKinds() []wireKind {
 	var ks []wireKind
-	for t, k := range messages {
-		if k.new != nil {
-			ks = append(ks, wireKind{msgType(t), k.name, k.new()})
-		}
+	for _, k := range messages {
+		ks = append(ks, wireKind{k.typ, k.name, k.new()})
 	}
 	return ks
 }
