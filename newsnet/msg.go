@@ -1,31 +1,14 @@
 package newsnet
 
-// Message is one protocol frame's payload. Every message type has a fixed
-// type byte (see wire.go); the block of type bytes is append-only.
+// Message is one protocol frame's payload: a pointer to one of this
+// package's message types, such as *Multicast. Each message type is
+// registered, with its type byte, in registry.go, and its marshal/unmarshal
+// pair in wire.go is its encoding.
 type Message interface {
 	msgType() msgType
+	marshal(*encoder)
+	unmarshal(*decoder)
 }
-
-type msgType byte
-
-// Type bytes. Append only: a deployed servant must keep understanding them.
-const (
-	typeJoinRequest  msgType = 1
-	typeJoinAccept   msgType = 2
-	typeJoinRedirect msgType = 3
-	typeJoinRefuse   msgType = 4
-	typeSiblings     msgType = 5
-	typePartition    msgType = 6
-	typeReset        msgType = 7
-	typeRouting      msgType = 8
-	typeMulticast    msgType = 9
-	typePing         msgType = 10
-	typeRecover      msgType = 11
-	typeRecovered    msgType = 12
-	typeCatchUp      msgType = 13
-	typeEdge         msgType = 14
-	typeCatchUpDone  msgType = 15
-)
 
 // JoinRequest is the connector's participation request (JP4353827B2 S109).
 // It is the first frame on every outbound link.
@@ -205,22 +188,6 @@ type CountCategory struct {
 
 // Ping keeps an otherwise idle link alive so a vanished peer is noticed.
 type Ping struct{}
-
-func (*JoinRequest) msgType() msgType   { return typeJoinRequest }
-func (*JoinAccept) msgType() msgType    { return typeJoinAccept }
-func (*JoinRedirect) msgType() msgType  { return typeJoinRedirect }
-func (*JoinRefuse) msgType() msgType    { return typeJoinRefuse }
-func (*Siblings) msgType() msgType      { return typeSiblings }
-func (*PartitionInfo) msgType() msgType { return typePartition }
-func (*Reset) msgType() msgType         { return typeReset }
-func (*RoutingInfo) msgType() msgType   { return typeRouting }
-func (*Multicast) msgType() msgType     { return typeMulticast }
-func (*Ping) msgType() msgType          { return typePing }
-func (*Recover) msgType() msgType       { return typeRecover }
-func (*Recovered) msgType() msgType     { return typeRecovered }
-func (*CatchUp) msgType() msgType       { return typeCatchUp }
-func (*Edge) msgType() msgType          { return typeEdge }
-func (*CatchUpDone) msgType() msgType   { return typeCatchUpDone }
 
 // Limits of a well-formed message, checked by the decoder before allocating.
 const (

@@ -6,7 +6,7 @@ package newsnet
 // big-endian uint16 protocol version. Frames follow:
 //
 //	length  uint32, big-endian: 1 + len(payload), 1..MaxFrameBytes
-//	type    byte: one of the msgType constants in msg.go (append only)
+//	type    byte: the message's type byte (registry.go; append only)
 //	payload the message's fields, in declaration order
 //
 // Field encodings:
@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // ProtocolVersion is the version this code speaks. Peers with a different
@@ -184,160 +185,46 @@ func DecodeMessage(frame []byte) (Message, error) {
 		return nil, fmt.Errorf("newsnet: decode: %w: %d bytes > %d", errFrameTooLarge, len(frame), MaxFrameBytes)
 	}
 	t := msgType(frame[0])
-	m := newMessage(t)
-	if m == nil {
+	k := kindAt(t)
+	if k == nil {
 		return nil, fmt.Errorf("newsnet: decode: %w %d", errUnknownType, t)
 	}
+	m := k.new()
 	d := decoder{b: frame[1:]}
 	m.unmarshal(&d)
 	if d.err == nil && len(d.b) != 0 {
 		d.err = fmt.Errorf("%w: %d after the message", errTrailingBytes, len(d.b))
 	}
 	if d.err != nil {
-		return nil, fmt.Errorf("newsnet: decode %s: %w", wireName(t), d.err)
+		return nil, fmt.Errorf("newsnet: decode %s: %w", k.name, d.err)
 	}
 	return m, nil
 }
 
 // appendMessage appends m's type byte and payload to dst.
 func appendMessage(dst []byte, m Message) ([]byte, error) {
-	wm, ok := m.(wireMessage)
-	switch {
-	case m == nil || ok && isNil(wm):
+	if m == nil {
 		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
-	case !ok:
-		return dst, fmt.Errorf("newsnet: encode %T: no wire codec for this message type", m)
 	}
-	t := m.msgType()
+	t, ok := typeOf(m)
+	if !ok {
+		return dst, fmt.Errorf("newsnet: encode %T: message type not registered under type byte %d (registry.go)", m, t)
+	}
+	// Registered messages are pointers (kindOf): a nil one would panic on
+	// its first field.
+	if reflect.ValueOf(m).IsNil() {
+		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
+	}
 	start := len(dst)
 	e := encoder{b: append(dst, byte(t))}
-	wm.marshal(&e)
+	m.marshal(&e)
 	if e.err == nil && len(e.b)-start > MaxFrameBytes {
 		e.err = fmt.Errorf("%w: %d bytes > %d", errFrameTooLarge, len(e.b)-start, MaxFrameBytes)
 	}
 	if e.err != nil {
-		return dst[:start], fmt.Errorf("newsnet: encode %s: %w", wireName(t), e.err)
+		return dst[:start], fmt.Errorf("newsnet: encode %s: %w", kindAt(t).name, e.err)
 	}
 	return e.b, nil
-}
-
-// wireMessage is a Message with its mirror-image codec methods.
-type wireMessage interface {
-	Message
-	marshal(*encoder)
-	unmarshal(*decoder)
-}
-
-// newMessage returns a zero message of type t, or nil if t is unknown.
-func newMessage(t msgType) wireMessage {
-	switch t {
-	case typeJoinRequest:
-		return new(JoinRequest)
-	case typeJoinAccept:
-		return new(JoinAccept)
-	case typeJoinRedirect:
-		return new(JoinRedirect)
-	case typeJoinRefuse:
-		return new(JoinRefuse)
-	case typeSiblings:
-		return new(Siblings)
-	case typePartition:
-		return new(PartitionInfo)
-	case typeReset:
-		return new(Reset)
-	case typeRouting:
-		return new(RoutingInfo)
-	case typeMulticast:
-		return new(Multicast)
-	case typePing:
-		return new(Ping)
-	case typeRecover:
-		return new(Recover)
-	case typeRecovered:
-		return new(Recovered)
-	case typeCatchUp:
-		return new(CatchUp)
-	case typeEdge:
-		return new(Edge)
-	case typeCatchUpDone:
-		return new(CatchUpDone)
-	}
-	return nil
-}
-
-// wireName names a message type in errors.
-func wireName(t msgType) string {
-	switch t {
-	case typeJoinRequest:
-		return "JoinRequest"
-	case typeJoinAccept:
-		return "JoinAccept"
-	case typeJoinRedirect:
-		return "JoinRedirect"
-	case typeJoinRefuse:
-		return "JoinRefuse"
-	case typeSiblings:
-		return "Siblings"
-	case typePartition:
-		return "PartitionInfo"
-	case typeReset:
-		return "Reset"
-	case typeRouting:
-		return "RoutingInfo"
-	case typeMulticast:
-		return "Multicast"
-	case typePing:
-		return "Ping"
-	case typeRecover:
-		return "Recover"
-	case typeRecovered:
-		return "Recovered"
-	case typeCatchUp:
-		return "CatchUp"
-	case typeEdge:
-		return "Edge"
-	case typeCatchUpDone:
-		return "CatchUpDone"
-	}
-	return fmt.Sprintf("type %d", t)
-}
-
-// isNil reports whether m is a typed nil pointer, which would panic on
-// field access.
-func isNil(m wireMessage) bool {
-	switch m := m.(type) {
-	case *JoinRequest:
-		return m == nil
-	case *JoinAccept:
-		return m == nil
-	case *JoinRedirect:
-		return m == nil
-	case *JoinRefuse:
-		return m == nil
-	case *Siblings:
-		return m == nil
-	case *PartitionInfo:
-		return m == nil
-	case *Reset:
-		return m == nil
-	case *RoutingInfo:
-		return m == nil
-	case *Multicast:
-		return m == nil
-	case *Ping:
-		return m == nil
-	case *Recover:
-		return m == nil
-	case *Recovered:
-		return m == nil
-	case *Edge:
-		return m == nil
-	case *CatchUpDone:
-		return m == nil
-	case *CatchUp:
-		return m == nil
-	}
-	return true
 }
 
 // The per-message codecs. Each marshal/unmarshal pair is a mirror image: the

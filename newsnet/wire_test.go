@@ -12,12 +12,23 @@ import (
 	"testing"
 )
 
-// wireExamples holds at least one example of every message type, including
-// empty lists and fields at their limits.
+// wireExamples holds at least one example of every message type (its
+// sample), then empty lists and fields at their limits.
 func wireExamples() []struct {
 	name string
 	m    Message
 } {
+	var samples []struct {
+		name string
+		m    Message
+	}
+	for _, m := range wireSamples() {
+		samples = append(samples, struct {
+			name string
+			m    Message
+		}{reflect.TypeOf(m).Elem().Name() + "/sample", m})
+	}
+
 	maxID := ServantID(strings.Repeat("h", MaxIDBytes))
 	maxPath := make([]ServantID, MaxPathLen)
 	for i := range maxPath {
@@ -33,7 +44,7 @@ func wireExamples() []struct {
 	}
 	id := [16]byte{0x01, 0x93, 0x4f, 0x2a, 0xb0, 0x00, 0x70, 0x01, 0x80, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00, 0xff}
 
-	return []struct {
+	return append(samples, []struct {
 		name string
 		m    Message
 	}{
@@ -82,7 +93,7 @@ func wireExamples() []struct {
 		{"Edge/empty", &Edge{}},
 		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true, Next: []SourceCount{{Source: "hq", Next: 257}}}},
 		{"CatchUpDone/empty", &CatchUpDone{}},
-	}
+	}...)
 }
 
 // maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
@@ -96,14 +107,18 @@ func maxFrameMulticast() *Multicast {
 func TestWireExamplesCoverEveryType(t *testing.T) {
 	seen := map[msgType]bool{}
 	for _, ex := range wireExamples() {
-		seen[ex.m.msgType()] = true
+		typ, ok := typeOf(ex.m)
+		if !ok {
+			t.Errorf("%s: %T is not registered", ex.name, ex.m)
+		}
+		seen[typ] = true
 	}
-	for typ := msgType(1); newMessage(typ) != nil; typ++ {
-		if !seen[typ] {
-			t.Errorf("no example of %s", wireName(typ))
+	for _, k := range wireKinds() {
+		if !seen[k.typ] {
+			t.Errorf("no example of %s: add a sample to wireSamples", k.name)
 		}
 	}
-	if newMessage(0) != nil {
+	if kindAt(0) != nil {
 		t.Errorf("type byte 0 must stay unused")
 	}
 }
@@ -144,8 +159,8 @@ func TestWireRoundTripEncodeDecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("EncodeMessage: %v", err)
 			}
-			if msgType(enc[0]) != ex.m.msgType() {
-				t.Fatalf("type byte %d, want %d", enc[0], ex.m.msgType())
+			if typ, _ := typeOf(ex.m); msgType(enc[0]) != typ {
+				t.Fatalf("type byte %d, want %d", enc[0], typ)
 			}
 			got, err := DecodeMessage(enc)
 			if err != nil {
@@ -251,7 +266,7 @@ func TestWireErrorsNameTheMessageType(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "JoinRefuse") || !strings.Contains(err.Error(), "reason") {
 		t.Errorf("encode error %q should name the type and the field", err)
 	}
-	_, err = DecodeMessage([]byte{byte(typeMulticast), 1, 2})
+	_, err = DecodeMessage(wireCat(&Multicast{}, []byte{1, 2}))
 	if err == nil || !strings.Contains(err.Error(), "Multicast") || !strings.Contains(err.Error(), "id") {
 		t.Errorf("decode error %q should name the type and the field", err)
 	}
@@ -260,7 +275,8 @@ func TestWireErrorsNameTheMessageType(t *testing.T) {
 // wireUv returns the minimal uvarint encoding of v.
 func wireUv(v uint64) []byte { return binary.AppendUvarint(nil, v) }
 
-// wireCat concatenates byte slices and strings into one message encoding.
+// wireCat concatenates byte slices and strings into one message encoding;
+// a Message stands for its type byte.
 func wireCat(parts ...any) []byte {
 	var b []byte
 	for _, p := range parts {
@@ -269,8 +285,12 @@ func wireCat(parts ...any) []byte {
 			b = append(b, p...)
 		case string:
 			b = append(b, p...)
-		case msgType:
-			b = append(b, byte(p))
+		case Message:
+			t, ok := typeOf(p)
+			if !ok {
+				panic(fmt.Sprintf("wireCat: %T is not registered", p))
+			}
+			b = append(b, byte(t))
 		default:
 			panic(fmt.Sprintf("wireCat: %T", p))
 		}
@@ -291,43 +311,43 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"unknown type 0", []byte{0}, errUnknownType},
 		{"unknown type 200", []byte{200, 1, 2, 3}, errUnknownType},
 		{"too large", make([]byte, MaxFrameBytes+1), errFrameTooLarge},
-		{"trailing after Ping", wireCat(typePing, "x"), errTrailingBytes},
-		{"trailing after Reset", wireCat(typeReset, []byte{0}), errTrailingBytes},
-		{"trailing after JoinRequest", wireCat(typeJoinRequest, str("a:1"), "junk"), errTrailingBytes},
-		{"trailing after Multicast", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0}), errTrailingBytes},
-		{"lasts not ascending", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{9, 0, 2, 5, 1, 5, 2, 0}, str("p")), errUnsortedLasts},
-		{"last not before the message", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{2, 0, 1, 5, 2, 0}, str("p")), errBadLast},
-		{"last at the message itself", wireCat(typeEdge, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
-		{"lasts flag not 0 or 1", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2}, str("p")), errBadFlag},
-		{"too many lasts", wireCat(typeEdge, str("s"), str("c"), []byte{1, 0}, wireUv(MaxLasts+1)), errTooMany},
-		{"CatchUpDone more flag 2", wireCat(typeCatchUpDone, []byte{0, 2, 0}), errBadFlag},
-		{"history run of 0", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
-		{"history short over 32 bits", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
-		{"flag 2", wireCat(typeRecover, str("s"), []byte{0, 2, 0}), errBadFlag},
-		{"too many counts", wireCat(typeRecover, str("s"), wireUv(MaxCounts+1)), errTooMany},
-		{"long ID", wireCat(typeJoinRequest, long(MaxIDBytes+1)), errTooLong},
-		{"long ID claimed, not present", wireCat(typeJoinRedirect, wireUv(1<<40)), errTooLong},
-		{"long reason", wireCat(typeJoinRefuse, long(MaxReasonBytes+1)), errTooLong},
-		{"long path element", wireCat(typeJoinAccept, wireUv(1), wireUv(2), wireUv(1), long(MaxIDBytes+1)), errTooLong},
-		{"long category", wireCat(typeMulticast, id16[:], long(MaxCategoryBytes+1), str("s"), str("")), errTooLong},
-		{"long source", wireCat(typeMulticast, id16[:], str("c"), long(MaxIDBytes+1), str("")), errTooLong},
-		{"too many path elements", wireCat(typePartition, wireUv(0), wireUv(0), wireUv(MaxPathLen+1), bytes.Repeat([]byte{0}, MaxPathLen+1)), errTooMany},
-		{"too many siblings", wireCat(typeSiblings, wireUv(MaxPathLen+1), bytes.Repeat([]byte{0}, MaxPathLen+1)), errTooMany},
-		{"too many categories", wireCat(typeRouting, wireUv(MaxCategories+1)), errTooMany},
-		{"huge category count", wireCat(typeRouting, wireUv(1<<62)), errTooMany},
-		{"count exceeds bytes left", wireCat(typeSiblings, wireUv(100), str("a"), str("b")), errTruncated},
-		{"category count exceeds bytes left", wireCat(typeRouting, wireUv(MaxCategories), str("a")), errTruncated},
-		{"unsorted categories", wireCat(typeRouting, wireUv(2), str("b"), str("a")), errUnsortedCatSet},
-		{"duplicate categories", wireCat(typeRouting, wireUv(2), str("a"), str("a")), errDuplicateCatSet},
-		{"empty category", wireCat(typeRouting, wireUv(1), str("")), errEmptyCategory},
-		{"payload longer than frame", wireCat(typeMulticast, id16[:], str("c"), str("s"), wireUv(10), "abc"), errTruncated},
-		{"payload length past the limit", wireCat(typeMulticast, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, wireUv(1<<40)), errTooLong},
-		{"short ID array", wireCat(typeMulticast, id16[:15]), errTruncated},
-		{"non-minimal uvarint", wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)), errNonCanonical},
-		{"non-minimal length", wireCat(typeJoinRequest, []byte{0x81, 0x00}, "a"), errNonCanonical},
-		{"uvarint overflow", wireCat(typeJoinAccept, bytes.Repeat([]byte{0xff}, 10), []byte{1}, wireUv(0), wireUv(0)), errBadVarint},
-		{"uvarint too long", wireCat(typeJoinAccept, bytes.Repeat([]byte{0x80}, 11), []byte{1}), errBadVarint},
-		{"uvarint cut", wireCat(typeJoinAccept, []byte{0x80}), errTruncated},
+		{"trailing after Ping", wireCat(&Ping{}, "x"), errTrailingBytes},
+		{"trailing after Reset", wireCat(&Reset{}, []byte{0}), errTrailingBytes},
+		{"trailing after JoinRequest", wireCat(&JoinRequest{}, str("a:1"), "junk"), errTrailingBytes},
+		{"trailing after Multicast", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0}), errTrailingBytes},
+		{"lasts not ascending", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{9, 0, 2, 5, 1, 5, 2, 0}, str("p")), errUnsortedLasts},
+		{"last not before the message", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{2, 0, 1, 5, 2, 0}, str("p")), errBadLast},
+		{"last at the message itself", wireCat(&Edge{}, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
+		{"lasts flag not 0 or 1", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2}, str("p")), errBadFlag},
+		{"too many lasts", wireCat(&Edge{}, str("s"), str("c"), []byte{1, 0}, wireUv(MaxLasts+1)), errTooMany},
+		{"CatchUpDone more flag 2", wireCat(&CatchUpDone{}, []byte{0, 2, 0}), errBadFlag},
+		{"history run of 0", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
+		{"history short over 32 bits", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
+		{"flag 2", wireCat(&Recover{}, str("s"), []byte{0, 2, 0}), errBadFlag},
+		{"too many counts", wireCat(&Recover{}, str("s"), wireUv(MaxCounts+1)), errTooMany},
+		{"long ID", wireCat(&JoinRequest{}, long(MaxIDBytes+1)), errTooLong},
+		{"long ID claimed, not present", wireCat(&JoinRedirect{}, wireUv(1<<40)), errTooLong},
+		{"long reason", wireCat(&JoinRefuse{}, long(MaxReasonBytes+1)), errTooLong},
+		{"long path element", wireCat(&JoinAccept{}, wireUv(1), wireUv(2), wireUv(1), long(MaxIDBytes+1)), errTooLong},
+		{"long category", wireCat(&Multicast{}, id16[:], long(MaxCategoryBytes+1), str("s"), str("")), errTooLong},
+		{"long source", wireCat(&Multicast{}, id16[:], str("c"), long(MaxIDBytes+1), str("")), errTooLong},
+		{"too many path elements", wireCat(&PartitionInfo{}, wireUv(0), wireUv(0), wireUv(MaxPathLen+1), bytes.Repeat([]byte{0}, MaxPathLen+1)), errTooMany},
+		{"too many siblings", wireCat(&Siblings{}, wireUv(MaxPathLen+1), bytes.Repeat([]byte{0}, MaxPathLen+1)), errTooMany},
+		{"too many categories", wireCat(&RoutingInfo{}, wireUv(MaxCategories+1)), errTooMany},
+		{"huge category count", wireCat(&RoutingInfo{}, wireUv(1<<62)), errTooMany},
+		{"count exceeds bytes left", wireCat(&Siblings{}, wireUv(100), str("a"), str("b")), errTruncated},
+		{"category count exceeds bytes left", wireCat(&RoutingInfo{}, wireUv(MaxCategories), str("a")), errTruncated},
+		{"unsorted categories", wireCat(&RoutingInfo{}, wireUv(2), str("b"), str("a")), errUnsortedCatSet},
+		{"duplicate categories", wireCat(&RoutingInfo{}, wireUv(2), str("a"), str("a")), errDuplicateCatSet},
+		{"empty category", wireCat(&RoutingInfo{}, wireUv(1), str("")), errEmptyCategory},
+		{"payload longer than frame", wireCat(&Multicast{}, id16[:], str("c"), str("s"), wireUv(10), "abc"), errTruncated},
+		{"payload length past the limit", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, wireUv(1<<40)), errTooLong},
+		{"short ID array", wireCat(&Multicast{}, id16[:15]), errTruncated},
+		{"non-minimal uvarint", wireCat(&PartitionInfo{}, []byte{0x80, 0x00}, wireUv(0), wireUv(0)), errNonCanonical},
+		{"non-minimal length", wireCat(&JoinRequest{}, []byte{0x81, 0x00}, "a"), errNonCanonical},
+		{"uvarint overflow", wireCat(&JoinAccept{}, bytes.Repeat([]byte{0xff}, 10), []byte{1}, wireUv(0), wireUv(0)), errBadVarint},
+		{"uvarint too long", wireCat(&JoinAccept{}, bytes.Repeat([]byte{0x80}, 11), []byte{1}), errBadVarint},
+		{"uvarint cut", wireCat(&JoinAccept{}, []byte{0x80}), errTruncated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -350,7 +370,7 @@ func TestDecodeMessageUnknownTypeText(t *testing.T) {
 }
 
 func TestDecodeMessageLargestValues(t *testing.T) {
-	m, err := DecodeMessage(wireCat(typePartition, wireUv(^uint64(0)), wireUv(^uint64(0)-1), wireUv(0)))
+	m, err := DecodeMessage(wireCat(&PartitionInfo{}, wireUv(^uint64(0)), wireUv(^uint64(0)-1), wireUv(0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,8 +623,23 @@ func (wireFailWriter) Write([]byte) (int, error) { return 0, errors.New("broken 
 
 // FuzzDecodeMessage: DecodeMessage never panics, and whatever it accepts is
 // canonical: it re-encodes to the same bytes and decodes to an equal
-// message.
+// message. The seeds start from the registry, the sample and the zero value
+// of every message type, so a message is fuzzed as soon as it is
+// registered.
 func FuzzDecodeMessage(f *testing.F) {
+	for _, k := range wireKinds() {
+		seeds := []Message{k.zero}
+		if m, ok := wireSampleOf(k.name); ok {
+			seeds = append(seeds, m)
+		}
+		for _, m := range seeds {
+			enc, err := EncodeMessage(m)
+			if err != nil {
+				f.Fatalf("%s: %v", k.name, err)
+			}
+			f.Add(enc)
+		}
+	}
 	for _, ex := range wireExamples() {
 		enc, err := EncodeMessage(ex.m)
 		if err != nil {
@@ -617,8 +652,8 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0})
 	f.Add([]byte{255})
-	f.Add(wireCat(typeRouting, wireUv(2), wireUv(1), "b", wireUv(1), "a"))
-	f.Add(wireCat(typePartition, []byte{0x80, 0x00}, wireUv(0), wireUv(0)))
+	f.Add(wireCat(&RoutingInfo{}, wireUv(2), wireUv(1), "b", wireUv(1), "a"))
+	f.Add(wireCat(&PartitionInfo{}, []byte{0x80, 0x00}, wireUv(0), wireUv(0)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		m, err := DecodeMessage(in)
 		if err != nil {
@@ -666,6 +701,25 @@ func BenchmarkEncodeDecodeMulticast(b *testing.B) {
 	buf := make([]byte, 0, 2<<10)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(m.Payload)))
+	for b.Loop() {
+		var err error
+		buf, err = AppendFrame(buf[:0], m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := DecodeMessage(buf[4:]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeDecodeSmall is a frame whose fields cost little, so the
+// per-frame work (finding the codec, checking the message, the type byte)
+// shows.
+func BenchmarkEncodeDecodeSmall(b *testing.B) {
+	m := &JoinRequest{From: "10.0.0.1:7000"}
+	buf := make([]byte, 0, 64)
+	b.ReportAllocs()
 	for b.Loop() {
 		var err error
 		buf, err = AppendFrame(buf[:0], m)
