@@ -98,7 +98,7 @@ type publisher struct {
 
 	// publishTo hands messages to the servant: node.PublishBatch, or in
 	// tests a stand-in that holds them back as a backlogged servant does.
-	publishTo func(context.Context, *node.Node, []*newsnet.Multicast) ([]int, error)
+	publishTo func(context.Context, servantNode, []*newsnet.Multicast) ([]int, error)
 
 	drain bool // the committer has stopped: the sender ends once unsent is empty
 
@@ -111,7 +111,7 @@ type publisher struct {
 func newPublisher(a *App) *publisher {
 	p := &publisher{
 		a: a,
-		publishTo: func(ctx context.Context, n *node.Node, ms []*newsnet.Multicast) ([]int, error) {
+		publishTo: func(ctx context.Context, n servantNode, ms []*newsnet.Multicast) ([]int, error) {
 			return n.PublishBatch(ctx, ms)
 		},
 		commitWake:    make(chan struct{}, 1),

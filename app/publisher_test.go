@@ -17,7 +17,6 @@ import (
 	"go.etcd.io/bbolt"
 
 	"newsdesk/newsnet"
-	"newsdesk/newsnet/node"
 	"newsdesk/storage"
 )
 
@@ -175,7 +174,7 @@ type blockingHandOff struct {
 
 func holdHandOffs(t *testing.T, a *App) *blockingHandOff {
 	b := &blockingHandOff{release: make(chan struct{})}
-	a.pub.publishTo = func(ctx context.Context, n *node.Node, ms []*newsnet.Multicast) ([]int, error) {
+	a.pub.publishTo = func(ctx context.Context, n servantNode, ms []*newsnet.Multicast) ([]int, error) {
 		b.waiting.Add(1)
 		defer b.waiting.Add(-1)
 		select {

@@ -248,7 +248,7 @@ func pushCarrier(t *testing.T, s *App, r *trust.Retraction) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.currentNode().Publish(context.Background(), m); err != nil {
+	if _, err := s.currentNode().PublishBatch(context.Background(), []*newsnet.Multicast{m}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -94,7 +94,7 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.currentNode().Publish(context.Background(), m); err != nil {
+	if _, err := b.currentNode().PublishBatch(context.Background(), []*newsnet.Multicast{m}); err != nil {
 		t.Fatal(err)
 	}
 	first := a
