@@ -309,41 +309,43 @@ func TestAppProbe(t *testing.T) {
 // The first run: setup is needed until the wizard succeeded; a new network
 // makes this computer its own seed and starts the servant.
 func TestAppSetupNewNetwork(t *testing.T) {
-	dir := t.TempDir()
-	a := openApp(t, Options{DataDir: dir})
-	if !a.NeedsSetup() {
-		t.Fatal("a new data directory does not need setup")
-	}
-	if st := a.Status(); st.Role != newsnet.RoleIdle || st.Connected {
-		t.Errorf("status before setup: %+v", st)
-	}
-	if err := a.Setup(Setup{DisplayName: "  "}); err == nil || !strings.Contains(err.Error(), "display name") {
-		t.Errorf("setup without a name: %v", err)
-	}
-	if err := a.Setup(Setup{DisplayName: "Ann"}); err == nil || !strings.Contains(err.Error(), "seed") {
-		t.Errorf("joining without seeds: %v", err)
-	}
-	if err := a.Setup(Setup{DisplayName: "Ann", Seeds: []string{"10.0.0.1"}}); err == nil {
-		t.Error("a seed without a port was accepted")
-	}
-	if !a.NeedsSetup() {
-		t.Error("a failed setup counted as done")
-	}
-	if err := a.Setup(Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
-		t.Fatal(err)
-	}
-	if a.NeedsSetup() {
-		t.Error("setup still needed after it succeeded")
-	}
-	if got := a.Seeds(); !slices.Equal(got, []string{a.Addr()}) {
-		t.Errorf("seeds %v, want this servant %s", got, a.Addr())
-	}
-	if st := a.Status(); st.Role != newsnet.RoleVertex || !st.Connected || st.Source != a.Source().String() {
-		t.Errorf("status after setup: %+v", st)
-	}
-	if s := a.Settings(); s.DisplayName != "Ann" {
-		t.Errorf("display name %q", s.DisplayName)
-	}
+	simTest(t, func(t *testing.T, sn *simNet) {
+		dir := t.TempDir()
+		a := sn.open(t, Options{DataDir: dir})
+		if !a.NeedsSetup() {
+			t.Fatal("a new data directory does not need setup")
+		}
+		if st := a.Status(); st.Role != newsnet.RoleIdle || st.Connected {
+			t.Errorf("status before setup: %+v", st)
+		}
+		if err := a.Setup(Setup{DisplayName: "  "}); err == nil || !strings.Contains(err.Error(), "display name") {
+			t.Errorf("setup without a name: %v", err)
+		}
+		if err := a.Setup(Setup{DisplayName: "Ann"}); err == nil || !strings.Contains(err.Error(), "seed") {
+			t.Errorf("joining without seeds: %v", err)
+		}
+		if err := a.Setup(Setup{DisplayName: "Ann", Seeds: []string{"10.0.0.1"}}); err == nil {
+			t.Error("a seed without a port was accepted")
+		}
+		if !a.NeedsSetup() {
+			t.Error("a failed setup counted as done")
+		}
+		if err := a.Setup(Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
+			t.Fatal(err)
+		}
+		if a.NeedsSetup() {
+			t.Error("setup still needed after it succeeded")
+		}
+		if got := a.Seeds(); !slices.Equal(got, []string{a.Addr()}) {
+			t.Errorf("seeds %v, want this servant %s", got, a.Addr())
+		}
+		if st := a.Status(); st.Role != newsnet.RoleVertex || !st.Connected || st.Source != a.Source().String() {
+			t.Errorf("status after setup: %+v", st)
+		}
+		if s := a.Settings(); s.DisplayName != "Ann" {
+			t.Errorf("display name %q", s.DisplayName)
+		}
+	})
 }
 
 // A second App on the same data directory fails within about a second.
