@@ -17,6 +17,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
 	"newsdesk/storage"
 )
 
@@ -25,8 +26,16 @@ import (
 // reader's subscription.
 func readerAndPublisher(t *testing.T, sn *simNet) (reader, pub *App) {
 	t.Helper()
+	return readerAndPublisherWith(t, sn, Options{})
+}
+
+// readerAndPublisherWith is readerAndPublisher with the publisher's
+// options pubOpts (Start and Seeds set).
+func readerAndPublisherWith(t *testing.T, sn *simNet, pubOpts Options) (reader, pub *App) {
+	t.Helper()
 	reader = sn.open(t, Options{Start: true, Subscriptions: []string{"it"}})
-	pub = sn.open(t, Options{Start: true, Seeds: []string{reader.Addr()}})
+	pubOpts.Start, pubOpts.Seeds = true, []string{reader.Addr()}
+	pub = sn.open(t, pubOpts)
 	waitFor(t, "the publisher to learn the reader's subscription", func() error {
 		for _, l := range pub.Status().Links {
 			if l.Peer == newsnet.ServantID(reader.Addr()) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
@@ -167,27 +176,47 @@ func TestPublishConcurrent(t *testing.T) {
 	})
 }
 
-// blockingHandOff makes the publisher's servant take nothing until release
-// is closed, as a backlogged servant does; it honours its context.
+// blockingHandOff makes the publisher's servants take nothing until
+// release is closed, as a backlogged servant does.
 type blockingHandOff struct {
 	release chan struct{}
 	waiting atomic.Int32 // hand-offs held back right now
 }
 
-func holdHandOffs(t *testing.T, a *App) *blockingHandOff {
-	b := &blockingHandOff{release: make(chan struct{})}
-	a.pub.publishTo = func(ctx context.Context, n servantNode, ms []*newsnet.Multicast) ([]int, error) {
-		b.waiting.Add(1)
-		defer b.waiting.Add(-1)
-		select {
-		case <-b.release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+// readerAndHeldPublisher is readerAndPublisher with a publisher whose
+// servants (this one and any it restarts with) hold every PublishBatch
+// back until hold.free.
+func readerAndHeldPublisher(t *testing.T, sn *simNet) (reader, pub *App, hold *blockingHandOff) {
+	t.Helper()
+	hold = &blockingHandOff{release: make(chan struct{})}
+	t.Cleanup(hold.free)
+	start := func(cfg node.Config) (servantNode, error) {
+		n, err := sn.start(cfg)
+		if err != nil {
+			return nil, err
 		}
-		return n.PublishBatch(ctx, ms)
+		return heldServant{n, hold}, nil
 	}
-	t.Cleanup(b.free)
-	return b
+	reader, pub = readerAndPublisherWith(t, sn, Options{startServant: start})
+	return reader, pub, hold
+}
+
+// heldServant is a servant whose PublishBatch waits for b.release (or
+// for its context to end).
+type heldServant struct {
+	servantNode
+	b *blockingHandOff
+}
+
+func (h heldServant) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error) {
+	h.b.waiting.Add(1)
+	defer h.b.waiting.Add(-1)
+	select {
+	case <-h.b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.servantNode.PublishBatch(ctx, ms)
 }
 
 func (b *blockingHandOff) free() {
@@ -205,8 +234,7 @@ func (b *blockingHandOff) free() {
 func TestPublishBackpressureAnswersQueued(t *testing.T) {
 	simTest(t, func(t *testing.T, sn *simNet) {
 		setVar(t, &publishWait, 100*time.Millisecond)
-		reader, pub := readerAndPublisher(t, sn)
-		hold := holdHandOffs(t, pub)
+		reader, pub, hold := readerAndHeldPublisher(t, sn)
 
 		ids := map[uuid.UUID]bool{}
 		for i := range 3 {
@@ -244,8 +272,7 @@ func TestPublishBusy(t *testing.T) {
 		setVar(t, &publishWait, 50*time.Millisecond)
 		setVar(t, &publishBusyWait, 100*time.Millisecond)
 		setVar(t, &maxUnsentBytes, 1)
-		reader, pub := readerAndPublisher(t, sn)
-		hold := holdHandOffs(t, pub)
+		reader, pub, hold := readerAndHeldPublisher(t, sn)
 
 		first, err := pub.Publish(Draft{Category: "it", Title: "first"})
 		if err != nil || first.Outcome != Queued {
@@ -384,8 +411,7 @@ func TestPublishClose(t *testing.T) {
 func TestPublishRestartWithBacklog(t *testing.T) {
 	simTest(t, func(t *testing.T, sn *simNet) {
 		setVar(t, &publishWait, 50*time.Millisecond)
-		reader, pub := readerAndPublisher(t, sn)
-		hold := holdHandOffs(t, pub)
+		reader, pub, hold := readerAndHeldPublisher(t, sn)
 		ids := map[uuid.UUID]bool{}
 		for i := range 3 {
 			r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("before %d", i)})

@@ -55,10 +55,13 @@ func simTest(t *testing.T, f func(t *testing.T, sn *simNet)) {
 	})
 }
 
-// open is openApp with the servant on the simulated network.
+// open is openApp with the servant on the simulated network (started by
+// opts.startServant if set, which wraps sn.start).
 func (sn *simNet) open(t *testing.T, opts Options) *App {
 	t.Helper()
-	opts.startServant = sn.start
+	if opts.startServant == nil {
+		opts.startServant = sn.start
+	}
 	return openApp(t, opts)
 }
 
