@@ -83,7 +83,7 @@ type Options struct {
 	unstoredLimit int
 
 	// startServant, if set, starts the servant in place of node.Start on
-	// TCP (tests).
+	// TCP (tests: a servant of a simulated network, newsnet/sim/simnode).
 	startServant func(node.Config) (servantNode, error)
 }
 

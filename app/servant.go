@@ -9,7 +9,8 @@ import (
 
 // servantNode is the running servant as the application drives it: what
 // App uses of a *node.Node, and nothing else. The TCP node implements it;
-// a test may start another through Options.startServant.
+// tests start servants of a simulated network in virtual time instead
+// (newsnet/sim/simnode, through Options.startServant; see simnet_test.go).
 //
 // It is started from a node.Config, whose callbacks (OnDeliver,
 // OnProgress, OnPublished, OnLost) carry what the servant reports. An
