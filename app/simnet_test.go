@@ -18,7 +18,10 @@ import (
 // commit, status polls, retries) and the test share one virtual clock,
 // which moves only when all of them wait. A test waits with waitFor as on
 // TCP, but each check runs once everything due has settled
-// (synctest.Wait), and no wait takes real time. A few tests stay on TCP
+// (synctest.Wait), and no wait takes real time. The clock stands still
+// while any goroutine keeps working: a test with goroutines that never
+// pause (publishers in a loop) waits on a channel, not with waitFor, which
+// would wait for good. A few tests stay on TCP
 // end to end: the control API and `newsdesk serve` (startServe), the link
 // security (TLS, network secrets, revoked keys), Probe, and forged items
 // from a servant that claims another's source.
