@@ -81,6 +81,10 @@ type Options struct {
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
 	// go after a few).
 	unstoredLimit int
+
+	// startServant, if set, starts the servant in place of node.Start on
+	// TCP (tests: a servant of a simulated network, newsnet/sim/simnode).
+	startServant func(node.Config) (servantNode, error)
 }
 
 const (
@@ -167,10 +171,10 @@ type App struct {
 	pubMu sync.Mutex
 	pub   *publisher
 
-	mu      sync.Mutex // guards the fields below
-	node    *node.Node // nil until started, and while restarting
-	gen     uint64     // node generation: advanced by every start (under pubMu)
-	listen  string     // the listen address the node was started with
+	mu      sync.Mutex  // guards the fields below
+	node    servantNode // nil until started, and while restarting
+	gen     uint64      // node generation: advanced by every start (under pubMu)
+	listen  string      // the listen address the node was started with
 	closed  bool
 	catalog *categories.Catalog
 
@@ -334,7 +338,7 @@ func (a *App) Addr() string {
 // Store returns the underlying store, for tools and tests.
 func (a *App) Store() *storage.Store { return a.store }
 
-func (a *App) currentNode() *node.Node {
+func (a *App) currentNode() servantNode {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.node
@@ -366,7 +370,11 @@ func (a *App) startLocked() error {
 	// The subscriptions go in with the configuration: set after the start,
 	// an early attachment would catch up without them.
 	cfg.Core.Subscriptions = a.liveSubscriptions()
-	n, err := node.Start(context.Background(), cfg)
+	start := a.opts.startServant
+	if start == nil {
+		start = startTCPNode
+	}
+	n, err := start(cfg)
 	if err != nil {
 		return err
 	}

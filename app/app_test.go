@@ -81,119 +81,121 @@ func itemsEvent(k EventKind, id uuid.UUID) func(Event) bool {
 // no count. The receiver stores the item with its count and keeps the
 // source's progress.
 func TestAppPublishOutcomes(t *testing.T) {
-	a := openApp(t, Options{Start: true})
-	if err := a.SaveSettings(Settings{DisplayName: "Ann", Listen: "127.0.0.1:0", Notify: true}); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		d    Draft
-		want string
-	}{
-		{Draft{Category: "it"}, "title: required"},
-		{Draft{Category: "IT", Title: "x"}, "category"},
-		{Draft{Category: "it", Title: "x", Body: strings.Repeat("b", news.MaxBodyBytes+1)}, "body"},
-		{Draft{Category: "it", Title: "line\nbreak"}, "title: control character"},
-	} {
-		if _, err := a.Publish(tt.d); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Publish(%+v) = %v, want an error containing %q", tt.d, err, tt.want)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		a := sn.open(t, Options{Start: true})
+		if err := a.SaveSettings(Settings{DisplayName: "Ann", Listen: "127.0.0.1:0", Notify: true}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n, _ := a.store.SourceCount(a.Source()); n != 0 {
-		t.Errorf("invalid drafts used %d counts", n)
-	}
-
-	r1, err := a.Publish(Draft{Category: "hr", Title: "Alone"})
-	if err != nil || r1.Outcome != Suppressed {
-		t.Fatalf("publish with no subscriber = %+v, %v; want suppressed", r1, err)
-	}
-	e, err := a.Item(r1.ID)
-	if err != nil || e.Item.Author != "Ann" || e.Item.SourceCount != 1 || !e.Read {
-		t.Errorf("own item %+v, %v: want author Ann, count 1, read", e.Item, err)
-	}
-
-	bDir := t.TempDir()
-	b := openApp(t, Options{DataDir: bDir, Start: true, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
-	waitFor(t, "a to learn b's subscription", func() error {
-		for _, l := range a.Status().Links {
-			if l.Peer == newsnet.ServantID(b.Addr()) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
-				return nil
+		for _, tt := range []struct {
+			d    Draft
+			want string
+		}{
+			{Draft{Category: "it"}, "title: required"},
+			{Draft{Category: "IT", Title: "x"}, "category"},
+			{Draft{Category: "it", Title: "x", Body: strings.Repeat("b", news.MaxBodyBytes+1)}, "body"},
+			{Draft{Category: "it", Title: "line\nbreak"}, "title: control character"},
+		} {
+			if _, err := a.Publish(tt.d); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Publish(%+v) = %v, want an error containing %q", tt.d, err, tt.want)
 			}
 		}
-		return fmt.Errorf("a's links: %+v", a.Status().Links)
-	})
-	r2, err := a.Publish(Draft{Category: "it", Title: "Delivered", Urgent: true})
-	if err != nil || r2.Outcome != Delivered {
-		t.Fatalf("publish to a subscriber = %+v, %v; want delivered", r2, err)
-	}
-	ev := waitEvent(t, b, "the item on b", itemsEvent(ItemsArrived, r2.ID))
-	if !slices.Contains(ev.Urgent, r2.ID) || !slices.Contains(ev.Categories, "it") {
-		t.Errorf("event %+v: want urgent, category it", ev)
-	}
-	got, err := b.Item(r2.ID)
-	if err != nil || got.Read || got.Item.SourceCount != 2 || got.Item.Source != a.Source() || got.Item.Received.IsZero() {
-		t.Fatalf("b's copy %+v read=%v, %v", got.Item, got.Read, err)
-	}
-	if n, _ := b.UnreadCounts(); n["it"] != 1 || len(n) != 1 {
-		t.Errorf("b's unread counts %v", n)
-	}
-	posts, next, err := a.MyPosts(10, "")
-	if err != nil || next != "" || len(posts) != 2 || posts[0].Item.ID != r2.ID || posts[1].Item.ID != r1.ID {
-		t.Errorf("a's posts: %d, next %q, %v", len(posts), next, err)
-	}
-
-	// Not started: queued in the store's outbox, sent on start.
-	q := openApp(t, Options{})
-	r3, err := q.Publish(Draft{Category: "it", Title: "Before start"})
-	if err != nil || r3.Outcome != Queued {
-		t.Fatalf("publish before start = %+v, %v; want queued", r3, err)
-	}
-	if ob, _ := q.store.Outbox(); len(ob) != 1 || ob[0].Item.ID != r3.ID || ob[0].Item.SourceCount != 1 {
-		t.Fatalf("outbox %+v", ob)
-	}
-	if err := q.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the outbox to empty once the vertex has sent it", func() error {
-		if ob, err := q.store.Outbox(); err != nil || len(ob) != 0 {
-			return fmt.Errorf("%d entries, %v", len(ob), err)
+		if n, _ := a.store.SourceCount(a.Source()); n != 0 {
+			t.Errorf("invalid drafts used %d counts", n)
 		}
-		return nil
-	})
 
-	// Seed down: queued.
-	d := openApp(t, Options{Start: true, Seeds: []string{freeAddr(t)}})
-	if r, err := d.Publish(Draft{Category: "it", Title: "Seed down"}); err != nil || r.Outcome != Queued {
-		t.Errorf("publish with the seed down = %+v, %v; want queued", r, err)
-	}
-	// New seeds restart a servant that is still connecting; it attaches
-	// and sends what it queued.
-	if err := d.SetSeeds([]string{"bad"}); err == nil {
-		t.Error("SetSeeds accepted an address without a port")
-	}
-	if err := d.SetSeeds([]string{a.Addr(), a.Addr()}); err == nil {
-		t.Error("SetSeeds accepted a duplicate")
-	}
-	if err := d.SetSeeds([]string{a.Addr()}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "d attached under the new seed, its outbox sent", func() error {
-		if st := d.Status(); st.Role != newsnet.RoleAttached || !st.Connected {
-			return fmt.Errorf("role %s", st.Role)
+		r1, err := a.Publish(Draft{Category: "hr", Title: "Alone"})
+		if err != nil || r1.Outcome != Suppressed {
+			t.Fatalf("publish with no subscriber = %+v, %v; want suppressed", r1, err)
 		}
-		if ob, err := d.store.Outbox(); err != nil || len(ob) != 0 {
-			return fmt.Errorf("%d in the outbox, %v", len(ob), err)
+		e, err := a.Item(r1.ID)
+		if err != nil || e.Item.Author != "Ann" || e.Item.SourceCount != 1 || !e.Read {
+			t.Errorf("own item %+v, %v: want author Ann, count 1, read", e.Item, err)
 		}
-		return nil
-	})
 
-	// b kept a's progress: count 1 (hr) was skipped, 2 delivered.
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	b2 := openApp(t, Options{DataDir: bDir})
-	if n, err := b2.store.SourceCount(a.Source()); err != nil || n != 2 {
-		t.Errorf("b's stored count of a = %d, %v; want 2", n, err)
-	}
+		bDir := t.TempDir()
+		b := sn.open(t, Options{DataDir: bDir, Start: true, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
+		waitFor(t, "a to learn b's subscription", func() error {
+			for _, l := range a.Status().Links {
+				if l.Peer == newsnet.ServantID(b.Addr()) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
+					return nil
+				}
+			}
+			return fmt.Errorf("a's links: %+v", a.Status().Links)
+		})
+		r2, err := a.Publish(Draft{Category: "it", Title: "Delivered", Urgent: true})
+		if err != nil || r2.Outcome != Delivered {
+			t.Fatalf("publish to a subscriber = %+v, %v; want delivered", r2, err)
+		}
+		ev := waitEvent(t, b, "the item on b", itemsEvent(ItemsArrived, r2.ID))
+		if !slices.Contains(ev.Urgent, r2.ID) || !slices.Contains(ev.Categories, "it") {
+			t.Errorf("event %+v: want urgent, category it", ev)
+		}
+		got, err := b.Item(r2.ID)
+		if err != nil || got.Read || got.Item.SourceCount != 2 || got.Item.Source != a.Source() || got.Item.Received.IsZero() {
+			t.Fatalf("b's copy %+v read=%v, %v", got.Item, got.Read, err)
+		}
+		if n, _ := b.UnreadCounts(); n["it"] != 1 || len(n) != 1 {
+			t.Errorf("b's unread counts %v", n)
+		}
+		posts, next, err := a.MyPosts(10, "")
+		if err != nil || next != "" || len(posts) != 2 || posts[0].Item.ID != r2.ID || posts[1].Item.ID != r1.ID {
+			t.Errorf("a's posts: %d, next %q, %v", len(posts), next, err)
+		}
+
+		// Not started: queued in the store's outbox, sent on start.
+		q := sn.open(t, Options{})
+		r3, err := q.Publish(Draft{Category: "it", Title: "Before start"})
+		if err != nil || r3.Outcome != Queued {
+			t.Fatalf("publish before start = %+v, %v; want queued", r3, err)
+		}
+		if ob, _ := q.store.Outbox(); len(ob) != 1 || ob[0].Item.ID != r3.ID || ob[0].Item.SourceCount != 1 {
+			t.Fatalf("outbox %+v", ob)
+		}
+		if err := q.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the outbox to empty once the vertex has sent it", func() error {
+			if ob, err := q.store.Outbox(); err != nil || len(ob) != 0 {
+				return fmt.Errorf("%d entries, %v", len(ob), err)
+			}
+			return nil
+		})
+
+		// Seed down: queued.
+		d := sn.open(t, Options{Start: true, Seeds: []string{downAddr}})
+		if r, err := d.Publish(Draft{Category: "it", Title: "Seed down"}); err != nil || r.Outcome != Queued {
+			t.Errorf("publish with the seed down = %+v, %v; want queued", r, err)
+		}
+		// New seeds restart a servant that is still connecting; it attaches
+		// and sends what it queued.
+		if err := d.SetSeeds([]string{"bad"}); err == nil {
+			t.Error("SetSeeds accepted an address without a port")
+		}
+		if err := d.SetSeeds([]string{a.Addr(), a.Addr()}); err == nil {
+			t.Error("SetSeeds accepted a duplicate")
+		}
+		if err := d.SetSeeds([]string{a.Addr()}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "d attached under the new seed, its outbox sent", func() error {
+			if st := d.Status(); st.Role != newsnet.RoleAttached || !st.Connected {
+				return fmt.Errorf("role %s", st.Role)
+			}
+			if ob, err := d.store.Outbox(); err != nil || len(ob) != 0 {
+				return fmt.Errorf("%d in the outbox, %v", len(ob), err)
+			}
+			return nil
+		})
+
+		// b kept a's progress: count 1 (hr) was skipped, 2 delivered.
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b2 := sn.open(t, Options{DataDir: bDir})
+		if n, err := b2.store.SourceCount(a.Source()); err != nil || n != 2 {
+			t.Errorf("b's stored count of a = %d, %v; want 2", n, err)
+		}
+	})
 }
 
 // Read-state changes are announced with ReadStateChanged.
@@ -235,37 +237,39 @@ func TestAppMarkReadEvents(t *testing.T) {
 // Subscriptions are category IDs ("*" is internal to archives); they are
 // stored and applied to the running servant.
 func TestAppSetSubscriptions(t *testing.T) {
-	a := openApp(t, Options{Start: true})
-	for _, bad := range [][]string{{"*"}, {"it", "IT"}, {"a//b"}, {""}} {
-		if err := a.SetSubscriptions(bad); err == nil {
-			t.Errorf("SetSubscriptions(%q) accepted", bad)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		a := sn.open(t, Options{Start: true})
+		for _, bad := range [][]string{{"*"}, {"it", "IT"}, {"a//b"}, {""}} {
+			if err := a.SetSubscriptions(bad); err == nil {
+				t.Errorf("SetSubscriptions(%q) accepted", bad)
+			}
 		}
-	}
-	if got := a.Subscriptions(); len(got) != 0 {
-		t.Errorf("refused lists changed the subscriptions: %v", got)
-	}
-	if err := a.SetSubscriptions([]string{"sales/emea", "it", "it"}); err != nil {
-		t.Fatal(err)
-	}
-	waitEvent(t, a, "catalog changed", func(e Event) bool { return e.Kind == CatalogChanged })
-	want := []string{"it", "sales/emea"}
-	if got := a.Subscriptions(); !slices.Equal(got, want) {
-		t.Errorf("stored %v, want %v", got, want)
-	}
-	if got := a.Status().Subscriptions; !slices.Equal(got, newsnet.CategorySet(want)) {
-		t.Errorf("live %v, want %v", got, want)
-	}
+		if got := a.Subscriptions(); len(got) != 0 {
+			t.Errorf("refused lists changed the subscriptions: %v", got)
+		}
+		if err := a.SetSubscriptions([]string{"sales/emea", "it", "it"}); err != nil {
+			t.Fatal(err)
+		}
+		waitEvent(t, a, "catalog changed", func(e Event) bool { return e.Kind == CatalogChanged })
+		want := []string{"it", "sales/emea"}
+		if got := a.Subscriptions(); !slices.Equal(got, want) {
+			t.Errorf("stored %v, want %v", got, want)
+		}
+		if got := a.Status().Subscriptions; !slices.Equal(got, newsnet.CategorySet(want)) {
+			t.Errorf("live %v, want %v", got, want)
+		}
 
-	arch := openApp(t, Options{Start: true, Archive: true, Subscriptions: []string{"hr"}})
-	if got := arch.Status().Subscriptions; !slices.Equal(got, newsnet.CategorySet{"*", "hr"}) {
-		t.Errorf("archive's live subscriptions %v", got)
-	}
-	if got := arch.Subscriptions(); !slices.Equal(got, []string{"hr"}) {
-		t.Errorf("archive's stored subscriptions %v", got)
-	}
-	if d, _ := arch.store.Retention(); d != ArchiveRetention {
-		t.Errorf("archive retention %v, want %v", d, ArchiveRetention)
-	}
+		arch := sn.open(t, Options{Start: true, Archive: true, Subscriptions: []string{"hr"}})
+		if got := arch.Status().Subscriptions; !slices.Equal(got, newsnet.CategorySet{"*", "hr"}) {
+			t.Errorf("archive's live subscriptions %v", got)
+		}
+		if got := arch.Subscriptions(); !slices.Equal(got, []string{"hr"}) {
+			t.Errorf("archive's stored subscriptions %v", got)
+		}
+		if d, _ := arch.store.Retention(); d != ArchiveRetention {
+			t.Errorf("archive retention %v, want %v", d, ArchiveRetention)
+		}
+	})
 }
 
 // A probe reports a live servant with its round-trip time, and in words
@@ -306,41 +310,43 @@ func TestAppProbe(t *testing.T) {
 // The first run: setup is needed until the wizard succeeded; a new network
 // makes this computer its own seed and starts the servant.
 func TestAppSetupNewNetwork(t *testing.T) {
-	dir := t.TempDir()
-	a := openApp(t, Options{DataDir: dir})
-	if !a.NeedsSetup() {
-		t.Fatal("a new data directory does not need setup")
-	}
-	if st := a.Status(); st.Role != newsnet.RoleIdle || st.Connected {
-		t.Errorf("status before setup: %+v", st)
-	}
-	if err := a.Setup(Setup{DisplayName: "  "}); err == nil || !strings.Contains(err.Error(), "display name") {
-		t.Errorf("setup without a name: %v", err)
-	}
-	if err := a.Setup(Setup{DisplayName: "Ann"}); err == nil || !strings.Contains(err.Error(), "seed") {
-		t.Errorf("joining without seeds: %v", err)
-	}
-	if err := a.Setup(Setup{DisplayName: "Ann", Seeds: []string{"10.0.0.1"}}); err == nil {
-		t.Error("a seed without a port was accepted")
-	}
-	if !a.NeedsSetup() {
-		t.Error("a failed setup counted as done")
-	}
-	if err := a.Setup(Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
-		t.Fatal(err)
-	}
-	if a.NeedsSetup() {
-		t.Error("setup still needed after it succeeded")
-	}
-	if got := a.Seeds(); !slices.Equal(got, []string{a.Addr()}) {
-		t.Errorf("seeds %v, want this servant %s", got, a.Addr())
-	}
-	if st := a.Status(); st.Role != newsnet.RoleVertex || !st.Connected || st.Source != a.Source().String() {
-		t.Errorf("status after setup: %+v", st)
-	}
-	if s := a.Settings(); s.DisplayName != "Ann" {
-		t.Errorf("display name %q", s.DisplayName)
-	}
+	simTest(t, func(t *testing.T, sn *simNet) {
+		dir := t.TempDir()
+		a := sn.open(t, Options{DataDir: dir})
+		if !a.NeedsSetup() {
+			t.Fatal("a new data directory does not need setup")
+		}
+		if st := a.Status(); st.Role != newsnet.RoleIdle || st.Connected {
+			t.Errorf("status before setup: %+v", st)
+		}
+		if err := a.Setup(Setup{DisplayName: "  "}); err == nil || !strings.Contains(err.Error(), "display name") {
+			t.Errorf("setup without a name: %v", err)
+		}
+		if err := a.Setup(Setup{DisplayName: "Ann"}); err == nil || !strings.Contains(err.Error(), "seed") {
+			t.Errorf("joining without seeds: %v", err)
+		}
+		if err := a.Setup(Setup{DisplayName: "Ann", Seeds: []string{"10.0.0.1"}}); err == nil {
+			t.Error("a seed without a port was accepted")
+		}
+		if !a.NeedsSetup() {
+			t.Error("a failed setup counted as done")
+		}
+		if err := a.Setup(Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
+			t.Fatal(err)
+		}
+		if a.NeedsSetup() {
+			t.Error("setup still needed after it succeeded")
+		}
+		if got := a.Seeds(); !slices.Equal(got, []string{a.Addr()}) {
+			t.Errorf("seeds %v, want this servant %s", got, a.Addr())
+		}
+		if st := a.Status(); st.Role != newsnet.RoleVertex || !st.Connected || st.Source != a.Source().String() {
+			t.Errorf("status after setup: %+v", st)
+		}
+		if s := a.Settings(); s.DisplayName != "Ann" {
+			t.Errorf("display name %q", s.DisplayName)
+		}
+	})
 }
 
 // A second App on the same data directory fails within about a second.

@@ -18,7 +18,6 @@ import (
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
-	"newsdesk/newsnet/node"
 	"newsdesk/storage"
 	"newsdesk/trust"
 )
@@ -179,7 +178,7 @@ func (a *App) Status() NetStatus {
 
 // listenAddr is the address n was told to listen on, with the port it
 // chose for port 0.
-func (a *App) listenAddr(n *node.Node) string {
+func (a *App) listenAddr(n servantNode) string {
 	a.mu.Lock()
 	listen := a.listen
 	a.mu.Unlock()

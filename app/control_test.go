@@ -203,10 +203,14 @@ func waitFor(t *testing.T, what string, cond func() error) {
 	waitForUpTo(t, 10*time.Second, what, cond)
 }
 
+// waitForUpTo polls cond until it holds, for at most limit. In a simTest
+// the time is virtual, and each check comes once everything due has
+// happened.
 func waitForUpTo(t *testing.T, limit time.Duration, what string, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
+		settle(t)
 		err := cond()
 		if err == nil {
 			return

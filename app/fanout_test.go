@@ -73,51 +73,55 @@ func TestServeFanoutConflictRefused(t *testing.T) {
 // accepted, another one refused.
 // Reference: issue 11, defect 8.
 func TestOpenFanoutFromDefinition(t *testing.T) {
-	sn := networkWithFanout(t, 8)
-	for _, fanout := range []int{0, 8} {
-		a := openApp(t, Options{Network: sn, Fanout: fanout, Start: true})
-		if p := a.Status().Partition; p.N != 8 {
-			t.Errorf("Options.Fanout %d in a network of fanout 8: partition %v with %d slots, want 8", fanout, p, p.N)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		def := networkWithFanout(t, 8)
+		for _, fanout := range []int{0, 8} {
+			a := sn.open(t, Options{Network: def, Fanout: fanout, Start: true})
+			if p := a.Status().Partition; p.N != 8 {
+				t.Errorf("Options.Fanout %d in a network of fanout 8: partition %v with %d slots, want 8", fanout, p, p.N)
+			}
 		}
-	}
-	a, err := Open(context.Background(), Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Network: sn, Fanout: 16, Start: true})
-	if err == nil {
-		p := a.Status().Partition
-		a.Close()
-		t.Fatalf("Options.Fanout 16 in a network of fanout 8 was accepted (partition %v with %d slots)", p, p.N)
-	}
-	if !strings.Contains(err.Error(), "--fanout 16 conflicts") {
-		t.Errorf("Open = %v, want a fanout conflict", err)
-	}
+		a, err := Open(context.Background(), sn.options(Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Network: def, Fanout: 16, Start: true}))
+		if err == nil {
+			p := a.Status().Partition
+			a.Close()
+			t.Fatalf("Options.Fanout 16 in a network of fanout 8 was accepted (partition %v with %d slots)", p, p.N)
+		}
+		if !strings.Contains(err.Error(), "--fanout 16 conflicts") {
+			t.Errorf("Open = %v, want a fanout conflict", err)
+		}
+	})
 }
 
 // A new definition that changes the fanout takes effect at once: the
 // servant restarts with the new N instead of comparing partitions built on
 // another base until its next start.
 func TestAdoptedFanoutRestartsServant(t *testing.T) {
-	// No definition given: a new one-computer network with a as its admin.
-	a, err := Open(context.Background(), Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Start: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if p := a.Status().Partition; p.N != 16 {
-		t.Fatalf("a new one-computer network: %d slots, want 16", p.N)
-	}
-	n := a.Network().Network.Clone()
-	n.Version++
-	n.Fanout = 4
-	next, err := a.Identity().SignNetwork(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.PublishNetwork(next); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the servant to run with fanout 4", func() error {
-		if p := a.Status().Partition; p.N != 4 {
-			return fmt.Errorf("%d slots", p.N)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		// No definition given: a new one-computer network with a as its admin.
+		a, err := Open(context.Background(), sn.options(Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Start: true}))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
+		defer a.Close()
+		if p := a.Status().Partition; p.N != 16 {
+			t.Fatalf("a new one-computer network: %d slots, want 16", p.N)
+		}
+		n := a.Network().Network.Clone()
+		n.Version++
+		n.Fanout = 4
+		next, err := a.Identity().SignNetwork(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.PublishNetwork(next); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the servant to run with fanout 4", func() error {
+			if p := a.Status().Partition; p.N != 4 {
+				return fmt.Errorf("%d slots", p.N)
+			}
+			return nil
+		})
 	})
 }

@@ -96,10 +96,6 @@ type publisher struct {
 	last      uint64 // the last count handed out (committer only)
 	lastKnown bool
 
-	// publishTo hands messages to the servant: node.PublishBatch, or in
-	// tests a stand-in that holds them back as a backlogged servant does.
-	publishTo func(context.Context, *node.Node, []*newsnet.Multicast) ([]int, error)
-
 	drain bool // the committer has stopped: the sender ends once unsent is empty
 
 	commitWake    chan struct{} // (1) work for the committer
@@ -110,10 +106,7 @@ type publisher struct {
 
 func newPublisher(a *App) *publisher {
 	p := &publisher{
-		a: a,
-		publishTo: func(ctx context.Context, n *node.Node, ms []*newsnet.Multicast) ([]int, error) {
-			return n.PublishBatch(ctx, ms)
-		},
+		a:             a,
 		commitWake:    make(chan struct{}, 1),
 		sendWake:      make(chan struct{}, 1),
 		committerDone: make(chan struct{}),
@@ -492,7 +485,7 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 		a.pubWait[r.m.ID] = pubs[i]
 	}
 	a.pubWaitMu.Unlock()
-	links, err := p.publishTo(context.Background(), n, ms)
+	links, err := n.PublishBatch(context.Background(), ms)
 	a.pubWaitMu.Lock()
 	for _, m := range ms {
 		delete(a.pubWait, m.ID)

@@ -22,12 +22,20 @@ import (
 )
 
 // readerAndPublisher starts a reader (the vertex, subscribed to "it") and a
-// publisher attached under it, and waits until the publisher knows the
+// publisher attached under it on sn, and waits until the publisher knows the
 // reader's subscription.
-func readerAndPublisher(t *testing.T) (reader, pub *App) {
+func readerAndPublisher(t *testing.T, sn *simNet) (reader, pub *App) {
 	t.Helper()
-	reader = openApp(t, Options{Start: true, Subscriptions: []string{"it"}})
-	pub = openApp(t, Options{Start: true, Seeds: []string{reader.Addr()}})
+	return readerAndPublisherWith(t, sn, Options{})
+}
+
+// readerAndPublisherWith is readerAndPublisher with the publisher's
+// options pubOpts (Start and Seeds set).
+func readerAndPublisherWith(t *testing.T, sn *simNet, pubOpts Options) (reader, pub *App) {
+	t.Helper()
+	reader = sn.open(t, Options{Start: true, Subscriptions: []string{"it"}})
+	pubOpts.Start, pubOpts.Seeds = true, []string{reader.Addr()}
+	pub = sn.open(t, pubOpts)
 	waitFor(t, "the publisher to learn the reader's subscription", func() error {
 		for _, l := range pub.Status().Links {
 			if l.Peer == newsnet.ServantID(reader.Addr()) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
@@ -113,80 +121,102 @@ func waitOutboxEmpty(t *testing.T, a *App) {
 // with the count it was stored with; own-last follows the categories, and
 // the outbox empties as they go out.
 func TestPublishConcurrent(t *testing.T) {
-	reader, pub := readerAndPublisher(t)
-	const workers, each = 16, 25
-	var (
-		mu  sync.Mutex
-		ids = map[uuid.UUID]bool{}
-		wg  sync.WaitGroup
-	)
-	for w := range workers {
-		wg.Go(func() {
-			for i := range each {
-				cat := "it"
-				if i%5 == 4 {
-					cat = "hr" // nobody reads hr: suppressed
+	simTest(t, func(t *testing.T, sn *simNet) {
+		reader, pub := readerAndPublisher(t, sn)
+		const workers, each = 16, 25
+		var (
+			mu  sync.Mutex
+			ids = map[uuid.UUID]bool{}
+			wg  sync.WaitGroup
+		)
+		for w := range workers {
+			wg.Go(func() {
+				for i := range each {
+					cat := "it"
+					if i%5 == 4 {
+						cat = "hr" // nobody reads hr: suppressed
+					}
+					r, err := pub.Publish(Draft{Category: cat, Title: fmt.Sprintf("%s %d/%d", cat, w, i)})
+					if err != nil {
+						t.Errorf("Publish: %v", err)
+						return
+					}
+					if want := map[string]Outcome{"it": Delivered, "hr": Suppressed}[cat]; r.Outcome != want {
+						t.Errorf("%s publication: outcome %v, want %v", cat, r.Outcome, want)
+					}
+					// Stored and numbered before the answer.
+					if e, err := pub.Item(r.ID); err != nil || e.Item.SourceCount == 0 || !e.Read {
+						t.Errorf("publication %s after its answer: %+v, %v", r.ID, e, err)
+					}
+					mu.Lock()
+					ids[r.ID] = true
+					mu.Unlock()
 				}
-				r, err := pub.Publish(Draft{Category: cat, Title: fmt.Sprintf("%s %d/%d", cat, w, i)})
-				if err != nil {
-					t.Errorf("Publish: %v", err)
-					return
-				}
-				if want := map[string]Outcome{"it": Delivered, "hr": Suppressed}[cat]; r.Outcome != want {
-					t.Errorf("%s publication: outcome %v, want %v", cat, r.Outcome, want)
-				}
-				// Stored and numbered before the answer.
-				if e, err := pub.Item(r.ID); err != nil || e.Item.SourceCount == 0 || !e.Read {
-					t.Errorf("publication %s after its answer: %+v, %v", r.ID, e, err)
-				}
-				mu.Lock()
-				ids[r.ID] = true
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if t.Failed() {
-		return
-	}
-	counts := checkOwnCounts(t, pub, workers*each, ids)
-	want := map[string]uint64{}
-	itCounts := map[uuid.UUID]uint64{}
-	for id, c := range counts {
-		e, _ := pub.Item(id)
-		want[e.Item.Category] = max(want[e.Item.Category], c)
-		if e.Item.Category == "it" {
-			itCounts[id] = c
+			})
 		}
-	}
-	if last, known, err := pub.store.OwnLast(); err != nil || !known || !maps.Equal(last, want) {
-		t.Errorf("OwnLast = %v, %v, %v; want %v", last, known, err, want)
-	}
-	waitReceived(t, reader, pub, itCounts)
-	waitOutboxEmpty(t, pub)
+		wg.Wait()
+		if t.Failed() {
+			return
+		}
+		counts := checkOwnCounts(t, pub, workers*each, ids)
+		want := map[string]uint64{}
+		itCounts := map[uuid.UUID]uint64{}
+		for id, c := range counts {
+			e, _ := pub.Item(id)
+			want[e.Item.Category] = max(want[e.Item.Category], c)
+			if e.Item.Category == "it" {
+				itCounts[id] = c
+			}
+		}
+		if last, known, err := pub.store.OwnLast(); err != nil || !known || !maps.Equal(last, want) {
+			t.Errorf("OwnLast = %v, %v, %v; want %v", last, known, err, want)
+		}
+		waitReceived(t, reader, pub, itCounts)
+		waitOutboxEmpty(t, pub)
+	})
 }
 
-// blockingHandOff makes the publisher's servant take nothing until release
-// is closed, as a backlogged servant does; it honours its context.
+// blockingHandOff makes the publisher's servants take nothing until
+// release is closed, as a backlogged servant does.
 type blockingHandOff struct {
 	release chan struct{}
 	waiting atomic.Int32 // hand-offs held back right now
 }
 
-func holdHandOffs(t *testing.T, a *App) *blockingHandOff {
-	b := &blockingHandOff{release: make(chan struct{})}
-	a.pub.publishTo = func(ctx context.Context, n *node.Node, ms []*newsnet.Multicast) ([]int, error) {
-		b.waiting.Add(1)
-		defer b.waiting.Add(-1)
-		select {
-		case <-b.release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+// readerAndHeldPublisher is readerAndPublisher with a publisher whose
+// servants (this one and any it restarts with) hold every PublishBatch
+// back until hold.free.
+func readerAndHeldPublisher(t *testing.T, sn *simNet) (reader, pub *App, hold *blockingHandOff) {
+	t.Helper()
+	hold = &blockingHandOff{release: make(chan struct{})}
+	t.Cleanup(hold.free)
+	start := func(cfg node.Config) (servantNode, error) {
+		n, err := sn.start(cfg)
+		if err != nil {
+			return nil, err
 		}
-		return n.PublishBatch(ctx, ms)
+		return heldServant{n, hold}, nil
 	}
-	t.Cleanup(b.free)
-	return b
+	reader, pub = readerAndPublisherWith(t, sn, Options{startServant: start})
+	return reader, pub, hold
+}
+
+// heldServant is a servant whose PublishBatch waits for b.release (or
+// for its context to end).
+type heldServant struct {
+	servantNode
+	b *blockingHandOff
+}
+
+func (h heldServant) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error) {
+	h.b.waiting.Add(1)
+	defer h.b.waiting.Add(-1)
+	select {
+	case <-h.b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.servantNode.PublishBatch(ctx, ms)
 }
 
 func (b *blockingHandOff) free() {
@@ -202,34 +232,35 @@ func (b *blockingHandOff) free() {
 // time; once the servant takes them again they go out in count order and
 // reach the reader, and the outbox empties.
 func TestPublishBackpressureAnswersQueued(t *testing.T) {
-	setVar(t, &publishWait, 100*time.Millisecond)
-	reader, pub := readerAndPublisher(t)
-	hold := holdHandOffs(t, pub)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		setVar(t, &publishWait, 100*time.Millisecond)
+		reader, pub, hold := readerAndHeldPublisher(t, sn)
 
-	ids := map[uuid.UUID]bool{}
-	for i := range 3 {
-		r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("held %d", i)})
-		if err != nil || r.Outcome != Queued {
-			t.Fatalf("publication %d while backlogged = %+v, %v; want queued", i, r, err)
+		ids := map[uuid.UUID]bool{}
+		for i := range 3 {
+			r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("held %d", i)})
+			if err != nil || r.Outcome != Queued {
+				t.Fatalf("publication %d while backlogged = %+v, %v; want queued", i, r, err)
+			}
+			if hold.waiting.Load() != 1 {
+				t.Fatalf("%d hand-offs waiting, want the first one only", hold.waiting.Load())
+			}
+			ids[r.ID] = true
 		}
-		if hold.waiting.Load() != 1 {
-			t.Fatalf("%d hand-offs waiting, want the first one only", hold.waiting.Load())
+		counts := checkOwnCounts(t, pub, 3, ids)
+		if ob, err := pub.store.Outbox(); err != nil || len(ob) != 3 {
+			t.Fatalf("outbox holds %d, %v; want the 3 held publications", len(ob), err)
 		}
-		ids[r.ID] = true
-	}
-	counts := checkOwnCounts(t, pub, 3, ids)
-	if ob, err := pub.store.Outbox(); err != nil || len(ob) != 3 {
-		t.Fatalf("outbox holds %d, %v; want the 3 held publications", len(ob), err)
-	}
-	hold.free()
-	waitReceived(t, reader, pub, counts)
-	waitOutboxEmpty(t, pub)
-	// Delivered in count order: the reader keeps the publisher's progress.
-	waitFor(t, "the reader's count of the publisher", func() error {
-		if n, err := reader.store.SourceCount(pub.Source()); err != nil || n != 3 {
-			return fmt.Errorf("%d, %v; want 3", n, err)
-		}
-		return nil
+		hold.free()
+		waitReceived(t, reader, pub, counts)
+		waitOutboxEmpty(t, pub)
+		// Delivered in count order: the reader keeps the publisher's progress.
+		waitFor(t, "the reader's count of the publisher", func() error {
+			if n, err := reader.store.SourceCount(pub.Source()); err != nil || n != 3 {
+				return fmt.Errorf("%d, %v; want 3", n, err)
+			}
+			return nil
+		})
 	})
 }
 
@@ -237,28 +268,29 @@ func TestPublishBackpressureAnswersQueued(t *testing.T) {
 // for it reach maxUnsentBytes, a new publication is not stored: it fails
 // with ErrBusy after publishBusyWait and uses no count.
 func TestPublishBusy(t *testing.T) {
-	setVar(t, &publishWait, 50*time.Millisecond)
-	setVar(t, &publishBusyWait, 100*time.Millisecond)
-	setVar(t, &maxUnsentBytes, 1)
-	reader, pub := readerAndPublisher(t)
-	hold := holdHandOffs(t, pub)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		setVar(t, &publishWait, 50*time.Millisecond)
+		setVar(t, &publishBusyWait, 100*time.Millisecond)
+		setVar(t, &maxUnsentBytes, 1)
+		reader, pub, hold := readerAndHeldPublisher(t, sn)
 
-	first, err := pub.Publish(Draft{Category: "it", Title: "first"})
-	if err != nil || first.Outcome != Queued {
-		t.Fatalf("first publication = %+v, %v; want queued", first, err)
-	}
-	if _, err := pub.Publish(Draft{Category: "it", Title: "refused"}); !errors.Is(err, ErrBusy) {
-		t.Fatalf("publication beyond the backlog = %v, want ErrBusy", err)
-	}
-	checkOwnCounts(t, pub, 1, map[uuid.UUID]bool{first.ID: true})
+		first, err := pub.Publish(Draft{Category: "it", Title: "first"})
+		if err != nil || first.Outcome != Queued {
+			t.Fatalf("first publication = %+v, %v; want queued", first, err)
+		}
+		if _, err := pub.Publish(Draft{Category: "it", Title: "refused"}); !errors.Is(err, ErrBusy) {
+			t.Fatalf("publication beyond the backlog = %v, want ErrBusy", err)
+		}
+		checkOwnCounts(t, pub, 1, map[uuid.UUID]bool{first.ID: true})
 
-	hold.free()
-	next, err := pub.Publish(Draft{Category: "it", Title: "after"})
-	if err != nil || next.Outcome != Delivered {
-		t.Fatalf("publication once caught up = %+v, %v; want delivered", next, err)
-	}
-	counts := checkOwnCounts(t, pub, 2, map[uuid.UUID]bool{first.ID: true, next.ID: true})
-	waitReceived(t, reader, pub, counts)
+		hold.free()
+		next, err := pub.Publish(Draft{Category: "it", Title: "after"})
+		if err != nil || next.Outcome != Delivered {
+			t.Fatalf("publication once caught up = %+v, %v; want delivered", next, err)
+		}
+		counts := checkOwnCounts(t, pub, 2, map[uuid.UUID]bool{first.ID: true, next.ID: true})
+		waitReceived(t, reader, pub, counts)
+	})
 }
 
 // Publications made while the servant restarts (new seeds, or the desktop
@@ -266,108 +298,110 @@ func TestPublishBusy(t *testing.T) {
 // stored with: the ones the old servant had not taken go out of the outbox
 // from the new one, before anything published later.
 func TestPublishAcrossRestarts(t *testing.T) {
-	reader, pub := readerAndPublisher(t)
-	const workers, each = 4, 60
-	var (
-		mu   sync.Mutex
-		ids  = map[uuid.UUID]bool{}
-		wg   sync.WaitGroup
-		done atomic.Int32
-	)
-	for w := range workers {
-		wg.Go(func() {
-			defer done.Add(1)
-			for i := range each {
-				r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("%d/%d", w, i)})
-				if err != nil {
-					t.Errorf("Publish: %v", err)
-					return
+	simTest(t, func(t *testing.T, sn *simNet) {
+		reader, pub := readerAndPublisher(t, sn)
+		const workers, each = 4, 60
+		var (
+			mu   sync.Mutex
+			ids  = map[uuid.UUID]bool{}
+			wg   sync.WaitGroup
+			done atomic.Int32
+		)
+		for w := range workers {
+			wg.Go(func() {
+				defer done.Add(1)
+				for i := range each {
+					r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("%d/%d", w, i)})
+					if err != nil {
+						t.Errorf("Publish: %v", err)
+						return
+					}
+					mu.Lock()
+					ids[r.ID] = true
+					mu.Unlock()
 				}
-				mu.Lock()
-				ids[r.ID] = true
-				mu.Unlock()
-			}
-		})
-	}
-	restarts := 0
-	for done.Load() < workers || restarts == 0 {
-		if err := pub.restart(); err != nil {
-			t.Fatal(err)
+			})
 		}
-		restarts++
-	}
-	wg.Wait()
-	t.Logf("%d restarts while publishing", restarts)
-	counts := checkOwnCounts(t, pub, workers*each, ids)
-	waitReceived(t, reader, pub, counts)
-	waitOutboxEmpty(t, pub)
+		restarts := 0
+		for done.Load() < workers || restarts == 0 {
+			if err := pub.restart(); err != nil {
+				t.Fatal(err)
+			}
+			restarts++
+		}
+		wg.Wait()
+		t.Logf("%d restarts while publishing", restarts)
+		counts := checkOwnCounts(t, pub, workers*each, ids)
+		waitReceived(t, reader, pub, counts)
+		waitOutboxEmpty(t, pub)
+	})
 }
 
 // Close while publications are under way: each one either fails with
 // ErrClosed or was stored, and what was stored is there after a reopen,
 // numbered without a gap, with whatever had not gone out in the outbox.
 func TestPublishClose(t *testing.T) {
-	dir := t.TempDir()
-	pub := openApp(t, Options{DataDir: dir, Start: true, Seeds: []string{freeAddr(t)}}) // never attached: everything queues
-	var (
-		mu  sync.Mutex
-		ids = map[uuid.UUID]bool{}
-		wg  sync.WaitGroup
-	)
-	start := make(chan struct{})
-	for w := range 8 {
-		wg.Go(func() {
-			<-start
-			for i := 0; ; i++ {
-				r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("%d/%d", w, i)})
-				if errors.Is(err, ErrClosed) {
-					return
+	simTest(t, func(t *testing.T, sn *simNet) {
+		dir := t.TempDir()
+		pub := sn.open(t, Options{DataDir: dir, Start: true, Seeds: []string{downAddr}}) // never attached: everything queues
+		var (
+			mu  sync.Mutex
+			ids = map[uuid.UUID]bool{}
+			wg  sync.WaitGroup
+		)
+		// The publishers never stop, so the bubble's clock never moves:
+		// the test waits for the 20th answer, not for a time.
+		start, some := make(chan struct{}), make(chan struct{})
+		for w := range 8 {
+			wg.Go(func() {
+				<-start
+				for i := 0; ; i++ {
+					r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("%d/%d", w, i)})
+					if errors.Is(err, ErrClosed) {
+						return
+					}
+					if err != nil {
+						t.Errorf("Publish: %v", err)
+						return
+					}
+					mu.Lock()
+					ids[r.ID] = true
+					if len(ids) == 20 {
+						close(some)
+					}
+					mu.Unlock()
 				}
-				if err != nil {
-					t.Errorf("Publish: %v", err)
-					return
-				}
-				mu.Lock()
-				ids[r.ID] = true
-				mu.Unlock()
-			}
-		})
-	}
-	close(start)
-	waitFor(t, "some publications", func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(ids) < 20 {
-			return fmt.Errorf("%d so far", len(ids))
+			})
 		}
-		return nil
-	})
-	if err := pub.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
+		close(start)
+		<-some
+		if err := pub.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
 
-	again := openApp(t, Options{DataDir: dir})
-	items, err := again.store.ItemsAfter(again.Source(), 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored := map[uuid.UUID]bool{}
-	for i, it := range items {
-		if it.SourceCount != uint64(i+1) {
-			t.Fatalf("item %d has count %d", i, it.SourceCount)
+		again := sn.open(t, Options{DataDir: dir})
+		items, err := again.store.ItemsAfter(again.Source(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-		stored[it.ID] = true
-	}
-	for id := range ids {
-		if !stored[id] {
-			t.Fatalf("answered publication %s not stored", id)
+		stored := map[uuid.UUID]bool{}
+		for i, it := range items {
+			if it.SourceCount != uint64(i+1) {
+				t.Fatalf("item %d has count %d", i, it.SourceCount)
+			}
+			stored[it.ID] = true
 		}
-	}
-	ob, err := again.store.Outbox()
-	if err != nil || len(ob) != len(items) {
-		t.Fatalf("outbox holds %d of %d unsent publications, %v", len(ob), len(items), err)
-	}
+		for id := range ids {
+			if !stored[id] {
+				t.Fatalf("answered publication %s not stored", id)
+			}
+		}
+		ob, err := again.store.Outbox()
+		if err != nil || len(ob) != len(items) {
+			t.Fatalf("outbox holds %d of %d unsent publications, %v", len(ob), len(items), err)
+		}
+	})
 }
 
 // Publications stored before a restart and not yet taken by the old
@@ -375,31 +409,32 @@ func TestPublishClose(t *testing.T) {
 // the pipeline does not hand them to the new servant a second time (which
 // would renumber them and everything after).
 func TestPublishRestartWithBacklog(t *testing.T) {
-	setVar(t, &publishWait, 50*time.Millisecond)
-	reader, pub := readerAndPublisher(t)
-	hold := holdHandOffs(t, pub)
-	ids := map[uuid.UUID]bool{}
-	for i := range 3 {
-		r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("before %d", i)})
-		if err != nil || r.Outcome != Queued {
-			t.Fatalf("publication %d while held = %+v, %v; want queued", i, r, err)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		setVar(t, &publishWait, 50*time.Millisecond)
+		reader, pub, hold := readerAndHeldPublisher(t, sn)
+		ids := map[uuid.UUID]bool{}
+		for i := range 3 {
+			r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("before %d", i)})
+			if err != nil || r.Outcome != Queued {
+				t.Fatalf("publication %d while held = %+v, %v; want queued", i, r, err)
+			}
+			ids[r.ID] = true
 		}
-		ids[r.ID] = true
-	}
-	if err := pub.restart(); err != nil {
-		t.Fatal(err)
-	}
-	hold.free()
-	for i := range 2 {
-		r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("after %d", i)})
-		if err != nil {
+		if err := pub.restart(); err != nil {
 			t.Fatal(err)
 		}
-		ids[r.ID] = true
-	}
-	counts := checkOwnCounts(t, pub, 5, ids)
-	waitReceived(t, reader, pub, counts)
-	waitOutboxEmpty(t, pub)
+		hold.free()
+		for i := range 2 {
+			r, err := pub.Publish(Draft{Category: "it", Title: fmt.Sprintf("after %d", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[r.ID] = true
+		}
+		counts := checkOwnCounts(t, pub, 5, ids)
+		waitReceived(t, reader, pub, counts)
+		waitOutboxEmpty(t, pub)
+	})
 }
 
 // The total of items that could not be recovered, which the servant
@@ -407,48 +442,50 @@ func TestPublishRestartWithBacklog(t *testing.T) {
 // before the servant starts, and the new servant counts on from it
 // (Config.Lost), so /v1/status and the desktop app keep showing it.
 func TestLostPersisted(t *testing.T) {
-	dir := t.TempDir()
-	a := openApp(t, Options{DataDir: dir, Start: true})
-	if st := a.Status(); st.Lost != 0 {
-		t.Fatalf("a new installation has lost %d", st.Lost)
-	}
-	var changed atomic.Bool
-	go func() {
-		for e := range a.Events() {
-			if e.Kind == StatusChanged {
-				changed.Store(true)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		dir := t.TempDir()
+		a := sn.open(t, Options{DataDir: dir, Start: true})
+		if st := a.Status(); st.Lost != 0 {
+			t.Fatalf("a new installation has lost %d", st.Lost)
+		}
+		var changed atomic.Bool
+		go func() {
+			for e := range a.Events() {
+				if e.Kind == StatusChanged {
+					changed.Store(true)
+				}
 			}
+		}()
+		a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 2, Total: 2})
+		a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 1, Total: 3})
+		a.persist.flush()
+		if n, err := a.store.LostTotal(); err != nil || n != 3 {
+			t.Fatalf("stored lost total %d, %v; want 3", n, err)
 		}
-	}()
-	a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 2, Total: 2})
-	a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 1, Total: 3})
-	a.persist.flush()
-	if n, err := a.store.LostTotal(); err != nil || n != 3 {
-		t.Fatalf("stored lost total %d, %v; want 3", n, err)
-	}
-	if st := a.Status(); st.Lost != 3 {
-		t.Errorf("Status().Lost = %d, want 3", st.Lost)
-	}
-	waitFor(t, "a StatusChanged event", func() error {
-		if !changed.Load() {
-			return errors.New("none yet")
+		if st := a.Status(); st.Lost != 3 {
+			t.Errorf("Status().Lost = %d, want 3", st.Lost)
 		}
-		return nil
-	})
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
+		waitFor(t, "a StatusChanged event", func() error {
+			if !changed.Load() {
+				return errors.New("none yet")
+			}
+			return nil
+		})
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
 
-	b := openApp(t, Options{DataDir: dir})
-	if st := b.Status(); st.Role != newsnet.RoleIdle || st.Lost != 3 {
-		t.Errorf("before the start: role %s, lost %d; want idle, 3", st.Role, st.Lost)
-	}
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if st := b.Status(); st.Lost != 3 || st.Counters.Lost != 3 {
-		t.Errorf("after the start: lost %d, counters.lost %d; want 3 and 3 (the servant counts on from the total)", st.Lost, st.Counters.Lost)
-	}
+		b := sn.open(t, Options{DataDir: dir})
+		if st := b.Status(); st.Role != newsnet.RoleIdle || st.Lost != 3 {
+			t.Errorf("before the start: role %s, lost %d; want idle, 3", st.Role, st.Lost)
+		}
+		if err := b.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if st := b.Status(); st.Lost != 3 || st.Counters.Lost != 3 {
+			t.Errorf("after the start: lost %d, counters.lost %d; want 3 and 3 (the servant counts on from the total)", st.Lost, st.Counters.Lost)
+		}
+	})
 }
 
 // /v1/status reports the persisted total in "lost" and "counters.lost",

@@ -475,7 +475,7 @@ func publishSerial(a *App, it *news.Item) (PublishResult, error) {
 	a.pubWaitMu.Lock()
 	a.pubWait[m.ID] = pub
 	a.pubWaitMu.Unlock()
-	_, err = n.Publish(context.Background(), m)
+	_, err = n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
 	a.pubWaitMu.Lock()
 	delete(a.pubWait, m.ID)
 	a.pubWaitMu.Unlock()

@@ -58,122 +58,126 @@ func retractedOn(s *App, id uuid.UUID, reason string) error {
 // joins later; a member that neither published it nor is an admin may not
 // retract it; a forged retraction is dropped at the first servant.
 func TestRetractionHidesItemEverywhere(t *testing.T) {
-	aDir := t.TempDir()
-	_, sn, _ := publishersNetwork(t, aDir)
-	a := openApp(t, Options{DataDir: aDir, Start: true, Network: sn})
-	b := openApp(t, Options{Start: true, Network: sn, Seeds: []string{a.Addr()}, Archive: true})
-	c := openApp(t, Options{Start: true, Network: sn, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
-	a.waitRouted(t, "it")
-	res, err := a.Publish(Draft{Category: "it", Title: "Office closed tomorrow"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := res.ID
-	for _, s := range []*App{b, c} {
-		waitFor(t, "the item on "+s.Addr(), func() error {
-			_, err := s.Item(id)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		aDir := t.TempDir()
+		_, def, _ := publishersNetwork(t, aDir)
+		a := sn.open(t, Options{DataDir: aDir, Start: true, Network: def})
+		b := sn.open(t, Options{Start: true, Network: def, Seeds: []string{a.Addr()}, Archive: true})
+		c := sn.open(t, Options{Start: true, Network: def, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
+		a.waitRouted(t, "it")
+		res, err := a.Publish(Draft{Category: "it", Title: "Office closed tomorrow"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.ID
+		for _, s := range []*App{b, c} {
+			waitFor(t, "the item on "+s.Addr(), func() error {
+				_, err := s.Item(id)
+				return err
+			})
+		}
+
+		var notAuth *NotAuthorizedError
+		if err := c.Retract(id, "not mine"); !errors.As(err, &notAuth) || notAuth.Reason() != string(trust.NotAuthorized) {
+			t.Fatalf("retraction by a member who did not publish it = %v, want NotAuthorizedError notAuthorized", err)
+		}
+		if err := c.Retract(uuid.Must(uuid.NewV7()), ""); !errors.Is(err, ErrItemNotFound) {
+			t.Errorf("retraction of an unknown item by a non-admin = %v, want ErrItemNotFound", err)
+		}
+
+		// A forged retraction pushed through c's node: signed by c, which is
+		// not the publisher. a or b drops it.
+		forged, err := c.Identity().SignRetraction(id, "forged", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pushCarrier(t, c, forged)
+		waitFor(t, "the forged retraction rejected", func() error {
+			if r := a.Status().Rejected["notAuthorized"] + b.Status().Rejected["notAuthorized"]; r != 1 {
+				return fmt.Errorf("rejected: a %v, b %v", a.Status().Rejected, b.Status().Rejected)
+			}
+			return nil
+		})
+		if e, _ := c.Item(id); e.Retracted != nil {
+			t.Fatal("a forged retraction hid the item")
+		}
+
+		if err := a.Retract(id, "Sent too early"); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []*App{a, b, c} {
+			waitFor(t, "the item hidden on "+s.Addr(), func() error { return retractedOn(s, id, "Sent too early") })
+		}
+		if err := a.Retract(id, "again"); err != nil {
+			t.Errorf("retracting again: %v", err)
+		}
+
+		// A servant that was not there gets the retraction by catch-up from
+		// the archive, and not the item: catch-up leaves retracted items out.
+		d := sn.open(t, Options{Start: true, Network: def, Seeds: []string{b.Addr()}, Subscriptions: []string{"it"}})
+		later, err := a.Publish(Draft{Category: "it", Title: "Office open as usual"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The publisher's retraction waits there for its item (only the item
+		// shows who may retract it); should the item come after all, it is
+		// stored hidden.
+		waitForUpTo(t, 20*time.Second, "the retraction on the late joiner", func() error {
+			d.pending.mu.Lock()
+			waiting := len(d.pending.byID[id])
+			d.pending.mu.Unlock()
+			if waiting != 1 {
+				return fmt.Errorf("%d retractions wait for the item", waiting)
+			}
+			_, err := d.Item(later.ID)
 			return err
 		})
-	}
-
-	var notAuth *NotAuthorizedError
-	if err := c.Retract(id, "not mine"); !errors.As(err, &notAuth) || notAuth.Reason() != string(trust.NotAuthorized) {
-		t.Fatalf("retraction by a member who did not publish it = %v, want NotAuthorizedError notAuthorized", err)
-	}
-	if err := c.Retract(uuid.Must(uuid.NewV7()), ""); !errors.Is(err, ErrItemNotFound) {
-		t.Errorf("retraction of an unknown item by a non-admin = %v, want ErrItemNotFound", err)
-	}
-
-	// A forged retraction pushed through c's node: signed by c, which is
-	// not the publisher. a or b drops it.
-	forged, err := c.Identity().SignRetraction(id, "forged", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pushCarrier(t, c, forged)
-	waitFor(t, "the forged retraction rejected", func() error {
-		if r := a.Status().Rejected["notAuthorized"] + b.Status().Rejected["notAuthorized"]; r != 1 {
-			return fmt.Errorf("rejected: a %v, b %v", a.Status().Rejected, b.Status().Rejected)
+		if _, err := d.Item(id); err == nil {
+			if err := retractedOn(d, id, "Sent too early"); err != nil {
+				t.Error(err)
+			}
 		}
-		return nil
 	})
-	if e, _ := c.Item(id); e.Retracted != nil {
-		t.Fatal("a forged retraction hid the item")
-	}
-
-	if err := a.Retract(id, "Sent too early"); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []*App{a, b, c} {
-		waitFor(t, "the item hidden on "+s.Addr(), func() error { return retractedOn(s, id, "Sent too early") })
-	}
-	if err := a.Retract(id, "again"); err != nil {
-		t.Errorf("retracting again: %v", err)
-	}
-
-	// A servant that was not there gets the retraction by catch-up from
-	// the archive, and not the item: catch-up leaves retracted items out.
-	d := openApp(t, Options{Start: true, Network: sn, Seeds: []string{b.Addr()}, Subscriptions: []string{"it"}})
-	later, err := a.Publish(Draft{Category: "it", Title: "Office open as usual"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The publisher's retraction waits there for its item (only the item
-	// shows who may retract it); should the item come after all, it is
-	// stored hidden.
-	waitForUpTo(t, 20*time.Second, "the retraction on the late joiner", func() error {
-		d.pending.mu.Lock()
-		waiting := len(d.pending.byID[id])
-		d.pending.mu.Unlock()
-		if waiting != 1 {
-			return fmt.Errorf("%d retractions wait for the item", waiting)
-		}
-		_, err := d.Item(later.ID)
-		return err
-	})
-	if _, err := d.Item(id); err == nil {
-		if err := retractedOn(d, id, "Sent too early"); err != nil {
-			t.Error(err)
-		}
-	}
 }
 
 // An admin may retract any item, also one its own servant never received.
 func TestAdminRetractsByID(t *testing.T) {
-	pubDir := t.TempDir()
-	pub, err := trust.LoadOrCreateIdentity(pubDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adminDir := t.TempDir()
-	admin, err := trust.LoadOrCreateIdentity(adminDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1, err := trust.NewNetwork("Acme", admin, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := v1.Network.Clone()
-	n.Publishers = append(n.Publishers, trust.Publisher{Name: "Newsroom", Key: pub.Public})
-	sn, err := admin.SignNetwork(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := openApp(t, Options{DataDir: pubDir, Start: true, Network: sn, Subscriptions: []string{"it"}})
-	ad := openApp(t, Options{DataDir: adminDir, Start: true, Network: sn, Seeds: []string{p.Addr()}})
-	ad.waitRouted(t, RetractionCategory)
-	res, err := p.Publish(Draft{Category: "it", Title: "Wrong figures"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ad.Item(res.ID); err == nil {
-		t.Fatal("the admin's servant holds an item of a category it does not subscribe to")
-	}
-	if err := ad.Retract(res.ID, "Wrong figures"); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the item hidden on the publisher", func() error { return retractedOn(p, res.ID, "Wrong figures") })
+	simTest(t, func(t *testing.T, sn *simNet) {
+		pubDir := t.TempDir()
+		pub, err := trust.LoadOrCreateIdentity(pubDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adminDir := t.TempDir()
+		admin, err := trust.LoadOrCreateIdentity(adminDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v1, err := trust.NewNetwork("Acme", admin, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := v1.Network.Clone()
+		n.Publishers = append(n.Publishers, trust.Publisher{Name: "Newsroom", Key: pub.Public})
+		def, err := admin.SignNetwork(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := sn.open(t, Options{DataDir: pubDir, Start: true, Network: def, Subscriptions: []string{"it"}})
+		ad := sn.open(t, Options{DataDir: adminDir, Start: true, Network: def, Seeds: []string{p.Addr()}})
+		ad.waitRouted(t, RetractionCategory)
+		res, err := p.Publish(Draft{Category: "it", Title: "Wrong figures"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ad.Item(res.ID); err == nil {
+			t.Fatal("the admin's servant holds an item of a category it does not subscribe to")
+		}
+		if err := ad.Retract(res.ID, "Wrong figures"); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the item hidden on the publisher", func() error { return retractedOn(p, res.ID, "Wrong figures") })
+	})
 }
 
 // A publisher's retraction that arrives before its item waits for it, also
@@ -248,7 +252,7 @@ func pushCarrier(t *testing.T, s *App, r *trust.Retraction) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.currentNode().Publish(context.Background(), m); err != nil {
+	if _, err := s.currentNode().PublishBatch(context.Background(), []*newsnet.Multicast{m}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -62,69 +62,71 @@ func TestRivalDefinitionsConverge(t *testing.T) {
 // edits editA and editB, and waits until every servant holds one version
 // 3 that passes check.
 func rivalsConverge(t *testing.T, editA, editB func(*trust.Network), check func(*trust.SignedNetwork) error) {
-	aDir, bDir := t.TempDir(), t.TempDir()
-	aKey, err := trust.LoadOrCreateIdentity(aDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bKey, err := trust.LoadOrCreateIdentity(bDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1, err := trust.NewNetwork("Acme", aKey, nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := v1.Network.Clone()
-	n.Admins = append(n.Admins, bKey.Public)
-	if v1, err = aKey.SignNetwork(n); err != nil {
-		t.Fatal(err)
-	}
-	a := openApp(t, Options{DataDir: aDir, Start: true, Network: v1, Archive: true})
-	b := openApp(t, Options{DataDir: bDir, Network: v1, Seeds: []string{a.Addr()}})
-	c := openApp(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
-	c.waitRouted(t, NetworkCategory)
-
-	sign := func(id *trust.Identity, edit func(*trust.Network)) *trust.SignedNetwork {
-		n := v1.Network.Clone()
-		n.Version = 2
-		edit(n)
-		sn, err := id.SignNetwork(n)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		aDir, bDir := t.TempDir(), t.TempDir()
+		aKey, err := trust.LoadOrCreateIdentity(aDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return sn
-	}
-	va, vb := sign(aKey, editA), sign(bKey, editB)
-	if err := b.PublishNetwork(vb); err != nil { // queued: b is not running
-		t.Fatal(err)
-	}
-	if err := a.PublishNetwork(va); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "version 2 on c", func() error {
-		if v := c.Network().Version; v != 2 {
-			return fmt.Errorf("c holds version %d", v)
+		bKey, err := trust.LoadOrCreateIdentity(bDir)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
+		v1, err := trust.NewNetwork("Acme", aKey, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := v1.Network.Clone()
+		n.Admins = append(n.Admins, bKey.Public)
+		if v1, err = aKey.SignNetwork(n); err != nil {
+			t.Fatal(err)
+		}
+		a := sn.open(t, Options{DataDir: aDir, Start: true, Network: v1, Archive: true})
+		b := sn.open(t, Options{DataDir: bDir, Network: v1, Seeds: []string{a.Addr()}})
+		c := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
+		c.waitRouted(t, NetworkCategory)
 
-	waitForUpTo(t, 20*time.Second, "one definition with both edits everywhere", func() error {
-		for _, s := range []*App{a, b, c} {
-			sn := s.Network()
-			if sn.Version != 3 {
-				return fmt.Errorf("%s holds version %d", s.Addr(), sn.Version)
+		sign := func(id *trust.Identity, edit func(*trust.Network)) *trust.SignedNetwork {
+			n := v1.Network.Clone()
+			n.Version = 2
+			edit(n)
+			def, err := id.SignNetwork(n)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if err := check(sn); err != nil {
-				return fmt.Errorf("%s: %v", s.Addr(), err)
+			return def
+		}
+		va, vb := sign(aKey, editA), sign(bKey, editB)
+		if err := b.PublishNetwork(vb); err != nil { // queued: b is not running
+			t.Fatal(err)
+		}
+		if err := a.PublishNetwork(va); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "version 2 on c", func() error {
+			if v := c.Network().Version; v != 2 {
+				return fmt.Errorf("c holds version %d", v)
 			}
+			return nil
+		})
+		if err := b.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if !sameDefinition(a.Network(), b.Network()) || !sameDefinition(a.Network(), c.Network()) {
-			return fmt.Errorf("version 3 differs between servants")
-		}
-		return nil
+
+		waitForUpTo(t, 20*time.Second, "one definition with both edits everywhere", func() error {
+			for _, s := range []*App{a, b, c} {
+				def := s.Network()
+				if def.Version != 3 {
+					return fmt.Errorf("%s holds version %d", s.Addr(), def.Version)
+				}
+				if err := check(def); err != nil {
+					return fmt.Errorf("%s: %v", s.Addr(), err)
+				}
+			}
+			if !sameDefinition(a.Network(), b.Network()) || !sameDefinition(a.Network(), c.Network()) {
+				return fmt.Errorf("version 3 differs between servants")
+			}
+			return nil
+		})
 	})
 }

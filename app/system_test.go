@@ -121,33 +121,37 @@ func drainEvents(a *App, quiet time.Duration) []Event {
 // … version 2" in newsdesk-network. The announcement of the definition is
 // a system item: no list, count, event or item look-up shows it.
 func TestSetupNewNetworkShowsNoSystemItem(t *testing.T) {
-	// No network given: a new data directory, as the desktop app opens it.
-	a, err := Open(context.Background(), Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if err := a.Setup(Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
-		t.Fatal(err)
-	}
-	events := drainEvents(a, 300*time.Millisecond)
-	checkSystemHidden(t, a, systemItemIDs(t, a, NetworkCategory), events)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		// No network given: a new data directory, as the desktop app opens it.
+		a, err := Open(context.Background(), sn.options(Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if err := a.Setup(Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
+			t.Fatal(err)
+		}
+		events := drainEvents(a, 300*time.Millisecond)
+		checkSystemHidden(t, a, systemItemIDs(t, a, NetworkCategory), events)
+	})
 }
 
 // A retraction travels as a system item: it hides the retracted item and
 // is never listed itself, neither by the desktop app nor by /v1/items.
 func TestRetractionCarrierNotListed(t *testing.T) {
-	a := openApp(t, Options{})
-	r, err := a.Publish(Draft{Category: "it", Title: "Soon gone"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	drainEvents(a, 100*time.Millisecond)
-	if err := a.Retract(r.ID, "wrong"); err != nil {
-		t.Fatal(err)
-	}
-	events := drainEvents(a, 300*time.Millisecond)
-	checkSystemHidden(t, a, systemItemIDs(t, a, RetractionCategory), events)
+	simTest(t, func(t *testing.T, sn *simNet) {
+		a := sn.open(t, Options{})
+		r, err := a.Publish(Draft{Category: "it", Title: "Soon gone"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drainEvents(a, 100*time.Millisecond)
+		if err := a.Retract(r.ID, "wrong"); err != nil {
+			t.Fatal(err)
+		}
+		events := drainEvents(a, 300*time.Millisecond)
+		checkSystemHidden(t, a, systemItemIDs(t, a, RetractionCategory), events)
+	})
 }
 
 // Issue 11, defect 4: a publication into a system group was accepted

@@ -286,7 +286,7 @@ func TestForgedItemsRejected(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := n.Publish(context.Background(), m); err != nil {
+		if _, err := n.PublishBatch(context.Background(), []*newsnet.Multicast{m}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -387,7 +387,7 @@ func TestForeignSourceRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.currentNode().Publish(context.Background(), m); err != nil {
+	if _, err := c.currentNode().PublishBatch(context.Background(), []*newsnet.Multicast{m}); err != nil {
 		t.Fatal(err)
 	}
 	// The first servant it reaches drops it: c's up-servant, or b when b

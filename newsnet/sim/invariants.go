@@ -217,7 +217,7 @@ func (n *Network) checkDeliver(nd *Node, m *newsnet.Multicast) {
 
 func (n *Network) violate(format string, args ...any) {
 	if len(n.violations) < maxViolations {
-		n.violations = append(n.violations, n.now.Sub(Epoch).String()+": "+fmt.Sprintf(format, args...))
+		n.violations = append(n.violations, n.now.Sub(n.start).String()+": "+fmt.Sprintf(format, args...))
 	}
 }
 

@@ -22,10 +22,11 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Network is a simulated overlay.
 type Network struct {
-	Seed uint64
-	rng  *rand.Rand
-	now  time.Time
-	seq  uint64
+	Seed  uint64
+	rng   *rand.Rand
+	start time.Time // the virtual time the network started at
+	now   time.Time
+	seq   uint64
 
 	// Base is the configuration each servant starts from (ID and Rand are
 	// filled in per servant).
@@ -94,6 +95,24 @@ type Node struct {
 	incarnation int
 	thisRun     map[[16]byte]bool      // delivered since the last boot
 	written     map[newsnet.LinkID]int // written at once during a step, reported after it
+
+	// host, for a servant added with AddHosted, is its application, and
+	// cfg the configuration it boots with; nil for a simulated host.
+	host *Host
+	cfg  newsnet.Config
+}
+
+// Host is the application of a servant added with AddHosted: it is told
+// what the servant reports, as a runtime tells its host (node.Config's
+// callbacks of the same names). A nil field ignores those reports. They
+// run during the step that made them, so they must not step the network.
+type Host struct {
+	OnDeliver   func(*newsnet.Multicast)
+	OnProgress  func(source string, next uint64)
+	OnPublished func(newsnet.Published)
+	OnLost      func(newsnet.Lost)
+	// OnNote receives the servant's notes (newsnet.Note).
+	OnNote func(text string)
 }
 
 // pipeEnd names one side of a connection: the servant and its link ID.
@@ -120,13 +139,19 @@ func (p *pipe) other(n newsnet.ServantID) pipeEnd {
 	return p.a
 }
 
-// New returns an empty network with a fast, valid base configuration.
-func New(seed uint64) *Network {
+// New returns an empty network with a fast, valid base configuration,
+// starting at Epoch.
+func New(seed uint64) *Network { return NewAt(seed, Epoch) }
+
+// NewAt is New starting at the virtual time start: a host whose own clock
+// runs alongside (see simnode) starts the network at that clock's time.
+func NewAt(seed uint64, start time.Time) *Network {
 	base := newsnet.DefaultConfig("")
 	return &Network{
 		Seed:       seed,
 		rng:        rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		now:        Epoch,
+		start:      start,
+		now:        start,
 		Base:       base,
 		MinLatency: time.Millisecond,
 		Jitter:     4 * time.Millisecond,
@@ -140,6 +165,17 @@ func New(seed uint64) *Network {
 
 // Now is the current virtual time.
 func (n *Network) Now() time.Time { return n.now }
+
+// Next is the virtual time at which something is next due: a frame, a link
+// event or the next tick. A host that runs the network alongside its own
+// clock sleeps until then.
+func (n *Network) Next() time.Time {
+	tick := n.now.Truncate(n.Base.TickInterval).Add(n.Base.TickInterval)
+	if len(n.events) > 0 && n.events[0].at.Before(tick) {
+		return n.events[0].at
+	}
+	return tick
+}
 
 // Rand is the network's seeded RNG, for tests that randomize scenarios.
 func (n *Network) Rand() *rand.Rand { return n.rng }
@@ -180,20 +216,64 @@ func (n *Network) Add(id newsnet.ServantID, seeds []newsnet.ServantID, subs ...s
 	return nd
 }
 
+// AddHosted creates a servant whose host is an application, as a runtime
+// does for it: it boots with cfg as given (cfg.ID names it; a nil
+// cfg.Rand is drawn from the network's RNG) and reports to h what it
+// delivers, publishes, makes progress on and loses; the application
+// persists that itself and passes it back in the cfg of its next start.
+// The ID of a servant that stopped or crashed may be used again: the new
+// servant replaces it. It returns an error for a configuration newsnet.New
+// refuses or an ID that a live servant has.
+func (n *Network) AddHosted(cfg newsnet.Config, h Host) (*Node, error) {
+	old := n.nodes[cfg.ID]
+	if old != nil && old.Alive {
+		return nil, fmt.Errorf("sim: servant %s exists", cfg.ID)
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64()))
+	}
+	s, err := newsnet.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	nd := &Node{ID: cfg.ID, Subscriptions: cfg.Subscriptions, Seeds: cfg.Seeds, Expected: map[string]uint64{},
+		host: &h, cfg: cfg}
+	if old != nil {
+		// Events still on their way to the old one stay addressed to it,
+		// and its link IDs are not handed out again.
+		nd.incarnation, nd.nextInbound = old.incarnation, old.nextInbound
+	} else {
+		n.order = append(n.order, cfg.ID)
+	}
+	n.nodes[cfg.ID] = nd
+	n.launch(nd, s)
+	return nd, nil
+}
+
+// boot starts a servant afresh: a simulated host's from what it kept, a
+// hosted one from its configuration.
 func (n *Network) boot(nd *Node) {
-	cfg := n.Base
-	cfg.ID = nd.ID
-	cfg.Seeds = nd.Seeds
-	cfg.Rand = rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64()))
-	cfg.Archive = nd.Store
-	cfg.Expected = maps.Clone(nd.Expected)
-	cfg.OwnCount = nd.OwnCount
-	cfg.OwnLast = maps.Clone(nd.OwnLast)
-	cfg.Lost = nd.Lost
+	cfg := nd.cfg
+	if nd.host == nil {
+		cfg = n.Base
+		cfg.ID = nd.ID
+		cfg.Seeds = nd.Seeds
+		cfg.Rand = rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64()))
+		cfg.Archive = nd.Store
+		cfg.Expected = maps.Clone(nd.Expected)
+		cfg.OwnCount = nd.OwnCount
+		cfg.OwnLast = maps.Clone(nd.OwnLast)
+		cfg.Lost = nd.Lost
+	}
 	s, err := newsnet.New(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("sim: %v", err))
 	}
+	n.launch(nd, s)
+}
+
+// launch makes s the servant of nd and starts it at the current time.
+func (n *Network) launch(nd *Node, s *newsnet.Servant) {
 	nd.Servant = s
 	nd.Alive = true
 	nd.incarnation++
@@ -204,9 +284,15 @@ func (n *Network) boot(nd *Node) {
 		nd.Order = make(map[string][]uint64)
 	}
 	n.step(nd, newsnet.Tick{Now: n.now})
-	n.step(nd, newsnet.SetSubscriptions{Categories: nd.Subscriptions})
+	if nd.host == nil {
+		// A hosted servant has its subscriptions in its configuration.
+		n.step(nd, newsnet.SetSubscriptions{Categories: nd.Subscriptions})
+	}
 	n.step(nd, newsnet.Start{})
 }
+
+// Hosted reports whether the servant was added with AddHosted.
+func (nd *Node) Hosted() bool { return nd.host != nil }
 
 // Crash kills a servant as a process crash does: the kernel closes its
 // sockets, so its neighbours see the links drop after one latency.
@@ -228,7 +314,9 @@ func (n *Network) kill(id newsnet.ServantID, silent bool) {
 }
 
 // Restart boots a crashed servant afresh (its protocol state is lost; its
-// subscriptions and seed list are kept).
+// subscriptions and seed list are kept). A hosted servant boots with the
+// configuration it was added with; its application starts it with AddHosted
+// instead, from what it persisted.
 func (n *Network) Restart(id newsnet.ServantID) {
 	nd := n.nodes[id]
 	if nd == nil || nd.Alive {
@@ -245,6 +333,20 @@ func (n *Network) Stop(id newsnet.ServantID) {
 	}
 	n.step(nd, newsnet.Stop{})
 	nd.Alive = false
+}
+
+// Close shuts a servant down as its runtime's Close does: Stop, then the
+// process closes what is still open (connections of dials in flight), so
+// the other ends see those drop.
+func (n *Network) Close(id newsnet.ServantID) {
+	nd := n.nodes[id]
+	if nd == nil || !nd.Alive {
+		return
+	}
+	n.Stop(id)
+	for _, p := range n.pipesOf(id) {
+		n.dropPipe(p, id, false)
+	}
 }
 
 // Cut breaks connectivity between a and b without a FIN: frames on their
@@ -346,7 +448,7 @@ func (n *Network) Publish(id newsnet.ServantID, category string) [16]byte {
 func (n *Network) PublishMsg(id newsnet.ServantID, m *newsnet.Multicast) {
 	nd := n.nodes[id]
 	n.step(nd, newsnet.Publish{Msg: m})
-	if nd.Alive {
+	if nd.Alive && nd.host == nil { // a hosted servant's application stores its own
 		stored := *m
 		stored.Source, stored.Count = string(id), nd.OwnCount
 		nd.Store.put(&stored, n.now)
@@ -553,7 +655,9 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		n.checkDeliver(nd, a.Msg)
 		nd.Delivered[a.Msg.ID]++
 		nd.Order[a.Msg.Source] = append(nd.Order[a.Msg.Source], a.Msg.Count)
-		nd.Store.put(a.Msg, n.now)
+		if nd.host == nil {
+			nd.Store.put(a.Msg, n.now)
+		}
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
 		nd.OwnCount = max(nd.OwnCount, a.Count)
@@ -568,6 +672,35 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 	case newsnet.Lost:
 		nd.Lost = a.Total
 	case newsnet.Note:
+	}
+	if nd.host != nil {
+		nd.host.report(a)
+	}
+}
+
+// report tells the application what its servant reported.
+func (h *Host) report(a newsnet.Action) {
+	switch a := a.(type) {
+	case newsnet.Deliver:
+		if h.OnDeliver != nil {
+			h.OnDeliver(a.Msg)
+		}
+	case newsnet.Published:
+		if h.OnPublished != nil {
+			h.OnPublished(a)
+		}
+	case newsnet.Progress:
+		if h.OnProgress != nil {
+			h.OnProgress(a.Source, a.Next)
+		}
+	case newsnet.Lost:
+		if h.OnLost != nil {
+			h.OnLost(a)
+		}
+	case newsnet.Note:
+		if h.OnNote != nil {
+			h.OnNote(a.Text)
+		}
 	}
 }
 

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
+)
+
+// servantNode is the running servant as the application drives it: what
+// App uses of a *node.Node, and nothing else. The TCP node implements it;
+// tests start servants of a simulated network in virtual time instead
+// (newsnet/sim/simnode, through Options.startServant; see simnet_test.go).
+//
+// It is started from a node.Config, whose callbacks (OnDeliver,
+// OnProgress, OnPublished, OnLost) carry what the servant reports. An
+// implementation calls them one at a time, never after Close has
+// returned, and they must not call its methods. Its methods are safe for
+// concurrent use; after Close, PublishBatch fails with an error matching
+// node.ErrClosed and Status returns the last snapshot.
+type servantNode interface {
+	// Addr is the servant ID, the address other servants dial.
+	Addr() newsnet.ServantID
+	// Status is a snapshot of the servant's place in the tree.
+	Status() newsnet.Status
+	// PublishBatch publishes ms in order and returns the tree links each
+	// went out on (node.Node.PublishBatch).
+	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error)
+	// SetSubscriptions replaces the categories delivered to this servant.
+	SetSubscriptions(categories []string) error
+	// Reauthenticate closes the links proven with a network secret that
+	// is no longer accepted (node.Node.Reauthenticate).
+	Reauthenticate()
+	// Close closes the links and stops the servant; no callback runs
+	// after it returns.
+	Close() error
+}
+
+var _ servantNode = (*node.Node)(nil)
+
+// startTCPNode is how App starts its servant unless Options.startServant
+// says otherwise: node.Start, on TCP.
+func startTCPNode(cfg node.Config) (servantNode, error) {
+	n, err := node.Start(context.Background(), cfg)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return n, nil
+}
