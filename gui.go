@@ -25,9 +25,9 @@ import (
 // appID matches FyneApp.toml; Fyne keys preferences by it.
 const appID = "com.newsdesk.app"
 
-// runGUI starts the desktop app over the application core in the data
+// runGUI starts the desktop app over the application in the data
 // directory and returns when the app quits (window closed without a tray,
-// tray Quit, or SIGINT/SIGTERM), after closing the core so that the
+// tray Quit, or SIGINT/SIGTERM), after closing the application so that the
 // servant's links close and its neighbours recover at once.
 //
 // NEWSDESK_DEMO=1 runs the window over an in-memory demo data set instead
@@ -57,7 +57,7 @@ func runGUI(args []string) error {
 	a := fyneapp.NewWithID(appID)
 	a.SetIcon(assets.Icon)
 
-	// Quit cleanly on SIGINT/SIGTERM, so the core below gets closed.
+	// Quit cleanly on SIGINT/SIGTERM, so the application below gets closed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	running := make(chan struct{})
@@ -84,20 +84,20 @@ func runGUI(args []string) error {
 		backend, closeIt := demobackend.Open(demo == "wizard")
 		dir = "(demo mode: nothing is stored)"
 		showMain(backend, closeIt)
-	} else if core, err := openCore(ctx, dir, *resetStore); err != nil {
+	} else if application, err := openApplication(ctx, dir, *resetStore); err != nil {
 		startErr = err
 		// A damaged installation can be started afresh from the window.
 		ui.ShowStartupError(a, err, func() error {
-			core, err := openCore(ctx, dir, true)
+			application, err := openApplication(ctx, dir, true)
 			if err != nil {
 				return err
 			}
 			startErr = nil
-			showMain(core, core.Close)
+			showMain(application, application.Close)
 			return nil
 		})
 	} else {
-		showMain(core, core.Close)
+		showMain(application, application.Close)
 	}
 	a.Run()
 	if u != nil {
@@ -111,11 +111,11 @@ func runGUI(args []string) error {
 	return startErr
 }
 
-// openCore opens the application core in dir and starts its servant,
+// openApplication opens the application in dir and starts its servant,
 // unless the first-run wizard has yet to run (its Setup starts it). Its log
 // goes to stderr, warnings and errors only.
-func openCore(ctx context.Context, dir string, resetStore bool) (*app.App, error) {
-	core, err := app.Open(ctx, app.Options{
+func openApplication(ctx context.Context, dir string, resetStore bool) (*app.App, error) {
+	application, err := app.Open(ctx, app.Options{
 		DataDir:    dir,
 		ResetStore: resetStore,
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -123,13 +123,13 @@ func openCore(ctx context.Context, dir string, resetStore bool) (*app.App, error
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory %s: %w", dir, err)
 	}
-	if !core.NeedsSetup() {
-		if err := core.Start(); err != nil {
-			core.Close()
+	if !application.NeedsSetup() {
+		if err := application.Start(); err != nil {
+			application.Close()
 			return nil, fmt.Errorf("starting the servant: %w", err)
 		}
 	}
-	return core, nil
+	return application, nil
 }
 
 // defaultDataDir is $XDG_DATA_HOME/newsdesk, or ~/.local/share/newsdesk.

@@ -9,7 +9,7 @@ import (
 	"newsdesk/newsnet"
 )
 
-// The types the desktop UI and the application core exchange. The UI sees
+// The types the desktop UI and the application exchange. The UI sees
 // the application only through these and the ui.Backend interface, never
 // sockets or the store.
 

@@ -137,7 +137,7 @@ type dirInUse struct {
 func (e *dirInUse) Error() string   { return fmt.Sprintf("%v: %s", ErrInUse, e.dir) }
 func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 
-// App is the application core shared by `newsdesk serve` and the desktop
+// App is the application shared by `newsdesk serve` and the desktop
 // app: the store, the servant, and what connects them. Its methods are safe
 // for concurrent use. It implements ui.Backend.
 type App struct {
@@ -369,7 +369,7 @@ func (a *App) startLocked() error {
 	}
 	// The subscriptions go in with the configuration: set after the start,
 	// an early attachment would catch up without them.
-	cfg.Core.Subscriptions = a.liveSubscriptions()
+	cfg.Protocol.Subscriptions = a.liveSubscriptions()
 	start := a.opts.startServant
 	if start == nil {
 		start = startTCPNode
@@ -381,8 +381,8 @@ func (a *App) startLocked() error {
 	a.node = n
 	a.gen++ // what the outbox held is the new servant's now
 	a.listen = cfg.Listen
-	a.log.Info("servant started", "id", string(n.Addr()), "listen", cfg.Listen, "seeds", fmt.Sprint(cfg.Core.Seeds),
-		"installation", a.sourceStr, "archive", a.opts.Archive, "outbox", len(cfg.Core.Outbox))
+	a.log.Info("servant started", "id", string(n.Addr()), "listen", cfg.Listen, "seeds", fmt.Sprint(cfg.Protocol.Seeds),
+		"installation", a.sourceStr, "archive", a.opts.Archive, "outbox", len(cfg.Protocol.Outbox))
 	a.events.emit(Event{Kind: StatusChanged})
 	return nil
 }
@@ -501,27 +501,27 @@ func (a *App) nodeConfig() (node.Config, error) {
 		}
 	}
 
-	core := newsnet.DefaultConfig("")
-	core.Seeds = seeds
-	core.Source = a.sourceStr
+	proto := newsnet.DefaultConfig("")
+	proto.Seeds = seeds
+	proto.Source = a.sourceStr
 	sn := a.network.Load()
-	core.Fanout = sn.Fanout // network-wide: never a per-servant setting (Options.Fanout)
-	core.Verify = a.verify
-	if core.OwnCount, err = a.store.SourceCount(a.source); err != nil {
+	proto.Fanout = sn.Fanout // network-wide: never a per-servant setting (Options.Fanout)
+	proto.Verify = a.verify
+	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
-	if core.OwnLast, err = a.ownLast(); err != nil {
+	if proto.OwnLast, err = a.ownLast(); err != nil {
 		return node.Config{}, err
 	}
-	core.Lost = a.lost.Load()
+	proto.Lost = a.lost.Load()
 	counts, err := a.store.SourceCounts()
 	if err != nil {
 		return node.Config{}, err
 	}
-	core.Expected = make(map[string]uint64, len(counts))
+	proto.Expected = make(map[string]uint64, len(counts))
 	for src, n := range counts {
 		if src != a.source && n > 0 {
-			core.Expected[src.String()] = n + 1 // the store keeps the last delivered count
+			proto.Expected[src.String()] = n + 1 // the store keeps the last delivered count
 		}
 	}
 	queued, err := a.store.Outbox()
@@ -536,18 +536,18 @@ func (a *App) nodeConfig() (node.Config, error) {
 			a.obMu.Unlock()
 			return node.Config{}, fmt.Errorf("outbox entry %d: %w", e.Seq, err)
 		}
-		core.Outbox = append(core.Outbox, m)
+		proto.Outbox = append(proto.Outbox, m)
 		a.outbox[m.ID] = e.Seq
 	}
 	a.obMu.Unlock()
 	if t, ok := a.lastAttached(); ok {
-		core.LastAttached = t.Add(-lastAttachedSlack)
+		proto.LastAttached = t.Add(-lastAttachedSlack)
 	}
-	core.KnownCategories = append(slices.Clone(a.catalog.IDs()), systemCategories...) // mu is held
-	core.Durable = systemCategories
-	core.Archive = a.archive
+	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), systemCategories...) // mu is held
+	proto.Durable = systemCategories
+	proto.Archive = a.archive
 	if a.opts.tune != nil {
-		a.opts.tune(&core)
+		a.opts.tune(&proto)
 	}
 	return node.Config{
 		Security: &node.Security{
@@ -564,7 +564,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),
-		Core:        core,
+		Protocol:    proto,
 		Logger:      a.log,
 		OnDeliver:   a.onDeliver,
 		OnProgress:  a.onProgress,

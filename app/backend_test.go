@@ -7,7 +7,7 @@ import (
 	"newsdesk/ui"
 )
 
-// The application core is what the desktop UI runs on. The assertion lives
+// The application is what the desktop UI runs on. The assertion lives
 // in a test of package app_test because app must not import ui (Fyne, cgo)
 // itself: the headless build has neither.
 var _ ui.Backend = (*app.App)(nil)

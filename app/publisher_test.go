@@ -538,7 +538,7 @@ func TestOwnLastInConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cfg.Core
+		return cfg.Protocol
 	}
 	want := map[string]uint64{"it": 3, "hr": 2}
 	if c := config(a); c.OwnCount != 3 || !maps.Equal(c.OwnLast, want) {

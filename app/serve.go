@@ -1,4 +1,4 @@
-// Package app is the application core around the overlay: App owns the
+// Package app is the application around the overlay: App owns the
 // store and the servant and connects them (items delivered are stored,
 // publications get persisted counts, the outbox survives restarts, the
 // store answers retransmission and catch-up requests). The desktop UI sees

@@ -226,7 +226,7 @@ func (h *harness) sync() {
 }
 
 // await blocks until the backend sends an event that ok accepts (a real
-// application core delivering over the network), handling every event on
+// application delivering over the network), handling every event on
 // the way, then runs what follows.
 func (h *harness) await(what string, ok func(app.Event) bool) {
 	h.t.Helper()

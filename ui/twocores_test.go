@@ -11,7 +11,7 @@ import (
 	"newsdesk/newsnet"
 )
 
-// openCore opens a real application core on a fresh data directory,
+// openCore opens a real application on a fresh data directory,
 // listening on loopback, set up and started, and closes it at the end.
 func openCore(t *testing.T, opts app.Options, setup app.Setup) *app.App {
 	t.Helper()
@@ -33,7 +33,7 @@ func openCore(t *testing.T, opts app.Options, setup app.Setup) *app.App {
 	return c
 }
 
-// TestTwoCores: two application cores in one process, two servants on
+// TestTwoCores: two applications in one process, two servants on
 // loopback. An item published in one appears, unread, in the other's
 // window with its unread count, and is notified there (its category is
 // chosen for notifications); opening it marks it read and the count

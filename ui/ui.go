@@ -1,6 +1,6 @@
 // Package ui holds the Fyne views of Newsdesk.
 //
-// The views show what the application core (a Backend) holds and never
+// The views show what the application (a Backend) holds and never
 // block on the network or the disk in a callback: backend calls run in the
 // background through a worker and their results are applied on the UI
 // thread with fyne.Do. Change notifications reach the views through one

@@ -186,8 +186,8 @@ func runTCPSecurity(size, items int, pace time.Duration) ([]securityResult, erro
 				b.deliver(m.ID, now)
 			}
 		}
-		cfg.Core.Source = sec.pubs[i].source.String()
-		cfg.Core.Verify = sec.verify
+		cfg.Protocol.Source = sec.pubs[i].source.String()
+		cfg.Protocol.Verify = sec.verify
 		cfg.Security = &node.Security{Identity: sec.pubs[i].id, Secrets: func() [][]byte { return [][]byte{sec.net.Secret} }}
 		return nil
 	})

@@ -210,15 +210,15 @@ func runStressOnce(o stressOptions, m stressMode) (*stressRun, error) {
 		tr.nodes = append(tr.nodes, nt)
 		cfg := node.Config{
 			Listen:    host + ":0",
-			Core:      core,
+			Protocol:  core,
 			Logger:    logger,
 			OnDeliver: func(msg *newsnet.Multicast) { tr.deliver(nt, msg, time.Now()) },
 		}
 		if i == 0 {
 			// The publisher: its store answers what the relay caches no
 			// longer hold, as the app's does.
-			cfg.Core.Source = source
-			cfg.Core.Archive = archive
+			cfg.Protocol.Source = source
+			cfg.Protocol.Archive = archive
 			cfg.OnPublished = func(p newsnet.Published) {
 				if k, ok := plan.index[p.ID]; ok && p.Count != uint64(k+1) {
 					mismatch.Add(1)

@@ -40,8 +40,8 @@ func startTCP(ctx context.Context, r *rand.Rand, size int, flood bool, configure
 	for i, id := range benchIDs(r, size) {
 		host := "127" + string(id)[len("10"):len(id)-len(":7400")]
 		cfg := node.Config{
-			Listen: host + ":0",
-			Core:   tcpCore(seeds, flood),
+			Listen:   host + ":0",
+			Protocol: tcpCore(seeds, flood),
 		}
 		if configure != nil {
 			if err := configure(i, &cfg); err != nil {

@@ -45,9 +45,9 @@ func startBenchTree(b *testing.B, subscribers int) *benchTree {
 		b.Cleanup(func() { n.Close() })
 		return n
 	}
-	t.pub = start(Config{Core: benchCore()})
+	t.pub = start(Config{Protocol: benchCore()})
 	for range subscribers {
-		s := start(Config{Core: benchCore(t.pub.Addr())})
+		s := start(Config{Protocol: benchCore(t.pub.Addr())})
 		if err := s.Subscribe("x"); err != nil {
 			b.Fatal(err)
 		}

@@ -26,12 +26,12 @@ type Config struct {
 	// ID value (the partition key) must come from the address peers see.
 	Advertise newsnet.ServantID
 
-	// Core holds the protocol tunables, usually newsnet.DefaultConfig with
-	// Seeds filled in. Core.ID is overwritten with the advertised address.
+	// Protocol holds the protocol tunables, usually newsnet.DefaultConfig with
+	// Seeds filled in. Protocol.ID is overwritten with the advertised address.
 	// Zero durations and counts are taken from newsnet.DefaultConfig, so a
-	// Config with only Seeds set works. A nil Core.Rand gets a time-seeded
+	// Config with only Seeds set works. A nil Protocol.Rand gets a time-seeded
 	// PCG: jitter only has to differ between servants, not repeat.
-	Core newsnet.Config
+	Protocol newsnet.Config
 
 	// Logger receives the node's log: protocol notes at Info, dropped links
 	// and bad peers at Warn, per-link detail at Debug. Nil discards it.
@@ -49,7 +49,7 @@ type Config struct {
 
 	// OnProgress, if set, receives the next count expected from a source
 	// whenever it moves, for the host to persist and pass back in
-	// Core.Expected after a restart. Same rules as OnDeliver.
+	// Protocol.Expected after a restart. Same rules as OnDeliver.
 	OnProgress func(source string, next uint64)
 
 	// OnPublished, if set, receives every Published action: the count each
@@ -60,7 +60,7 @@ type Config struct {
 
 	// OnLost, if set, receives every Lost action: needed messages of a
 	// source that no servant could retransmit, and the running total for
-	// the host to persist and pass back in Core.Lost after a restart. Same
+	// the host to persist and pass back in Protocol.Lost after a restart. Same
 	// rules as OnDeliver.
 	OnLost func(newsnet.Lost)
 
@@ -98,7 +98,7 @@ type Config struct {
 // any protocol frame, with a count in Node.SecurityStats and a logged
 // reason (at most one line per peer address per minute; a line per minute
 // sums up the refusals not logged). TLS, proof and hello together are bounded by the
-// handshake timeout (Core.JoinTimeout when dialing, 5s when accepting).
+// handshake timeout (Protocol.JoinTimeout when dialing, 5s when accepting).
 type Security struct {
 	// Identity is this installation's key pair; its self-signed certificate
 	// is presented on every link. Required.
@@ -149,34 +149,34 @@ const (
 	// together are copied into a buffer of this size and go out in one
 	// write, and a larger frame is written in pieces of this size. The write
 	// deadline is refreshed before every write, so a peer that takes in at
-	// least this much per Core.LinkTimeout is never closed as stalled.
+	// least this much per Protocol.LinkTimeout is never closed as stalled.
 	writeBufferSize = 32 << 10
 
-	// queueCapSlack is added to 4×Core.LinkBuffer to make a link's hard
+	// queueCapSlack is added to 4×Protocol.LinkBuffer to make a link's hard
 	// queue cap (see queueCap).
 	queueCapSlack = 8 << 20
 )
 
 // queueCap is the hard bound, in bytes of frame buffers (sendQueue.bytes),
 // of the frames queued on one link and not yet taken by its writer. The core keeps its own unwritten
-// bytes under Core.LinkBuffer (plus a few control frames), so it never gets
+// bytes under Protocol.LinkBuffer (plus a few control frames), so it never gets
 // near this cap: a link that reaches it shows a flow-control bug, and is
 // closed with an error in the log rather than allowed to grow.
 func queueCap(core newsnet.Config) int { return 4*core.LinkBuffer + queueCapSlack }
 
 // wakeBytes is how many written bytes a link's writer accumulates before
 // it wakes the loop to report them (the loop collects smaller amounts on
-// its tick): well under the half of Core.LinkBuffer at which the core
+// its tick): well under the half of Protocol.LinkBuffer at which the core
 // sends what it withheld.
 func wakeBytes(core newsnet.Config) int { return min(core.LinkBuffer/8, 64<<10) }
 
 // writeTimeout is how long one write to a link may make no progress before
 // the writer fails the link: the peer stopped reading. One tick above
-// Core.LinkTimeout, so the core's own no-progress rule, which runs on
+// Protocol.LinkTimeout, so the core's own no-progress rule, which runs on
 // Written reports and ticks, normally decides first and says why.
 func writeTimeout(core newsnet.Config) time.Duration { return core.LinkTimeout + core.TickInterval }
 
-// coreConfig returns cfg.Core completed for the servant id: defaults for
+// coreConfig returns cfg.Protocol completed for the servant id: defaults for
 // zero numeric fields (durations and counts, including any the core adds
 // later), the ID, and a Rand.
 func coreConfig(c newsnet.Config, id newsnet.ServantID) newsnet.Config {

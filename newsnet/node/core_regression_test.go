@@ -17,9 +17,9 @@ import (
 // accept path's last element as its up-servant's ID. (The core once
 // compared it with the dialed string and retried forever.)
 func TestSeedSpelledDifferently(t *testing.T) {
-	v := startNode(t, Config{Core: fastCore(), Logger: newTestLog(t)})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: newTestLog(t)})
 	port := strings.TrimPrefix(string(v.Addr()), "127.0.0.1:")
-	j := startNode(t, Config{Core: fastCore(newsnet.ServantID("localhost:" + port)), Logger: newTestLog(t)})
+	j := startNode(t, Config{Protocol: fastCore(newsnet.ServantID("localhost:" + port)), Logger: newTestLog(t)})
 	waitFor(t, 5*time.Second, "joiner attached through a seed named localhost", func() error {
 		if st := j.Status(); st.Up != v.Addr() {
 			return fmt.Errorf("role %s, up %q", st.Role, st.Up)

@@ -116,8 +116,8 @@ func TestWrittenMatchesSent(t *testing.T) {
 	log := newTestLog(t)
 	vl, jl := newLedger(), newLedger()
 	var vd, jd deliveries
-	v := startNode(t, Config{Core: fastCore(), Logger: log, OnDeliver: vd.add, observe: vl.observe})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add, observe: jl.observe})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, OnDeliver: vd.add, observe: vl.observe})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add, observe: jl.observe})
 	waitFor(t, 5*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 	if err := v.Subscribe("x"); err != nil {
 		t.Fatal(err)
@@ -380,8 +380,8 @@ func TestSlowSteadyPeerIsKept(t *testing.T) {
 	jl := newLedger()
 	var dialer stallDialer
 	core := fastCore()
-	v := startNode(t, Config{Core: core, Logger: log, OnDeliver: vd.add})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, wrapDial: dialer.wrap, observe: jl.observe})
+	v := startNode(t, Config{Protocol: core, Logger: log, OnDeliver: vd.add})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, wrapDial: dialer.wrap, observe: jl.observe})
 	waitFor(t, 5*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 	if err := v.Subscribe("x"); err != nil {
 		t.Fatal(err)
@@ -431,7 +431,7 @@ func TestSlowSteadyPeerIsKept(t *testing.T) {
 	}
 }
 
-// A peer that stops reading entirely is closed about Core.LinkTimeout after
+// A peer that stops reading entirely is closed about Protocol.LinkTimeout after
 // its writes stopped, even though it keeps sending (its heartbeats arrive)
 // and has no timeout of its own to close the link first.
 func TestStalledPeerIsClosed(t *testing.T) {
@@ -440,9 +440,9 @@ func TestStalledPeerIsClosed(t *testing.T) {
 	var dialer stallDialer
 	vcore := fastCore()
 	vcore.LinkTimeout = 30 * time.Second // the vertex never gives up first
-	v := startNode(t, Config{Core: vcore, Logger: log})
+	v := startNode(t, Config{Protocol: vcore, Logger: log})
 	core := fastCore(v.Addr())
-	j := startNode(t, Config{Core: core, Logger: log, wrapDial: dialer.wrap, observe: jl.observe})
+	j := startNode(t, Config{Protocol: core, Logger: log, wrapDial: dialer.wrap, observe: jl.observe})
 	waitFor(t, 5*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 	up := jl.uplink(v.Addr())
 	conn := dialer.last()
@@ -488,7 +488,7 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 	var mu sync.Mutex
 	var published [][16]byte
 	n := startNode(t, Config{
-		Core:       fastCore(),
+		Protocol:   fastCore(),
 		Logger:     newTestLog(t),
 		backlogged: func(*newsnet.Servant) bool { return backlogged.Load() },
 		OnPublished: func(p newsnet.Published) {
@@ -584,7 +584,7 @@ func TestPublishBatch(t *testing.T) {
 	var mu sync.Mutex
 	var published [][16]byte
 	n := startNode(t, Config{
-		Core:       fastCore(),
+		Protocol:   fastCore(),
 		Logger:     newTestLog(t),
 		backlogged: func(*newsnet.Servant) bool { return backlogged.Load() },
 		OnPublished: func(p newsnet.Published) {
@@ -676,12 +676,12 @@ func TestQueueOverCapClosesLink(t *testing.T) {
 	log := newTestLog(t)
 	jl := newLedger()
 	var dialer stallDialer
-	v := startNode(t, Config{Core: fastCore(), Logger: log})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log})
 	core := fastCore(v.Addr())
 	core.LinkTimeout = 30 * time.Second // the stall must not end the link first
 	core.HeartbeatInterval = time.Second
 	core.RootSilence = time.Minute
-	j := startNode(t, Config{Core: core, Logger: log, wrapDial: dialer.wrap, observe: jl.observe, queueCap: 16 << 10})
+	j := startNode(t, Config{Protocol: core, Logger: log, wrapDial: dialer.wrap, observe: jl.observe, queueCap: 16 << 10})
 	waitFor(t, 5*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 	if err := v.Subscribe("x"); err != nil {
 		t.Fatal(err)

@@ -24,27 +24,27 @@
 // one write and adds their newsnet.SizeOf bytes to a counter; the loop
 // collects the counters and feeds them to the core as newsnet.Written
 // events on every tick, and at once when a link's unreported bytes reach
-// Core.LinkBuffer/8 (at most 64 KiB; the writer wakes it without waiting).
+// Protocol.LinkBuffer/8 (at most 64 KiB; the writer wakes it without waiting).
 // Each Written is a step of the core, so reporting every small write of a
 // quiet link would cost more than the frames.
 //
 // The core counts the bytes it sent and the host has not written yet, and
-// stops sending items on a link once they reach Core.LinkBuffer (it
+// stops sending items on a link once they reach Protocol.LinkBuffer (it
 // withholds them and sends them later from its relay cache and the store);
 // so the queue of a slow peer stops growing instead of being emptied into
 // the void.
 //
 // A peer is closed as too slow only when a write made no progress for
-// about Core.LinkTimeout: the core closes a link with bytes queued and
+// about Protocol.LinkTimeout: the core closes a link with bytes queued and
 // nothing written for LinkTimeout, and the writer's deadline, armed afresh
 // before every write of at most 32 KiB, fails it one tick later. A peer that
 // reads slowly but steadily (32 KiB per LinkTimeout, 8 KiB/s by default)
 // keeps its link.
 //
-// Memory per link is bounded: its send queue holds at most 4×Core.LinkBuffer
+// Memory per link is bounded: its send queue holds at most 4×Protocol.LinkBuffer
 // + 8 MiB of frame buffers (12 MiB by default; buffers are shared between
 // links and at most twice their frame). The core keeps it near
-// Core.LinkBuffer, 1 MiB by default, so the cap only catches a bug: a link
+// Protocol.LinkBuffer, 1 MiB by default, so the cap only catches a bug: a link
 // that reaches it is closed with an error in the log. Add to that the
 // writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, and the
 // frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB).
@@ -187,7 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if id == "" {
 		id = newsnet.ServantID(ln.Addr().String())
 	}
-	core := coreConfig(cfg.Core, id)
+	core := coreConfig(cfg.Protocol, id)
 	s, err := newsnet.New(core)
 	if err != nil {
 		ln.Close()
@@ -490,7 +490,7 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 }
 
 // dial connects to addr for the core's join attempt on link and reports the
-// outcome to the loop. Dial and handshake together get Core.JoinTimeout.
+// outcome to the loop. Dial and handshake together get Protocol.JoinTimeout.
 func (n *Node) dial(link newsnet.LinkID, addr newsnet.ServantID) {
 	defer n.wg.Done()
 	ctx, cancel := context.WithTimeout(n.ctx, n.core.JoinTimeout)

@@ -160,8 +160,8 @@ func linkTo(st newsnet.Status, peer newsnet.ServantID) (newsnet.LinkStatus, bool
 func TestTwoNodes(t *testing.T) {
 	log := newTestLog(t)
 	var vd, jd deliveries
-	v := startNode(t, Config{Core: fastCore(), Logger: log, OnDeliver: vd.add})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, OnDeliver: vd.add})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add})
 
 	if got := v.Status().Role; got != newsnet.RoleVertex {
 		t.Fatalf("first node role = %s, want vertex", got)
@@ -313,8 +313,8 @@ func (c *rawConn) expectClosed(what string) {
 // still accepted.
 func TestBadPeersAreDropped(t *testing.T) {
 	log := newTestLog(t)
-	v := startNode(t, Config{Core: fastCore(), Logger: log})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log})
 	attached := func() error {
 		if st := j.Status(); st.Up != v.Addr() {
 			return fmt.Errorf("joiner up = %q", st.Up)
@@ -369,7 +369,7 @@ func TestBadPeersAreDropped(t *testing.T) {
 	if err := attached(); err != nil {
 		t.Fatalf("bad peers disturbed a good link: %v", err)
 	}
-	k := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log})
+	k := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log})
 	waitFor(t, 5*time.Second, "another joiner attached", func() error {
 		if st := k.Status(); st.Role != newsnet.RoleAttached {
 			return fmt.Errorf("role %s", st.Role)
@@ -382,7 +382,7 @@ func TestBadPeersAreDropped(t *testing.T) {
 // is dropped once nothing arrived for LinkTimeout.
 func TestHeartbeatDropsSilentDown(t *testing.T) {
 	core := fastCore()
-	v := startNode(t, Config{Core: core, Logger: newTestLog(t)})
+	v := startNode(t, Config{Protocol: core, Logger: newTestLog(t)})
 	c := dialRaw(t, v.Addr())
 	c.hello()
 	const ghost = newsnet.ServantID("127.0.0.1:9")
@@ -436,7 +436,7 @@ func TestHeartbeatDropsSilentUp(t *testing.T) {
 	}()
 
 	core := fastCore(fake)
-	j := startNode(t, Config{Core: core, Logger: newTestLog(t)})
+	j := startNode(t, Config{Protocol: core, Logger: newTestLog(t)})
 	waitFor(t, 5*time.Second, "attached under the fake", func() error {
 		if st := j.Status(); st.Up != fake {
 			return fmt.Errorf("up = %q, role %s", st.Up, st.Role)
@@ -454,7 +454,7 @@ func TestHeartbeatDropsSilentUp(t *testing.T) {
 // A subscription set beyond newsnet.CheckSubscriptions' limits is refused
 // and leaves the subscriptions as they were (issue 11, defect 5).
 func TestSetSubscriptionsLimit(t *testing.T) {
-	n := startNode(t, Config{Core: fastCore(), Logger: newTestLog(t)})
+	n := startNode(t, Config{Protocol: fastCore(), Logger: newTestLog(t)})
 	if err := n.SetSubscriptions([]string{"it"}); err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func testTCPOverlay50(t *testing.T, security func() *Security) {
 	var seeds []newsnet.ServantID
 	for i := range nodes {
 		on := &overlayNode{subs: newsnet.NewCategorySet(subsOf(i)...)}
-		cfg := Config{Core: overlayCore(seeds...), Logger: log, OnDeliver: on.got.add}
+		cfg := Config{Protocol: overlayCore(seeds...), Logger: log, OnDeliver: on.got.add}
 		if security != nil {
 			cfg.Security = security()
 		}

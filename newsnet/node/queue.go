@@ -71,7 +71,7 @@ const queuedOverhead = 64
 // link's writer. The loop pushes without ever waiting; the writer takes
 // batches and reports what it wrote. It is bounded in bytes by the cap the
 // loop passes to push (see queueCap); in normal operation the core's own
-// flow control (Core.LinkBuffer) keeps it far below that.
+// flow control (Protocol.LinkBuffer) keeps it far below that.
 type sendQueue struct {
 	mu    sync.Mutex
 	items []queued // FIFO from head

@@ -84,7 +84,7 @@ func refusedHellos(n *Node, want uint64) func() error {
 func TestRefusedHandshakeFloodLogBounded(t *testing.T) {
 	t.Run("one line per minute", func(t *testing.T) {
 		h := newCountingHandler()
-		n := startNode(t, Config{Core: fastCore(), Logger: slog.New(h)})
+		n := startNode(t, Config{Protocol: fastCore(), Logger: slog.New(h)})
 		const flood = 300
 		badHellos(t, string(n.Addr()), flood)
 		waitFor(t, 20*time.Second, "every bad hello refused", refusedHellos(n, flood))
@@ -95,7 +95,7 @@ func TestRefusedHandshakeFloodLogBounded(t *testing.T) {
 	t.Run("summaries", func(t *testing.T) {
 		const every = 300 * time.Millisecond
 		h := newCountingHandler()
-		n := startNode(t, Config{Core: fastCore(), Logger: slog.New(h), refusalLogEvery: every})
+		n := startNode(t, Config{Protocol: fastCore(), Logger: slog.New(h), refusalLogEvery: every})
 		start := time.Now()
 		var sent uint64
 		for time.Since(start) < 4*every {

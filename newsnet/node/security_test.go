@@ -85,8 +85,8 @@ func TestSecureTwoNodes(t *testing.T) {
 	log := newTestLog(t)
 	secrets := newSecretList([]byte("s3cret"))
 	var vd, jd deliveries
-	v := startNode(t, Config{Core: fastCore(), Logger: log, OnDeliver: vd.add, Security: newSecurity(t, secrets)})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add, Security: newSecurity(t, secrets)})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, OnDeliver: vd.add, Security: newSecurity(t, secrets)})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add, Security: newSecurity(t, secrets)})
 	waitFor(t, 10*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 
 	if err := j.Subscribe("it"); err != nil {
@@ -130,8 +130,8 @@ func TestSecureTwoNodes(t *testing.T) {
 // A node with the wrong secret is refused on both ends and never attaches.
 func TestSecureWrongSecretRefused(t *testing.T) {
 	log := newTestLog(t)
-	v := startNode(t, Config{Core: fastCore(), Logger: log, Security: newSecurity(t, newSecretList([]byte("right")))})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, newSecretList([]byte("wrong")))})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, Security: newSecurity(t, newSecretList([]byte("right")))})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, newSecretList([]byte("wrong")))})
 	waitFor(t, 10*time.Second, "vertex refused proofs", statIs(v, refusedProof, 2))
 	waitFor(t, 10*time.Second, "joiner refused proofs", statIs(j, refusedProof, 2))
 	if err := attachedTo(j, v); err == nil {
@@ -145,8 +145,8 @@ func TestSecureWrongSecretRefused(t *testing.T) {
 // A plain-TCP servant dialing a secured one is refused at TLS.
 func TestSecurePlainDialerRefused(t *testing.T) {
 	log := newTestLog(t)
-	v := startNode(t, Config{Core: fastCore(), Logger: log, Security: newSecurity(t, newSecretList([]byte("s")))})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, Security: newSecurity(t, newSecretList([]byte("s")))})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log})
 	waitFor(t, 10*time.Second, "vertex refused TLS", statIs(v, refusedTLS, 2))
 	if err := attachedTo(j, v); err == nil {
 		t.Fatal("plain joiner attached to a secured vertex")
@@ -162,7 +162,7 @@ func TestSecurePlainDialerRefused(t *testing.T) {
 func TestSecureRawClientsRefused(t *testing.T) {
 	log := newTestLog(t)
 	const hsTimeout = 500 * time.Millisecond
-	v := startNode(t, Config{Core: fastCore(), Logger: log, handshakeTimeout: hsTimeout,
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, handshakeTimeout: hsTimeout,
 		Security: newSecurity(t, newSecretList([]byte("s")))})
 	stranger, err := trust.GenerateIdentity()
 	if err != nil {
@@ -261,7 +261,7 @@ func TestSecureRawClientsRefused(t *testing.T) {
 		check("stall after TLS")
 	})
 	// None of it disturbed the node: a member still attaches.
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, newSecretList([]byte("s")))})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, newSecretList([]byte("s")))})
 	waitFor(t, 10*time.Second, "member attached", func() error { return attachedTo(j, v) })
 }
 
@@ -286,8 +286,8 @@ func TestSecureRotation(t *testing.T) {
 	log := newTestLog(t)
 	oldS, newS := []byte("old secret"), []byte("new secret")
 	vs, js := newSecretList(oldS), newSecretList(oldS)
-	v := startNode(t, Config{Core: fastCore(), Logger: log, Security: newSecurity(t, vs)})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, js)})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, Security: newSecurity(t, vs)})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, js)})
 	waitFor(t, 10*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 	oldID, newID := secretID(sha256.Sum256(oldS)), secretID(sha256.Sum256(newS))
 	if got := peerSecrets(t, v); !slices.Equal(got, []secretID{oldID}) {
@@ -343,9 +343,9 @@ func TestSecureRotationDuringHandshake(t *testing.T) {
 		}
 		return [][]byte{newS}
 	}
-	v := startNode(t, Config{Core: fastCore(), Logger: log, Security: vsec})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, Security: vsec})
 	js := newSecretList(oldS)
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, js)})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, Security: newSecurity(t, js)})
 	waitFor(t, 10*time.Second, "stale link dropped", statIs(v, reauthClosed, 1))
 	if err := attachedTo(j, v); err == nil {
 		t.Fatal("joiner attached with a dropped secret")
@@ -410,8 +410,8 @@ func TestSecureNoPlaintext(t *testing.T) {
 			}
 			var capt capture
 			var vd, jd deliveries
-			v := startNode(t, Config{Core: fastCore(), Logger: log, OnDeliver: vd.add, Security: sec()})
-			j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add, Security: sec(), wrapDial: capt.wrap})
+			v := startNode(t, Config{Protocol: fastCore(), Logger: log, OnDeliver: vd.add, Security: sec()})
+			j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, OnDeliver: jd.add, Security: sec(), wrapDial: capt.wrap})
 			waitFor(t, 10*time.Second, "joiner attached", func() error { return attachedTo(j, v) })
 			if err := j.Subscribe("it"); err != nil {
 				t.Fatal(err)
@@ -471,7 +471,7 @@ func TestSecurityConfig(t *testing.T) {
 			t.Errorf("Start with %+v: err = %v", sec, err)
 		}
 	}
-	n := startNode(t, Config{Core: fastCore()})
+	n := startNode(t, Config{Protocol: fastCore()})
 	n.Reauthenticate()
 	if st := n.SecurityStats(); len(st) != 0 {
 		t.Errorf("plain node stats %v", st)
@@ -491,7 +491,7 @@ func BenchmarkPlainHandshake(b *testing.B) {
 func benchmarkHandshake(b *testing.B, secured bool) {
 	l := newSecretList([]byte("bench secret"))
 	cfg := func() Config {
-		c := Config{Listen: "127.0.0.1:0", Core: fastCore()}
+		c := Config{Listen: "127.0.0.1:0", Protocol: fastCore()}
 		if secured {
 			c.Security = newSecurity(b, l)
 		}
@@ -562,8 +562,8 @@ func TestSecureRevokedKeyRefused(t *testing.T) {
 	}
 	vsec := newSecurity(t, secrets)
 	vsec.Admit = refuseRevoked
-	v := startNode(t, Config{Core: fastCore(), Logger: log, Security: vsec})
-	j := startNode(t, Config{Core: fastCore(v.Addr()), Logger: log, Security: revoked})
+	v := startNode(t, Config{Protocol: fastCore(), Logger: log, Security: vsec})
+	j := startNode(t, Config{Protocol: fastCore(v.Addr()), Logger: log, Security: revoked})
 	waitFor(t, 10*time.Second, "vertex refused the revoked key", statIs(v, refusedKey, 2))
 	if err := attachedTo(j, v); err == nil {
 		t.Fatal("revoked member attached")

@@ -325,7 +325,7 @@ type stressServant struct {
 // converged routing and no catch-up runs (the one after joining; its
 // repeat, CatchUpRepeat later, may still land in a burst). tune, if set,
 // adjusts subscriber i's config (1-based) before it starts,
-// Core.Subscriptions (drawn at random) included.
+// Protocol.Subscriptions (drawn at random) included.
 func newStressNet(t *testing.T, servants int, tune func(i int, cfg *Config)) *stressNet {
 	t.Helper()
 	seed := uint64(time.Now().UnixNano())
@@ -336,7 +336,7 @@ func newStressNet(t *testing.T, servants int, tune func(i int, cfg *Config)) *st
 	pubCore := stressCore()
 	pubCore.Source = stressSource
 	pubCore.Archive = s.store
-	s.pub = startNode(t, Config{Core: pubCore, Logger: log, OnPublished: s.store.published, observe: observers(s.store.observe, s.links.hook("publisher"))})
+	s.pub = startNode(t, Config{Protocol: pubCore, Logger: log, OnPublished: s.store.published, observe: observers(s.store.observe, s.links.hook("publisher"))})
 	for i := 1; i < servants; i++ {
 		var subs []string
 		for _, c := range s.cats {
@@ -347,11 +347,11 @@ func newStressNet(t *testing.T, servants int, tune func(i int, cfg *Config)) *st
 		sv := &stressServant{got: &deliveryLog{}}
 		core := stressCore(s.pub.Addr())
 		core.Subscriptions = subs
-		cfg := Config{Core: core, Logger: log, OnDeliver: sv.got.add, observe: s.links.hook(fmt.Sprintf("servant %d", i))}
+		cfg := Config{Protocol: core, Logger: log, OnDeliver: sv.got.add, observe: s.links.hook(fmt.Sprintf("servant %d", i))}
 		if tune != nil {
 			tune(i, &cfg)
 		}
-		sv.subs = newsnet.NewCategorySet(cfg.Core.Subscriptions...)
+		sv.subs = newsnet.NewCategorySet(cfg.Protocol.Subscriptions...)
 		sv.Node = startNode(t, cfg)
 		s.servers = append(s.servers, sv)
 	}
@@ -669,10 +669,10 @@ func TestTCPStalledSubscriberCatchesUp(t *testing.T) {
 		if i != victimAt {
 			return
 		}
-		cfg.Core.Subscriptions = []string{"hr", "it", "sales", "eng"}
+		cfg.Protocol.Subscriptions = []string{"hr", "it", "sales", "eng"}
 		cfg.wrapDial = stall.wrap
-		cfg.Core.LinkTimeout = 3 * stallFor
-		cfg.Core.RootSilence = 3 * stallFor
+		cfg.Protocol.LinkTimeout = 3 * stallFor
+		cfg.Protocol.RootSilence = 3 * stallFor
 	})
 	victim := s.servers[victimAt-1]
 	// The victim's subtree starves with it; everyone else must not.
@@ -832,13 +832,13 @@ const tailWithin = 10 * time.Second
 func TestTCPTailAfterCut(t *testing.T) {
 	log := newTestLog(t)
 	links := newLinkWatch()
-	vertex := startNode(t, Config{Listen: "127.0.0.1:0", Core: stressCore(), Logger: log, observe: links.hook("vertex")})
+	vertex := startNode(t, Config{Listen: "127.0.0.1:0", Protocol: stressCore(), Logger: log, observe: links.hook("vertex")})
 	seeds := []newsnet.ServantID{vertex.Addr()}
 
 	store := newOwnStore("tail-publisher")
 	pubCore := stressCore(seeds...)
 	pubCore.Source, pubCore.Archive = store.source, store
-	pub := startNode(t, Config{Listen: "127.0.0.2:0", Core: pubCore, Logger: log, OnPublished: store.published, observe: observers(store.observe, links.hook("publisher"))})
+	pub := startNode(t, Config{Listen: "127.0.0.2:0", Protocol: pubCore, Logger: log, OnPublished: store.published, observe: observers(store.observe, links.hook("publisher"))})
 
 	// The tail item exists before the subscriber's reader can look for it.
 	tail := newMsg("hr")
@@ -854,7 +854,7 @@ func TestTCPTailAfterCut(t *testing.T) {
 	watch := links.hook("subscriber")
 	subCore := stressCore(seeds...)
 	subCore.Subscriptions = []string{"hr"}
-	sub := startNode(t, Config{Listen: "127.0.0.3:0", Core: subCore, Logger: log, OnDeliver: got.add, wrapDial: cut.wrap,
+	sub := startNode(t, Config{Listen: "127.0.0.3:0", Protocol: subCore, Logger: log, OnDeliver: got.add, wrapDial: cut.wrap,
 		observe: func(ev newsnet.Event, acts []newsnet.Action) {
 			if r, ok := ev.(newsnet.Received); ok {
 				if _, ok := r.Msg.(*newsnet.Edge); ok {
@@ -865,7 +865,7 @@ func TestTCPTailAfterCut(t *testing.T) {
 		}})
 	itCore := stressCore(seeds...)
 	itCore.Subscriptions = []string{"it"}
-	other := startNode(t, Config{Listen: "127.0.0.4:0", Core: itCore, Logger: log})
+	other := startNode(t, Config{Listen: "127.0.0.4:0", Protocol: itCore, Logger: log})
 
 	nodes := []*overlayNode{{Node: vertex}, {Node: pub}, {Node: sub, subs: newsnet.CategorySet{"hr"}}, {Node: other, subs: newsnet.CategorySet{"it"}}}
 	waitFor(t, 20*time.Second, "one tree with converged routing", func() error { return checkOverlay(nodes) })
@@ -971,7 +971,7 @@ func testLargeCatchUp(t *testing.T, stores bool) {
 	storeFor := func(cfg *Config, a *memArchive, deliver func(*newsnet.Multicast)) {
 		cfg.OnDeliver = deliver
 		if stores {
-			cfg.Core.Archive = a
+			cfg.Protocol.Archive = a
 			cfg.OnDeliver = func(m *newsnet.Multicast) {
 				a.put(m)
 				deliver(m)
@@ -983,14 +983,14 @@ func testLargeCatchUp(t *testing.T, stores bool) {
 	archCore := stressCore()
 	archCore.Subscriptions = []string{newsnet.AllCategories}
 	archCore.Archive = archive
-	arch := startNode(t, Config{Listen: "127.0.0.1:0", Core: archCore, Logger: log, Security: newSecurity(t, secrets),
+	arch := startNode(t, Config{Listen: "127.0.0.1:0", Protocol: archCore, Logger: log, Security: newSecurity(t, secrets),
 		OnDeliver: archive.put, observe: links.hook("archive")})
 	seeds := []newsnet.ServantID{arch.Addr()}
 
 	store := newOwnStore("catch-up-publisher")
 	pubCore := stressCore(seeds...)
 	pubCore.Source, pubCore.Archive = store.source, store
-	pub := startNode(t, Config{Listen: "127.0.0.2:0", Core: pubCore, Logger: log, Security: newSecurity(t, secrets),
+	pub := startNode(t, Config{Listen: "127.0.0.2:0", Protocol: pubCore, Logger: log, Security: newSecurity(t, secrets),
 		OnPublished: store.published, observe: observers(store.observe, links.hook("publisher"))})
 
 	var expMu sync.Mutex
@@ -1003,7 +1003,7 @@ func testLargeCatchUp(t *testing.T, stores bool) {
 		expMu.Lock()
 		core.Expected = maps.Clone(expected)
 		expMu.Unlock()
-		cfg := Config{Listen: listen, Core: core, Logger: log, Security: newSecurity(t, secrets),
+		cfg := Config{Listen: listen, Protocol: core, Logger: log, Security: newSecurity(t, secrets),
 			OnProgress: func(source string, next uint64) {
 				expMu.Lock()
 				expected[source] = next
@@ -1060,7 +1060,7 @@ func testLargeCatchUp(t *testing.T, stores bool) {
 	var joinerGot deliveryLog
 	joinCore := stressCore(seeds...)
 	joinCore.Subscriptions = []string{"hr"}
-	joinCfg := Config{Listen: "127.0.0.4:0", Core: joinCore, Logger: log, Security: newSecurity(t, secrets), observe: links.hook("joiner")}
+	joinCfg := Config{Listen: "127.0.0.4:0", Protocol: joinCore, Logger: log, Security: newSecurity(t, secrets), observe: links.hook("joiner")}
 	storeFor(&joinCfg, newMemArchive(), joinerGot.add)
 	joiner := startNode(t, joinCfg)
 	waitFor(t, 2*time.Minute, "both caught up", func() error {

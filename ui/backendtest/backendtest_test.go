@@ -50,7 +50,7 @@ func TestApp(t *testing.T) {
 	})
 }
 
-// arriveFromPeer is the Arrive of a: a second application core, the admin
+// arriveFromPeer is the Arrive of a: a second application, the admin
 // of a network of its own, which a joins on first use (importing its
 // definition and setting up with it as the seed) publishes the draft once
 // it knows that a subscribes to the category, so the item reaches a over a

@@ -159,7 +159,7 @@ func (w *Network) Start(_ context.Context, cfg node.Config) (*Node, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("servant", string(id))
-	core := cfg.Core
+	core := cfg.Protocol
 	core.ID = id
 	onLost := cfg.OnLost
 	host := sim.Host{

@@ -60,8 +60,8 @@ type host struct {
 func (h *host) config(listen string, core newsnet.Config) node.Config {
 	h.progress = map[string]uint64{}
 	return node.Config{
-		Listen: listen,
-		Core:   core,
+		Listen:   listen,
+		Protocol: core,
 		OnDeliver: func(m *newsnet.Multicast) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
@@ -225,7 +225,7 @@ func TestStartAddresses(t *testing.T) {
 		w := simnode.New(1)
 		defer w.Close()
 		start := func(listen, advertise string) (*simnode.Node, error) {
-			return w.Start(context.Background(), node.Config{Listen: listen, Advertise: newsnet.ServantID(advertise), Core: fastCore()})
+			return w.Start(context.Background(), node.Config{Listen: listen, Advertise: newsnet.ServantID(advertise), Protocol: fastCore()})
 		}
 		a, err := start("10.0.0.1:7400", "")
 		if err != nil || a.Addr() != "10.0.0.1:7400" {
