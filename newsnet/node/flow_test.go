@@ -484,19 +484,7 @@ func TestStalledPeerIsClosed(t *testing.T) {
 // backlog clears, in the order the calls came; Close ends waiting calls
 // with ErrClosed.
 func TestPublishWaitsWhileBacklogged(t *testing.T) {
-	var backlogged atomic.Bool
-	var mu sync.Mutex
-	var published [][16]byte
-	n := startNode(t, Config{
-		Protocol:   fastCore(),
-		Logger:     newTestLog(t),
-		backlogged: func(*newsnet.Servant) bool { return backlogged.Load() },
-		OnPublished: func(p newsnet.Published) {
-			mu.Lock()
-			published = append(published, p.ID)
-			mu.Unlock()
-		},
-	})
+	n, backlogged, publishedIDs := startBackloggable(t)
 	backlogged.Store(true)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -551,9 +539,7 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 			t.Errorf("Publish %d = %v after the backlog cleared", r.i, r.err)
 		}
 	}
-	mu.Lock()
-	got := slices.Clone(published)
-	mu.Unlock()
+	got := publishedIDs()
 	want := [][16]byte{msgs[0].ID, msgs[1].ID, msgs[2].ID}
 	if !slices.Equal(got, want) {
 		t.Errorf("published %x, want %x (in call order, without the abandoned one)", got, want)
@@ -576,11 +562,12 @@ func TestPublishWaitsWhileBacklogged(t *testing.T) {
 	}
 }
 
-// PublishBatch publishes in order in one hand-off; while backlogged the
-// whole batch waits, and a context that ends cancels the rest of it, so
-// what was published is a prefix.
-func TestPublishBatch(t *testing.T) {
-	var backlogged atomic.Bool
+// startBackloggable starts a node whose backlog the test switches on and
+// off, and returns it with the switch and the IDs published so far, in
+// order.
+func startBackloggable(t *testing.T) (*Node, *atomic.Bool, func() [][16]byte) {
+	t.Helper()
+	backlogged := new(atomic.Bool)
 	var mu sync.Mutex
 	var published [][16]byte
 	n := startNode(t, Config{
@@ -593,11 +580,18 @@ func TestPublishBatch(t *testing.T) {
 			mu.Unlock()
 		},
 	})
-	got := func() [][16]byte {
+	return n, backlogged, func() [][16]byte {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(published)
 	}
+}
+
+// PublishBatch publishes in order in one hand-off; while backlogged the
+// whole batch waits, and a context that ends cancels the rest of it, so
+// what was published is a prefix.
+func TestPublishBatch(t *testing.T) {
+	n, backlogged, got := startBackloggable(t)
 	ids := func(ms []*newsnet.Multicast) (out [][16]byte) {
 		for _, m := range ms {
 			out = append(out, m.ID)
