@@ -38,6 +38,15 @@ import (
 // stressSource is the publisher's source ID in these tests.
 const stressSource = "stress-publisher"
 
+// stressDeadline bounds the waits for completion. These tests check that
+// everything arrives, not how fast (newsbench -stress-only measures that):
+// a 200-servant burst completes in 5–15 s on the quiet 2-core machine, but
+// make test runs the simulator's packages beside it, and a servant whose
+// loop is starved of CPU lets links time out and subtrees rejoin and catch
+// up while the burst still flows (issue 10's open overload item), which
+// takes minutes, not forever.
+const stressDeadline = 4 * time.Minute
+
 // deliveryLog records what OnDeliver saw on one servant: how often each
 // item came, and whether each source's counts came in order. It survives a
 // restart of the servant, so a copy delivered again after one is caught.
@@ -507,7 +516,7 @@ func TestTCPBurstNoArchive(t *testing.T) {
 	start := time.Now()
 	s.burst(items)
 	t.Logf("published %d items in %v", items, time.Since(start).Round(time.Millisecond))
-	waitFor(t, time.Minute, "every subscriber holds its items", func() error { return s.complete(s.servers) })
+	waitFor(t, stressDeadline, "every subscriber holds its items", func() error { return s.complete(s.servers) })
 	took := time.Since(start)
 	settle()
 	s.check()
@@ -730,13 +739,13 @@ func TestTCPStalledSubscriberCatchesUp(t *testing.T) {
 		t.Errorf("the stalled servant was delivered %d items while not reading", got-before)
 	}
 
-	waitFor(t, time.Until(stallEnd)+time.Minute, "the stalled servant holds its items", func() error {
+	waitFor(t, time.Until(stallEnd)+stressDeadline, "the stalled servant holds its items", func() error {
 		return s.complete([]*stressServant{victim})
 	})
 	vc := victim.Status().Counters
 	t.Logf("the stalled servant caught up %v after the stall ended (asked %d messages, %d categories)",
 		time.Since(stallEnd).Round(time.Millisecond), vc.AskedMessages, vc.AskedClasses)
-	waitFor(t, time.Minute, "everyone holds its items", func() error { return s.complete(s.servers) })
+	waitFor(t, stressDeadline, "everyone holds its items", func() error { return s.complete(s.servers) })
 	took := time.Since(start)
 	if len(below) > 0 {
 		t.Logf("the %d servants below it held every item %v after the stall ended", len(below), time.Since(stallEnd).Round(time.Millisecond))
@@ -1047,7 +1056,7 @@ func testLargeCatchUp(t *testing.T, stores bool) {
 	for range items {
 		publish()
 	}
-	waitFor(t, time.Minute, "the archive holds every item", func() error {
+	waitFor(t, stressDeadline, "the archive holds every item", func() error {
 		if n := archive.stored(store.source); n != len(ids) {
 			return fmt.Errorf("the archive holds %d of %d", n, len(ids))
 		}
@@ -1063,7 +1072,7 @@ func testLargeCatchUp(t *testing.T, stores bool) {
 	joinCfg := Config{Listen: "127.0.0.4:0", Protocol: joinCore, Logger: log, Security: newSecurity(t, secrets), observe: links.hook("joiner")}
 	storeFor(&joinCfg, newMemArchive(), joinerGot.add)
 	joiner := startNode(t, joinCfg)
-	waitFor(t, 2*time.Minute, "both caught up", func() error {
+	waitFor(t, stressDeadline, "both caught up", func() error {
 		if a, j := awayGot.holds(), joinerGot.holds(); a != len(ids) || j != len(ids) {
 			return fmt.Errorf("the returning servant holds %d of %d, the joiner %d", a, len(ids), j)
 		}
