@@ -159,12 +159,14 @@ func (w *recWindow) Show()                      { w.hidden = false; w.Window.Sho
 func (a *recApp) Quit()                         { a.quit = true }
 
 type harness struct {
-	t      testing.TB
-	a      *recApp
-	events <-chan app.Event
-	w      *syncWorker
-	u      *UI
-	win    fyne.Window
+	t        testing.TB
+	handled  []app.Event // events handled since await began (while awaiting)
+	awaiting bool
+	a        *recApp
+	events   <-chan app.Event
+	w        *syncWorker
+	u        *UI
+	win      fyne.Window
 }
 
 func newHarness(t testing.TB, b *fake) *harness {
@@ -203,6 +205,9 @@ func (h *harness) sync() {
 			}
 		}
 		if len(evs) > 0 {
+			if h.awaiting {
+				h.handled = append(h.handled, evs...)
+			}
 			h.u.handleEvents(evs)
 			continue
 		}
@@ -227,16 +232,20 @@ func (h *harness) sync() {
 
 // await blocks until the backend sends an event that ok accepts (a real
 // application delivering over the network), handling every event on
-// the way, then runs what follows.
+// the way, then runs what follows. An event that sync handled while
+// await ran counts too: sync drains every queued event.
 func (h *harness) await(what string, ok func(app.Event) bool) {
 	h.t.Helper()
 	deadline := time.After(20 * time.Second)
+	h.handled, h.awaiting = nil, true
+	defer func() { h.handled, h.awaiting = nil, false }()
 	for {
 		select {
 		case ev := <-h.events:
+			h.handled = append(h.handled, ev)
 			h.u.handleEvents([]app.Event{ev})
 			h.sync()
-			if ok(ev) {
+			if slices.ContainsFunc(h.handled, ok) {
 				return
 			}
 		case <-deadline:
