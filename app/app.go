@@ -226,10 +226,18 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		st.Close()
 		return nil, fmt.Errorf("installation key: %w", err)
 	}
-	source, err := installationSource(opts.DataDir, identity.Public, fresh, log)
+	source, made, err := installationSource(opts.DataDir, identity.Public, fresh, log)
 	if err != nil {
 		st.Close()
 		return nil, err
+	}
+	if made {
+		// The chains of a new source start empty: the per-category counts
+		// of the last publications were the old source's.
+		if err := st.RebuildOwnLast(source); err != nil {
+			st.Close()
+			return nil, damagedStore(opts.DataDir, err)
+		}
 	}
 	a := &App{
 		opts:      opts,

@@ -154,38 +154,38 @@ func setStoreAside(dir string, now time.Time) (string, error) {
 }
 
 // installationSource returns the installation's source, kept in
-// DIR/installation-id. A new one is made (trust.NewSource) on first run, when
+// DIR/installation-id, and whether it made a new one. A new one is made (trust.NewSource) on first run, when
 // fresh is set (a reset store must never reuse a count), and when the file
 // holds a source the key does not own: an installation from before sources
 // were bound to keys, or one whose identity.key was replaced. Its items
 // under the old source stay where they are; new ones start a new stream.
-func installationSource(dir string, key ed25519.PublicKey, fresh bool, log *slog.Logger) (uuid.UUID, error) {
+func installationSource(dir string, key ed25519.PublicKey, fresh bool, log *slog.Logger) (src uuid.UUID, made bool, err error) {
 	path := filepath.Join(dir, installationIDFile)
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return uuid.Nil, fmt.Errorf("installation ID: %w", err)
+		return uuid.Nil, false, fmt.Errorf("installation ID: %w", err)
 	default:
 		old, perr := uuid.Parse(strings.TrimSpace(string(b)))
 		if perr != nil {
-			return uuid.Nil, fmt.Errorf("%s is damaged (%v); restore it, or delete it to publish under a new source", path, perr)
+			return uuid.Nil, false, fmt.Errorf("%s is damaged (%v); restore it, or delete it to publish under a new source", path, perr)
 		}
 		if !fresh && trust.SourceOwnedBy(old, key) {
-			return old, nil
+			return old, false, nil
 		}
 		if !fresh {
 			log.Info("publishing under a new source bound to this installation's key", "old", old)
 		}
 	}
-	src, err := trust.NewSource(key)
+	src, err = trust.NewSource(key)
 	if err != nil {
-		return uuid.Nil, err
+		return uuid.Nil, false, err
 	}
 	if err := replaceFile(path, src.String()+"\n"); err != nil {
-		return uuid.Nil, fmt.Errorf("installation ID: %w", err)
+		return uuid.Nil, false, fmt.Errorf("installation ID: %w", err)
 	}
-	return src, nil
+	return src, true, nil
 }
 
 // replaceFile writes content to path (0600) atomically: a temporary file,

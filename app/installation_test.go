@@ -30,12 +30,12 @@ func TestInstallationSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	src, err := installationSource(dir, id.Public, false, log)
-	if err != nil || !trust.SourceOwnedBy(src, id.Public) {
+	src, made, err := installationSource(dir, id.Public, false, log)
+	if err != nil || !made || !trust.SourceOwnedBy(src, id.Public) {
 		t.Fatalf("first run: %s, %v; want a source the key owns", src, err)
 	}
-	again, err := installationSource(dir, id.Public, false, log)
-	if err != nil || again != src {
+	again, made, err := installationSource(dir, id.Public, false, log)
+	if err != nil || made || again != src {
 		t.Fatalf("second run: %s, %v; want %s", again, err, src)
 	}
 	path := filepath.Join(dir, installationIDFile)
@@ -44,20 +44,20 @@ func TestInstallationSource(t *testing.T) {
 			t.Errorf("%s: mode %v, %v; want %v", p, fi.Mode(), err, mode)
 		}
 	}
-	fresh, err := installationSource(dir, id.Public, true, log)
+	fresh, _, err := installationSource(dir, id.Public, true, log)
 	if err != nil || fresh == src || !trust.SourceOwnedBy(fresh, id.Public) {
 		t.Fatalf("fresh: %s, %v; want a new source the key owns", fresh, err)
 	}
 
 	legacy := uuid.New()
 	os.WriteFile(path, []byte(legacy.String()+"\n"), 0o600)
-	bound, err := installationSource(dir, id.Public, false, log)
+	bound, _, err := installationSource(dir, id.Public, false, log)
 	if err != nil || bound == legacy || !trust.SourceOwnedBy(bound, id.Public) {
 		t.Fatalf("legacy source: %s, %v; want a new bound source", bound, err)
 	}
 
 	os.WriteFile(path, []byte("not a uuid\n"), 0o600)
-	if _, err := installationSource(dir, id.Public, false, log); err == nil || !strings.Contains(err.Error(), "damaged") {
+	if _, _, err := installationSource(dir, id.Public, false, log); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Errorf("damaged ID file: %v", err)
 	}
 }
@@ -165,5 +165,47 @@ func TestServeResetStoreNeedsNetwork(t *testing.T) {
 	cfg, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--reset-store", "--network", "net.json"}, io.Discard)
 	if err != nil || !cfg.reset {
 		t.Fatalf("--reset-store --network: %+v, %v", cfg, err)
+	}
+}
+
+// An installation that takes a new source on an intact store (from before
+// sources were bound to keys, or after identity.key was replaced) starts
+// its chains afresh: the per-category counts of its last publications were
+// the old source's, and the core would link the new source's first items
+// to counts it never sent.
+func TestNewSourceStartsOwnLastAfresh(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{DataDir: dir, Listen: "127.0.0.1:0", Network: testNetwork(t)}
+	a, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := a.Publish(Draft{Category: "it", Title: "Before"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last, _ := a.ownLast(); last["it"] != 3 {
+		t.Fatalf("own last %v, want it: 3", last)
+	}
+	a.Close()
+	// A source from before the binding: a random UUID.
+	if err := os.WriteFile(filepath.Join(dir, installationIDFile), []byte(uuid.NewString()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err = Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if last, err := a.ownLast(); err != nil || len(last) != 0 {
+		t.Errorf("own last under the new source %v, %v; want none", last, err)
+	}
+	r, err := a.Publish(Draft{Category: "it", Title: "After"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := a.Item(r.ID); err != nil || e.Item.SourceCount != 1 || e.Item.Source != a.Source() {
+		t.Errorf("first item under the new source: %+v, %v; want count 1", e.Item, err)
 	}
 }

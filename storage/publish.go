@@ -167,13 +167,22 @@ func (s *Store) OwnLast() (last map[string]uint64, known bool, err error) {
 }
 
 // RebuildOwnLast recomputes OwnLast from the stored items of source (the
-// installation's own), for a store that did not keep it; afterwards
-// OwnLast reports it known. Publications purged by retention meanwhile
+// installation's own), for a store that did not keep it or kept it for
+// another source; afterwards OwnLast reports it known. Publications purged by retention meanwhile
 // are not counted: nobody can answer for them anyway.
 func (s *Store) RebuildOwnLast(source uuid.UUID) error {
 	return s.update("rebuild own last", func(tx *bbolt.Tx, _ *txChanges) error {
 		b := itemBuckets(tx)
 		ownLast := tx.Bucket(bucketOwnLast)
+		var stale [][]byte // counts of another source (the installation took a new one)
+		if err := ownLast.ForEach(func(k, _ []byte) error { stale = append(stale, k); return nil }); err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := ownLast.Delete(k); err != nil {
+				return err
+			}
+		}
 		last := make(map[string]uint64)
 		c := b.bySource.Cursor()
 		for k, _ := c.Seek(source[:]); bytes.HasPrefix(k, source[:]); k, _ = c.Next() {
