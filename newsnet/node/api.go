@@ -59,7 +59,7 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (links
 		if m == nil {
 			return nil, errors.New("node: publish: nil message")
 		}
-		if err := checkCategory(m.Category); err != nil {
+		if err := newsnet.ValidCategory(m.Category); err != nil {
 			return nil, fmt.Errorf("node: publish: %w", err)
 		}
 		// Encode once here, on the caller's goroutine, so a message that no
@@ -194,11 +194,6 @@ var checkBufs = sync.Pool{New: func() any { return new([]byte) }}
 // A set beyond newsnet.CheckSubscriptions' limits is refused: a catch-up
 // request could not name it.
 func (n *Node) SetSubscriptions(categories []string) error {
-	for _, c := range categories {
-		if err := checkCategory(c); err != nil {
-			return fmt.Errorf("node: subscriptions: %w", err)
-		}
-	}
 	if err := newsnet.CheckSubscriptions(categories); err != nil {
 		return fmt.Errorf("node: %w", err)
 	}
@@ -208,7 +203,7 @@ func (n *Node) SetSubscriptions(categories []string) error {
 
 // Subscribe adds one category to the subscriptions.
 func (n *Node) Subscribe(category string) error {
-	if err := checkCategory(category); err != nil {
+	if err := newsnet.ValidCategory(category); err != nil {
 		return fmt.Errorf("node: subscribe: %w", err)
 	}
 	return n.do(func(*newsnet.Servant) { n.step(newsnet.Subscribe{Category: category}) })
@@ -217,19 +212,6 @@ func (n *Node) Subscribe(category string) error {
 // Unsubscribe removes one category from the subscriptions.
 func (n *Node) Unsubscribe(category string) error {
 	return n.do(func(*newsnet.Servant) { n.step(newsnet.Unsubscribe{Category: category}) })
-}
-
-// checkCategory refuses categories the wire cannot carry in a routing set.
-// The core accepts any string, but an empty or oversized one would make
-// every routing frame unencodable.
-func checkCategory(c string) error {
-	switch {
-	case c == "":
-		return errors.New("empty category")
-	case len(c) > newsnet.MaxCategoryBytes:
-		return fmt.Errorf("category longer than %d bytes", newsnet.MaxCategoryBytes)
-	}
-	return nil
 }
 
 // do runs f on the loop goroutine and waits for it. f may read the servant

@@ -252,7 +252,7 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int
 		if m == nil {
 			return nil, errors.New("simnode: publish: nil message")
 		}
-		if err := checkCategory(m.Category); err != nil {
+		if err := newsnet.ValidCategory(m.Category); err != nil {
 			return nil, fmt.Errorf("simnode: publish: %w", err)
 		}
 		if _, err := newsnet.AppendFrame(nil, m); err != nil {
@@ -280,11 +280,6 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int
 // SetSubscriptions replaces the categories delivered to this servant,
 // refusing what node.Node.SetSubscriptions refuses.
 func (n *Node) SetSubscriptions(categories []string) error {
-	for _, c := range categories {
-		if err := checkCategory(c); err != nil {
-			return fmt.Errorf("simnode: subscriptions: %w", err)
-		}
-	}
 	if err := newsnet.CheckSubscriptions(categories); err != nil {
 		return fmt.Errorf("simnode: %w", err)
 	}
@@ -317,17 +312,5 @@ func (n *Node) Close() error {
 	n.final = n.sim.Servant.Status()
 	delete(n.w.nodes, n.id)
 	n.w.poke()
-	return nil
-}
-
-// checkCategory refuses categories the wire cannot carry in a routing set,
-// as the TCP node does.
-func checkCategory(c string) error {
-	switch {
-	case c == "":
-		return errors.New("empty category")
-	case len(c) > newsnet.MaxCategoryBytes:
-		return fmt.Errorf("category longer than %d bytes", newsnet.MaxCategoryBytes)
-	}
 	return nil
 }
