@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,7 +339,10 @@ type stressServant struct {
 func newStressNet(t *testing.T, servants int, tune func(i int, cfg *Config)) *stressNet {
 	t.Helper()
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("subscription seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("NEWSDESK_STRESS_SEED"), 10, 64); err == nil {
+		seed = v // replay a failed run's subscriptions
+	}
+	t.Logf("subscription seed %d (NEWSDESK_STRESS_SEED replays it)", seed)
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	log := newTestLog(t)
 	s := &stressNet{t: t, store: newOwnStore(stressSource), links: newLinkWatch(), cats: []string{"hr", "it", "sales", "eng"}}
