@@ -48,9 +48,13 @@ run: deps
 # the two cores share the work.
 RACE_PKGS := ./newsnet/... ./storage/... ./app/... ./ui/...
 
+# The TCP runtime's stress tests (200 servants on loopback) run on their
+# own: beside the simulator's CPU-bound tests a starved burst can take
+# minutes, and one servant has been seen stuck (issue 10, open).
 test: deps
 	$(GO) vet -tags $(TAGS) ./...
-	$(GO) test -tags $(TAGS) -timeout 15m ./...
+	$(GO) test -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/newsnet/node$$')
+	$(GO) test -tags $(TAGS) -timeout 15m ./newsnet/node/
 	$(GO) test -race -short -tags $(TAGS) -timeout 15m $(RACE_PKGS)
 
 build: deps
