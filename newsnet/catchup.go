@@ -27,9 +27,11 @@ import (
 // are not taken up, for an edge says nothing of how old the items before
 // it are, and only catch-up keeps to the window.
 
-// deferredItem is a live item held back until the catch-up ends.
+// deferredItem is a live item held back until the catch-up ends, or only
+// its header (edge) when too many are held back.
 type deferredItem struct {
 	msg  *Multicast
+	edge *Edge
 	from LinkID
 }
 
@@ -115,10 +117,15 @@ func (s *Servant) historyWanted(c string) bool {
 	return false
 }
 
-// queueCatchUp adds run unless the same one waits already.
+// queueCatchUp adds run unless one of the same kind waits already, not
+// started yet: then that one asks from the earlier of the two times. So
+// rejoining again and again while a catch-up runs (an overloaded tree)
+// queues one more run, not one per rejoin, each paging through the same
+// items after the others.
 func (s *Servant) queueCatchUp(run *catchUpRun) {
 	for _, q := range s.catchUps {
-		if q.sentAt.IsZero() && q.followed == run.followed && q.since == run.since && q.cats.Equal(run.cats) && q.history == run.history && q.prior.Equal(run.prior) {
+		if !q.started && q.followed == run.followed && q.cats.Equal(run.cats) && q.history == run.history && q.prior.Equal(run.prior) {
+			q.since = min(q.since, run.since)
 			return
 		}
 	}
@@ -201,30 +208,53 @@ func (s *Servant) handleCatchUpDone(d *CatchUpDone) {
 	s.releaseDeferred()
 }
 
-// maxDeferred bounds the live items held back while a catch-up runs. What
-// falls beyond is found again once the source is followed: a later item's
-// gap or its edge reveals it.
+// maxDeferred bounds the live items held back while a catch-up runs. Of
+// those that fall beyond, only the latest header per stream is kept (see
+// deferLive).
 const maxDeferred = 4096
 
 // deferLive holds back a live item of a source we do not follow while a
-// catch-up runs (see catchingUp).
+// catch-up runs (see catchingUp). Beyond maxDeferred it keeps only the
+// item's header, as its stream's edge: the item is marked seen and its
+// edge noted already, so neither a copy nor an edge from the tree would
+// reveal it again, and it may be the last of its stream.
 func (s *Servant) deferLive(m *Multicast, from LinkID) {
 	if len(s.deferred) < maxDeferred {
-		s.deferred = append(s.deferred, deferredItem{m, from})
+		s.deferred = append(s.deferred, deferredItem{msg: m, from: from})
+		return
 	}
+	k := edgeKey{m.Source, m.Category}
+	if d, ok := s.deferredEdges[k]; ok && d.edge.Count >= m.Count {
+		return
+	}
+	if s.deferredEdges == nil {
+		s.deferredEdges = map[edgeKey]deferredItem{}
+	}
+	s.deferredEdges[k] = deferredItem{edge: &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
+		History: m.History, Lasts: m.Lasts, LastsComplete: m.LastsComplete}, from: from}
 }
 
 // releaseDeferred sequences the held-back live items once no catch-up
 // runs any more: after what catch-up brought of their sources, so in
 // order; or as the first items of a source catch-up knew nothing of.
+// Then the edges of what did not fit: a needed item among them that
+// catch-up did not bring is asked for.
 func (s *Servant) releaseDeferred() {
-	if len(s.catchUps) > 0 || len(s.deferred) == 0 {
+	if len(s.catchUps) > 0 || len(s.deferred) == 0 && len(s.deferredEdges) == 0 {
 		return
 	}
-	held := s.deferred
-	s.deferred = nil
+	held, edges := s.deferred, s.deferredEdges
+	s.deferred, s.deferredEdges = nil, nil
 	for _, d := range held {
 		s.sequence(d.msg, d.from)
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(edges), compareEdgeKeys) {
+		d := edges[k]
+		st := s.source(k.source)
+		if s.links[st.arrival] == nil {
+			st.arrival = d.from
+		}
+		s.sequenceEdge(st, d.edge)
 	}
 }
 

@@ -79,9 +79,11 @@ func (s *Servant) fromBelow(st *sourceState) bool {
 }
 
 func (s *Servant) sortedEdgeKeys() []edgeKey {
-	return slices.SortedFunc(maps.Keys(s.edges), func(a, b edgeKey) int {
-		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.category, b.category))
-	})
+	return slices.SortedFunc(maps.Keys(s.edges), compareEdgeKeys)
+}
+
+func compareEdgeKeys(a, b edgeKey) int {
+	return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.category, b.category))
 }
 
 // receiveEdge takes an edge from a tree link: news is recorded, forwarded

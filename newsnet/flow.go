@@ -1,7 +1,6 @@
 package newsnet
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -123,9 +122,7 @@ func (s *Servant) drainLink(l *link) {
 		return
 	}
 	l.backlog = nil
-	for _, k := range slices.SortedFunc(maps.Keys(l.edgesOwed), func(a, b edgeKey) int {
-		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.category, b.category))
-	}) {
+	for _, k := range slices.SortedFunc(maps.Keys(l.edgesOwed), compareEdgeKeys) {
 		if e := s.edgeOf(k); e != nil && s.wants(l, k.category) {
 			s.send(l, e)
 		}

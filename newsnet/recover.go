@@ -82,8 +82,11 @@ func (s *Servant) tickRecover() {
 // recorded as lost and released. At most Config.RecoverWindow counts of a
 // source are asked for at a time, so the answers in flight toward this
 // servant stay bounded however much it missed; the rest wait their turn.
+// A detached servant asks nothing: a request would have nowhere to go, and
+// an attempt spent then would bring a count closer to being given up for
+// want of a link rather than of a holder.
 func (s *Servant) requestDue(source string, st *sourceState) {
-	if len(st.wanted) == 0 || s.now.Before(st.due) || s.catchingUpFollowed() {
+	if len(st.wanted) == 0 || s.now.Before(st.due) || s.catchingUpFollowed() || s.detached() {
 		return
 	}
 	var msgs, cats []uint64

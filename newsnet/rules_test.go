@@ -515,3 +515,188 @@ func TestHugeGapIsBounded(t *testing.T) {
 		t.Errorf("first count asked = %d, want %d (the last 65,536 only)", lowest, uint64(1<<40-1<<16))
 	}
 }
+
+// A servant looking for the tree spends no recovery attempts: its requests
+// would have nowhere to go, and counting them would give up as lost what
+// the source still holds. Once it is attached again it asks, with every
+// attempt still ahead.
+// Reference: JP3679935B2 ¶0087 (request what is missing; give up only when no holder answers); issue 10 (overload run: detached servants recorded 1,024–1,536 losses each).
+func TestDetachedServantSpendsNoRecoveryAttempts(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: newsnet.AllCategories})
+	h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{1}, Category: "it", Source: "src", Count: 1}})
+	acts := h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{3}, Category: "it", Source: "src", Count: 3}})
+	if r := sentOn[*newsnet.Recover](acts, up); r == nil || !slices.Equal(r.Counts, []uint64{2}) {
+		t.Fatalf("count 2 missing: request %+v, want one for count 2", r)
+	}
+	h.step(newsnet.LinkDown{Link: up, Reason: "cut"})
+	var redial *newsnet.Dial
+	for range 3000 { // 5 minutes: far beyond every attempt's backoff
+		for _, a := range h.advance(100 * time.Millisecond) {
+			switch a := a.(type) {
+			case newsnet.Lost:
+				t.Fatalf("detached servant gave up %d counts of %s", a.N, a.Source)
+			case newsnet.Send:
+				if _, ok := a.Msg.(*newsnet.Recover); ok {
+					t.Fatalf("recovery request sent while detached: %v", a)
+				}
+			case newsnet.Dial:
+				redial = &a
+			}
+		}
+		if redial != nil {
+			// Refuse the join attempts: the servant stays detached.
+			h.step(newsnet.LinkDown{Link: redial.Link, Reason: "refused"})
+			redial = nil
+		}
+	}
+	if got := h.s.Status().Counters.Lost; got != 0 {
+		t.Fatalf("Lost = %d while detached, want 0", got)
+	}
+	// Attached again: the missing count is asked for.
+	for redial == nil {
+		for _, a := range h.advance(100 * time.Millisecond) {
+			if d, ok := a.(newsnet.Dial); ok {
+				redial = &d
+			}
+		}
+	}
+	h.step(newsnet.LinkUp{Link: redial.Link})
+	h.step(newsnet.Received{Link: redial.Link, Msg: &newsnet.JoinAccept{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.1:7400"}}})
+	acts = h.advance(500 * time.Millisecond)
+	r := sentOn[*newsnet.Recover](acts, redial.Link)
+	if r == nil || !slices.Equal(r.Counts, []uint64{2}) || r.CategoriesOnly {
+		t.Fatalf("after rejoining: request %+v, want one for count 2", r)
+	}
+}
+
+// Catch-ups asked for while one runs wait as one: a servant that rejoins
+// again and again while its first catch-up is unanswered (an overloaded
+// tree) queues one run, from the earliest time any of them asked for,
+// not one run per rejoin that would each page through the same items.
+// Reference: issue 10 (overload run: 13 catch-ups queued on one servant, each of them paged after the others).
+func TestRepeatedRejoinsQueueOneCatchUp(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: "it"})
+	var pages []*newsnet.CatchUp // requests sent and not answered
+	var pageLink []newsnet.LinkID
+	var raw func(ev newsnet.Event)
+	raw = func(ev newsnet.Event) {
+		for _, a := range h.s.Step(ev) {
+			switch a := a.(type) {
+			case newsnet.Send:
+				h.s.Step(newsnet.Written{Link: a.Link, Bytes: newsnet.SizeOf(a.Msg)})
+				if c, ok := a.Msg.(*newsnet.CatchUp); ok && len(c.Trail) > 0 {
+					pages, pageLink = append(pages, c), append(pageLink, a.Link)
+				}
+			case newsnet.Dial:
+				h.s.Step(newsnet.LinkUp{Link: a.Link})
+				up = a.Link
+				raw(newsnet.Received{Link: a.Link, Msg: &newsnet.JoinAccept{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.1:7400"}}})
+			}
+		}
+	}
+	for i := range 10 {
+		h.now = h.now.Add(time.Second)
+		raw(newsnet.Tick{Now: h.now})
+		raw(newsnet.LinkDown{Link: up, Reason: fmt.Sprintf("cut %d", i)})
+		for h.s.Role() != newsnet.RoleAttached {
+			h.now = h.now.Add(100 * time.Millisecond)
+			raw(newsnet.Tick{Now: h.now})
+		}
+	}
+	// Now the tree answers: each page, as it is asked for, is the last.
+	// The up-servant stays alive (partition messages).
+	runs := 0
+	for deadline := h.now.Add(time.Minute); h.now.Before(deadline); {
+		raw(newsnet.Received{Link: up, Msg: &newsnet.PartitionInfo{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.1:7400"}}})
+		for len(pages) > 0 {
+			c, l := pages[0], pageLink[0]
+			pages, pageLink = pages[1:], pageLink[1:]
+			if l != up {
+				continue // asked on a link that is gone
+			}
+			runs++
+			raw(newsnet.Received{Link: up, Msg: &newsnet.CatchUpDone{Trail: c.Trail}})
+		}
+		h.now = h.now.Add(100 * time.Millisecond)
+		raw(newsnet.Tick{Now: h.now})
+	}
+	if h.s.Status().CatchingUp {
+		t.Fatalf("still catching up after every page was answered (%d runs):\n%s", runs, h.s.Diagnose())
+	}
+	// The run under way, the one queued behind it, and the repeat a little
+	// after the last join (which may fold into the queued one).
+	if runs > 3 {
+		t.Errorf("%d catch-up runs after 10 rejoins, want at most 3", runs)
+	}
+}
+
+// Live items of a source not followed yet wait while a catch-up runs, up
+// to a bound. The ones beyond it are not forgotten: once the catch-up
+// ends, the latest of them stands for the rest as the stream's edge, and
+// the servant asks for the needed items it lacks — also when the catch-up
+// brought none of them and no later item will ever show the gap.
+// Reference: issue 10 ("nothing lost ... after bursts larger than any queue"); catchup.go (live items of unfollowed sources wait for the catch-up).
+func TestDeferredOverflowIsAskedFor(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: "it"})
+	var page *newsnet.CatchUp
+	raw := func(ev newsnet.Event) []newsnet.Action {
+		acts := h.s.Step(ev)
+		for _, a := range acts {
+			if s, ok := a.(newsnet.Send); ok {
+				h.s.Step(newsnet.Written{Link: s.Link, Bytes: newsnet.SizeOf(s.Msg)})
+				if c, ok := s.Msg.(*newsnet.CatchUp); ok && len(c.Trail) > 0 {
+					page = c
+				}
+			}
+		}
+		return acts
+	}
+	raw(newsnet.Received{Link: up, Msg: &newsnet.CatchUp{}}) // the tree above re-formed
+	if page == nil {
+		t.Fatal("no catch-up asked for after the hint")
+	}
+	const burst = 5000 // beyond what waits in full
+	for k := uint64(1); k <= burst; k++ {
+		var id [16]byte
+		copy(id[:], fmt.Sprint(k))
+		if acts := raw(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: id, Category: "it", Source: "src", Count: k}}); find[newsnet.Deliver](acts) != nil {
+			t.Fatalf("item %d delivered while the catch-up runs", k)
+		}
+	}
+	// The catch-up ends with nothing: its answer was made before the burst.
+	acts := raw(newsnet.Received{Link: up, Msg: &newsnet.CatchUpDone{Trail: page.Trail}})
+	delivered := 0
+	for _, a := range acts {
+		if _, ok := a.(newsnet.Deliver); ok {
+			delivered++
+		}
+	}
+	asked := map[uint64]bool{}
+	for range 30 {
+		h.now = h.now.Add(100 * time.Millisecond)
+		acts = append(acts, raw(newsnet.Tick{Now: h.now})...)
+		raw(newsnet.Received{Link: up, Msg: &newsnet.PartitionInfo{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.1:7400"}}})
+	}
+	for _, a := range acts {
+		if s, ok := a.(newsnet.Send); ok {
+			if r, ok := s.Msg.(*newsnet.Recover); ok && r.Source == "src" {
+				for _, k := range r.Counts {
+					asked[k] = true
+				}
+			}
+		}
+	}
+	if delivered == 0 || delivered >= burst {
+		t.Fatalf("%d items delivered when the catch-up ended, want those that waited in full", delivered)
+	}
+	if first := uint64(delivered) + 1; !asked[first] || !asked[burst] {
+		t.Errorf("after the catch-up: asked for %d counts; first lacking %d asked %v, last %d asked %v",
+			len(asked), first, asked[first], burst, asked[burst])
+	}
+}

@@ -57,6 +57,9 @@ type Servant struct {
 	catchUpAgain time.Time
 	catchUps     []*catchUpRun  // the running catch-up first (catchup.go)
 	deferred     []deferredItem // live items waiting for it
+	// deferredEdges: of the live items beyond maxDeferred, the latest
+	// header per stream.
+	deferredEdges map[edgeKey]deferredItem
 
 	nextDial LinkID
 	out      []Action

@@ -438,6 +438,62 @@ func (s *stressNet) complete(group []*stressServant) error {
 	return nil
 }
 
+// waitComplete waits until every servant of group holds its items; when it
+// times out it first logs, for each servant still short, which items it
+// lacks and its delivery state, so that a stuck run says what waits.
+func (s *stressNet) waitComplete(group []*stressServant, timeout time.Duration, what string) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for s.complete(group) != nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.complete(group); err != nil {
+		for _, sv := range group {
+			if sv.got.holds() < s.want(sv) {
+				s.t.Logf("%s lacks items %s\n%s", sv.Addr(), s.lacking(sv), diagnose(sv.Node))
+			}
+		}
+		s.t.Logf("publisher:\n%s", diagnose(s.pub))
+		s.t.Fatalf("timed out after %v waiting for %s: %v", timeout, what, err)
+	}
+}
+
+// lacking lists the publication indexes of the items sv subscribes to and
+// does not hold, as ranges.
+func (s *stressNet) lacking(sv *stressServant) string {
+	var ranges []string
+	start, prev := -1, -1
+	flush := func() {
+		if start >= 0 {
+			ranges = append(ranges, fmt.Sprintf("%d-%d", start, prev))
+		}
+	}
+	for i, it := range s.items {
+		if !sv.subs.Matches(it.cat) || sv.got.count(it.id) > 0 {
+			continue
+		}
+		if start < 0 || i-prev > len(s.cats) {
+			flush()
+			start = i
+		}
+		prev = i
+	}
+	flush()
+	if len(ranges) > 20 {
+		ranges = append(ranges[:20], "…")
+	}
+	return strings.Join(ranges, " ")
+}
+
+// diagnose is the servant's own account of its delivery state.
+func diagnose(n *Node) string {
+	var d string
+	if err := n.do(func(s *newsnet.Servant) { d = s.Diagnose() }); err != nil {
+		return err.Error()
+	}
+	return d
+}
+
 // settle gives copies that might still be on their way a moment to show
 // up before exactness is checked; nothing waits on it for progress.
 func settle() { time.Sleep(300 * time.Millisecond) }
@@ -520,7 +576,7 @@ func TestTCPBurstNoArchive(t *testing.T) {
 	start := time.Now()
 	s.burst(items)
 	t.Logf("published %d items in %v", items, time.Since(start).Round(time.Millisecond))
-	waitFor(t, stressDeadline, "every subscriber holds its items", func() error { return s.complete(s.servers) })
+	s.waitComplete(s.servers, stressDeadline, "every subscriber holds its items")
 	took := time.Since(start)
 	settle()
 	s.check()
@@ -749,7 +805,7 @@ func TestTCPStalledSubscriberCatchesUp(t *testing.T) {
 	vc := victim.Status().Counters
 	t.Logf("the stalled servant caught up %v after the stall ended (asked %d messages, %d categories)",
 		time.Since(stallEnd).Round(time.Millisecond), vc.AskedMessages, vc.AskedClasses)
-	waitFor(t, stressDeadline, "everyone holds its items", func() error { return s.complete(s.servers) })
+	s.waitComplete(s.servers, stressDeadline, "everyone holds its items")
 	took := time.Since(start)
 	if len(below) > 0 {
 		t.Logf("the %d servants below it held every item %v after the stall ended", len(below), time.Since(stallEnd).Round(time.Millisecond))
