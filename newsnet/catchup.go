@@ -58,8 +58,19 @@ type catchUpRun struct {
 // them for ever. Gaps and edges still find what it would have brought.
 const catchUpTimeouts = 3
 
-// catchUpTimeout is how long a page may take before it is asked again.
+// catchUpTimeout is how long a page may be silent before it is asked
+// again: nothing of it arrived for that long.
 func (s *Servant) catchUpTimeout() time.Duration { return 2 * s.cfg.LinkTimeout }
+
+// pageProgress notes that an answer for us arrived while a page is asked
+// for. A page that trickles in behind a long backlog is not silent:
+// asking for it again would only queue a second copy behind the first,
+// and three such timeouts would give the catch-up up while it works.
+func (s *Servant) pageProgress() {
+	if len(s.catchUps) > 0 && !s.catchUps[0].sentAt.IsZero() {
+		s.catchUps[0].sentAt = s.now
+	}
+}
 
 // catchUpSince is the time from which catch-up asks for the items of
 // sources we do not follow: when we were last attached, bounded by the

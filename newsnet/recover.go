@@ -281,6 +281,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	if !s.retrace(r.Trail, r) {
 		return
 	}
+	s.pageProgress()
 	if r.Source == s.cfg.Source {
 		return // our own messages, from a catch-up: we have them
 	}

@@ -700,3 +700,56 @@ func TestDeferredOverflowIsAskedFor(t *testing.T) {
 			len(asked), first, asked[first], burst, asked[burst])
 	}
 }
+
+// A catch-up page that trickles in (its items queued behind a long backlog
+// somewhere above) is not silent: it is neither asked for again, which
+// would queue a second copy behind the first, nor given up.
+// Reference: issue 10 (overload run: pages re-asked behind backlogs, catch-ups given up while they worked).
+func TestSlowCatchUpPageIsNotSilent(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: "it"})
+	var pages []*newsnet.CatchUp
+	raw := func(ev newsnet.Event) {
+		for _, a := range h.s.Step(ev) {
+			if s, ok := a.(newsnet.Send); ok {
+				h.s.Step(newsnet.Written{Link: s.Link, Bytes: newsnet.SizeOf(s.Msg)})
+				if c, ok := s.Msg.(*newsnet.CatchUp); ok && len(c.Trail) > 0 {
+					pages = append(pages, c)
+				}
+			}
+		}
+	}
+	raw(newsnet.Received{Link: up, Msg: &newsnet.CatchUp{}}) // the tree above re-formed
+	if len(pages) != 1 {
+		t.Fatalf("%d pages asked for after the hint, want 1", len(pages))
+	}
+	// One item of the page every 3 s for a minute: each gap is shorter than
+	// the page timeout, the whole far longer than three of them.
+	timeout := 2 * newsnet.DefaultConfig("").LinkTimeout
+	for k := uint64(1); k <= 20; k++ {
+		for range 30 {
+			h.now = h.now.Add(100 * time.Millisecond)
+			raw(newsnet.Tick{Now: h.now})
+			raw(newsnet.Received{Link: up, Msg: &newsnet.PartitionInfo{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.1:7400"}}})
+		}
+		var id [16]byte
+		copy(id[:], fmt.Sprint(k))
+		raw(newsnet.Received{Link: up, Msg: &newsnet.Recovered{Trail: pages[0].Trail, Source: "src",
+			Msg: &newsnet.Multicast{ID: id, Category: "it", Source: "src", Count: k}}})
+	}
+	if len(pages) != 1 {
+		t.Errorf("a page arriving an item every 3 s (timeout %v) was asked for %d times", timeout, len(pages))
+	}
+	if !h.s.Status().CatchingUp {
+		t.Errorf("the catch-up was given up while its page arrived")
+	}
+	// The page ends; so does the repeat queued behind it (asked for after
+	// the hint), at its first page.
+	for i := 0; i < len(pages) && i < 3; i++ {
+		raw(newsnet.Received{Link: up, Msg: &newsnet.CatchUpDone{Trail: pages[i].Trail}})
+	}
+	if h.s.Status().CatchingUp {
+		t.Errorf("still catching up after the pages ended:\n%s", h.s.Diagnose())
+	}
+}
