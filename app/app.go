@@ -1,3 +1,9 @@
+// Package app is the application around the overlay: App owns the store
+// and the servant and connects them. It starts and stops the servant,
+// stores what it delivers, publishes (persisted counts, the outbox kept
+// across restarts) and answers the desktop UI's queries as ui.Backend; the
+// store answers the servant's retransmission and catch-up requests.
+// `newsdesk serve` and its control API (package cli) drive it headless.
 package app
 
 import (
@@ -74,9 +80,9 @@ type Options struct {
 	// stored definition, or creates a new one-computer network.
 	Network *trust.SignedNetwork
 
-	// tune, if set, adjusts the protocol configuration (tests: shorter
+	// Tune, if set, adjusts the protocol configuration (tests: shorter
 	// timeouts).
-	tune func(*newsnet.Config)
+	Tune func(*newsnet.Config)
 
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
 	// go after a few).
@@ -480,11 +486,24 @@ func (a *App) checkFanout() error {
 		fanout, what = sn.Fanout, fmt.Sprintf("network %q", sn.Name)
 	}
 	if a.opts.Fanout != fanout {
-		return usagef("--fanout %d conflicts with the fanout of %s, %d: N is network-wide (servants compare "+
-			"partitions built on it), so it comes from the network definition; drop --fanout, or have an "+
-			"admin change the definition's fanout", a.opts.Fanout, what, fanout)
+		return &FanoutError{Fanout: a.opts.Fanout, Network: what, NetworkFanout: fanout}
 	}
 	return nil
+}
+
+// FanoutError is Open's error for an Options.Fanout other than the fanout
+// of the network definition. `newsdesk serve` reports it as a usage error
+// of --fanout.
+type FanoutError struct {
+	Fanout        int    // Options.Fanout
+	Network       string // the definition, in words
+	NetworkFanout int    // its fanout
+}
+
+func (e *FanoutError) Error() string {
+	return fmt.Sprintf("--fanout %d conflicts with the fanout of %s, %d: N is network-wide (servants compare "+
+		"partitions built on it), so it comes from the network definition; drop --fanout, or have an "+
+		"admin change the definition's fanout", e.Fanout, e.Network, e.NetworkFanout)
 }
 
 // nodeConfig builds the runtime and protocol configuration from the store.
@@ -554,8 +573,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), systemCategories...) // mu is held
 	proto.Durable = systemCategories
 	proto.Archive = a.archive
-	if a.opts.tune != nil {
-		a.opts.tune(&proto)
+	if a.opts.Tune != nil {
+		a.opts.Tune(&proto)
 	}
 	return node.Config{
 		Security: &node.Security{

@@ -43,8 +43,8 @@ var ErrItemNotFound = errors.New("no such item here")
 // UUIDv7 (news.NewID); the all-zero UUID in particular is none.
 var ErrBadItemID = errors.New("not an item ID (item IDs are UUIDv7)")
 
-// checkItemID reports whether id can be an item's ID.
-func checkItemID(id uuid.UUID) error {
+// CheckItemID reports whether id can be an item's ID.
+func CheckItemID(id uuid.UUID) error {
 	if id == uuid.Nil || id.Version() != 7 || id.Variant() != uuid.RFC4122 {
 		return fmt.Errorf("%s: %w", id, ErrBadItemID)
 	}
@@ -74,7 +74,7 @@ func (e *NotAuthorizedError) Reason() string { return string(trust.ReasonOf(e.Er
 // versions are retracted with it, so the story does not reappear in the
 // version before; retracting an item retracted already is a no-op.
 func (a *App) Retract(id uuid.UUID, reason string) error {
-	if err := checkItemID(id); err != nil {
+	if err := CheckItemID(id); err != nil {
 		return fmt.Errorf("retracting %w", err)
 	}
 	reason = strings.TrimSpace(reason)
@@ -179,7 +179,7 @@ func (a *App) announceRetraction(r *trust.Retraction) error {
 	if err := it.Validate(); err != nil {
 		return fmt.Errorf("announcing the retraction: %w", err)
 	}
-	res, err := a.publish(it)
+	res, err := a.PublishItem(it)
 	if err != nil {
 		return fmt.Errorf("announcing the retraction: %w", err)
 	}

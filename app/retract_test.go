@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/app/apptest"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
@@ -60,7 +61,7 @@ func retractedOn(s *App, id uuid.UUID, reason string) error {
 func TestRetractionHidesItemEverywhere(t *testing.T) {
 	simTest(t, func(t *testing.T, sn *simNet) {
 		aDir := t.TempDir()
-		_, def, _ := publishersNetwork(t, aDir)
+		_, def, _ := apptest.PublishersNetwork(t, aDir)
 		a := sn.open(t, Options{DataDir: aDir, Start: true, Network: def})
 		b := sn.open(t, Options{Start: true, Network: def, Seeds: []string{a.Addr()}, Archive: true})
 		c := sn.open(t, Options{Start: true, Network: def, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})

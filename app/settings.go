@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func (a *App) SaveSettings(s Settings) error {
 	if err := checkDisplayName(s.DisplayName, false); err != nil {
 		return err
 	}
-	if _, err := checkHostPort(s.Listen); err != nil {
+	if _, err := CheckHostPort(s.Listen); err != nil {
 		return fmt.Errorf("listen address: %w", err)
 	}
 	if s.Advertise != "" {
@@ -94,6 +95,19 @@ func (a *App) SaveSettings(s Settings) error {
 		}
 	}
 	return nil
+}
+
+// CheckHostPort checks a listen address: a host (possibly empty) and a
+// numeric port 0..65535. It returns the host.
+func CheckHostPort(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", fmt.Errorf("address %q: port must be a number 0..65535", addr)
+	}
+	return host, nil
 }
 
 // checkDisplayName applies the author rules of an item to a display name.
@@ -287,7 +301,7 @@ func (a *App) Subscriptions() []string {
 // SetSubscriptions validates (category IDs; "*" is not one) and stores the
 // subscriptions and applies them to the running servant.
 func (a *App) SetSubscriptions(ids []string) error {
-	if err := a.checkNewSubscriptions(ids); err != nil {
+	if err := a.CheckNewSubscriptions(ids); err != nil {
 		return err
 	}
 	if err := a.store.SetSubscriptions(normalizeSubs(ids)); err != nil {
@@ -324,11 +338,11 @@ func checkSubscriptions(ids []string) error {
 	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, systemCategories...)...))
 }
 
-// checkNewSubscriptions is checkSubscriptions for a list someone enters
+// CheckNewSubscriptions is checkSubscriptions for a list someone enters
 // now (the UI, PUT /v1/subscriptions): a category not subscribed yet and
 // not in the catalog must also start every level with a letter or a digit
-// (checkNewCategory).
-func (a *App) checkNewSubscriptions(ids []string) error {
+// (CheckNewCategory).
+func (a *App) CheckNewSubscriptions(ids []string) error {
 	if err := checkSubscriptions(ids); err != nil {
 		return err
 	}
@@ -337,7 +351,7 @@ func (a *App) checkNewSubscriptions(ids []string) error {
 		if checkCategory(id) != nil && cur == nil {
 			cur = append(a.Subscriptions(), "") // read once, and only for an old name
 		}
-		if err := a.checkNewCategory(id, cur); err != nil {
+		if err := a.CheckNewCategory(id, cur); err != nil {
 			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}

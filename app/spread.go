@@ -113,7 +113,7 @@ func (a *App) announceNetwork(sn *trust.SignedNetwork) error {
 		if err := it.Validate(); err != nil {
 			return fmt.Errorf("announcing the network definition: %w", err)
 		}
-		res, err := a.publish(it)
+		res, err := a.PublishItem(it)
 		if err != nil {
 			return fmt.Errorf("announcing the network definition: %w", err)
 		}

@@ -189,7 +189,7 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		shortWindow := func(c *newsnet.Config) { c.CatchUpWindow = time.Millisecond }
 		a := sn.open(t, Options{Start: true, Network: v1, Archive: true})
 		b := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
-		offline := sn.open(t, Options{Network: v1, Seeds: []string{a.Addr()}, tune: shortWindow})
+		offline := sn.open(t, Options{Network: v1, Seeds: []string{a.Addr()}, Tune: shortWindow})
 		b.waitRouted(t, NetworkCategory)
 
 		n2 := v1.Network.Clone()

@@ -96,8 +96,8 @@ func verifyCarrier(sn *trust.SignedNetwork, it *news.Item) string {
 // news item there, so it is refused before it takes a count.
 var ErrSystemCategory = errors.New("a system group of the network, not a news category: nobody may publish there")
 
-// checkNotSystem refuses a system group as the category of a publication.
-func checkNotSystem(c string) error {
+// CheckNotSystem refuses a system group as the category of a publication.
+func CheckNotSystem(c string) error {
 	if isSystemCategory(c) {
 		return fmt.Errorf("category %q is %w", c, ErrSystemCategory)
 	}
