@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 	"newsdesk/storage"
@@ -167,8 +168,8 @@ type App struct {
 	held     heldDefinitions                     // definitions ahead of the chain (chain.go)
 	ownEdit  ownEdit                             // the last definition this installation signed (rival.go)
 
-	pending pendingRetractions  // publishers' retractions of items not here yet (retract.go)
-	parts   definitionAssembler // parts of large definitions (defparts.go)
+	parts definitionAssembler // parts of large definitions (defparts.go)
+	net   *network.Keeper     // the network's business: retractions
 
 	// pubMu serialises the stores of the publishing pipeline (publisher.go)
 	// with node starts and stops: a start loads the outbox and advances the
@@ -304,9 +305,11 @@ func (a *App) init(ctx context.Context) error {
 	if err := a.initNetwork(); err != nil {
 		return err
 	}
-	if err := a.loadRetractions(); err != nil {
+	k, err := network.New(network.Config{Store: a.store, Identity: a.identity, Log: a.log, Host: netHost{a}})
+	if err != nil {
 		return err
 	}
+	a.net = k
 	if err := a.loadDefinitionParts(); err != nil {
 		return err
 	}
@@ -570,8 +573,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if t, ok := a.lastAttached(); ok {
 		proto.LastAttached = t.Add(-lastAttachedSlack)
 	}
-	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), systemCategories...) // mu is held
-	proto.Durable = systemCategories
+	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), network.SystemCategories...) // mu is held
+	proto.Durable = network.SystemCategories
 	proto.Archive = a.archive
 	if a.opts.Tune != nil {
 		a.opts.Tune(&proto)
@@ -607,7 +610,7 @@ func (a *App) liveSubscriptions() []string {
 	if a.opts.Archive {
 		subs = append(subs, newsnet.AllCategories)
 	}
-	return append(subs, systemCategories...)
+	return append(subs, network.SystemCategories...)
 }
 
 // The node's callbacks. They run on the node's loop goroutine: they only

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/storage"
 	"newsdesk/trust"
@@ -196,7 +197,7 @@ func (d *definitionAssembler) forget(key assemblyKey) {
 func (a *App) loadDefinitionParts() error {
 	var cur storage.Cursor
 	for {
-		page, next, err := a.store.Newest([]string{NetworkCategory}, 512, cur)
+		page, next, err := a.store.Newest([]string{network.NetworkCategory}, 512, cur)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"newsdesk/network"
 	"newsdesk/trust"
 )
 
@@ -136,7 +137,7 @@ func TestLargeNetworkDefinitionSpreads(t *testing.T) {
 		}
 		a := sn.open(t, Options{Start: true, Network: v1, Archive: true})
 		b := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
-		b.waitRouted(t, NetworkCategory)
+		b.waitRouted(t, network.NetworkCategory)
 
 		n := v1.Network.Clone()
 		n.Version = 2

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/storage"
 	"newsdesk/trust"
 )
@@ -89,7 +90,7 @@ func checkStorePresent(dir string) error {
 // reset on an intact store (it opens and passes Store.Check) is refused.
 func openStore(dir string, reset bool, log *slog.Logger) (st *storage.Store, fresh bool, err error) {
 	open := func() (*storage.Store, error) {
-		st, err := storage.Open(dir, storage.WithPinned(systemCategories...), storage.WithCommitInterval(ingestInterval))
+		st, err := storage.Open(dir, storage.WithPinned(network.SystemCategories...), storage.WithCommitInterval(ingestInterval))
 		if errors.Is(err, storage.ErrInUse) {
 			return nil, &dirInUse{dir: dir, cause: err}
 		}

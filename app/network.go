@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -250,10 +251,10 @@ func (a *App) verify(m *newsnet.Multicast) string {
 		return string(trust.Mismatch)
 	}
 	switch it.Category {
-	case NetworkCategory:
+	case network.NetworkCategory:
 		return a.verifyDefinition(sn, it)
-	case RetractionCategory:
-		return a.verifyRetraction(sn, it)
+	case network.RetractionCategory:
+		return a.net.VerifyRetraction(sn, it)
 	}
 	var err error
 	if it.Supersedes != uuid.Nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/trust"
 )
@@ -13,9 +14,9 @@ import (
 // the settings as its author. A draft that breaks an item rule returns the
 // validation error, a *news.FieldError naming the field and the rule (an
 // invalid display name is the author field's), and nothing is stored or
-// sent. The system groups take no drafts (ErrSystemCategory).
+// sent. The system groups take no drafts (network.ErrSystemCategory).
 func (a *App) Publish(d Draft) (PublishResult, error) {
-	if err := CheckNotSystem(d.Category); err != nil {
+	if err := network.CheckNotSystem(d.Category); err != nil {
 		return PublishResult{}, err
 	}
 	if err := a.CheckNewCategory(d.Category, nil); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/news"
 )
 
@@ -56,7 +57,7 @@ func TestPublishFieldErrors(t *testing.T) {
 	}
 
 	// Not an item rule: the system groups, as before.
-	if _, err := a.Publish(Draft{Category: NetworkCategory, Title: "t"}); !errors.Is(err, ErrSystemCategory) {
+	if _, err := a.Publish(Draft{Category: network.NetworkCategory, Title: "t"}); !errors.Is(err, network.ErrSystemCategory) {
 		t.Errorf("system group: %v", err)
 	}
 	if es, _, err := a.Newest(nil, 10, ""); err != nil || len(es) != 0 {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 )
@@ -335,7 +336,7 @@ func checkSubscriptions(ids []string) error {
 	if len(subs) > MaxSubscriptions {
 		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), MaxSubscriptions)
 	}
-	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, systemCategories...)...))
+	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, network.SystemCategories...)...))
 }
 
 // CheckNewSubscriptions is checkSubscriptions for a list someone enters

@@ -19,13 +19,14 @@ import (
 	"slices"
 	"time"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/trust"
 )
 
 // verifyDefinition is Verify for an item of NetworkCategory.
 func (a *App) verifyDefinition(sn *trust.SignedNetwork, it *news.Item) string {
-	if r := verifyCarrier(sn, it); r != "" {
+	if r := network.VerifyCarrier(sn, it); r != "" {
 		return r
 	}
 	if _, isPart, err := parseDefinitionPart(it.Body); isPart {
@@ -93,27 +94,11 @@ func (a *App) announceNetwork(sn *trust.SignedNetwork) error {
 	}
 	title := fmt.Sprintf("Network definition %q version %d", oneLine(sn.Name, 60), sn.Version)
 	for i, body := range bodies {
-		now := time.Now()
-		id, err := news.NewID(now)
-		if err != nil {
-			return err
-		}
-		it := &news.Item{
-			ID:       id,
-			Category: NetworkCategory,
-			Title:    title,
-			Body:     body,
-			Author:   a.settings().DisplayName,
-			Source:   a.source,
-			Created:  now,
-		}
+		t := title
 		if len(bodies) > 1 {
-			it.Title = fmt.Sprintf("%s, part %d of %d", title, i+1, len(bodies))
+			t = fmt.Sprintf("%s, part %d of %d", title, i+1, len(bodies))
 		}
-		if err := it.Validate(); err != nil {
-			return fmt.Errorf("announcing the network definition: %w", err)
-		}
-		res, err := a.PublishItem(it)
+		res, err := a.publishSystemItem(network.NetworkCategory, t, body)
 		if err != nil {
 			return fmt.Errorf("announcing the network definition: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -29,13 +30,13 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 		b := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
 		waitFor(t, "b to route the network group to a", func() error {
 			for _, l := range b.currentNode().Status().Links {
-				if l.Up && l.Received.Matches(NetworkCategory) {
+				if l.Up && l.Received.Matches(network.NetworkCategory) {
 					return nil
 				}
 			}
 			return fmt.Errorf("b's links %+v", b.currentNode().Status().Links)
 		})
-		if slices.Contains(b.Status().Subscriptions, NetworkCategory) {
+		if slices.Contains(b.Status().Subscriptions, network.NetworkCategory) {
 			t.Errorf("the system group shows in the subscriptions: %v", b.Status().Subscriptions)
 		}
 
@@ -84,7 +85,7 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc, _ := v3.Marshal()
-		it, err := news.NewItem(NetworkCategory, "forged", string(doc), "", b.Source(), time.Now())
+		it, err := news.NewItem(network.NetworkCategory, "forged", string(doc), "", b.Source(), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +191,7 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		a := sn.open(t, Options{Start: true, Network: v1, Archive: true})
 		b := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
 		offline := sn.open(t, Options{Network: v1, Seeds: []string{a.Addr()}, Tune: shortWindow})
-		b.waitRouted(t, NetworkCategory)
+		b.waitRouted(t, network.NetworkCategory)
 
 		n2 := v1.Network.Clone()
 		n2.Version = 2
@@ -235,7 +236,7 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		carrier := func(sn *trust.SignedNetwork) *newsnet.Multicast {
 			doc, _ := sn.Marshal()
 			src, _ := trust.NewSource(admin.Public)
-			it, err := news.NewItem(NetworkCategory, "definition", string(doc), "", src, time.Now())
+			it, err := news.NewItem(network.NetworkCategory, "definition", string(doc), "", src, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

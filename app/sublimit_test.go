@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"newsdesk/network"
 	"newsdesk/newsnet"
 )
 
@@ -15,7 +16,7 @@ import (
 // 400 (also by App.SetSubscriptions), and one at the limit reaches the
 // up-servant whole.
 func TestSubscriptionLimit(t *testing.T) {
-	if MaxSubscriptions+len(systemCategories)+1 != newsnet.MaxCategories {
+	if MaxSubscriptions+len(network.SystemCategories)+1 != newsnet.MaxCategories {
 		t.Fatalf("MaxSubscriptions %d leaves no room for the system groups and an archive's *", MaxSubscriptions)
 	}
 	names := func(n int, format string) []string {

@@ -32,6 +32,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -288,7 +289,7 @@ func (req *publishRequest) check(a *app.App) error {
 	if err := a.CheckNewCategory(req.Category, nil); err != nil {
 		return err
 	}
-	if err := app.CheckNotSystem(req.Category); err != nil {
+	if err := network.CheckNotSystem(req.Category); err != nil {
 		return err
 	}
 	switch n := utf8.RuneCountInString(req.Title); {
@@ -379,7 +380,7 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "id: not an item ID (a UUID as 8-4-4-4-12 hex digits)")
 		return
 	}
-	if err := app.CheckItemID(id); err != nil {
+	if err := network.CheckItemID(id); err != nil {
 		writeError(w, http.StatusBadRequest, "id: "+err.Error())
 		return
 	}
@@ -387,16 +388,16 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	var notAuth *app.NotAuthorizedError
+	var notAuth *network.NotAuthorizedError
 	switch err := c.a.Retract(id, req.Reason); {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]string{"retracted": id.String()})
 	case errors.As(err, &notAuth):
 		c.log.Warn("retraction refused", "item", id, "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": notAuth.Reason(), "detail": err.Error()})
-	case errors.Is(err, app.ErrBadItemID):
+	case errors.Is(err, network.ErrBadItemID):
 		writeError(w, http.StatusBadRequest, err.Error())
-	case errors.Is(err, app.ErrItemNotFound):
+	case errors.Is(err, network.ErrItemNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, app.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")

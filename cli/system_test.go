@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"newsdesk/app"
+	"newsdesk/network"
 )
 
 // /v1/publish refuses the system groups and the categories below them
 // (app's TestPublishRefusesSystemGroups checks App.Publish): nothing is
 // stored and no count is used.
 func TestPublishRefusesSystemGroups(t *testing.T) {
-	cats := []string{app.NetworkCategory, app.RetractionCategory, app.NetworkCategory + "/x"}
+	cats := []string{network.NetworkCategory, network.RetractionCategory, network.NetworkCategory + "/x"}
 	s := startServe(t)
 	for _, c := range cats {
 		code, out := s.Call(t, "POST", "/v1/publish", map[string]string{"category": c, "title": "junk", "body": "x"})
