@@ -2,8 +2,11 @@
 // and the servant and connects them. It starts and stops the servant,
 // stores what it delivers, publishes (persisted counts, the outbox kept
 // across restarts) and answers the desktop UI's queries as ui.Backend; the
-// store answers the servant's retransmission and catch-up requests.
-// `newsdesk serve` and its control API (package cli) drive it headless.
+// store answers the servant's retransmission and catch-up requests. The
+// network's own business (the definition held and how it spreads,
+// retractions, the system groups) is package network's: App holds one
+// network.Keeper and is its Host (host.go). `newsdesk serve` and its
+// control API (package cli) drive it headless.
 package app
 
 import (
@@ -147,11 +150,22 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 // App is the application shared by `newsdesk serve` and the desktop
 // app: the store, the servant, and what connects them. Its methods are safe
 // for concurrent use. It implements ui.Backend.
+//
+// Lock order. App's locks are taken in this order, never the other way:
+//
+//	network.Keeper's lock (a definition changing: Host.ApplyCatalog and
+//	    Host.Adopted run under it, host.go)
+//	pubMu (starts, stops, the publishing pipeline's stores)
+//	mu (the node, the catalog)
+//	obMu, pubWaitMu, the event hub's, the persister's and the publisher's
+//	    queues (each taken alone, for a moment)
+//
+// pubMu and the Keeper's lock are never held together. A holder of pubMu
+// waits for the persister (stopNode), and the persister may take the
+// Keeper's lock; so nothing run under the Keeper's lock waits for pubMu:
+// a restart it asks for runs on a goroutine of its own (host.go), and the
+// Keeper never announces from the persister's goroutine (network.Host).
 type App struct {
-	// prevSecret is the network secret a rotation replaced, still accepted
-	// for a grace period.
-	prevSecret atomic.Pointer[rotation]
-
 	opts      Options
 	log       *slog.Logger
 	store     *storage.Store
@@ -162,14 +176,9 @@ type App struct {
 	archive   *storeArchive
 	identity  *trust.Identity // the installation's key pair
 
-	network  atomic.Pointer[trust.SignedNetwork] // the definition held, never nil once open
-	netMu    sync.Mutex                          // serialises adopting definitions
-	announce *trust.SignedNetwork                // a definition imported over an older one, to announce once started
-	held     heldDefinitions                     // definitions ahead of the chain (chain.go)
-	ownEdit  ownEdit                             // the last definition this installation signed (rival.go)
-
-	parts definitionAssembler // parts of large definitions (defparts.go)
-	net   *network.Keeper     // the network's business: retractions
+	// net does the network's own business: the definition held and how it
+	// changes, retractions (package network; App is its Host, host.go).
+	net *network.Keeper
 
 	// pubMu serialises the stores of the publishing pipeline (publisher.go)
 	// with node starts and stops: a start loads the outbox and advances the
@@ -277,12 +286,10 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	if a.announce != nil {
-		// The operator imported a newer definition: the rest of the
-		// network learns it from this servant (now, or from the outbox).
-		if err := a.announceNetwork(a.announce); err != nil {
-			a.log.Warn("announcing the imported network definition failed", "err", err)
-		}
+	// An operator who imported a newer definition: the rest of the
+	// network learns it from this servant (now, or from the outbox).
+	if err := a.net.AnnounceImported(); err != nil {
+		a.log.Warn("announcing the imported network definition failed", "err", err)
 	}
 	return a, nil
 }
@@ -302,17 +309,12 @@ func (a *App) init(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := a.initNetwork(); err != nil {
-		return err
-	}
-	k, err := network.New(network.Config{Store: a.store, Identity: a.identity, Log: a.log, Host: netHost{a}})
+	k, err := network.New(network.Config{Store: a.store, Identity: a.identity, Log: a.log, Host: netHost{a},
+		Import: a.opts.Network, KeepSeeds: a.opts.Seeds != nil})
 	if err != nil {
 		return err
 	}
 	a.net = k
-	if err := a.loadDefinitionParts(); err != nil {
-		return err
-	}
 	if a.opts.Subscriptions != nil {
 		if err := checkSubscriptions(a.opts.Subscriptions); err != nil {
 			return err
@@ -462,6 +464,7 @@ func (a *App) Close() error {
 
 	close(a.stop)
 	a.bg.Wait()
+	a.net.Close() // an edit being published again (network/rival.go) ends before publishing does
 	a.pub.close()
 	a.persist.close()
 	a.events.close()
@@ -478,9 +481,9 @@ func (a *App) checkFanout() error {
 	}
 	sn := a.opts.Network
 	if sn == nil {
-		cur, err := a.storedNetwork()
-		if err != nil && !errors.Is(err, errNoNetwork) {
-			return nil // initNetwork reports it
+		cur, err := network.StoredDefinition(a.store)
+		if err != nil && !errors.Is(err, network.ErrNoDefinition) {
+			return nil // network.New reports it
 		}
 		sn = cur
 	}
@@ -534,9 +537,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto := newsnet.DefaultConfig("")
 	proto.Seeds = seeds
 	proto.Source = a.sourceStr
-	sn := a.network.Load()
-	proto.Fanout = sn.Fanout // network-wide: never a per-servant setting (Options.Fanout)
-	proto.Verify = a.verify
+	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
+	proto.Verify = a.net.Verify
 	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
@@ -582,7 +584,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	return node.Config{
 		Security: &node.Security{
 			Identity: a.identity,
-			Secrets:  a.secrets,
+			Secrets:  a.net.Secrets,
 			// A revoked member still knows the secret until it is rotated;
 			// its key is refused at the link.
 			Admit: func(peer ed25519.PublicKey) error {

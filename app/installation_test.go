@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"newsdesk/storage"
+	"newsdesk/app/apptest"
 	"newsdesk/trust"
 )
 
@@ -86,15 +86,7 @@ func TestDamagedStoreRefusedUntilReset(t *testing.T) {
 			if err := a.Close(); err != nil {
 				t.Fatal(err)
 			}
-			db := filepath.Join(dir, storage.FileName)
-			if damage == "empty" {
-				err = os.Truncate(db, 0)
-			} else {
-				err = os.Remove(db)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := apptest.DamageStore(t, dir, damage)
 
 			_, err = Open(context.Background(), opts)
 			if !errors.Is(err, ErrDamagedInstallation) || !strings.Contains(err.Error(), damage) || !strings.Contains(err.Error(), "--reset-store") {

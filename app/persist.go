@@ -257,7 +257,7 @@ func (p *persister) announce(it *news.Item, ev *Event) {
 	a := p.a
 	switch it.Category {
 	case network.NetworkCategory:
-		a.receiveDefinition(it)
+		a.net.ReceiveDefinition(it)
 		return
 	case network.RetractionCategory:
 		a.net.ReceiveRetraction(it)

@@ -233,7 +233,7 @@ func deliverCarrier(t *testing.T, q *App, r *trust.Retraction) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reason := q.verify(m); reason != "" {
+	if reason := q.net.Verify(m); reason != "" {
 		t.Fatalf("verify of the carrier: %s", reason)
 	}
 	q.persist.deliver(m, time.Now())

@@ -124,7 +124,7 @@ func rivalsConverge(t *testing.T, editA, editB func(*trust.Network), check func(
 					return fmt.Errorf("%s: %v", s.Addr(), err)
 				}
 			}
-			if !sameDefinition(a.Network(), b.Network()) || !sameDefinition(a.Network(), c.Network()) {
+			if !network.SameDefinition(a.Network(), b.Network()) || !network.SameDefinition(a.Network(), c.Network()) {
 				return fmt.Errorf("version 3 differs between servants")
 			}
 			return nil

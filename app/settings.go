@@ -171,7 +171,7 @@ func (a *App) Setup(s Setup) error {
 			if err := a.store.SetSeeds([]string{addr}); err != nil {
 				return err
 			}
-			a.seedOwnNetwork(addr)
+			a.net.SeedOwnNetwork(addr)
 		}
 	}
 	if err := a.store.SetSetting(keySetupDone, "true"); err != nil {

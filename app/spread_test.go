@@ -73,7 +73,7 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 		})
 		// The stored definition survives a restart of the store (checked by
 		// reading it back).
-		if got, err := c.storedNetwork(); err != nil || got.Version != 2 {
+		if got, err := network.StoredDefinition(c.store); err != nil || got.Version != 2 {
 			t.Errorf("c's stored definition: %v, %v", got, err)
 		}
 
@@ -249,10 +249,10 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 			return m
 		}
 		m3, m2 := carrier(v3), carrier(v2)
-		if r := q.verify(m3); r != string(trust.AheadOfChain) {
+		if r := q.net.Verify(m3); r != string(trust.AheadOfChain) {
 			t.Fatalf("version 3 before version 2: verify = %q, want %q", r, trust.AheadOfChain)
 		}
-		if r := q.verify(m2); r != "" {
+		if r := q.net.Verify(m2); r != "" {
 			t.Fatalf("version 2: verify = %q", r)
 		}
 		q.persist.deliver(m2, time.Now())
@@ -260,7 +260,7 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		if v := q.Network().Version; v != 3 {
 			t.Fatalf("after version 2 arrived, q holds version %d, want 3", v)
 		}
-		if stored, err := q.storedNetwork(); err != nil || stored.Version != 3 {
+		if stored, err := network.StoredDefinition(q.store); err != nil || stored.Version != 3 {
 			t.Errorf("q's stored definition: %v, %v", stored, err)
 		}
 		if _, err := q.store.Get(uuid.UUID(m3.ID)); err != nil {

@@ -312,7 +312,7 @@ func TestVerifyReasons(t *testing.T) {
 		if mutate != nil {
 			mutate(m)
 		}
-		if got := a.verify(m); got != want {
+		if got := a.net.Verify(m); got != want {
 			t.Errorf("%s: verify = %q, want %q", name, got, want)
 		}
 	}

@@ -11,8 +11,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/app/apptest"
-	"newsdesk/storage"
-	"newsdesk/trust"
 )
 
 // Issue 11, defect 2: serve refuses a missing or empty store next to an
@@ -21,30 +19,12 @@ import (
 func TestServeRefusesDamagedStore(t *testing.T) {
 	for _, damage := range []string{"empty", "missing"} {
 		t.Run(damage, func(t *testing.T) {
-			dir := t.TempDir()
-			if _, err := trust.LoadOrCreateIdentity(dir); err != nil { // as `newsdesk key` does
-				t.Fatal(err)
-			}
-			a, err := app.Open(context.Background(), app.Options{DataDir: dir, Listen: "127.0.0.1:0", Network: apptest.Network(t)})
-			if err != nil {
-				t.Fatalf("first start after `newsdesk key`: %v", err)
-			}
-			if _, err := a.Publish(app.Draft{Category: "it", Title: "Numbered 1"}); err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Close(); err != nil {
-				t.Fatal(err)
-			}
-			db := filepath.Join(dir, storage.FileName)
-			if damage == "empty" {
-				err = os.Truncate(db, 0)
-			} else {
-				err = os.Remove(db)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = ServeWithReady(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", dir}, io.Discard, io.Discard, nil)
+			dir := filepath.Join(t.TempDir(), "data")
+			s := startServeIn(t, dir)
+			s.Publish(t, "it", "Numbered 1", "")
+			s.Stop()
+			db := apptest.DamageStore(t, dir, damage)
+			err := ServeWithReady(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", dir}, io.Discard, io.Discard, nil)
 			if !errors.Is(err, app.ErrDamagedInstallation) {
 				t.Fatalf("serve with the store %s = %v, want ErrDamagedInstallation", damage, err)
 			}

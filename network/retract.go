@@ -83,7 +83,7 @@ func (k *Keeper) Retract(id uuid.UUID, reason string) error {
 	if err != nil {
 		return err
 	}
-	sn := k.host.Definition()
+	sn := k.Definition()
 	sign := func(target uuid.UUID, orig *news.Item) (*trust.Retraction, error) {
 		r, err := k.identity.SignRetraction(target, reason, time.Now())
 		if err != nil {
@@ -184,12 +184,11 @@ func retractionOf(it *news.Item) (*trust.Retraction, error) {
 	return r, nil
 }
 
-// VerifyRetraction is the check of an arriving item of RetractionCategory
-// (newsnet.Config.Verify) against sn, the definition held: "" or the
-// trust.Rejection that drops it. A
-// publisher's retraction of an item this servant does not hold passes when
-// the signer may publish at all: the servants that hold the item decide.
-func (k *Keeper) VerifyRetraction(sn *trust.SignedNetwork, it *news.Item) string {
+// verifyRetraction is Verify for an item of RetractionCategory, against
+// sn, the definition held. A publisher's retraction of an item this
+// servant does not hold passes when the signer may publish at all: the
+// servants that hold the item decide.
+func (k *Keeper) verifyRetraction(sn *trust.SignedNetwork, it *news.Item) string {
 	if r := VerifyCarrier(sn, it); r != "" {
 		return r
 	}
@@ -253,7 +252,7 @@ func (k *Keeper) ReceiveRetraction(it *news.Item) {
 // signed it. A publisher's retraction of an item not here waits for it.
 func (k *Keeper) applyRetraction(r *trust.Retraction) {
 	orig := k.heldItem(r.ItemID)
-	if err := k.host.Definition().VerifyRetraction(r, orig); err != nil {
+	if err := k.Definition().VerifyRetraction(r, orig); err != nil {
 		if trust.ReasonOf(err) == trust.UnknownItem {
 			k.pending.add(r)
 			return
@@ -345,26 +344,15 @@ func (p *pendingRetractions) take(id uuid.UUID) []*trust.Retraction {
 // interrupted (stored, not yet applied) is applied now. Applying is
 // idempotent.
 func (k *Keeper) loadRetractions() error {
-	var cur storage.Cursor
-	for {
-		page, next, err := k.store.Newest([]string{RetractionCategory}, 512, cur)
+	return k.eachStored(RetractionCategory, func(it *news.Item) {
+		r, err := retractionOf(it)
 		if err != nil {
-			return err
+			return
 		}
-		for _, e := range page {
-			r, err := retractionOf(e.Item)
-			if err != nil {
-				continue
-			}
-			if done, err := k.store.Retracted(r.ItemID); err == nil && done == nil {
-				k.applyRetraction(r)
-			}
+		if done, err := k.store.Retracted(r.ItemID); err == nil && done == nil {
+			k.applyRetraction(r)
 		}
-		if next == "" {
-			return nil
-		}
-		cur = next
-	}
+	})
 }
 
 // Waiting returns how many retractions wait for item id to arrive.

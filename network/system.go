@@ -19,7 +19,7 @@ import (
 
 const (
 	// NetworkCategory carries new versions of the network definition
-	// (app/spread.go).
+	// (spread.go).
 	NetworkCategory = "newsdesk-network"
 	// RetractionCategory carries signed retractions (retract.go).
 	RetractionCategory = "newsdesk-retractions"

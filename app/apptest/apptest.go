@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"newsdesk/storage"
 	"newsdesk/trust"
 )
 
@@ -137,4 +138,22 @@ func FreeAddr(t testing.TB) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return addr
+}
+
+// DamageStore damages the store of the data directory dir the way an
+// installation loses it: "empty" truncates newsdesk.db, "missing" removes
+// it. It returns the store's path.
+func DamageStore(t testing.TB, dir, damage string) string {
+	t.Helper()
+	db := filepath.Join(dir, storage.FileName)
+	var err error
+	if damage == "empty" {
+		err = os.Truncate(db, 0)
+	} else {
+		err = os.Remove(db)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
