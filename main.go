@@ -7,7 +7,8 @@
 //	newsdesk key --data DIR   prints this installation's public key
 //
 // This file is wiring only: the GUI lives in package ui (started from gui.go),
-// the servant in package app.
+// the command line and the control API in package cli, the application in
+// package app.
 package main
 
 import (
@@ -19,7 +20,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"newsdesk/app"
+	"newsdesk/cli"
 )
 
 func main() {
@@ -37,12 +38,12 @@ func run(args []string) int {
 	switch cmd {
 	case "serve":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err = app.Serve(ctx, args[1:], os.Stdout, os.Stderr)
+		err = cli.Serve(ctx, args[1:], os.Stdout, os.Stderr)
 		stop()
 	case "network":
-		err = app.NetworkCommand(args[1:], os.Stdout, os.Stderr)
+		err = cli.NetworkCommand(args[1:], os.Stdout, os.Stderr)
 	case "key":
-		err = app.KeyCommand(args[1:], os.Stdout, os.Stderr)
+		err = cli.KeyCommand(args[1:], os.Stdout, os.Stderr)
 	default:
 		err = runGUI(args)
 	}

@@ -1,3 +1,12 @@
+// Package app is the application around the overlay: App owns the store
+// and the servant and connects them. It starts and stops the servant,
+// stores what it delivers, publishes (persisted counts, the outbox kept
+// across restarts) and answers the desktop UI's queries as ui.Backend; the
+// store answers the servant's retransmission and catch-up requests. The
+// network's own business (the definition held and how it spreads,
+// retractions, the system groups) is package network's: App holds one
+// network.Keeper and is its Host (host.go). `newsdesk serve` and its
+// control API (package cli) drive it headless.
 package app
 
 import (
@@ -16,6 +25,7 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 	"newsdesk/storage"
@@ -74,9 +84,9 @@ type Options struct {
 	// stored definition, or creates a new one-computer network.
 	Network *trust.SignedNetwork
 
-	// tune, if set, adjusts the protocol configuration (tests: shorter
+	// Tune, if set, adjusts the protocol configuration (tests: shorter
 	// timeouts).
-	tune func(*newsnet.Config)
+	Tune func(*newsnet.Config)
 
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
 	// go after a few).
@@ -140,11 +150,22 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 // App is the application shared by `newsdesk serve` and the desktop
 // app: the store, the servant, and what connects them. Its methods are safe
 // for concurrent use. It implements ui.Backend.
+//
+// Lock order. App's locks are taken in this order, never the other way:
+//
+//	network.Keeper's lock (a definition changing: Host.ApplyCatalog and
+//	    Host.Adopted run under it, host.go)
+//	pubMu (starts, stops, the publishing pipeline's stores)
+//	mu (the node, the catalog)
+//	obMu, pubWaitMu, the event hub's, the persister's and the publisher's
+//	    queues (each taken alone, for a moment)
+//
+// pubMu and the Keeper's lock are never held together. A holder of pubMu
+// waits for the persister (stopNode), and the persister may take the
+// Keeper's lock; so nothing run under the Keeper's lock waits for pubMu:
+// a restart it asks for runs on a goroutine of its own (host.go), and the
+// Keeper never announces from the persister's goroutine (network.Host).
 type App struct {
-	// prevSecret is the network secret a rotation replaced, still accepted
-	// for a grace period.
-	prevSecret atomic.Pointer[rotation]
-
 	opts      Options
 	log       *slog.Logger
 	store     *storage.Store
@@ -155,14 +176,9 @@ type App struct {
 	archive   *storeArchive
 	identity  *trust.Identity // the installation's key pair
 
-	network  atomic.Pointer[trust.SignedNetwork] // the definition held, never nil once open
-	netMu    sync.Mutex                          // serialises adopting definitions
-	announce *trust.SignedNetwork                // a definition imported over an older one, to announce once started
-	held     heldDefinitions                     // definitions ahead of the chain (chain.go)
-	ownEdit  ownEdit                             // the last definition this installation signed (rival.go)
-
-	pending pendingRetractions  // publishers' retractions of items not here yet (retract.go)
-	parts   definitionAssembler // parts of large definitions (defparts.go)
+	// net does the network's own business: the definition held and how it
+	// changes, retractions (package network; App is its Host, host.go).
+	net *network.Keeper
 
 	// pubMu serialises the stores of the publishing pipeline (publisher.go)
 	// with node starts and stops: a start loads the outbox and advances the
@@ -270,12 +286,10 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	if a.announce != nil {
-		// The operator imported a newer definition: the rest of the
-		// network learns it from this servant (now, or from the outbox).
-		if err := a.announceNetwork(a.announce); err != nil {
-			a.log.Warn("announcing the imported network definition failed", "err", err)
-		}
+	// An operator who imported a newer definition: the rest of the
+	// network learns it from this servant (now, or from the outbox).
+	if err := a.net.AnnounceImported(); err != nil {
+		a.log.Warn("announcing the imported network definition failed", "err", err)
 	}
 	return a, nil
 }
@@ -295,15 +309,12 @@ func (a *App) init(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := a.initNetwork(); err != nil {
+	k, err := network.New(network.Config{Store: a.store, Identity: a.identity, Log: a.log, Host: netHost{a},
+		Import: a.opts.Network, KeepSeeds: a.opts.Seeds != nil})
+	if err != nil {
 		return err
 	}
-	if err := a.loadRetractions(); err != nil {
-		return err
-	}
-	if err := a.loadDefinitionParts(); err != nil {
-		return err
-	}
+	a.net = k
 	if a.opts.Subscriptions != nil {
 		if err := checkSubscriptions(a.opts.Subscriptions); err != nil {
 			return err
@@ -453,6 +464,7 @@ func (a *App) Close() error {
 
 	close(a.stop)
 	a.bg.Wait()
+	a.net.Close() // an edit being published again (network/rival.go) ends before publishing does
 	a.pub.close()
 	a.persist.close()
 	a.events.close()
@@ -469,9 +481,9 @@ func (a *App) checkFanout() error {
 	}
 	sn := a.opts.Network
 	if sn == nil {
-		cur, err := a.storedNetwork()
-		if err != nil && !errors.Is(err, errNoNetwork) {
-			return nil // initNetwork reports it
+		cur, err := network.StoredDefinition(a.store)
+		if err != nil && !errors.Is(err, network.ErrNoDefinition) {
+			return nil // network.New reports it
 		}
 		sn = cur
 	}
@@ -480,11 +492,24 @@ func (a *App) checkFanout() error {
 		fanout, what = sn.Fanout, fmt.Sprintf("network %q", sn.Name)
 	}
 	if a.opts.Fanout != fanout {
-		return usagef("--fanout %d conflicts with the fanout of %s, %d: N is network-wide (servants compare "+
-			"partitions built on it), so it comes from the network definition; drop --fanout, or have an "+
-			"admin change the definition's fanout", a.opts.Fanout, what, fanout)
+		return &FanoutError{Fanout: a.opts.Fanout, Network: what, NetworkFanout: fanout}
 	}
 	return nil
+}
+
+// FanoutError is Open's error for an Options.Fanout other than the fanout
+// of the network definition. `newsdesk serve` reports it as a usage error
+// of --fanout.
+type FanoutError struct {
+	Fanout        int    // Options.Fanout
+	Network       string // the definition, in words
+	NetworkFanout int    // its fanout
+}
+
+func (e *FanoutError) Error() string {
+	return fmt.Sprintf("--fanout %d conflicts with the fanout of %s, %d: N is network-wide (servants compare "+
+		"partitions built on it), so it comes from the network definition; drop --fanout, or have an "+
+		"admin change the definition's fanout", e.Fanout, e.Network, e.NetworkFanout)
 }
 
 // nodeConfig builds the runtime and protocol configuration from the store.
@@ -512,9 +537,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto := newsnet.DefaultConfig("")
 	proto.Seeds = seeds
 	proto.Source = a.sourceStr
-	sn := a.network.Load()
-	proto.Fanout = sn.Fanout // network-wide: never a per-servant setting (Options.Fanout)
-	proto.Verify = a.verify
+	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
+	proto.Verify = a.net.Verify
 	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
@@ -551,16 +575,16 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if t, ok := a.lastAttached(); ok {
 		proto.LastAttached = t.Add(-lastAttachedSlack)
 	}
-	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), systemCategories...) // mu is held
-	proto.Durable = systemCategories
+	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), network.SystemCategories...) // mu is held
+	proto.Durable = network.SystemCategories
 	proto.Archive = a.archive
-	if a.opts.tune != nil {
-		a.opts.tune(&proto)
+	if a.opts.Tune != nil {
+		a.opts.Tune(&proto)
 	}
 	return node.Config{
 		Security: &node.Security{
 			Identity: a.identity,
-			Secrets:  a.secrets,
+			Secrets:  a.net.Secrets,
 			// A revoked member still knows the secret until it is rotated;
 			// its key is refused at the link.
 			Admit: func(peer ed25519.PublicKey) error {
@@ -588,7 +612,7 @@ func (a *App) liveSubscriptions() []string {
 	if a.opts.Archive {
 		subs = append(subs, newsnet.AllCategories)
 	}
-	return append(subs, systemCategories...)
+	return append(subs, network.SystemCategories...)
 }
 
 // The node's callbacks. They run on the node's loop goroutine: they only

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/app/apptest"
 	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/newsnet"
@@ -280,7 +281,7 @@ func TestAppProbe(t *testing.T) {
 	if p := a.Probe(ctx, a.Addr()); !p.OK || p.RTT <= 0 || p.Problem != "" {
 		t.Errorf("probe of a live servant: %+v", p)
 	}
-	if p := a.Probe(ctx, freeAddr(t)); p.OK || !strings.Contains(p.Problem, "connection refused") {
+	if p := a.Probe(ctx, apptest.FreeAddr(t)); p.OK || !strings.Contains(p.Problem, "connection refused") {
 		t.Errorf("probe of a closed port: %+v", p)
 	}
 	if p := a.Probe(ctx, "no-port"); p.OK || !strings.Contains(p.Problem, "not an address") {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
@@ -43,7 +44,7 @@ func (a *App) Search(ctx context.Context, query string, cats []string, n int, cu
 // notifications look items up by the IDs events name.
 func (a *App) Item(id uuid.UUID) (storage.Entry, error) {
 	e, err := a.store.Get(id)
-	if err == nil && isSystemItem(e.Item) {
+	if err == nil && network.IsSystemItem(e.Item) {
 		return storage.Entry{}, fmt.Errorf("%w: item %s", storage.ErrNotFound, id)
 	}
 	return e, err
@@ -52,7 +53,7 @@ func (a *App) Item(id uuid.UUID) (storage.Entry, error) {
 // UnreadCounts returns the unread items per exact category.
 func (a *App) UnreadCounts() (map[string]uint64, error) {
 	m, err := a.store.UnreadCounts()
-	maps.DeleteFunc(m, func(c string, _ uint64) bool { return isSystemCategory(c) })
+	maps.DeleteFunc(m, func(c string, _ uint64) bool { return network.IsSystemCategory(c) })
 	return m, err
 }
 

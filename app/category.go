@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"slices"
-	"strings"
 
 	"newsdesk/categories"
 )
@@ -20,32 +19,15 @@ func checkCategory(c string) error {
 	return categories.ValidateNewID(c)
 }
 
-// checkNewCategory is checkCategory for a category entered here (a
-// publication, a subscription), except that an ID named before
+// CheckNewCategory is checkCategory for a category entered here (a
+// publication, a subscription: the UI, the control API), except that an ID named before
 // ValidateNewID's rule is still taken when it is in the catalog or among
 // known (the current subscriptions): those keep working; only new ones
 // must follow the rule.
-func (a *App) checkNewCategory(c string, known []string) error {
+func (a *App) CheckNewCategory(c string, known []string) error {
 	err := checkCategory(c)
 	if err != nil && categories.ValidateID(c) == nil && (a.Catalog().Has(c) || slices.Contains(known, c)) {
 		return nil
 	}
 	return err
-}
-
-// parseCategoryList splits a comma-separated list of categories, ignoring
-// blanks around entries and empty entries, and checks each.
-func parseCategoryList(s string) ([]string, error) {
-	var cats []string
-	for c := range strings.SplitSeq(s, ",") {
-		c = strings.TrimSpace(c)
-		if c == "" {
-			continue
-		}
-		if err := checkCategory(c); err != nil {
-			return nil, err
-		}
-		cats = append(cats, c)
-	}
-	return cats, nil
 }

@@ -104,7 +104,7 @@ func TestOpenDamagedStore(t *testing.T) {
 
 			// --reset-store sets it aside, unchanged, and starts afresh
 			// under a new source.
-			idFile := filepath.Join(dir, installationIDFile)
+			idFile := filepath.Join(dir, InstallationIDFile)
 			oldID, _ := os.ReadFile(idFile)
 			a, err = Open(context.Background(), Options{DataDir: dir, Listen: "127.0.0.1:0", Network: testNetwork(t), ResetStore: true})
 			if err != nil {

@@ -1,15 +1,12 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"newsdesk/storage"
+	"newsdesk/app/apptest"
 	"newsdesk/trust"
 )
 
@@ -24,49 +21,11 @@ func networkWithFanout(t *testing.T, n int) *trust.SignedNetwork {
 	t.Helper()
 	def := testNetwork(t).Network.Clone()
 	def.Fanout = n
-	sn, err := testNetAdmin.SignNetwork(def)
+	sn, err := apptest.NetworkAdmin(t).SignNetwork(def)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sn
-}
-
-// Reference: issue 11, defect 8.
-func TestServeFanoutConflictRefused(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		network bool // --network with the test network (fanout 16); else a new one-computer network
-	}{{"imported definition", true}, {"new network", false}} {
-		t.Run(tc.name, func(t *testing.T) {
-			data := filepath.Join(t.TempDir(), "data")
-			args := []string{"--listen", "127.0.0.1:0", "--data", data, "--fanout", "8"}
-			if tc.network {
-				args = withTestNetwork(t, args)
-			}
-			// A servant that starts stops at once: the test fails, it does
-			// not hang.
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var stderr bytes.Buffer
-			err := ServeWithReady(ctx, args, &stderr, &stderr, func(Ready) { cancel() })
-			if err == nil || !strings.Contains(err.Error(), "--fanout 8 conflicts") || !strings.Contains(err.Error(), ", 16: N is network-wide") {
-				t.Fatalf("serve --fanout 8 in a network of fanout 16 = %v, want a conflict naming both", err)
-			}
-			var coded interface{ ExitCode() int }
-			if !errors.As(err, &coded) || coded.ExitCode() != 2 {
-				t.Errorf("error %v does not carry exit code 2", err)
-			}
-			// Nothing was stored: no definition imported or created.
-			st, err := storage.Open(data, storage.ReadOnly())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if v, ok, err := st.Setting(keyNetwork); err != nil || ok && v != "" {
-				t.Errorf("the refused start stored a network definition (%v)", err)
-			}
-		})
-	}
 }
 
 // The servant's N is the definition's; an Options.Fanout equal to it is

@@ -13,13 +13,14 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/storage"
 	"newsdesk/trust"
 )
 
-// installationIDFile holds the installation's source: the UUID every item
+// InstallationIDFile holds the installation's source: the UUID every item
 // published here carries (trust.NewSource, bound to identity.key).
-const installationIDFile = "installation-id"
+const InstallationIDFile = "installation-id"
 
 // prepareDataDir creates the data directory (0700) if it is missing and
 // checks that it is writable.
@@ -53,7 +54,7 @@ func (e *missingStore) Error() string {
 	return fmt.Sprintf("%s: the store %s is %s, but this installation has run before (its %s is there). "+
 		"Starting with an empty store would number new items from 1 again, and every servant would drop them as old. "+
 		"Restore %s from a backup, or start once with --reset-store to begin with an empty store under a new source",
-		ErrDamagedInstallation, e.path, e.what, installationIDFile, storage.FileName)
+		ErrDamagedInstallation, e.path, e.what, InstallationIDFile, storage.FileName)
 }
 
 func (e *missingStore) Unwrap() error { return ErrDamagedInstallation }
@@ -66,7 +67,7 @@ func (e *missingStore) Unwrap() error { return ErrDamagedInstallation }
 // created before the source file, so a fresh directory (or one that crashed
 // half-way through its first start) never looks damaged.
 func checkStorePresent(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, installationIDFile)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, InstallationIDFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	path := filepath.Join(dir, storage.FileName)
@@ -89,7 +90,7 @@ func checkStorePresent(dir string) error {
 // reset on an intact store (it opens and passes Store.Check) is refused.
 func openStore(dir string, reset bool, log *slog.Logger) (st *storage.Store, fresh bool, err error) {
 	open := func() (*storage.Store, error) {
-		st, err := storage.Open(dir, storage.WithPinned(systemCategories...), storage.WithCommitInterval(ingestInterval))
+		st, err := storage.Open(dir, storage.WithPinned(network.SystemCategories...), storage.WithCommitInterval(ingestInterval))
 		if errors.Is(err, storage.ErrInUse) {
 			return nil, &dirInUse{dir: dir, cause: err}
 		}
@@ -160,7 +161,7 @@ func setStoreAside(dir string, now time.Time) (string, error) {
 // were bound to keys, or one whose identity.key was replaced. Its items
 // under the old source stay where they are; new ones start a new stream.
 func installationSource(dir string, key ed25519.PublicKey, fresh bool, log *slog.Logger) (src uuid.UUID, made bool, err error) {
-	path := filepath.Join(dir, installationIDFile)
+	path := filepath.Join(dir, InstallationIDFile)
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"newsdesk/storage"
+	"newsdesk/app/apptest"
 	"newsdesk/trust"
 )
 
@@ -38,7 +37,7 @@ func TestInstallationSource(t *testing.T) {
 	if err != nil || made || again != src {
 		t.Fatalf("second run: %s, %v; want %s", again, err, src)
 	}
-	path := filepath.Join(dir, installationIDFile)
+	path := filepath.Join(dir, InstallationIDFile)
 	for p, mode := range map[string]os.FileMode{dir: 0o700 | os.ModeDir, path: 0o600} {
 		if fi, err := os.Stat(p); err != nil || fi.Mode() != mode {
 			t.Errorf("%s: mode %v, %v; want %v", p, fi.Mode(), err, mode)
@@ -87,24 +86,13 @@ func TestDamagedStoreRefusedUntilReset(t *testing.T) {
 			if err := a.Close(); err != nil {
 				t.Fatal(err)
 			}
-			db := filepath.Join(dir, storage.FileName)
-			if damage == "empty" {
-				err = os.Truncate(db, 0)
-			} else {
-				err = os.Remove(db)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := apptest.DamageStore(t, dir, damage)
 
 			_, err = Open(context.Background(), opts)
 			if !errors.Is(err, ErrDamagedInstallation) || !strings.Contains(err.Error(), damage) || !strings.Contains(err.Error(), "--reset-store") {
 				t.Fatalf("Open with the store %s = %v, want ErrDamagedInstallation naming --reset-store", damage, err)
 			}
-			err = ServeWithReady(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", dir}, io.Discard, io.Discard, nil)
-			if !errors.Is(err, ErrDamagedInstallation) {
-				t.Fatalf("serve with the store %s = %v, want ErrDamagedInstallation", damage, err)
-			}
+			// serve refuses it too: cli's TestServeRefusesDamagedStore.
 			if fi, err := os.Stat(db); damage == "empty" && (err != nil || fi.Size() != 0) || damage == "missing" && err == nil {
 				t.Fatalf("a refused start changed the store: %v, %v", fi, err)
 			}
@@ -155,19 +143,6 @@ func TestResetStoreRefusesIntactStore(t *testing.T) {
 	}
 }
 
-// serve --reset-store needs the network definition, which was in the store:
-// without it the empty store would start a network of its own.
-func TestServeResetStoreNeedsNetwork(t *testing.T) {
-	_, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--reset-store"}, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "--network") {
-		t.Fatalf("--reset-store without --network = %v, want a usage error naming --network", err)
-	}
-	cfg, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--reset-store", "--network", "net.json"}, io.Discard)
-	if err != nil || !cfg.reset {
-		t.Fatalf("--reset-store --network: %+v, %v", cfg, err)
-	}
-}
-
 // An installation that takes a new source on an intact store (from before
 // sources were bound to keys, or after identity.key was replaced) starts
 // its chains afresh: the per-category counts of its last publications were
@@ -190,7 +165,7 @@ func TestNewSourceStartsOwnLastAfresh(t *testing.T) {
 	}
 	a.Close()
 	// A source from before the binding: a random UUID.
-	if err := os.WriteFile(filepath.Join(dir, installationIDFile), []byte(uuid.NewString()+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, InstallationIDFile), []byte(uuid.NewString()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	a, err = Open(context.Background(), opts)

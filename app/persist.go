@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 )
@@ -255,14 +256,14 @@ func (p *persister) process(ops []persistOp) {
 func (p *persister) announce(it *news.Item, ev *Event) {
 	a := p.a
 	switch it.Category {
-	case NetworkCategory:
-		a.receiveDefinition(it)
+	case network.NetworkCategory:
+		a.net.ReceiveDefinition(it)
 		return
-	case RetractionCategory:
-		a.receiveRetraction(it)
+	case network.RetractionCategory:
+		a.net.ReceiveRetraction(it)
 		return
 	}
-	if a.retractionsArrived(it.ID) {
+	if a.net.RetractionsArrived(it.ID) {
 		return // retracted before it came: nobody is told of it
 	}
 	if !slices.Contains(ev.Categories, it.Category) {

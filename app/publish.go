@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/trust"
 )
@@ -13,12 +14,12 @@ import (
 // the settings as its author. A draft that breaks an item rule returns the
 // validation error, a *news.FieldError naming the field and the rule (an
 // invalid display name is the author field's), and nothing is stored or
-// sent. The system groups take no drafts (ErrSystemCategory).
+// sent. The system groups take no drafts (network.ErrSystemCategory).
 func (a *App) Publish(d Draft) (PublishResult, error) {
-	if err := checkNotSystem(d.Category); err != nil {
+	if err := network.CheckNotSystem(d.Category); err != nil {
 		return PublishResult{}, err
 	}
-	if err := a.checkNewCategory(d.Category, nil); err != nil {
+	if err := a.CheckNewCategory(d.Category, nil); err != nil {
 		rule := news.RuleInvalidCategory
 		if d.Category == "" {
 			rule = news.RuleRequired
@@ -47,7 +48,7 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := a.MayPublish(it.Category); err != nil {
 		return PublishResult{}, &NotAllowedError{Category: it.Category, Err: err}
 	}
-	return a.publish(it)
+	return a.PublishItem(it)
 }
 
 // NotAllowedError: the network definition does not let this installation
@@ -73,8 +74,10 @@ func (e *NotAllowedError) Reason() string { return string(trust.ReasonOf(e.Err))
 // stuck. Nothing of it is stored; try again later.
 var ErrBusy = errors.New("publish: the servant is busy; nothing was stored, try again")
 
-// publish gives a valid item of this installation the next communication
-// count, stores it, and sends it, through the publishing pipeline
+// PublishItem publishes a valid item this installation built itself
+// (the control API's /v1/publish, the system groups' announcements),
+// without Publish's checks of a draft: it gives the item the next
+// communication count, stores it, and sends it, through the publishing pipeline
 // (publisher.go). It returns once the item is stored and numbered: the
 // count was taken durably together with the item (listed in My posts, marked
 // read, able to answer retransmission requests) and its outbox entry. The
@@ -85,7 +88,7 @@ var ErrBusy = errors.New("publish: the servant is busy; nothing was stored, try 
 //
 // A publication the pipeline could not take within publishBusyWait returns
 // ErrBusy and is not stored.
-func (a *App) publish(it *news.Item) (PublishResult, error) {
+func (a *App) PublishItem(it *news.Item) (PublishResult, error) {
 	if publishVia != nil {
 		return publishVia(a, it)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
@@ -329,7 +330,7 @@ func (p *publisher) commit(batch []*pubReq) {
 	size := 0
 	for _, r := range batch {
 		size += len(r.m.Payload)
-		if isSystemItem(r.it) {
+		if network.IsSystemItem(r.it) {
 			continue // a definition or retraction: never shown, so nobody is told
 		}
 		if !slices.Contains(ev.Categories, r.it.Category) {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -486,37 +485,6 @@ func TestLostPersisted(t *testing.T) {
 			t.Errorf("after the start: lost %d, counters.lost %d; want 3 and 3 (the servant counts on from the total)", st.Lost, st.Counters.Lost)
 		}
 	})
-}
-
-// /v1/status reports the persisted total in "lost" and "counters.lost",
-// including losses of earlier runs.
-func TestServeStatusLostPersisted(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "data")
-	s := startServeIn(t, data)
-	s.stop()
-	st, err := storage.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetLostTotal(5); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-
-	s = startServeIn(t, data)
-	_, body := s.status(t)
-	var got struct {
-		Lost     uint64 `json:"lost"`
-		Counters struct {
-			Lost uint64 `json:"lost"`
-		} `json:"counters"`
-	}
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Lost != 5 || got.Counters.Lost != 5 {
-		t.Errorf("status lost %d, counters.lost %d; want 5 and 5", got.Lost, got.Counters.Lost)
-	}
 }
 
 // The core learns, at every start, the count of this installation's latest

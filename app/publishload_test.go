@@ -1,11 +1,10 @@
-package app
+package app_test
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,10 +21,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"newsdesk/news"
-	"newsdesk/newsnet"
+	"newsdesk/app"
+	"newsdesk/app/apptest"
+	"newsdesk/cli"
 	"newsdesk/storage"
-	"newsdesk/trust"
 )
 
 // publishLoad is the run of issue 10, part 4: servants `newsdesk serve`
@@ -42,18 +41,23 @@ type publishLoad struct {
 	// otherwise they share this one.
 	processes bool
 	// serial makes the publisher publish the way it did before the
-	// pipeline (publishSerial).
+	// pipeline (app.UseSerialPublishing).
 	serial bool
 }
 
 // start starts one servant of the load; publisher is the one the clients
 // post to.
-func (l publishLoad) start(tb testing.TB, publisher bool, args ...string) *servant {
+func (l publishLoad) start(tb testing.TB, publisher bool, args ...string) *apptest.Servant {
 	tb.Helper()
 	if l.processes {
 		return startServeProcess(tb, l.serial, publisher, args...)
 	}
-	return startServe(tb, args...)
+	return apptest.StartServe(tb, serveInProcess, args...)
+}
+
+// serveInProcess is cli.ServeWithReady as apptest.ServeFunc.
+func serveInProcess(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(apptest.Ready)) error {
+	return cli.ServeWithReady(ctx, args, stdout, stderr, func(r cli.Ready) { ready(apptest.Ready{ID: r.ID, Control: r.Control}) })
 }
 
 // run starts the network, posts the items, waits for them everywhere,
@@ -63,11 +67,11 @@ func (l publishLoad) start(tb testing.TB, publisher bool, args ...string) *serva
 func (l publishLoad) run(tb testing.TB) float64 {
 	tb.Helper()
 	if l.serial && !l.processes {
-		publishVia, ingestInterval = publishSerial, 0
-		defer func() { publishVia, ingestInterval = nil, defaultIngestInterval }()
+		defer app.UseSerialPublishing()()
+		defer app.CommitAtOnce()()
 	}
 	seed := l.start(tb, false, "--subscribe", "it")
-	all := []*servant{seed}
+	all := []*apptest.Servant{seed}
 	for i := range l.servants - 1 {
 		all = append(all, l.start(tb, i == l.servants-2, "--seeds", seed.ID, "--subscribe", "it"))
 	}
@@ -122,13 +126,13 @@ func (l publishLoad) run(tb testing.TB) float64 {
 	rate := float64(l.items) / elapsed.Seconds()
 
 	waitDelivered(tb, others, 1+l.items, 3*time.Minute)
-	st, _ := pub.status(tb)
+	st, _ := pub.Status(tb)
 	source, err := uuid.Parse(st.Source)
 	if err != nil {
 		tb.Fatalf("publisher's source %q: %v", st.Source, err)
 	}
 	for _, s := range all {
-		s.stop()
+		s.Stop()
 	}
 	checkPublisherStore(tb, pub, source, accepted)
 	for _, s := range others {
@@ -139,28 +143,28 @@ func (l publishLoad) run(tb testing.TB) float64 {
 
 // tryPost posts one item and decodes the answer; any status but 200 is an
 // error.
-func tryPost(c *http.Client, s *servant, title, body string) (publishResult, error) {
+func tryPost(c *http.Client, s *apptest.Servant, title, body string) (apptest.PublishResult, error) {
 	j, _ := json.Marshal(map[string]string{"category": "it", "title": title, "body": body})
 	resp, err := c.Post("http://"+s.Control+"/v1/publish", "application/json", bytes.NewReader(j))
 	if err != nil {
-		return publishResult{}, err
+		return apptest.PublishResult{}, err
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return publishResult{}, err
+		return apptest.PublishResult{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return publishResult{}, fmt.Errorf("publish: %d %s", resp.StatusCode, out)
+		return apptest.PublishResult{}, fmt.Errorf("publish: %d %s", resp.StatusCode, out)
 	}
-	var r publishResult
+	var r apptest.PublishResult
 	if err := json.Unmarshal(out, &r); err != nil {
-		return publishResult{}, fmt.Errorf("publish: %v in %s", err, out)
+		return apptest.PublishResult{}, fmt.Errorf("publish: %v in %s", err, out)
 	}
 	return r, nil
 }
 
-func postItem(tb testing.TB, c *http.Client, s *servant, title string) publishResult {
+func postItem(tb testing.TB, c *http.Client, s *apptest.Servant, title string) apptest.PublishResult {
 	tb.Helper()
 	r, err := tryPost(c, s, title, "")
 	if err != nil {
@@ -170,9 +174,9 @@ func postItem(tb testing.TB, c *http.Client, s *servant, title string) publishRe
 }
 
 // delivered returns the servant's counters.delivered.
-func delivered(tb testing.TB, s *servant) uint64 {
+func delivered(tb testing.TB, s *apptest.Servant) uint64 {
 	tb.Helper()
-	_, body := s.status(tb)
+	_, body := s.Status(tb)
 	var st struct {
 		Counters struct {
 			Delivered uint64 `json:"delivered"`
@@ -186,7 +190,7 @@ func delivered(tb testing.TB, s *servant) uint64 {
 
 // waitDelivered waits until every servant has delivered at least n items
 // (n == 0: until every one is attached or the vertex).
-func waitDelivered(tb testing.TB, all []*servant, n int, limit time.Duration) {
+func waitDelivered(tb testing.TB, all []*apptest.Servant, n int, limit time.Duration) {
 	tb.Helper()
 	deadline := time.Now().Add(limit)
 	for {
@@ -194,7 +198,7 @@ func waitDelivered(tb testing.TB, all []*servant, n int, limit time.Duration) {
 		var example string
 		for _, s := range all {
 			if n == 0 {
-				st, _ := s.status(tb)
+				st, _ := s.Status(tb)
 				if st.Up == "" && !st.Root {
 					behind++
 					example = s.ID + " is not attached"
@@ -217,9 +221,9 @@ func waitDelivered(tb testing.TB, all []*servant, n int, limit time.Duration) {
 }
 
 // openStopped opens a stopped servant's store read-only.
-func openStopped(tb testing.TB, s *servant) *storage.Store {
+func openStopped(tb testing.TB, s *apptest.Servant) *storage.Store {
 	tb.Helper()
-	st, err := storage.Open(s.data, storage.ReadOnly())
+	st, err := storage.Open(s.Data, storage.ReadOnly())
 	if err != nil {
 		tb.Fatalf("opening %s's store: %v", s.ID, err)
 	}
@@ -230,7 +234,7 @@ func openStopped(tb testing.TB, s *servant) *storage.Store {
 // checkPublisherStore checks that the publisher stored every accepted item
 // with consecutive counts 2.. (1 was the warm-up), read, and that nothing
 // is left in its outbox.
-func checkPublisherStore(tb testing.TB, pub *servant, id uuid.UUID, accepted map[uuid.UUID]bool) {
+func checkPublisherStore(tb testing.TB, pub *apptest.Servant, id uuid.UUID, accepted map[uuid.UUID]bool) {
 	tb.Helper()
 	st := openStopped(tb, pub)
 	items, err := st.ItemsAfter(id, 1, 0)
@@ -258,7 +262,7 @@ func checkPublisherStore(tb testing.TB, pub *servant, id uuid.UUID, accepted map
 
 // checkReceived checks that s stored every accepted item of source, each
 // once, in count order.
-func checkReceived(tb testing.TB, s *servant, source uuid.UUID, accepted map[uuid.UUID]bool) {
+func checkReceived(tb testing.TB, s *apptest.Servant, source uuid.UUID, accepted map[uuid.UUID]bool) {
 	tb.Helper()
 	st := openStopped(tb, s)
 	items, err := st.ItemsAfter(source, 1, 0)
@@ -297,7 +301,7 @@ func TestServePublishLoad(t *testing.T) {
 //	go test -tags migrated_fynedo -run '^$' -bench ServePublish -benchtime 1x ./app/
 //
 // "serial" is the servants as they were before the publishing pipeline
-// (publishSerial; delivered items committed at once), "pipeline" as they
+// (app.UseSerialPublishing; delivered items committed at once), "pipeline" as they
 // are now; each runs on a fresh network. PUBSERVANTS=n changes the number
 // of servants, PUBINPROCESS=1 runs them all in this process.
 func BenchmarkServePublish(b *testing.B) {
@@ -344,14 +348,14 @@ func TestServeProcess(t *testing.T) {
 		os.Exit(2)
 	}
 	if os.Getenv(serveProcessSerial) == "1" {
-		publishVia = publishSerial
+		app.UseSerialPublishing()
 	}
 	if os.Getenv(serveProcessSerial) != "" {
-		ingestInterval = 0 // as before the pipeline: every servant commits at once
+		app.CommitAtOnce() // as before the pipeline: every servant commits at once
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := ServeWithReady(ctx, args, io.Discard, os.Stderr, func(r Ready) {
+	err := cli.ServeWithReady(ctx, args, io.Discard, os.Stderr, func(r cli.Ready) {
 		fmt.Printf("READY %s %s\n", r.ID, r.Control)
 	})
 	if err != nil {
@@ -364,14 +368,14 @@ func TestServeProcess(t *testing.T) {
 // ends; its log goes to a file that the test prints if it fails.
 //
 // serial runs it as servants ran before the publishing pipeline: the
-// publisher (publisher set) publishing with publishSerial, and every one
+// publisher (publisher set) publishing with app.UseSerialPublishing, and every one
 // committing delivered items at once (no ingest interval).
-func startServeProcess(tb testing.TB, serial, publisher bool, args ...string) *servant {
+func startServeProcess(tb testing.TB, serial, publisher bool, args ...string) *apptest.Servant {
 	tb.Helper()
 	dir := tb.TempDir()
-	s := &servant{data: filepath.Join(dir, "data"), log: &syncBuffer{}}
-	args = withTestNetwork(tb, args)
-	args = append([]string{"--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--data", s.data}, args...)
+	s := &apptest.Servant{Data: filepath.Join(dir, "data"), Log: &apptest.SyncBuffer{}}
+	args = apptest.WithTestNetwork(tb, args)
+	args = append([]string{"--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--data", s.Data}, args...)
 	j, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), serveProcessArgs+"="+string(j))
@@ -417,7 +421,7 @@ func startServeProcess(tb testing.TB, serial, publisher bool, args ...string) *s
 		tb.Fatalf("serve process not ready after 20s; log:\n%s", showLog())
 	}
 	var once sync.Once
-	s.stop = func() {
+	s.Stop = func() {
 		once.Do(func() {
 			cmd.Process.Signal(os.Interrupt)
 			select {
@@ -432,67 +436,10 @@ func startServeProcess(tb testing.TB, serial, publisher bool, args ...string) *s
 		})
 	}
 	tb.Cleanup(func() {
-		s.stop()
+		s.Stop()
 		if tb.Failed() {
 			tb.Logf("log of %s:\n%s", s.ID, showLog())
 		}
 	})
 	return s
-}
-
-// publishSerial is how publications were made before the pipeline
-// (publisher.go), kept to measure against: one at a time under pubMu, the
-// count taken in a transaction of its own, then the item stored, then
-// marked read, then handed to the servant.
-func publishSerial(a *App, it *news.Item) (PublishResult, error) {
-	a.pubMu.Lock()
-	defer a.pubMu.Unlock()
-	n := a.currentNode()
-	count, err := a.store.NextSourceCount(a.source)
-	if err != nil {
-		return PublishResult{}, err
-	}
-	it.SourceCount = count
-	if err := trust.SignItem(a.identity, it); err != nil {
-		return PublishResult{}, err
-	}
-	it.Received = time.Now()
-	m, err := multicastOf(it)
-	if err != nil {
-		return PublishResult{}, err
-	}
-	if err := a.store.Put(context.Background(), it); err != nil {
-		return PublishResult{}, err
-	}
-	if _, err := a.store.MarkRead(it.ID); err != nil {
-		return PublishResult{}, err
-	}
-	a.events.emit(Event{Kind: ItemsPublished, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
-	if n == nil {
-		return PublishResult{}, errors.New("serial publishing: not started")
-	}
-	pub := new(newsnet.Published)
-	a.pubWaitMu.Lock()
-	a.pubWait[m.ID] = pub
-	a.pubWaitMu.Unlock()
-	_, err = n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
-	a.pubWaitMu.Lock()
-	delete(a.pubWait, m.ID)
-	a.pubWaitMu.Unlock()
-	switch {
-	case err != nil:
-		return PublishResult{}, err
-	case pub.Queued:
-		seq, err := a.store.OutboxPush(it)
-		if err != nil {
-			return PublishResult{}, err
-		}
-		a.obMu.Lock()
-		a.outbox[it.ID] = seq
-		a.obMu.Unlock()
-		return PublishResult{ID: it.ID, Outcome: Queued}, nil
-	case pub.Links == 0:
-		return PublishResult{ID: it.ID, Outcome: Suppressed}, nil
-	}
-	return PublishResult{ID: it.ID, Outcome: Delivered}, nil
 }

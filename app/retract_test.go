@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/app/apptest"
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
@@ -60,7 +62,7 @@ func retractedOn(s *App, id uuid.UUID, reason string) error {
 func TestRetractionHidesItemEverywhere(t *testing.T) {
 	simTest(t, func(t *testing.T, sn *simNet) {
 		aDir := t.TempDir()
-		_, def, _ := publishersNetwork(t, aDir)
+		_, def, _ := apptest.PublishersNetwork(t, aDir)
 		a := sn.open(t, Options{DataDir: aDir, Start: true, Network: def})
 		b := sn.open(t, Options{Start: true, Network: def, Seeds: []string{a.Addr()}, Archive: true})
 		c := sn.open(t, Options{Start: true, Network: def, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
@@ -123,9 +125,7 @@ func TestRetractionHidesItemEverywhere(t *testing.T) {
 		// shows who may retract it); should the item come after all, it is
 		// stored hidden.
 		waitForUpTo(t, 20*time.Second, "the retraction on the late joiner", func() error {
-			d.pending.mu.Lock()
-			waiting := len(d.pending.byID[id])
-			d.pending.mu.Unlock()
+			waiting := d.net.Waiting(id)
 			if waiting != 1 {
 				return fmt.Errorf("%d retractions wait for the item", waiting)
 			}
@@ -165,7 +165,7 @@ func TestAdminRetractsByID(t *testing.T) {
 		}
 		p := sn.open(t, Options{DataDir: pubDir, Start: true, Network: def, Subscriptions: []string{"it"}})
 		ad := sn.open(t, Options{DataDir: adminDir, Start: true, Network: def, Seeds: []string{p.Addr()}})
-		ad.waitRouted(t, RetractionCategory)
+		ad.waitRouted(t, network.RetractionCategory)
 		res, err := p.Publish(Draft{Category: "it", Title: "Wrong figures"})
 		if err != nil {
 			t.Fatal(err)
@@ -203,12 +203,12 @@ func TestRetractionBeforeItsItem(t *testing.T) {
 		}
 		deliverCarrier(t, q, r)
 	}
-	if got := len(q.pending.byID[it.ID]); got != 2 {
+	if got := q.net.Waiting(it.ID); got != 2 {
 		t.Fatalf("%d retractions wait for the item, want 2", got)
 	}
 	q.Close()
 	q = openApp(t, Options{DataDir: dir})
-	if got := len(q.pending.byID[it.ID]); got != 2 {
+	if got := q.net.Waiting(it.ID); got != 2 {
 		t.Fatalf("after a restart %d retractions wait for the item, want 2", got)
 	}
 	m, err := multicastOf(it)
@@ -233,7 +233,7 @@ func deliverCarrier(t *testing.T, q *App, r *trust.Retraction) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reason := q.verify(m); reason != "" {
+	if reason := q.net.Verify(m); reason != "" {
 		t.Fatalf("verify of the carrier: %s", reason)
 	}
 	q.persist.deliver(m, time.Now())
@@ -257,7 +257,7 @@ func pushCarrier(t *testing.T, s *App, r *trust.Retraction) {
 	}
 }
 
-// carrierOf is r in an item of RetractionCategory, published by signer
+// carrierOf is r in an item of network.RetractionCategory, published by signer
 // under src (a source signer's key owns).
 func carrierOf(t *testing.T, r *trust.Retraction, signer *trust.Identity, src uuid.UUID, count uint64) *news.Item {
 	t.Helper()
@@ -265,7 +265,7 @@ func carrierOf(t *testing.T, r *trust.Retraction, signer *trust.Identity, src uu
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := news.NewItem(RetractionCategory, "Retraction", base64.StdEncoding.EncodeToString(bin), "", src, time.Now())
+	it, err := news.NewItem(network.RetractionCategory, "Retraction", base64.StdEncoding.EncodeToString(bin), "", src, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,20 +274,4 @@ func carrierOf(t *testing.T, r *trust.Retraction, signer *trust.Identity, src uu
 		t.Fatal(err)
 	}
 	return it
-}
-
-// A retraction carrier's body never crashes the decoder.
-func FuzzRetractionCarrier(f *testing.F) {
-	id, _ := trust.GenerateIdentity()
-	r, _ := id.SignRetraction(uuid.Must(uuid.NewV7()), "Wrong figures", time.Unix(1700000000, 0))
-	bin, _ := r.MarshalBinary()
-	f.Add(base64.StdEncoding.EncodeToString(bin))
-	f.Add("")
-	f.Add("====")
-	f.Fuzz(func(t *testing.T, body string) {
-		r, err := retractionOf(&news.Item{Body: body})
-		if err == nil && r.ItemID == uuid.Nil {
-			t.Fatal("a retraction of no item decoded")
-		}
-	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"newsdesk/network"
 	"newsdesk/trust"
 )
 
@@ -84,7 +85,7 @@ func rivalsConverge(t *testing.T, editA, editB func(*trust.Network), check func(
 		a := sn.open(t, Options{DataDir: aDir, Start: true, Network: v1, Archive: true})
 		b := sn.open(t, Options{DataDir: bDir, Network: v1, Seeds: []string{a.Addr()}})
 		c := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
-		c.waitRouted(t, NetworkCategory)
+		c.waitRouted(t, network.NetworkCategory)
 
 		sign := func(id *trust.Identity, edit func(*trust.Network)) *trust.SignedNetwork {
 			n := v1.Network.Clone()
@@ -123,7 +124,7 @@ func rivalsConverge(t *testing.T, editA, editB func(*trust.Network), check func(
 					return fmt.Errorf("%s: %v", s.Addr(), err)
 				}
 			}
-			if !sameDefinition(a.Network(), b.Network()) || !sameDefinition(a.Network(), c.Network()) {
+			if !network.SameDefinition(a.Network(), b.Network()) || !network.SameDefinition(a.Network(), c.Network()) {
 				return fmt.Errorf("version 3 differs between servants")
 			}
 			return nil

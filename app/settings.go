@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 )
@@ -65,7 +67,7 @@ func (a *App) SaveSettings(s Settings) error {
 	if err := checkDisplayName(s.DisplayName, false); err != nil {
 		return err
 	}
-	if _, err := checkHostPort(s.Listen); err != nil {
+	if _, err := CheckHostPort(s.Listen); err != nil {
 		return fmt.Errorf("listen address: %w", err)
 	}
 	if s.Advertise != "" {
@@ -94,6 +96,19 @@ func (a *App) SaveSettings(s Settings) error {
 		}
 	}
 	return nil
+}
+
+// CheckHostPort checks a listen address: a host (possibly empty) and a
+// numeric port 0..65535. It returns the host.
+func CheckHostPort(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", fmt.Errorf("address %q: port must be a number 0..65535", addr)
+	}
+	return host, nil
 }
 
 // checkDisplayName applies the author rules of an item to a display name.
@@ -156,7 +171,7 @@ func (a *App) Setup(s Setup) error {
 			if err := a.store.SetSeeds([]string{addr}); err != nil {
 				return err
 			}
-			a.seedOwnNetwork(addr)
+			a.net.SeedOwnNetwork(addr)
 		}
 	}
 	if err := a.store.SetSetting(keySetupDone, "true"); err != nil {
@@ -287,7 +302,7 @@ func (a *App) Subscriptions() []string {
 // SetSubscriptions validates (category IDs; "*" is not one) and stores the
 // subscriptions and applies them to the running servant.
 func (a *App) SetSubscriptions(ids []string) error {
-	if err := a.checkNewSubscriptions(ids); err != nil {
+	if err := a.CheckNewSubscriptions(ids); err != nil {
 		return err
 	}
 	if err := a.store.SetSubscriptions(normalizeSubs(ids)); err != nil {
@@ -321,14 +336,14 @@ func checkSubscriptions(ids []string) error {
 	if len(subs) > MaxSubscriptions {
 		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), MaxSubscriptions)
 	}
-	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, systemCategories...)...))
+	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, network.SystemCategories...)...))
 }
 
-// checkNewSubscriptions is checkSubscriptions for a list someone enters
+// CheckNewSubscriptions is checkSubscriptions for a list someone enters
 // now (the UI, PUT /v1/subscriptions): a category not subscribed yet and
 // not in the catalog must also start every level with a letter or a digit
-// (checkNewCategory).
-func (a *App) checkNewSubscriptions(ids []string) error {
+// (CheckNewCategory).
+func (a *App) CheckNewSubscriptions(ids []string) error {
 	if err := checkSubscriptions(ids); err != nil {
 		return err
 	}
@@ -337,7 +352,7 @@ func (a *App) checkNewSubscriptions(ids []string) error {
 		if checkCategory(id) != nil && cur == nil {
 			cur = append(a.Subscriptions(), "") // read once, and only for an old name
 		}
-		if err := a.checkNewCategory(id, cur); err != nil {
+		if err := a.CheckNewCategory(id, cur); err != nil {
 			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}

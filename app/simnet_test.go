@@ -21,10 +21,11 @@ import (
 // (synctest.Wait), and no wait takes real time. The clock stands still
 // while any goroutine keeps working: a test with goroutines that never
 // pause (publishers in a loop) waits on a channel, not with waitFor, which
-// would wait for good. A few tests stay on TCP
-// end to end: the control API and `newsdesk serve` (startServe), the link
-// security (TLS, network secrets, revoked keys), Probe, and forged items
-// from a servant that claims another's source.
+// would wait for good. A few tests stay on TCP end to end: the link
+// security (TLS, network secrets, revoked keys), Probe, forged items from a
+// servant that claims another's source, and the publishing load through
+// `newsdesk serve` (publishload_test.go); the control API and `serve` are
+// tested in package cli.
 
 // simNet is the simulated network of one test.
 type simNet struct {

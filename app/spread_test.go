@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -29,13 +30,13 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 		b := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
 		waitFor(t, "b to route the network group to a", func() error {
 			for _, l := range b.currentNode().Status().Links {
-				if l.Up && l.Received.Matches(NetworkCategory) {
+				if l.Up && l.Received.Matches(network.NetworkCategory) {
 					return nil
 				}
 			}
 			return fmt.Errorf("b's links %+v", b.currentNode().Status().Links)
 		})
-		if slices.Contains(b.Status().Subscriptions, NetworkCategory) {
+		if slices.Contains(b.Status().Subscriptions, network.NetworkCategory) {
 			t.Errorf("the system group shows in the subscriptions: %v", b.Status().Subscriptions)
 		}
 
@@ -72,7 +73,7 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 		})
 		// The stored definition survives a restart of the store (checked by
 		// reading it back).
-		if got, err := c.storedNetwork(); err != nil || got.Version != 2 {
+		if got, err := network.StoredDefinition(c.store); err != nil || got.Version != 2 {
 			t.Errorf("c's stored definition: %v, %v", got, err)
 		}
 
@@ -84,7 +85,7 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc, _ := v3.Marshal()
-		it, err := news.NewItem(NetworkCategory, "forged", string(doc), "", b.Source(), time.Now())
+		it, err := news.NewItem(network.NetworkCategory, "forged", string(doc), "", b.Source(), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,8 +190,8 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		shortWindow := func(c *newsnet.Config) { c.CatchUpWindow = time.Millisecond }
 		a := sn.open(t, Options{Start: true, Network: v1, Archive: true})
 		b := sn.open(t, Options{Start: true, Network: v1, Seeds: []string{a.Addr()}})
-		offline := sn.open(t, Options{Network: v1, Seeds: []string{a.Addr()}, tune: shortWindow})
-		b.waitRouted(t, NetworkCategory)
+		offline := sn.open(t, Options{Network: v1, Seeds: []string{a.Addr()}, Tune: shortWindow})
+		b.waitRouted(t, network.NetworkCategory)
 
 		n2 := v1.Network.Clone()
 		n2.Version = 2
@@ -235,7 +236,7 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		carrier := func(sn *trust.SignedNetwork) *newsnet.Multicast {
 			doc, _ := sn.Marshal()
 			src, _ := trust.NewSource(admin.Public)
-			it, err := news.NewItem(NetworkCategory, "definition", string(doc), "", src, time.Now())
+			it, err := news.NewItem(network.NetworkCategory, "definition", string(doc), "", src, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,10 +249,10 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 			return m
 		}
 		m3, m2 := carrier(v3), carrier(v2)
-		if r := q.verify(m3); r != string(trust.AheadOfChain) {
+		if r := q.net.Verify(m3); r != string(trust.AheadOfChain) {
 			t.Fatalf("version 3 before version 2: verify = %q, want %q", r, trust.AheadOfChain)
 		}
-		if r := q.verify(m2); r != "" {
+		if r := q.net.Verify(m2); r != "" {
 			t.Fatalf("version 2: verify = %q", r)
 		}
 		q.persist.deliver(m2, time.Now())
@@ -259,7 +260,7 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		if v := q.Network().Version; v != 3 {
 			t.Fatalf("after version 2 arrived, q holds version %d, want 3", v)
 		}
-		if stored, err := q.storedNetwork(); err != nil || stored.Version != 3 {
+		if stored, err := network.StoredDefinition(q.store); err != nil || stored.Version != 3 {
 			t.Errorf("q's stored definition: %v, %v", stored, err)
 		}
 		if _, err := q.store.Get(uuid.UUID(m3.ID)); err != nil {

@@ -1,4 +1,4 @@
-package app
+package network
 
 // Definitions larger than one item. An item body holds at most 64 KiB, and
 // a definition may be up to trust.MaxDefinitionBytes (a network with
@@ -24,7 +24,6 @@ import (
 	"unicode/utf8"
 
 	"newsdesk/news"
-	"newsdesk/storage"
 	"newsdesk/trust"
 )
 
@@ -193,29 +192,18 @@ func (d *definitionAssembler) forget(key assemblyKey) {
 // one goes through receiving again: it may have been held ahead of its
 // chain, or the process stopped before adopting it (adopted ones are
 // passed over as not newer).
-func (a *App) loadDefinitionParts() error {
-	var cur storage.Cursor
-	for {
-		page, next, err := a.store.Newest([]string{NetworkCategory}, 512, cur)
+func (k *Keeper) loadDefinitionParts() error {
+	return k.eachStored(NetworkCategory, func(it *news.Item) {
+		p, ok, err := parseDefinitionPart(it.Body)
+		if !ok || err != nil {
+			return
+		}
+		signer, err := trust.ItemSigner(it)
 		if err != nil {
-			return err
+			return
 		}
-		for _, e := range page {
-			p, ok, err := parseDefinitionPart(e.Item.Body)
-			if !ok || err != nil {
-				continue
-			}
-			signer, err := trust.ItemSigner(e.Item)
-			if err != nil {
-				continue
-			}
-			if doc, _ := a.parts.add(signer, p); doc != nil {
-				a.receiveDefinitionDoc(doc)
-			}
+		if doc, _ := k.parts.add(signer, p); doc != nil {
+			k.receiveDefinitionDoc(doc)
 		}
-		if next == "" {
-			return nil
-		}
-		cur = next
-	}
+	})
 }

@@ -1,4 +1,4 @@
-package app
+package cli
 
 // The control API: HTTP+JSON on a loopback address, for scripts, tests and
 // tools that drive a headless servant. The request and response shapes are
@@ -30,7 +30,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
@@ -43,9 +45,36 @@ const (
 	maxRequestBytes = 1 << 20 // a 64 KiB body may grow sixfold in JSON escapes
 )
 
+// Item is a news item as the control API shows it. The shape is fixed:
+// external tools depend on it.
+type Item struct {
+	ID       string `json:"id"`       // UUIDv7, chosen by the publisher
+	Category string `json:"category"` // the multicast group
+	Title    string `json:"title"`
+	Body     string `json:"body"`
+	Source   string `json:"source"`   // the publishing installation's UUID
+	Received string `json:"received"` // when this servant stored it (RFC 3339, UTC)
+}
+
+// apiItem converts a stored item to the control API's shape.
+func apiItem(it *news.Item) Item {
+	return Item{
+		ID:       it.ID.String(),
+		Category: it.Category,
+		Title:    it.Title,
+		Body:     it.Body,
+		Source:   it.Source.String(),
+		Received: it.Received.UTC().Format(time.RFC3339Nano),
+	}
+}
+
+// maxListedItems bounds a /v1/items answer: the newest this many items of
+// the category are listed.
+const maxListedItems = 10000
+
 // control serves the control API for one application.
 type control struct {
-	app  *App
+	a    *app.App
 	addr string // the control API's own address, reported in status
 	log  *slog.Logger
 }
@@ -199,7 +228,7 @@ func strs[S ~[]E, E ~string](s S) []string {
 }
 
 func (c *control) status(w http.ResponseWriter, r *http.Request) {
-	ns := c.app.Status()
+	ns := c.a.Status()
 	st := ns.Status
 	out := statusJSON{
 		ID:            string(st.ID),
@@ -232,8 +261,8 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	for r, n := range st.Rejected {
 		out.Rejected[r] += n
 	}
-	sn := c.app.Network()
-	key := c.app.identity.Public
+	sn := c.a.Network()
+	key := c.a.Identity().Public
 	_, listed := sn.Publisher(key)
 	out.Key = trust.PublicKeyString(key)
 	out.Network = networkJSON{ID: sn.ID.String(), Name: sn.Name, Version: sn.Version,
@@ -256,11 +285,11 @@ type publishResponse struct {
 	Queued     bool   `json:"queued,omitempty"` // not attached: in the outbox until it is
 }
 
-func (req *publishRequest) check(a *App) error {
-	if err := a.checkNewCategory(req.Category, nil); err != nil {
+func (req *publishRequest) check(a *app.App) error {
+	if err := a.CheckNewCategory(req.Category, nil); err != nil {
 		return err
 	}
-	if err := checkNotSystem(req.Category); err != nil {
+	if err := network.CheckNotSystem(req.Category); err != nil {
 		return err
 	}
 	switch n := utf8.RuneCountInString(req.Title); {
@@ -280,7 +309,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if err := req.check(c.app); err != nil {
+	if err := req.check(c.a); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -295,27 +324,27 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		Category: req.Category,
 		Title:    req.Title,
 		Body:     req.Body,
-		Author:   c.app.settings().DisplayName,
-		Source:   c.app.source,
+		Author:   c.a.Settings().DisplayName,
+		Source:   c.a.Source(),
 		Created:  now,
 	}
 	if err := it.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := c.app.MayPublish(it.Category); err != nil {
+	if err := c.a.MayPublish(it.Category); err != nil {
 		// The reason only ("untrustedKey", "categoryNotAllowed", …); the log
 		// has the detail.
 		c.log.Warn("publication refused", "category", it.Category, "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": string(trust.ReasonOf(err)), "detail": err.Error()})
 		return
 	}
-	res, err := c.app.publish(it)
+	res, err := c.a.PublishItem(it)
 	switch {
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, app.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
 		return
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, app.ErrBusy):
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	case err != nil:
@@ -324,8 +353,8 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, publishResponse{
 		ID:         res.ID.String(),
-		Suppressed: res.Outcome == Suppressed,
-		Queued:     res.Outcome == Queued,
+		Suppressed: res.Outcome == app.Suppressed,
+		Queued:     res.Outcome == app.Queued,
 	})
 }
 
@@ -351,7 +380,7 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "id: not an item ID (a UUID as 8-4-4-4-12 hex digits)")
 		return
 	}
-	if err := checkItemID(id); err != nil {
+	if err := network.CheckItemID(id); err != nil {
 		writeError(w, http.StatusBadRequest, "id: "+err.Error())
 		return
 	}
@@ -359,18 +388,18 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	var notAuth *NotAuthorizedError
-	switch err := c.app.Retract(id, req.Reason); {
+	var notAuth *network.NotAuthorizedError
+	switch err := c.a.Retract(id, req.Reason); {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]string{"retracted": id.String()})
 	case errors.As(err, &notAuth):
 		c.log.Warn("retraction refused", "item", id, "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": notAuth.Reason(), "detail": err.Error()})
-	case errors.Is(err, ErrBadItemID):
+	case errors.Is(err, network.ErrBadItemID):
 		writeError(w, http.StatusBadRequest, err.Error())
-	case errors.Is(err, ErrItemNotFound):
+	case errors.Is(err, network.ErrItemNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, app.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())
@@ -388,16 +417,20 @@ func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
 		return
 	}
-	items, err := c.app.oldestFirst(cat, maxListedItems)
+	items, err := c.a.OldestFirst(cat, maxListedItems)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, items)
+	out := make([]Item, len(items)) // never nil: [] rather than null
+	for i, it := range items {
+		out[i] = apiItem(it)
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (c *control) subscriptions(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, strs(c.app.Status().Subscriptions))
+	writeJSON(w, http.StatusOK, strs(c.a.Status().Subscriptions))
 }
 
 func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
@@ -405,11 +438,11 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &cats) {
 		return
 	}
-	if err := c.app.checkNewSubscriptions(cats); err != nil {
+	if err := c.a.CheckNewSubscriptions(cats); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := c.app.SetSubscriptions(cats); err != nil {
+	if err := c.a.SetSubscriptions(cats); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}

@@ -1,4 +1,4 @@
-package app
+package network
 
 // Rival definitions (trust.AcceptRival): two admins published the same
 // version at once. Every servant keeps the one that wins the tie, so the
@@ -36,41 +36,42 @@ func (o *ownEdit) get() (base, mine *trust.SignedNetwork) {
 }
 
 // considerRival adopts next when it is a rival of the definition held that
-// wins the tie (on the persister's goroutine).
-func (a *App) considerRival(next *trust.SignedNetwork) {
-	lost := a.Network()
-	if next.Version != lost.Version || sameDefinition(lost, next) {
+// wins the tie (on the goroutine that stores deliveries).
+func (k *Keeper) considerRival(next *trust.SignedNetwork) {
+	lost := k.Definition()
+	if next.Version != lost.Version || SameDefinition(lost, next) {
 		return
 	}
 	if err := lost.AcceptRival(next); err != nil {
 		if !errors.Is(err, trust.ErrLosesTie) {
-			a.log.Warn("rival network definition refused", "version", next.Version, "err", err)
+			k.log.Warn("rival network definition refused", "version", next.Version, "err", err)
 		}
 		return
 	}
-	a.log.Warn("another admin published the same version at the same time; theirs wins the tie",
+	k.log.Warn("another admin published the same version at the same time; theirs wins the tie",
 		"version", next.Version, "signer", trust.PublicKeyString(next.Signer))
-	if adopted, err := a.adoptOne(next); err != nil || !adopted {
+	if adopted, err := k.adoptOne(next); err != nil || !adopted {
 		if err != nil {
-			a.log.Error("adopting the rival network definition failed", "version", next.Version, "err", err)
+			k.log.Error("adopting the rival network definition failed", "version", next.Version, "err", err)
 		}
 		return
 	}
-	a.adoptHeld()
-	// Publishing takes pubMu, which a restart holds while it waits for
-	// this goroutine (the persister) to flush: not from here.
-	a.bg.Add(1)
+	k.adoptHeld()
+	// This runs on the goroutine that stores deliveries, which may not
+	// announce (Host.Announce): the edit goes out from a goroutine of the
+	// Keeper's own.
+	k.bg.Add(1)
 	go func() {
-		defer a.bg.Done()
-		a.rebaseOwnEdit(lost, next)
+		defer k.bg.Done()
+		k.rebaseOwnEdit(lost, next)
 	}()
 }
 
 // rebaseOwnEdit publishes this installation's edit again, onto winner,
 // when the version it lost to winner was its own.
-func (a *App) rebaseOwnEdit(lost, winner *trust.SignedNetwork) {
-	base, mine := a.ownEdit.get()
-	if mine == nil || !sameDefinition(mine, lost) || !winner.IsAdmin(a.identity.Public) {
+func (k *Keeper) rebaseOwnEdit(lost, winner *trust.SignedNetwork) {
+	base, mine := k.ownEdit.get()
+	if mine == nil || !SameDefinition(mine, lost) || !winner.IsAdmin(k.identity.Public) {
 		return
 	}
 	merged, conflicts := trust.Merge(&base.Network, &mine.Network, &winner.Network)
@@ -79,7 +80,7 @@ func (a *App) rebaseOwnEdit(lost, winner *trust.SignedNetwork) {
 		for i, c := range conflicts {
 			names[i] = c.String()
 		}
-		a.log.Warn("your edit of the network definition conflicts with another admin's; theirs is kept for these, edit again",
+		k.log.Warn("your edit of the network definition conflicts with another admin's; theirs is kept for these, edit again",
 			"conflicts", names, "version", winner.Version)
 	}
 	unchanged := winner.Network.Clone()
@@ -87,13 +88,13 @@ func (a *App) rebaseOwnEdit(lost, winner *trust.SignedNetwork) {
 	if unchanged.SameContent(merged) {
 		return // nothing of the edit is left to apply
 	}
-	next, err := a.identity.SignNetwork(merged)
+	next, err := k.identity.SignNetwork(merged)
 	if err == nil {
-		err = a.PublishNetwork(next)
+		err = k.Publish(next)
 	}
 	if err != nil {
-		a.log.Error("publishing the edit again onto the rival definition failed", "err", err)
+		k.log.Error("publishing the edit again onto the rival definition failed", "err", err)
 		return
 	}
-	a.log.Info("edit of the network definition published again onto the rival", "version", next.Version)
+	k.log.Info("edit of the network definition published again onto the rival", "version", next.Version)
 }

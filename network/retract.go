@@ -1,4 +1,4 @@
-package app
+package network
 
 // Signed retractions (issue 6): "a signed retraction hides an item
 // everywhere". A retraction (trust.Retraction) is valid when signed by an
@@ -43,8 +43,9 @@ var ErrItemNotFound = errors.New("no such item here")
 // UUIDv7 (news.NewID); the all-zero UUID in particular is none.
 var ErrBadItemID = errors.New("not an item ID (item IDs are UUIDv7)")
 
-// checkItemID reports whether id can be an item's ID.
-func checkItemID(id uuid.UUID) error {
+// CheckItemID reports whether id can be an item's ID (ErrBadItemID if
+// not).
+func CheckItemID(id uuid.UUID) error {
 	if id == uuid.Nil || id.Version() != 7 || id.Variant() != uuid.RFC4122 {
 		return fmt.Errorf("%s: %w", id, ErrBadItemID)
 	}
@@ -73,18 +74,18 @@ func (e *NotAuthorizedError) Reason() string { return string(trust.ReasonOf(e.Er
 // retract any item, a publisher its own. A corrected item's earlier
 // versions are retracted with it, so the story does not reappear in the
 // version before; retracting an item retracted already is a no-op.
-func (a *App) Retract(id uuid.UUID, reason string) error {
-	if err := checkItemID(id); err != nil {
+func (k *Keeper) Retract(id uuid.UUID, reason string) error {
+	if err := CheckItemID(id); err != nil {
 		return fmt.Errorf("retracting %w", err)
 	}
 	reason = strings.TrimSpace(reason)
-	versions, err := a.versionsOf(id)
+	versions, err := k.versionsOf(id)
 	if err != nil {
 		return err
 	}
-	sn := a.Network()
+	sn := k.Definition()
 	sign := func(target uuid.UUID, orig *news.Item) (*trust.Retraction, error) {
-		r, err := a.identity.SignRetraction(target, reason, time.Now())
+		r, err := k.identity.SignRetraction(target, reason, time.Now())
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +102,7 @@ func (a *App) Retract(id uuid.UUID, reason string) error {
 		case err != nil:
 			return err
 		}
-		return a.retract(r)
+		return k.retract(r)
 	}
 	var rs []*trust.Retraction
 	for i, e := range versions {
@@ -120,7 +121,7 @@ func (a *App) Retract(id uuid.UUID, reason string) error {
 		rs = append(rs, r)
 	}
 	for _, r := range rs {
-		if err := a.retract(r); err != nil {
+		if err := k.retract(r); err != nil {
 			return err
 		}
 	}
@@ -128,23 +129,23 @@ func (a *App) Retract(id uuid.UUID, reason string) error {
 }
 
 // retract applies a retraction signed here and announces it.
-func (a *App) retract(r *trust.Retraction) error {
-	a.applyRetraction(r)
-	return a.announceRetraction(r)
+func (k *Keeper) retract(r *trust.Retraction) error {
+	k.applyRetraction(r)
+	return k.announceRetraction(r)
 }
 
 // versionsOf returns the stored item id and the earlier versions it
 // corrects, newest first; none when id is not stored.
-func (a *App) versionsOf(id uuid.UUID) ([]storage.Entry, error) {
+func (k *Keeper) versionsOf(id uuid.UUID) ([]storage.Entry, error) {
 	var out []storage.Entry
 	for next := id; next != uuid.Nil && len(out) < maxCorrectionChain; {
-		e, err := a.store.Get(next)
+		e, err := k.store.Get(next)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			return out, nil
 		case err != nil:
 			return nil, err
-		case isSystemItem(e.Item):
+		case IsSystemItem(e.Item):
 			return nil, fmt.Errorf("retracting %s: %w", next, ErrItemNotFound)
 		}
 		out = append(out, e)
@@ -157,33 +158,16 @@ func (a *App) versionsOf(id uuid.UUID) ([]storage.Entry, error) {
 const maxCorrectionChain = 100
 
 // announceRetraction publishes r as an item of RetractionCategory.
-func (a *App) announceRetraction(r *trust.Retraction) error {
+func (k *Keeper) announceRetraction(r *trust.Retraction) error {
 	bin, err := r.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	id, err := news.NewID(now)
-	if err != nil {
-		return err
-	}
-	it := &news.Item{
-		ID:       id,
-		Category: RetractionCategory,
-		Title:    "Retraction of " + r.ItemID.String(),
-		Body:     base64.StdEncoding.EncodeToString(bin),
-		Author:   a.settings().DisplayName,
-		Source:   a.source,
-		Created:  now,
-	}
-	if err := it.Validate(); err != nil {
-		return fmt.Errorf("announcing the retraction: %w", err)
-	}
-	res, err := a.publish(it)
+	outcome, err := k.host.Announce(RetractionCategory, "Retraction of "+r.ItemID.String(), base64.StdEncoding.EncodeToString(bin))
 	if err != nil {
 		return fmt.Errorf("announcing the retraction: %w", err)
 	}
-	a.log.Info("retraction announced", "item", r.ItemID, "outcome", res.Outcome.String())
+	k.log.Info("retraction announced", "item", r.ItemID, "outcome", outcome)
 	return nil
 }
 
@@ -200,18 +184,19 @@ func retractionOf(it *news.Item) (*trust.Retraction, error) {
 	return r, nil
 }
 
-// verifyRetraction is Verify for an item of RetractionCategory. A
-// publisher's retraction of an item this servant does not hold passes when
-// the signer may publish at all: the servants that hold the item decide.
-func (a *App) verifyRetraction(sn *trust.SignedNetwork, it *news.Item) string {
-	if r := verifyCarrier(sn, it); r != "" {
+// verifyRetraction is Verify for an item of RetractionCategory, against
+// sn, the definition held. A publisher's retraction of an item this
+// servant does not hold passes when the signer may publish at all: the
+// servants that hold the item decide.
+func (k *Keeper) verifyRetraction(sn *trust.SignedNetwork, it *news.Item) string {
+	if r := VerifyCarrier(sn, it); r != "" {
 		return r
 	}
 	r, err := retractionOf(it)
 	if err != nil {
 		return string(trust.Invalid)
 	}
-	err = sn.VerifyRetraction(r, a.heldItem(r.ItemID))
+	err = sn.VerifyRetraction(r, k.heldItem(r.ItemID))
 	switch reason := trust.ReasonOf(err); {
 	case err == nil:
 		return ""
@@ -238,62 +223,62 @@ func mayPublishAnywhere(sn *trust.SignedNetwork, k []byte) bool {
 }
 
 // heldItem returns the stored item id, or nil.
-func (a *App) heldItem(id uuid.UUID) *news.Item {
-	e, err := a.store.Get(id)
+func (k *Keeper) heldItem(id uuid.UUID) *news.Item {
+	e, err := k.store.Get(id)
 	if err != nil {
 		if !errors.Is(err, storage.ErrNotFound) {
-			a.log.Warn("reading an item failed", "id", id, "err", err)
+			k.log.Warn("reading an item failed", "id", id, "err", err)
 		}
 		return nil
 	}
 	return e.Item
 }
 
-// receiveRetraction handles a stored item of RetractionCategory (on the
-// persister's goroutine).
-func (a *App) receiveRetraction(it *news.Item) {
-	if _, err := a.store.MarkRead(it.ID); err != nil {
-		a.log.Warn("marking a retraction read failed", "err", err)
+// ReceiveRetraction handles a stored item of RetractionCategory that the
+// overlay delivered (on the goroutine that stores deliveries).
+func (k *Keeper) ReceiveRetraction(it *news.Item) {
+	if _, err := k.store.MarkRead(it.ID); err != nil {
+		k.log.Warn("marking a retraction read failed", "err", err)
 	}
 	r, err := retractionOf(it)
 	if err != nil {
 		return // Verify let it through, so this cannot happen
 	}
-	a.applyRetraction(r)
+	k.applyRetraction(r)
 }
 
 // applyRetraction hides the item r retracts when r is valid: at once for an
 // admin's, or for a publisher's when the item is here and the publisher
 // signed it. A publisher's retraction of an item not here waits for it.
-func (a *App) applyRetraction(r *trust.Retraction) {
-	orig := a.heldItem(r.ItemID)
-	if err := a.Network().VerifyRetraction(r, orig); err != nil {
+func (k *Keeper) applyRetraction(r *trust.Retraction) {
+	orig := k.heldItem(r.ItemID)
+	if err := k.Definition().VerifyRetraction(r, orig); err != nil {
 		if trust.ReasonOf(err) == trust.UnknownItem {
-			a.pending.add(r)
+			k.pending.add(r)
 			return
 		}
-		a.log.Warn("retraction refused", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "err", err)
+		k.log.Warn("retraction refused", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "err", err)
 		return
 	}
-	hidden, err := a.store.Retract(storage.Retraction{ItemID: r.ItemID, Reason: r.Reason, At: time.Now()})
+	hidden, err := k.store.Retract(storage.Retraction{ItemID: r.ItemID, Reason: r.Reason, At: time.Now()})
 	if err != nil {
-		a.log.Error("storing a retraction failed", "item", r.ItemID, "err", err)
+		k.log.Error("storing a retraction failed", "item", r.ItemID, "err", err)
 		return
 	}
-	a.log.Info("item retracted", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "held", orig != nil)
+	k.log.Info("item retracted", "item", r.ItemID, "signer", trust.PublicKeyString(r.Signer), "held", orig != nil)
 	if hidden && orig != nil {
-		a.events.emit(Event{Kind: ItemsRetracted, Categories: []string{orig.Category}, Items: []uuid.UUID{r.ItemID}})
+		k.host.Retracted(orig.Category, r.ItemID)
 	}
 }
 
-// retractionsArrived applies the retractions that waited for item id,
-// which was just stored (on the persister's goroutine). It reports whether
-// the item is hidden now.
-func (a *App) retractionsArrived(id uuid.UUID) bool {
-	for _, r := range a.pending.take(id) {
-		a.applyRetraction(r)
+// RetractionsArrived applies the retractions that waited for item id,
+// which was just stored (on the goroutine that stores deliveries). It
+// reports whether the item is hidden now.
+func (k *Keeper) RetractionsArrived(id uuid.UUID) bool {
+	for _, r := range k.pending.take(id) {
+		k.applyRetraction(r)
 	}
-	ret, err := a.store.Retracted(id)
+	ret, err := k.store.Retracted(id)
 	return err == nil && ret != nil
 }
 
@@ -358,25 +343,21 @@ func (p *pendingRetractions) take(id uuid.UUID) []*trust.Retraction {
 // still waiting for their item wait again, and one whose hiding the stop
 // interrupted (stored, not yet applied) is applied now. Applying is
 // idempotent.
-func (a *App) loadRetractions() error {
-	var cur storage.Cursor
-	for {
-		page, next, err := a.store.Newest([]string{RetractionCategory}, 512, cur)
+func (k *Keeper) loadRetractions() error {
+	return k.eachStored(RetractionCategory, func(it *news.Item) {
+		r, err := retractionOf(it)
 		if err != nil {
-			return err
+			return
 		}
-		for _, e := range page {
-			r, err := retractionOf(e.Item)
-			if err != nil {
-				continue
-			}
-			if done, err := a.store.Retracted(r.ItemID); err == nil && done == nil {
-				a.applyRetraction(r)
-			}
+		if done, err := k.store.Retracted(r.ItemID); err == nil && done == nil {
+			k.applyRetraction(r)
 		}
-		if next == "" {
-			return nil
-		}
-		cur = next
-	}
+	})
+}
+
+// Waiting returns how many retractions wait for item id to arrive.
+func (k *Keeper) Waiting(id uuid.UUID) int {
+	k.pending.mu.Lock()
+	defer k.pending.mu.Unlock()
+	return len(k.pending.byID[id])
 }

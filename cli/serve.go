@@ -1,10 +1,10 @@
-// Package app is the application around the overlay: App owns the
-// store and the servant and connects them (items delivered are stored,
-// publications get persisted counts, the outbox survives restarts, the
-// store answers retransmission and catch-up requests). The desktop UI sees
-// it as ui.Backend; `newsdesk serve` runs it headless with a loopback JSON
-// control API.
-package app
+// Package cli is newsdesk's command line beyond the desktop window:
+// `newsdesk serve`, a servant without a window (seeds, archives, tests)
+// with its loopback HTTP+JSON control API (control.go), and the tools
+// `newsdesk network init` and `newsdesk key` (netcmd.go). It parses flags
+// and requests, and drives the application (package app) through its
+// exported methods; main calls it.
+package cli
 
 import (
 	"context"
@@ -15,10 +15,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
+	"newsdesk/app"
+	"newsdesk/categories"
 	"newsdesk/newsnet"
 )
 
@@ -128,7 +129,7 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		// Without it the empty store would start a network of its own.
 		return cfg, usagef("--reset-store needs --network FILE: the network definition was kept in the damaged store")
 	}
-	host, err := checkHostPort(cfg.listen)
+	host, err := app.CheckHostPort(cfg.listen)
 	if err != nil {
 		return cfg, usagef("--listen: %v", err)
 	}
@@ -156,7 +157,7 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, usagef("--subscribe: %v", err)
 	}
 	if cfg.control != "" {
-		host, err := checkHostPort(cfg.control)
+		host, err := app.CheckHostPort(cfg.control)
 		if err != nil {
 			return cfg, usagef("--control: %v", err)
 		}
@@ -168,17 +169,22 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	return cfg, nil
 }
 
-// checkHostPort checks a listen address: a host (possibly empty) and a
-// numeric port 0..65535. It returns the host.
-func checkHostPort(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", err
+// parseCategoryList splits a comma-separated list of categories, ignoring
+// blanks around entries and empty entries, and checks each as a category
+// entered now (categories.ValidateNewID).
+func parseCategoryList(s string) ([]string, error) {
+	var cats []string
+	for c := range strings.SplitSeq(s, ",") {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		if err := categories.ValidateNewID(c); err != nil {
+			return nil, err
+		}
+		cats = append(cats, c)
 	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("address %q: port must be a number 0..65535", addr)
-	}
-	return host, nil
+	return cats, nil
 }
 
 // serveTune adjusts the protocol configuration of `newsdesk serve`; tests
@@ -213,7 +219,7 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	opts := Options{
+	opts := app.Options{
 		DataDir:    cfg.data,
 		Listen:     cfg.listen,
 		Advertise:  string(cfg.advertise),
@@ -221,13 +227,13 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		Logger:     log,
 		Start:      true,
 		ResetStore: cfg.reset,
-		tune:       serveTune,
+		Tune:       serveTune,
 	}
 	if cfg.fanoutSet {
 		opts.Fanout = cfg.fanout
 	}
 	if cfg.network != "" {
-		if opts.Network, err = ReadNetworkFile(cfg.network); err != nil {
+		if opts.Network, err = app.ReadNetworkFile(cfg.network); err != nil {
 			return err
 		}
 	}
@@ -239,7 +245,10 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	// The app gets its own lifetime: on cancellation the control API stops
 	// first, so no request meets a half-closed servant, then the app.
-	a, err := Open(context.WithoutCancel(ctx), opts)
+	a, err := app.Open(context.WithoutCancel(ctx), opts)
+	if _, ok := errors.AsType[*app.FanoutError](err); ok {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -261,7 +270,7 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 			ln.Close()
 			return fmt.Errorf("control API: %s is not a loopback address", controlURL)
 		}
-		srv = newControlServer(&control{app: a, addr: controlURL, log: log})
+		srv = newControlServer(&control{a: a, addr: controlURL, log: log})
 		go func() { serveErr <- srv.Serve(ln) }()
 	}
 

@@ -1,4 +1,4 @@
-package app
+package network
 
 // Definitions ahead of the chain. A servant accepts a network definition
 // only when an admin of the one it holds signed it. A servant that was
@@ -96,11 +96,11 @@ func (h *heldDefinitions) after(v uint64) []heldDefinition {
 // definition held now (or one adopted on the way) accepts. Each adopted
 // one's carrier is stored, so this servant answers catch-up requests for
 // it like for any definition it received in order.
-func (a *App) adoptHeld() {
+func (k *Keeper) adoptHeld() {
 	for {
-		cur := a.Network()
+		cur := k.Definition()
 		var next *heldDefinition
-		for _, d := range a.held.after(cur.Version) {
+		for _, d := range k.held.after(cur.Version) {
 			if cur.Accept(d.def) == nil {
 				next = &d
 				break
@@ -111,15 +111,15 @@ func (a *App) adoptHeld() {
 		}
 		if it := next.carrier; it != nil {
 			it.Received = time.Now()
-			if err := a.store.Put(context.Background(), it); err != nil {
-				a.log.Warn("storing a held network definition failed", "version", next.def.Version, "err", err)
-			} else if _, err := a.store.MarkRead(it.ID); err != nil {
-				a.log.Warn("marking a network definition read failed", "err", err)
+			if err := k.store.Put(context.Background(), it); err != nil {
+				k.log.Warn("storing a held network definition failed", "version", next.def.Version, "err", err)
+			} else if _, err := k.store.MarkRead(it.ID); err != nil {
+				k.log.Warn("marking a network definition read failed", "err", err)
 			}
 		}
-		if adopted, err := a.adoptOne(next.def); err != nil || !adopted {
+		if adopted, err := k.adoptOne(next.def); err != nil || !adopted {
 			if err != nil {
-				a.log.Error("adopting a held network definition failed", "version", next.def.Version, "err", err)
+				k.log.Error("adopting a held network definition failed", "version", next.def.Version, "err", err)
 			}
 			return
 		}

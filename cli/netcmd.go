@@ -1,4 +1,4 @@
-package app
+package cli
 
 // `newsdesk network init` and `newsdesk key`: the tools an IT department
 // uses to create a network and to learn an installation's key.

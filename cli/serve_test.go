@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"newsdesk/categories"
 	"newsdesk/newsnet"
 )
 
@@ -100,18 +99,5 @@ func TestServeDataDirNotCreatable(t *testing.T) {
 	err := Serve(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", filepath.Join(file, "sub")}, &stderr, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "data directory") {
 		t.Fatalf("Serve = %v, want a data directory error", err)
-	}
-}
-
-func TestCheckCategory(t *testing.T) {
-	for _, c := range []string{"it", "hr", "sales/emea", "a-b/c-d/0", strings.Repeat("x", categories.MaxIDLen)} {
-		if err := checkCategory(c); err != nil {
-			t.Errorf("checkCategory(%q) = %v", c, err)
-		}
-	}
-	for _, c := range []string{"", "IT", "a b", "a_b", "/a", "a/", "a//b", "é", "*", strings.Repeat("x", categories.MaxIDLen+1)} {
-		if err := checkCategory(c); err == nil {
-			t.Errorf("checkCategory(%q) accepted", c)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/app"
+	"newsdesk/app/apptest"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
 )
@@ -30,56 +31,6 @@ func fastReconnect(t *testing.T) {
 	old := serveTune
 	serveTune = func(c *newsnet.Config) { c.BackoffMax = time.Second }
 	t.Cleanup(func() { serveTune = old })
-}
-
-// freeAddr returns a loopback address nothing listens on (for a moment).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// titles lists the titles of s's items in a category, oldest first.
-func (s *servant) titles(t *testing.T, category string) []string {
-	t.Helper()
-	var out []string
-	for _, it := range s.items(t, category) {
-		out = append(out, it.Title)
-	}
-	return out
-}
-
-// waitAttached waits until s is attached to a tree (under whichever
-// servant the listeners placed it).
-func (s *servant) waitAttached(t *testing.T) {
-	t.Helper()
-	waitForUpTo(t, 20*time.Second, s.ID+" attached", func() error {
-		if st, _ := s.status(t); st.Up == "" {
-			return errors.New("no uplink")
-		}
-		return nil
-	})
-}
-
-// waitRoute waits until some link of s has received category c (or a
-// category that covers it, such as an archive's "*"): a subscriber of c
-// lies beyond it.
-func (s *servant) waitRoute(t *testing.T, c string) {
-	t.Helper()
-	waitFor(t, s.ID+" to learn of a subscriber of "+c, func() error {
-		st, _ := s.status(t)
-		for _, l := range st.Links {
-			if newsnet.CategorySet(l.Received).Matches(c) {
-				return nil
-			}
-		}
-		return fmt.Errorf("links %+v", st.Links)
-	})
 }
 
 // storedCounts opens a stopped servant's store read-only and returns the
@@ -109,37 +60,37 @@ func TestServeItemsSurviveRestart(t *testing.T) {
 	bData := filepath.Join(t.TempDir(), "b")
 	b := startServeIn(t, bData, "--seeds", a.ID, "--subscribe", "it")
 	waitFor(t, "a to learn b's subscriptions", func() error {
-		if got := a.received(t, b.ID); !slices.Equal(got, []string{"it"}) {
+		if got := a.Received(t, b.ID); !slices.Equal(got, []string{"it"}) {
 			return fmt.Errorf("a received %v from b", got)
 		}
 		return nil
 	})
 	for _, title := range []string{"First", "Second"} {
-		if r := a.publish(t, "it", title, "body of "+title); r.Suppressed || r.Queued {
+		if r := a.Publish(t, "it", title, "body of "+title); r.Suppressed || r.Queued {
 			t.Fatalf("publish %s: %+v", title, r)
 		}
 	}
-	r := b.publish(t, "hr/payroll", "Payday", "Friday")
+	r := b.Publish(t, "hr/payroll", "Payday", "Friday")
 	waitFor(t, "the items on b and a", func() error {
-		if got := b.titles(t, "it"); !slices.Equal(got, []string{"First", "Second"}) {
+		if got := b.Titles(t, "it"); !slices.Equal(got, []string{"First", "Second"}) {
 			return fmt.Errorf("b lists %v", got)
 		}
-		if got := a.titles(t, "hr"); !slices.Equal(got, []string{"Payday"}) {
+		if got := a.Titles(t, "hr"); !slices.Equal(got, []string{"Payday"}) {
 			return fmt.Errorf("a lists %v", got)
 		}
 		return nil
 	})
-	before := b.items(t, "it")
+	before := b.Items(t, "it")
 
-	b.stop()
+	b.Stop()
 	b2 := startServeIn(t, bData, "--seeds", a.ID)
-	if got := b2.items(t, "it"); !slices.Equal(got, before) {
+	if got := b2.Items(t, "it"); !slices.Equal(got, before) {
 		t.Errorf("after the restart b lists %+v, before %+v", got, before)
 	}
-	if got := b2.items(t, "hr"); len(got) != 1 || got[0].ID != r.ID {
+	if got := b2.Items(t, "hr"); len(got) != 1 || got[0].ID != r.ID {
 		t.Errorf("b's own item after the restart: %+v", got)
 	}
-	if st, _ := b2.status(t); !slices.Equal(st.Subscriptions, []string{"it"}) {
+	if st, _ := b2.Status(t); !slices.Equal(st.Subscriptions, []string{"it"}) {
 		t.Errorf("subscriptions after a restart without --subscribe: %v", st.Subscriptions)
 	}
 }
@@ -149,18 +100,18 @@ func TestServeItemsSurviveRestart(t *testing.T) {
 func TestServeDataDirInUse(t *testing.T) {
 	a := startServe(t)
 	start := time.Now()
-	var stderr syncBuffer
-	err := Serve(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", a.data}, &stderr, &stderr)
+	var stderr apptest.SyncBuffer
+	err := Serve(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", a.Data}, &stderr, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "data directory in use by another newsdesk") {
 		t.Fatalf("second Serve = %v, want the in-use error", err)
 	}
-	if !errors.Is(err, ErrInUse) || !errors.Is(err, storage.ErrInUse) {
+	if !errors.Is(err, app.ErrInUse) || !errors.Is(err, storage.ErrInUse) {
 		t.Errorf("error %v does not wrap ErrInUse and storage.ErrInUse", err)
 	}
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Errorf("the second instance took %v to fail, want about a second at most", d)
 	}
-	a.status(t) // still serving
+	a.Status(t) // still serving
 }
 
 // Publishing while not attached answers queued; the items wait in the
@@ -168,11 +119,11 @@ func TestServeDataDirInUse(t *testing.T) {
 // Reference: issue 4, "Catch-up and outbox".
 func TestServeQueuedUntilAttached(t *testing.T) {
 	fastReconnect(t)
-	seed := freeAddr(t)
+	seed := apptest.FreeAddr(t)
 	pData := filepath.Join(t.TempDir(), "p")
 	p := startServeIn(t, pData, "--seeds", seed)
 
-	code, raw := p.call(t, "POST", "/v1/publish", map[string]string{"category": "it", "title": "One", "body": "queued"})
+	code, raw := p.Call(t, "POST", "/v1/publish", map[string]string{"category": "it", "title": "One", "body": "queued"})
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); code != http.StatusOK || err != nil {
 		t.Fatalf("publish: %d %s", code, raw)
@@ -182,23 +133,23 @@ func TestServeQueuedUntilAttached(t *testing.T) {
 	}
 
 	// Restart while queued: the outbox is in the store.
-	p.stop()
+	p.Stop()
 	p = startServeIn(t, pData) // the stored seeds
-	if r := p.publish(t, "it", "Two", "also queued"); !r.Queued {
+	if r := p.Publish(t, "it", "Two", "also queued"); !r.Queued {
 		t.Fatalf("publish after the restart = %+v, want queued", r)
 	}
 
 	s := startServe(t, "--listen", seed, "--archive")
 	c := startServe(t, "--seeds", seed, "--subscribe", "it")
 	waitForUpTo(t, 20*time.Second, "the queued items on the subscriber", func() error {
-		if got := c.titles(t, "it"); !slices.Equal(got, []string{"One", "Two"}) {
+		if got := c.Titles(t, "it"); !slices.Equal(got, []string{"One", "Two"}) {
 			return fmt.Errorf("c lists %v", got)
 		}
 		return nil
 	})
 	// The archive may get them a moment after the subscriber (through it).
 	waitFor(t, "the queued items on the archive", func() error {
-		if got := s.titles(t, "it"); !slices.Equal(got, []string{"One", "Two"}) {
+		if got := s.Titles(t, "it"); !slices.Equal(got, []string{"One", "Two"}) {
 			return fmt.Errorf("the archive lists %v", got)
 		}
 		return nil
@@ -207,7 +158,7 @@ func TestServeQueuedUntilAttached(t *testing.T) {
 	// nothing twice (the subscriber would drop a copy anyway, so look at
 	// the store).
 	pSource := statusSource(t, p)
-	p.stop()
+	p.Stop()
 	st, err := storage.Open(pData, storage.ReadOnly())
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +175,7 @@ func TestServeQueuedUntilAttached(t *testing.T) {
 
 func statusSource(t *testing.T, s *servant) string {
 	t.Helper()
-	st, _ := s.status(t)
+	st, _ := s.Status(t)
 	return st.Source
 }
 
@@ -240,39 +191,39 @@ func TestServeCatchUpFromArchive(t *testing.T) {
 	p := startServeIn(t, pData, "--seeds", s.ID)
 	cData := filepath.Join(t.TempDir(), "c")
 	c := startServeIn(t, cData, "--seeds", s.ID, "--subscribe", "it")
-	p.waitAttached(t)
-	c.waitAttached(t)
-	s.waitRoute(t, "it") // c lies beyond one of the archive's links
-	p.waitRoute(t, "it")
-	p.publish(t, "it", "it-0", "before c stops")
+	p.WaitAttached(t)
+	c.WaitAttached(t)
+	s.WaitRoute(t, "it") // c lies beyond one of the archive's links
+	p.WaitRoute(t, "it")
+	p.Publish(t, "it", "it-0", "before c stops")
 	waitFor(t, "the first item on c", func() error {
-		if got := c.titles(t, "it"); !slices.Equal(got, []string{"it-0"}) {
+		if got := c.Titles(t, "it"); !slices.Equal(got, []string{"it-0"}) {
 			return fmt.Errorf("c lists %v", got)
 		}
 		return nil
 	})
 
-	c.stop()
+	c.Stop()
 	want := []string{"it-0"}
 	const n = 12
 	for i := 1; i <= n; i++ {
 		if i == n/2 {
 			// The publisher restarts half-way: its count continues.
-			p.stop()
+			p.Stop()
 			p = startServeIn(t, pData)
-			p.waitAttached(t)
-			p.waitRoute(t, "it") // the archive's "*"
+			p.WaitAttached(t)
+			p.WaitRoute(t, "it") // the archive's "*"
 		}
 		title := fmt.Sprintf("it-%d", i)
-		p.publish(t, "it", title, "while c is away")
+		p.Publish(t, "it", title, "while c is away")
 		want = append(want, title)
 		if i%3 == 0 {
 			// Items c does not need, between the ones it does.
-			p.publish(t, "hr", fmt.Sprintf("hr-%d", i), "")
+			p.Publish(t, "hr", fmt.Sprintf("hr-%d", i), "")
 		}
 	}
 	waitFor(t, "everything on the archive", func() error {
-		if got := s.titles(t, "it"); !slices.Equal(got, want) {
+		if got := s.Titles(t, "it"); !slices.Equal(got, want) {
 			return fmt.Errorf("s lists %v", got)
 		}
 		return nil
@@ -280,17 +231,17 @@ func TestServeCatchUpFromArchive(t *testing.T) {
 
 	c = startServeIn(t, cData)
 	waitForUpTo(t, 20*time.Second, "the missed items on c", func() error {
-		if got := c.titles(t, "it"); !slices.Equal(got, want) {
+		if got := c.Titles(t, "it"); !slices.Equal(got, want) {
 			return fmt.Errorf("c lists %v", got)
 		}
 		return nil
 	})
-	if got := c.titles(t, "hr"); len(got) != 0 {
+	if got := c.Titles(t, "hr"); len(got) != 0 {
 		t.Errorf("c received items of a category it does not subscribe to: %v", got)
 	}
 	source := statusSource(t, p)
-	p.stop()
-	c.stop()
+	p.Stop()
+	c.Stop()
 	all := storedCounts(t, pData, source)
 	if len(all) != n+1+n/3 {
 		t.Errorf("the publisher stored %d items, want %d", len(all), n+1+n/3)
@@ -315,7 +266,7 @@ func TestServeCatchUpFromArchive(t *testing.T) {
 // level, as "lost".
 func TestServeStatusLost(t *testing.T) {
 	a := startServe(t)
-	_, raw := a.status(t)
+	_, raw := a.Status(t)
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		t.Fatal(err)

@@ -1,15 +1,12 @@
-package app
+package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
-
-	"newsdesk/categories"
 )
 
 // controlCase is one request to the control API and the error it must get.
@@ -23,7 +20,7 @@ type controlCase struct {
 func checkControlCases(t *testing.T, s *servant, cases []controlCase) {
 	t.Helper()
 	for _, tt := range cases {
-		code, out := s.call(t, tt.method, tt.path, tt.body)
+		code, out := s.Call(t, tt.method, tt.path, tt.body)
 		var e struct{ Error string }
 		if err := json.Unmarshal(out, &e); err != nil || code != tt.code || !strings.Contains(e.Error, tt.want) {
 			t.Errorf("%s %s %s: %d %s; want %d with an error containing %q", tt.method, tt.path, tt.body, code, out, tt.code, tt.want)
@@ -57,11 +54,11 @@ func TestControlStrictJSON(t *testing.T) {
 		{"PUT", "/v1/subscriptions", `{"it":1}`, 400, "bad JSON"},
 		{"PUT", "/v1/subscriptions", `[["it"]]`, 400, "bad JSON"},
 	})
-	if items := s.items(t, "it"); len(items) != 0 {
+	if items := s.Items(t, "it"); len(items) != 0 {
 		t.Errorf("refused publications were stored: %+v", items)
 	}
 	// The exact keys, in any order, with blanks, stay accepted.
-	if code, out := s.call(t, "POST", "/v1/publish", "{ \"title\" : \"t\",\n \"body\":\"b\", \"category\":\"it\" }"); code != http.StatusOK {
+	if code, out := s.Call(t, "POST", "/v1/publish", "{ \"title\" : \"t\",\n \"body\":\"b\", \"category\":\"it\" }"); code != http.StatusOK {
 		t.Errorf("a well-formed publication: %d %s", code, out)
 	}
 }
@@ -119,40 +116,14 @@ func TestCategoryFirstCharacter(t *testing.T) {
 		{"POST", "/v1/publish", `{"category":"sales/-emea","title":"t"}`, 400, "start with a letter or a digit"},
 		{"PUT", "/v1/subscriptions", `["it","-hr"]`, 400, "start with a letter or a digit"},
 	})
-	if code, out := s.call(t, "GET", "/v1/subscriptions", nil); code != http.StatusOK || strings.TrimSpace(string(out)) != "[]" {
+	if code, out := s.Call(t, "GET", "/v1/subscriptions", nil); code != http.StatusOK || strings.TrimSpace(string(out)) != "[]" {
 		t.Errorf("refused subscriptions were applied: %d %s", code, out)
 	}
-	if code, out := s.call(t, "PUT", "/v1/subscriptions", `["it","0-day","sales/emea-north"]`); code != http.StatusNoContent {
+	if code, out := s.Call(t, "PUT", "/v1/subscriptions", `["it","0-day","sales/emea-north"]`); code != http.StatusNoContent {
 		t.Errorf("well-formed subscriptions: %d %s", code, out)
 	}
 
-	a := openApp(t, Options{})
-	if _, err := a.Publish(Draft{Category: "-x", Title: "t"}); err == nil || !strings.Contains(err.Error(), "start with a letter or a digit") {
-		t.Errorf("Publish in -x: %v", err)
-	}
-	if err := a.SetSubscriptions([]string{"it", "-x"}); err == nil || !strings.Contains(err.Error(), "start with a letter or a digit") {
-		t.Errorf("SetSubscriptions with -x: %v", err)
-	}
-	// Named before the rule: a catalog entry, a stored subscription.
-	cat, err := categories.NewCatalog(2, append(a.Catalog().All(), categories.Category{ID: "-old", Name: "Old"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.SetCatalog(cat); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Publish(Draft{Category: "-old", Title: "t"}); err != nil {
-		t.Errorf("Publish in the catalog's -old: %v", err)
-	}
-	if err := a.store.SetSubscriptions([]string{"sales/-legacy"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.SetSubscriptions([]string{"-old", "sales/-legacy", "it"}); err != nil {
-		t.Errorf("SetSubscriptions keeping names from before the rule: %v", err)
-	}
-	if err := a.SetSubscriptions([]string{"it", "sales/-new"}); err == nil {
-		t.Error("SetSubscriptions took a new sales/-new")
-	}
+	// The desktop paths: app's TestCategoryFirstCharacter.
 }
 
 // Issue 11, minor point: POST /v1/retract answered 500 for the all-zero
@@ -171,8 +142,5 @@ func TestRetractBadID(t *testing.T) {
 		// A well-formed ID of an item not here (and no admin key): 404.
 		{"POST", "/v1/retract", `{"id":"01a2332e-af3d-7e8a-8c73-ac68397e7665"}`, 404, "no such item"},
 	})
-	a := openApp(t, Options{})
-	if err := a.Retract(uuid.Nil, ""); !errors.Is(err, ErrBadItemID) {
-		t.Errorf("Retract(nil UUID) = %v, want ErrBadItemID", err)
-	}
+	// App.Retract: app's TestRetractBadID.
 }

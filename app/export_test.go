@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/news"
+	"newsdesk/newsnet"
+	"newsdesk/trust"
+)
+
+// Hooks for the tests outside the package (package app_test:
+// publishload_test.go, which runs `newsdesk serve` through package cli).
+
+// UseSerialPublishing makes this process's Apps publish as they did before
+// the publishing pipeline (publishSerial) until restore is called.
+func UseSerialPublishing() (restore func()) {
+	publishVia = publishSerial
+	return func() { publishVia = nil }
+}
+
+// CommitAtOnce makes this process's Apps commit delivered items at once,
+// as they did before the pipeline (no ingest interval), until restore is
+// called.
+func CommitAtOnce() (restore func()) {
+	ingestInterval = 0
+	return func() { ingestInterval = defaultIngestInterval }
+}
+
+// publishSerial is how publications were made before the pipeline
+// (publisher.go), kept to measure against: one at a time under pubMu, the
+// count taken in a transaction of its own, then the item stored, then
+// marked read, then handed to the servant.
+func publishSerial(a *App, it *news.Item) (PublishResult, error) {
+	a.pubMu.Lock()
+	defer a.pubMu.Unlock()
+	n := a.currentNode()
+	count, err := a.store.NextSourceCount(a.source)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	it.SourceCount = count
+	if err := trust.SignItem(a.identity, it); err != nil {
+		return PublishResult{}, err
+	}
+	it.Received = time.Now()
+	m, err := multicastOf(it)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	if err := a.store.Put(context.Background(), it); err != nil {
+		return PublishResult{}, err
+	}
+	if _, err := a.store.MarkRead(it.ID); err != nil {
+		return PublishResult{}, err
+	}
+	a.events.emit(Event{Kind: ItemsPublished, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}})
+	if n == nil {
+		return PublishResult{}, errors.New("serial publishing: not started")
+	}
+	pub := new(newsnet.Published)
+	a.pubWaitMu.Lock()
+	a.pubWait[m.ID] = pub
+	a.pubWaitMu.Unlock()
+	_, err = n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
+	a.pubWaitMu.Lock()
+	delete(a.pubWait, m.ID)
+	a.pubWaitMu.Unlock()
+	switch {
+	case err != nil:
+		return PublishResult{}, err
+	case pub.Queued:
+		seq, err := a.store.OutboxPush(it)
+		if err != nil {
+			return PublishResult{}, err
+		}
+		a.obMu.Lock()
+		a.outbox[it.ID] = seq
+		a.obMu.Unlock()
+		return PublishResult{ID: it.ID, Outcome: Queued}, nil
+	case pub.Links == 0:
+		return PublishResult{ID: it.ID, Outcome: Suppressed}, nil
+	}
+	return PublishResult{ID: it.ID, Outcome: Delivered}, nil
+}

@@ -1,0 +1,85 @@
+package app
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/network"
+	"newsdesk/news"
+	"newsdesk/trust"
+)
+
+// netHost is the application as the network's business sees it
+// (network.Host).
+type netHost struct{ a *App }
+
+var _ network.Host = netHost{}
+
+func (h netHost) Announce(category, title, body string) (string, error) {
+	res, err := h.a.publishSystemItem(category, title, body)
+	if err != nil {
+		return "", err
+	}
+	return res.Outcome.String(), nil
+}
+
+func (h netHost) ApplyCatalog(sn *trust.SignedNetwork) error { return h.a.applyCatalog(sn) }
+
+func (h netHost) StoreSeeds(seeds []string) error { return h.a.storeSeeds(seeds) }
+
+func (h netHost) Adopted(prev, next *trust.SignedNetwork) {
+	a := h.a
+	if next.Fanout != prev.Fanout {
+		// N is the base of every partition: a servant must not compare
+		// partitions built on another base with its neighbours for longer
+		// than it takes the definition to spread. The restart runs off
+		// this goroutine, which may be the one that stores deliveries (a
+		// restart waits for it).
+		a.log.Info("the network's fanout changed; restarting the servant", "from", prev.Fanout, "to", next.Fanout)
+		go func() {
+			if err := a.restart(); err != nil {
+				a.log.Error("restarting the servant for the new fanout failed", "err", err)
+			}
+		}()
+	}
+	a.events.emit(Event{Kind: StatusChanged})
+}
+
+func (h netHost) Reauthenticate() {
+	if n := h.a.currentNode(); n != nil {
+		n.Reauthenticate()
+	}
+}
+
+func (h netHost) Retracted(category string, id uuid.UUID) {
+	h.a.events.emit(Event{Kind: ItemsRetracted, Categories: []string{category}, Items: []uuid.UUID{id}})
+}
+
+// publishSystemItem publishes an item of a system group as this installation, with
+// the display name of the settings as its author.
+func (a *App) publishSystemItem(category, title, body string) (PublishResult, error) {
+	now := time.Now()
+	id, err := news.NewID(now)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	it := &news.Item{
+		ID:       id,
+		Category: category,
+		Title:    title,
+		Body:     body,
+		Author:   a.settings().DisplayName,
+		Source:   a.source,
+		Created:  now,
+	}
+	if err := it.Validate(); err != nil {
+		return PublishResult{}, err
+	}
+	return a.PublishItem(it)
+}
+
+// Retract hides an item everywhere with a retraction signed by this
+// installation's key (network.Keeper.Retract): admins may retract any
+// item, a publisher its own.
+func (a *App) Retract(id uuid.UUID, reason string) error { return a.net.Retract(id, reason) }
