@@ -43,10 +43,11 @@ run: deps
 	$(GO) run -tags $(TAGS) . $(ARGS)
 
 # Everything runs in full once; then the packages with goroutines and locks
-# of their own (the protocol runtime, storage, the application, the UI) run
+# of their own (the protocol runtime, storage, the application, its CLI and
+# network business, the UI) run
 # their short tests again under the race detector, in one invocation so
 # the two cores share the work.
-RACE_PKGS := ./newsnet/... ./storage/... ./app/... ./ui/...
+RACE_PKGS := ./newsnet/... ./storage/... ./app/... ./cli/... ./network/... ./ui/...
 
 # The TCP runtime's stress tests (200 servants on loopback) run on their
 # own: beside the simulator's CPU-bound tests a starved burst can take
