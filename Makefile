@@ -44,9 +44,8 @@ run: deps
 
 # Everything runs in full once; then the packages with goroutines and locks
 # of their own (the protocol runtime, storage, the application, its CLI and
-# network business, the UI) run
-# their short tests again under the race detector, in one invocation so
-# the two cores share the work.
+# network business, the UI) run their short tests again under the race
+# detector, in one invocation so the two cores share the work.
 RACE_PKGS := ./newsnet/... ./storage/... ./app/... ./cli/... ./network/... ./ui/...
 
 # The TCP runtime's stress tests (200 servants on loopback) run on their
