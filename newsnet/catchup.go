@@ -163,7 +163,7 @@ func (s *Servant) nextCatchUp() {
 		}
 		for id, st := range s.sources {
 			if st.next > 0 {
-				run.known[id] = max(run.known[id], st.ahead())
+				run.known[id] = max(run.known[id], st.catchUpFrom())
 			}
 		}
 	}

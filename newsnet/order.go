@@ -75,11 +75,12 @@ func (s *Servant) nextOf(source string) uint64 {
 	return s.cfg.Expected[source]
 }
 
-// ahead is where a catch-up of a followed source starts: after the highest
-// count already held or resolved. Counts below it that are still missing
-// are asked for one by one once the catch-up ends; asking the archive for
-// what we hold would only bring it again (a repeated catch-up during a
-// burst used to resend the whole burst).
+// ahead is where a catch-up of a followed source usually starts (see
+// catchUpFrom): after the highest count already held or resolved. Counts
+// below it that are still missing are asked for one by one once the
+// catch-up ends; asking the archive for what we hold would only bring it
+// again (a repeated catch-up during a burst used to resend the whole
+// burst).
 func (st *sourceState) ahead() uint64 {
 	top := st.next
 	for k := range st.held {
@@ -87,6 +88,22 @@ func (st *sourceState) ahead() uint64 {
 	}
 	for k := range st.skip {
 		top = max(top, k+1)
+	}
+	return top
+}
+
+// catchUpFrom is where a catch-up of a followed source starts: usually
+// ahead, but next when most counts between the two are still missing — a
+// servant that was away for much of a burst and learnt its extent from an
+// edge or a later item. Asking for those one by one would take a recovery
+// window at a time, and for most of them their categories first; a catch-up
+// brings the items of our categories, whose chains classify the rest, and
+// resends only the few held.
+func (st *sourceState) catchUpFrom() uint64 {
+	top := st.ahead()
+	resolved := uint64(len(st.held) + len(st.skip))
+	if missing := top - st.next - min(resolved, top-st.next); missing > uint64(len(st.held)) {
+		return st.next
 	}
 	return top
 }

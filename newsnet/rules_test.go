@@ -753,3 +753,50 @@ func TestSlowCatchUpPageIsNotSilent(t *testing.T) {
 		t.Errorf("still catching up after the pages ended:\n%s", h.s.Diagnose())
 	}
 }
+
+// A catch-up of a followed source starts after what the servant holds when
+// little is missing below it (one lost item in a burst: resending the
+// burst would be waste), and at the first missing count when most of the
+// range is missing (away for much of a burst, its extent known from an
+// edge): asking for thousands of counts a recovery window at a time, their
+// categories first, took minutes where a catch-up takes a few pages.
+// Reference: issue 10 (overload run: catch-ups asked from count 10,001 while 6,800 counts below were wanted one by one).
+func TestCatchUpStartsWhereMostIsMissing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		held []uint64 // besides count 1
+		want uint64   // where the catch-up asks src from
+	}{
+		{"one lost in a burst", rangeCounts(3, 5000), 5001},
+		{"away for most of it", []uint64{4998, 4999, 5000}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+			up := h.attach("10.0.0.1:7400")
+			h.step(newsnet.Subscribe{Category: "it"})
+			for _, k := range append([]uint64{1}, tc.held...) {
+				var id [16]byte
+				copy(id[:], fmt.Sprint(k))
+				h.s.Step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: id, Category: "it", Source: "src", Count: k}})
+			}
+			acts := h.s.Step(newsnet.Received{Link: up, Msg: &newsnet.CatchUp{}}) // the tree above re-formed
+			c := sentOn[*newsnet.CatchUp](acts, up)
+			if c == nil {
+				t.Fatal("no catch-up asked for after the hint")
+			}
+			for _, k := range c.Known {
+				if k.Source == "src" && k.Next != tc.want {
+					t.Errorf("catch-up asks src from %d, want %d", k.Next, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func rangeCounts(lo, hi uint64) []uint64 {
+	var out []uint64
+	for k := lo; k <= hi; k++ {
+		out = append(out, k)
+	}
+	return out
+}
