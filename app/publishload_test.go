@@ -43,6 +43,14 @@ type publishLoad struct {
 	// serial makes the publisher publish the way it did before the
 	// pipeline (app.UseSerialPublishing).
 	serial bool
+
+	// othersDir, when set, holds the data directories of every servant
+	// but the publisher, and othersNice runs their processes at that
+	// nice level: standing in for computers of their own, so that the
+	// publisher's disk and processors are its own (PUBOTHERSDIR=/dev/shm,
+	// PUBOTHERSNICE=19 in BenchmarkServePublish).
+	othersDir  string
+	othersNice int
 }
 
 // start starts one servant of the load; publisher is the one the clients
@@ -50,7 +58,11 @@ type publishLoad struct {
 func (l publishLoad) start(tb testing.TB, publisher bool, args ...string) *apptest.Servant {
 	tb.Helper()
 	if l.processes {
-		return startServeProcess(tb, l.serial, publisher, args...)
+		p := serveProcess{serial: l.serial, publisher: publisher}
+		if !publisher {
+			p.dataRoot, p.nice = l.othersDir, l.othersNice
+		}
+		return p.start(tb, args...)
 	}
 	return apptest.StartServe(tb, serveInProcess, args...)
 }
@@ -303,7 +315,9 @@ func TestServePublishLoad(t *testing.T) {
 // "serial" is the servants as they were before the publishing pipeline
 // (app.UseSerialPublishing; delivered items committed at once), "pipeline" as they
 // are now; each runs on a fresh network. PUBSERVANTS=n changes the number
-// of servants, PUBINPROCESS=1 runs them all in this process.
+// of servants, PUBINPROCESS=1 runs them all in this process, and
+// PUBOTHERSDIR and PUBOTHERSNICE give every servant but the publisher
+// another disk and a lower CPU priority (see publishLoad).
 func BenchmarkServePublish(b *testing.B) {
 	load := publishLoad{servants: 30, clients: 8, items: 3000, processes: true}
 	if v, _ := strconv.Atoi(os.Getenv("PUBSERVANTS")); v > 0 {
@@ -312,6 +326,8 @@ func BenchmarkServePublish(b *testing.B) {
 	if os.Getenv("PUBINPROCESS") != "" {
 		load.processes = false
 	}
+	load.othersDir = os.Getenv("PUBOTHERSDIR")
+	load.othersNice, _ = strconv.Atoi(os.Getenv("PUBOTHERSNICE"))
 	for _, serial := range []bool{true, false} {
 		name := "pipeline"
 		if serial {
@@ -333,7 +349,7 @@ const (
 	serveProcessSerial = "NEWSDESK_TEST_SERVE_SERIAL" // "1": the old publisher, "0": an old servant
 )
 
-// TestServeProcess is not a test: startServeProcess runs this test binary
+// TestServeProcess is not a test: serveProcess.start runs this test binary
 // again with it, to run one `newsdesk serve` in a process of its own. It
 // prints "READY <id> <control>" once the servant listens and stops on
 // SIGINT.
@@ -363,21 +379,43 @@ func TestServeProcess(t *testing.T) {
 	}
 }
 
-// startServeProcess runs `newsdesk serve` with args (plus a fresh --data,
-// listen and control on 127.0.0.1:0) in a child process until the test
-// ends; its log goes to a file that the test prints if it fails.
+// serveProcess is one `newsdesk serve` in a child process of its own.
 //
 // serial runs it as servants ran before the publishing pipeline: the
 // publisher (publisher set) publishing with app.UseSerialPublishing, and every one
-// committing delivered items at once (no ingest interval).
-func startServeProcess(tb testing.TB, serial, publisher bool, args ...string) *apptest.Servant {
+// committing delivered items at once (no ingest interval). dataRoot, if
+// set, is where its data directory goes (else a test temporary
+// directory); nice is its CPU priority.
+type serveProcess struct {
+	serial, publisher bool
+	dataRoot          string
+	nice              int
+}
+
+// start runs the process with args (plus a fresh --data, listen and
+// control on 127.0.0.1:0) until the test ends; its log goes to a file
+// that the test prints if it fails.
+func (p serveProcess) start(tb testing.TB, args ...string) *apptest.Servant {
 	tb.Helper()
+	serial, publisher := p.serial, p.publisher
 	dir := tb.TempDir()
-	s := &apptest.Servant{Data: filepath.Join(dir, "data"), Log: &apptest.SyncBuffer{}}
+	data := filepath.Join(dir, "data")
+	if p.dataRoot != "" {
+		d, err := os.MkdirTemp(p.dataRoot, "newsdesk-bench-")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { os.RemoveAll(d) })
+		data = filepath.Join(d, "data")
+	}
+	s := &apptest.Servant{Data: data, Log: &apptest.SyncBuffer{}}
 	args = apptest.WithTestNetwork(tb, args)
 	args = append([]string{"--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--data", s.Data}, args...)
 	j, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeProcess$", "-test.count=1")
+	if p.nice != 0 {
+		cmd = exec.Command("nice", "-n", strconv.Itoa(p.nice), os.Args[0], "-test.run=^TestServeProcess$", "-test.count=1")
+	}
 	cmd.Env = append(os.Environ(), serveProcessArgs+"="+string(j))
 	switch {
 	case serial && publisher:
