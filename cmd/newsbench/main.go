@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -38,8 +39,20 @@ func main() {
 	flag.IntVar(&so.PaceRate, "stress-rate", 500, "items per second in the paced stress runs")
 	flag.DurationVar(&so.Deadline, "stress-deadline", time.Minute, "time from the first publication by which a stress run must be complete")
 	flag.DurationVar(&so.Tick, "stress-tick", 0, "core tick interval in the stress runs (0: the default, as measured in the README)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this `file`")
 	flag.Parse()
 	so.Seed = *seed
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "newsbench: %v\n", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *stressOnly {
 		stressMain(so)
 		return
