@@ -102,6 +102,7 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 		}
 		s.edges[k] = e
 	}
+	s.noteArrival(from, e.Source)
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, e.Category) {
 			s.sendBulk(l, e)

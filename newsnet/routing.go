@@ -93,6 +93,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 	}
 	s.cache.add(m)
 	s.noteEdge(m)
+	s.noteArrival(from, m.Source)
 	switch {
 	case m.Source == s.cfg.Source:
 		// Our own publication come back: we never deliver to ourselves.

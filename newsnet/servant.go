@@ -61,6 +61,8 @@ type Servant struct {
 	// header per stream.
 	deferredEdges map[edgeKey]deferredItem
 
+	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
+
 	nextDial LinkID
 	out      []Action
 	counters Counters
@@ -136,6 +138,10 @@ type link struct {
 	backlog    []withheld
 	keys       int
 	edgesOwed  map[edgeKey]bool
+
+	// sources is the link's reverse-path list (reverse.go): the sources
+	// whose items arrived over it, with when they last did.
+	sources map[string]uint64
 }
 
 // New returns a servant for cfg. It does nothing until the host sends Tick
