@@ -25,7 +25,7 @@ const maxLinkSources = 4096
 // noteArrival records that an item (or an answer, or an edge) of source
 // arrived over tree link l.
 func (s *Servant) noteArrival(l *link, source string) {
-	if source == "" || source == s.cfg.Source {
+	if source == "" || source == s.cfg.Source || !l.tree() {
 		return
 	}
 	s.arrivals++
