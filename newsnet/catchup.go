@@ -322,6 +322,12 @@ func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
 		return
 	}
 	archive := s.self.Has(AllCategories) && s.cfg.Archive != nil
+	if !archive && s.detached() {
+		// Looking for the tree ourselves: our store may lack what the tree
+		// has, and an answer would end the requester's catch-up. Our hint
+		// once we are attached makes it ask again.
+		return
+	}
 	if !archive && s.up != nil {
 		fwd := *c
 		fwd.Trail = slices.Concat(c.Trail, []ServantID{s.id})

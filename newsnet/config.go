@@ -174,6 +174,25 @@ type Config struct {
 	// for what it misses. Default 32,768.
 	LinkBacklog int
 
+	// Direct delivery (direct.go, JP5458944B2's second embodiment): a
+	// subscriber that needed DirectThreshold items of one source within
+	// DirectWindow, from at least DirectMinHops links away over the tree,
+	// asks the source to send them over a link of their own. Defaults 100
+	// items in 60s (a sustained 1.7 items/s: below that a direct link's
+	// heartbeats cost about what it saves) and 2 hops (one relay at least:
+	// a link to a tree neighbour saves nothing). DirectThreshold 0 never
+	// asks.
+	DirectThreshold int
+	DirectWindow    time.Duration
+	DirectMinHops   int
+
+	// DirectBudget is how many direct links this servant serves as a
+	// source at once; a request beyond it is refused with the reason.
+	// Default 4: each costs the publisher a connection and a copy of
+	// every item in the link's categories, and a publisher already sends
+	// up to Fanout+1 tree copies. 0 refuses every request.
+	DirectBudget int
+
 	// Lost is the total of needed messages given up on before this start,
 	// as persisted by the host from Lost actions.
 	Lost uint64
@@ -244,6 +263,10 @@ func DefaultConfig(id ServantID) Config {
 		CatchUpWindow:     7 * 24 * time.Hour,
 		CatchUpLimit:      256,
 		CatchUpRepeat:     5 * time.Second,
+		DirectThreshold:   100,
+		DirectWindow:      time.Minute,
+		DirectMinHops:     2,
+		DirectBudget:      4,
 	}
 }
 
@@ -301,6 +324,12 @@ func (c *Config) Validate() error {
 		return errors.New("link buffer must be at least 4 KiB")
 	case c.LinkBacklog < 1:
 		return errors.New("link backlog must be at least 1")
+	case c.DirectThreshold < 0 || c.DirectMinHops < 0 || c.DirectBudget < 0:
+		return errors.New("direct threshold, minimum hops and budget must not be negative")
+	case c.DirectThreshold > 0 && c.DirectWindow < c.TickInterval:
+		return errors.New("direct window must be at least one tick when the threshold is set")
+	case c.DirectThreshold > 1<<16:
+		return errors.New("direct threshold must be at most 65536 items")
 	case len(c.Source) > MaxIDBytes:
 		return fmt.Errorf("source longer than %d bytes", MaxIDBytes)
 	case c.Rand == nil:

@@ -55,6 +55,20 @@ func (s *Servant) Diagnose() string {
 			fmt.Fprintf(&b, "  edge %s %s: count %d\n", e.Source, e.Category, e.Count)
 		}
 	}
+	for _, l := range s.treeLinks() {
+		for _, src := range slices.Sorted(maps.Keys(l.except)) {
+			e := l.except[src]
+			fmt.Fprintf(&b, "  exception on the link to %s: %s's %v from %d, lapses in %v\n", l.peer, src, e.cats, e.from, e.expires.Sub(s.now))
+		}
+	}
+	for _, src := range slices.Sorted(maps.Keys(s.direct.claims)) {
+		c := s.direct.claims[src]
+		fmt.Fprintf(&b, "  cover toward %s over the link to %s: %v from %d\n", src, c.link.peer, c.cats, c.from)
+	}
+	for _, src := range slices.Sorted(maps.Keys(s.direct.subs)) {
+		sub := s.direct.subs[src]
+		fmt.Fprintf(&b, "  direct from %s: %v, linked %v, first %d\n", src, sub.cats, sub.link != nil, sub.first)
+	}
 	fmt.Fprintf(&b, "  counters %+v", s.counters)
 	return b.String()
 }

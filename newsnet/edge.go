@@ -63,19 +63,27 @@ func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
 			continue
 		case l == s.up && k.source != s.cfg.Source && !s.fromBelow(st):
 			continue
+		case s.exceptedAt(l, k.source, k.category, s.edges[k].Count):
+			continue
 		}
 		s.sendBulk(l, s.edges[k])
 	}
 }
 
 // fromBelow reports whether a source's items arrive over one of our
-// downlinks.
+// downlinks, or last did over a link that is gone and was not our
+// uplink: a subtree that re-formed (its up-servant reset it) may have
+// taken the source with it, and the tree above must still learn of the
+// items that were lost with the old uplink.
 func (s *Servant) fromBelow(st *sourceState) bool {
 	if st == nil {
 		return false
 	}
 	l := s.links[st.arrival]
-	return l != nil && l.kind == linkDown
+	if l == nil {
+		return st.arrival != 0 && !st.viaUp
+	}
+	return l.kind == linkDown
 }
 
 func (s *Servant) sortedEdgeKeys() []edgeKey {
@@ -102,8 +110,9 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 		}
 		s.edges[k] = e
 	}
+	s.noteArrival(from, e.Source)
 	for _, l := range s.treeLinks() {
-		if l != from && s.wants(l, e.Category) {
+		if l != from && s.wants(l, e.Category) && !s.exceptedAt(l, e.Source, e.Category, e.Count) {
 			s.sendBulk(l, e)
 		}
 	}

@@ -85,6 +85,10 @@ type Action interface{ isAction() }
 type Dial struct {
 	Link LinkID
 	Addr ServantID
+	// Direct marks a direct link (direct.go): outside the tree, it is
+	// secured and kept alive exactly as a tree link, so hosts need not
+	// tell the two apart.
+	Direct bool
 }
 
 // Send asks the host to queue Msg on Link. Sends on a closed link are

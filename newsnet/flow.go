@@ -114,7 +114,7 @@ func (s *Servant) drainLink(l *link) {
 		case m == nil:
 			s.counters.BacklogDropped++
 			s.oweEdge(l, w.source, w.category)
-		case s.wants(l, m.Category):
+		case s.wants(l, m.Category) && !s.excepted(l, m):
 			s.send(l, m)
 		}
 	}

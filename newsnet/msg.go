@@ -90,6 +90,14 @@ type Multicast struct {
 	Lasts         []LastCount
 	LastsComplete bool
 	Payload       []byte // opaque to the overlay: the encoded news item
+	// Hops counts the relays the message passed: the publisher sends 0,
+	// and each servant that forwards it adds one, so a subscriber that
+	// receives it over the tree is Hops+1 links from the publisher
+	// (direct.go: a hot source at least Config.DirectMinHops away may be
+	// asked for direct delivery). Not signed, like the other overlay
+	// fields a relay can lie about; the worst a lie does is ask for, or
+	// miss, a direct link.
+	Hops uint64
 }
 
 // LastCount is the latest count of a source under one category or
@@ -184,6 +192,52 @@ type SourceCount struct {
 type CountCategory struct {
 	Count    uint64
 	Category string
+}
+
+// DirectRequest asks a source for direct delivery (direct.go,
+// JP5458944B2's P2P subscription request): its items in Categories, sent
+// to the requester over a link of their own, outside the tree. It travels
+// toward the source along the reverse path (reverse.go); Trail lists the
+// servants it passed, the requester first, so the answer can retrace it.
+type DirectRequest struct {
+	Source     string
+	Categories CategorySet
+	Trail      []ServantID
+}
+
+// DirectAnswer is the source's answer to a DirectRequest, travelling back
+// along Trail (each hop removes itself from the end). Refused is empty
+// when the source accepts: the requester then dials Publisher, the
+// source's servant, and opens the link with a DirectHello. Otherwise it
+// says why ("budget full: 4 direct links").
+type DirectAnswer struct {
+	Trail      []ServantID
+	Source     string
+	Publisher  ServantID
+	Categories CategorySet
+	Refused    string
+}
+
+// DirectHello is the first frame on a direct link, from the subscriber
+// that dialed: the source's servant takes the link as direct if it
+// accepted From's request for Source (and refuses it otherwise).
+type DirectHello struct {
+	From       ServantID
+	Source     string
+	Categories CategorySet
+}
+
+// DirectCover installs an exception (JP5458944B2's exception node list)
+// on the tree link it arrives over: everyone beyond that link who needs
+// Source's items in Categories receives those from count From on
+// directly, so the receiver stops forwarding them there. It travels toward
+// the source, hop by hop, as far as the claim holds (direct.go). It
+// replaces the previous cover of the same source on that link; an empty
+// Categories withdraws it.
+type DirectCover struct {
+	Source     string
+	Categories CategorySet
+	From       uint64
 }
 
 // Ping keeps an otherwise idle link alive so a vanished peer is noticed.

@@ -28,6 +28,8 @@ type sourceState struct {
 	wanted  map[uint64]*want      // missed counts awaiting an answer
 	chains  map[string]*chain     // per subscription: see chain.go
 	arrival LinkID                // the reverse path: where its messages come from
+	hops    uint64                // links from the source over the tree, as its last item came
+	viaUp   bool                  // arrival was our uplink when the last item came
 
 	// due is when requestDue next has something to do (zero: now); swept
 	// is how far resolveByChains has looked. Both keep the work per
@@ -276,6 +278,7 @@ func (s *Servant) drain(source string, st *sourceState, from LinkID) {
 			delete(st.held, st.next)
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from})
+			s.noteNeeded(m)
 		} else if st.skip[st.next] {
 			delete(st.skip, st.next)
 		} else {

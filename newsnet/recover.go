@@ -145,7 +145,7 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 	links := s.treeLinks()
 	if !search {
 		links = nil
-		if l := s.reversePath(st, nil); l != nil {
+		if l := s.reversePath(source, nil); l != nil {
 			links = []*link{l}
 		}
 	}
@@ -180,17 +180,15 @@ func (s *Servant) noteLost(source string, n uint64) {
 }
 
 // reversePath is the tree link toward a source: the one its messages last
-// arrived on, else the uplink; never the link a request came in on.
-func (s *Servant) reversePath(st *sourceState, except *link) *link {
-	if st != nil {
-		if l := s.links[st.arrival]; l != nil && l != except && (l.kind == linkUp || l.kind == linkDown) {
+// arrived on, else the most recent link whose source list holds it
+// (reverse.go), else the uplink; never the link a request came in on.
+func (s *Servant) reversePath(source string, except *link) *link {
+	if st := s.sources[source]; st != nil {
+		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
 			return l
 		}
 	}
-	if s.up != nil && s.up != except {
-		return s.up
-	}
-	return nil
+	return s.towardSource(source, except)
 }
 
 // handleRecover answers what this servant holds and passes the rest on
@@ -224,7 +222,7 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		return
 	}
 	fwd := &Recover{Source: r.Source, Counts: rest, CategoriesOnly: r.CategoriesOnly, Search: r.Search, Trail: slices.Concat(r.Trail, []ServantID{s.id})}
-	if next := s.reversePath(s.sources[r.Source], from); next != nil && !r.Search {
+	if next := s.reversePath(r.Source, from); next != nil && !r.Search {
 		s.send(next, fwd)
 		return
 	}
@@ -277,6 +275,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		if st := s.sources[r.Source]; st != nil {
 			st.arrival = from.id
 		}
+		s.noteArrival(from, r.Source)
 	}
 	if !s.retrace(r.Trail, r) {
 		return

@@ -40,6 +40,10 @@ var messages = [...]messageKind{
 	kindOf[CatchUp](),
 	kindOf[Edge](),
 	kindOf[CatchUpDone](),
+	kindOf[DirectRequest](),
+	kindOf[DirectAnswer](),
+	kindOf[DirectHello](),
+	kindOf[DirectCover](),
 }
 
 // Type bytes. Append only: a deployed servant must keep understanding every
@@ -60,6 +64,10 @@ func (*Recovered) msgType() msgType     { return 12 }
 func (*CatchUp) msgType() msgType       { return 13 }
 func (*Edge) msgType() msgType          { return 14 }
 func (*CatchUpDone) msgType() msgType   { return 15 }
+func (*DirectRequest) msgType() msgType { return 16 }
+func (*DirectAnswer) msgType() msgType  { return 17 }
+func (*DirectHello) msgType() msgType   { return 18 }
+func (*DirectCover) msgType() msgType   { return 19 }
 
 // messageKind is one registered message type.
 type messageKind struct {

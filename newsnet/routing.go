@@ -85,14 +85,21 @@ func (s *Servant) route(from *link, m *Multicast) {
 		s.counters.Duplicates++
 		return
 	}
+	var fwd *Multicast // m one hop further
 	for _, l := range s.treeLinks() {
-		if l != from && s.wants(l, m.Category) {
+		if l != from && s.wants(l, m.Category) && !s.excepted(l, m) {
+			if fwd == nil {
+				c := *m
+				c.Hops++
+				fwd = &c
+			}
 			s.counters.Relayed++
-			s.forward(l, m)
+			s.forward(l, fwd)
 		}
 	}
 	s.cache.add(m)
 	s.noteEdge(m)
+	s.noteArrival(from, m.Source)
 	switch {
 	case m.Source == s.cfg.Source:
 		// Our own publication come back: we never deliver to ourselves.
@@ -103,10 +110,12 @@ func (s *Servant) route(from *link, m *Multicast) {
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}
 	case s.catchingUp(m.Source):
-		s.source(m.Source).arrival = from.id
+		st := s.source(m.Source)
+		st.arrival, st.hops, st.viaUp = from.id, m.Hops+1, from == s.up
 		s.deferLive(m, from.id)
 	default:
-		s.source(m.Source).arrival = from.id
+		st := s.source(m.Source)
+		st.arrival, st.hops, st.viaUp = from.id, m.Hops+1, from == s.up
 		s.sequence(m, from.id)
 	}
 }
@@ -184,11 +193,12 @@ func (s *Servant) publish(orig *Multicast) {
 func (s *Servant) sendOwn(m *Multicast) {
 	n := 0
 	for _, l := range s.treeLinks() {
-		if s.wants(l, m.Category) {
+		if s.wants(l, m.Category) && !s.excepted(l, m) {
 			s.forward(l, m)
 			n++
 		}
 	}
+	n += s.sendDirect(m)
 	if n == 0 {
 		s.counters.Suppressed++
 	}

@@ -61,6 +61,10 @@ type Servant struct {
 	// header per stream.
 	deferredEdges map[edgeKey]deferredItem
 
+	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
+
+	direct directState // direct delivery (direct.go)
+
 	nextDial LinkID
 	out      []Action
 	counters Counters
@@ -98,15 +102,23 @@ type Counters struct {
 	// EdgeFrames are leading edges sent (edge.go): after link changes and
 	// for items a busy link could not be sent.
 	EdgeFrames uint64
+
+	// Direct delivery (direct.go): our items sent over direct links, items
+	// that arrived over one first, refusals our requests met, and the
+	// frames that set direct links up and keep the exceptions (requests,
+	// answers, hellos, covers).
+	DirectSent, DirectReceived, DirectRefused, DirectFrames uint64
 }
 
 type linkKind int
 
 const (
-	linkJoining  linkKind = iota // outbound, join request sent, awaiting answer
-	linkAccepted                 // inbound, awaiting join request
-	linkUp                       // established uplink
-	linkDown                     // established downlink
+	linkJoining       linkKind = iota // outbound, join request sent, awaiting answer
+	linkAccepted                      // inbound, awaiting join request
+	linkUp                            // established uplink
+	linkDown                          // established downlink
+	linkDirectDialing                 // outbound direct link, dialed (direct.go)
+	linkDirect                        // established direct link: not a tree link
 )
 
 type link struct {
@@ -136,6 +148,14 @@ type link struct {
 	backlog    []withheld
 	keys       int
 	edgesOwed  map[edgeKey]bool
+
+	// sources is the link's reverse-path list (reverse.go): the sources
+	// whose items arrived over it, with when they last did.
+	sources map[string]uint64
+	// except holds a tree link's exceptions per source, and direct a
+	// direct link's state (direct.go).
+	except map[string]*exception
+	direct *directLink
 }
 
 // New returns a servant for cfg. It does nothing until the host sends Tick
@@ -247,6 +267,7 @@ func (s *Servant) Step(ev Event) []Action {
 	default:
 		panic(fmt.Sprintf("newsnet: unknown event %T", ev))
 	}
+	s.reconcileDirect()
 	s.flushProgress()
 	out := s.out
 	s.out = nil
@@ -364,6 +385,8 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.RecoveryFrames++
 	case *Edge:
 		s.counters.EdgeFrames++
+	case *DirectRequest, *DirectAnswer, *DirectHello, *DirectCover:
+		s.counters.DirectFrames++
 	default:
 		s.counters.ControlFrames++
 	}
@@ -422,6 +445,10 @@ func (s *Servant) linkUp(e LinkUp) {
 		return
 	}
 	l := s.links[e.Link]
+	if l != nil && l.kind == linkDirectDialing {
+		s.directLinkUp(l)
+		return
+	}
 	if l == nil || l.kind != linkJoining {
 		// An attempt we gave up on meanwhile.
 		s.out = append(s.out, Close{Link: e.Link, Reason: "join attempt abandoned"})
@@ -446,6 +473,8 @@ func (s *Servant) linkLost(l *link, reason string) {
 	case linkDown:
 		s.note("downlink to %s lost: %s", l.peer, reason)
 		s.removeDown(l)
+	case linkDirectDialing, linkDirect:
+		s.directLost(l, reason)
 	}
 }
 
@@ -473,8 +502,12 @@ func (s *Servant) receive(l *link, m Message) {
 			s.startConnector([]ServantID{m.To})
 		}
 	case *JoinRefuse:
-		if l.kind == linkJoining {
+		switch l.kind {
+		case linkJoining:
 			s.conn.refused(s, l, m.Reason)
+		case linkDirect:
+			s.closeLink(l, "refused: "+m.Reason)
+			s.directLost(l, "refused: "+m.Reason)
 		}
 	case *Siblings:
 		if l.kind == linkUp {
@@ -499,8 +532,11 @@ func (s *Servant) receive(l *link, m Message) {
 			s.receiveRouteInfo(l, m)
 		}
 	case *Multicast:
-		if l.kind == linkUp || l.kind == linkDown {
+		switch {
+		case l.kind == linkUp || l.kind == linkDown:
 			s.route(l, m)
+		case l.kind == linkDirect && !l.direct.publisher:
+			s.routeDirect(l, m)
 		}
 	case *Recover:
 		if l.kind == linkUp || l.kind == linkDown {
@@ -522,12 +558,28 @@ func (s *Servant) receive(l *link, m Message) {
 			s.handleCatchUpDone(m)
 		}
 	case *Edge:
-		if l.kind == linkUp || l.kind == linkDown {
+		if l.kind == linkUp || l.kind == linkDown || l.kind == linkDirect && !l.direct.publisher && m.Source == l.direct.source {
 			s.receiveEdge(l, m)
+		}
+	case *DirectRequest:
+		if l.tree() {
+			s.handleDirectRequest(l, m)
+		}
+	case *DirectAnswer:
+		if l.tree() {
+			s.handleDirectAnswer(m)
+		}
+	case *DirectHello:
+		if l.kind == linkAccepted {
+			s.acceptDirect(l, m)
+		}
+	case *DirectCover:
+		if l.tree() {
+			s.receiveCover(l, m)
 		}
 	default:
 		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))
-		if l.kind == linkUp || l.kind == linkDown {
+		if l.kind == linkUp || l.kind == linkDown || l.kind == linkDirect {
 			s.linkLostAfterClose(l)
 		}
 	}
@@ -544,5 +596,7 @@ func (s *Servant) linkLostAfterClose(l *link) {
 		s.removeDown(l)
 	case linkJoining:
 		s.conn.attemptFailed(s, l, "closed")
+	case linkDirectDialing, linkDirect:
+		s.directLost(l, "closed")
 	}
 }

@@ -34,6 +34,9 @@ type Status struct {
 	// CatchingUp: a catch-up is asked for or under way (its pages still
 	// coming); items of sources not followed yet wait for it.
 	CatchingUp bool
+	// Direct lists the direct links (direct.go), which are not tree links
+	// and so not in Links.
+	Direct []DirectStatus
 }
 
 // LinkStatus describes one tree link.
@@ -82,6 +85,7 @@ func (s *Servant) Status() Status {
 		Counters:      s.counters,
 		Rejected:      maps.Clone(s.rejected),
 		CatchingUp:    len(s.catchUps) > 0,
+		Direct:        s.directStatus(),
 	}
 	if s.up != nil {
 		st.Up = s.up.peer

@@ -8,6 +8,7 @@ func (s *Servant) tick() {
 	s.tickTree()
 	s.tickRecover()
 	s.tickCatchUp()
+	s.tickDirect()
 }
 
 // tickLinks sends a Ping on every link idle in the send direction and closes
@@ -19,8 +20,8 @@ func (s *Servant) tickLinks() {
 			continue // closed while handling an earlier link
 		}
 		switch l.kind {
-		case linkJoining:
-			continue // the connector times its attempt
+		case linkJoining, linkDirectDialing:
+			continue // the connector (the host, for a direct link) times its attempt
 		case linkAccepted:
 			if s.now.Sub(l.opened) >= s.cfg.JoinTimeout {
 				s.closeLink(l, "no join request")

@@ -34,7 +34,7 @@ import (
 // ProtocolVersion is the version this code speaks. Peers with a different
 // version are refused at the handshake; bump it on any incompatible change
 // (adding a message type is compatible: the type block is append-only).
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // helloMagic opens every connection, in both directions.
 const helloMagic = "NDSK"
@@ -280,6 +280,7 @@ func (m *Multicast) marshal(e *encoder) {
 	e.history(m.History)
 	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 	e.bytes("payload", m.Payload)
+	e.uvarint(m.Hops)
 }
 
 func (m *Multicast) unmarshal(d *decoder) {
@@ -290,6 +291,59 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.History = d.history()
 	m.Lasts, m.LastsComplete = d.lasts(m.Count)
 	m.Payload = d.bytes("payload")
+	m.Hops = d.uvarint("hops")
+}
+
+func (m *DirectRequest) marshal(e *encoder) {
+	e.string("source", m.Source, MaxIDBytes)
+	e.categories("categories", m.Categories)
+	e.ids("trail", m.Trail)
+}
+
+func (m *DirectRequest) unmarshal(d *decoder) {
+	m.Source = d.string("source", MaxIDBytes)
+	m.Categories = d.categories("categories")
+	m.Trail = d.ids("trail")
+}
+
+func (m *DirectAnswer) marshal(e *encoder) {
+	e.ids("trail", m.Trail)
+	e.string("source", m.Source, MaxIDBytes)
+	e.id("publisher", m.Publisher)
+	e.categories("categories", m.Categories)
+	e.string("refused", m.Refused, MaxReasonBytes)
+}
+
+func (m *DirectAnswer) unmarshal(d *decoder) {
+	m.Trail = d.ids("trail")
+	m.Source = d.string("source", MaxIDBytes)
+	m.Publisher = d.id("publisher")
+	m.Categories = d.categories("categories")
+	m.Refused = d.string("refused", MaxReasonBytes)
+}
+
+func (m *DirectHello) marshal(e *encoder) {
+	e.id("from", m.From)
+	e.string("source", m.Source, MaxIDBytes)
+	e.categories("categories", m.Categories)
+}
+
+func (m *DirectHello) unmarshal(d *decoder) {
+	m.From = d.id("from")
+	m.Source = d.string("source", MaxIDBytes)
+	m.Categories = d.categories("categories")
+}
+
+func (m *DirectCover) marshal(e *encoder) {
+	e.string("source", m.Source, MaxIDBytes)
+	e.categories("categories", m.Categories)
+	e.uvarint(m.From)
+}
+
+func (m *DirectCover) unmarshal(d *decoder) {
+	m.Source = d.string("source", MaxIDBytes)
+	m.Categories = d.categories("categories")
+	m.From = d.uvarint("from")
 }
 
 func (m *Edge) marshal(e *encoder) {
@@ -858,6 +912,14 @@ func SizeOf(m Message) int {
 		return frame + 16 + pathSize(m.Path)
 	case *Siblings:
 		return frame + pathSize(m.IDs)
+	case *DirectRequest:
+		return frame + len(m.Source) + catSetSize(m.Categories) + pathSize(m.Trail)
+	case *DirectAnswer:
+		return frame + len(m.Source) + len(m.Publisher) + len(m.Refused) + catSetSize(m.Categories) + pathSize(m.Trail)
+	case *DirectHello:
+		return frame + len(m.From) + len(m.Source) + catSetSize(m.Categories)
+	case *DirectCover:
+		return frame + len(m.Source) + catSetSize(m.Categories)
 	}
 	return frame + 64
 }

@@ -36,7 +36,7 @@ func wireSamples() []Message {
 		&Multicast{ID: id, Category: "hr/payroll/eu", Source: "hq", Count: 300,
 			History:       []HistoryRun{{Short: 0x1234abcd, Len: 3}, {Short: 1<<32 - 1, Len: 200}},
 			Lasts:         []LastCount{{Short: 3, Count: 7}, {Short: 9, Count: 299}},
-			LastsComplete: true, Payload: []byte(`{"title":"hello"}`)},
+			LastsComplete: true, Payload: []byte(`{"title":"hello"}`), Hops: 3},
 		&Ping{},
 		&Recover{Source: "hq", Counts: []uint64{3, 4, 1 << 50}, CategoriesOnly: true, Search: true,
 			Trail: []ServantID{"a:1", "b:2"}},
@@ -48,6 +48,11 @@ func wireSamples() []Message {
 		&Edge{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
 			Lasts: []LastCount{{Short: 1, Count: 2}, {Short: 2, Count: 5}}, LastsComplete: true},
 		&CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true, Next: []SourceCount{{Source: "hq", Next: 257}}},
+		&DirectRequest{Source: "hq", Categories: CategorySet{"it", "sales"}, Trail: []ServantID{"a:1", "b:2"}},
+		&DirectAnswer{Trail: []ServantID{"a:1"}, Source: "hq", Publisher: "10.0.0.9:7400", Categories: CategorySet{"it"},
+			Refused: "budget full: 4 direct links"},
+		&DirectHello{From: "10.0.0.1:7000", Source: "hq", Categories: CategorySet{"it"}},
+		&DirectCover{Source: "hq", Categories: CategorySet{"it", "sales"}, From: 1 << 20},
 	}
 }
 

@@ -39,9 +39,16 @@ func main() {
 	flag.IntVar(&so.PaceRate, "stress-rate", 500, "items per second in the paced stress runs")
 	flag.DurationVar(&so.Deadline, "stress-deadline", time.Minute, "time from the first publication by which a stress run must be complete")
 	flag.DurationVar(&so.Tick, "stress-tick", 0, "core tick interval in the stress runs (0: the default, as measured in the README)")
+	var do directOptions
+	flag.IntVar(&do.N, "direct", 0, "servants in the simulated direct-delivery table (issue 14; 0 skips it, 1000 as in the README)")
+	flag.IntVar(&do.Subscribers, "direct-subscribers", 30, "subscribers of the hot stream in the direct-delivery table")
+	flag.IntVar(&do.Rate, "direct-rate", 20, "hot items per second in the direct-delivery table")
+	flag.DurationVar(&do.Span, "direct-span", time.Minute, "virtual time the publishers publish for in the direct-delivery table")
+	directOnly := flag.Bool("direct-only", false, "run the direct-delivery table alone")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this `file`")
 	flag.Parse()
 	so.Seed = *seed
+	do.Seed, do.MinDepth = *seed, 3
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -52,6 +59,10 @@ func main() {
 			os.Exit(2)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *directOnly {
+		directMain(os.Stdout, do)
+		return
 	}
 	if *stressOnly {
 		stressMain(so)
@@ -118,6 +129,10 @@ func main() {
 	if *reliability {
 		fmt.Println()
 		printReliability(os.Stdout, *seed)
+	}
+	if do.N > 0 {
+		fmt.Println()
+		directMain(os.Stdout, do)
 	}
 	if *stress {
 		fmt.Println()

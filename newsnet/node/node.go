@@ -409,6 +409,11 @@ func (n *Node) step(ev newsnet.Event) {
 func (n *Node) act(a newsnet.Action) {
 	switch a := a.(type) {
 	case newsnet.Dial:
+		// A direct link (outside the tree) is dialed and secured exactly
+		// as a tree link: the same TLS 1.3 handshake and membership proof.
+		if a.Direct {
+			n.log.Debug("dialing direct link", "link", a.Link, "peer", a.Addr)
+		}
 		n.wg.Add(1)
 		go n.dial(a.Link, a.Addr)
 	case newsnet.Send:

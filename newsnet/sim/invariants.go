@@ -161,6 +161,38 @@ func CheckRoutingOf(sts []newsnet.Status) error {
 	return nil
 }
 
+// CheckDirect runs CheckDirectOf on the live servants.
+func (n *Network) CheckDirect() error { return CheckDirectOf(n.Statuses()) }
+
+// CheckDirectOf verifies that the direct links of these snapshots pair
+// up: every subscriber's link to a source's servant is listed there as a
+// publisher's link back, for the same source, and the other way round.
+// Direct links are not tree links: they are never in Links, so
+// CheckTreeOf (one tree, no cycles) does not see them. A link that
+// broke silently is one-sided until heartbeats close it, so check a
+// network that has been quiet for a link timeout.
+func CheckDirectOf(sts []newsnet.Status) error {
+	st := byID(sts)
+	for _, s := range sts {
+		for _, d := range s.Direct {
+			peer, ok := st[d.Peer]
+			if !ok {
+				return fmt.Errorf("%s has a direct link to %s, which is not alive", s.ID, d.Peer)
+			}
+			want := newsnet.DirectPublisher
+			if d.Role == newsnet.DirectPublisher {
+				want = newsnet.DirectSubscriber
+			}
+			if !slices.ContainsFunc(peer.Direct, func(o newsnet.DirectStatus) bool {
+				return o.Peer == s.ID && o.Source == d.Source && o.Role == want
+			}) {
+				return fmt.Errorf("%s's direct link (%s of %s) to %s is not listed there (%+v)", s.ID, d.Role, d.Source, d.Peer, peer.Direct)
+			}
+		}
+	}
+	return nil
+}
+
 // Converged reports whether CheckTree and CheckRouting both pass.
 func (n *Network) Converged() bool { return ConvergedOf(n.Statuses()) }
 

@@ -16,6 +16,10 @@ type reliableScenario struct {
 	servants, sources, categories, items, faults int
 	wireCheck                                    bool // pass every frame through the codec
 	smallBuffers                                 bool // 16 KiB link buffers: bursts are withheld
+	// hot makes sources hot after 20 needed items in 10 s, so direct
+	// links form early and often, and adds cuts of direct links to the
+	// faults.
+	hot bool
 }
 
 // runReliable checks JP3679935B2's promise on the tree: after quiescence
@@ -29,6 +33,10 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	n.WireCheck = sc.wireCheck
 	n.Bandwidth = 2 << 20        // bursts queue on the links
 	n.Base.LinkBuffer = 16 << 10 // and outgrow their buffers
+	if sc.hot {
+		n.Base.DirectThreshold, n.Base.DirectWindow = 20, 10*time.Second
+	}
+	directDials, directCuts := 0, 0
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)
@@ -88,6 +96,9 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	}
 	var badRequests []string
 	n.Trace = func(_ time.Time, id newsnet.ServantID, a newsnet.Action) {
+		if d, ok := a.(newsnet.Dial); ok && d.Direct {
+			directDials++
+		}
 		s, ok := a.(newsnet.Send)
 		if !ok {
 			return
@@ -110,6 +121,15 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 		if faultEvery > 0 && i%faultEvery == faultEvery-1 {
 			victim := others[r.IntN(len(others))]
 			switch nd := n.Node(victim); {
+			case sc.hot && r.IntN(3) == 0:
+				// A direct link breaks: cut the first one a servant has.
+				for _, o := range n.Alive() {
+					if d := o.Servant.Status().Direct; len(d) > 0 {
+						n.CutLink(o.ID, d[0].Peer)
+						directCuts++
+						break
+					}
+				}
 			case !nd.Alive:
 				n.Restart(victim)
 			case r.IntN(6) == 0:
@@ -154,7 +174,13 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	// from catch-up, not from gaps a later message would reveal.
 	n.RunFor(3 * time.Minute) // retries run out within about a minute
 
-	t.Logf("seed %d: %d items, %d Recover and %d Recovered frames", seed, len(order), n.Stats["Recover"], n.Stats["Recovered"])
+	t.Logf("seed %d: %d items, %d Recover and %d Recovered frames; %d direct links dialed, %d cut", seed, len(order), n.Stats["Recover"], n.Stats["Recovered"], directDials, directCuts)
+	if err := n.CheckDirect(); err != nil {
+		t.Errorf("seed %d: %v", seed, err)
+	}
+	if sc.hot && (directDials == 0 || directCuts == 0) {
+		t.Errorf("seed %d: %d direct links dialed, %d cut: the run did not exercise them", seed, directDials, directCuts)
+	}
 	if len(badRequests) > 0 {
 		t.Errorf("seed %d: %d requests for unneeded messages, e.g. %s", seed, len(badRequests), badRequests[0])
 	}
@@ -190,6 +216,15 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 func TestReliableDeliveryUnderFaults(t *testing.T) {
 	for _, seed := range scenarioSeeds(5) {
 		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true, smallBuffers: true})
+	}
+}
+
+// The same with hot pairs: direct links form, are cut, die with the
+// servants at their ends and form again while the stream runs; delivery
+// stays exactly once, in source order, to exactly the subscribers.
+func TestReliableDeliveryHotPairs(t *testing.T) {
+	for _, seed := range scenarioSeeds(5) {
+		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true, smallBuffers: true, hot: true})
 	}
 }
 

@@ -1,0 +1,77 @@
+package newsnet
+
+// The reverse-path mechanism of JP5458944B2 (the "event reverse path
+// determination mechanism" 1314 kept in the connection node information of
+// every link, steps S71, S79, S159): each tree link keeps the list of the
+// sources whose items arrived over it. A request that must travel toward a
+// publisher (a retransmission request, a direct-delivery request, a
+// direct-delivery cover, direct.go) asks the lists which link leads there.
+//
+// The patent allows a list or a Bloom filter. This is a list: a Bloom
+// filter cannot forget, and a source's items move to another link whenever
+// the tree re-forms, so its false positives would grow with every change
+// and send requests down branches where the source is not. The list keeps,
+// per source, when its items last arrived (a servant-wide stamp), so of
+// two links that both carried a source the more recent one wins; a link's
+// list dies with the link. It is bounded by maxLinkSources per link, the
+// source seen longest ago forgotten first; a forgotten source falls back
+// to the last arrival link (sourceState.arrival) and then the uplink, as
+// before the lists existed.
+
+// maxLinkSources bounds the sources one link remembers: a few hundred KiB
+// per link at worst, far above the publishers of one network.
+const maxLinkSources = 4096
+
+// noteArrival records that an item (or an answer, or an edge) of source
+// arrived over tree link l.
+func (s *Servant) noteArrival(l *link, source string) {
+	if source == "" || source == s.cfg.Source || !l.tree() {
+		return
+	}
+	s.arrivals++
+	if _, ok := l.sources[source]; !ok && len(l.sources) >= maxLinkSources {
+		oldest, at := "", uint64(0)
+		for src, stamp := range l.sources {
+			if oldest == "" || stamp < at || stamp == at && src < oldest {
+				oldest, at = src, stamp
+			}
+		}
+		delete(l.sources, oldest)
+	}
+	if l.sources == nil {
+		l.sources = map[string]uint64{}
+	}
+	l.sources[source] = s.arrivals
+}
+
+// towardSource returns the tree link leading toward source: of the links
+// whose list holds it, the one it arrived on most recently; else the last
+// arrival link of its sequence; else the uplink. Never except, never a link
+// that is not a tree link. Nil when there is none.
+func (s *Servant) towardSource(source string, except *link) *link {
+	var best *link
+	var at uint64
+	for _, l := range s.treeLinks() {
+		if l == except {
+			continue
+		}
+		if stamp, ok := l.sources[source]; ok && stamp > at {
+			best, at = l, stamp
+		}
+	}
+	if best != nil {
+		return best
+	}
+	if st := s.sources[source]; st != nil {
+		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
+			return l
+		}
+	}
+	if s.up != nil && s.up != except {
+		return s.up
+	}
+	return nil
+}
+
+// tree reports whether l is an established tree link.
+func (l *link) tree() bool { return l.kind == linkUp || l.kind == linkDown }
