@@ -17,6 +17,16 @@ TAGS := migrated_fynedo
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# The version packages carry, from FyneApp.toml (Version, Build).
+VERSION := $(shell sed -n 's/^ *Version *= *"\(.*\)"/\1/p' FyneApp.toml)
+BUILDNO := $(shell sed -n 's/^ *Build *= *\([0-9]*\)/\1/p' FyneApp.toml)
+
+# Windows cross-builds: mingw-w64 compiles Fyne's cgo (GLFW, OpenGL) and
+# the resources; wixl builds the MSI, msitools' msibuild and msiinfo finish
+# and check it.
+WIN_CC   := x86_64-w64-mingw32-gcc
+WIN_PKGS := gcc-mingw-w64-x86-64 wixl msitools
+
 # apt_install: install the packages in $(1) that dpkg does not list as
 # installed; runs apt-get update only when something is missing.
 define apt_install
@@ -31,7 +41,8 @@ define apt_install
 	fi
 endef
 
-.PHONY: deps deps-x run test build build-headless bench screenshots package fmt clean
+.PHONY: deps deps-x run test build build-headless bench screenshots package fmt clean \
+        cross deb package-windows
 
 deps:
 	$(call apt_install,$(GUI_PKGS))
@@ -56,6 +67,7 @@ test: deps
 	$(GO) test -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/newsnet/node$$')
 	$(GO) test -tags $(TAGS) -timeout 15m ./newsnet/node/
 	$(GO) test -race -short -tags $(TAGS) -timeout 15m $(RACE_PKGS)
+	$(MAKE) --no-print-directory cross deb
 
 build: deps
 	$(GO) build -tags $(TAGS) -o bin/newsdesk .
@@ -77,8 +89,48 @@ package: deps
 	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -tags $(TAGS) -icon assets/icon.png
 	mv -f Newsdesk.tar.xz dist/ 2>/dev/null || true
 
+# cross keeps the other platforms compiling (make test runs it): go vet
+# for Windows on every package, the GUI ones with cgo through mingw-w64 as
+# the real Windows build compiles them, and the headless servant built for
+# Windows and macOS. With a warm build cache it takes seconds; the first
+# run on a fresh machine compiles Fyne for Windows once (10 minutes here).
+cross:
+	$(call apt_install,gcc-mingw-w64-x86-64)
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=$(WIN_CC) $(GO) vet -tags $(TAGS) ./...
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet -tags headless .
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -tags headless -o /dev/null .
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build -tags headless -o /dev/null .
+
+# deb builds dist/newsdesk_VERSION-BUILD_ARCH.deb with dpkg-deb (see
+# packaging/deb/mkdeb.sh) and checks its contents and modes.
+deb: deps
+	mkdir -p build/deb dist
+	$(GO) build -tags $(TAGS) -ldflags "-s -w" -o build/deb/newsdesk .
+	deb=$$(packaging/deb/mkdeb.sh build/deb/newsdesk dist $(VERSION)-$(BUILDNO)) && \
+	  NEWSDESK_DEB=$$PWD/$$deb $(GO) test -count=1 -run 'Deb|SeedUnit' ./packaging/ && \
+	  echo "built $$deb"
+
+# package-windows cross-compiles the desktop app for Windows (cgo through
+# mingw-w64: 11 minutes from an empty build cache on this 2-core machine,
+# seconds with a warm one) with its icon, manifest and version information
+# (compiled by windres into a .syso the linker takes), builds
+# dist/Newsdesk-VERSION.msi with wixl and checks it, and builds the headless
+# servant as dist/newsdesk-headless.exe.
+package-windows:
+	$(call apt_install,$(WIN_PKGS))
+	rm -rf build/windows && mkdir -p build/windows dist
+	$(GO) run ./packaging/windows/winres -icon assets/icon.png -version $(VERSION) -build $(BUILDNO) -out build/windows
+	cd build/windows && x86_64-w64-mingw32-windres -O coff -i newsdesk.rc -o ../../newsdesk_windows_amd64.syso
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=$(WIN_CC) $(GO) build -tags $(TAGS) -ldflags "-H=windowsgui -s -w" \
+	  -o build/windows/newsdesk.exe . && \
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -tags headless -ldflags "-s -w" \
+	  -o dist/newsdesk-headless.exe .; status=$$?; rm -f newsdesk_windows_amd64.syso; exit $$status
+	packaging/windows/mkmsi.sh build/windows dist/Newsdesk-$(VERSION).msi $(VERSION)
+	NEWSDESK_MSI=$$PWD/dist/Newsdesk-$(VERSION).msi $(GO) test -count=1 -run MSI ./packaging/
+	ls -l dist/Newsdesk-$(VERSION).msi dist/newsdesk-headless.exe build/windows/newsdesk.exe
+
 fmt:
 	$(GO) fmt ./...
 
 clean:
-	rm -rf bin/ docs/screenshots/*.tmp
+	rm -rf bin/ build/ docs/screenshots/*.tmp newsdesk_windows_amd64.syso

@@ -8,6 +8,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/yuin/goldmark v1.7.8
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.45.0
 )
 
 require (
@@ -40,7 +41,6 @@ require (
 	github.com/stretchr/testify v1.11.1 // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.35.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
+	"os/user"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -18,6 +18,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/assets"
+	"newsdesk/install"
 	"newsdesk/ui"
 	"newsdesk/ui/demobackend"
 )
@@ -35,7 +36,7 @@ const appID = "com.newsdesk.app"
 // first-run wizard. Nothing is read or written then.
 func runGUI(args []string) error {
 	fs := flag.NewFlagSet("newsdesk", flag.ContinueOnError)
-	dataDir := fs.String("data", "", "data `directory` (default: $XDG_DATA_HOME/newsdesk, or ~/.local/share/newsdesk)")
+	dataDir := fs.String("data", "", "data `directory` (default: %LOCALAPPDATA%\\Newsdesk on Windows, else $XDG_DATA_HOME/newsdesk or ~/.local/share/newsdesk)")
 	resetStore := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\nthe damaged file is kept beside it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -46,10 +47,11 @@ func runGUI(args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q (the servant is `newsdesk serve`)", fs.Arg(0))}
 	}
+	env := install.System()
 	dir := *dataDir
 	if dir == "" {
 		var err error
-		if dir, err = defaultDataDir(); err != nil {
+		if dir, err = install.DataDir(env); err != nil {
 			return err
 		}
 	}
@@ -84,11 +86,11 @@ func runGUI(args []string) error {
 		backend, closeIt := demobackend.Open(demo == "wizard")
 		dir = "(demo mode: nothing is stored)"
 		showMain(backend, closeIt)
-	} else if application, err := openApplication(ctx, dir, *resetStore); err != nil {
+	} else if application, err := openApplication(ctx, env, dir, *resetStore); err != nil {
 		startErr = err
 		// A damaged installation can be started afresh from the window.
 		ui.ShowStartupError(a, err, func() error {
-			application, err := openApplication(ctx, dir, true)
+			application, err := openApplication(ctx, env, dir, true)
 			if err != nil {
 				return err
 			}
@@ -112,18 +114,36 @@ func runGUI(args []string) error {
 }
 
 // openApplication opens the application in dir and starts its servant,
-// unless the first-run wizard has yet to run (its Setup starts it). Its log
-// goes to stderr, warnings and errors only.
-func openApplication(ctx context.Context, dir string, resetStore bool) (*app.App, error) {
+// unless the first-run wizard has yet to run (its Setup starts it). A first
+// run with a preset network definition (install.PresetCandidates: the
+// Windows installer's NETWORK=, network.json beside the executable,
+// /etc/newsdesk/network.json) is set up from it here, so the wizard is
+// skipped. Its log goes to stderr, warnings and errors only.
+func openApplication(ctx context.Context, env install.Env, dir string, resetStore bool) (*app.App, error) {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Windows: restrict the data directory's ACL before the key is made
+	// or read. A failure leaves the ACL the directory inherits (the
+	// profile's, for the default directory): worth a warning, not a
+	// refusal to start.
+	if err := install.ProtectDataDir(dir); err != nil {
+		logger.Warn("data directory not restricted to this user", "err", err)
+	}
 	application, err := app.Open(ctx, app.Options{
 		DataDir:    dir,
 		ResetStore: resetStore,
-		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:     logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory %s: %w", dir, err)
 	}
-	if !application.NeedsSetup() {
+	if p, err := install.ApplyPreset(presetTarget{application}, install.PresetCandidates(env), accountName()); err != nil {
+		application.Close()
+		return nil, fmt.Errorf("the network definition preset for this computer (%s) cannot be used: %w\n\n"+
+			"Ask your administrator for a valid one; removing the file lets you choose the network yourself", p, err)
+	} else if p != "" {
+		logger.Warn("first run set up from the preset network definition", "file", p) // Warn: the level the GUI logs
+	}
+	if !application.NeedsSetup() { // Start does nothing when Setup started it
 		if err := application.Start(); err != nil {
 			application.Close()
 			return nil, fmt.Errorf("starting the servant: %w", err)
@@ -132,15 +152,18 @@ func openApplication(ctx context.Context, dir string, resetStore bool) (*app.App
 	return application, nil
 }
 
-// defaultDataDir is $XDG_DATA_HOME/newsdesk, or ~/.local/share/newsdesk.
-// Fyne keeps only preferences; the store lives here.
-func defaultDataDir() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "newsdesk"), nil
-	}
-	home, err := os.UserHomeDir()
+// presetTarget lets install.ApplyPreset set up the application.
+type presetTarget struct{ *app.App }
+
+func (t presetTarget) Setup(name string, seeds []string) error {
+	return t.App.Setup(app.Setup{DisplayName: name, Seeds: seeds})
+}
+
+// accountName is the display name a preset first run starts with.
+func accountName() string {
+	u, err := user.Current()
 	if err != nil {
-		return "", fmt.Errorf("no data directory: %w (use --data DIR)", err)
+		return install.DisplayName("", "")
 	}
-	return filepath.Join(home, ".local", "share", "newsdesk"), nil
+	return install.DisplayName(u.Name, u.Username)
 }
