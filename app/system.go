@@ -43,6 +43,13 @@ func hideSystemStatus(st *newsnet.Status) {
 		links[i].Sent = hideSystem(links[i].Sent)
 	}
 	st.Links = links
+	direct := make([]newsnet.DirectStatus, 0, len(st.Direct))
+	for _, d := range st.Direct {
+		if d.Categories = hideSystem(d.Categories); len(d.Categories) > 0 {
+			direct = append(direct, d)
+		}
+	}
+	st.Direct = direct
 }
 
 // hideSystemEntries drops the system groups' items from a list users see.

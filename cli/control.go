@@ -166,6 +166,9 @@ type statusJSON struct {
 	Partition     [2]uint64  `json:"partition"`
 	Subscriptions []string   `json:"subscriptions"`
 	Links         []linkJSON `json:"links"` // up first, then downs
+	// Direct lists the direct links (issue 14): a hot source's items in
+	// some categories sent straight to a subscriber, outside the tree.
+	Direct []directJSON `json:"direct"`
 
 	Role     string       `json:"role"`     // idle, connecting, attached, vertex, stopped
 	RootPath []string     `json:"rootPath"` // from the vertex to the up-servant
@@ -185,6 +188,14 @@ type statusJSON struct {
 	Rejected map[string]uint64 `json:"rejected"`
 	Key      string            `json:"key"`     // this installation's public key (trust.PublicKeyString)
 	Network  networkJSON       `json:"network"` // the network definition held
+}
+
+type directJSON struct {
+	Peer       string   `json:"peer"`
+	Source     string   `json:"source"`
+	Categories []string `json:"categories"`
+	Role       string   `json:"role"`      // "publisher" (we send our items) or "subscriber"
+	Delivered  uint64   `json:"delivered"` // items sent over it, or received over it first
 }
 
 type networkJSON struct {
@@ -216,6 +227,10 @@ type countersJSON struct {
 	PeriodicFrames  uint64 `json:"periodicFrames"`
 	ControlFrames   uint64 `json:"controlFrames"`
 	RecoveryFrames  uint64 `json:"recoveryFrames"`
+
+	// Items sent to and received from direct links (issue 14).
+	DirectSent     uint64 `json:"directSent"`
+	DirectReceived uint64 `json:"directReceived"`
 }
 
 // strs converts to []string, never nil: the API promises [] rather than null.
@@ -252,7 +267,12 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 			Duplicates: st.Counters.Duplicates, Resets: st.Counters.Resets, Lost: st.Counters.Lost,
 			MulticastFrames: st.Counters.MulticastFrames, PeriodicFrames: st.Counters.PeriodicFrames,
 			ControlFrames: st.Counters.ControlFrames, RecoveryFrames: st.Counters.RecoveryFrames,
+			DirectSent: st.Counters.DirectSent, DirectReceived: st.Counters.DirectReceived,
 		},
+		Direct: make([]directJSON, len(st.Direct)),
+	}
+	for i, d := range st.Direct {
+		out.Direct[i] = directJSON{Peer: string(d.Peer), Source: d.Source, Categories: strs(d.Categories), Role: d.Role, Delivered: d.Delivered}
 	}
 	out.Rejected = make(map[string]uint64, len(st.Rejected))
 	for _, r := range trust.Rejections() {

@@ -43,7 +43,7 @@ func newNetworkView(u *UI) *networkView {
 	v.lost.Hide()
 	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, heading("This servant"), v.servant)))
 	right := container.NewVScroll(container.NewPadded(container.NewVBox(
-		heading("Links and their routing sets"), v.links,
+		heading("Links: routing sets, direct links"), v.links,
 		widget.NewSeparator(), heading("Counters"), v.counts,
 	)))
 	split := container.NewHSplit(left, right)
@@ -143,6 +143,20 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 			{"Sent", catSet(l.Sent)},
 		})
 	}
+	for _, d := range st.Direct {
+		dir := fmt.Sprintf("direct, from %s (outside the tree)", d.Peer)
+		items := fmt.Sprintf("%d received directly", d.Delivered)
+		if d.Role == newsnet.DirectPublisher {
+			dir = fmt.Sprintf("direct, to %s (outside the tree)", d.Peer)
+			items = fmt.Sprintf("%d sent directly", d.Delivered)
+		}
+		links = append(links, []field{
+			{"Link", dir},
+			{"Source", d.Source},
+			{"Categories", catSet(d.Categories)},
+			{"Items", items},
+		})
+	}
 	c := st.Counters
 	counters = []field{
 		{"Items relayed", fmt.Sprint(c.Relayed)},
@@ -153,6 +167,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		{"Duplicates dropped", fmt.Sprint(c.Duplicates)},
 		{"Resets sent", fmt.Sprint(c.Resets)},
 		{"Frames sent", fmt.Sprintf("%d multicast, %d periodic, %d control", c.MulticastFrames, c.PeriodicFrames, c.ControlFrames)},
+		{"Direct delivery", fmt.Sprintf("%d items sent, %d received over direct links", c.DirectSent, c.DirectReceived)},
 	}
 	return servant, links, counters
 }

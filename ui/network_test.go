@@ -46,6 +46,10 @@ func TestNetworkView(t *testing.T) {
 		"1 (published with no subscriber",    // suppressed
 		"0 (needed, and no servant could",    // lost
 		"4195 multicast, 8800 periodic, 63 control",
+		"direct, from 10.0.0.2:7946 (outside the tree)", // a direct link
+		"0191a000-0000-7000-8000-00000000a11d",
+		"412 received directly",
+		"0 items sent, 412 received over direct links",
 	} {
 		if !hasLabel(v, want) {
 			t.Errorf("network view lacks %q", want)
@@ -59,7 +63,7 @@ func TestNetworkView(t *testing.T) {
 	}
 
 	// The servant loses its uplink and reconnects.
-	st.Role, st.Up, st.Downs, st.Links, st.Lost = newsnet.RoleConnecting, "", nil, nil, 2
+	st.Role, st.Up, st.Downs, st.Links, st.Direct, st.Lost = newsnet.RoleConnecting, "", nil, nil, nil, 2
 	b.SetStatus(st)
 	h.sync()
 	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {

@@ -104,10 +104,15 @@ func DemoStatus(subs []string) app.NetStatus {
 			Siblings:      []newsnet.ServantID{"10.1.2.8:7946", self, "10.1.9.40:7946"},
 			Subscriptions: newsnet.NewCategorySet(subs...),
 			Links:         links,
+			// The newsroom's source sends this busy reader its IT news
+			// directly (issue 14).
+			Direct: []newsnet.DirectStatus{{Peer: "10.0.0.2:7946", Source: "0191a000-0000-7000-8000-00000000a11d",
+				Categories: newsnet.NewCategorySet("it"), Role: newsnet.DirectSubscriber, Delivered: 412}},
 			Counters: newsnet.Counters{
 				Published: 4, Suppressed: 1, Delivered: 2911, Relayed: 1284,
 				Duplicates: 17, Resets: 1, Lost: 0,
 				MulticastFrames: 4195, PeriodicFrames: 8800, ControlFrames: 63,
+				DirectReceived: 412,
 			},
 		},
 		Listen:    "0.0.0.0:7946",
