@@ -97,6 +97,17 @@ func NetworkFingerprint(n *Network) Fingerprint {
 // String is the fingerprint in unpadded base64url (43 characters).
 func (f Fingerprint) String() string { return base64.RawURLEncoding.EncodeToString(f[:]) }
 
+// ParseFingerprint parses a fingerprint's text (Fingerprint.String).
+func ParseFingerprint(s string) (Fingerprint, error) {
+	var f Fingerprint
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || len(b) != FingerprintSize {
+		return f, fmt.Errorf("want %d characters of base64url", base64.RawURLEncoding.EncodedLen(FingerprintSize))
+	}
+	copy(f[:], b)
+	return f, nil
+}
+
 // InviteCode is a parsed invitation code.
 type InviteCode struct {
 	Network Fingerprint
@@ -174,6 +185,10 @@ func checkInviteID(id string) error {
 // CheckInviteID reports whether id is well-formed as an invitation ID.
 func CheckInviteID(id string) error { return checkInviteID(id) }
 
+// CheckInviteAddress reports whether s can be named in a code as an
+// address (via or a seed).
+func CheckInviteAddress(s string) error { return checkInviteAddr("address", s) }
+
 // checkInviteAddr accepts what a definition's seed list accepts, and no
 // character a code's syntax uses ('&', '=', ',', '?', '%').
 func checkInviteAddr(key, s string) error {
@@ -212,11 +227,11 @@ func ParseInviteCode(s string) (*InviteCode, error) {
 		seen[key] = true
 		switch key {
 		case "net":
-			b, err := base64.RawURLEncoding.Strict().DecodeString(val)
-			if err != nil || len(b) != FingerprintSize {
-				return nil, fmt.Errorf("%w: net: want %d characters of base64url", ErrBadInviteCode, base64.RawURLEncoding.EncodedLen(FingerprintSize))
+			fp, err := ParseFingerprint(val)
+			if err != nil {
+				return nil, fmt.Errorf("%w: net: %v", ErrBadInviteCode, err)
 			}
-			copy(c.Network[:], b)
+			c.Network = fp
 		case "id":
 			c.ID = val
 		case "token":
