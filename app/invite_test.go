@@ -142,3 +142,36 @@ func TestCreateInvitationRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A publisher invitation makes the joiner a publisher in its categories:
+// the admin's servant signs the next definition with the joiner's key
+// among the publishers, and the joiner starts with that version.
+func TestJoinByPublisherInvitation(t *testing.T) {
+	admin := openFresh(t)
+	if err := admin.Setup(Setup{DisplayName: "Admin", NewNetwork: true}); err != nil {
+		t.Fatal(err)
+	}
+	before := admin.Network().Version
+	inv, err := admin.CreateInvitation(InviteOptions{Publisher: true, Categories: []string{"it"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joiner := openFresh(t)
+	if err := joiner.JoinByInvitation(context.Background(), inv.Code, Setup{DisplayName: "IT desk"}); err != nil {
+		t.Fatal(err)
+	}
+	sn := joiner.Network()
+	p, ok := sn.Publisher(joiner.Identity().Public)
+	if !ok || p.Name != "IT desk" || !slices.Equal(p.Categories, []string{"it"}) || sn.Version != before+1 {
+		t.Fatalf("joiner's definition v%d (admin's was v%d), publisher %+v %v", sn.Version, before, p, ok)
+	}
+	if err := joiner.MayPublish("it"); err != nil {
+		t.Errorf("may not publish in it: %v", err)
+	}
+	if err := joiner.MayPublish("hr"); err == nil {
+		t.Error("may publish in hr")
+	}
+	if got := admin.Network(); got.Version != sn.Version {
+		t.Errorf("admin holds v%d", got.Version)
+	}
+}

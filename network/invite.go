@@ -397,7 +397,7 @@ func (iv *Inviter) addPublisher(key ed25519.PublicKey, name string, r invitation
 		if err != nil {
 			return nil, err
 		}
-		err = iv.k.Publish(next)
+		err = iv.k.adoptAndAnnounce(cur, next)
 		if err == nil {
 			iv.k.log.Info("publisher added by invitation", "id", r.ID, "key", trust.PublicKeyString(key), "version", next.Version)
 			return next, nil
@@ -406,6 +406,31 @@ func (iv *Inviter) addPublisher(key ed25519.PublicKey, name string, r invitation
 			return nil, err
 		}
 	}
+}
+
+// adoptAndAnnounce is Publish for an edit made while serving a
+// redemption: next is adopted at once (the joiner gets it), and announced
+// to the network on a goroutine of the Keeper's own. The redemption runs
+// on the servant's accepting goroutine, which the application's shutdown
+// waits for while it holds its publishing lock, so it must not wait to
+// publish; Close waits for the announcement, which then goes to the outbox
+// if the servant is gone.
+func (k *Keeper) adoptAndAnnounce(cur, next *trust.SignedNetwork) error {
+	if err := cur.Accept(next); err != nil {
+		return err
+	}
+	if err := k.adoptNetwork(next); err != nil {
+		return err
+	}
+	k.ownEdit.set(cur, next)
+	k.bg.Add(1)
+	go func() {
+		defer k.bg.Done()
+		if err := k.announceNetwork(next); err != nil {
+			k.log.Warn("announcing the definition that added an invited publisher failed", "version", next.Version, "err", err)
+		}
+	}()
+	return nil
 }
 
 // publisherName is the name a publisher invitation's joiner is listed

@@ -82,6 +82,7 @@ func start(t *testing.T, ln net.Listener, id *trust.Identity, def *trust.SignedN
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(k.Close) // before the store closes: announcements of its own
 	s := &testServant{id: id, k: k, iv: NewInviter(k), ln: ln, addr: ln.Addr().String()}
 	cfg := trust.TLSConfigFor(id, true, trust.ALPN, trust.InviteALPN)
 	var wg sync.WaitGroup
