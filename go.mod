@@ -6,6 +6,7 @@ require (
 	fyne.io/fyne/v2 v2.7.4
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/google/uuid v1.6.0
+	github.com/piglig/go-qr v1.1.0
 	github.com/yuin/goldmark v1.7.8
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/sys v0.45.0

@@ -5,6 +5,8 @@
 //	newsdesk serve [flags]    a servant without a window (seeds, archives, tests)
 //	newsdesk network init --name NAME --out FILE [--seeds A,B] [--open-publishing]
 //	newsdesk key --data DIR   prints this installation's public key
+//	newsdesk invite create|list|revoke --data DIR …   invitation codes (admins)
+//	newsdesk join CODE --data DIR                    joins a network with a code
 //
 // This file is wiring only: the GUI lives in package ui (started from gui.go),
 // the command line and the control API in package cli, the application in
@@ -44,6 +46,12 @@ func run(args []string) int {
 		err = cli.NetworkCommand(args[1:], os.Stdout, os.Stderr)
 	case "key":
 		err = cli.KeyCommand(args[1:], os.Stdout, os.Stderr)
+	case "invite":
+		err = cli.InviteCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "join":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = cli.JoinCommand(ctx, args[1:], os.Stdout, os.Stderr)
+		stop()
 	default:
 		err = runGUI(args)
 	}

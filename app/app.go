@@ -179,6 +179,9 @@ type App struct {
 	// net does the network's own business: the definition held and how it
 	// changes, retractions (package network; App is its Host, host.go).
 	net *network.Keeper
+	// invites makes and counts this installation's invitations and
+	// serves redemptions on the servant's port (invite.go).
+	invites *network.Inviter
 
 	// pubMu serialises the stores of the publishing pipeline (publisher.go)
 	// with node starts and stops: a start loads the outbox and advances the
@@ -315,6 +318,7 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.net = k
+	a.invites = network.NewInviter(k)
 	if a.opts.Subscriptions != nil {
 		if err := checkSubscriptions(a.opts.Subscriptions); err != nil {
 			return err
@@ -593,6 +597,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 				}
 				return nil
 			},
+			// Seeds redeem invitation codes on the servant's port.
+			Invitations: a.invites.Serve,
 		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),

@@ -10,6 +10,8 @@ package cli
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
+//	POST /v1/invites         {"uses","expires","publisher","categories"} → {"code","id",…} (admins only, invite.go)
+//	GET  /v1/invites         the invitations this servant made; DELETE /v1/invites/<id> revokes one
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -89,6 +91,8 @@ func (c *control) routes() map[string]endpoint {
 		"/v1/retract":       {http.MethodPost: c.retract},
 		"/v1/items":         {http.MethodGet: c.listItems},
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
+		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},
+		invitesPath + "/":   {http.MethodDelete: c.revokeInvite}, // + the invitation's ID (invite.go)
 	}
 }
 
@@ -102,7 +106,11 @@ func (c *control) handler() http.Handler {
 			writeError(w, http.StatusForbidden, err.Error())
 			return
 		}
-		ep, ok := routes[r.URL.Path]
+		path := r.URL.Path
+		if strings.HasPrefix(path, invitesPath+"/") {
+			path = invitesPath + "/"
+		}
+		ep, ok := routes[path]
 		if !ok {
 			writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 			return

@@ -272,6 +272,12 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		srv = newControlServer(&control{a: a, addr: controlURL, log: log})
 		go func() { serveErr <- srv.Serve(ln) }()
+		// `newsdesk invite` finds the running servant's API here.
+		forget, err := writeControlAddress(cfg.data, controlURL)
+		if err != nil {
+			log.Warn("recording the control API's address in the data directory failed", "err", err)
+		}
+		defer forget()
 	}
 
 	st := a.Status()

@@ -2,7 +2,9 @@
 # Takes screenshots of the desktop app's screens under Xvfb and writes them
 # to docs/screenshots/: reading.png, item.png, correction.png,
 # subscriptions.png, compose.png, published.png, posts.png, seeds.png,
-# categories.png, network.png, settings.png and wizard.png.
+# categories.png, network.png, invite.png (a new invitation's code and QR
+# code), invitations.png, settings.png, wizard.png (joining with an
+# invitation code) and wizard-refused.png (the refusal, in full).
 #
 # The app runs in its demo mode (NEWSDESK_DEMO=1: an in-memory data set of
 # a few hundred items in several categories, one urgent item, one
@@ -142,6 +144,13 @@ click 100 445 # Sales EMEA
 shot categories
 click 375 90 # Network (after Seeds, Categories, Publishers)
 shot network
+click 490 90 # Invitations (after Network): the demo's earlier invitations
+click 1145 133 # Invite…
+click 645 551 # Create: one use, valid 7 days
+sleep 1
+shot invite
+click 600 551 # Done: the new invitation heads the list
+shot invitations
 
 key ctrl+5
 shot settings
@@ -150,14 +159,14 @@ stop_app
 # The first run.
 start_app wizard
 typetext "Sam Carter"
-click 342 294 # Join a network
-click 600 410 # the seed list
-typeline "10.1.0.5:7946"
-typeline "10.2.0.9:7946"
-typeline "10.3.0.2:7946"
-typetext "seed-4.example.com"
-sleep 2 # the reachability tests
+click 342 294 # Join a network: it takes an invitation code
+click 600 420 # the code
+typetext "newsdesk:join?net=bdT03v85EMXSMV5F0c1ALMjxNqZ1JskFy4hF7pcaNbE&id=G98z6jVc76GH&token=_CJahOqAIzh_-q4MskVrYA&via=10.1.4.23:7946&seeds=10.1.0.5:7946,10.2.0.9:7946"
+settle
 shot wizard
+click 860 539 # Start Newsdesk: the demo has no network to redeem at
+sleep 1
+shot wizard-refused
 stop_app
 
 # The real application core: a network created with `newsdesk network init`,

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -77,13 +79,19 @@ func (id *Identity) certificate() (*tls.Certificate, error) {
 // ExporterValue, and the caller refuses a peer whose proof does not check.
 // Deadlines (a stalled handshake) are the caller's: set one on the conn.
 // The caller may wrap VerifyConnection to refuse revoked keys (PeerKey).
-func TLSConfig(id *Identity, server bool) *tls.Config {
+func TLSConfig(id *Identity, server bool) *tls.Config { return TLSConfigFor(id, server, ALPN) }
+
+// TLSConfigFor is TLSConfig for the application protocols protos (ALPN,
+// InviteALPN) in place of ALPN alone: a server offering several takes the
+// first the client announces, and the peer must agree on one of them.
+func TLSConfigFor(id *Identity, server bool, protos ...string) *tls.Config {
+	protos = slices.Clone(protos)
 	cfg := &tls.Config{
 		MinVersion:             tls.VersionTLS13,
 		MaxVersion:             tls.VersionTLS13,
-		NextProtos:             []string{ALPN},
+		NextProtos:             protos,
 		SessionTicketsDisabled: true,
-		VerifyConnection:       verifyPeer,
+		VerifyConnection:       func(cs tls.ConnectionState) error { return verifyPeer(cs, protos) },
 	}
 	if server {
 		cfg.ClientAuth = tls.RequireAnyClientCert
@@ -95,12 +103,12 @@ func TLSConfig(id *Identity, server bool) *tls.Config {
 	return cfg
 }
 
-func verifyPeer(cs tls.ConnectionState) error {
+func verifyPeer(cs tls.ConnectionState, protos []string) error {
 	if cs.Version != tls.VersionTLS13 {
 		return fmt.Errorf("newsdesk link: TLS version %#x, want TLS 1.3", cs.Version)
 	}
-	if cs.NegotiatedProtocol != ALPN {
-		return fmt.Errorf("newsdesk link: peer does not speak %s (ALPN %q)", ALPN, cs.NegotiatedProtocol)
+	if !slices.Contains(protos, cs.NegotiatedProtocol) {
+		return fmt.Errorf("newsdesk link: peer does not speak %s (ALPN %q)", strings.Join(protos, " or "), cs.NegotiatedProtocol)
 	}
 	_, err := PeerKey(cs)
 	return err

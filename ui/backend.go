@@ -55,3 +55,25 @@ type Backend interface {
 	// goroutine that applies updates with fyne.Do.
 	Events() <-chan app.Event
 }
+
+// InviteBackend is what a backend offers when its network is joined by
+// invitation codes (issue 13): an admin makes, lists and revokes them, and
+// the first-run wizard joins with one. The UI checks for it with a type
+// assertion: without it, "Join a network" takes a seed list (a network
+// that needs no membership proof). *app.App implements it.
+type InviteBackend interface {
+	// CreateInvitation makes an invitation (admins only, servant
+	// running) and returns it with its code.
+	CreateInvitation(app.InviteOptions) (app.Invite, error)
+	// Invitations lists the invitations made here, oldest first, without
+	// codes.
+	Invitations() ([]app.Invite, error)
+	// RevokeInvitation ends an invitation at once.
+	RevokeInvitation(id string) error
+	// JoinByInvitation redeems a code and sets up as a member of its
+	// network (s.Seeds ignored); a refusal changes nothing. It waits on
+	// the network (bounded): call it from a background goroutine.
+	JoinByInvitation(ctx context.Context, code string, s app.Setup) error
+}
+
+var _ InviteBackend = (*app.App)(nil)

@@ -16,6 +16,7 @@ import (
 	"newsdesk/app"
 	"newsdesk/news"
 	"newsdesk/storage"
+	"newsdesk/trust"
 	"newsdesk/ui/demobackend"
 )
 
@@ -64,6 +65,8 @@ type fake struct {
 	setups      []app.Setup
 	saved       []app.Settings
 	probes      []string
+	joins       []string // invitation codes JoinByInvitation was given
+	joinErr     error    // JoinByInvitation's refusal, nil for success
 }
 
 func newFake() *fake {
@@ -101,6 +104,21 @@ func (f *fake) SetSeeds(addrs []string) error {
 
 func (f *fake) Setup(s app.Setup) error {
 	f.setups = append(f.setups, s)
+	return f.Backend.Setup(s)
+}
+
+// JoinByInvitation records the code and either refuses with joinErr or,
+// as a redemption would, sets up with the code's seeds.
+func (f *fake) JoinByInvitation(ctx context.Context, code string, s app.Setup) error {
+	f.joins = append(f.joins, code)
+	if f.joinErr != nil {
+		return f.joinErr
+	}
+	c, err := trust.ParseInviteCode(code)
+	if err != nil {
+		return err
+	}
+	s.Seeds = c.Seeds
 	return f.Backend.Setup(s)
 }
 

@@ -121,6 +121,9 @@ func (u *UI) rolesChanged() {
 		}
 	}
 	admin = append(admin, u.networkTab)
+	if _, ok := u.inviteBackend(); ok && r.trusted && r.admin {
+		admin = append(admin, u.invitesTab) // after Network: the earlier tabs keep their places
+	}
 	if !slices.Equal(admin, u.adminTabs.Items) {
 		sel := u.adminTabs.Selected()
 		u.adminTabs.SetItems(admin)

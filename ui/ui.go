@@ -55,6 +55,7 @@ type UI struct {
 
 	// The admin screens; which of them adminTabs holds follows the roles.
 	seedsTab, catalogTab, publishersTab, networkTab *container.TabItem
+	invitesTab                                      *container.TabItem // issue 13 (invite.go)
 
 	reader     *reader
 	subsView   *subscriptionsView
@@ -63,6 +64,7 @@ type UI struct {
 	seeds      *seedEditor
 	catalogEd  *catalogEditor
 	publishers *publishersEditor
+	invites    *invitesView
 	network    *networkView
 	prefs      *settingsView
 	statusBar  *statusLine
@@ -156,6 +158,7 @@ func (u *UI) startMain() {
 	u.seeds = newSeedEditor(u)
 	u.catalogEd = newCatalogEditor(u)
 	u.publishers = newPublishersEditor(u)
+	u.invites = newInvitesView(u)
 	u.network = newNetworkView(u)
 	u.prefs = newSettingsView(u)
 	u.statusBar = newStatusLine(u)
@@ -169,6 +172,7 @@ func (u *UI) startMain() {
 	u.catalogTab = container.NewTabItemWithIcon("Categories", theme.FolderIcon(), u.catalogEd.content)
 	u.publishersTab = container.NewTabItemWithIcon("Publishers", theme.AccountIcon(), u.publishers.content)
 	u.networkTab = container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content)
+	u.invitesTab = container.NewTabItemWithIcon("Invitations", theme.MailSendIcon(), u.invites.content)
 	u.adminTabs = container.NewAppTabs(u.seedsTab, u.catalogTab, u.networkTab)
 	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
@@ -240,6 +244,9 @@ func (u *UI) tabShown() {
 	}
 	if u.showing(u.seeds.content) {
 		u.seeds.shown()
+	}
+	if u.showing(u.invites.content) {
+		u.invites.load()
 	}
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -43,6 +44,13 @@ type wizard struct {
 	seedInfo *fyne.Container // one label per seed line
 	joinBox  *fyne.Container
 
+	// Joining with an invitation code (issue 13), when the backend is an
+	// InviteBackend: the seed list is then not offered (the network needs
+	// a membership proof, which only an invitation or a file brings).
+	invites  InviteBackend
+	code     *widget.Entry
+	codeInfo *widget.Label
+
 	// Importing a definition file (what an IT department deploys).
 	path       *widget.Entry
 	browse     *widget.Button
@@ -80,8 +88,26 @@ func newWizard(u *UI, onDone func()) *wizard {
 		widget.NewLabel("Paste the seed list your administrator gave you:"),
 		z.seeds, z.seedInfo,
 	)
-	z.joinBox.Hide()
 	newNote := wrappedLabel("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed.", widget.LowImportance)
+	if ib, ok := u.inviteBackend(); ok {
+		z.invites = ib
+		z.code = widget.NewMultiLineEntry()
+		z.code.Wrapping = fyne.TextWrapBreak
+		z.code.TextStyle = fyne.TextStyle{Monospace: true}
+		z.code.SetPlaceHolder("newsdesk:join?net=…")
+		z.code.SetMinRowsVisible(3)
+		z.codeInfo = wrappedLabel("", widget.LowImportance)
+		z.code.OnChanged = func(string) {
+			z.problem.SetText("")
+			z.showCode()
+		}
+		z.joinBox = container.NewVBox(
+			wrappedLabel("Paste the invitation code an administrator sent you (it starts with newsdesk:join?):", widget.MediumImportance),
+			z.code, z.codeInfo,
+		)
+		newNote.SetText("This computer becomes the network's first seed and works on its own at once. Others join with an invitation code you make under Admin → Invitations.")
+	}
+	z.joinBox.Hide()
 	z.path = widget.NewEntry()
 	z.path.SetPlaceHolder("/path/to/network.json")
 	z.path.OnChanged = func(string) { z.problem.SetText("") }
@@ -167,7 +193,7 @@ func (z *wizard) showSeeds() {
 	z.seedInfo.Objects = z.seedInfo.Objects[:0]
 	for _, s := range parseSeedLines(z.seeds.Text) {
 		l := widget.NewLabel("")
-		l.Truncation = fyne.TextTruncateEllipsis
+		l.Wrapping = fyne.TextWrapWord // a verdict is shown in full, never cut off
 		switch r, ok := z.probes.results[s.addr]; {
 		case s.err != nil:
 			l.SetText("✗ " + s.addr + ": " + addrProblem(s.err))
@@ -229,6 +255,15 @@ func (z *wizard) setup() (app.Setup, string) {
 		}
 		return s, "" // the seeds come from the file
 	}
+	if z.invites != nil {
+		if strings.TrimSpace(z.code.Text) == "" {
+			return s, "Paste the invitation code, or start a new network."
+		}
+		if _, err := trust.ParseInviteCode(z.code.Text); err != nil {
+			return s, "Correct the invitation code: " + err.Error() + "."
+		}
+		return s, "" // the seeds come with the network
+	}
 	lines := parseSeedLines(z.seeds.Text)
 	if len(lines) == 0 {
 		return s, "Enter at least one seed, or start a new network."
@@ -255,11 +290,21 @@ func (z *wizard) doFinish() {
 	z.finish.Disable()
 	z.problem.SetText("")
 	importing := z.mode.Selected == choiceImport
+	inviting := z.mode.Selected == choiceJoin && z.invites != nil
 	path := strings.TrimSpace(z.path.Text)
 	tb, _ := z.u.trustBackend()
+	code := ""
+	if inviting {
+		code = strings.TrimSpace(z.code.Text)
+		z.codeInfo.SetText("Asking the network…")
+	}
 	z.u.w.Go(func() func() {
 		var err error
-		if importing {
+		if inviting {
+			ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+			err = z.invites.JoinByInvitation(ctx, code, s)
+			cancel()
+		} else if importing {
 			var sn *trust.SignedNetwork
 			if sn, err = readDefinition(path); err == nil {
 				if err = tb.ImportNetwork(sn); err == nil {
@@ -273,13 +318,45 @@ func (z *wizard) doFinish() {
 		return func() {
 			z.busy = false
 			z.finish.Enable()
+			if inviting {
+				z.showCode()
+			}
 			if err != nil {
-				z.problem.SetText("Newsdesk could not be set up: " + err.Error())
+				what := "Newsdesk could not be set up: "
+				if inviting {
+					what = "Newsdesk could not join with this invitation: "
+				}
+				z.problem.SetText(what + err.Error())
 				return
 			}
 			z.onDone()
 		}
 	})
+}
+
+// joinTimeout bounds a redemption as the wizard waits for it.
+const joinTimeout = 45 * time.Second
+
+// showCode says what the pasted invitation code is, or what is wrong with
+// it, as it is typed.
+func (z *wizard) showCode() {
+	text := strings.TrimSpace(z.code.Text)
+	if text == "" {
+		z.codeInfo.SetText("")
+		return
+	}
+	c, err := trust.ParseInviteCode(text)
+	if err != nil {
+		z.codeInfo.Importance = widget.DangerImportance
+		z.codeInfo.SetText("✗ " + err.Error())
+		return
+	}
+	z.codeInfo.Importance = widget.SuccessImportance
+	at := strings.Join(c.Seeds, ", ")
+	if at == "" {
+		at = c.Via
+	}
+	z.codeInfo.SetText(fmt.Sprintf("✓ Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network.String()[:12], at))
 }
 
 // readDefinition reads a network definition file for the wizard

@@ -4,8 +4,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
+	"newsdesk/network"
+	"newsdesk/trust"
 )
 
 func wizardHarness(t *testing.T) (*harness, *fake) {
@@ -49,12 +55,25 @@ func TestWizardNewNetwork(t *testing.T) {
 	}
 }
 
-// TestWizardJoin: joining takes a seed list, shows per line whether it is
-// a valid host:port and, once typing pauses, whether it is reachable; it
+// plainBackend is a Backend and nothing more: a network that needs no
+// membership proof, joined by its seed list.
+type plainBackend struct{ Backend }
+
+// TestWizardJoin: a backend without invitations joins by a seed list; the
+// wizard shows per line whether it is a valid host:port and, once typing
+// pauses, whether it is reachable, in full (wrapped, never cut off); it
 // will not finish with an invalid line.
 func TestWizardJoin(t *testing.T) {
-	h, b := wizardHarness(t)
+	b := newFake()
+	b.PresetNeedsSetup(true)
+	b.PresetSettings(app.Settings{})
+	b.PresetStatus(attachedStatus())
+	b.SetProbe(probeFake)
+	h := newHarnessOver(t, plainBackend{b}, func() time.Time { return testNow })
 	z := h.u.wizard
+	if z.invites != nil || slices.Contains(z.mode.Options, choiceImport) {
+		t.Fatal("a plain backend is offered invitations or imports")
+	}
 	h.typeInto(z.name, "Sam")
 	z.mode.SetSelected(choiceJoin)
 	h.sync()
@@ -81,6 +100,11 @@ func TestWizardJoin(t *testing.T) {
 	if info[0] != "✓ 10.1.0.5:7400: reachable (3 ms)" || info[2] != "! 192.0.2.7:7400: unreachable: connection refused" {
 		t.Errorf("after probing %q", info)
 	}
+	for _, o := range z.seedInfo.Objects {
+		if l := o.(*widget.Label); l.Wrapping != fyne.TextWrapWord || l.Truncation != fyne.TextTruncateOff {
+			t.Errorf("verdict %q is cut off rather than wrapped", l.Text)
+		}
+	}
 	h.tap(z.finish)
 	if !strings.Contains(z.problem.Text, "not-an-address") || len(b.setups) != 0 {
 		t.Errorf("invalid line accepted: %q", z.problem.Text)
@@ -92,5 +116,77 @@ func TestWizardJoin(t *testing.T) {
 	}
 	if !h.u.running {
 		t.Error("the reader did not start")
+	}
+}
+
+// TestWizardJoinByInvitation: with a backend that has invitations, "Join a
+// network" takes an invitation code, says as it is pasted whether it is
+// one, and joins with it; a refusal is shown in full, wrapped within the
+// window, and leaves the wizard to try again.
+func TestWizardJoinByInvitation(t *testing.T) {
+	h, b := wizardHarness(t)
+	z := h.u.wizard
+	h.typeInto(z.name, "Sam")
+	z.mode.SetSelected(choiceJoin)
+	h.sync()
+	if z.invites == nil || !z.joinBox.Visible() || !z.code.Visible() {
+		t.Fatal("the invitation code is not asked for")
+	}
+	h.tap(z.finish)
+	if !strings.Contains(z.problem.Text, "Paste the invitation code") {
+		t.Errorf("without a code: %q", z.problem.Text)
+	}
+	h.typeInto(z.code, "10.1.0.5:7400")
+	if !strings.HasPrefix(z.codeInfo.Text, "✗") || !strings.Contains(z.codeInfo.Text, "newsdesk:join?") {
+		t.Errorf("a seed address as the code: %q", z.codeInfo.Text)
+	}
+	h.tap(z.finish)
+	if !strings.Contains(z.problem.Text, "Correct the invitation code") || len(b.joins) != 0 {
+		t.Errorf("finishing with a bad code: %q, %d joins", z.problem.Text, len(b.joins))
+	}
+
+	id, _ := trust.NewInviteID()
+	tok, _ := trust.NewInviteToken()
+	code := (&trust.InviteCode{ID: id, Token: tok, Via: "10.1.0.5:7400", Seeds: []string{"10.1.0.5:7400", "10.2.0.9:7400"}}).String()
+	h.typeInto(z.code, "  "+code+"\n")
+	if !strings.HasPrefix(z.codeInfo.Text, "✓") || !strings.Contains(z.codeInfo.Text, "10.1.0.5:7400, 10.2.0.9:7400") {
+		t.Errorf("a good code: %q", z.codeInfo.Text)
+	}
+
+	// Refused: the whole reason shows, wrapped inside the window.
+	reason := "the admin's servant that made this invitation (10.1.0.5:7400) cannot be reached from this seed: it counts the " +
+		"invitation's uses for the whole network, so it must be running and reachable; try again later, or ask the admin"
+	b.joinErr = &network.RedeemError{Reason: network.ReasonUnreachable, Msg: reason, Seed: "10.2.0.9:7400"}
+	h.tap(z.finish)
+	if len(b.joins) != 1 || b.joins[0] != code || h.u.running {
+		t.Fatalf("joins %q, running %v", b.joins, h.u.running)
+	}
+	if !strings.Contains(z.problem.Text, reason) || !strings.HasSuffix(z.problem.Text, "(asked 10.2.0.9:7400)") {
+		t.Errorf("the refusal shows as %q", z.problem.Text)
+	}
+	if z.problem.Wrapping != fyne.TextWrapWord || z.problem.Truncation != fyne.TextTruncateOff {
+		t.Error("the problem label does not wrap")
+	}
+	if w, win := z.problem.Size().Width, h.win.Canvas().Size().Width; w <= 0 || w > win {
+		t.Errorf("the problem label is %v wide in a window of %v", w, win)
+	}
+	if one := widget.NewLabel("x").MinSize().Height; z.problem.MinSize().Height < 2*one-1 {
+		t.Errorf("the long refusal is %v high, one line is %v: not wrapped", z.problem.MinSize().Height, one)
+	}
+	if z.finish.Disabled() {
+		t.Error("finish stays disabled after a refusal")
+	}
+
+	// Accepted: set up with the network's seeds, the reader shows.
+	b.joinErr = nil
+	h.tap(z.finish)
+	if len(b.joins) != 2 || !h.u.running || h.u.wizard != nil {
+		t.Fatalf("after joining: joins %d, running %v", len(b.joins), h.u.running)
+	}
+	if got := b.Seeds(); !slices.Equal(got, []string{"10.1.0.5:7400", "10.2.0.9:7400"}) {
+		t.Errorf("seeds after joining %q", got)
+	}
+	if s := b.Settings(); s.DisplayName != "Sam" {
+		t.Errorf("display name %q", s.DisplayName)
 	}
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"crypto/ed25519"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -119,6 +120,15 @@ type Security struct {
 	// revoked key is shut out even though it knows the secret. Same
 	// concurrency rules as Secrets.
 	Admit func(peer ed25519.PublicKey) error
+
+	// Invitations, if set, serves the redemptions of invitation codes
+	// (invite.go): a connection whose TLS handshake chose
+	// trust.InviteALPN instead of the link protocol is handed to it, on
+	// the goroutine that accepted it, instead of becoming a link. It owns
+	// the connection until it returns (the node closes it then) and bounds
+	// its own time with deadlines on it. Without it the node offers only
+	// the link protocol.
+	Invitations func(conn *tls.Conn)
 }
 
 func (s *Security) validate() error {

@@ -178,6 +178,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			client:  trust.TLSConfig(cfg.Security.Identity, false),
 			server:  trust.TLSConfig(cfg.Security.Identity, true),
 		}
+		sec.offerInvitations(cfg.Security)
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

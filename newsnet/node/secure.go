@@ -40,6 +40,7 @@ type linkSecurity struct {
 	secrets        func() [][]byte
 	admit          func(ed25519.PublicKey) error
 	client, server *tls.Config
+	invitations    func(*tls.Conn) // Security.Invitations (invite.go)
 }
 
 // secStats counts refused handshakes by reason. Safe for concurrent use.
@@ -194,6 +195,9 @@ func (n *Node) secure(h *handshaken, client bool) error {
 		return refuse(refusedTLS, err)
 	}
 	cs := tc.ConnectionState()
+	if !client && cs.NegotiatedProtocol == trust.InviteALPN {
+		return n.serveInvitation(tc)
+	}
 	peerKey, err := trust.PeerKey(cs)
 	if err != nil {
 		return refuse(refusedTLS, err)
@@ -232,7 +236,7 @@ func (n *Node) secure(h *handshaken, client bool) error {
 // most one line per peer address per refusalLogEvery, the others summed up
 // by logRefusals. Nothing is counted once the node is shutting down.
 func (n *Node) refused(err error, peer string, inbound bool) {
-	if n.ctx.Err() != nil {
+	if n.ctx.Err() != nil || errors.Is(err, errInvitation) {
 		return
 	}
 	reason := refusedHello

@@ -32,6 +32,7 @@ import (
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/storage"
+	"newsdesk/trust"
 	"newsdesk/ui"
 )
 
@@ -89,6 +90,8 @@ func Run(t *testing.T, open Opener) {
 		{"SetupNewNetwork", testSetupNewNetwork},
 		{"SetupJoin", testSetupJoin},
 		{"Probe", testProbe},
+		{"Invitations", testInvitations},
+		{"JoinByInvitationRefused", testJoinByInvitationRefused},
 		{"Retract", testRetract},
 		{"RetractCorrection", testRetractCorrection},
 		{"Events", testEvents},
@@ -1029,4 +1032,100 @@ func testArrival(t *testing.T, s Subject) {
 		t.Fatal(err)
 	}
 	await(t, s, "ReadStateChanged after reading an arrival", announced(app.ReadStateChanged, plain, "company"))
+}
+
+// Invitations (a ui.InviteBackend): made only once the servant runs (after
+// Setup), with a code that parses and names this network; listed with
+// their uses left and never their codes again; revoked at once. The rules
+// on uses, validity and categories are the application's.
+func testInvitations(t *testing.T, s Subject) {
+	ib, ok := s.Backend.(ui.InviteBackend)
+	if !ok {
+		t.Skip("not a ui.InviteBackend")
+	}
+	tb, ok := s.Backend.(ui.TrustBackend)
+	if !ok {
+		t.Skip("not a ui.TrustBackend")
+	}
+	if _, err := ib.CreateInvitation(app.InviteOptions{}); !errors.Is(err, app.ErrNotRunning) {
+		t.Errorf("before setup: %v, want ErrNotRunning", err)
+	}
+	if err := s.Setup(app.Setup{DisplayName: "Ann", NewNetwork: true}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "StatusChanged after Setup", kind(app.StatusChanged))
+	v, err := ib.CreateInvitation(app.InviteOptions{Uses: 2, Expires: 48 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := trust.ParseInviteCode(v.Code)
+	if err != nil {
+		t.Fatalf("code %q: %v", v.Code, err)
+	}
+	if code.Network != trust.NetworkFingerprint(&tb.Network().Network) || code.ID != v.ID {
+		t.Errorf("the code names another network or invitation: %+v", code)
+	}
+	if v.Uses != 2 || v.UsesLeft != 2 || v.State != "active" || v.Publisher || time.Until(v.Expires) < 47*time.Hour {
+		t.Errorf("invitation %+v", v)
+	}
+	pub, err := ib.CreateInvitation(app.InviteOptions{Publisher: true, Categories: []string{"it", "hr"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.Uses != 1 || !pub.Publisher || !slices.Equal(pub.Categories, []string{"hr", "it"}) || time.Until(pub.Expires) < 6*24*time.Hour {
+		t.Errorf("publisher invitation with defaults %+v", pub)
+	}
+	for _, bad := range []app.InviteOptions{
+		{Uses: -1}, {Uses: 1001}, {Expires: time.Second}, {Expires: 91 * 24 * time.Hour},
+		{Categories: []string{"it"}}, {Publisher: true, Categories: []string{"no-such-category"}},
+	} {
+		if _, err := ib.CreateInvitation(bad); err == nil {
+			t.Errorf("CreateInvitation(%+v) accepted", bad)
+		}
+	}
+	l, err := ib.Invitations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 2 || l[0].ID != v.ID || l[1].ID != pub.ID || l[0].Code != "" || l[0].UsesLeft != 2 {
+		t.Fatalf("list %+v", l)
+	}
+	if err := ib.RevokeInvitation(v.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := ib.RevokeInvitation("AAAAAAAAAAAA"); !errors.Is(err, app.ErrUnknownInvitation) {
+		t.Errorf("revoking an unknown invitation: %v", err)
+	}
+	if l, _ = ib.Invitations(); l[0].State != "revoked" || l[0].UsesLeft != 0 || l[1].State != "active" {
+		t.Errorf("after revoking: %+v", l)
+	}
+	if err := ib.JoinByInvitation(context.Background(), pub.Code, app.Setup{DisplayName: "Ann"}); err == nil {
+		t.Error("joined by invitation after setup")
+	}
+}
+
+// Joining by invitation is refused without a display name, with a code
+// that does not parse, and with one whose servants do not answer; each
+// refusal leaves the installation as it was.
+func testJoinByInvitationRefused(t *testing.T, s Subject) {
+	ib, ok := s.Backend.(ui.InviteBackend)
+	if !ok {
+		t.Skip("not a ui.InviteBackend")
+	}
+	id, _ := trust.NewInviteID()
+	tok, _ := trust.NewInviteToken()
+	nobody := (&trust.InviteCode{ID: id, Token: tok, Via: "127.0.0.1:1", Seeds: []string{"127.0.0.2:1"}}).String()
+	for _, c := range []struct{ code, name string }{
+		{nobody, ""},
+		{"10.0.0.1:7400", "Ann"},
+		{nobody[:len(nobody)-20], "Ann"},
+		{nobody, "Ann"},
+	} {
+		if err := ib.JoinByInvitation(context.Background(), c.code, app.Setup{DisplayName: c.name}); err == nil {
+			t.Errorf("JoinByInvitation(%.40q, %q) accepted", c.code, c.name)
+		}
+	}
+	if !s.NeedsSetup() || len(s.Seeds()) != 0 {
+		t.Errorf("after refusals: setup needed %v, seeds %q", s.NeedsSetup(), s.Seeds())
+	}
 }

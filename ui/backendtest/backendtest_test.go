@@ -22,6 +22,9 @@ var (
 	_ ui.TrustBackend = (*app.App)(nil)
 	_ ui.Backend      = (*demobackend.Backend)(nil)
 	_ ui.TrustBackend = (*demobackend.Backend)(nil)
+
+	_ ui.InviteBackend = (*app.App)(nil)
+	_ ui.InviteBackend = (*demobackend.Backend)(nil)
 )
 
 // TestApp runs the suite over the real application, opened on an empty

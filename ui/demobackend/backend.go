@@ -60,6 +60,7 @@ type Backend struct {
 	// (TrustBackend): by default a one-computer network whose admin it is.
 	identity *trust.Identity
 	network  *trust.SignedNetwork
+	invites  []demoInvite // invite.go
 
 	events chan app.Event
 	closed bool

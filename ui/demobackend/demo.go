@@ -62,6 +62,16 @@ func newDemo(now time.Time, firstRun bool) *Backend {
 			m.retracted = map[uuid.UUID]*storage.Retraction{it.ID: {ItemID: it.ID, Reason: "Date moved: a new sign-up sheet follows", At: now.Add(-2 * time.Hour)}}
 		}
 	}
+	if !firstRun {
+		// Invitations made earlier: one used, one for the sales team's
+		// publisher, one revoked.
+		used, _ := m.CreateInvitation(app.InviteOptions{Uses: 1, Expires: 7 * 24 * time.Hour})
+		m.PresetRedeemed(used.ID, 1)
+		m.CreateInvitation(app.InviteOptions{Uses: 1, Expires: 30 * 24 * time.Hour, Publisher: true, Categories: []string{"sales"}})
+		revoked, _ := m.CreateInvitation(app.InviteOptions{Uses: 10, Expires: 24 * time.Hour})
+		m.PresetRedeemed(revoked.ID, 3)
+		m.RevokeInvitation(revoked.ID)
+	}
 	return m
 }
 

@@ -1,0 +1,147 @@
+package app
+
+// Invitations (issue 13): an admin makes invitation codes here, and a new
+// installation joins a network by redeeming one (JoinByInvitation; `newsdesk
+// join` for headless servants). How invitations are kept, counted and
+// redeemed is package network's (network/invite.go, network/redeem.go);
+// this file gives the UI and the control API their view of it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"newsdesk/network"
+	"newsdesk/trust"
+)
+
+// InviteOptions is what an admin asks for in an invitation.
+type InviteOptions struct {
+	Uses       int           // redemptions allowed; 0 means 1
+	Expires    time.Duration // validity from now; 0 means 7 days
+	Publisher  bool          // the joiner becomes a publisher
+	Categories []string      // with Publisher: the categories it may publish in; empty: all
+}
+
+// Invite is an invitation as the admin's views show it. Code is set only
+// in CreateInvitation's answer: lists never show it again.
+type Invite struct {
+	ID         string
+	Code       string
+	Created    time.Time
+	Expires    time.Time
+	Uses       int // redemptions allowed
+	Used       int
+	UsesLeft   int    // 0 once it is used up, expired or revoked
+	State      string // "active", "used up", "expired" or "revoked"
+	Publisher  bool
+	Categories []string
+	Redeemed   []string // the keys that redeemed it, in order
+}
+
+func inviteView(v network.Invitation, now time.Time) Invite {
+	return Invite{
+		ID: v.ID, Created: v.Created, Expires: v.Expires, Uses: v.Uses, Used: v.Used,
+		UsesLeft: v.UsesLeft(now), State: v.State(now), Publisher: v.Publisher,
+		Categories: slices.Clone(v.Categories), Redeemed: slices.Clone(v.Redeemed),
+	}
+}
+
+// Errors of the invitation methods, for the control API's status codes.
+var (
+	ErrNotAdmin          = network.ErrNotAdmin
+	ErrUnknownInvitation = network.ErrUnknownInvitation
+	ErrNotRunning        = errors.New("the servant is not running, so no address to redeem invitations through is known: start it first")
+)
+
+// CreateInvitation makes an invitation (admins only: ErrNotAdmin) and
+// returns it with its code. The code names this servant, which counts the
+// invitation's uses, so the servant must be running (ErrNotRunning).
+func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
+	via := a.Addr()
+	if !a.IsAdmin() {
+		return Invite{}, ErrNotAdmin
+	}
+	if via == "" {
+		return Invite{}, ErrNotRunning
+	}
+	code, v, err := a.invites.Create(network.InviteRequest{Uses: o.Uses, Expires: o.Expires, Publisher: o.Publisher,
+		Categories: o.Categories, Via: via})
+	if err != nil {
+		return Invite{}, err
+	}
+	out := inviteView(v, time.Now())
+	out.Code = code
+	return out, nil
+}
+
+// Invitations lists the invitations this installation made, oldest first.
+func (a *App) Invitations() ([]Invite, error) {
+	l, err := a.invites.List()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	out := make([]Invite, len(l))
+	for i, v := range l {
+		out[i] = inviteView(v, now)
+	}
+	return out, nil
+}
+
+// RevokeInvitation ends an invitation at once (admins only).
+func (a *App) RevokeInvitation(id string) error { return a.invites.Revoke(id) }
+
+// JoinByInvitation is the first-run wizard's "join a network": it redeems
+// the invitation code with this installation's key, imports the network
+// definition it brings and sets up with its seeds (Setup, s.Seeds
+// ignored). A refusal (used up, expired, revoked, a wrong code) changes
+// nothing here; the error says why (a *network.RedeemError). Only before
+// setup is done.
+func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error {
+	if err := checkDisplayName(s.DisplayName, true); err != nil {
+		return err
+	}
+	if !a.NeedsSetup() {
+		return errors.New("this installation is set up already; joining another network needs a fresh data directory")
+	}
+	c, err := trust.ParseInviteCode(code)
+	if err != nil {
+		return err
+	}
+	sn, err := network.Redeem(ctx, c, a.identity, strings.TrimSpace(s.DisplayName))
+	if err != nil {
+		return err
+	}
+	if err := a.ImportNetwork(sn); err != nil {
+		return fmt.Errorf("the network's definition arrived but could not be imported: %w", err)
+	}
+	seeds := slices.Clone(sn.Seeds)
+	if len(seeds) == 0 {
+		seeds = append(slices.Clone(c.Seeds), c.Via)
+	}
+	a.log.Info("joined a network by invitation", "name", sn.Name, "id", sn.ID.String(), "version", sn.Version, "invitation", c.ID)
+	return a.Setup(Setup{DisplayName: s.DisplayName, Seeds: seeds})
+}
+
+// ParseInviteExpiry parses an invitation's validity: a Go duration
+// ("168h", "90m") or a number of days ("7d").
+func ParseInviteExpiry(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseUint(days, 10, 16)
+		if err != nil {
+			return 0, fmt.Errorf("expires %q: want a duration such as 168h or 7d", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("expires %q: want a duration such as 168h or 7d", s)
+	}
+	return d, nil
+}

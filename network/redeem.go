@@ -1,0 +1,483 @@
+package network
+
+// The redemption protocol (issue 13).
+//
+//	joiner ──TLS 1.3, ALPN newsdesk-invite/1──▶ seed ──TLS 1.3, ALPN newsdesk-invite/1──▶ via (admin's servant)
+//	        redeem{network, id, via, name, proof}      relay{…, exporter, key, member}
+//	        ◀── answer{ok, definition, confirm}         ◀── answer
+//
+// The joiner dials a seed of the code and announces trust.InviteALPN; the
+// seed's node hands the connection to Inviter.Serve (newsnet/node). Both
+// sides present their installation keys as on a link (self-signed
+// certificates). The joiner sends one request frame:
+//
+//   - proof = trust.InvitationProof(token, joiner, id, fingerprint,
+//     exporter, joiner's key): the token never travels, the proof is bound
+//     to this TLS session and to the joiner's key.
+//
+// The seed checks the fingerprint against the definition it holds
+// (another network's seed refuses here). If the seed holds the invitation
+// (it is the admin's servant that made it) it decides at once; otherwise it
+// relays the claim to via over a TLS session of its own, proving
+// membership there with a link proof of the network secret and checking
+// that via's key is an admin's. The claim carries the exporter of the
+// joiner's session and the joiner's key as the seed saw them, so a proof
+// taken from one session (by a man in the middle) does not check on
+// another. The holder decides (invite.go) and answers with the current
+// signed definition, secret included, and a confirmation proof under
+// the token (role inviter); the seed passes the answer on.
+//
+// The joiner accepts only a definition that verifies as signed by one of
+// its own admins and whose fingerprint is the code's, and a confirmation
+// that checks: a seed that does not hold the token can neither fake a
+// success nor hand over a network of its own. Each frame is a 4-byte
+// big-endian length and a JSON value.
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/tls"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"newsdesk/trust"
+)
+
+// Timing and bounds of a redemption.
+const (
+	// dialTimeout bounds connecting to one seed (or to via) and the TLS
+	// handshake; redeemTimeout one whole redemption at the joiner; relayTimeout
+	// the seed's relay to via; serveTimeout everything a seed does for one
+	// joiner (its relay included).
+	dialTimeout   = 5 * time.Second
+	relayTimeout  = 15 * time.Second
+	serveTimeout  = 25 * time.Second
+	redeemTimeout = 30 * time.Second
+	// maxRedemptions bounds the redemptions a servant serves at once; more
+	// are answered "busy".
+	maxRedemptions = 8
+	// maxFrameBytes bounds one frame: an answer carries a definition.
+	maxFrameBytes = trust.MaxDefinitionBytes + 64<<10
+	// maxRequestBytes bounds a request frame (no definition in it).
+	maxRequestBytes = 16 << 10
+)
+
+// Kinds of request.
+const (
+	kindRedeem = "redeem" // a joiner to a seed
+	kindRelay  = "relay"  // a seed to the servant holding the invitation
+)
+
+// Reasons of a RedeemError.
+const (
+	ReasonUnknown     = "unknown"     // the holder does not know the invitation
+	ReasonWrongToken  = "wrongToken"  // the proof does not check under its token
+	ReasonRevoked     = "revoked"     // the admin revoked it
+	ReasonExpired     = "expired"     // past its expiry
+	ReasonUsedUp      = "usedUp"      // no use left
+	ReasonFingerprint = "fingerprint" // the seed (or the holder) is of another network now
+	ReasonRevokedKey  = "revokedKey"  // the joiner's key is revoked
+	ReasonNotAdmin    = "notAdmin"    // via is not (or no longer) an admin's servant
+	ReasonUnreachable = "unreachable" // the seed cannot reach via
+	ReasonBusy        = "busy"        // too many redemptions at once
+	ReasonNotMember   = "notMember"   // a relay from a servant that proved no membership
+	ReasonBadRequest  = "badRequest"  // a malformed request
+	ReasonInternal    = "internal"    // the servant failed (store, signing)
+	ReasonBadAnswer   = "badAnswer"   // the joiner could not accept the answer it got
+	ReasonNoSeed      = "noSeed"      // the joiner reached no servant of the code
+)
+
+// RedeemError is a refused or failed redemption.
+type RedeemError struct {
+	Reason string // one of the Reason constants
+	Msg    string // what happened, in words
+	Seed   string // the servant the joiner asked ("" when none answered)
+}
+
+func (e *RedeemError) Error() string {
+	if e.Seed == "" {
+		return e.Msg
+	}
+	return e.Msg + " (asked " + e.Seed + ")"
+}
+
+// Definitive reports whether asking another seed cannot help: the holder
+// of the invitation decided.
+func (e *RedeemError) Definitive() bool {
+	switch e.Reason {
+	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin:
+		return true
+	}
+	return false
+}
+
+func refusal(reason, format string, args ...any) *RedeemError {
+	return &RedeemError{Reason: reason, Msg: fmt.Sprintf(format, args...)}
+}
+
+// request is a request frame.
+type request struct {
+	Kind    string `json:"kind"`
+	Network string `json:"network"` // trust.Fingerprint text
+	ID      string `json:"id"`
+	Via     string `json:"via"`
+	Name    string `json:"name,omitempty"` // the joiner's display name
+	Proof   []byte `json:"proof"`
+
+	// A relay's: the joiner's session and key as the seed saw them, and
+	// the seed's link proof on the relay session.
+	Exporter []byte `json:"exporter,omitempty"`
+	Key      string `json:"key,omitempty"`
+	Member   []byte `json:"member,omitempty"`
+}
+
+// answer is an answer frame.
+type answer struct {
+	OK         bool            `json:"ok"`
+	Reason     string          `json:"reason,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Definition json.RawMessage `json:"definition,omitempty"` // the signed definition, secret included
+	Confirm    []byte          `json:"confirm,omitempty"`
+}
+
+func refusedAnswer(e *RedeemError) answer { return answer{Reason: e.Reason, Error: e.Msg} }
+
+func writeFrame(w io.Writer, v any) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	buf := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(doc)), uint32(len(doc)))
+	_, err = w.Write(append(buf, doc...))
+	return err
+}
+
+func readFrame(r io.Reader, v any, limit int) error {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > uint32(limit) {
+		return fmt.Errorf("frame of %d bytes, more than %d", n, limit)
+	}
+	doc := make([]byte, n)
+	if _, err := io.ReadFull(r, doc); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// Serve serves one redemption connection (node.Security.Invitations): a
+// joiner's request, or a seed's relay when this servant holds the
+// invitation. It bounds its own time and answers once.
+func (iv *Inviter) Serve(conn *tls.Conn) {
+	conn.SetDeadline(time.Now().Add(serveTimeout))
+	defer func() {
+		// Let the peer read the answer before the node closes the socket.
+		conn.CloseWrite()
+		conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+		io.Copy(io.Discard, io.LimitReader(conn, 1<<16))
+	}()
+	select {
+	case iv.relays <- struct{}{}:
+		defer func() { <-iv.relays }()
+	default:
+		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "the seed is busy with other redemptions; try again in a moment")))
+		return
+	}
+	cs := conn.ConnectionState()
+	key, err := trust.PeerKey(cs)
+	if err != nil {
+		return
+	}
+	exporter, err := trust.ExporterValue(cs)
+	if err != nil {
+		return
+	}
+	var req request
+	if err := readFrame(conn, &req, maxRequestBytes); err != nil {
+		writeFrame(conn, refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: %v", err)))
+		return
+	}
+	var ans answer
+	switch req.Kind {
+	case kindRedeem:
+		ans = iv.serveRedeem(req, exporter, key)
+	case kindRelay:
+		ans = iv.serveRelay(req, exporter, key)
+	default:
+		ans = refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: kind %q", req.Kind))
+	}
+	if !ans.OK {
+		iv.k.log.Info("invitation redemption refused", "kind", req.Kind, "id", req.ID, "peer", conn.RemoteAddr().String(),
+			"reason", ans.Reason, "err", ans.Error)
+	}
+	writeFrame(conn, ans)
+}
+
+// parseClaim checks the fields of a request common to both kinds.
+func parseClaim(req request) (claim, *RedeemError) {
+	c := claim{id: req.ID, name: req.Name, proof: req.Proof}
+	fp, err := trust.ParseFingerprint(req.Network)
+	if err != nil {
+		return c, refusal(ReasonBadRequest, "bad redemption request: network: %v", err)
+	}
+	c.network = fp
+	if err := trust.CheckInviteID(req.ID); err != nil {
+		return c, refusal(ReasonBadRequest, "bad redemption request: %v", err)
+	}
+	if len(req.Proof) != trust.InviteProofSize {
+		return c, refusal(ReasonBadRequest, "bad redemption request: proof of %d bytes", len(req.Proof))
+	}
+	if len(req.Name) > 4*trust.MaxPublisherNameRunes {
+		return c, refusal(ReasonBadRequest, "bad redemption request: name too long")
+	}
+	return c, nil
+}
+
+// serveRedeem is a seed's part: check the fingerprint, then decide (this
+// servant holds the invitation) or relay to via.
+func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicKey) answer {
+	c, bad := parseClaim(req)
+	if bad != nil {
+		return refusedAnswer(bad)
+	}
+	c.exporter, c.key = exporter, key
+	sn := iv.k.Definition()
+	if !trust.SameFingerprint(trust.NetworkFingerprint(&sn.Network), c.network) {
+		return refusedAnswer(refusal(ReasonFingerprint,
+			"this seed belongs to another network than the invitation names (the network fingerprints differ): the code is for another network, or the seed was given to another network"))
+	}
+	if iv.holds(c.id) {
+		return iv.decide(c)
+	}
+	if err := trust.CheckInviteAddress(req.Via); err != nil {
+		return refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: via: %v", err))
+	}
+	return iv.relay(req, c)
+}
+
+// holds reports whether this servant keeps the invitation id.
+func (iv *Inviter) holds(id string) bool {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	invs, err := iv.load()
+	if err != nil {
+		return false
+	}
+	for _, r := range invs {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// decide redeems c here and turns the outcome into an answer.
+func (iv *Inviter) decide(c claim) answer {
+	sn, confirm, refused := iv.redeem(c)
+	if refused != nil {
+		return refusedAnswer(refused)
+	}
+	doc, err := sn.Marshal()
+	if err != nil {
+		return refusedAnswer(refusal(ReasonInternal, "the admin's servant could not encode the definition: %v", err))
+	}
+	return answer{OK: true, Definition: doc, Confirm: confirm}
+}
+
+// relay passes a joiner's claim on to via, the servant that holds the
+// invitation, and returns its answer.
+func (iv *Inviter) relay(req request, c claim) answer {
+	unreachable := func(err error) answer {
+		return refusedAnswer(refusal(ReasonUnreachable,
+			"the admin's servant that made this invitation (%s) cannot be reached from this seed: it counts the invitation's uses "+
+				"for the whole network, so it must be running and reachable; try again later, or ask the admin (%v)", req.Via, err))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
+	defer cancel()
+	conn, err := dialInvite(ctx, req.Via, iv.k.identity)
+	if err != nil {
+		return unreachable(err)
+	}
+	defer conn.Close()
+	cs := conn.ConnectionState()
+	viaKey, err := trust.PeerKey(cs)
+	if err != nil {
+		return unreachable(err)
+	}
+	sn := iv.k.Definition()
+	if !sn.IsAdmin(viaKey) {
+		return refusedAnswer(refusal(ReasonNotAdmin, "the servant at %s named in the invitation is not an admin's servant of this network", req.Via))
+	}
+	exporter, err := trust.ExporterValue(cs)
+	if err != nil {
+		return unreachable(err)
+	}
+	secrets := iv.k.Secrets()
+	out := req
+	out.Kind = kindRelay
+	out.Exporter = c.exporter
+	out.Key = trust.PublicKeyString(c.key)
+	out.Member = trust.LinkProof(secrets[0], exporter, trust.RoleClient)
+	if err := writeFrame(conn, out); err != nil {
+		return unreachable(err)
+	}
+	var ans answer
+	if err := readFrame(conn, &ans, maxFrameBytes); err != nil {
+		return unreachable(fmt.Errorf("no answer: %w", err))
+	}
+	return ans
+}
+
+// serveRelay is the holder's part of a relayed claim: the relaying seed
+// must prove membership on this session and not be revoked.
+func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.PublicKey) answer {
+	member := false
+	for _, s := range iv.k.Secrets() {
+		if trust.CheckLinkProof(s, exporter, trust.RoleClient, req.Member) {
+			member = true
+			break
+		}
+	}
+	sn := iv.k.Definition()
+	if !member || sn.IsRevoked(seedKey) {
+		return refusedAnswer(refusal(ReasonNotMember, "the seed that relayed this redemption is not a member of the network"))
+	}
+	c, bad := parseClaim(req)
+	if bad != nil {
+		return refusedAnswer(bad)
+	}
+	key, err := trust.ParsePublicKey(req.Key)
+	if err != nil || len(req.Exporter) != trust.ExporterSize {
+		return refusedAnswer(refusal(ReasonBadRequest, "bad relayed redemption: key or exporter"))
+	}
+	c.exporter, c.key = req.Exporter, key
+	return iv.decide(c)
+}
+
+// dialInvite connects to addr and runs the TLS handshake for a
+// redemption, with id's certificate.
+func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	d := tls.Dialer{NetDialer: &net.Dialer{}, Config: trust.TLSConfigFor(id, false, trust.InviteALPN)}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return c.(*tls.Conn), nil
+}
+
+// Redeem redeems an invitation code for the installation id: it asks the
+// code's seeds in order, then via, until one answers with the network's
+// definition, and returns that definition, checked: signed by one of its
+// own admins, of the code's fingerprint, and confirmed by the holder of
+// the token on the session it came over. It writes nothing anywhere; the
+// caller imports the definition (as `serve --network` does). name is the
+// joiner's display name, listed as the publisher's name by a publisher
+// invitation. A refusal by the invitation's holder (used up, expired,
+// revoked, wrong token) ends it at once; a seed that cannot help
+// (unreachable, busy, of another network) makes it try the next. Errors
+// are *RedeemError.
+func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
+	ctx, cancel := context.WithTimeout(ctx, redeemTimeout)
+	defer cancel()
+	targets := append([]string{}, code.Seeds...)
+	if !slices.Contains(targets, code.Via) {
+		targets = append(targets, code.Via)
+	}
+	var (
+		best     *RedeemError // the most telling refusal so far
+		dialErrs []string
+	)
+	for _, addr := range targets {
+		sn, err := redeemAt(ctx, addr, code, id, name)
+		if err == nil {
+			return sn, nil
+		}
+		re, ok := errors.AsType[*RedeemError](err)
+		if !ok {
+			dialErrs = append(dialErrs, fmt.Sprintf("%s: %v", addr, err))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		re.Seed = addr
+		if re.Definitive() {
+			return nil, re
+		}
+		if best == nil || best.Reason == ReasonBusy {
+			best = re
+		}
+	}
+	if best != nil {
+		return nil, best
+	}
+	return nil, &RedeemError{Reason: ReasonNoSeed,
+		Msg: "no servant named in the invitation could be reached: " + strings.Join(dialErrs, "; ")}
+}
+
+// redeemAt asks one servant. A connection failure is a plain error; an
+// answer that refuses, or one the joiner cannot accept, is a *RedeemError.
+func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
+	conn, err := dialInvite(ctx, addr, id)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	exporter, err := trust.ExporterValue(conn.ConnectionState())
+	if err != nil {
+		return nil, err
+	}
+	req := request{Kind: kindRedeem, Network: code.Network.String(), ID: code.ID, Via: code.Via, Name: name,
+		Proof: trust.InvitationProof(code.Token, trust.RoleJoiner, code.ID, code.Network, exporter, id.Public)}
+	if err := writeFrame(conn, req); err != nil {
+		return nil, err
+	}
+	var ans answer
+	if err := readFrame(conn, &ans, maxFrameBytes); err != nil {
+		return nil, fmt.Errorf("no answer: %w", err)
+	}
+	if !ans.OK {
+		reason := ans.Reason
+		if reason == "" {
+			reason = ReasonInternal
+		}
+		return nil, &RedeemError{Reason: reason, Msg: ans.Error}
+	}
+	bad := func(format string, args ...any) error {
+		return &RedeemError{Reason: ReasonBadAnswer, Msg: "the seed's answer cannot be trusted: " + fmt.Sprintf(format, args...)}
+	}
+	if !trust.CheckInvitationProof(ans.Confirm, code.Token, trust.RoleInviter, code.ID, code.Network, exporter, id.Public) {
+		return nil, bad("it was not confirmed by the holder of the invitation")
+	}
+	sn, err := trust.ParseSignedNetwork(ans.Definition)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if err := trust.VerifySelfSigned(sn); err != nil {
+		return nil, bad("%v", err)
+	}
+	if fp := trust.NetworkFingerprint(&sn.Network); !trust.SameFingerprint(fp, code.Network) {
+		return nil, bad("it sent the definition of network %q, whose fingerprint is not the invitation's", sn.Name)
+	}
+	return sn, nil
+}

@@ -1,0 +1,182 @@
+package trust
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func exampleCode(t testing.TB) *InviteCode {
+	t.Helper()
+	id, err := NewInviteID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := NewInviteToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &InviteCode{
+		Network: NetworkFingerprint(exampleNetwork()),
+		ID:      id,
+		Token:   tok,
+		Via:     "10.0.0.9:7400",
+		Seeds:   []string{"seed1.example.com:7400", "[2001:db8::1]:7400"},
+	}
+}
+
+func TestInviteCodeRoundTrip(t *testing.T) {
+	c := exampleCode(t)
+	s := c.String()
+	if !strings.HasPrefix(s, "newsdesk:join?net=") || strings.ContainsAny(s, " \n%") {
+		t.Fatalf("code %q: want one line starting newsdesk:join?, no escapes", s)
+	}
+	got, err := ParseInviteCode("  " + s + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != s || got.Network != c.Network || !bytes.Equal(got.Token, c.Token) {
+		t.Fatalf("round trip: got %q, want %q", got.String(), s)
+	}
+	// Keys in another order mean the same.
+	c.Seeds = nil
+	s = c.String()
+	parts := strings.Split(strings.TrimPrefix(s, InviteScheme), "&")
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	got, err = ParseInviteCode(InviteScheme + strings.Join(parts, "&"))
+	if err != nil || got.String() != s {
+		t.Fatalf("reordered: %v, %v", got, err)
+	}
+}
+
+// The token carries at least 128 bits of entropy, and every code differs.
+func TestInviteTokenEntropy(t *testing.T) {
+	if TokenSize*8 < 128 {
+		t.Fatalf("token of %d bits", TokenSize*8)
+	}
+	seen := map[string]bool{}
+	for range 100 {
+		tok, err := NewInviteToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[string(tok)] {
+			t.Fatal("token repeated")
+		}
+		seen[string(tok)] = true
+	}
+}
+
+func TestParseInviteCodeErrors(t *testing.T) {
+	good := exampleCode(t).String()
+	tok := base64.RawURLEncoding.EncodeToString(make([]byte, TokenSize))
+	for _, c := range []struct{ code, want string }{
+		{"", "must start with"},
+		{"10.0.0.1:7400", "must start with"},
+		{"NEWSDESK:JOIN?" + strings.TrimPrefix(good, InviteScheme), "must start with"},
+		{good[:len(good)/2], ""}, // cut off: some field is missing or short
+		{good + "&x=1", "unknown key"},
+		{good + "&via=10.0.0.1:1", "given twice"},
+		{good + "&", "want key=value"},
+		{strings.Replace(good, "token=", "token=A", 1), "token"},
+		{strings.Replace(good, "&via=10.0.0.9:7400", "&via=10.0.0.9", 1), "via"},
+		{strings.Replace(good, "&via=10.0.0.9:7400", "&via=10.0.0.9:0", 1), "via"},
+		{strings.Replace(good, "seeds=", "seeds=a:1,a:1,", 1), "twice"},
+		{strings.Replace(good, "seeds=", "seeds=a%3A1,", 1), "seeds"},
+		{InviteScheme + "net=x&id=x&token=" + tok + "&via=a:1", "net"},
+		{strings.Repeat("x", InviteCodeLimit+1), "longer"},
+	} {
+		_, err := ParseInviteCode(c.code)
+		if err == nil || !errors.Is(err, ErrBadInviteCode) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseInviteCode(%.60q) = %v, want an error with %q", c.code, err, c.want)
+		}
+	}
+}
+
+// FuzzParseInviteCode: the parser never panics, and what it accepts writes
+// back to a code that parses to the same.
+func FuzzParseInviteCode(f *testing.F) {
+	f.Add(exampleCode(f).String())
+	c := exampleCode(f)
+	c.Seeds = nil
+	f.Add(c.String())
+	f.Add("newsdesk:join?")
+	f.Add("newsdesk:join?net=&id=&token=&via=")
+	f.Add("newsdesk:join?seeds=[::1]:7400,a:1&via=b:2")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseInviteCode(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadInviteCode) {
+				t.Fatalf("error %v does not wrap ErrBadInviteCode", err)
+			}
+			return
+		}
+		again, err := ParseInviteCode(c.String())
+		if err != nil {
+			t.Fatalf("%q parsed, its rewrite %q does not: %v", s, c.String(), err)
+		}
+		if again.String() != c.String() {
+			t.Fatalf("rewrite differs: %q vs %q", again.String(), c.String())
+		}
+	})
+}
+
+func TestNetworkFingerprint(t *testing.T) {
+	n := exampleNetwork()
+	f := NetworkFingerprint(n)
+	m := n.Clone()
+	m.Version++
+	m.Name = "Renamed"
+	m.Secret = bytes.Repeat([]byte{9}, SecretSize)
+	if NetworkFingerprint(m) != f {
+		t.Error("the fingerprint changed with the version, name or secret")
+	}
+	m.Admins = append(m.Admins, secondAdmin.Public)
+	if NetworkFingerprint(m) == f {
+		t.Error("the fingerprint did not change with the admins")
+	}
+	m = n.Clone()
+	m.ID[0] ^= 1
+	if NetworkFingerprint(m) == f {
+		t.Error("the fingerprint did not change with the network ID")
+	}
+	if len(f.String()) != 43 {
+		t.Errorf("fingerprint text %q", f.String())
+	}
+}
+
+func TestInvitationProof(t *testing.T) {
+	c := exampleCode(t)
+	exp := bytes.Repeat([]byte{7}, ExporterSize)
+	key := newsroomID.Public
+	p := InvitationProof(c.Token, RoleJoiner, c.ID, c.Network, exp, key)
+	if !CheckInvitationProof(p, c.Token, RoleJoiner, c.ID, c.Network, exp, key) {
+		t.Fatal("proof does not check")
+	}
+	if bytes.Contains(p, c.Token) {
+		t.Fatal("the proof contains the token")
+	}
+	other := bytes.Clone(exp)
+	other[0] ^= 1
+	wrongTok := bytes.Clone(c.Token)
+	wrongTok[0] ^= 1
+	for name, ok := range map[string]bool{
+		"other role":     CheckInvitationProof(p, c.Token, RoleInviter, c.ID, c.Network, exp, key),
+		"other session":  CheckInvitationProof(p, c.Token, RoleJoiner, c.ID, c.Network, other, key),
+		"other key":      CheckInvitationProof(p, c.Token, RoleJoiner, c.ID, c.Network, exp, hrID.Public),
+		"other token":    CheckInvitationProof(p, wrongTok, RoleJoiner, c.ID, c.Network, exp, key),
+		"other id":       CheckInvitationProof(p, c.Token, RoleJoiner, "AAAAAAAAAAAA", c.Network, exp, key),
+		"other network":  CheckInvitationProof(p, c.Token, RoleJoiner, c.ID, Fingerprint{}, exp, key),
+		"empty exporter": CheckInvitationProof(InvitationProof(c.Token, RoleJoiner, c.ID, c.Network, nil, key), c.Token, RoleJoiner, c.ID, c.Network, nil, key),
+		"short key":      CheckInvitationProof(p, c.Token, RoleJoiner, c.ID, c.Network, exp, ed25519.PublicKey{1}),
+	} {
+		if ok {
+			t.Errorf("%s: the proof checks", name)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/widget"
+	goqr "github.com/piglig/go-qr"
+
+	"newsdesk/trust"
+)
+
+// Admin → Invitations: "Invite…" asks what the invitation allows, makes it
+// and shows its code as text with a copy button and as a QR code that
+// reads back as the code; the list shows uses left, and Revoke ends one.
+func TestInvitationsScreen(t *testing.T) {
+	b := newFake()
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3) // Admin
+	h.sync()
+	if !slices.Contains(h.u.adminTabs.Items, h.u.invitesTab) {
+		t.Fatalf("an admin is not offered Invitations: %d admin tabs", len(h.u.adminTabs.Items))
+	}
+	h.u.adminTabs.Select(h.u.invitesTab)
+	h.sync()
+	v := h.u.invites
+	if !v.empty.Visible() {
+		t.Error("no note while there are no invitations")
+	}
+
+	h.tap(v.invite)
+	form := h.win.Canvas().Overlays().Top()
+	if form == nil {
+		t.Fatal("Invite… opened no dialog")
+	}
+	uses := find[*widget.Entry](form, func(*widget.Entry) bool { return true })
+	h.typeInto(uses, "3")
+	h.tap(find[*widget.Check](form, func(c *widget.Check) bool { return c.Text == "may publish" }))
+	cats := find[*widget.CheckGroup](form, func(*widget.CheckGroup) bool { return true })
+	cats.SetSelected([]string{"it"})
+	h.tap(button(form, "Create"))
+	h.sync()
+
+	shown := h.win.Canvas().Overlays().Top()
+	if shown == nil || v.lastCode == "" {
+		t.Fatal("the code is not shown")
+	}
+	code, err := trust.ParseInviteCode(v.lastCode)
+	if err != nil {
+		t.Fatalf("shown code %q: %v", v.lastCode, err)
+	}
+	if e := find[*widget.Entry](shown, func(e *widget.Entry) bool { return e.Text == v.lastCode }); e == nil {
+		t.Error("the code is not shown as text")
+	}
+	h.tap(button(shown, "Copy code"))
+	if got := h.a.Clipboard().Content(); got != v.lastCode {
+		t.Errorf("clipboard %q", got)
+	}
+	img := find[*canvas.Image](shown, func(i *canvas.Image) bool { return i.Image != nil && i.Image.Bounds().Dx() > 100 })
+	if img == nil || img.Image == nil {
+		t.Fatal("no QR code")
+	}
+	if text, err := goqr.Decode(img.Image); err != nil || text != v.lastCode {
+		t.Fatalf("the QR code reads %q, %v", text, err)
+	}
+	h.tap(button(shown, "Done"))
+
+	l, _ := b.Invitations()
+	if len(l) != 1 || l[0].ID != code.ID || l[0].Uses != 3 || !l[0].Publisher || !slices.Equal(l[0].Categories, []string{"it"}) {
+		t.Fatalf("invitation made %+v", l)
+	}
+	if v.empty.Visible() || !hasLabel(v.list, "active: 3 of 3 uses left") {
+		t.Errorf("list %q", labels(v.list))
+	}
+	if !slices.ContainsFunc(labels(v.list), func(s string) bool { return strings.HasPrefix(s, "publisher in it · expires") }) {
+		t.Errorf("list %q", labels(v.list))
+	}
+
+	revoke := find[*widget.Button](v.list, func(b *widget.Button) bool { return b.Text == "Revoke" && !b.Disabled() })
+	h.tap(revoke)
+	h.tap(button(h.win.Canvas().Overlays().Top(), "Yes"))
+	h.sync()
+	if l, _ := b.Invitations(); l[0].State != "revoked" {
+		t.Fatalf("after Revoke: %+v", l[0])
+	}
+	if !slices.ContainsFunc(labels(v.list), func(s string) bool { return strings.HasPrefix(s, "revoked") }) {
+		t.Errorf("list after revoking %q", labels(v.list))
+	}
+	if r := find[*widget.Button](v.list, func(b *widget.Button) bool { return b.Text == "Revoke" }); r == nil || !r.Disabled() {
+		t.Error("a revoked invitation can be revoked again")
+	}
+}
+
+// A member who is no admin is not offered Invitations.
+func TestInvitationsAdminsOnly(t *testing.T) {
+	b := newFake()
+	asMember(t, b, trust.Publisher{Name: "Newsroom", Key: b.Identity().Public})
+	h := newHarness(t, b)
+	h.sync()
+	if slices.Contains(h.u.adminTabs.Items, h.u.invitesTab) {
+		t.Error("a member is offered Invitations")
+	}
+}
+
+// The QR code of a long code (every seed a code may carry) still reads back.
+func TestQRImageLongCode(t *testing.T) {
+	id, _ := trust.NewInviteID()
+	tok, _ := trust.NewInviteToken()
+	c := &trust.InviteCode{ID: id, Token: tok, Via: "newsdesk-admin.headquarters.example.com:7400"}
+	for i := range trust.MaxInviteSeeds {
+		c.Seeds = append(c.Seeds, strings.Repeat("s", 40)+string(rune('a'+i))+".example.com:7400")
+	}
+	img, err := qrImage(c.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := goqr.Decode(img); err != nil || text != c.String() {
+		t.Fatalf("reads %q, %v", text, err)
+	}
+}
