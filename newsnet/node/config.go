@@ -30,8 +30,10 @@ type Config struct {
 	// Protocol holds the protocol tunables, usually newsnet.DefaultConfig with
 	// Seeds filled in. Protocol.ID is overwritten with the advertised address.
 	// Zero durations and counts are taken from newsnet.DefaultConfig, so a
-	// Config with only Seeds set works. A nil Protocol.Rand gets a time-seeded
-	// PCG: jitter only has to differ between servants, not repeat.
+	// Config with only Seeds set works — except where zero is a setting of
+	// its own (zeroIsASetting: 0 turns direct delivery off). A nil
+	// Protocol.Rand gets a time-seeded PCG: jitter only has to differ
+	// between servants, not repeat.
 	Protocol newsnet.Config
 
 	// Logger receives the node's log: protocol notes at Info, dropped links
@@ -186,15 +188,25 @@ func wakeBytes(core newsnet.Config) int { return min(core.LinkBuffer/8, 64<<10) 
 // Written reports and ticks, normally decides first and says why.
 func writeTimeout(core newsnet.Config) time.Duration { return core.LinkTimeout + core.TickInterval }
 
+// zeroIsASetting names the numeric protocol fields whose zero the core
+// reads as a choice, not as "unset": coreConfig leaves them alone.
+var zeroIsASetting = map[string]bool{
+	"DirectThreshold": true, // 0: never ask for direct delivery
+	"DirectBudget":    true, // 0: refuse every request for it
+}
+
 // coreConfig returns cfg.Protocol completed for the servant id: defaults for
 // zero numeric fields (durations and counts, including any the core adds
-// later), the ID, and a Rand.
+// later, but not those of zeroIsASetting), the ID, and a Rand.
 func coreConfig(c newsnet.Config, id newsnet.ServantID) newsnet.Config {
 	d := newsnet.DefaultConfig(id)
 	c.ID = id
 	cv, dv := reflect.ValueOf(&c).Elem(), reflect.ValueOf(d)
 	for i := range cv.NumField() {
 		f := cv.Field(i)
+		if zeroIsASetting[cv.Type().Field(i).Name] {
+			continue
+		}
 		switch f.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,

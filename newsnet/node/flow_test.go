@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -644,8 +645,8 @@ func TestPublishBatch(t *testing.T) {
 }
 
 // A core config with only the seeds set is completed with every default,
-// including those the core adds later (link buffer, recover window), and
-// a field set by the host is kept.
+// including those the core adds later (link buffer, recover window), but
+// not where zero is a setting of its own; a field set by the host is kept.
 func TestCoreConfigDefaults(t *testing.T) {
 	c := coreConfig(newsnet.Config{LinkBuffer: 64 << 10}, "127.0.0.1:7400")
 	if err := c.Validate(); err != nil {
@@ -660,6 +661,15 @@ func TestCoreConfigDefaults(t *testing.T) {
 	}
 	if got, want := queueCap(c), 4*(64<<10)+8<<20; got != want {
 		t.Errorf("queue cap = %d, want %d", got, want)
+	}
+	// Where zero is a setting, it stays: direct delivery is off.
+	if c.DirectThreshold != 0 || c.DirectBudget != 0 {
+		t.Errorf("direct delivery threshold %d, budget %d; want 0 and 0 (off) as the host set them", c.DirectThreshold, c.DirectBudget)
+	}
+	for name := range zeroIsASetting {
+		if _, ok := reflect.TypeFor[newsnet.Config]().FieldByName(name); !ok {
+			t.Errorf("zeroIsASetting names %s, which newsnet.Config does not have", name)
+		}
 	}
 }
 
