@@ -43,8 +43,10 @@ func main() {
 	flag.IntVar(&do.N, "direct", 0, "servants in the simulated direct-delivery table (issue 14; 0 skips it, 1000 as in the README)")
 	flag.IntVar(&do.Subscribers, "direct-subscribers", 30, "subscribers of the hot stream in the direct-delivery table")
 	flag.IntVar(&do.Rate, "direct-rate", 20, "hot items per second in the direct-delivery table")
-	flag.DurationVar(&do.Span, "direct-span", time.Minute, "virtual time the publishers publish for in the direct-delivery table")
-	directOnly := flag.Bool("direct-only", false, "run the direct-delivery table alone")
+	flag.DurationVar(&do.Span, "direct-span", time.Minute, "time the publishers publish for in the direct-delivery table (virtual in the simulated rows, wall-clock in the TCP rows)")
+	directTCP := flag.Int("direct-tcp", 0, "servants on loopback in the direct-delivery table's TCP rows (issue 14; 0 skips them, 200 as in the README: three fresh networks of -direct-span each, some 4 minutes at the default span)")
+	directTLS := flag.Bool("direct-tls", false, "run the direct-delivery table's TCP rows over TLS 1.3 with the membership proof instead of plain TCP")
+	directOnly := flag.Bool("direct-only", false, "run the direct-delivery table alone (the simulated rows if -direct is set, the TCP rows if -direct-tcp is)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this `file`")
 	flag.Parse()
 	so.Seed = *seed
@@ -60,8 +62,22 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	runDirectTables := func() {
+		if do.N > 0 {
+			directMain(os.Stdout, do)
+		}
+		if *directTCP > 0 {
+			if do.N > 0 {
+				fmt.Println()
+			}
+			if err := directTCPMain(os.Stdout, do, *directTCP, *directTLS); err != nil {
+				fmt.Fprintf(os.Stderr, "newsbench: direct tcp: %v\n", err)
+				os.Exit(1)
+			}
+		}
+	}
 	if *directOnly {
-		directMain(os.Stdout, do)
+		runDirectTables()
 		return
 	}
 	if *stressOnly {
@@ -130,9 +146,9 @@ func main() {
 		fmt.Println()
 		printReliability(os.Stdout, *seed)
 	}
-	if do.N > 0 {
+	if do.N > 0 || *directTCP > 0 {
 		fmt.Println()
-		directMain(os.Stdout, do)
+		runDirectTables()
 	}
 	if *stress {
 		fmt.Println()
