@@ -16,7 +16,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
 
@@ -176,7 +175,7 @@ func parseSeedLines(text string) []seedLine {
 			continue
 		}
 		s := seedLine{addr: l}
-		if _, err := newsnet.ParseServantID(l); err != nil {
+		if err := app.CheckAddress(l); err != nil {
 			s.err = err
 		} else if seen[l] {
 			s.err = errors.New("listed twice")
