@@ -133,6 +133,11 @@ type Event struct {
 // reads NetStatus (views.go), made from it.
 type ServantStatus struct {
 	newsnet.Status
+	AppStatus
+}
+
+// AppStatus is what the application adds to the servant's status.
+type AppStatus struct {
 	Listen    string // the address servant links are accepted on
 	Source    string // this installation's ID
 	Connected bool   // attached to the tree or its vertex

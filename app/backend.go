@@ -30,13 +30,13 @@ import (
 // newest first, after cur.
 func (a *App) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error) {
 	out, next, err := a.store.Newest(cats, n, storage.Cursor(cur))
-	return entryViews(hideSystemEntries(out)), Cursor(next), err
+	return convert(hideSystemEntries(out), entryView), Cursor(next), err
 }
 
 // Search finds items whose title or body contain every word of query.
 func (a *App) Search(ctx context.Context, query string, cats []string, n int, cur Cursor) ([]Entry, Cursor, error) {
 	out, next, err := a.store.Search(ctx, query, cats, n, storage.Cursor(cur))
-	return entryViews(hideSystemEntries(out)), Cursor(next), err
+	return convert(hideSystemEntries(out), entryView), Cursor(next), err
 }
 
 // Item returns one stored item. An item of a system group is not there
@@ -152,7 +152,7 @@ func (a *App) MyPosts(n int, cur Cursor) ([]Entry, Cursor, error) {
 	if more && len(found) > 0 {
 		next = Cursor(myPostsCursor + strconv.FormatUint(found[0].SourceCount, 10))
 	}
-	return entryViews(hideSystemEntries(out)), next, nil
+	return convert(hideSystemEntries(out), entryView), next, nil
 }
 
 // Status returns the servant's place in the tree as the UI shows it.
@@ -163,7 +163,7 @@ func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
 // started, Role is idle.
 func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
-	ns := ServantStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored}
+	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored}}
 	n := a.currentNode()
 	if n == nil {
 		ns.Role = newsnet.RoleIdle

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,27 +67,33 @@ func entryView(e storage.Entry) Entry {
 	return v
 }
 
-func entryViews(es []storage.Entry) []Entry {
-	if es == nil {
+// convert maps s through f; nil stays nil.
+func convert[T, U any](s []T, f func(T) U) []U {
+	if s == nil {
 		return nil
 	}
-	out := make([]Entry, len(es))
-	for i, e := range es {
-		out[i] = entryView(e)
+	out := make([]U, len(s))
+	for i, e := range s {
+		out[i] = f(e)
 	}
 	return out
 }
 
+func stringsOf[S ~[]E, E ~string](s S) []string {
+	return convert(s, func(e E) string { return string(e) })
+}
+
 // Role is the servant's place in the tree, in the words the control API
-// uses too.
+// uses too: idle (not started), connecting (looking for the tree),
+// attached (it has an up-servant), vertex (the root of the tree), stopped.
 type Role string
 
 const (
-	RoleIdle       Role = "idle"       // not started
-	RoleConnecting Role = "connecting" // no uplink, looking for the tree
-	RoleAttached   Role = "attached"   // has an up-servant
-	RoleVertex     Role = "vertex"     // the root of the tree
-	RoleStopped    Role = "stopped"
+	RoleIdle       = Role(newsnet.RoleIdle)
+	RoleConnecting = Role(newsnet.RoleConnecting)
+	RoleAttached   = Role(newsnet.RoleAttached)
+	RoleVertex     = Role(newsnet.RoleVertex)
+	RoleStopped    = Role(newsnet.RoleStopped)
 )
 
 // NetStatus is the servant as the network view and the status line show
@@ -106,17 +113,7 @@ type NetStatus struct {
 	Links         []Link   // tree links: up first, then downs in slot order
 	Direct        []DirectLink
 	Counters      Counters
-
-	Listen    string // the address servant links are accepted on
-	Source    string // this installation's ID
-	Connected bool   // attached to the tree or its vertex
-	Lost      uint64 // needed items no holder could retransmit, over every run (persisted)
-
-	// StoreProblem says why delivered items wait to be stored ("disk
-	// full"); "" when none wait. Unstored counts them: they are kept (or
-	// fetched again) and stored once the store takes them.
-	StoreProblem string
-	Unstored     int
+	AppStatus
 }
 
 // Partition is the range of ID values a servant's subtree falls in, split
@@ -191,17 +188,6 @@ type Counters struct {
 	DirectSent, DirectReceived uint64
 }
 
-func stringsOf[S ~[]E, E ~string](s S) []string {
-	if s == nil {
-		return nil
-	}
-	out := make([]string, len(s))
-	for i, e := range s {
-		out[i] = string(e)
-	}
-	return out
-}
-
 // netStatusView is st as the UI is shown it.
 func netStatusView(st ServantStatus) NetStatus {
 	s := st.Status
@@ -215,16 +201,14 @@ func netStatusView(st ServantStatus) NetStatus {
 			MulticastFrames: s.Counters.MulticastFrames, PeriodicFrames: s.Counters.PeriodicFrames,
 			ControlFrames: s.Counters.ControlFrames, DirectSent: s.Counters.DirectSent, DirectReceived: s.Counters.DirectReceived,
 		},
-		Listen: st.Listen, Source: st.Source, Connected: st.Connected, Lost: st.Lost,
-		StoreProblem: st.StoreProblem, Unstored: st.Unstored,
+		AppStatus: st.AppStatus,
 	}
-	for _, l := range s.Links {
-		v.Links = append(v.Links, Link{Peer: string(l.Peer), Up: l.Up, Slot: l.Slot, Received: stringsOf(l.Received), Sent: stringsOf(l.Sent)})
-	}
-	for _, d := range s.Direct {
-		v.Direct = append(v.Direct, DirectLink{Peer: string(d.Peer), Source: d.Source, Categories: stringsOf(d.Categories),
-			Role: DirectRole(d.Role), Delivered: d.Delivered})
-	}
+	v.Links = convert(s.Links, func(l newsnet.LinkStatus) Link {
+		return Link{Peer: string(l.Peer), Up: l.Up, Slot: l.Slot, Received: stringsOf(l.Received), Sent: stringsOf(l.Sent)}
+	})
+	v.Direct = convert(s.Direct, func(d newsnet.DirectStatus) DirectLink {
+		return DirectLink{Peer: string(d.Peer), Source: d.Source, Categories: stringsOf(d.Categories), Role: DirectRole(d.Role), Delivered: d.Delivered}
+	})
 	return v
 }
 
@@ -251,3 +235,22 @@ func (e *AddrError) Error() string { return e.err.Error() }
 
 // Unwrap returns the error the address was refused with.
 func (e *AddrError) Unwrap() error { return e.err }
+
+// InviteCode is what an invitation code says, as the first-run wizard
+// shows it before redeeming it (JoinByInvitation).
+type InviteCode struct {
+	ID      string   // the invitation's ID
+	Network string   // the fingerprint of the network it joins
+	Via     string   // the admin's servant it is redeemed at, "host:port"
+	Seeds   []string // the network's seeds it names, "host:port" each
+}
+
+// ParseInviteCode reads an invitation code as an admin handed it out; the
+// error says in words what is wrong with it.
+func ParseInviteCode(text string) (InviteCode, error) {
+	c, err := trust.ParseInviteCode(text)
+	if err != nil {
+		return InviteCode{}, err
+	}
+	return InviteCode{ID: c.ID, Network: c.Network.String(), Via: c.Via, Seeds: slices.Clone(c.Seeds)}, nil
+}

@@ -15,7 +15,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/trust"
 	"newsdesk/ui/demobackend"
 )
 
@@ -113,7 +112,7 @@ func (f *fake) JoinByInvitation(ctx context.Context, code string, s app.Setup) e
 	if f.joinErr != nil {
 		return f.joinErr
 	}
-	c, err := trust.ParseInviteCode(code)
+	c, err := app.ParseInviteCode(code)
 	if err != nil {
 		return err
 	}

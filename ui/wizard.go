@@ -258,7 +258,7 @@ func (z *wizard) setup() (app.Setup, string) {
 		if strings.TrimSpace(z.code.Text) == "" {
 			return s, "Paste the invitation code, or start a new network."
 		}
-		if _, err := trust.ParseInviteCode(z.code.Text); err != nil {
+		if _, err := app.ParseInviteCode(z.code.Text); err != nil {
 			return s, "Correct the invitation code: " + err.Error() + "."
 		}
 		return s, "" // the seeds come with the network
@@ -344,7 +344,7 @@ func (z *wizard) showCode() {
 		z.codeInfo.SetText("")
 		return
 	}
-	c, err := trust.ParseInviteCode(text)
+	c, err := app.ParseInviteCode(text)
 	if err != nil {
 		z.codeInfo.Importance = widget.DangerImportance
 		z.codeInfo.SetText("✗ " + err.Error())
@@ -355,7 +355,7 @@ func (z *wizard) showCode() {
 	if at == "" {
 		at = c.Via
 	}
-	z.codeInfo.SetText(fmt.Sprintf("✓ Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network.String()[:12], at))
+	z.codeInfo.SetText(fmt.Sprintf("✓ Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network[:12], at))
 }
 
 // readDefinition reads a network definition file for the wizard

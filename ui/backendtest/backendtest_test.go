@@ -115,7 +115,7 @@ func TestDemoBackend(t *testing.T) {
 	backendtest.Run(t, func(t *testing.T) backendtest.Subject {
 		b := demobackend.New(time.Now)
 		b.PresetNeedsSetup(true)
-		b.PresetStatus(app.NetStatus{Role: app.RoleIdle, Source: b.Source().String(), Listen: app.DefaultListen})
+		b.PresetStatus(app.NetStatus{Role: app.RoleIdle, AppStatus: app.AppStatus{Source: b.Source().String(), Listen: app.DefaultListen}})
 		t.Cleanup(func() { b.Close() })
 		count := uint64(0)
 		return backendtest.Subject{Backend: b, Receive: func(items ...*news.Item) error {

@@ -85,7 +85,7 @@ func New(now func() time.Time) *Backend {
 		catalog:  categories.Default(),
 		settings: app.Settings{Notify: true},
 		source:   source,
-		status:   app.NetStatus{Connected: true, Source: source.String()},
+		status:   app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
 		events:   make(chan app.Event, 256),
 	}
 }
