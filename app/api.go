@@ -128,9 +128,16 @@ type Event struct {
 	Urgent []uuid.UUID
 }
 
-// NetStatus is the servant as the network view and the status line show it.
-type NetStatus struct {
+// ServantStatus is the servant's whole status with what the application
+// adds to it: the control API (package cli) and the tests read it. The UI
+// reads NetStatus (views.go), made from it.
+type ServantStatus struct {
 	newsnet.Status
+	AppStatus
+}
+
+// AppStatus is what the application adds to the servant's status.
+type AppStatus struct {
 	Listen    string // the address servant links are accepted on
 	Source    string // this installation's ID
 	Connected bool   // attached to the tree or its vertex

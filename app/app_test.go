@@ -117,7 +117,7 @@ func TestAppPublishOutcomes(t *testing.T) {
 		b := sn.open(t, Options{DataDir: bDir, Start: true, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
 		waitFor(t, "a to learn b's subscription", func() error {
 			for _, l := range a.Status().Links {
-				if l.Peer == newsnet.ServantID(b.Addr()) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
+				if l.Peer == b.Addr() && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
 					return nil
 				}
 			}
@@ -179,7 +179,7 @@ func TestAppPublishOutcomes(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, "d attached under the new seed, its outbox sent", func() error {
-			if st := d.Status(); st.Role != newsnet.RoleAttached || !st.Connected {
+			if st := d.Status(); st.Role != RoleAttached || !st.Connected {
 				return fmt.Errorf("role %s", st.Role)
 			}
 			if ob, err := d.store.Outbox(); err != nil || len(ob) != 0 {
@@ -317,7 +317,7 @@ func TestAppSetupNewNetwork(t *testing.T) {
 		if !a.NeedsSetup() {
 			t.Fatal("a new data directory does not need setup")
 		}
-		if st := a.Status(); st.Role != newsnet.RoleIdle || st.Connected {
+		if st := a.Status(); st.Role != RoleIdle || st.Connected {
 			t.Errorf("status before setup: %+v", st)
 		}
 		if err := a.Setup(Setup{DisplayName: "  "}); err == nil || !strings.Contains(err.Error(), "display name") {
@@ -341,7 +341,7 @@ func TestAppSetupNewNetwork(t *testing.T) {
 		if got := a.Seeds(); !slices.Equal(got, []string{a.Addr()}) {
 			t.Errorf("seeds %v, want this servant %s", got, a.Addr())
 		}
-		if st := a.Status(); st.Role != newsnet.RoleVertex || !st.Connected || st.Source != a.Source().String() {
+		if st := a.Status(); st.Role != RoleVertex || !st.Connected || st.Source != a.Source().String() {
 			t.Errorf("status after setup: %+v", st)
 		}
 		if s := a.Settings(); s.DisplayName != "Ann" {
@@ -434,7 +434,7 @@ func TestAppMyPosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []uuid.UUID
-	var cur storage.Cursor
+	var cur Cursor
 	for range 10 {
 		page, next, err := a.MyPosts(3, cur)
 		if err != nil {
@@ -452,7 +452,7 @@ func TestAppMyPosts(t *testing.T) {
 	if !slices.Equal(got, ids) {
 		t.Errorf("my posts %v, want %v", got, ids)
 	}
-	if _, _, err := a.MyPosts(3, "bogus"); !errors.Is(err, storage.ErrBadCursor) {
+	if _, _, err := a.MyPosts(3, "bogus"); !errors.Is(err, ErrBadCursor) {
 		t.Errorf("bad cursor: %v", err)
 	}
 }

@@ -28,26 +28,26 @@ import (
 
 // Newest returns up to n items of cats (and below them; none means all),
 // newest first, after cur.
-func (a *App) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
-	out, next, err := a.store.Newest(cats, n, cur)
-	return hideSystemEntries(out), next, err
+func (a *App) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error) {
+	out, next, err := a.store.Newest(cats, n, storage.Cursor(cur))
+	return convert(hideSystemEntries(out), entryView), Cursor(next), err
 }
 
 // Search finds items whose title or body contain every word of query.
-func (a *App) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
-	out, next, err := a.store.Search(ctx, query, cats, n, cur)
-	return hideSystemEntries(out), next, err
+func (a *App) Search(ctx context.Context, query string, cats []string, n int, cur Cursor) ([]Entry, Cursor, error) {
+	out, next, err := a.store.Search(ctx, query, cats, n, storage.Cursor(cur))
+	return convert(hideSystemEntries(out), entryView), Cursor(next), err
 }
 
 // Item returns one stored item. An item of a system group is not there
-// for the UI (storage.ErrNotFound): the reader, My posts and the
-// notifications look items up by the IDs events name.
-func (a *App) Item(id uuid.UUID) (storage.Entry, error) {
+// for the UI (ErrNotFound): the reader, My posts and the notifications
+// look items up by the IDs events name.
+func (a *App) Item(id uuid.UUID) (Entry, error) {
 	e, err := a.store.Get(id)
 	if err == nil && network.IsSystemItem(e.Item) {
-		return storage.Entry{}, fmt.Errorf("%w: item %s", storage.ErrNotFound, id)
+		return Entry{}, fmt.Errorf("%w: item %s", ErrNotFound, id)
 	}
-	return e, err
+	return entryView(e), err
 }
 
 // UnreadCounts returns the unread items per exact category.
@@ -94,7 +94,7 @@ const myPostsCursor = "own:"
 // MyPosts returns the items this installation published, newest first, n
 // at a time. It walks the store's per-source index backwards from the
 // highest own count, so it costs the page, not the store.
-func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (a *App) MyPosts(n int, cur Cursor) ([]Entry, Cursor, error) {
 	if n <= 0 {
 		return nil, "", fmt.Errorf("my posts: page size %d, must be positive", n)
 	}
@@ -109,7 +109,7 @@ func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Curso
 		v, ok := strings.CutPrefix(string(cur), myPostsCursor)
 		c, err := strconv.ParseUint(v, 10, 64)
 		if !ok || err != nil {
-			return nil, "", fmt.Errorf("%w: %q", storage.ErrBadCursor, string(cur))
+			return nil, "", fmt.Errorf("%w: %q", ErrBadCursor, string(cur))
 		}
 		below = c
 	}
@@ -148,19 +148,22 @@ func (a *App) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Curso
 		}
 		out = append(out, e)
 	}
-	var next storage.Cursor
+	var next Cursor
 	if more && len(found) > 0 {
-		next = storage.Cursor(myPostsCursor + strconv.FormatUint(found[0].SourceCount, 10))
+		next = Cursor(myPostsCursor + strconv.FormatUint(found[0].SourceCount, 10))
 	}
-	out = hideSystemEntries(out)
-	return out, next, nil
+	return convert(hideSystemEntries(out), entryView), next, nil
 }
 
-// Status returns the servant's place in the tree. Before the servant has
+// Status returns the servant's place in the tree as the UI shows it.
+// Before the servant has started, Role is idle.
+func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
+
+// ServantStatus returns the servant's whole status. Before the servant has
 // started, Role is idle.
-func (a *App) Status() NetStatus {
+func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
-	ns := NetStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored}
+	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored}}
 	n := a.currentNode()
 	if n == nil {
 		ns.Role = newsnet.RoleIdle

@@ -55,7 +55,7 @@ func TestJoinByInvitation(t *testing.T) {
 		t.Fatalf("joiner: setup needed %v, network %s (want %s), seeds %v", joiner.NeedsSetup(), joiner.Network().ID, admin.Network().ID, joiner.Seeds())
 	}
 	waitFor(t, "the joiner attached to the admin's servant", func() error {
-		if st := joiner.Status(); !st.Connected || st.Up != admin.currentNode().Addr() {
+		if st := joiner.ServantStatus(); !st.Connected || st.Up != admin.currentNode().Addr() {
 			return fmt.Errorf("joiner status %+v", st.Status)
 		}
 		return nil

@@ -37,7 +37,7 @@ func readerAndPublisherWith(t *testing.T, sn *simNet, pubOpts Options) (reader, 
 	pub = sn.open(t, pubOpts)
 	waitFor(t, "the publisher to learn the reader's subscription", func() error {
 		for _, l := range pub.Status().Links {
-			if l.Peer == newsnet.ServantID(reader.Addr()) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
+			if l.Peer == reader.Addr() && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
 				return nil
 			}
 		}
@@ -475,7 +475,7 @@ func TestLostPersisted(t *testing.T) {
 		}
 
 		b := sn.open(t, Options{DataDir: dir})
-		if st := b.Status(); st.Role != newsnet.RoleIdle || st.Lost != 3 {
+		if st := b.Status(); st.Role != RoleIdle || st.Lost != 3 {
 			t.Errorf("before the start: role %s, lost %d; want idle, 3", st.Role, st.Lost)
 		}
 		if err := b.Start(); err != nil {

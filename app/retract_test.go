@@ -15,7 +15,6 @@ import (
 	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
-	"newsdesk/storage"
 	"newsdesk/trust"
 )
 
@@ -47,7 +46,7 @@ func retractedOn(s *App, id uuid.UUID, reason string) error {
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(list, func(e2 storage.Entry) bool { return e2.Item.ID == id }) {
+	if slices.ContainsFunc(list, func(e2 Entry) bool { return e2.Item.ID == id }) {
 		return fmt.Errorf("%s still lists the item", s.Addr())
 	}
 	if u, _ := s.UnreadCounts(); u["it"] != 0 {
@@ -95,8 +94,8 @@ func TestRetractionHidesItemEverywhere(t *testing.T) {
 		}
 		pushCarrier(t, c, forged)
 		waitFor(t, "the forged retraction rejected", func() error {
-			if r := a.Status().Rejected["notAuthorized"] + b.Status().Rejected["notAuthorized"]; r != 1 {
-				return fmt.Errorf("rejected: a %v, b %v", a.Status().Rejected, b.Status().Rejected)
+			if r := a.ServantStatus().Rejected["notAuthorized"] + b.ServantStatus().Rejected["notAuthorized"]; r != 1 {
+				return fmt.Errorf("rejected: a %v, b %v", a.ServantStatus().Rejected, b.ServantStatus().Rejected)
 			}
 			return nil
 		})

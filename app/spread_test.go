@@ -104,8 +104,8 @@ func TestNetworkDefinitionSpreads(t *testing.T) {
 			first = c
 		}
 		waitFor(t, "the forged definition rejected", func() error {
-			if r := first.Status().Rejected["notAuthorized"]; r != 1 {
-				return fmt.Errorf("%s rejected %v", first.Addr(), first.Status().Rejected)
+			if r := first.ServantStatus().Rejected["notAuthorized"]; r != 1 {
+				return fmt.Errorf("%s rejected %v", first.Addr(), first.ServantStatus().Rejected)
 			}
 			return nil
 		})

@@ -36,7 +36,7 @@ func checkSystemHidden(t *testing.T, a *App, sys []uuid.UUID, events []Event) {
 	if len(sys) == 0 {
 		t.Fatal("no system items to look for")
 	}
-	hidden := func(where string, es []storage.Entry) {
+	hidden := func(where string, es []Entry) {
 		t.Helper()
 		for _, e := range es {
 			if network.IsSystemItem(e.Item) || slices.Contains(sys, e.Item.ID) {

@@ -143,7 +143,7 @@ func TestForgedItemsRejected(t *testing.T) {
 	// all, and so never travels past that first servant.
 	want := map[string]uint64{"unsigned": 1, "untrustedKey": 1, "badSignature": 1, "mismatch": 1}
 	waitFor(t, "the rejections at the first servant", func() error {
-		ra, rb := a.Status().Rejected, b.Status().Rejected
+		ra, rb := a.ServantStatus().Rejected, b.ServantStatus().Rejected
 		for r, k := range want {
 			if ra[r]+rb[r] != k {
 				return fmt.Errorf("rejected: a %v, b %v; want %v in all", ra, rb, want)
@@ -162,7 +162,7 @@ func TestForgedItemsRejected(t *testing.T) {
 		}
 	}
 	for _, s := range []*App{a, b} {
-		for r, n := range s.Status().Rejected {
+		for r, n := range s.ServantStatus().Rejected {
 			if n != want[r] && n != 0 {
 				t.Errorf("%s rejected %d %s: a forged item was checked twice", s.Addr(), n, r)
 			}
@@ -240,8 +240,8 @@ func TestForeignSourceRejected(t *testing.T) {
 	// The first servant it reaches drops it: c's up-servant, or b when b
 	// sits below c.
 	waitFor(t, "the forged item rejected at the first servant", func() error {
-		if got := a.Status().Rejected["foreignSource"] + b.Status().Rejected["foreignSource"]; got != 1 {
-			return fmt.Errorf("rejected: a %v, b %v", a.Status().Rejected, b.Status().Rejected)
+		if got := a.ServantStatus().Rejected["foreignSource"] + b.ServantStatus().Rejected["foreignSource"]; got != 1 {
+			return fmt.Errorf("rejected: a %v, b %v", a.ServantStatus().Rejected, b.ServantStatus().Rejected)
 		}
 		return nil
 	})

@@ -251,7 +251,7 @@ func strs[S ~[]E, E ~string](s S) []string {
 }
 
 func (c *control) status(w http.ResponseWriter, r *http.Request) {
-	ns := c.a.Status()
+	ns := c.a.ServantStatus()
 	st := ns.Status
 	out := statusJSON{
 		ID:            string(st.ID),

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"newsdesk/newsnet"
+	"newsdesk/app"
 	"newsdesk/trust"
 )
 
@@ -187,7 +187,7 @@ func checkSeed(addr string, list []string) error {
 	if addr == "" {
 		return fmt.Errorf("Enter an address as host:port.")
 	}
-	if _, err := newsnet.ParseServantID(addr); err != nil {
+	if err := app.CheckAddress(addr); err != nil {
 		return fmt.Errorf("%s is not a host:port address: %s.", addr, addrProblem(err))
 	}
 	if slices.Contains(list, addr) {

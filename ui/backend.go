@@ -7,7 +7,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
-	"newsdesk/storage"
 )
 
 // Backend is everything the window needs from the application: the store's
@@ -17,9 +16,9 @@ import (
 // that touch the disk from background goroutines, never from a callback.
 type Backend interface {
 	// Reading.
-	Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
-	Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
-	Item(id uuid.UUID) (storage.Entry, error)
+	Newest(cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error)
+	Search(ctx context.Context, query string, cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error)
+	Item(id uuid.UUID) (app.Entry, error)
 	UnreadCounts() (map[string]uint64, error)
 	MarkRead(ids ...uuid.UUID) error
 	MarkUnread(ids ...uuid.UUID) error
@@ -33,7 +32,7 @@ type Backend interface {
 
 	// Newsroom.
 	Publish(d app.Draft) (app.PublishResult, error)
-	MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
+	MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error)
 
 	// Network and administration.
 	Status() app.NetStatus

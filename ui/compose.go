@@ -15,7 +15,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/storage"
 )
 
 // previewDelay is how long typing must pause before the preview renders.
@@ -305,7 +304,7 @@ func (c *composer) setSupersedes(id uuid.UUID, title string) {
 }
 
 // correct prefills a correction of e.
-func (c *composer) correct(e storage.Entry) {
+func (c *composer) correct(e app.Entry) {
 	it := e.Item
 	c.selectCategory(it.Category)
 	c.title.SetText(it.Title)

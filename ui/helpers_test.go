@@ -15,8 +15,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/storage"
-	"newsdesk/trust"
 	"newsdesk/ui/demobackend"
 )
 
@@ -77,7 +75,7 @@ func newFake() *fake {
 	return f
 }
 
-func (f *fake) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (f *fake) Newest(cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	es, next, err := f.Backend.Newest(cats, n, cur)
 	f.newestCalls++
 	f.fetched += len(es)
@@ -114,7 +112,7 @@ func (f *fake) JoinByInvitation(ctx context.Context, code string, s app.Setup) e
 	if f.joinErr != nil {
 		return f.joinErr
 	}
-	c, err := trust.ParseInviteCode(code)
+	c, err := app.ParseInviteCode(code)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	goqr "github.com/piglig/go-qr"
 
+	"newsdesk/app"
 	"newsdesk/trust"
 )
 
@@ -47,7 +48,7 @@ func TestInvitationsScreen(t *testing.T) {
 	if shown == nil || v.lastCode == "" {
 		t.Fatal("the code is not shown")
 	}
-	code, err := trust.ParseInviteCode(v.lastCode)
+	code, err := app.ParseInviteCode(v.lastCode)
 	if err != nil {
 		t.Fatalf("shown code %q: %v", v.lastCode, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
 
-	"newsdesk/storage"
+	"newsdesk/app"
 )
 
 // Paging: the first page fills a tall window several times over; later
@@ -146,9 +146,9 @@ func (l *itemList) loadMore() {
 
 // fetchPage runs in the background: one page of the query, as rows, with
 // the titles of the items the page's corrections correct.
-func fetchPage(ctx context.Context, b Backend, q query, n int, cur storage.Cursor) ([]*row, storage.Cursor, error) {
-	var es []storage.Entry
-	var next storage.Cursor
+func fetchPage(ctx context.Context, b Backend, q query, n int, cur app.Cursor) ([]*row, app.Cursor, error) {
+	var es []app.Entry
+	var next app.Cursor
 	var err error
 	if q.text == "" {
 		es, next, err = b.Newest(q.cats, n, cur)
@@ -224,7 +224,7 @@ func (l *itemList) itemsChanged(ids []uuid.UUID) {
 			for _, id := range ids {
 				e, err := b.Item(id)
 				switch {
-				case errors.Is(err, storage.ErrNotFound), err == nil && e.Retracted != nil:
+				case errors.Is(err, app.ErrNotFound), err == nil && e.Retracted != nil:
 					gone = append(gone, id)
 				case err == nil:
 					r := rowOf(e)

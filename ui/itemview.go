@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
 
-	"newsdesk/storage"
+	"newsdesk/app"
 )
 
 // itemView shows one item: title, author, time and category, an urgent or
@@ -248,7 +248,7 @@ func (v *itemView) loadBody(id uuid.UUID) {
 
 // fillCorrection looks up the title of what e corrects when the row did
 // not know it.
-func (v *itemView) fillCorrection(e storage.Entry) {
+func (v *itemView) fillCorrection(e app.Entry) {
 	id, sup := e.Item.ID, e.Item.Supersedes
 	v.u.w.Go(func() func() {
 		o, err := v.u.b.Item(sup)

@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/news"
-	"newsdesk/storage"
 )
 
 // row is what the item list keeps of one item: the fields a row shows, not
@@ -27,7 +27,7 @@ type row struct {
 	retraction   string    // its reason, may be empty
 }
 
-func rowOf(e storage.Entry) *row {
+func rowOf(e app.Entry) *row {
 	it := e.Item
 	r := &row{
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
@@ -63,7 +63,7 @@ type listing struct {
 	rows    map[uuid.UUID]*row
 	hidden  map[uuid.UUID]uuid.UUID // corrected item → its correction
 	titles  map[uuid.UUID]string    // titles of corrected items, for "Correction of …"
-	cur     storage.Cursor
+	cur     app.Cursor
 	done    bool // the last page has been loaded
 	loading bool
 	fetched int // entries received from the backend, hidden ones included
@@ -85,7 +85,7 @@ func (l *listing) oldest() uuid.UUID {
 }
 
 // appendPage adds a page of rows that continues the listing.
-func (l *listing) appendPage(rows []*row, next storage.Cursor) {
+func (l *listing) appendPage(rows []*row, next app.Cursor) {
 	l.fetched += len(rows)
 	l.cur, l.done, l.loading = next, next == "", false
 	for _, r := range rows {

@@ -7,7 +7,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
 
-	"newsdesk/storage"
+	"newsdesk/app"
 )
 
 // myPosts lists what this installation published, newest first, paged like
@@ -16,7 +16,7 @@ import (
 type myPosts struct {
 	u       *UI
 	rows    []*row
-	cur     storage.Cursor
+	cur     app.Cursor
 	done    bool
 	loading bool
 	stale   bool // items changed while the list was not on screen

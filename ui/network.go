@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
-	"newsdesk/newsnet"
 )
 
 // networkView shows this servant as the overlay sees it: its IDs, its
@@ -66,18 +65,14 @@ func setFields(c *fyne.Container, fields []field) {
 	c.Refresh()
 }
 
-func ids(s []newsnet.ServantID) string {
+func ids(s []string) string {
 	if len(s) == 0 {
 		return "none"
 	}
-	out := make([]string, len(s))
-	for i, id := range s {
-		out[i] = string(id)
-	}
-	return strings.Join(out, ", ")
+	return strings.Join(s, ", ")
 }
 
-func catSet(s newsnet.CategorySet) string {
+func catSet(s []string) string {
 	if len(s) == 0 {
 		return "∅"
 	}
@@ -97,12 +92,12 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		role = "unknown"
 	}
 	servant = []field{
-		{"Servant ID", or(string(st.ID), "not known yet")},
+		{"Servant ID", or(st.ID, "not known yet")},
 		{"ID value", idValueText(st.IDValue)},
 		{"Role", role},
 		{"Listening on", or(st.Listen, "—")},
 		{"Installation", or(st.Source, "—")},
-		{"Up-servant", or(string(st.Up), "none")},
+		{"Up-servant", or(st.Up, "none")},
 		{"Down-servants", ids(st.Downs)},
 		{"Subtree range", fmt.Sprintf("%s – %s", idValueText(st.Range[0]), idValueText(st.Range[1]))},
 	}
@@ -124,7 +119,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		servant = append(servant, field{"Slots held", or(strings.Join(held, "\n"), "none")})
 	}
 	path := ids(st.RootPath)
-	if st.Role == newsnet.RoleVertex {
+	if st.Role == app.RoleVertex {
 		path = "this servant is the vertex"
 	}
 	servant = append(servant,
@@ -146,7 +141,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	for _, d := range st.Direct {
 		dir := fmt.Sprintf("direct, from %s (outside the tree)", d.Peer)
 		items := fmt.Sprintf("%d received directly", d.Delivered)
-		if d.Role == newsnet.DirectPublisher {
+		if d.Role == app.DirectPublisher {
 			dir = fmt.Sprintf("direct, to %s (outside the tree)", d.Peer)
 			items = fmt.Sprintf("%d sent directly", d.Delivered)
 		}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"newsdesk/app"
-	"newsdesk/newsnet"
 	"newsdesk/ui/demobackend"
 )
 
@@ -37,7 +36,7 @@ func TestNetworkView(t *testing.T) {
 		"10.1.0.5:7946",                  // up
 		"10.1.4.58:7946, 10.1.4.77:7946", // downs
 		"16 slots of width",              // partition
-		"slot " + strconv.Itoa(st.Partition.Slot(newsnet.IDValue("10.1.4.58:7946"))) + ": 10.1.4.58:7946",
+		"slot " + strconv.Itoa(st.Partition.Slot(app.IDValue("10.1.4.58:7946"))) + ": 10.1.4.58:7946",
 		"up-servant 10.1.0.5:7946",
 		"down-servant 10.1.4.77:7946, slot",
 		"company, facilities, hr, it, sales", // a sent set
@@ -63,7 +62,7 @@ func TestNetworkView(t *testing.T) {
 	}
 
 	// The servant loses its uplink and reconnects.
-	st.Role, st.Up, st.Downs, st.Links, st.Direct, st.Lost = newsnet.RoleConnecting, "", nil, nil, nil, 2
+	st.Role, st.Up, st.Downs, st.Links, st.Direct, st.Lost = app.RoleConnecting, "", nil, nil, nil, 2
 	b.SetStatus(st)
 	h.sync()
 	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {
@@ -75,7 +74,7 @@ func TestNetworkView(t *testing.T) {
 	if !hasLabel(v, "2 items could not be recovered: this servant needed them") || !hasLabel(v, "2 (needed, and no servant could") {
 		t.Errorf("network view after 2 losses: %q", labels(v))
 	}
-	st.Role = newsnet.RoleVertex
+	st.Role = app.RoleVertex
 	b.SetStatus(st)
 	h.sync()
 	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") || !strings.HasSuffix(got, " · 2 items could not be recovered") {
@@ -104,7 +103,7 @@ func TestNetworkView(t *testing.T) {
 	}
 	st.Lost = 2
 	// The periodic refresh reads the status without an event.
-	st.Downs = []newsnet.ServantID{"10.1.4.58:7946"}
+	st.Downs = []string{"10.1.4.58:7946"}
 	b.PresetStatus(st)
 	h.u.tick(false)
 	h.sync()

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"newsdesk/app"
-	"newsdesk/newsnet"
 )
 
 // probeTimeout bounds one reachability test.
@@ -80,7 +79,7 @@ func rttText(d time.Duration) string {
 // addrProblem is the reason an address was refused, without the address
 // repeated ("missing port in address").
 func addrProblem(err error) string {
-	var ae *newsnet.AddrError
+	var ae *app.AddrError
 	if errors.As(err, &ae) {
 		return ae.Reason
 	}

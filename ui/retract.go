@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/app"
-	"newsdesk/trust"
 )
 
 // mayRetract reports whether the retract action is offered for r: admins
@@ -40,7 +39,7 @@ func (u *UI) confirmRetract(id uuid.UUID, title string, retracted func()) {
 		if strings.ContainsAny(s, "\n\r") {
 			return errors.New("one line only")
 		}
-		if n := len([]rune(s)); n > trust.MaxRetractionReasonRunes {
+		if n := len([]rune(s)); n > app.MaxRetractionReason {
 			return errors.New("too long")
 		}
 		return nil

@@ -17,7 +17,9 @@ import (
 // (an admin's new version, a deployed file). The UI checks for it with a
 // type assertion: a Backend without it is treated as an unrestricted
 // installation (it may publish everywhere and edit seeds and catalog
-// locally, as before). *app.App implements it.
+// locally, as before). *app.App implements it. It is the one part of the
+// UI's contract in trust's types (see the package doc): the definition and
+// its merge are trust's, and the editors work on them directly.
 type TrustBackend interface {
 	// Identity is this installation's key pair (admins sign with it).
 	Identity() *trust.Identity

@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
-	"newsdesk/newsnet"
 )
 
 // settingsView edits the user's preferences: display name, the addresses
@@ -193,7 +192,7 @@ func (v *settingsView) settings() (app.Settings, string) {
 		}
 	}
 	if s.Advertise != "" {
-		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
+		if err := app.CheckAddress(s.Advertise); err != nil {
 			return s, fmt.Sprintf("Advertised address: %v.", err)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
-	"newsdesk/newsnet"
 )
 
 // messageFor is how long a message (a failed action) stays in the status
@@ -42,28 +41,28 @@ func statusText(st app.NetStatus) string {
 	downs := len(st.Downs)
 	var s string
 	switch st.Role {
-	case newsnet.RoleAttached:
+	case app.RoleAttached:
 		s = fmt.Sprintf("Attached to %s", st.Up)
 		if downs > 0 {
 			s += " with " + plural(downs, "downlink", "downlinks")
 		}
-	case newsnet.RoleVertex:
+	case app.RoleVertex:
 		if downs == 0 {
 			s = "Vertex of the network, alone"
 		} else {
 			s = "Vertex of the network with " + plural(downs, "downlink", "downlinks")
 		}
-	case newsnet.RoleConnecting:
+	case app.RoleConnecting:
 		s = "Reconnecting…"
-	case newsnet.RoleStopped:
+	case app.RoleStopped:
 		s = "Stopped"
-	case newsnet.RoleIdle:
+	case app.RoleIdle:
 		s = "Not started"
 	default:
 		s = "Starting…"
 	}
 	if st.ID != "" {
-		s += " · this servant " + string(st.ID)
+		s += " · this servant " + st.ID
 	}
 	if st.Lost > 0 {
 		s += " · " + lostText(st.Lost)
@@ -90,9 +89,9 @@ func lostText(n uint64) string {
 func (s *statusLine) set(st app.NetStatus) {
 	s.text.SetText(statusText(st))
 	switch st.Role {
-	case newsnet.RoleAttached, newsnet.RoleVertex:
+	case app.RoleAttached, app.RoleVertex:
 		s.icon.SetResource(theme.NewSuccessThemedResource(theme.MediaRecordIcon()))
-	case newsnet.RoleConnecting:
+	case app.RoleConnecting:
 		s.icon.SetResource(theme.NewWarningThemedResource(theme.MediaRecordIcon()))
 	default:
 		s.icon.SetResource(theme.NewDisabledResource(theme.MediaRecordIcon()))

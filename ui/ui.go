@@ -5,6 +5,18 @@
 // background through a worker and their results are applied on the UI
 // thread with fyne.Do. Change notifications reach the views through one
 // bridge goroutine (bridge.go).
+//
+// The UI talks to the application through view types, never storage's or
+// newsnet's: Backend's items, cursors and servant status are app's
+// (app/views.go; app owns them because ui imports app and App fills them,
+// and the demo backend and the conformance suite share them). One
+// exception, kept narrow on purpose: the signed network definition. An
+// admin's editors (seeds, catalog, publishers: admin_*.go), the roles it
+// gives (roles.go) and importing a definition file in the wizard work on
+// trust.SignedNetwork through TrustBackend, and describe merge conflicts
+// from trust.Conflict (admin_merge.go), because the definition, its
+// signing and its three-way merge are trust's, and a mirror of them here
+// would be a second copy of the document to keep in step.
 package ui
 
 import (

@@ -16,7 +16,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
 
@@ -176,7 +175,7 @@ func parseSeedLines(text string) []seedLine {
 			continue
 		}
 		s := seedLine{addr: l}
-		if _, err := newsnet.ParseServantID(l); err != nil {
+		if err := app.CheckAddress(l); err != nil {
 			s.err = err
 		} else if seen[l] {
 			s.err = errors.New("listed twice")
@@ -259,7 +258,7 @@ func (z *wizard) setup() (app.Setup, string) {
 		if strings.TrimSpace(z.code.Text) == "" {
 			return s, "Paste the invitation code, or start a new network."
 		}
-		if _, err := trust.ParseInviteCode(z.code.Text); err != nil {
+		if _, err := app.ParseInviteCode(z.code.Text); err != nil {
 			return s, "Correct the invitation code: " + err.Error() + "."
 		}
 		return s, "" // the seeds come with the network
@@ -345,7 +344,7 @@ func (z *wizard) showCode() {
 		z.codeInfo.SetText("")
 		return
 	}
-	c, err := trust.ParseInviteCode(text)
+	c, err := app.ParseInviteCode(text)
 	if err != nil {
 		z.codeInfo.Importance = widget.DangerImportance
 		z.codeInfo.SetText("✗ " + err.Error())
@@ -356,7 +355,7 @@ func (z *wizard) showCode() {
 	if at == "" {
 		at = c.Via
 	}
-	z.codeInfo.SetText(fmt.Sprintf("✓ Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network.String()[:12], at))
+	z.codeInfo.SetText(fmt.Sprintf("✓ Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network[:12], at))
 }
 
 // readDefinition reads a network definition file for the wizard

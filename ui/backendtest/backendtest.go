@@ -30,8 +30,6 @@ import (
 	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/news"
-	"newsdesk/newsnet"
-	"newsdesk/storage"
 	"newsdesk/trust"
 	"newsdesk/ui"
 )
@@ -156,19 +154,19 @@ func itemIDs(items []*news.Item) []uuid.UUID {
 	return ids(items, func(it *news.Item) uuid.UUID { return it.ID })
 }
 
-func entryIDs(es []storage.Entry) []uuid.UUID {
-	return ids(es, func(e storage.Entry) uuid.UUID { return e.Item.ID })
+func entryIDs(es []app.Entry) []uuid.UUID {
+	return ids(es, func(e app.Entry) uuid.UUID { return e.Item.ID })
 }
 
 // page is one call of a paged listing.
-type page func(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error)
+type page func(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error)
 
 // walk pages through a listing n at a time and returns all entries. Every
 // page but the last is full, and the last one's cursor is "".
-func walk(t *testing.T, what string, list page, n int) []storage.Entry {
+func walk(t *testing.T, what string, list page, n int) []app.Entry {
 	t.Helper()
-	var all []storage.Entry
-	var cur storage.Cursor
+	var all []app.Entry
+	var cur app.Cursor
 	for range 1000 {
 		es, next, err := list(n, cur)
 		if err != nil {
@@ -188,13 +186,13 @@ func walk(t *testing.T, what string, list page, n int) []storage.Entry {
 }
 
 func newest(b ui.Backend, cats ...string) page {
-	return func(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	return func(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 		return b.Newest(cats, n, cur)
 	}
 }
 
 func search(b ui.Backend, query string, cats ...string) page {
-	return func(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	return func(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 		return b.Search(context.Background(), query, cats, n, cur)
 	}
 }
@@ -245,7 +243,7 @@ func kind(k app.EventKind) func(app.Event) bool {
 	return func(ev app.Event) bool { return ev.Kind == k }
 }
 
-func item(t *testing.T, b ui.Backend, id uuid.UUID) storage.Entry {
+func item(t *testing.T, b ui.Backend, id uuid.UUID) app.Entry {
 	t.Helper()
 	e, err := b.Item(id)
 	if err != nil {
@@ -316,8 +314,8 @@ func testNewInstallation(t *testing.T, s Subject) {
 	if got := s.Settings(); got.DisplayName != "" || got.Listen != app.DefaultListen || got.Advertise != "" || !got.Notify || len(got.NotifyCategories) != 0 {
 		t.Errorf("settings %+v, want the defaults (listen %s, notify on)", got, app.DefaultListen)
 	}
-	if _, err := s.Item(news.IDAt(base, 1)); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("Item of an unknown ID: %v, want storage.ErrNotFound", err)
+	if _, err := s.Item(news.IDAt(base, 1)); !errors.Is(err, app.ErrNotFound) {
+		t.Errorf("Item of an unknown ID: %v, want app.ErrNotFound", err)
 	}
 }
 
@@ -349,7 +347,7 @@ func testNewestPaging(t *testing.T, s Subject) {
 		t.Fatalf("first page: next %q, %v", cur, err)
 	}
 	receive(t, s, received(100, "company", "Arrived meanwhile", "", 5*60))
-	rest := entryIDs(walk(t, "Newest after an arrival", func(n int, c storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+	rest := entryIDs(walk(t, "Newest after an arrival", func(n int, c app.Cursor) ([]app.Entry, app.Cursor, error) {
 		if c == "" {
 			c = cur
 		}
@@ -391,8 +389,8 @@ func testNewestErrors(t *testing.T, s Subject) {
 	if _, _, err := s.Newest(nil, 0, ""); err == nil {
 		t.Error("page size 0 accepted")
 	}
-	if _, _, err := s.Newest(nil, 10, "not a cursor"); !errors.Is(err, storage.ErrBadCursor) {
-		t.Errorf("bad cursor: %v, want storage.ErrBadCursor", err)
+	if _, _, err := s.Newest(nil, 10, "not a cursor"); !errors.Is(err, app.ErrBadCursor) {
+		t.Errorf("bad cursor: %v, want app.ErrBadCursor", err)
 	}
 	if _, _, err := s.Newest([]string{"Sales!"}, 10, ""); err == nil {
 		t.Error("an invalid category accepted")
@@ -446,8 +444,8 @@ func testSearchPaging(t *testing.T, s Subject) {
 	if _, _, err := s.Search(context.Background(), "item", nil, 0, ""); err == nil {
 		t.Error("page size 0 accepted")
 	}
-	if _, _, err := s.Search(context.Background(), "item", nil, 10, "not a cursor"); !errors.Is(err, storage.ErrBadCursor) {
-		t.Errorf("bad cursor: %v, want storage.ErrBadCursor", err)
+	if _, _, err := s.Search(context.Background(), "item", nil, 10, "not a cursor"); !errors.Is(err, app.ErrBadCursor) {
+		t.Errorf("bad cursor: %v, want app.ErrBadCursor", err)
 	}
 	if _, _, err := s.Search(context.Background(), "item", []string{"Sales!"}, 10, ""); err == nil {
 		t.Error("an invalid category accepted")
@@ -455,7 +453,7 @@ func testSearchPaging(t *testing.T, s Subject) {
 }
 
 // Item returns a received item as it arrived, unread, as a copy the caller
-// may change; an unknown ID is storage.ErrNotFound.
+// may change; an unknown ID is app.ErrNotFound.
 func testItem(t *testing.T, s Subject) {
 	orig := received(1, "hr", "Offices closed on 2 October", "Closed on **2 October**.", 10)
 	corr := received(2, "hr", "Offices closed on 3 October", "Closed on **3 October**.", 20)
@@ -475,8 +473,8 @@ func testItem(t *testing.T, s Subject) {
 	if again := item(t, s, corr.ID); again.Item.Title != corr.Title {
 		t.Errorf("changing the returned item changed the stored one: %q", again.Item.Title)
 	}
-	if _, err := s.Item(news.IDAt(base, 99)); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("Item of an unknown ID: %v, want storage.ErrNotFound", err)
+	if _, err := s.Item(news.IDAt(base, 99)); !errors.Is(err, app.ErrNotFound) {
+		t.Errorf("Item of an unknown ID: %v, want app.ErrNotFound", err)
 	}
 }
 
@@ -796,7 +794,7 @@ func testSetupNewNetwork(t *testing.T, s Subject) {
 	}
 	if seeds := s.Seeds(); len(seeds) != 1 {
 		t.Errorf("seeds %q, want this servant's address", seeds)
-	} else if _, err := newsnet.ParseServantID(seeds[0]); err != nil {
+	} else if err := app.CheckAddress(seeds[0]); err != nil {
 		t.Errorf("seed %q: %v", seeds[0], err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/newsnet"
 	"newsdesk/ui"
 	"newsdesk/ui/backendtest"
 	"newsdesk/ui/demobackend"
@@ -103,7 +102,7 @@ func arriveFromPeer(t *testing.T, a *app.App) func(app.Draft) (uuid.UUID, error)
 // wants reports whether st has a link to peer that receives category.
 func wants(st app.NetStatus, peer, category string) bool {
 	for _, l := range st.Links {
-		if l.Peer == newsnet.ServantID(peer) && l.Received.Matches(category) {
+		if l.Peer == peer && l.Carries(category) {
 			return true
 		}
 	}
@@ -116,7 +115,7 @@ func TestDemoBackend(t *testing.T) {
 	backendtest.Run(t, func(t *testing.T) backendtest.Subject {
 		b := demobackend.New(time.Now)
 		b.PresetNeedsSetup(true)
-		b.PresetStatus(app.NetStatus{Status: newsnet.Status{Role: newsnet.RoleIdle}, Source: b.Source().String(), Listen: app.DefaultListen})
+		b.PresetStatus(app.NetStatus{Role: app.RoleIdle, AppStatus: app.AppStatus{Source: b.Source().String(), Listen: app.DefaultListen}})
 		t.Cleanup(func() { b.Close() })
 		count := uint64(0)
 		return backendtest.Subject{Backend: b, Receive: func(items ...*news.Item) error {

@@ -25,8 +25,6 @@ import (
 	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/news"
-	"newsdesk/newsnet"
-	"newsdesk/storage"
 	"newsdesk/trust"
 )
 
@@ -41,7 +39,7 @@ type Backend struct {
 	read  map[uuid.UUID]bool
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
-	retracted map[uuid.UUID]*storage.Retraction
+	retracted map[uuid.UUID]*app.Retraction
 	catalog   *categories.Catalog
 	subs      []string
 	seeds     []string
@@ -87,7 +85,7 @@ func New(now func() time.Time) *Backend {
 		catalog:  categories.Default(),
 		settings: app.Settings{Notify: true},
 		source:   source,
-		status:   app.NetStatus{Connected: true, Source: source.String()},
+		status:   app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
 		events:   make(chan app.Event, 256),
 	}
 }
@@ -247,8 +245,8 @@ func (m *Backend) Close() error {
 	return nil
 }
 
-func (m *Backend) entry(it *news.Item) storage.Entry {
-	return storage.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID]}
+func (m *Backend) entry(it *news.Item) app.Entry {
+	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID]}
 }
 
 // visible reports whether it shows in lists, searches and counts.
@@ -256,7 +254,7 @@ func (m *Backend) visible(it *news.Item) bool { return m.retracted[it.ID] == nil
 
 // page walks the items older than cur that keep returns true and returns
 // up to n of them with the cursor of the next page.
-func (m *Backend) page(n int, cur storage.Cursor, keep func(*news.Item) bool) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) page(n int, cur app.Cursor, keep func(*news.Item) bool) ([]app.Entry, app.Cursor, error) {
 	if n <= 0 {
 		return nil, "", fmt.Errorf("page size %d, must be positive", n)
 	}
@@ -264,21 +262,21 @@ func (m *Backend) page(n int, cur storage.Cursor, keep func(*news.Item) bool) ([
 	if cur != "" {
 		id, err := uuid.Parse(string(cur))
 		if err != nil {
-			return nil, "", storage.ErrBadCursor
+			return nil, "", app.ErrBadCursor
 		}
 		start, _ = slices.BinarySearchFunc(m.items, id, func(it *news.Item, id uuid.UUID) int { return -news.CompareIDs(it.ID, id) })
 		if start < len(m.items) && m.items[start].ID == id {
 			start++
 		}
 	}
-	var out []storage.Entry
+	var out []app.Entry
 	for i := start; i < len(m.items); i++ {
 		it := m.items[i]
 		if !keep(it) {
 			continue
 		}
 		if len(out) == n {
-			return out, storage.Cursor(out[n-1].Item.ID.String()), nil
+			return out, app.Cursor(out[n-1].Item.ID.String()), nil
 		}
 		out = append(out, m.entry(it))
 	}
@@ -300,7 +298,7 @@ func checkCats(cats []string) error {
 	return nil
 }
 
-func (m *Backend) Newest(cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) Newest(cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	if err := checkCats(cats); err != nil {
 		return nil, "", fmt.Errorf("newest: %w", err)
 	}
@@ -309,7 +307,7 @@ func (m *Backend) Newest(cats []string, n int, cur storage.Cursor) ([]storage.En
 	return m.page(n, cur, func(it *news.Item) bool { return m.visible(it) && inCats(cats, it) })
 }
 
-func (m *Backend) Search(ctx context.Context, query string, cats []string, n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) Search(ctx context.Context, query string, cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	if err := checkCats(cats); err != nil {
 		return nil, "", fmt.Errorf("search: %w", err)
 	}
@@ -318,16 +316,16 @@ func (m *Backend) Search(ctx context.Context, query string, cats []string, n int
 	// The store's rule: every word of the query inside some word of the
 	// title or body; a query without words finds nothing.
 	return m.page(n, cur, func(it *news.Item) bool {
-		return m.visible(it) && inCats(cats, it) && ctx.Err() == nil && storage.MatchesQuery(query, it.Title, it.Body)
+		return m.visible(it) && inCats(cats, it) && ctx.Err() == nil && app.MatchesQuery(query, it.Title, it.Body)
 	})
 }
 
-func (m *Backend) Item(id uuid.UUID) (storage.Entry, error) {
+func (m *Backend) Item(id uuid.UUID) (app.Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	it, ok := m.byID[id]
 	if !ok {
-		return storage.Entry{}, storage.ErrNotFound
+		return app.Entry{}, app.ErrNotFound
 	}
 	return m.entry(it), nil
 }
@@ -437,7 +435,7 @@ func (m *Backend) SetSubscriptions(ids []string) error {
 		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), app.MaxSubscriptions)
 	}
 	m.subs = subs
-	m.status.Subscriptions = newsnet.NewCategorySet(categories.Minimize(subs)...)
+	m.status.Subscriptions = categories.Minimize(subs)
 	m.emitLocked(app.Event{Kind: app.CatalogChanged})
 	return nil
 }
@@ -512,7 +510,7 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	return app.PublishResult{ID: it.ID, Outcome: outcome}, nil
 }
 
-func (m *Backend) MyPosts(n int, cur storage.Cursor) ([]storage.Entry, storage.Cursor, error) {
+func (m *Backend) MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.page(n, cur, func(it *news.Item) bool { return it.Source == m.source })
@@ -549,7 +547,7 @@ func (m *Backend) SetSeeds(addrs []string) error {
 func checkSeeds(addrs []string) error {
 	for i, s := range addrs {
 		s = strings.TrimSpace(s)
-		if _, err := newsnet.ParseServantID(s); err != nil {
+		if err := app.CheckAddress(s); err != nil {
 			return fmt.Errorf("seed %d: %w", i+1, err)
 		}
 		if slices.ContainsFunc(addrs[:i], func(o string) bool { return strings.TrimSpace(o) == s }) {
@@ -561,7 +559,7 @@ func checkSeeds(addrs []string) error {
 
 // Probe answers as SetProbe said, once addr is an address at all.
 func (m *Backend) Probe(ctx context.Context, addr string) app.Probe {
-	if _, err := newsnet.ParseServantID(addr); err != nil {
+	if err := app.CheckAddress(addr); err != nil {
 		return app.Probe{Addr: addr, Problem: "not an address: " + err.Error()}
 	}
 	m.mu.Lock()
@@ -608,7 +606,7 @@ func (m *Backend) Setup(s app.Setup) error {
 	m.setup = false
 	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
 	if s.NewNetwork {
-		addr := cmp.Or(string(m.status.ID), self.Advertise, self.Listen)
+		addr := cmp.Or(m.status.ID, self.Advertise, self.Listen)
 		m.seeds = []string{addr}
 	} else {
 		m.seeds = slices.Clone(s.Seeds)
@@ -644,7 +642,7 @@ func (m *Backend) SaveSettings(s app.Settings) error {
 		return fmt.Errorf("listen address %q: %w", s.Listen, err)
 	}
 	if s.Advertise != "" {
-		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
+		if err := app.CheckAddress(s.Advertise); err != nil {
 			return fmt.Errorf("advertised address: %w", err)
 		}
 	}
@@ -672,7 +670,7 @@ func (m *Backend) Retract(id uuid.UUID, reason string) error {
 		return fmt.Errorf("retracting %s: %w", id, app.ErrBadItemID)
 	}
 	reason = strings.TrimSpace(reason)
-	if err := news.CheckLine("reason", reason, trust.MaxRetractionReasonRunes); err != nil {
+	if err := news.CheckLine("reason", reason, app.MaxRetractionReason); err != nil {
 		return err
 	}
 	admin := m.IsAdmin()
@@ -718,9 +716,9 @@ const maxCorrectionChain = 100
 
 func (m *Backend) retractLocked(id uuid.UUID, reason string) {
 	if m.retracted == nil {
-		m.retracted = map[uuid.UUID]*storage.Retraction{}
+		m.retracted = map[uuid.UUID]*app.Retraction{}
 	}
-	m.retracted[id] = &storage.Retraction{ItemID: id, Reason: reason, At: m.now()}
+	m.retracted[id] = &app.Retraction{ItemID: id, Reason: reason, At: m.now()}
 }
 
 // Identity returns the installation's key pair.

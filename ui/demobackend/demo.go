@@ -3,6 +3,7 @@ package demobackend
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,8 +12,6 @@ import (
 	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/news"
-	"newsdesk/newsnet"
-	"newsdesk/storage"
 )
 
 // The demo mode (NEWSDESK_DEMO=1) runs the window over an in-memory
@@ -59,7 +58,7 @@ func newDemo(now time.Time, firstRun bool) *Backend {
 			m.read[it.ID] = true
 		}
 		if it.Source == m.source && strings.HasPrefix(it.Title, "Volunteering day") {
-			m.retracted = map[uuid.UUID]*storage.Retraction{it.ID: {ItemID: it.ID, Reason: "Date moved: a new sign-up sheet follows", At: now.Add(-2 * time.Hour)}}
+			m.retracted = map[uuid.UUID]*app.Retraction{it.ID: {ItemID: it.ID, Reason: "Date moved: a new sign-up sheet follows", At: now.Add(-2 * time.Hour)}}
 		}
 	}
 	if !firstRun {
@@ -79,55 +78,59 @@ func newDemo(now time.Time, firstRun bool) *Backend {
 // an up-servant, two down-servants and a day's counters, subscribed to
 // subs.
 func DemoStatus(subs []string) app.NetStatus {
-	self := newsnet.ServantID(demoSelf)
-	up := newsnet.ServantID("10.1.0.5:7946")
-	downs := []newsnet.ServantID{"10.1.4.58:7946", "10.1.4.77:7946"}
-	lo, hi := newsnet.IDValue(self), newsnet.IDValue(self)
+	self := demoSelf
+	up := "10.1.0.5:7946"
+	downs := []string{"10.1.4.58:7946", "10.1.4.77:7946"}
+	lo, hi := app.IDValue(self), app.IDValue(self)
 	for _, d := range downs {
-		v := newsnet.IDValue(d)
+		v := app.IDValue(d)
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	part := newsnet.ComputePartition(lo, hi, 16)
-	all := newsnet.NewCategorySet("company", "hr", "it", "sales", "sales/emea")
-	links := []newsnet.LinkStatus{{
+	part := app.PartitionOf(lo, hi, 16)
+	all := categorySet("company", "hr", "it", "sales", "sales/emea")
+	links := []app.Link{{
 		Peer: up, Up: true,
-		Received: newsnet.NewCategorySet("company", "facilities", "hr", "it", "sales"),
+		Received: categorySet("company", "facilities", "hr", "it", "sales"),
 		Sent:     all,
 	}}
 	for _, d := range downs {
-		links = append(links, newsnet.LinkStatus{
-			Peer: d, Slot: part.Slot(newsnet.IDValue(d)),
-			Received: newsnet.NewCategorySet("company", "it", "sales/emea"),
-			Sent:     newsnet.NewCategorySet("company", "facilities", "hr", "it", "sales"),
+		links = append(links, app.Link{
+			Peer: d, Slot: part.Slot(app.IDValue(d)),
+			Received: categorySet("company", "it", "sales/emea"),
+			Sent:     categorySet("company", "facilities", "hr", "it", "sales"),
 		})
 	}
 	return app.NetStatus{
-		Status: newsnet.Status{
-			ID:            self,
-			IDValue:       newsnet.IDValue(self),
-			Role:          newsnet.RoleAttached,
-			Up:            up,
-			Downs:         downs,
-			Range:         [2]uint64{lo, hi},
-			Partition:     part,
-			RootPath:      []newsnet.ServantID{"10.0.0.2:7946", up},
-			Siblings:      []newsnet.ServantID{"10.1.2.8:7946", self, "10.1.9.40:7946"},
-			Subscriptions: newsnet.NewCategorySet(subs...),
-			Links:         links,
-			// The newsroom's source sends this busy reader its IT news
-			// directly (issue 14).
-			Direct: []newsnet.DirectStatus{{Peer: "10.0.0.2:7946", Source: "0191a000-0000-7000-8000-00000000a11d",
-				Categories: newsnet.NewCategorySet("it"), Role: newsnet.DirectSubscriber, Delivered: 412}},
-			Counters: newsnet.Counters{
-				Published: 4, Suppressed: 1, Delivered: 2911, Relayed: 1284,
-				Duplicates: 17, Resets: 1, Lost: 0,
-				MulticastFrames: 4195, PeriodicFrames: 8800, ControlFrames: 63,
-				DirectReceived: 412,
-			},
+		ID:            self,
+		IDValue:       app.IDValue(self),
+		Role:          app.RoleAttached,
+		Up:            up,
+		Downs:         downs,
+		Range:         [2]uint64{lo, hi},
+		Partition:     part,
+		RootPath:      []string{"10.0.0.2:7946", up},
+		Siblings:      []string{"10.1.2.8:7946", self, "10.1.9.40:7946"},
+		Subscriptions: categorySet(subs...),
+		Links:         links,
+		// The newsroom's source sends this busy reader its IT news
+		// directly (issue 14).
+		Direct: []app.DirectLink{{Peer: "10.0.0.2:7946", Source: "0191a000-0000-7000-8000-00000000a11d",
+			Categories: categorySet("it"), Role: app.DirectSubscriber, Delivered: 412}},
+		Counters: app.Counters{
+			Published: 4, Suppressed: 1, Delivered: 2911, Relayed: 1284,
+			Duplicates: 17, Resets: 1, Lost: 0,
+			MulticastFrames: 4195, PeriodicFrames: 8800, ControlFrames: 63,
+			DirectReceived: 412,
 		},
-		Listen:    "0.0.0.0:7946",
-		Connected: true,
+		AppStatus: app.AppStatus{Listen: "0.0.0.0:7946", Connected: true},
 	}
+}
+
+// categorySet is cats sorted, each once: a category set as a status has it.
+func categorySet(cats ...string) []string {
+	s := slices.Clone(cats)
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 func demoProbe(addr string) app.Probe {
