@@ -475,6 +475,17 @@ func (n *Network) Subscribe(id newsnet.ServantID, cats ...string) {
 	}
 }
 
+// SetSeeds changes a node's seed list live (newsnet.SetSeeds); a restart
+// boots with it too.
+func (n *Network) SetSeeds(id newsnet.ServantID, seeds ...newsnet.ServantID) {
+	nd := n.nodes[id]
+	nd.Seeds = slices.Clone(seeds)
+	nd.cfg.Seeds = nd.Seeds
+	if nd.Alive {
+		n.step(nd, newsnet.SetSeeds{Seeds: slices.Clone(seeds)})
+	}
+}
+
 // RunFor processes events for d of virtual time, ticking every servant every
 // Base.TickInterval.
 func (n *Network) RunFor(d time.Duration) {
