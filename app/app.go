@@ -519,9 +519,6 @@ func (e *FanoutError) Error() string {
 // nodeConfig builds the runtime and protocol configuration from the store.
 // It runs with mu held.
 func (a *App) nodeConfig() (node.Config, error) {
-	set := a.settings()
-	listen := cmp.Or(a.opts.Listen, set.Listen, DefaultListen)
-	advertise := cmp.Or(a.opts.Advertise, set.Advertise)
 	seedList, err := a.store.Seeds()
 	if err != nil {
 		return node.Config{}, err
@@ -530,13 +527,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	for _, s := range seedList {
 		seeds = append(seeds, newsnet.ServantID(s))
 	}
-	if advertise == "" {
-		if host, port, err := net.SplitHostPort(listen); err == nil {
-			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-				advertise = net.JoinHostPort(localAddress(seedList), port)
-			}
-		}
-	}
+	listen, advertise := a.addresses(seedList)
 
 	proto := newsnet.DefaultConfig("")
 	proto.Seeds = seeds
@@ -609,6 +600,24 @@ func (a *App) nodeConfig() (node.Config, error) {
 		OnPublished: a.onPublished,
 		OnLost:      a.onLost,
 	}, nil
+}
+
+// addresses returns the listen address and the advertised one ("": the
+// listener's) of a servant started with the seed list seeds. Without an
+// advertised address, one listening on a wildcard address advertises the
+// local address of the route toward the first seed (localAddress).
+func (a *App) addresses(seeds []string) (listen, advertise string) {
+	set := a.settings()
+	listen = cmp.Or(a.opts.Listen, set.Listen, DefaultListen)
+	advertise = cmp.Or(a.opts.Advertise, set.Advertise)
+	if advertise == "" {
+		if host, port, err := net.SplitHostPort(listen); err == nil {
+			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+				advertise = net.JoinHostPort(localAddress(seeds), port)
+			}
+		}
+	}
+	return listen, advertise
 }
 
 // liveSubscriptions is what the servant subscribes to: the stored

@@ -28,6 +28,9 @@ type servantNode interface {
 	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error)
 	// SetSubscriptions replaces the categories delivered to this servant.
 	SetSubscriptions(categories []string) error
+	// SetSeeds replaces its seed list without a restart
+	// (node.Node.SetSeeds).
+	SetSeeds(seeds []newsnet.ServantID) error
 	// Reauthenticate closes the links proven with a network secret that
 	// is no longer accepted (node.Node.Reauthenticate).
 	Reauthenticate()

@@ -214,6 +214,20 @@ func (n *Node) Unsubscribe(category string) error {
 	return n.do(func(*newsnet.Servant) { n.step(newsnet.Unsubscribe{Category: category}) })
 }
 
+// SetSeeds replaces the seed list of the running servant, without a
+// restart (newsnet.SetSeeds): the connector uses it from its next round,
+// and the servant re-evaluates its place by the seed rules. A list with
+// an invalid servant ID is refused.
+func (n *Node) SetSeeds(seeds []newsnet.ServantID) error {
+	for _, s := range seeds {
+		if _, err := newsnet.ParseServantID(string(s)); err != nil {
+			return fmt.Errorf("node: seed list: %w", err)
+		}
+	}
+	list := slices.Clone(seeds)
+	return n.do(func(*newsnet.Servant) { n.step(newsnet.SetSeeds{Seeds: list}) })
+}
+
 // do runs f on the loop goroutine and waits for it. f may read the servant
 // and feed it events through n.step; it must not block.
 func (n *Node) do(f func(*newsnet.Servant)) error {

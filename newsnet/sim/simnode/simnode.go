@@ -294,6 +294,25 @@ func (n *Node) SetSubscriptions(categories []string) error {
 	return nil
 }
 
+// SetSeeds replaces the seed list of the running servant, as
+// node.Node.SetSeeds does, refusing what it refuses.
+func (n *Node) SetSeeds(seeds []newsnet.ServantID) error {
+	for _, s := range seeds {
+		if _, err := newsnet.ParseServantID(string(s)); err != nil {
+			return fmt.Errorf("simnode: seed list: %w", err)
+		}
+	}
+	n.w.mu.Lock()
+	defer n.w.mu.Unlock()
+	if n.closed {
+		return node.ErrClosed
+	}
+	n.w.catchUp()
+	n.w.sim.SetSeeds(n.id, seeds...)
+	n.w.poke()
+	return nil
+}
+
 // Reauthenticate does nothing: simulated links prove no network secret.
 func (n *Node) Reauthenticate() {}
 

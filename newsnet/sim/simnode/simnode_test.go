@@ -24,6 +24,7 @@ type servant interface {
 	Status() newsnet.Status
 	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error)
 	SetSubscriptions(categories []string) error
+	SetSeeds(seeds []newsnet.ServantID) error
 	Reauthenticate()
 	Close() error
 }
@@ -159,6 +160,39 @@ func conformance(t *testing.T, start func(node.Config) (servant, error), within 
 		t.Errorf("subscriptions %v", st.Subscriptions)
 	}
 	reader.Reauthenticate() // plain links: nothing to do
+
+	// A servant started without seeds is a vertex of its own; given the
+	// publisher as its seed, it joins it without a restart.
+	var lh host
+	late, err := start(lh.config("127.0.0.1:0", fastCore()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	within(5*time.Second, "the servant without seeds to be a vertex", func() error {
+		if st := late.Status(); st.Role != newsnet.RoleVertex {
+			return fmt.Errorf("role %s", st.Role)
+		}
+		return nil
+	})
+	if err := late.SetSeeds([]newsnet.ServantID{"no port"}); err == nil {
+		t.Error("SetSeeds accepted an invalid seed")
+	}
+	if err := late.SetSeeds([]newsnet.ServantID{pub.Addr()}); err != nil {
+		t.Fatal(err)
+	}
+	within(5*time.Second, "the servant to join its new seed", func() error {
+		if st := late.Status(); st.Role != newsnet.RoleAttached || st.Up != pub.Addr() {
+			return fmt.Errorf("role %s under %q", st.Role, st.Up)
+		}
+		return nil
+	})
+	if err := late.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := late.SetSeeds(nil); !errors.Is(err, node.ErrClosed) {
+		t.Errorf("SetSeeds after Close = %v, want node.ErrClosed", err)
+	}
 
 	if err := reader.Close(); err != nil {
 		t.Fatal(err)
