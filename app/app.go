@@ -157,7 +157,7 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 //	    Host.Adopted run under it, host.go)
 //	pubMu (starts, stops, the publishing pipeline's stores)
 //	mu (the node, the catalog)
-//	obMu, pubWaitMu, the event hub's, the persister's and the publisher's
+//	obMu, the event hub's, the persister's and the publisher's
 //	    queues (each taken alone, for a moment)
 //
 // pubMu and the Keeper's lock are never held together. A holder of pubMu
@@ -196,11 +196,6 @@ type App struct {
 	listen  string      // the listen address the node was started with
 	closed  bool
 	catalog *categories.Catalog
-
-	// pubWait holds the Published report of a publication in progress,
-	// filled by OnPublished on the loop goroutine during node.Publish.
-	pubWaitMu sync.Mutex
-	pubWait   map[[16]byte]*newsnet.Published
 
 	// outbox maps the IDs of own publications that have not gone out to
 	// their store outbox entries.
@@ -266,7 +261,6 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		identity:  identity,
 		sourceStr: source.String(),
 		events:    newEventHub(),
-		pubWait:   make(map[[16]byte]*newsnet.Published),
 		outbox:    make(map[[16]byte]uint64),
 		stop:      make(chan struct{}),
 	}
@@ -641,12 +635,10 @@ func (a *App) onProgress(source string, next uint64) {
 	a.persist.progress(source, next)
 }
 
+// onPublished hears every report of the servant on a publication: those
+// that PublishBatch returns too, and those of publications that waited in
+// its outbox and went out later.
 func (a *App) onPublished(p newsnet.Published) {
-	a.pubWaitMu.Lock()
-	if w, waiting := a.pubWait[p.ID]; waiting && w.ID == ([16]byte{}) {
-		*w = p // the report of a Publish call in progress
-	}
-	a.pubWaitMu.Unlock()
 	if !p.Queued {
 		a.pub.wentOut(p.ID) // out of the outbox
 	}

@@ -61,14 +61,11 @@ func publishSerial(a *App, it *news.Item) (PublishResult, error) {
 	if n == nil {
 		return PublishResult{}, errors.New("serial publishing: not started")
 	}
-	pub := new(newsnet.Published)
-	a.pubWaitMu.Lock()
-	a.pubWait[m.ID] = pub
-	a.pubWaitMu.Unlock()
-	_, err = n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
-	a.pubWaitMu.Lock()
-	delete(a.pubWait, m.ID)
-	a.pubWaitMu.Unlock()
+	reports, err := n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
+	var pub newsnet.Published
+	if err == nil {
+		pub = reports[0]
+	}
 	switch {
 	case err != nil:
 		return PublishResult{}, err

@@ -479,19 +479,10 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 	}
 	take := batch[first:]
 	ms := make([]*newsnet.Multicast, len(take))
-	pubs := make([]*newsnet.Published, len(take))
-	a.pubWaitMu.Lock()
 	for i, r := range take {
-		ms[i], pubs[i] = r.m, new(newsnet.Published)
-		a.pubWait[r.m.ID] = pubs[i]
+		ms[i] = r.m
 	}
-	a.pubWaitMu.Unlock()
-	links, err := n.PublishBatch(context.Background(), ms)
-	a.pubWaitMu.Lock()
-	for _, m := range ms {
-		delete(a.pubWait, m.ID)
-	}
-	a.pubWaitMu.Unlock()
+	reports, err := n.PublishBatch(context.Background(), ms)
 	switch {
 	case errors.Is(err, node.ErrClosed):
 		// Stopped meanwhile: the next start sends the rest from the outbox.
@@ -499,15 +490,12 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 		// The rest stay in the outbox: the next start sends them, and until
 		// then this servant answers retransmission requests for them from
 		// the store.
-		r := take[len(links)]
+		r := take[len(reports)]
 		a.log.Error("handing publications to the servant failed; they stay in the outbox",
-			"items", len(take)-len(links), "first", r.it.ID, "count", r.it.SourceCount, "err", err)
+			"items", len(take)-len(reports), "first", r.it.ID, "count", r.it.SourceCount, "err", err)
 	}
-	for i, l := range links {
-		r, pub := take[i], pubs[i]
-		if pub.ID == ([16]byte{}) {
-			pub.Links = l // no report: cannot happen with a node that reports Published
-		}
+	for i, pub := range reports {
+		r := take[i]
 		if pub.Count != 0 && pub.Count != r.it.SourceCount {
 			a.log.Warn("the servant renumbered a publication", "id", r.it.ID, "stored", r.it.SourceCount, "sent", pub.Count)
 		}
@@ -521,8 +509,8 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 		outs[first+i] = out
 		a.log.Debug("published", "id", r.it.ID, "category", r.it.Category, "count", r.it.SourceCount, "outcome", out.String(), "links", pub.Links)
 	}
-	if len(links) > 0 {
-		a.log.Info("published", "items", len(links), "last", take[len(links)-1].it.SourceCount)
+	if len(reports) > 0 {
+		a.log.Info("published", "items", len(reports), "last", take[len(reports)-1].it.SourceCount)
 	}
 }
 

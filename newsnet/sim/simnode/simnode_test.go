@@ -22,7 +22,7 @@ import (
 type servant interface {
 	Addr() newsnet.ServantID
 	Status() newsnet.Status
-	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error)
+	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]newsnet.Published, error)
 	SetSubscriptions(categories []string) error
 	SetSeeds(seeds []newsnet.ServantID) error
 	Reauthenticate()
@@ -125,9 +125,16 @@ func conformance(t *testing.T, start func(node.Config) (servant, error), within 
 
 	hr := &newsnet.Multicast{ID: [16]byte{1}, Category: "hr", Payload: []byte("not for the reader")}
 	it := &newsnet.Multicast{ID: [16]byte{2}, Category: "it", Payload: []byte("for the reader")}
-	links, err := pub.PublishBatch(context.Background(), []*newsnet.Multicast{hr, it})
+	reports, err := pub.PublishBatch(context.Background(), []*newsnet.Multicast{hr, it})
+	var links []int
+	for _, r := range reports {
+		links = append(links, r.Links)
+	}
 	if err != nil || !slices.Equal(links, []int{0, 1}) {
 		t.Fatalf("PublishBatch = %v, %v; want links [0 1]", links, err)
+	}
+	if reports[0].ID != hr.ID || reports[0].Count != 1 || reports[1].ID != it.ID || reports[1].Count != 2 || reports[1].Queued {
+		t.Errorf("PublishBatch reported %+v, want counts 1 and 2, sent", reports)
 	}
 	within(5*time.Second, "the item on the reader", func() error {
 		if d, _, _ := rh.got(); len(d) != 1 {
