@@ -157,7 +157,7 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 //	    Host.Adopted run under it, host.go)
 //	pubMu (starts, stops, the publishing pipeline's stores)
 //	mu (the node, the catalog)
-//	obMu, the event hub's, the persister's and the publisher's
+//	the event hub's, the persister's and the publisher's
 //	    queues (each taken alone, for a moment)
 //
 // pubMu and the Keeper's lock are never held together. A holder of pubMu
@@ -196,11 +196,6 @@ type App struct {
 	listen  string      // the listen address the node was started with
 	closed  bool
 	catalog *categories.Catalog
-
-	// outbox maps the IDs of own publications that have not gone out to
-	// their store outbox entries.
-	obMu   sync.Mutex
-	outbox map[[16]byte]uint64
 
 	// lost is the persisted total of needed items no servant could
 	// retransmit, over every run (Config.Lost, OnLost).
@@ -261,7 +256,6 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		identity:  identity,
 		sourceStr: source.String(),
 		events:    newEventHub(),
-		outbox:    make(map[[16]byte]uint64),
 		stop:      make(chan struct{}),
 	}
 	a.storeTrouble.Store(new(storeTrouble))
@@ -531,6 +525,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
+	// The reports of what waits in the outbox remove its entries.
+	a.pub.stored.Store(max(a.pub.stored.Load(), proto.OwnCount))
 	if proto.OwnLast, err = a.ownLast(); err != nil {
 		return node.Config{}, err
 	}
@@ -549,18 +545,13 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if err != nil {
 		return node.Config{}, err
 	}
-	a.obMu.Lock()
-	clear(a.outbox)
 	for _, e := range queued {
 		m, err := multicastOf(e.Item)
 		if err != nil {
-			a.obMu.Unlock()
 			return node.Config{}, fmt.Errorf("outbox entry %d: %w", e.Seq, err)
 		}
 		proto.Outbox = append(proto.Outbox, m)
-		a.outbox[m.ID] = e.Seq
 	}
-	a.obMu.Unlock()
 	if t, ok := a.lastAttached(); ok {
 		proto.LastAttached = t.Add(-lastAttachedSlack)
 	}
@@ -640,7 +631,7 @@ func (a *App) onProgress(source string, next uint64) {
 // its outbox and went out later.
 func (a *App) onPublished(p newsnet.Published) {
 	if !p.Queued {
-		a.pub.wentOut(p.ID) // out of the outbox
+		a.pub.wentOut(p.Count) // out of the outbox
 	}
 }
 

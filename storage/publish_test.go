@@ -321,3 +321,47 @@ func BenchmarkPublishOwn(b *testing.B) {
 		})
 	}
 }
+
+// SentThrough removes the outbox entries of the source's publications up
+// to a count, from the front; later ones and another source's stay.
+func TestPublishOwnSentThrough(t *testing.T) {
+	dir := t.TempDir()
+	s := storagetest.MustOpenDir(t, dir)
+	rng := rand.New(rand.NewPCG(8, 8))
+	me, before := uuid.New(), uuid.New()
+	if _, err := s.OutboxPush(ownItems(t, rng, before, 1, 1, "it")[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: ownItems(t, rng, me, 1, 4, "it")}); err != nil {
+		t.Fatal(err)
+	}
+	counts := func() []uint64 {
+		ob, err := s.Outbox()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs []uint64
+		for _, e := range ob {
+			if e.Item.Source == me {
+				cs = append(cs, e.Item.SourceCount)
+			}
+		}
+		return cs
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, SentThrough: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(); !slices.Equal(got, []uint64{3, 4}) {
+		t.Errorf("outbox counts after SentThrough 2: %v, want [3 4]", got)
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: ownItems(t, rng, me, 5, 1, "hr"), SentThrough: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(); !slices.Equal(got, []uint64{5}) {
+		t.Errorf("outbox counts after SentThrough 4 with a new item: %v, want [5]", got)
+	}
+	if ob, _ := s.Outbox(); len(ob) != 2 || ob[0].Item.Source != before {
+		t.Errorf("the other source's entry: outbox %d entries", len(ob))
+	}
+	storagetest.CheckAndClose(t, s, dir)
+}
