@@ -360,10 +360,12 @@ func (p *publisher) commit(batch []*pubReq) {
 // the count sent.
 func (p *publisher) store(batch []*pubReq, sent uint64) error {
 	items := make([]*news.Item, len(batch))
+	encoded := make([][]byte, len(batch))
 	for i, r := range batch {
 		items[i] = r.it
+		encoded[i] = r.m.Payload // the item's encoding, made once (multicastOf)
 	}
-	_, err := p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, Items: items, SentThrough: sent})
+	_, err := p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, Items: items, Encoded: encoded, SentThrough: sent})
 	return err
 }
 

@@ -34,6 +34,11 @@ type OwnBatch struct {
 	// Items are numbered by the caller with consecutive counts, the first
 	// one above the stored count of Source.
 	Items []*news.Item
+	// Encoded, when not nil, holds each item's MarshalBinary as the
+	// caller has it already (the payload of its multicast message), so
+	// that the store does not encode the item again; a nil entry is
+	// encoded here.
+	Encoded [][]byte
 	// Sent lists outbox entries of earlier publications that have gone
 	// out: they are removed in the same transaction (entries already gone
 	// are ignored). A batch may hold only these.
@@ -82,13 +87,21 @@ func (s *Store) PublishOwn(b OwnBatch) ([]uint64, error) {
 		if c.Received.IsZero() {
 			c.Received = s.opts.now()
 		}
-		val, err := encodeValue(c)
+		var q []byte
+		if i < len(b.Encoded) {
+			q = b.Encoded[i]
+		}
+		if q == nil {
+			var err error
+			if q, err = c.MarshalBinary(); err != nil {
+				return nil, fmt.Errorf("storage: publish: %w", err)
+			}
+		} else if err := c.Validate(); err != nil {
+			return nil, fmt.Errorf("storage: publish: %w", err)
+		}
+		val, err := encodedValue(c.Received, q)
 		if err != nil {
 			return nil, err
-		}
-		q, err := c.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("storage: publish: %w", err)
 		}
 		r.items = append(r.items, c)
 		r.vals = append(r.vals, val)
