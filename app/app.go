@@ -158,7 +158,7 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 //	    Host.Adopted run under it, host.go)
 //	pubMu (starts, stops, the publishing pipeline's stores)
 //	mu (the node, the catalog)
-//	obMu, pubWaitMu, the event hub's, the persister's and the publisher's
+//	the event hub's, the persister's and the publisher's
 //	    queues (each taken alone, for a moment)
 //
 // pubMu and the Keeper's lock are never held together. A holder of pubMu
@@ -197,16 +197,6 @@ type App struct {
 	listen  string      // the listen address the node was started with
 	closed  bool
 	catalog *categories.Catalog
-
-	// pubWait holds the Published report of a publication in progress,
-	// filled by OnPublished on the loop goroutine during node.Publish.
-	pubWaitMu sync.Mutex
-	pubWait   map[[16]byte]*newsnet.Published
-
-	// outbox maps the IDs of own publications that have not gone out to
-	// their store outbox entries.
-	obMu   sync.Mutex
-	outbox map[[16]byte]uint64
 
 	// lost is the persisted total of needed items no servant could
 	// retransmit, over every run (Config.Lost, OnLost).
@@ -267,8 +257,6 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		identity:  identity,
 		sourceStr: source.String(),
 		events:    newEventHub(),
-		pubWait:   make(map[[16]byte]*newsnet.Published),
-		outbox:    make(map[[16]byte]uint64),
 		stop:      make(chan struct{}),
 	}
 	a.storeTrouble.Store(new(storeTrouble))
@@ -520,9 +508,6 @@ func (e *FanoutError) Error() string {
 // nodeConfig builds the runtime and protocol configuration from the store.
 // It runs with mu held.
 func (a *App) nodeConfig() (node.Config, error) {
-	set := a.settings()
-	listen := cmp.Or(a.opts.Listen, set.Listen, DefaultListen)
-	advertise := cmp.Or(a.opts.Advertise, set.Advertise)
 	seedList, err := a.store.Seeds()
 	if err != nil {
 		return node.Config{}, err
@@ -531,13 +516,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	for _, s := range seedList {
 		seeds = append(seeds, newsnet.ServantID(s))
 	}
-	if advertise == "" {
-		if host, port, err := net.SplitHostPort(listen); err == nil {
-			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-				advertise = net.JoinHostPort(localAddress(seedList), port)
-			}
-		}
-	}
+	listen, advertise := a.addresses(seedList)
 
 	proto := newsnet.DefaultConfig("")
 	proto.Seeds = seeds
@@ -547,6 +526,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}
+	// The reports of what waits in the outbox remove its entries.
+	a.pub.stored.Store(max(a.pub.stored.Load(), proto.OwnCount))
 	if proto.OwnLast, err = a.ownLast(); err != nil {
 		return node.Config{}, err
 	}
@@ -565,18 +546,13 @@ func (a *App) nodeConfig() (node.Config, error) {
 	if err != nil {
 		return node.Config{}, err
 	}
-	a.obMu.Lock()
-	clear(a.outbox)
 	for _, e := range queued {
 		m, err := multicastOf(e.Item)
 		if err != nil {
-			a.obMu.Unlock()
 			return node.Config{}, fmt.Errorf("outbox entry %d: %w", e.Seq, err)
 		}
 		proto.Outbox = append(proto.Outbox, m)
-		a.outbox[m.ID] = e.Seq
 	}
-	a.obMu.Unlock()
 	if t, ok := a.lastAttached(); ok {
 		proto.LastAttached = t.Add(-lastAttachedSlack)
 	}
@@ -612,6 +588,24 @@ func (a *App) nodeConfig() (node.Config, error) {
 	}, nil
 }
 
+// addresses returns the listen address and the advertised one ("": the
+// listener's) of a servant started with the seed list seeds. Without an
+// advertised address, one listening on a wildcard address advertises the
+// local address of the route toward the first seed (localAddress).
+func (a *App) addresses(seeds []string) (listen, advertise string) {
+	set := a.settings()
+	listen = cmp.Or(a.opts.Listen, set.Listen, DefaultListen)
+	advertise = cmp.Or(a.opts.Advertise, set.Advertise)
+	if advertise == "" {
+		if host, port, err := net.SplitHostPort(listen); err == nil {
+			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+				advertise = net.JoinHostPort(localAddress(seeds), port)
+			}
+		}
+	}
+	return listen, advertise
+}
+
 // liveSubscriptions is what the servant subscribes to: the stored
 // subscriptions, and every category for an archive.
 func (a *App) liveSubscriptions() []string {
@@ -633,14 +627,12 @@ func (a *App) onProgress(source string, next uint64) {
 	a.persist.progress(source, next)
 }
 
+// onPublished hears every report of the servant on a publication: those
+// that PublishBatch returns too, and those of publications that waited in
+// its outbox and went out later.
 func (a *App) onPublished(p newsnet.Published) {
-	a.pubWaitMu.Lock()
-	if w, waiting := a.pubWait[p.ID]; waiting && w.ID == ([16]byte{}) {
-		*w = p // the report of a Publish call in progress
-	}
-	a.pubWaitMu.Unlock()
 	if !p.Queued {
-		a.pub.wentOut(p.ID) // out of the outbox
+		a.pub.wentOut(p.Count) // out of the outbox
 	}
 }
 

@@ -167,7 +167,7 @@ func TestAppPublishOutcomes(t *testing.T) {
 		if r, err := d.Publish(Draft{Category: "it", Title: "Seed down"}); err != nil || r.Outcome != Queued {
 			t.Errorf("publish with the seed down = %+v, %v; want queued", r, err)
 		}
-		// New seeds restart a servant that is still connecting; it attaches
+		// New seeds reach a servant that is still connecting; it attaches
 		// and sends what it queued.
 		if err := d.SetSeeds([]string{"bad"}); err == nil {
 			t.Error("SetSeeds accepted an address without a port")

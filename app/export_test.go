@@ -43,6 +43,7 @@ func publishSerial(a *App, it *news.Item) (PublishResult, error) {
 		return PublishResult{}, err
 	}
 	it.SourceCount = count
+	a.pub.stored.Store(max(a.pub.stored.Load(), count)) // its report removes its outbox entry
 	if err := trust.SignItem(a.identity, it); err != nil {
 		return PublishResult{}, err
 	}
@@ -61,25 +62,18 @@ func publishSerial(a *App, it *news.Item) (PublishResult, error) {
 	if n == nil {
 		return PublishResult{}, errors.New("serial publishing: not started")
 	}
-	pub := new(newsnet.Published)
-	a.pubWaitMu.Lock()
-	a.pubWait[m.ID] = pub
-	a.pubWaitMu.Unlock()
-	_, err = n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
-	a.pubWaitMu.Lock()
-	delete(a.pubWait, m.ID)
-	a.pubWaitMu.Unlock()
+	reports, err := n.PublishBatch(context.Background(), []*newsnet.Multicast{m})
+	var pub newsnet.Published
+	if err == nil {
+		pub = reports[0]
+	}
 	switch {
 	case err != nil:
 		return PublishResult{}, err
 	case pub.Queued:
-		seq, err := a.store.OutboxPush(it)
-		if err != nil {
+		if _, err := a.store.OutboxPush(it); err != nil {
 			return PublishResult{}, err
 		}
-		a.obMu.Lock()
-		a.outbox[it.ID] = seq
-		a.obMu.Unlock()
 		return PublishResult{ID: it.ID, Outcome: Queued}, nil
 	case pub.Links == 0:
 		return PublishResult{ID: it.ID, Outcome: Suppressed}, nil

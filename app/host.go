@@ -26,7 +26,14 @@ func (h netHost) Announce(category, title, body string) (string, error) {
 
 func (h netHost) ApplyCatalog(sn *trust.SignedNetwork) error { return h.a.applyCatalog(sn) }
 
-func (h netHost) StoreSeeds(seeds []string) error { return h.a.storeSeeds(seeds) }
+// StoreSeeds stores a definition's seeds and hands them to the running
+// servant, which uses them from its next connection (App.SetSeeds).
+func (h netHost) StoreSeeds(seeds []string) error {
+	if err := h.a.storeSeeds(seeds); err != nil {
+		return err
+	}
+	return h.a.applySeeds(seeds, true)
+}
 
 func (h netHost) Adopted(prev, next *trust.SignedNetwork) {
 	a := h.a

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"newsdesk/network"
@@ -79,7 +80,6 @@ type pubReq struct {
 
 	// Set by the committer.
 	m   *newsnet.Multicast
-	seq uint64 // its outbox entry
 	gen uint64 // the node generation it was stored under
 }
 
@@ -91,8 +91,15 @@ type publisher struct {
 	waiting  []*pubReq // submitted, not taken by the committer
 	unsent   []*pubReq // stored, not yet handed to the servant, in count order
 	unsentSz int       // payload bytes of unsent
-	sent     []uint64  // outbox entries of publications that went out
-	stopping bool
+	// sentThrough is the count up to which the servant reported our
+	// publications gone out, while their outbox entries are not removed
+	// yet (0: none to remove). The servant sends them in count order.
+	sentThrough uint64
+	stopping    bool
+
+	// stored is the last count stored (p.last, for the node's goroutine):
+	// a report beyond it is not of a publication of the pipeline.
+	stored atomic.Uint64
 
 	last      uint64 // the last count handed out (committer only)
 	lastKnown bool
@@ -150,36 +157,33 @@ func (p *publisher) withdraw(r *pubReq) bool {
 	return true
 }
 
-// wentOut records that the publication id went out, so that its outbox
-// entry is removed. It runs on the node's loop goroutine: it never blocks.
-func (p *publisher) wentOut(id [16]byte) {
-	a := p.a
-	a.obMu.Lock()
-	seq, ok := a.outbox[id]
-	delete(a.outbox, id)
-	a.obMu.Unlock()
-	if !ok {
+// wentOut records that the servant reported the publication with this
+// count gone out, so that the outbox entries up to it are removed: the
+// servant sends our publications in count order (from its own outbox
+// first). It runs on the node's loop goroutine: it never blocks.
+func (p *publisher) wentOut(count uint64) {
+	if count == 0 || count > p.stored.Load() {
 		return // not one of ours (a test pushing through the node)
 	}
 	p.mu.Lock()
-	p.sent = append(p.sent, seq)
+	p.sentThrough = max(p.sentThrough, count)
 	p.mu.Unlock()
 	wake(p.commitWake)
 }
 
-// takeSent returns the outbox entries to remove, and putBackSent returns
-// them when their removal failed.
-func (p *publisher) takeSent() []uint64 {
+// takeSent returns the count up to which outbox entries are to be
+// removed, and putBackSent returns it when their removal failed.
+func (p *publisher) takeSent() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := p.sent
-	p.sent = nil
+	s := p.sentThrough
+	p.sentThrough = 0
 	return s
 }
 
-func (p *publisher) putBackSent(s []uint64) {
+func (p *publisher) putBackSent(s uint64) {
 	p.mu.Lock()
-	p.sent = append(p.sent, s...)
+	p.sentThrough = max(p.sentThrough, s)
 	p.mu.Unlock()
 }
 
@@ -188,11 +192,11 @@ func (p *publisher) putBackSent(s []uint64) {
 // the outbox, so that nothing is sent twice.
 func (p *publisher) flushSent() {
 	sent := p.takeSent()
-	if len(sent) == 0 {
+	if sent == 0 {
 		return
 	}
-	if _, err := p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, Sent: sent}); err != nil {
-		p.a.log.Error("removing sent items from the outbox failed", "entries", len(sent), "err", err)
+	if _, err := p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, SentThrough: sent}); err != nil {
+		p.a.log.Error("removing sent items from the outbox failed", "through", sent, "err", err)
 		p.putBackSent(sent)
 	}
 }
@@ -225,7 +229,7 @@ func (p *publisher) committer() {
 			batch = slices.Clone(p.waiting[:n])
 			p.waiting = slices.Delete(p.waiting, 0, n)
 		}
-		sent, stopping := len(p.sent) > 0, p.stopping
+		sent, stopping := p.sentThrough > 0, p.stopping
 		p.mu.Unlock()
 		switch {
 		case stopping:
@@ -294,7 +298,7 @@ func (p *publisher) commit(batch []*pubReq) {
 		return
 	}
 	sent := p.takeSent()
-	seqs, err := p.store(batch, sent)
+	err := p.store(batch, sent)
 	if errors.Is(err, storage.ErrCountConflict) {
 		// Counts were taken outside the pipeline (tests do, through the
 		// store): number again after the stored count.
@@ -306,7 +310,7 @@ func (p *publisher) commit(batch []*pubReq) {
 				a.pubMu.Unlock()
 				return
 			}
-			seqs, err = p.store(batch, sent)
+			err = p.store(batch, sent)
 		}
 	}
 	if err != nil {
@@ -318,12 +322,10 @@ func (p *publisher) commit(batch []*pubReq) {
 		return
 	}
 	p.last = batch[len(batch)-1].it.SourceCount
-	a.obMu.Lock()
-	for i, r := range batch {
-		r.seq, r.gen = seqs[i], gen
-		a.outbox[r.m.ID] = r.seq
+	p.stored.Store(p.last)
+	for _, r := range batch {
+		r.gen = gen
 	}
-	a.obMu.Unlock()
 	a.pubMu.Unlock()
 
 	ev := Event{Kind: ItemsPublished}
@@ -354,13 +356,17 @@ func (p *publisher) commit(batch []*pubReq) {
 	wake(p.sendWake)
 }
 
-// store writes a prepared batch.
-func (p *publisher) store(batch []*pubReq, sent []uint64) ([]uint64, error) {
+// store writes a prepared batch, and removes the outbox entries up to
+// the count sent.
+func (p *publisher) store(batch []*pubReq, sent uint64) error {
 	items := make([]*news.Item, len(batch))
+	encoded := make([][]byte, len(batch))
 	for i, r := range batch {
 		items[i] = r.it
+		encoded[i] = r.m.Payload // the item's encoding, made once (multicastOf)
 	}
-	return p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, Items: items, Sent: sent})
+	_, err := p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, Items: items, Encoded: encoded, SentThrough: sent})
+	return err
 }
 
 // prepare numbers the batch after last, signs every item and builds its
@@ -479,19 +485,10 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 	}
 	take := batch[first:]
 	ms := make([]*newsnet.Multicast, len(take))
-	pubs := make([]*newsnet.Published, len(take))
-	a.pubWaitMu.Lock()
 	for i, r := range take {
-		ms[i], pubs[i] = r.m, new(newsnet.Published)
-		a.pubWait[r.m.ID] = pubs[i]
+		ms[i] = r.m
 	}
-	a.pubWaitMu.Unlock()
-	links, err := n.PublishBatch(context.Background(), ms)
-	a.pubWaitMu.Lock()
-	for _, m := range ms {
-		delete(a.pubWait, m.ID)
-	}
-	a.pubWaitMu.Unlock()
+	reports, err := n.PublishBatch(context.Background(), ms)
 	switch {
 	case errors.Is(err, node.ErrClosed):
 		// Stopped meanwhile: the next start sends the rest from the outbox.
@@ -499,15 +496,12 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 		// The rest stay in the outbox: the next start sends them, and until
 		// then this servant answers retransmission requests for them from
 		// the store.
-		r := take[len(links)]
+		r := take[len(reports)]
 		a.log.Error("handing publications to the servant failed; they stay in the outbox",
-			"items", len(take)-len(links), "first", r.it.ID, "count", r.it.SourceCount, "err", err)
+			"items", len(take)-len(reports), "first", r.it.ID, "count", r.it.SourceCount, "err", err)
 	}
-	for i, l := range links {
-		r, pub := take[i], pubs[i]
-		if pub.ID == ([16]byte{}) {
-			pub.Links = l // no report: cannot happen with a node that reports Published
-		}
+	for i, pub := range reports {
+		r := take[i]
 		if pub.Count != 0 && pub.Count != r.it.SourceCount {
 			a.log.Warn("the servant renumbered a publication", "id", r.it.ID, "stored", r.it.SourceCount, "sent", pub.Count)
 		}
@@ -521,8 +515,8 @@ func (p *publisher) handOff(batch []*pubReq, outs []Outcome) {
 		outs[first+i] = out
 		a.log.Debug("published", "id", r.it.ID, "category", r.it.Category, "count", r.it.SourceCount, "outcome", out.String(), "links", pub.Links)
 	}
-	if len(links) > 0 {
-		a.log.Info("published", "items", len(links), "last", take[len(links)-1].it.SourceCount)
+	if len(reports) > 0 {
+		a.log.Info("published", "items", len(reports), "last", take[len(reports)-1].it.SourceCount)
 	}
 }
 

@@ -207,7 +207,7 @@ type heldServant struct {
 	b *blockingHandOff
 }
 
-func (h heldServant) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error) {
+func (h heldServant) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]newsnet.Published, error) {
 	h.b.waiting.Add(1)
 	defer h.b.waiting.Add(-1)
 	select {

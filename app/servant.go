@@ -23,11 +23,15 @@ type servantNode interface {
 	Addr() newsnet.ServantID
 	// Status is a snapshot of the servant's place in the tree.
 	Status() newsnet.Status
-	// PublishBatch publishes ms in order and returns the tree links each
-	// went out on (node.Node.PublishBatch).
-	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error)
+	// PublishBatch publishes ms in order and returns the core's report of
+	// each (node.Node.PublishBatch): its count, the tree links it went out
+	// on, or that it waits in the core's outbox.
+	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]newsnet.Published, error)
 	// SetSubscriptions replaces the categories delivered to this servant.
 	SetSubscriptions(categories []string) error
+	// SetSeeds replaces its seed list without a restart
+	// (node.Node.SetSeeds).
+	SetSeeds(seeds []newsnet.ServantID) error
 	// Reauthenticate closes the links proven with a network secret that
 	// is no longer accepted (node.Node.Reauthenticate).
 	Reauthenticate()

@@ -54,12 +54,93 @@ func (s *Servant) learnAlias(target ServantID) {
 	}
 	s.aliases[target] = true
 	s.note("%s is this servant", target)
-	if s.isSeed() {
-		allowed := s.seedTargets()
-		s.conn.targets = slices.DeleteFunc(s.conn.targets, func(t ServantID) bool {
-			return slices.Contains(s.cfg.Seeds, t) && !slices.Contains(allowed, t)
-		})
+	s.dropForbiddenTargets()
+}
+
+// forbiddenTarget reports whether a seed must not join t: t is a seed
+// that is not before it in the list (itself included).
+func (s *Servant) forbiddenTarget(t ServantID) bool {
+	return s.isSeed() && slices.Contains(s.cfg.Seeds, t) && !slices.Contains(s.seedTargets(), t)
+}
+
+// dropForbiddenTargets drops from the round in progress the targets a
+// seed must not join.
+func (s *Servant) dropForbiddenTargets() {
+	s.conn.targets = slices.DeleteFunc(s.conn.targets, s.forbiddenTarget)
+}
+
+// setSeeds replaces the seed list of the servant (the SetSeeds event)
+// and, once it is running, reconsiders its place by the seed rules.
+func (s *Servant) setSeeds(seeds []ServantID) {
+	for _, id := range seeds {
+		if _, err := ParseServantID(string(id)); err != nil {
+			s.note("new seed list ignored: %v", err)
+			return
+		}
 	}
+	if slices.Equal(seeds, s.cfg.Seeds) {
+		return
+	}
+	s.cfg.Seeds = slices.Clone(seeds)
+	s.note("seed list is now %v", s.cfg.Seeds)
+	if s.started {
+		s.reconsiderSeeds()
+	}
+}
+
+// reconsiderSeeds applies the seed rules to a running servant whose seed
+// list changed. Nothing that the rules allow to stay is torn down:
+//
+//   - The round in progress drops the targets a seed must not join (the
+//     seeds not before it), abandoning such an attempt; the next round
+//     takes its targets from the new list.
+//   - Connecting and backing off: a new round starts at once, so a list
+//     without reachable predecessors makes a seed the vertex now, as at
+//     start.
+//   - The vertex with seeds before it (it is not the first seed, or not a
+//     seed at all) probes them now, and rejoins under one that answers.
+//   - Attached: a seed whose tree's root is not a seed before it leaves
+//     and reconnects through the seeds before it (becoming the vertex when
+//     none answers), since the first reachable seed must be the vertex;
+//     anyone else keeps its place.
+func (s *Servant) reconsiderSeeds() {
+	c := &s.conn
+	s.dropForbiddenTargets()
+	if c.attempt != nil && s.forbiddenTarget(c.attempt.peer) {
+		s.closeLink(c.attempt, "no longer a join target")
+		s.tryNextTarget()
+	}
+	switch {
+	case s.up != nil:
+		if len(s.rootPath) > 0 && slices.Contains(s.seedTargets(), s.rootPath[0]) {
+			s.lastSeedRoot = s.now
+			return
+		}
+		if s.isSeed() {
+			s.note("tree root %v is not a seed before this one: reconnecting", s.rootPath)
+			s.closeLink(s.up, "root is not an earlier seed")
+			s.becomeDetached()
+			s.startConnector(nil)
+		}
+	case s.vertex:
+		if c.attempt == nil && len(s.seedTargets()) > 0 {
+			s.probeSeeds()
+		}
+	case c.attempt == nil:
+		// Backing off after a failed round: try the new list now.
+		c.rounds = 0
+		s.startConnector(nil)
+	}
+}
+
+// probeSeeds lets the vertex try the seeds before it; it stays the vertex
+// until one accepts it.
+func (s *Servant) probeSeeds() {
+	c := &s.conn
+	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
+	c.active = true
+	c.targets = s.joinTargets(nil)
+	s.tryNextTarget()
 }
 
 // startConnector begins connector processing with first, then the seeds.
@@ -144,10 +225,7 @@ func (s *Servant) tickConnector() {
 	case c.active && !s.vertex && !s.now.Before(c.retryAt):
 		s.startConnector(nil)
 	case s.vertex && len(s.seedTargets()) > 0 && !s.now.Before(s.nextProbe):
-		s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
-		c.active = true
-		c.targets = s.joinTargets(nil)
-		s.tryNextTarget()
+		s.probeSeeds()
 	}
 }
 

@@ -55,6 +55,13 @@ type SetSubscriptions struct{ Categories []string }
 // Publish sends a multicast message from this servant.
 type Publish struct{ Msg *Multicast }
 
+// SetSeeds replaces the seed list (Config.Seeds) of a running servant,
+// without a restart. The connector uses the new list from its next round;
+// a servant that becomes or stops being a seed, or moves in the list,
+// re-evaluates its place by the seed rules (connector.go, reconsiderSeeds).
+// A list with an invalid ID is ignored with a Note.
+type SetSeeds struct{ Seeds []ServantID }
+
 // Written reports that the host has written frames the core sent on Link
 // (or dropped them with the link): Bytes in all, as SizeOf counts them. The
 // core keeps, per link, the bytes it sent and the host has not yet reported
@@ -75,6 +82,7 @@ func (Subscribe) isEvent()        {}
 func (Unsubscribe) isEvent()      {}
 func (SetSubscriptions) isEvent() {}
 func (Publish) isEvent()          {}
+func (SetSeeds) isEvent()         {}
 func (Written) isEvent()          {}
 
 // Action is an output of Servant.Step for the host to carry out, in order.

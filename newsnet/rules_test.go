@@ -800,3 +800,140 @@ func rangeCounts(lo, hi uint64) []uint64 {
 	}
 	return out
 }
+
+// A new seed list reaches the connector without a restart: a servant
+// backing off after its seeds failed tries the new list at once, and joins
+// a seed of it.
+// Reference: DESIGN.md, tree construction, connector (try the seed list in order, back off) and seeds.
+func TestNewSeedListUsedByConnector(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	dial := find[newsnet.Dial](h.step(newsnet.Start{}))
+	if dial == nil || dial.Addr != "10.0.0.1:7400" {
+		t.Fatalf("start: want a dial to the first seed")
+	}
+	if acts := h.step(newsnet.LinkDown{Link: dial.Link, Reason: "refused"}); find[newsnet.Dial](acts) != nil {
+		t.Fatalf("dialed again at once after the only seed failed: %v", acts)
+	}
+	acts := h.step(newsnet.SetSeeds{Seeds: []newsnet.ServantID{"10.0.0.2:7400"}})
+	dial = find[newsnet.Dial](acts)
+	if dial == nil || dial.Addr != "10.0.0.2:7400" {
+		t.Fatalf("new seeds: %v, want a dial to the new seed at once", acts)
+	}
+	h.step(newsnet.LinkUp{Link: dial.Link})
+	h.step(newsnet.Received{Link: dial.Link, Msg: &newsnet.JoinAccept{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{"10.0.0.2:7400"}}})
+	if r := h.s.Role(); r != newsnet.RoleAttached {
+		t.Fatalf("role %s, want attached under the new seed", r)
+	}
+}
+
+// A servant that becomes the first seed is the vertex: attached, it leaves
+// its up-servant at once (its root is no seed before it); connecting, it
+// abandons its join attempt to what is now a later seed.
+// Reference: DESIGN.md, tree construction, seeds (a seed joins the seeds before it; the first reachable seed is the vertex).
+func TestBecomingFirstSeedMakesVertex(t *testing.T) {
+	self, a, b := newsnet.ServantID("10.0.0.3:7400"), newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400")
+	t.Run("attached", func(t *testing.T) {
+		h := newHarness(t, self, a)
+		up := h.attach(a)
+		acts := h.step(newsnet.SetSeeds{Seeds: []newsnet.ServantID{self, a}})
+		if !closed(acts, up) || find[newsnet.Dial](acts) != nil {
+			t.Fatalf("new seeds: %v, want the uplink closed and no dial", acts)
+		}
+		if r := h.s.Role(); r != newsnet.RoleVertex {
+			t.Fatalf("role %s, want vertex", r)
+		}
+	})
+	t.Run("connecting", func(t *testing.T) {
+		h := newHarness(t, self, a, b)
+		dial := find[newsnet.Dial](h.step(newsnet.Start{}))
+		acts := h.step(newsnet.SetSeeds{Seeds: []newsnet.ServantID{self, a, b}})
+		if !closed(acts, dial.Link) || find[newsnet.Dial](acts) != nil {
+			t.Fatalf("new seeds: %v, want the attempt abandoned and no dial to a later seed", acts)
+		}
+		if r := h.s.Role(); r != newsnet.RoleVertex {
+			t.Fatalf("role %s, want vertex", r)
+		}
+	})
+}
+
+// A new list that allows a servant's place keeps it: a servant that stays
+// a non-seed, or becomes a seed under a tree whose root is a seed before
+// it, stays attached.
+// Reference: DESIGN.md, tree construction, seeds (a seed joins the seeds before it).
+func TestNewSeedListKeepsAllowedPlace(t *testing.T) {
+	self, a := newsnet.ServantID("10.0.0.3:7400"), newsnet.ServantID("10.0.0.1:7400")
+	for _, seeds := range [][]newsnet.ServantID{{"10.0.0.2:7400"}, {a, self}, nil} {
+		h := newHarness(t, self, a)
+		up := h.attach(a)
+		acts := h.step(newsnet.SetSeeds{Seeds: seeds})
+		if closed(acts, up) || find[newsnet.Dial](acts) != nil || h.s.Role() != newsnet.RoleAttached {
+			t.Errorf("seeds %v: %v, role %s; want it to stay attached", seeds, acts, h.s.Role())
+		}
+		// A seed under an earlier seed is not cut off by root silence either.
+		h.step(newsnet.Received{Link: up, Msg: &newsnet.PartitionInfo{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{a}}})
+		if acts := h.advance(time.Second); closed(acts, up) {
+			t.Errorf("seeds %v: uplink closed: %v", seeds, acts)
+		}
+	}
+}
+
+// A vertex that has seeds before it after the change (it had none, or is
+// no longer a seed) tries them at once and rejoins under one that answers,
+// so a network whose seeds changed does not stay split.
+// Reference: DESIGN.md, tree construction, seeds (a vertex that is not the first seed keeps trying the seeds before it).
+func TestVertexTriesNewEarlierSeeds(t *testing.T) {
+	self, a := newsnet.ServantID("10.0.0.3:7400"), newsnet.ServantID("10.0.0.1:7400")
+	for _, seeds := range [][]newsnet.ServantID{{a, self}, {a}} {
+		h := newHarness(t, self)
+		h.step(newsnet.Start{})
+		if r := h.s.Role(); r != newsnet.RoleVertex {
+			t.Fatalf("role %s without seeds, want vertex", r)
+		}
+		acts := h.step(newsnet.SetSeeds{Seeds: seeds})
+		dial := find[newsnet.Dial](acts)
+		if dial == nil || dial.Addr != a {
+			t.Fatalf("seeds %v: %v, want a dial to %s at once", seeds, acts, a)
+		}
+		if r := h.s.Role(); r != newsnet.RoleVertex {
+			t.Fatalf("seeds %v: role %s while trying, want vertex", seeds, r)
+		}
+		h.step(newsnet.LinkUp{Link: dial.Link})
+		h.step(newsnet.Received{Link: dial.Link, Msg: &newsnet.JoinAccept{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{a}}})
+		if r := h.s.Role(); r != newsnet.RoleAttached {
+			t.Fatalf("seeds %v: role %s, want attached under %s", seeds, r, a)
+		}
+	}
+}
+
+// Reversing the seed list of a running network, servant by servant, makes
+// the new first seed the vertex of one tree again, without restarts, and
+// items still reach every subscriber.
+// Reference: DESIGN.md, tree construction, seeds (the first reachable seed is the vertex).
+func TestSeedListReversedLive(t *testing.T) {
+	n := sim.New(31)
+	a, b := newsnet.ServantID("10.0.0.1:7400"), newsnet.ServantID("10.0.0.2:7400")
+	seeds := []newsnet.ServantID{a, b}
+	n.Add(a, seeds)
+	n.Add(b, seeds)
+	others := []newsnet.ServantID{"10.1.0.1:7400", "10.2.0.1:7400", "10.3.0.1:7400", "10.4.0.1:7400"}
+	for _, id := range others {
+		n.Add(id, seeds, "it")
+	}
+	mustConverge(t, n, 30*time.Second)
+	if r := n.Node(a).Servant.Role(); r != newsnet.RoleVertex {
+		t.Fatalf("A is %s, want vertex", r)
+	}
+	for _, id := range append([]newsnet.ServantID{b, a}, others...) {
+		n.SetSeeds(id, b, a)
+		n.RunFor(200 * time.Millisecond)
+	}
+	mustConverge(t, n, 30*time.Second)
+	if r := n.Node(b).Servant.Role(); r != newsnet.RoleVertex {
+		t.Fatalf("B is %s after the list was reversed, want vertex", r)
+	}
+	id := n.Publish(others[0], "it")
+	n.RunFor(time.Second)
+	if err := n.CheckDelivery(others[0], id, "it"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -254,6 +254,8 @@ func (s *Servant) Step(ev Event) []Action {
 		s.setSelf(NewCategorySet(slices.DeleteFunc(slices.Clone(e.Categories), func(c string) bool {
 			return !s.checkCategory(c)
 		})...))
+	case SetSeeds:
+		s.setSeeds(e.Seeds)
 	case Written:
 		if l := s.links[e.Link]; l != nil {
 			s.written(l, e.Bytes)

@@ -44,6 +44,21 @@ func encodeValue(it *news.Item) ([]byte, error) {
 	return it.AppendBinary(b) // validates
 }
 
+// encodedValue is encodeValue for an item already encoded (its
+// MarshalBinary, which validated it) and received at received.
+func encodedValue(received time.Time, encoded []byte) ([]byte, error) {
+	if received.IsZero() {
+		return nil, errors.New("received: required")
+	}
+	if received.Before(time.Unix(0, math.MinInt64)) || received.After(time.Unix(0, math.MaxInt64)) {
+		return nil, errors.New("received: outside the years 1678 to 2262")
+	}
+	b := make([]byte, valueHeaderLen, valueHeaderLen+len(encoded))
+	b[0] = valueFormat
+	binary.BigEndian.PutUint64(b[1:], uint64(received.UnixNano()))
+	return append(b, encoded...), nil
+}
+
 // decodeValue copies an item out of a bbolt value (which is only valid
 // inside its transaction).
 func decodeValue(id []byte, v []byte) (*news.Item, error) {

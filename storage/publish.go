@@ -34,10 +34,21 @@ type OwnBatch struct {
 	// Items are numbered by the caller with consecutive counts, the first
 	// one above the stored count of Source.
 	Items []*news.Item
+	// Encoded, when not nil, holds each item's MarshalBinary as the
+	// caller has it already (the payload of its multicast message), so
+	// that the store does not encode the item again; a nil entry is
+	// encoded here.
+	Encoded [][]byte
 	// Sent lists outbox entries of earlier publications that have gone
 	// out: they are removed in the same transaction (entries already gone
 	// are ignored). A batch may hold only these.
 	Sent []uint64
+	// SentThrough, when not zero, says that Source's publications up to
+	// this count have gone out: the outbox entries of its items with
+	// counts up to it are removed from the front of the outbox (which
+	// holds them in count order), in the same transaction. A batch may
+	// hold only this.
+	SentThrough uint64
 }
 
 // ownReq is an OwnBatch on its way through the ingest queue.
@@ -47,7 +58,9 @@ type ownReq struct {
 	vals   [][]byte     // the items' store values
 	queued [][]byte     // the items' outbox values
 	sent   []uint64
-	seqs   []uint64 // filled by the writer: the items' outbox entries
+	// sentThrough: remove the outbox's front entries of source up to this count
+	sentThrough uint64
+	seqs        []uint64 // filled by the writer: the items' outbox entries
 }
 
 // PublishOwn stores a batch of own publications, together with whatever
@@ -61,7 +74,7 @@ func (s *Store) PublishOwn(b OwnBatch) ([]uint64, error) {
 	if s.opts.readOnly {
 		return nil, fmt.Errorf("%w: publish: store opened read-only", ErrReadOnly)
 	}
-	r := &ownReq{source: b.Source, sent: b.Sent}
+	r := &ownReq{source: b.Source, sent: b.Sent, sentThrough: b.SentThrough}
 	size := 0
 	for i, it := range b.Items {
 		c := it.Clone()
@@ -74,13 +87,21 @@ func (s *Store) PublishOwn(b OwnBatch) ([]uint64, error) {
 		if c.Received.IsZero() {
 			c.Received = s.opts.now()
 		}
-		val, err := encodeValue(c)
+		var q []byte
+		if i < len(b.Encoded) {
+			q = b.Encoded[i]
+		}
+		if q == nil {
+			var err error
+			if q, err = c.MarshalBinary(); err != nil {
+				return nil, fmt.Errorf("storage: publish: %w", err)
+			}
+		} else if err := c.Validate(); err != nil {
+			return nil, fmt.Errorf("storage: publish: %w", err)
+		}
+		val, err := encodedValue(c.Received, q)
 		if err != nil {
 			return nil, err
-		}
-		q, err := c.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("storage: publish: %w", err)
 		}
 		r.items = append(r.items, c)
 		r.vals = append(r.vals, val)
@@ -99,6 +120,11 @@ func (r *ownReq) apply(tx *bbolt.Tx, b buckets, ch *txChanges) error {
 	outbox := tx.Bucket(bucketOutbox)
 	for _, seq := range r.sent {
 		if err := outbox.Delete(binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+			return err
+		}
+	}
+	if r.sentThrough > 0 {
+		if err := removeSentThrough(outbox, r.source, r.sentThrough); err != nil {
 			return err
 		}
 	}
@@ -141,6 +167,33 @@ func (r *ownReq) apply(tx *bbolt.Tx, b buckets, ch *txChanges) error {
 		}
 	}
 	return sources.Put(r.source[:], binary.BigEndian.AppendUint64(nil, last))
+}
+
+// removeSentThrough removes the outbox's front entries of source with
+// counts up to through; entries of another source (a source the
+// installation had before) are left alone.
+func removeSentThrough(outbox *bbolt.Bucket, source uuid.UUID, through uint64) error {
+	var gone [][]byte
+	c := outbox.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		e, err := decodeOutboxEntry(k, v)
+		if err != nil {
+			return err
+		}
+		if e.Item.Source != source {
+			continue
+		}
+		if e.Item.SourceCount > through {
+			break
+		}
+		gone = append(gone, k) // k is valid for the life of the transaction
+	}
+	for _, k := range gone {
+		if err := outbox.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // OwnLast returns, per category this installation published in, the count

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -320,4 +321,90 @@ func BenchmarkPublishOwn(b *testing.B) {
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
 		})
 	}
+}
+
+// SentThrough removes the outbox entries of the source's publications up
+// to a count, from the front; later ones and another source's stay.
+func TestPublishOwnSentThrough(t *testing.T) {
+	dir := t.TempDir()
+	s := storagetest.MustOpenDir(t, dir)
+	rng := rand.New(rand.NewPCG(8, 8))
+	me, before := uuid.New(), uuid.New()
+	if _, err := s.OutboxPush(ownItems(t, rng, before, 1, 1, "it")[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: ownItems(t, rng, me, 1, 4, "it")}); err != nil {
+		t.Fatal(err)
+	}
+	counts := func() []uint64 {
+		ob, err := s.Outbox()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs []uint64
+		for _, e := range ob {
+			if e.Item.Source == me {
+				cs = append(cs, e.Item.SourceCount)
+			}
+		}
+		return cs
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, SentThrough: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(); !slices.Equal(got, []uint64{3, 4}) {
+		t.Errorf("outbox counts after SentThrough 2: %v, want [3 4]", got)
+	}
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: ownItems(t, rng, me, 5, 1, "hr"), SentThrough: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(); !slices.Equal(got, []uint64{5}) {
+		t.Errorf("outbox counts after SentThrough 4 with a new item: %v, want [5]", got)
+	}
+	if ob, _ := s.Outbox(); len(ob) != 2 || ob[0].Item.Source != before {
+		t.Errorf("the other source's entry: outbox %d entries", len(ob))
+	}
+	storagetest.CheckAndClose(t, s, dir)
+}
+
+// Items passed with their encoding are stored as if the store had encoded
+// them: the same item, and the same outbox entry.
+func TestPublishOwnEncoded(t *testing.T) {
+	dir := t.TempDir()
+	s := storagetest.MustOpenDir(t, dir)
+	rng := rand.New(rand.NewPCG(9, 9))
+	me := uuid.New()
+	items := ownItems(t, rng, me, 1, 2, "it")
+	encoded := make([][]byte, len(items))
+	for i, it := range items {
+		b, err := it.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded[i] = b
+	}
+	encoded[1] = nil // encoded by the store
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: items, Encoded: encoded}); err != nil {
+		t.Fatal(err)
+	}
+	ob, err := s.Outbox()
+	if err != nil || len(ob) != 2 {
+		t.Fatalf("outbox %v, %v", ob, err)
+	}
+	for i, it := range items {
+		e, err := s.Get(it.ID)
+		if err != nil || e.Item.Title != it.Title || e.Item.SourceCount != it.SourceCount || !bytes.Equal(e.Item.Signature, it.Signature) {
+			t.Errorf("item %d stored as %+v, %v", i, e.Item, err)
+		}
+		if ob[i].Item.ID != it.ID || ob[i].Item.Body != it.Body {
+			t.Errorf("outbox entry %d: %+v", i, ob[i].Item)
+		}
+	}
+	bad := ownItems(t, rng, me, 3, 1, "it")[0]
+	enc, _ := bad.MarshalBinary()
+	bad.Title = ""
+	if _, err := s.PublishOwn(storage.OwnBatch{Source: me, Items: []*news.Item{bad}, Encoded: [][]byte{enc}}); err == nil {
+		t.Error("an invalid item with an encoding was stored")
+	}
+	storagetest.CheckAndClose(t, s, dir)
 }

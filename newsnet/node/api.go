@@ -26,10 +26,14 @@ func (n *Node) Status() newsnet.Status {
 	return st
 }
 
-// Publish sends m to every subscriber of m.Category and returns the number
-// of tree links it went out on: 0 means no subscriber is reachable and
-// nothing was sent. The node does not deliver m to itself. m must not be
-// modified afterwards: the core keeps it to answer retransmission requests.
+// Publish sends m to every subscriber of m.Category and returns the
+// core's report of it (newsnet.Published): the communication count it was
+// given and the tree links it went out on. Links 0 means no subscriber is
+// reachable and nothing was sent; Queued, that the servant is not attached
+// and keeps m in its outbox until it is (a second report, through
+// Config.OnPublished, says when it goes out). The node does not deliver m
+// to itself. m must not be modified afterwards: the core keeps it to answer
+// retransmission requests.
 //
 // Back-pressure: while the servant is backlogged (some link has fallen far
 // behind, see newsnet.Servant.Backlogged), Publish waits until the backlog
@@ -37,24 +41,24 @@ func (n *Node) Status() newsnet.Status {
 // The wait is bounded by ctx: when it ends first, m is not published and
 // Publish returns ctx.Err(). The loop never waits on a publisher; a
 // waiting call is parked off it.
-func (n *Node) Publish(ctx context.Context, m *newsnet.Multicast) (links int, err error) {
-	l, err := n.PublishBatch(ctx, []*newsnet.Multicast{m})
+func (n *Node) Publish(ctx context.Context, m *newsnet.Multicast) (newsnet.Published, error) {
+	ps, err := n.PublishBatch(ctx, []*newsnet.Multicast{m})
 	if err != nil {
-		return 0, err
+		return newsnet.Published{}, err
 	}
-	return l[0], nil
+	return ps[0], nil
 }
 
 // PublishBatch publishes ms in order, as Publish does each, handing them to
 // the loop at once: a publisher that has many ready (the app's pipeline
 // stores them in batches) waits for one round trip to the loop instead of
-// one per message. It returns the tree links each went out on.
+// one per message. It returns the core's report of each.
 //
 // The messages are checked first; one that fails publishes none. When ctx
 // ends while some wait for a backlog to clear, the ones published so far
-// are a prefix: links holds theirs, and err is ctx.Err(). The same holds
+// are a prefix: reports holds theirs, and err is ctx.Err(). The same holds
 // for ErrClosed when the node shuts down meanwhile.
-func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (links []int, err error) {
+func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (reports []newsnet.Published, err error) {
 	for _, m := range ms {
 		if m == nil {
 			return nil, errors.New("node: publish: nil message")
@@ -85,7 +89,7 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (links
 	if err != nil {
 		return nil, err
 	}
-	links = make([]int, 0, len(ps))
+	reports = make([]newsnet.Published, 0, len(ps))
 	for i, p := range ps {
 		select {
 		case <-p.done:
@@ -101,27 +105,27 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (links
 			}
 			for _, q := range ps[i:published] {
 				<-q.done
-				links = append(links, q.links)
+				reports = append(reports, q.report)
 			}
-			return links, ctx.Err()
+			return reports, ctx.Err()
 		}
 		if p.err != nil {
-			return links, p.err // shut down while parked: the rest were not published either
+			return reports, p.err // shut down while parked: the rest were not published either
 		}
-		links = append(links, p.links)
+		reports = append(reports, p.report)
 	}
-	return links, nil
+	return reports, nil
 }
 
 // parkedPublish is one Publish call, possibly held back while the servant
 // is backlogged. state decides, once, whether the loop publishes it or
 // the caller gives up on it.
 type parkedPublish struct {
-	m     *newsnet.Multicast
-	state atomic.Int32  // parkWaiting, then parkTaken or parkCancelled
-	done  chan struct{} // closed when taken and carried out
-	links int
-	err   error
+	m      *newsnet.Multicast
+	state  atomic.Int32  // parkWaiting, then parkTaken or parkCancelled
+	done   chan struct{} // closed when taken and carried out
+	report newsnet.Published
+	err    error
 }
 
 const (
@@ -130,11 +134,12 @@ const (
 	parkCancelled
 )
 
-// publish steps a taken publication and reports its links. Loop only.
+// publish steps a taken publication; the core's Published action for it,
+// which the step carries out, is its report (act). Loop only.
 func (n *Node) publish(p *parkedPublish) {
-	n.publishing[p.m.ID] = &p.links
+	n.publishing = p
 	n.step(newsnet.Publish{Msg: p.m})
-	delete(n.publishing, p.m.ID)
+	n.publishing = nil
 	close(p.done)
 }
 
@@ -212,6 +217,20 @@ func (n *Node) Subscribe(category string) error {
 // Unsubscribe removes one category from the subscriptions.
 func (n *Node) Unsubscribe(category string) error {
 	return n.do(func(*newsnet.Servant) { n.step(newsnet.Unsubscribe{Category: category}) })
+}
+
+// SetSeeds replaces the seed list of the running servant, without a
+// restart (newsnet.SetSeeds): the connector uses it from its next round,
+// and the servant re-evaluates its place by the seed rules. A list with
+// an invalid servant ID is refused.
+func (n *Node) SetSeeds(seeds []newsnet.ServantID) error {
+	for _, s := range seeds {
+		if _, err := newsnet.ParseServantID(string(s)); err != nil {
+			return fmt.Errorf("node: seed list: %w", err)
+		}
+	}
+	list := slices.Clone(seeds)
+	return n.do(func(*newsnet.Servant) { n.step(newsnet.SetSeeds{Seeds: list}) })
 }
 
 // do runs f on the loop goroutine and waits for it. f may read the servant

@@ -121,7 +121,7 @@ type Node struct {
 	peers       map[newsnet.LinkID]*peer
 	nextInbound newsnet.LinkID
 	pending     []newsnet.Event             // events raised while carrying out actions
-	publishing  map[[16]byte]*int           // Publish calls awaiting their Published action
+	publishing  *parkedPublish              // the Publish call being stepped: the Published action is its report
 	parked      []*parkedPublish            // Publish calls held back while backlogged, oldest first
 	stopped     bool                        // Stop was sent to the core
 	frames      map[newsnet.Message]encoded // this step's encoded messages
@@ -218,16 +218,15 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		writeTimeout: writeTimeout(core),
 		wakeBytes:    int64(wakeBytes(core)),
 
-		done:       make(chan struct{}),
-		accepted:   make(chan accepted),
-		dialed:     make(chan dialed),
-		fromPeers:  make(chan fromPeer, 256),
-		requests:   make(chan request),
-		wrote:      make(chan struct{}, 1),
-		servant:    s,
-		peers:      make(map[newsnet.LinkID]*peer),
-		publishing: make(map[[16]byte]*int),
-		frames:     make(map[newsnet.Message]encoded),
+		done:      make(chan struct{}),
+		accepted:  make(chan accepted),
+		dialed:    make(chan dialed),
+		fromPeers: make(chan fromPeer, 256),
+		requests:  make(chan request),
+		wrote:     make(chan struct{}, 1),
+		servant:   s,
+		peers:     make(map[newsnet.LinkID]*peer),
+		frames:    make(map[newsnet.Message]encoded),
 	}
 	if n.backlogged == nil {
 		n.backlogged = (*newsnet.Servant).Backlogged
@@ -433,8 +432,8 @@ func (n *Node) act(a newsnet.Action) {
 			n.onDeliver(a.Msg)
 		}
 	case newsnet.Published:
-		if links := n.publishing[a.ID]; links != nil {
-			*links = a.Links
+		if p := n.publishing; p != nil && p.m.ID == a.ID {
+			p.report = a
 		}
 		if n.onPublish != nil {
 			n.onPublish(a)

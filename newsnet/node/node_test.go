@@ -191,8 +191,10 @@ func TestTwoNodes(t *testing.T) {
 
 	ctx := context.Background()
 	m := newMsg("it")
-	if links, err := v.Publish(ctx, m); err != nil || links != 1 {
-		t.Fatalf("Publish(it) = %d, %v; want 1 link", links, err)
+	if p, err := v.Publish(ctx, m); err != nil || p.Links != 1 {
+		t.Fatalf("Publish(it) = %d, %v; want 1 link", p.Links, err)
+	} else if p.ID != m.ID || p.Count != 1 || p.Queued {
+		t.Errorf("Publish(it) reported %+v, want count 1, sent", p)
 	}
 	waitFor(t, 5*time.Second, "delivery to joiner", func() error {
 		if jd.count(m.ID) != 1 {
@@ -210,8 +212,8 @@ func TestTwoNodes(t *testing.T) {
 	}
 
 	up := newMsg("hr")
-	if links, err := j.Publish(ctx, up); err != nil || links != 1 {
-		t.Fatalf("joiner Publish(hr) = %d, %v; want 1 link", links, err)
+	if p, err := j.Publish(ctx, up); err != nil || p.Links != 1 {
+		t.Fatalf("joiner Publish(hr) = %d, %v; want 1 link", p.Links, err)
 	}
 	waitFor(t, 5*time.Second, "delivery to vertex", func() error {
 		if vd.count(up.ID) != 1 {
@@ -221,8 +223,8 @@ func TestTwoNodes(t *testing.T) {
 	})
 
 	none := newMsg("sales")
-	if links, err := v.Publish(ctx, none); err != nil || links != 0 {
-		t.Fatalf("Publish(sales) = %d, %v; want 0 links (suppressed)", links, err)
+	if p, err := v.Publish(ctx, none); err != nil || p.Links != 0 {
+		t.Fatalf("Publish(sales) = %d, %v; want 0 links (suppressed)", p.Links, err)
 	}
 	if c := v.Status().Counters.Suppressed; c != 1 {
 		t.Errorf("suppressed counter = %d, want 1", c)

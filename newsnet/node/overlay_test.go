@@ -285,7 +285,8 @@ func publishAndCheck(t *testing.T, nodes []*overlayNode, phase string) {
 					it.want[on] = true
 				}
 			}
-			links, err := from.Publish(context.Background(), it.msg)
+			p, err := from.Publish(context.Background(), it.msg)
+			links := p.Links
 			if err != nil {
 				t.Fatalf("%s: publish %s from %s: %v", phase, cat, from.Addr(), err)
 			}

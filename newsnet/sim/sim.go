@@ -95,6 +95,8 @@ type Node struct {
 	incarnation int
 	thisRun     map[[16]byte]bool      // delivered since the last boot
 	written     map[newsnet.LinkID]int // written at once during a step, reported after it
+	publishing  [16]byte               // the message PublishReport steps
+	report      newsnet.Published      // the servant's report of it
 
 	// host, for a servant added with AddHosted, is its application, and
 	// cfg the configuration it boots with; nil for a simulated host.
@@ -446,13 +448,23 @@ func (n *Network) Publish(id newsnet.ServantID, category string) [16]byte {
 
 // PublishMsg publishes m (its ID, category and payload as given) from id.
 func (n *Network) PublishMsg(id newsnet.ServantID, m *newsnet.Multicast) {
+	n.PublishReport(id, m)
+}
+
+// PublishReport is PublishMsg that returns the servant's report of the
+// publication (the zero report for a servant that is not alive).
+func (n *Network) PublishReport(id newsnet.ServantID, m *newsnet.Multicast) newsnet.Published {
 	nd := n.nodes[id]
+	nd.publishing, nd.report = m.ID, newsnet.Published{}
 	n.step(nd, newsnet.Publish{Msg: m})
+	nd.publishing = [16]byte{}
+	report := nd.report
 	if nd.Alive && nd.host == nil { // a hosted servant's application stores its own
 		stored := *m
 		stored.Source, stored.Count = string(id), nd.OwnCount
 		nd.Store.put(&stored, n.now)
 	}
+	return report
 }
 
 // PublishAt is Publish; the name reads better where the caller records
@@ -472,6 +484,17 @@ func (n *Network) Subscribe(id newsnet.ServantID, cats ...string) {
 	nd.Subscriptions = cats
 	if nd.Alive {
 		n.step(nd, newsnet.SetSubscriptions{Categories: cats})
+	}
+}
+
+// SetSeeds changes a node's seed list live (newsnet.SetSeeds); a restart
+// boots with it too.
+func (n *Network) SetSeeds(id newsnet.ServantID, seeds ...newsnet.ServantID) {
+	nd := n.nodes[id]
+	nd.Seeds = slices.Clone(seeds)
+	nd.cfg.Seeds = nd.Seeds
+	if nd.Alive {
+		n.step(nd, newsnet.SetSeeds{Seeds: slices.Clone(seeds)})
 	}
 }
 
@@ -660,6 +683,9 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		}
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
+		if a.ID == nd.publishing {
+			nd.report = a
+		}
 		nd.OwnCount = max(nd.OwnCount, a.Count)
 		if a.Count > 0 {
 			if nd.OwnLast == nil {

@@ -244,10 +244,10 @@ func (n *Node) Status() newsnet.Status {
 	return n.sim.Servant.Status()
 }
 
-// PublishBatch publishes ms in order and returns the tree links each went
-// out on, as node.Node.PublishBatch does, without waiting for a backlog.
+// PublishBatch publishes ms in order and returns the core's report of
+// each, as node.Node.PublishBatch does, without waiting for a backlog.
 // After Close it fails with node.ErrClosed.
-func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error) {
+func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]newsnet.Published, error) {
 	for _, m := range ms {
 		if m == nil {
 			return nil, errors.New("simnode: publish: nil message")
@@ -268,13 +268,12 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int
 		return nil, err
 	}
 	n.w.catchUp()
-	links := make([]int, len(ms))
+	reports := make([]newsnet.Published, len(ms))
 	for i, m := range ms {
-		n.w.sim.PublishMsg(n.id, m)
-		links[i] = n.sim.Published[m.ID]
+		reports[i] = n.w.sim.PublishReport(n.id, m)
 	}
 	n.w.poke()
-	return links, nil
+	return reports, nil
 }
 
 // SetSubscriptions replaces the categories delivered to this servant,
@@ -290,6 +289,25 @@ func (n *Node) SetSubscriptions(categories []string) error {
 	}
 	n.w.catchUp()
 	n.w.sim.Subscribe(n.id, slices.Clone(categories)...)
+	n.w.poke()
+	return nil
+}
+
+// SetSeeds replaces the seed list of the running servant, as
+// node.Node.SetSeeds does, refusing what it refuses.
+func (n *Node) SetSeeds(seeds []newsnet.ServantID) error {
+	for _, s := range seeds {
+		if _, err := newsnet.ParseServantID(string(s)); err != nil {
+			return fmt.Errorf("simnode: seed list: %w", err)
+		}
+	}
+	n.w.mu.Lock()
+	defer n.w.mu.Unlock()
+	if n.closed {
+		return node.ErrClosed
+	}
+	n.w.catchUp()
+	n.w.sim.SetSeeds(n.id, seeds...)
 	n.w.poke()
 	return nil
 }

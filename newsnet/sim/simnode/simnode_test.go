@@ -22,8 +22,9 @@ import (
 type servant interface {
 	Addr() newsnet.ServantID
 	Status() newsnet.Status
-	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]int, error)
+	PublishBatch(ctx context.Context, ms []*newsnet.Multicast) ([]newsnet.Published, error)
 	SetSubscriptions(categories []string) error
+	SetSeeds(seeds []newsnet.ServantID) error
 	Reauthenticate()
 	Close() error
 }
@@ -124,9 +125,16 @@ func conformance(t *testing.T, start func(node.Config) (servant, error), within 
 
 	hr := &newsnet.Multicast{ID: [16]byte{1}, Category: "hr", Payload: []byte("not for the reader")}
 	it := &newsnet.Multicast{ID: [16]byte{2}, Category: "it", Payload: []byte("for the reader")}
-	links, err := pub.PublishBatch(context.Background(), []*newsnet.Multicast{hr, it})
+	reports, err := pub.PublishBatch(context.Background(), []*newsnet.Multicast{hr, it})
+	var links []int
+	for _, r := range reports {
+		links = append(links, r.Links)
+	}
 	if err != nil || !slices.Equal(links, []int{0, 1}) {
 		t.Fatalf("PublishBatch = %v, %v; want links [0 1]", links, err)
+	}
+	if reports[0].ID != hr.ID || reports[0].Count != 1 || reports[1].ID != it.ID || reports[1].Count != 2 || reports[1].Queued {
+		t.Errorf("PublishBatch reported %+v, want counts 1 and 2, sent", reports)
 	}
 	within(5*time.Second, "the item on the reader", func() error {
 		if d, _, _ := rh.got(); len(d) != 1 {
@@ -159,6 +167,39 @@ func conformance(t *testing.T, start func(node.Config) (servant, error), within 
 		t.Errorf("subscriptions %v", st.Subscriptions)
 	}
 	reader.Reauthenticate() // plain links: nothing to do
+
+	// A servant started without seeds is a vertex of its own; given the
+	// publisher as its seed, it joins it without a restart.
+	var lh host
+	late, err := start(lh.config("127.0.0.1:0", fastCore()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	within(5*time.Second, "the servant without seeds to be a vertex", func() error {
+		if st := late.Status(); st.Role != newsnet.RoleVertex {
+			return fmt.Errorf("role %s", st.Role)
+		}
+		return nil
+	})
+	if err := late.SetSeeds([]newsnet.ServantID{"no port"}); err == nil {
+		t.Error("SetSeeds accepted an invalid seed")
+	}
+	if err := late.SetSeeds([]newsnet.ServantID{pub.Addr()}); err != nil {
+		t.Fatal(err)
+	}
+	within(5*time.Second, "the servant to join its new seed", func() error {
+		if st := late.Status(); st.Role != newsnet.RoleAttached || st.Up != pub.Addr() {
+			return fmt.Errorf("role %s under %q", st.Role, st.Up)
+		}
+		return nil
+	})
+	if err := late.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := late.SetSeeds(nil); !errors.Is(err, node.ErrClosed) {
+		t.Errorf("SetSeeds after Close = %v, want node.ErrClosed", err)
+	}
 
 	if err := reader.Close(); err != nil {
 		t.Fatal(err)
