@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 )
 
@@ -31,7 +30,7 @@ func TestSeedsChangeWithoutRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, "b attached under its new seed", func() error {
-			if st := b.Status(); st.Role != newsnet.RoleAttached || string(st.Up) != a.Addr() {
+			if st := b.Status(); st.Role != RoleAttached || string(st.Up) != a.Addr() {
 				return fmt.Errorf("role %s under %q", st.Role, st.Up)
 			}
 			return nil
@@ -46,7 +45,7 @@ func TestSeedsChangeWithoutRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		settle(t)
-		if st := b.Status(); st.Role != newsnet.RoleAttached || string(st.Up) != a.Addr() {
+		if st := b.Status(); st.Role != RoleAttached || string(st.Up) != a.Addr() {
 			t.Errorf("after a second change: role %s under %q", st.Role, st.Up)
 		}
 		if got := b.Seeds(); len(got) != 2 || got[1] != a.Addr() {
@@ -61,7 +60,7 @@ func TestSeedsChangeWithoutRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, "c attached under a", func() error {
-			if st := c.Status(); st.Role != newsnet.RoleAttached || string(st.Up) != a.Addr() {
+			if st := c.Status(); st.Role != RoleAttached || string(st.Up) != a.Addr() {
 				return fmt.Errorf("role %s under %q", st.Role, st.Up)
 			}
 			return nil

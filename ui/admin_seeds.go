@@ -256,7 +256,7 @@ func (s *seedEditor) doSave() {
 	s.u.w.Go(func() func() {
 		// An admin's list goes into a new signed version of the network
 		// definition (every servant uses it); the local list is set too, so
-		// a servant still connecting restarts with it.
+		// a servant still connecting uses it for its next round at once.
 		var next, onto *trust.SignedNetwork
 		var err error
 		result := seeds
