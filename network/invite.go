@@ -9,7 +9,8 @@ package network
 // is published: seeds know nothing of invitations. A joiner proves the
 // token to whichever seed it reaches (redeem.go); a seed that does not
 // hold the invitation relays the proof to the servant named in the code
-// (via) over a members-only TLS session, and that servant decides, under
+// (via, signed by this servant's key: seeds dial only a via an admin
+// signed) over a members-only TLS session, and that servant decides, under
 // one lock and in one store write, so a code with one use is redeemed
 // once in the whole network however many seeds are asked at once. The
 // cost: a redemption needs the admin's servant that made the invitation
@@ -204,6 +205,7 @@ func (iv *Inviter) Create(req InviteRequest) (string, Invitation, error) {
 		}
 		code.Seeds = append(code.Seeds, s)
 	}
+	code.SignVia(iv.k.identity)
 	if err := code.Check(); err != nil {
 		return "", Invitation{}, fmt.Errorf("this servant's address %q cannot be named in an invitation: %w", req.Via, err)
 	}

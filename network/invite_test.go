@@ -288,6 +288,7 @@ func TestRedeemRefusals(t *testing.T) {
 	// A code for another network: the seed's fingerprint differs.
 	other := *code
 	other.Network[0] ^= 1
+	other.SignVia(n.admin.id)
 	check("fingerprint mismatch", only(&other, n.seedA.addr), ReasonFingerprint)
 
 	// via names a servant that does not hold the invitation (an admin
@@ -295,12 +296,15 @@ func TestRedeemRefusals(t *testing.T) {
 	secondAdmin := start(t, listen(t), n.admin.id, n.def)
 	elsewhere := *code
 	elsewhere.Via = secondAdmin.addr
+	elsewhere.SignVia(n.admin.id)
 	check("unknown at via", only(&elsewhere, n.seedA.addr), ReasonUnknown)
 
-	// via is not an admin's servant.
+	// via, signed by the admin, is not an admin's servant.
 	notAdmin := *code
 	notAdmin.Via = n.seedB.addr
-	_, err := redeem(&trust.InviteCode{Network: notAdmin.Network, ID: notAdmin.ID, Token: notAdmin.Token, Via: notAdmin.Via, Seeds: []string{n.seedA.addr}}, joiner)
+	notAdmin.SignVia(n.admin.id)
+	_, err := redeem(&trust.InviteCode{Network: notAdmin.Network, ID: notAdmin.ID, Token: notAdmin.Token, Via: notAdmin.Via, Seeds: []string{n.seedA.addr},
+		Signer: notAdmin.Signer, Signature: notAdmin.Signature}, joiner)
 	wantReason(t, err, ReasonNotAdmin)
 
 	// The good code still works once after all that.
@@ -411,6 +415,7 @@ func TestRedeemRogueSeed(t *testing.T) {
 	rogueOnly := *code
 	rogueOnly.Seeds = []string{ln.Addr().String()}
 	rogueOnly.Via = ln.Addr().String()
+	rogueOnly.SignVia(n.admin.id) // so that the joiner asks the rogue alone
 	_, err = redeem(&rogueOnly, newIdentity(t))
 	wantReason(t, err, ReasonBadAnswer)
 	got := <-seen

@@ -3,7 +3,8 @@ package network
 // The redemption protocol (issue 13).
 //
 //	joiner ──TLS 1.3, ALPN newsdesk-invite/1──▶ seed ──TLS 1.3, ALPN newsdesk-invite/1──▶ via (admin's servant)
-//	        redeem{network, id, via, name, proof}      relay{…, exporter, key, member}
+//	        redeem{network, id, via, admin, sig,       relay{…, exporter, key, member}
+//	               name, proof}
 //	        ◀── answer{ok, definition, confirm}         ◀── answer
 //
 // The joiner dials a seed of the code and announces trust.InviteALPN; the
@@ -16,18 +17,25 @@ package network
 //     to this TLS session and to the joiner's key.
 //
 // The seed checks the fingerprint against the definition it holds
-// (another network's seed refuses here). If the seed holds the invitation
+// (another network's seed refuses here), then that via was named by an
+// admin of the network: admin is one of its admin keys and sig is that
+// key's signature of (fingerprint, id, via) (trust.CheckInviteVia). It
+// checks this before anything else, so a stranger who can reach the seed
+// cannot make it dial an address of their choosing (the code's bearer can
+// change via, but cannot sign it as an admin). If the seed holds the invitation
 // (it is the admin's servant that made it) it decides at once; otherwise it
 // relays the claim to via over a TLS session of its own, proving
 // membership there with a link proof of the network secret and checking
-// that via's key is an admin's. The claim carries the exporter of the
+// that via's key is the admin key that signed via. The claim carries the exporter of the
 // joiner's session and the joiner's key as the seed saw them, so a proof
 // taken from one session (by a man in the middle) does not check on
 // another. The holder decides (invite.go) and answers with the current
 // signed definition, secret included, and a confirmation proof under
 // the token (role inviter); the seed passes the answer on.
 //
-// The joiner accepts only a definition that verifies as signed by one of
+// The joiner checks the signature of via against the key the code names
+// before it dials anything (a code altered on the way is refused there),
+// and accepts only a definition that verifies as signed by one of
 // its own admins and whose fingerprint is the code's, and a confirmation
 // that checks: a seed that does not hold the token can neither fake a
 // success nor hand over a network of its own. Each frame is a 4-byte
@@ -86,6 +94,7 @@ const (
 	ReasonFingerprint = "fingerprint" // the seed (or the holder) is of another network now
 	ReasonRevokedKey  = "revokedKey"  // the joiner's key is revoked
 	ReasonNotAdmin    = "notAdmin"    // via is not (or no longer) an admin's servant
+	ReasonViaUnsigned = "viaUnsigned" // via is not signed by an admin of the network: never dialled
 	ReasonUnreachable = "unreachable" // the seed cannot reach via
 	ReasonBusy        = "busy"        // too many redemptions at once
 	ReasonNotMember   = "notMember"   // a relay from a servant that proved no membership
@@ -113,7 +122,7 @@ func (e *RedeemError) Error() string {
 // of the invitation decided.
 func (e *RedeemError) Definitive() bool {
 	switch e.Reason {
-	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin:
+	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin, ReasonViaUnsigned:
 		return true
 	}
 	return false
@@ -129,6 +138,8 @@ type request struct {
 	Network string `json:"network"` // trust.Fingerprint text
 	ID      string `json:"id"`
 	Via     string `json:"via"`
+	Admin   []byte `json:"admin"`          // the key that signed via (trust.InviteCode.Signer)
+	Sig     []byte `json:"sig"`            // its signature (trust.InviteCode.Signature)
 	Name    string `json:"name,omitempty"` // the joiner's display name
 	Proof   []byte `json:"proof"`
 
@@ -246,8 +257,23 @@ func parseClaim(req request) (claim, *RedeemError) {
 	return c, nil
 }
 
-// serveRedeem is a seed's part: check the fingerprint, then decide (this
-// servant holds the invitation) or relay to via.
+// checkVia refuses a request whose via was not named by an admin of the
+// network this servant holds (trust.CheckInviteVia): a seed never dials
+// such a via.
+func checkVia(sn *trust.SignedNetwork, c claim, req request) *RedeemError {
+	if err := trust.CheckInviteAddress(req.Via); err != nil {
+		return refusal(ReasonBadRequest, "bad redemption request: via: %v", err)
+	}
+	if err := sn.CheckInviteVia(c.network, c.id, req.Via, req.Admin, req.Sig); err != nil {
+		return refusal(ReasonViaUnsigned, "this seed does not contact %s, the admin's servant the invitation names: %v, "+
+			"so the code was altered or was not made by an admin; ask the admin for a new invitation", req.Via, err)
+	}
+	return nil
+}
+
+// serveRedeem is a seed's part: check the fingerprint and that an admin
+// named via, then decide (this servant holds the invitation) or relay to
+// via.
 func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicKey) answer {
 	c, bad := parseClaim(req)
 	if bad != nil {
@@ -259,11 +285,11 @@ func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicK
 		return refusedAnswer(refusal(ReasonFingerprint,
 			"this seed belongs to another network than the invitation names (the network fingerprints differ): the code is for another network, or the seed was given to another network"))
 	}
+	if bad := checkVia(sn, c, req); bad != nil {
+		return refusedAnswer(bad)
+	}
 	if iv.holds(c.id) {
 		return iv.decide(c)
-	}
-	if err := trust.CheckInviteAddress(req.Via); err != nil {
-		return refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: via: %v", err))
 	}
 	return iv.relay(req, c)
 }
@@ -298,7 +324,8 @@ func (iv *Inviter) decide(c claim) answer {
 }
 
 // relay passes a joiner's claim on to via, the servant that holds the
-// invitation, and returns its answer.
+// invitation, and returns its answer. The caller checked that an admin
+// named via (checkVia); via must present that admin's key.
 func (iv *Inviter) relay(req request, c claim) answer {
 	unreachable := func(err error) answer {
 		return refusedAnswer(refusal(ReasonUnreachable,
@@ -320,6 +347,9 @@ func (iv *Inviter) relay(req request, c claim) answer {
 	sn := iv.k.Definition()
 	if !sn.IsAdmin(viaKey) {
 		return refusedAnswer(refusal(ReasonNotAdmin, "the servant at %s named in the invitation is not an admin's servant of this network", req.Via))
+	}
+	if !viaKey.Equal(ed25519.PublicKey(req.Admin)) {
+		return refusedAnswer(refusal(ReasonNotAdmin, "the servant at %s named in the invitation is not the admin's servant that made it (another key answers there)", req.Via))
 	}
 	exporter, err := trust.ExporterValue(cs)
 	if err != nil {
@@ -359,6 +389,9 @@ func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.Publ
 	if bad != nil {
 		return refusedAnswer(bad)
 	}
+	if bad := checkVia(sn, c, req); bad != nil {
+		return refusedAnswer(bad)
+	}
 	key, err := trust.ParsePublicKey(req.Key)
 	if err != nil || len(req.Exporter) != trust.ExporterSize {
 		return refusedAnswer(refusal(ReasonBadRequest, "bad relayed redemption: key or exporter"))
@@ -380,11 +413,13 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 	return c.(*tls.Conn), nil
 }
 
-// Redeem redeems an invitation code for the installation id: it asks the
-// code's seeds in order, then via, until one answers with the network's
-// definition, and returns that definition, checked: signed by one of its
-// own admins, of the code's fingerprint, and confirmed by the holder of
-// the token on the session it came over. It writes nothing anywhere; the
+// Redeem redeems an invitation code for the installation id: it checks
+// that the code's via is signed by the key the code names (before it dials
+// anything: ReasonViaUnsigned), asks the code's seeds in order, then via,
+// until one answers with the network's definition, and returns that
+// definition, checked: signed by one of its own admins, of the code's
+// fingerprint, with the key that signed via among its admins, and
+// confirmed by the holder of the token on the session it came over. It writes nothing anywhere; the
 // caller imports the definition (as `serve --network` does). name is the
 // joiner's display name, listed as the publisher's name by a publisher
 // invitation. A refusal by the invitation's holder (used up, expired,
@@ -392,6 +427,10 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 // (unreachable, busy, of another network) makes it try the next. Errors
 // are *RedeemError.
 func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
+	if err := trust.VerifyInviteVia(code.Network, code.ID, code.Via, code.Signer, code.Signature); err != nil {
+		return nil, &RedeemError{Reason: ReasonViaUnsigned,
+			Msg: fmt.Sprintf("the invitation code was altered: %v (%s); ask the admin for a new invitation", err, code.Via)}
+	}
 	ctx, cancel := context.WithTimeout(ctx, redeemTimeout)
 	defer cancel()
 	targets := append([]string{}, code.Seeds...)
@@ -447,7 +486,8 @@ func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trus
 	if err != nil {
 		return nil, err
 	}
-	req := request{Kind: kindRedeem, Network: code.Network.String(), ID: code.ID, Via: code.Via, Name: name,
+	req := request{Kind: kindRedeem, Network: code.Network.String(), ID: code.ID, Via: code.Via,
+		Admin: code.Signer, Sig: code.Signature, Name: name,
 		Proof: trust.InvitationProof(code.Token, trust.RoleJoiner, code.ID, code.Network, exporter, id.Public)}
 	if err := writeFrame(conn, req); err != nil {
 		return nil, err
@@ -478,6 +518,9 @@ func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trus
 	}
 	if fp := trust.NetworkFingerprint(&sn.Network); !trust.SameFingerprint(fp, code.Network) {
 		return nil, bad("it sent the definition of network %q, whose fingerprint is not the invitation's", sn.Name)
+	}
+	if !sn.IsAdmin(code.Signer) {
+		return nil, bad("the invitation was not signed by an admin of network %q", sn.Name)
 	}
 	return sn, nil
 }

@@ -161,7 +161,7 @@ start_app wizard
 typetext "Sam Carter"
 click 342 294 # Join a network: it takes an invitation code
 click 600 420 # the code
-typetext "newsdesk:join?net=bdT03v85EMXSMV5F0c1ALMjxNqZ1JskFy4hF7pcaNbE&id=G98z6jVc76GH&token=_CJahOqAIzh_-q4MskVrYA&via=10.1.4.23:7946&seeds=10.1.0.5:7946,10.2.0.9:7946"
+typetext "newsdesk:join?net=bdT03v85EMXSMV5F0c1ALMjxNqZ1JskFy4hF7pcaNbE&id=G98z6jVc76GH&token=_CJahOqAIzh_-q4MskVrYA&via=10.1.4.23:7946&seeds=10.1.0.5:7946,10.2.0.9:7946&admin=VOtgjxycq_AKhGTQnfLn7MPt9xubNU3YS-BTH2v_Epo&sig=tFAnhloYlAEI6vdiu0f6q9rNMT7c3RkdYOTKLi4FjUz47md38AbSiLmQgqh6jeGvEx1ZvWnJ62g00jOnM0l2DA"
 settle
 shot wizard
 click 860 539 # Start Newsdesk: the demo has no network to redeem at

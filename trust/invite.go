@@ -4,7 +4,7 @@ package trust
 // or an e-mail, with which a new installation joins the network without a
 // definition file.
 //
-//	newsdesk:join?net=FINGERPRINT&id=ID&token=TOKEN&via=HOST:PORT&seeds=HOST:PORT,HOST:PORT
+//	newsdesk:join?net=FINGERPRINT&id=ID&token=TOKEN&via=HOST:PORT&seeds=HOST:PORT,HOST:PORT&admin=KEY&sig=SIGNATURE
 //
 //   - net: the network's fingerprint (NetworkFingerprint: its ID and its
 //     admin keys), so the joiner can check that the definition it receives
@@ -16,12 +16,21 @@ package trust
 //   - via: the servant of the admin that made the invitation. It holds the
 //     invitation and counts its uses for the whole network;
 //   - seeds: the servants a joiner connects to (at most MaxInviteSeeds of
-//     the definition's seed list), in priority order.
+//     the definition's seed list), in priority order;
+//   - admin, sig: the installation key of the admin's servant that made the
+//     invitation, and its Ed25519 signature of (net, id, via)
+//     (InviteViaSigningBytes). A seed that does not hold the invitation
+//     dials via to relay the joiner's claim; it does so only when admin is
+//     an admin of its network and sig verifies (CheckInviteVia), so whoever
+//     holds a code cannot make seeds dial an address of their choosing.
+//     The joiner checks sig against admin when it parses the code (Check),
+//     so a via changed on the way is caught before anything is dialled.
+//     Codes without them (the first, unsigned format) are refused.
 //
-// Values are written without escapes: fingerprint, ID and token in
-// unpadded base64url, addresses as "host:port" ("[v6]:port"). Each key
-// appears once, in any order; unknown keys are refused, so a code is never
-// half understood.
+// Values are written without escapes: fingerprint, ID, token, key and
+// signature in unpadded base64url, addresses as "host:port" ("[v6]:port").
+// Each key appears once, in any order; unknown keys are refused, so a code
+// is never half understood.
 
 import (
 	"crypto/ed25519"
@@ -64,10 +73,20 @@ const (
 const (
 	inviteDomain      = "newsdesk invite v1"
 	fingerprintDomain = "newsdesk network fingerprint v1\x00"
+	inviteViaDomain   = "newsdesk invite via v1\x00"
 )
 
-// ErrBadInviteCode is wrapped by every error of ParseInviteCode.
-var ErrBadInviteCode = errors.New("not a newsdesk invitation code")
+// Errors of invitation codes.
+var (
+	// ErrBadInviteCode is wrapped by every error of ParseInviteCode.
+	ErrBadInviteCode = errors.New("not a newsdesk invitation code")
+	// ErrInviteViaSignature: the code's via is not signed by the key it
+	// names (Check, VerifyInviteVia).
+	ErrInviteViaSignature = errors.New("the address of the admin's servant (via) is not signed by the admin key the code names")
+	// ErrInviteViaNotAdmin: the key that signed via is not an admin's
+	// (CheckInviteVia).
+	ErrInviteViaNotAdmin = errors.New("the invitation was not signed by an admin of this network")
+)
 
 // Fingerprint names a network and its admins: see NetworkFingerprint.
 type Fingerprint [FingerprintSize]byte
@@ -115,6 +134,11 @@ type InviteCode struct {
 	Token   []byte   // TokenSize bytes
 	Via     string   // the admin's servant, "host:port"
 	Seeds   []string // "host:port" each, at most MaxInviteSeeds
+	// Signer is the installation key of the admin's servant that made
+	// the invitation, Signature its signature of InviteViaSigningBytes
+	// (SignVia).
+	Signer    ed25519.PublicKey
+	Signature []byte
 }
 
 // NewInviteID returns a fresh invitation ID.
@@ -146,10 +170,60 @@ func (c *InviteCode) String() string {
 	if len(c.Seeds) > 0 {
 		b.WriteString("&seeds=" + strings.Join(c.Seeds, ","))
 	}
+	// The signature last: a code cut off at its end fails to parse
+	// rather than losing something optional unnoticed.
+	b.WriteString("&admin=" + base64.RawURLEncoding.EncodeToString(c.Signer))
+	b.WriteString("&sig=" + base64.RawURLEncoding.EncodeToString(c.Signature))
 	return b.String()
 }
 
-// Check reports what is wrong with c, or nil.
+// InviteViaSigningBytes is the message an admin's servant signs to name
+// via as the servant holding invitation id of network net:
+//
+//	"newsdesk invite via v1\x00" || net || lp(id) || lp(via)
+//
+// lp is a uvarint length prefix.
+func InviteViaSigningBytes(net Fingerprint, id, via string) []byte {
+	b := append([]byte(inviteViaDomain), net[:]...)
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	b = append(b, id...)
+	b = binary.AppendUvarint(b, uint64(len(via)))
+	return append(b, via...)
+}
+
+// SignVia signs c's network, ID and via with signer (the installation key
+// of the admin's servant that holds the invitation) and sets Signer and
+// Signature. Sign again after changing any of the three.
+func (c *InviteCode) SignVia(signer *Identity) {
+	c.Signer = slices.Clone(signer.Public)
+	c.Signature = signer.Sign(InviteViaSigningBytes(c.Network, c.ID, c.Via))
+}
+
+// VerifyInviteVia reports whether sig is signer's signature of
+// (net, id, via), or ErrInviteViaSignature. It does not say whether
+// signer is an admin: CheckInviteVia does.
+func VerifyInviteVia(net Fingerprint, id, via string, signer ed25519.PublicKey, sig []byte) error {
+	if len(signer) != ed25519.PublicKeySize || len(sig) != ed25519.SignatureSize ||
+		!ed25519.Verify(signer, InviteViaSigningBytes(net, id, via), sig) {
+		return ErrInviteViaSignature
+	}
+	return nil
+}
+
+// CheckInviteVia reports whether an admin of n named via as the servant
+// holding invitation id of network net: signer is one of n's admins
+// (ErrInviteViaNotAdmin) and sig is its signature (ErrInviteViaSignature).
+// A seed checks this before it dials via.
+func (n *Network) CheckInviteVia(net Fingerprint, id, via string, signer ed25519.PublicKey, sig []byte) error {
+	if !n.IsAdmin(signer) {
+		return ErrInviteViaNotAdmin
+	}
+	return VerifyInviteVia(net, id, via, signer, sig)
+}
+
+// Check reports what is wrong with c, or nil. It verifies the signature
+// of via against the key the code names (not whether that key is an
+// admin's: the joiner learns the admins only with the definition).
 func (c *InviteCode) Check() error {
 	if err := checkInviteID(c.ID); err != nil {
 		return err
@@ -170,6 +244,15 @@ func (c *InviteCode) Check() error {
 		if slices.Contains(c.Seeds[:i], s) {
 			return fmt.Errorf("%w: seeds: %s listed twice", ErrBadInviteCode, s)
 		}
+	}
+	if len(c.Signer) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: admin: %d bytes, want %d", ErrBadInviteCode, len(c.Signer), ed25519.PublicKeySize)
+	}
+	if len(c.Signature) != ed25519.SignatureSize {
+		return fmt.Errorf("%w: sig: %d bytes, want %d", ErrBadInviteCode, len(c.Signature), ed25519.SignatureSize)
+	}
+	if err := VerifyInviteVia(c.Network, c.ID, c.Via, c.Signer, c.Signature); err != nil {
+		return fmt.Errorf("%w: %w (%s): the code was altered; ask the admin for a new invitation", ErrBadInviteCode, err, c.Via)
 	}
 	return nil
 }
@@ -247,11 +330,31 @@ func ParseInviteCode(s string) (*InviteCode, error) {
 				return nil, fmt.Errorf("%w: seeds: empty", ErrBadInviteCode)
 			}
 			c.Seeds = strings.Split(val, ",")
+		case "admin":
+			b, err := base64.RawURLEncoding.Strict().DecodeString(val)
+			if err != nil || len(b) != ed25519.PublicKeySize {
+				return nil, fmt.Errorf("%w: admin: want %d characters of base64url (was the code cut off?)", ErrBadInviteCode, base64.RawURLEncoding.EncodedLen(ed25519.PublicKeySize))
+			}
+			c.Signer = b
+		case "sig":
+			b, err := base64.RawURLEncoding.Strict().DecodeString(val)
+			if err != nil || len(b) != ed25519.SignatureSize {
+				return nil, fmt.Errorf("%w: sig: want %d characters of base64url (was the code cut off?)", ErrBadInviteCode, base64.RawURLEncoding.EncodedLen(ed25519.SignatureSize))
+			}
+			c.Signature = b
 		default:
 			return nil, fmt.Errorf("%w: unknown key %.20q", ErrBadInviteCode, key)
 		}
 	}
 	for _, k := range []string{"net", "id", "token", "via"} {
+		if !seen[k] {
+			return nil, fmt.Errorf("%w: %s is missing (was the code cut off?)", ErrBadInviteCode, k)
+		}
+	}
+	if !seen["admin"] && !seen["sig"] {
+		return nil, fmt.Errorf("%w: it carries no admin signature: it was cut off, or made before invitation codes were signed; ask the admin for a new invitation", ErrBadInviteCode)
+	}
+	for _, k := range []string{"admin", "sig"} {
 		if !seen[k] {
 			return nil, fmt.Errorf("%w: %s is missing (was the code cut off?)", ErrBadInviteCode, k)
 		}

@@ -19,13 +19,15 @@ func exampleCode(t testing.TB) *InviteCode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &InviteCode{
+	c := &InviteCode{
 		Network: NetworkFingerprint(exampleNetwork()),
 		ID:      id,
 		Token:   tok,
 		Via:     "10.0.0.9:7400",
 		Seeds:   []string{"seed1.example.com:7400", "[2001:db8::1]:7400"},
 	}
+	c.SignVia(adminID)
+	return c
 }
 
 func TestInviteCodeRoundTrip(t *testing.T) {
@@ -38,7 +40,7 @@ func TestInviteCodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.String() != s || got.Network != c.Network || !bytes.Equal(got.Token, c.Token) {
+	if got.String() != s || got.Network != c.Network || !bytes.Equal(got.Token, c.Token) || !got.Signer.Equal(adminID.Public) {
 		t.Fatalf("round trip: got %q, want %q", got.String(), s)
 	}
 	// Keys in another order mean the same.
@@ -73,8 +75,19 @@ func TestInviteTokenEntropy(t *testing.T) {
 }
 
 func TestParseInviteCodeErrors(t *testing.T) {
-	good := exampleCode(t).String()
+	c := exampleCode(t)
+	good := c.String()
 	tok := base64.RawURLEncoding.EncodeToString(make([]byte, TokenSize))
+	sig := base64.RawURLEncoding.EncodeToString(c.Signature)
+	admin := base64.RawURLEncoding.EncodeToString(c.Signer)
+	unsigned, _, _ := strings.Cut(good, "&admin=")
+	// Signed by another key than the one named, and re-signed by the
+	// bearer with a key of its own (which only a seed can tell: see
+	// TestCheckInviteVia).
+	other := *c
+	other.SignVia(outsiderID)
+	flipped := bytes.Clone(c.Signature)
+	flipped[10] ^= 1
 	for _, c := range []struct{ code, want string }{
 		{"", "must start with"},
 		{"10.0.0.1:7400", "must start with"},
@@ -90,6 +103,16 @@ func TestParseInviteCodeErrors(t *testing.T) {
 		{strings.Replace(good, "seeds=", "seeds=a%3A1,", 1), "seeds"},
 		{InviteScheme + "net=x&id=x&token=" + tok + "&via=a:1", "net"},
 		{strings.Repeat("x", InviteCodeLimit+1), "longer"},
+		// The signature of via.
+		{unsigned, "made before invitation codes were signed; ask the admin for a new invitation"},
+		{strings.Replace(good, "&admin="+admin, "", 1), "admin is missing"},
+		{strings.Replace(good, "&sig="+sig, "", 1), "sig is missing"},
+		{good[:len(good)-5], "sig: want 86 characters"},
+		{strings.Replace(good, "&via=10.0.0.9:7400", "&via=10.0.0.1:22", 1), "is not signed by the admin key the code names (10.0.0.1:22): the code was altered; ask the admin"},
+		{strings.Replace(good, sig, base64.RawURLEncoding.EncodeToString(flipped), 1), "not signed"},
+		{strings.Replace(good, sig, base64.RawURLEncoding.EncodeToString(other.Signature), 1), "not signed"},
+		{strings.Replace(good, admin, admin[:40], 1), "admin: want 43 characters"},
+		{good + "&admin=" + admin, "given twice"},
 	} {
 		_, err := ParseInviteCode(c.code)
 		if err == nil || !errors.Is(err, ErrBadInviteCode) || !strings.Contains(err.Error(), c.want) {
@@ -108,6 +131,13 @@ func FuzzParseInviteCode(f *testing.F) {
 	f.Add("newsdesk:join?")
 	f.Add("newsdesk:join?net=&id=&token=&via=")
 	f.Add("newsdesk:join?seeds=[::1]:7400,a:1&via=b:2")
+	good := exampleCode(f).String()
+	unsigned, _, _ := strings.Cut(good, "&admin=")
+	f.Add(unsigned)                                                   // the unsigned format
+	f.Add(strings.Replace(good, "&via=10.0.0.9:7400", "&via=h:1", 1)) // via changed
+	f.Add(good[:len(good)-1])                                         // sig cut short
+	f.Add(good + "&admin=")
+	f.Add(strings.Replace(good, "&sig=", "&sig=&x=", 1))
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseInviteCode(s)
 		if err != nil {
@@ -124,6 +154,47 @@ func FuzzParseInviteCode(f *testing.F) {
 			t.Fatalf("rewrite differs: %q vs %q", again.String(), c.String())
 		}
 	})
+}
+
+// A seed's check of a code's via: signed by an admin of its network, for
+// this network, invitation and address.
+func TestCheckInviteVia(t *testing.T) {
+	n := exampleNetwork()
+	c := exampleCode(t)
+	if err := n.CheckInviteVia(c.Network, c.ID, c.Via, c.Signer, c.Signature); err != nil {
+		t.Fatalf("an admin's signature: %v", err)
+	}
+	// The bearer names another address and signs it with a key of its
+	// own: the code parses (it is consistent), a seed refuses it.
+	forged := *c
+	forged.Via = "192.0.2.1:22"
+	forged.SignVia(outsiderID)
+	if _, err := ParseInviteCode(forged.String()); err != nil {
+		t.Fatalf("a self-consistent code: %v", err)
+	}
+	if err := n.CheckInviteVia(forged.Network, forged.ID, forged.Via, forged.Signer, forged.Signature); !errors.Is(err, ErrInviteViaNotAdmin) {
+		t.Errorf("signed by a non-admin: %v", err)
+	}
+	otherFP := c.Network
+	otherFP[0] ^= 1
+	for name, err := range map[string]error{
+		"other via":     n.CheckInviteVia(c.Network, c.ID, "10.0.0.9:7401", c.Signer, c.Signature),
+		"other id":      n.CheckInviteVia(c.Network, "AAAAAAAAAAAA", c.Via, c.Signer, c.Signature),
+		"other network": n.CheckInviteVia(otherFP, c.ID, c.Via, c.Signer, c.Signature),
+		"no signature":  n.CheckInviteVia(c.Network, c.ID, c.Via, c.Signer, nil),
+		"other admin":   n.CheckInviteVia(c.Network, c.ID, c.Via, c.Signer, secondAdmin.Sign(InviteViaSigningBytes(c.Network, c.ID, c.Via))),
+	} {
+		if !errors.Is(err, ErrInviteViaSignature) {
+			t.Errorf("%s: %v, want ErrInviteViaSignature", name, err)
+		}
+	}
+	if err := n.CheckInviteVia(c.Network, c.ID, c.Via, nil, c.Signature); !errors.Is(err, ErrInviteViaNotAdmin) {
+		t.Errorf("no signer: %v", err)
+	}
+	// The signed message is not one of another purpose's.
+	if bytes.HasPrefix(InviteViaSigningBytes(c.Network, c.ID, c.Via), []byte(inviteDomain)) {
+		t.Error("the via signature shares the proofs' domain")
+	}
 }
 
 func TestNetworkFingerprint(t *testing.T) {

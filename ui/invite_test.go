@@ -113,6 +113,14 @@ func TestQRImageLongCode(t *testing.T) {
 	for i := range trust.MaxInviteSeeds {
 		c.Seeds = append(c.Seeds, strings.Repeat("s", 40)+string(rune('a'+i))+".example.com:7400")
 	}
+	signer, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SignVia(signer)
+	if _, err := trust.ParseInviteCode(c.String()); err != nil {
+		t.Fatal(err)
+	}
 	img, err := qrImage(c.String())
 	if err != nil {
 		t.Fatal(err)

@@ -147,7 +147,18 @@ func TestWizardJoinByInvitation(t *testing.T) {
 
 	id, _ := trust.NewInviteID()
 	tok, _ := trust.NewInviteToken()
-	code := (&trust.InviteCode{ID: id, Token: tok, Via: "10.1.0.5:7400", Seeds: []string{"10.1.0.5:7400", "10.2.0.9:7400"}}).String()
+	signer, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &trust.InviteCode{ID: id, Token: tok, Via: "10.1.0.5:7400", Seeds: []string{"10.1.0.5:7400", "10.2.0.9:7400"}}
+	c.SignVia(signer)
+	code := c.String()
+	// A code whose via was changed on the way is refused as it is pasted.
+	h.typeInto(z.code, strings.Replace(code, "&via=10.1.0.5:7400", "&via=10.1.0.6:7400", 1))
+	if !strings.HasPrefix(z.codeInfo.Text, "✗") || !strings.Contains(z.codeInfo.Text, "altered") {
+		t.Errorf("a code with another via: %q", z.codeInfo.Text)
+	}
 	h.typeInto(z.code, "  "+code+"\n")
 	if !strings.HasPrefix(z.codeInfo.Text, "✓") || !strings.Contains(z.codeInfo.Text, "10.1.0.5:7400, 10.2.0.9:7400") {
 		t.Errorf("a good code: %q", z.codeInfo.Text)

@@ -1112,11 +1112,19 @@ func testJoinByInvitationRefused(t *testing.T, s Subject) {
 	}
 	id, _ := trust.NewInviteID()
 	tok, _ := trust.NewInviteToken()
-	nobody := (&trust.InviteCode{ID: id, Token: tok, Via: "127.0.0.1:1", Seeds: []string{"127.0.0.2:1"}}).String()
+	signer, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &trust.InviteCode{ID: id, Token: tok, Via: "127.0.0.1:1", Seeds: []string{"127.0.0.2:1"}}
+	c.SignVia(signer)
+	nobody := c.String()
+	tampered := strings.Replace(nobody, "&via=127.0.0.1:1&", "&via=127.0.0.1:2&", 1)
 	for _, c := range []struct{ code, name string }{
 		{nobody, ""},
 		{"10.0.0.1:7400", "Ann"},
 		{nobody[:len(nobody)-20], "Ann"},
+		{tampered, "Ann"},
 		{nobody, "Ann"},
 	} {
 		if err := ib.JoinByInvitation(context.Background(), c.code, app.Setup{DisplayName: c.name}); err == nil {

@@ -87,6 +87,7 @@ func (m *Backend) CreateInvitation(o app.InviteOptions) (app.Invite, error) {
 			code.Seeds = append(code.Seeds, s)
 		}
 	}
+	code.SignVia(m.identity)
 	if err := code.Check(); err != nil {
 		return app.Invite{}, err
 	}
