@@ -491,9 +491,26 @@ func (s *Servant) exceptionLifted(l *link, source string, cats CategorySet) {
 	}
 }
 
-// reconcileDirect runs after every step that may have changed what a
-// cover depends on: exceptions lapse, interests end, and the cover sent
-// toward each source follows what now holds.
+// reconcilesDirect reports whether the step of ev is followed by
+// reconcileDirect: every step but the two that make up nearly all of a
+// busy servant's work, an item arriving and bytes written. What those
+// change for a cover (a subscriber's first direct item) waits for the next
+// tick or control frame: the tree still carries the items meanwhile, and a
+// copy that comes both ways is dropped by ID.
+func reconcilesDirect(ev Event) bool {
+	switch ev := ev.(type) {
+	case Written:
+		return false
+	case Received:
+		_, item := ev.Msg.(*Multicast)
+		return !item
+	}
+	return true
+}
+
+// reconcileDirect runs after the steps that may have changed what a cover
+// depends on (reconcilesDirect): exceptions lapse, interests end, and the
+// cover sent toward each source follows what now holds.
 func (s *Servant) reconcileDirect() {
 	if len(s.direct.sources) == 0 {
 		return

@@ -250,9 +250,16 @@ func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
 // resolveByChains releases the counts waiting for their category that the
 // chains now show lie under none of our subscriptions.
 func (s *Servant) resolveByChains(st *sourceState) {
+	covered := s.coveredByAll(st)
+	if covered <= st.swept {
+		// Nothing newly covered; or coverage shrank (a new subscription
+		// has no chain yet), and what it covers again later is new.
+		st.swept = covered
+		return
+	}
+	st.swept = covered
 	for k, w := range st.wanted {
-		if w.categoryOnly && s.chainsCover(st, k) {
-
+		if w.categoryOnly && k <= covered {
 			delete(st.wanted, k)
 			st.skip[k] = true
 			s.counters.GapSkipped++

@@ -269,7 +269,9 @@ func (s *Servant) Step(ev Event) []Action {
 	default:
 		panic(fmt.Sprintf("newsnet: unknown event %T", ev))
 	}
-	s.reconcileDirect()
+	if reconcilesDirect(ev) {
+		s.reconcileDirect()
+	}
 	s.flushProgress()
 	out := s.out
 	s.out = nil
