@@ -390,19 +390,7 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 	}
 	d.delivered++
 	s.counters.DirectReceived++
-	toward := s.towardSource(m.Source, nil)
-	var fwd *Multicast
-	for _, o := range s.treeLinks() {
-		if o != toward && s.wants(o, m.Category) && !s.excepted(o, m) {
-			if fwd == nil {
-				c := *m
-				c.Hops++
-				fwd = &c
-			}
-			s.counters.Relayed++
-			s.forward(o, fwd)
-		}
-	}
+	s.relay(m, s.towardSource(m.Source, nil))
 	s.cache.add(m)
 	s.noteEdge(m)
 	if s.catchingUp(m.Source) {

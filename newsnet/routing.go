@@ -85,18 +85,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		s.counters.Duplicates++
 		return
 	}
-	var fwd *Multicast // m one hop further
-	for _, l := range s.treeLinks() {
-		if l != from && s.wants(l, m.Category) && !s.excepted(l, m) {
-			if fwd == nil {
-				c := *m
-				c.Hops++
-				fwd = &c
-			}
-			s.counters.Relayed++
-			s.forward(l, fwd)
-		}
-	}
+	s.relay(m, from)
 	s.cache.add(m)
 	s.noteEdge(m)
 	s.noteArrival(from, m.Source)
@@ -117,6 +106,23 @@ func (s *Servant) route(from *link, m *Multicast) {
 		st := s.source(m.Source)
 		st.arrival, st.hops, st.viaUp = from.id, m.Hops+1, from == s.up
 		s.sequence(m, from.id)
+	}
+}
+
+// relay forwards m, one hop further, on every tree link but except whose
+// received set holds its category and that no exception covers.
+func (s *Servant) relay(m *Multicast, except *link) {
+	var fwd *Multicast // m one hop further
+	for _, l := range s.treeLinks() {
+		if l != except && s.wants(l, m.Category) && !s.excepted(l, m) {
+			if fwd == nil {
+				c := *m
+				c.Hops++
+				fwd = &c
+			}
+			s.counters.Relayed++
+			s.forward(l, fwd)
+		}
 	}
 }
 
