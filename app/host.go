@@ -1,12 +1,9 @@
 package app
 
 import (
-	"time"
-
 	"github.com/google/uuid"
 
 	"newsdesk/network"
-	"newsdesk/news"
 	"newsdesk/trust"
 )
 
@@ -66,19 +63,9 @@ func (h netHost) Retracted(category string, id uuid.UUID) {
 // publishSystemItem publishes an item of a system group as this installation, with
 // the display name of the settings as its author.
 func (a *App) publishSystemItem(category, title, body string) (PublishResult, error) {
-	now := time.Now()
-	id, err := news.NewID(now)
+	it, err := a.newItem(category, title, body)
 	if err != nil {
 		return PublishResult{}, err
-	}
-	it := &news.Item{
-		ID:       id,
-		Category: category,
-		Title:    title,
-		Body:     body,
-		Author:   a.settings().DisplayName,
-		Source:   a.source,
-		Created:  now,
 	}
 	if err := it.Validate(); err != nil {
 		return PublishResult{}, err

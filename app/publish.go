@@ -26,22 +26,11 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 		}
 		return PublishResult{}, &news.FieldError{Field: news.FieldCategory, Rule: rule, Err: err}
 	}
-	now := time.Now()
-	id, err := news.NewID(now)
+	it, err := a.newItem(d.Category, d.Title, d.Body)
 	if err != nil {
 		return PublishResult{}, err
 	}
-	it := &news.Item{
-		ID:         id,
-		Category:   d.Category,
-		Title:      d.Title,
-		Body:       d.Body,
-		Author:     a.settings().DisplayName,
-		Source:     a.source,
-		Created:    now,
-		Urgent:     d.Urgent,
-		Supersedes: d.Supersedes,
-	}
+	it.Urgent, it.Supersedes = d.Urgent, d.Supersedes
 	if err := it.Validate(); err != nil {
 		return PublishResult{}, err
 	}
@@ -49,6 +38,18 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 		return PublishResult{}, &NotAllowedError{Category: it.Category, Err: err}
 	}
 	return a.PublishItem(it)
+}
+
+// newItem is a new item of this installation, written now, with the
+// display name of the settings as its author.
+func (a *App) newItem(category, title, body string) (*news.Item, error) {
+	now := time.Now()
+	id, err := news.NewID(now)
+	if err != nil {
+		return nil, err
+	}
+	return &news.Item{ID: id, Category: category, Title: title, Body: body,
+		Author: a.settings().DisplayName, Source: a.source, Created: now}, nil
 }
 
 // NotAllowedError: the network definition does not let this installation
