@@ -25,13 +25,29 @@ func TestSecureDirectLink(t *testing.T) {
 	var ad deliveries
 	v := startNode(t, Config{Protocol: core(), Logger: log, Security: newSecurity(t, secrets)})
 	a := startNode(t, Config{Protocol: core(v.Addr()), Logger: log, OnDeliver: ad.add, Security: newSecurity(t, secrets)})
-	b := startNode(t, Config{Protocol: core(v.Addr()), Logger: log, Security: newSecurity(t, secrets)})
-	waitFor(t, 10*time.Second, "both attached", func() error {
-		if err := attachedTo(a, v); err != nil {
-			return err
+	waitFor(t, 10*time.Second, "the subscriber attached", func() error { return attachedTo(a, v) })
+	// The publisher must sit beside the subscriber under the vertex, two
+	// hops away. Its slot follows from its address, and an address in the
+	// subscriber's slot is redirected below the subscriber: then it starts
+	// again on another port.
+	var b *Node
+	for attempt := 1; b == nil; attempt++ {
+		n := startNode(t, Config{Protocol: core(v.Addr()), Logger: log, Security: newSecurity(t, secrets)})
+		waitFor(t, 10*time.Second, "the publisher attached", func() error {
+			if st := n.Status(); st.Up == a.Addr() {
+				return nil
+			}
+			return attachedTo(n, v)
+		})
+		switch {
+		case n.Status().Up == v.Addr():
+			b = n
+		case attempt == 5:
+			t.Fatalf("the publisher landed below the subscriber %d times", attempt)
+		default:
+			n.Close()
 		}
-		return attachedTo(b, v)
-	})
+	}
 	if err := a.Subscribe("it"); err != nil {
 		t.Fatal(err)
 	}
