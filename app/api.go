@@ -20,6 +20,9 @@ type Draft struct {
 	Body       string // Markdown
 	Urgent     bool
 	Supersedes uuid.UUID // the item this one corrects, or uuid.Nil
+	// Expires, when set, hides the item everywhere from then on; it must
+	// lie in the future.
+	Expires time.Time
 }
 
 // Outcome says what became of a publication.

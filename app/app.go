@@ -113,6 +113,10 @@ const (
 	statusPoll        = 500 * time.Millisecond
 	lastAttachedEvery = 15 * time.Second
 	purgeEvery        = time.Hour
+	// expirySweepEvery is how often the store is asked whether an item's
+	// expiry (plus storage.ExpirySkew) has passed: an expired item is
+	// hidden at most this long after that.
+	expirySweepEvery = 10 * time.Second
 
 	// lastAttachedSlack is subtracted from the persisted time of attachment
 	// on start: it is written only every lastAttachedEvery, and clocks of
@@ -649,6 +653,8 @@ func (a *App) monitor() {
 	defer poll.Stop()
 	purge := time.NewTicker(purgeEvery)
 	defer purge.Stop()
+	expiry := time.NewTicker(expirySweepEvery)
+	defer expiry.Stop()
 	var (
 		last      statusKey
 		lastSaved time.Time
@@ -660,6 +666,8 @@ func (a *App) monitor() {
 			return
 		case <-purge.C:
 			a.purge()
+		case <-expiry.C:
+			a.hideExpired()
 		case now := <-poll.C:
 			n := a.currentNode()
 			if n == nil {
@@ -699,6 +707,23 @@ func (a *App) purge() {
 	case n > 0:
 		a.log.Info("purged expired items", "items", n)
 		a.events.emit(Event{Kind: ItemsChanged})
+	}
+}
+
+// hideExpired hides the items whose expiry has passed (storage.HideExpired),
+// when the store says one is due: a read, not a write, on most calls.
+func (a *App) hideExpired() {
+	at, ok, err := a.store.NextExpiry()
+	if err == nil && (!ok || time.Now().Before(at)) {
+		return
+	}
+	n, err := a.store.HideExpired()
+	switch {
+	case err != nil:
+		a.log.Warn("hiding expired items failed", "err", err)
+	case n > 0:
+		a.log.Info("expired items hidden", "items", n)
+		a.events.emit(Event{Kind: ItemsRetracted})
 	}
 }
 

@@ -31,6 +31,10 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 		return PublishResult{}, err
 	}
 	it.Urgent, it.Supersedes = d.Urgent, d.Supersedes
+	it.Expires = d.Expires
+	if err := CheckSchedule(it, time.Now()); err != nil {
+		return PublishResult{}, err
+	}
 	if err := it.Validate(); err != nil {
 		return PublishResult{}, err
 	}
@@ -38,6 +42,16 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 		return PublishResult{}, &NotAllowedError{Category: it.Category, Err: err}
 	}
 	return a.PublishItem(it)
+}
+
+// CheckSchedule checks the times of a new item against the clock: an
+// expiry must lie after now (and after the publication time, which
+// Validate checks). The error is a *news.FieldError (news.RulePast).
+func CheckSchedule(it *news.Item, now time.Time) error {
+	if !it.Expires.IsZero() && !it.Expires.After(now) {
+		return &news.FieldError{Field: news.FieldExpires, Rule: news.RulePast}
+	}
+	return nil
 }
 
 // newItem is a new item of this installation, written now, with the

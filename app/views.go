@@ -37,6 +37,9 @@ type Retraction struct {
 	ItemID uuid.UUID
 	Reason string    // one line, may be empty; shown instead of the item
 	At     time.Time // when this installation applied it
+	// Expired: hidden by the item's own expiry (news.Item.Expires), not
+	// by a signed retraction; Reason is then "expired".
+	Expired bool
 }
 
 // MaxRetractionReason is the longest reason, in characters, a retraction
@@ -62,7 +65,7 @@ var (
 func entryView(e storage.Entry) Entry {
 	v := Entry{Item: e.Item, Read: e.Read}
 	if r := e.Retracted; r != nil {
-		v.Retracted = &Retraction{ItemID: r.ItemID, Reason: r.Reason, At: r.At}
+		v.Retracted = &Retraction{ItemID: r.ItemID, Reason: r.Reason, At: r.At, Expired: r.Expired}
 	}
 	return v
 }

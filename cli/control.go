@@ -6,7 +6,7 @@ package cli
 // added, never changed or removed.
 //
 //	GET  /v1/status          the servant's place in the tree and its links
-//	POST /v1/publish         {"category","title","body"} → {"id","suppressed"[,"queued"]}
+//	POST /v1/publish         {"category","title","body"[,"expires"]} → {"id","suppressed"[,"queued"]}
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
@@ -305,6 +305,17 @@ type publishRequest struct {
 	Category string `json:"category"`
 	Title    string `json:"title"`
 	Body     string `json:"body"`
+	Expires  string `json:"expires,omitempty"` // RFC 3339; after now: hidden everywhere from then on
+}
+
+// times parses the request's optional times; a bad one is the error.
+func (req *publishRequest) times() (expires time.Time, err error) {
+	if req.Expires != "" {
+		if expires, err = time.Parse(time.RFC3339Nano, req.Expires); err != nil {
+			return time.Time{}, fmt.Errorf("expires: not an RFC 3339 time: %q", req.Expires)
+		}
+	}
+	return expires, nil
 }
 
 type publishResponse struct {
@@ -341,6 +352,11 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	expires, err := req.times()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	now := time.Now()
 	id, err := news.NewID(now)
 	if err != nil {
@@ -355,6 +371,11 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		Author:   c.a.Settings().DisplayName,
 		Source:   c.a.Source(),
 		Created:  now,
+		Expires:  expires,
+	}
+	if err := app.CheckSchedule(it, now); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
 	if err := it.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())

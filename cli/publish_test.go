@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"newsdesk/storage"
 )
@@ -57,5 +58,26 @@ func TestServeStatusLostPersisted(t *testing.T) {
 	}
 	if got.Lost != 5 || got.Counters.Lost != 5 {
 		t.Errorf("status lost %d, counters.lost %d; want 5 and 5", got.Lost, got.Counters.Lost)
+	}
+}
+
+// "expires" must be an RFC 3339 time after now: 400 otherwise, with the
+// field's rule.
+func TestControlPublishExpires(t *testing.T) {
+	s := startServe(t)
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	for body, want := range map[string]string{
+		`{"category":"it","title":"t","expires":"` + future + `"}`: "",
+		`{"category":"it","title":"t","expires":"` + past + `"}`:   `{"error":"expires: in the past"}`,
+		`{"category":"it","title":"t","expires":"tomorrow"}`:       `{"error":"expires: not an RFC 3339 time: \"tomorrow\""}`,
+	} {
+		code, out := s.Call(t, "POST", "/v1/publish", body)
+		switch {
+		case want == "" && code != http.StatusOK:
+			t.Errorf("%s: %d %s, want 200", body, code, out)
+		case want != "" && (code != http.StatusBadRequest || string(out) != want+"\n"):
+			t.Errorf("%s: %d %q, want 400 %q", body, code, out, want)
+		}
 	}
 }

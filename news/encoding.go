@@ -10,28 +10,43 @@ import (
 	"newsdesk/categories"
 )
 
-// The wire encoding of an item, format 1. Fixed fields first, then
+// The wire encoding of an item, formats 1 and 2. Fixed fields first, then
 // length-prefixed strings:
 //
-//	format      1 byte (= 1)
+//	format      1 byte (= 1, or 2 when at or expires is present)
 //	id          16 bytes
 //	source      16 bytes
 //	count       uvarint
 //	created     8 bytes, big-endian int64 Unix nanoseconds
 //	flags       1 byte: bit 0 urgent, bit 1 supersedes present
+//	            (format 2 only: bit 2 at present, bit 3 expires present)
 //	supersedes  16 bytes, only with flag bit 1
+//	at          8 bytes, big-endian int64 Unix nanoseconds, only with flag bit 2
+//	expires     8 bytes, as at, only with flag bit 3
 //	category, title, author, body, signature: uvarint length + bytes each
 //
 // The encoding is canonical: varints are minimal, unknown flag bits and
 // trailing bytes are errors, so Marshal(Unmarshal(b)) == b for every b that
 // decodes. A signature can then be computed over bytes a receiver reproduces
 // exactly. Received is local and not encoded.
-const formatV1 = 1
+//
+// Format 2 is format 1 with the scheduling fields (at, expires). An item
+// without them is still written as format 1, byte for byte as before, so
+// the encodings and signatures of existing items do not change and
+// installations that know only format 1 still read them; a format 2
+// encoding without either field is not canonical and refused.
+const (
+	formatV1 = 1
+	formatV2 = 2
+)
 
 const (
 	flagUrgent     = 1 << 0
 	flagSupersedes = 1 << 1
-	knownFlags     = flagUrgent | flagSupersedes
+	flagAt         = 1 << 2
+	flagExpires    = 1 << 3
+	knownFlagsV1   = flagUrgent | flagSupersedes
+	knownFlagsV2   = knownFlagsV1 | flagAt | flagExpires
 )
 
 // Per-field byte limits checked before allocating: a rune is at most 4 bytes.
@@ -44,7 +59,7 @@ const (
 
 // MaxEncodedLen is an upper bound on the length of an encoded item, for frame
 // size limits in the network layer.
-const MaxEncodedLen = 1 + 16 + 16 + binary.MaxVarintLen64 + 8 + 1 + 16 +
+const MaxEncodedLen = 1 + 16 + 16 + binary.MaxVarintLen64 + 8 + 1 + 16 + 8 + 8 +
 	5*binary.MaxVarintLen32 + maxCategoryBytes + maxTitleBytes + maxAuthorBytes + MaxBodyBytes + MaxSignatureBytes
 
 // ErrMalformed is wrapped by every structural decoding error.
@@ -61,7 +76,11 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	if err := it.Validate(); err != nil {
 		return nil, err
 	}
-	b = append(b, formatV1)
+	format := byte(formatV1)
+	if !it.At.IsZero() || !it.Expires.IsZero() {
+		format = formatV2
+	}
+	b = append(b, format)
 	b = append(b, it.ID[:]...)
 	b = append(b, it.Source[:]...)
 	b = binary.AppendUvarint(b, it.SourceCount)
@@ -73,9 +92,21 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	if it.Supersedes != uuid.Nil {
 		flags |= flagSupersedes
 	}
+	if !it.At.IsZero() {
+		flags |= flagAt
+	}
+	if !it.Expires.IsZero() {
+		flags |= flagExpires
+	}
 	b = append(b, flags)
 	if it.Supersedes != uuid.Nil {
 		b = append(b, it.Supersedes[:]...)
+	}
+	if !it.At.IsZero() {
+		b = binary.BigEndian.AppendUint64(b, uint64(it.At.UnixNano()))
+	}
+	if !it.Expires.IsZero() {
+		b = binary.BigEndian.AppendUint64(b, uint64(it.Expires.UnixNano()))
 	}
 	for _, s := range []string{it.Category, it.Title, it.Author, it.Body} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -93,7 +124,13 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 func (it *Item) UnmarshalBinary(data []byte) error {
 	d := decoder{b: data}
 	var n Item
-	if d.byte() != formatV1 && d.err == nil {
+	format := d.byte()
+	known := byte(knownFlagsV1)
+	switch {
+	case d.err != nil:
+	case format == formatV2:
+		known = knownFlagsV2
+	case format != formatV1:
 		return fmt.Errorf("%w: unknown format %d", ErrMalformed, data[0])
 	}
 	n.ID = d.uuid()
@@ -101,8 +138,11 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 	n.SourceCount = d.uvarint()
 	n.Created = time.Unix(0, int64(d.uint64())).UTC()
 	flags := d.byte()
-	if d.err == nil && flags&^knownFlags != 0 {
-		return fmt.Errorf("%w: unknown flags %#x", ErrMalformed, flags)
+	if d.err == nil && flags&^known != 0 {
+		return fmt.Errorf("%w: unknown flags %#x for format %d", ErrMalformed, flags, format)
+	}
+	if d.err == nil && format == formatV2 && flags&(flagAt|flagExpires) == 0 {
+		return fmt.Errorf("%w: format 2 without at or expires", ErrMalformed)
 	}
 	n.Urgent = flags&flagUrgent != 0
 	if flags&flagSupersedes != 0 {
@@ -110,6 +150,12 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 		if d.err == nil && n.Supersedes == uuid.Nil {
 			return fmt.Errorf("%w: supersedes flag with a nil id", ErrMalformed)
 		}
+	}
+	if flags&flagAt != 0 {
+		n.At = time.Unix(0, int64(d.uint64())).UTC()
+	}
+	if flags&flagExpires != 0 {
+		n.Expires = time.Unix(0, int64(d.uint64())).UTC()
 	}
 	n.Category = string(d.bytes("category", maxCategoryBytes))
 	n.Title = string(d.bytes("title", maxTitleBytes))

@@ -17,6 +17,8 @@ const (
 	FieldCreated
 	FieldSupersedes
 	FieldSignature
+	FieldAt      // the scheduled publication time
+	FieldExpires // the expiry time
 )
 
 var fieldNames = [...]string{
@@ -29,6 +31,8 @@ var fieldNames = [...]string{
 	FieldCreated:    "created",
 	FieldSupersedes: "supersedes",
 	FieldSignature:  "signature",
+	FieldAt:         "at",
+	FieldExpires:    "expires",
 }
 
 // String returns the field's name as validation messages spell it
@@ -67,6 +71,14 @@ const (
 	// RuleInvalidCategory: not a category ID; FieldError.Err is the
 	// categories package's reason.
 	RuleInvalidCategory
+	// RuleNotAfter: a time that must come later than another does not:
+	// the publication time (at) after the creation time, the expiry after
+	// the publication time (at, else the creation time).
+	RuleNotAfter
+	// RulePast: a time that must lie in the future (a new item's expiry
+	// or publication time) has passed. Not an item rule (Validate knows
+	// no clock): publishers check it for new items.
+	RulePast
 )
 
 var ruleNames = [...]string{
@@ -78,6 +90,8 @@ var ruleNames = [...]string{
 	RuleOutOfRange:       "out of range",
 	RuleSelfReference:    "self reference",
 	RuleInvalidCategory:  "invalid category",
+	RuleNotAfter:         "not after",
+	RulePast:             "in the past",
 }
 
 // String returns a short name of the rule ("too long"), for logs; the
@@ -128,6 +142,13 @@ func (e *FieldError) Detail() string {
 		return "not a UUIDv7"
 	case RuleOutOfRange:
 		return "outside the years 1678 to 2262"
+	case RuleNotAfter:
+		if e.Field == FieldExpires {
+			return "not after the publication time"
+		}
+		return "not after the creation time"
+	case RulePast:
+		return "in the past"
 	case RuleSelfReference:
 		return "equals the item's own id"
 	}

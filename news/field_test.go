@@ -45,6 +45,9 @@ func TestFieldErrors(t *testing.T) {
 		{"supersedes self", func(it *Item) { it.Supersedes = it.ID }, FieldSupersedes, RuleSelfReference, "supersedes: equals the item's own id"},
 		{"supersedes v4", func(it *Item) { it.Supersedes = v4 }, FieldSupersedes, RuleNotUUIDv7, "supersedes: not a UUIDv7"},
 		{"long signature", func(it *Item) { it.Signature = make([]byte, MaxSignatureBytes+1) }, FieldSignature, RuleTooLong, "signature: longer than 1024 bytes"},
+		{"at not after created", func(it *Item) { it.At = it.Created }, FieldAt, RuleNotAfter, "at: not after the creation time"},
+		{"at far future", func(it *Item) { it.At = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) }, FieldAt, RuleOutOfRange, "at: outside the years 1678 to 2262"},
+		{"expires before at", func(it *Item) { it.At, it.Expires = it.Created.Add(time.Hour), it.Created.Add(time.Minute) }, FieldExpires, RuleNotAfter, "expires: not after the publication time"},
 	}
 	seen := map[Field]map[Rule]bool{}
 	for _, c := range cases {
@@ -80,13 +83,13 @@ func TestFieldErrors(t *testing.T) {
 		}
 	}
 	// Every field has its rules covered.
-	for f := FieldID; f <= FieldSignature; f++ {
+	for f := FieldID; f <= FieldExpires; f++ {
 		if len(seen[f]) == 0 {
 			t.Errorf("no case for field %v", f)
 		}
 	}
 	// And every rule is met.
-	for r := RuleRequired; r <= RuleInvalidCategory; r++ {
+	for r := RuleRequired; r <= RuleNotAfter; r++ { // RulePast needs a clock: not an item rule
 		met := false
 		for _, rules := range seen {
 			met = met || rules[r]
@@ -125,14 +128,15 @@ func TestFieldAndRuleNames(t *testing.T) {
 	fields := map[Field]string{
 		FieldID: "id", FieldCategory: "category", FieldTitle: "title", FieldBody: "body", FieldAuthor: "author",
 		FieldSource: "source", FieldCreated: "created", FieldSupersedes: "supersedes", FieldSignature: "signature",
-		0: "Field(0)", FieldSignature + 1: "Field(10)",
+		FieldAt: "at", FieldExpires: "expires",
+		0: "Field(0)", FieldExpires + 1: "Field(12)",
 	}
 	for f, want := range fields {
 		if f.String() != want {
 			t.Errorf("Field %d: %q, want %q", int(f), f, want)
 		}
 	}
-	for r := RuleRequired; r <= RuleInvalidCategory; r++ {
+	for r := RuleRequired; r <= RulePast; r++ {
 		if s := r.String(); s == "" || strings.HasPrefix(s, "Rule(") {
 			t.Errorf("rule %d has no name", int(r))
 		}

@@ -39,6 +39,30 @@ type Item struct {
 	Urgent      bool
 	Supersedes  uuid.UUID // an earlier item this one corrects; uuid.Nil for none
 	Signature   []byte    // filled by a later issue; carried and stored as is
+	// At is the publication time of a scheduled item, later than Created;
+	// zero for an item published when it was written. The item goes out
+	// (and is numbered and signed) at this time.
+	At time.Time
+	// Expires is when the item stops being shown anywhere; zero for never.
+	// After At (or Created) when set. Part of the signed item, so no
+	// retraction is needed to hide it.
+	Expires time.Time
+}
+
+// PublishedAt returns when the item was published: At for a scheduled
+// item, else Created.
+func (it *Item) PublishedAt() time.Time {
+	if !it.At.IsZero() {
+		return it.At
+	}
+	return it.Created
+}
+
+// ExpiredAt reports whether the item has expired at now, allowing skew for
+// the difference between the publisher's clock and this one: an item is
+// expired once now is more than skew past Expires.
+func (it *Item) ExpiredAt(now time.Time, skew time.Duration) bool {
+	return !it.Expires.IsZero() && now.After(it.Expires.Add(skew))
 }
 
 // The range of creation times the encoding can carry (int64 nanoseconds
@@ -126,6 +150,22 @@ func (it *Item) check() *FieldError {
 	}
 	if len(it.Signature) > MaxSignatureBytes {
 		return &FieldError{Field: FieldSignature, Rule: RuleTooLong, Limit: MaxSignatureBytes}
+	}
+	if !it.At.IsZero() {
+		if it.At.Before(minCreated) || it.At.After(maxCreated) {
+			return &FieldError{Field: FieldAt, Rule: RuleOutOfRange}
+		}
+		if !it.At.After(it.Created) {
+			return &FieldError{Field: FieldAt, Rule: RuleNotAfter}
+		}
+	}
+	if !it.Expires.IsZero() {
+		if it.Expires.Before(minCreated) || it.Expires.After(maxCreated) {
+			return &FieldError{Field: FieldExpires, Rule: RuleOutOfRange}
+		}
+		if !it.Expires.After(it.PublishedAt()) {
+			return &FieldError{Field: FieldExpires, Rule: RuleNotAfter}
+		}
 	}
 	return nil
 }

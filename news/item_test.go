@@ -148,7 +148,8 @@ func equalItems(a, b *Item) bool {
 	return a.ID == b.ID && a.Category == b.Category && a.Title == b.Title && a.Body == b.Body &&
 		a.Author == b.Author && a.Source == b.Source && a.SourceCount == b.SourceCount &&
 		a.Created.Equal(b.Created) && a.Received.Equal(b.Received) && a.Urgent == b.Urgent &&
-		a.Supersedes == b.Supersedes && bytes.Equal(a.Signature, b.Signature)
+		a.Supersedes == b.Supersedes && bytes.Equal(a.Signature, b.Signature) &&
+		a.At.Equal(b.At) && a.Expires.Equal(b.Expires)
 }
 
 func TestUnmarshalRejects(t *testing.T) {
@@ -217,4 +218,99 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			t.Fatalf("second decode: %v", err)
 		}
 	})
+}
+
+// The scheduling fields round-trip in format 2, each alone and together;
+// an item without them stays format 1, byte for byte.
+func TestRoundTripScheduling(t *testing.T) {
+	plain := validItem(t)
+	old, err := plain.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old[0] != formatV1 {
+		t.Fatalf("an item without at/expires encoded as format %d", old[0])
+	}
+	at := plain.Created.Add(time.Hour)
+	exp := plain.Created.Add(48 * time.Hour)
+	for name, set := range map[string]func(*Item){
+		"at":         func(it *Item) { it.At = at },
+		"expires":    func(it *Item) { it.Expires = exp },
+		"at+expires": func(it *Item) { it.At, it.Expires = at, exp },
+		"none (nil)": func(*Item) {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			it := validItem(t)
+			set(it)
+			b, err := it.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFormat := byte(formatV2)
+			if it.At.IsZero() && it.Expires.IsZero() {
+				wantFormat = formatV1
+			}
+			if b[0] != wantFormat {
+				t.Errorf("format %d, want %d", b[0], wantFormat)
+			}
+			var got Item
+			if err := got.UnmarshalBinary(b); err != nil {
+				t.Fatal(err)
+			}
+			if !equalItems(&got, it) {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, *it)
+			}
+			again, _ := got.MarshalBinary()
+			if !bytes.Equal(again, b) {
+				t.Errorf("re-encoding differs")
+			}
+			if len(b) > MaxEncodedLen {
+				t.Errorf("encoded length %d over MaxEncodedLen", len(b))
+			}
+		})
+	}
+	// Format 1 carries no scheduling flags; format 2 needs one.
+	withAt := validItem(t)
+	withAt.At = at
+	b, _ := withAt.MarshalBinary()
+	var it Item
+	if err := it.UnmarshalBinary(append([]byte{formatV1}, b[1:]...)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("format 1 with the at flag: %v", err)
+	}
+	if err := it.UnmarshalBinary(append([]byte{formatV2}, old[1:]...)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("format 2 without at or expires: %v", err)
+	}
+}
+
+func TestValidateScheduling(t *testing.T) {
+	cases := []struct {
+		name  string
+		set   func(*Item)
+		field Field
+		rule  Rule
+	}{
+		{"at not after created", func(it *Item) { it.At = it.Created }, FieldAt, RuleNotAfter},
+		{"expires before created", func(it *Item) { it.Expires = it.Created.Add(-time.Second) }, FieldExpires, RuleNotAfter},
+		{"expires before at", func(it *Item) { it.At, it.Expires = it.Created.Add(2*time.Hour), it.Created.Add(time.Hour) }, FieldExpires, RuleNotAfter},
+		{"at out of range", func(it *Item) { it.At = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) }, FieldAt, RuleOutOfRange},
+	}
+	for _, c := range cases {
+		it := validItem(t)
+		c.set(it)
+		var fe *FieldError
+		if err := it.Validate(); !errors.As(err, &fe) || fe.Field != c.field || fe.Rule != c.rule {
+			t.Errorf("%s: %v, want %v %v", c.name, err, c.field, c.rule)
+		}
+	}
+	it := validItem(t)
+	it.Expires = it.Created.Add(time.Hour)
+	if it.ExpiredAt(it.Expires.Add(time.Minute), 2*time.Minute) {
+		t.Error("expired within the skew")
+	}
+	if !it.ExpiredAt(it.Expires.Add(3*time.Minute), 2*time.Minute) {
+		t.Error("not expired after the skew")
+	}
+	if validItem(t).ExpiredAt(time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), 0) {
+		t.Error("an item without expiry expired")
+	}
 }

@@ -27,6 +27,9 @@ var BucketRetracted = bucketRetracted
 // BucketOwnLast lets external tests make a store of an older schema.
 var BucketOwnLast = bucketOwnLast
 
+// BucketExpiring and BucketExpired: the buckets schema 4 added.
+var BucketExpiring, BucketExpired = bucketExpiring, bucketExpired
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

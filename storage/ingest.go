@@ -174,6 +174,7 @@ func (s *Store) writer() {
 func (s *Store) commit(batch []*ingestReq) error {
 	return s.update("ingest", func(tx *bbolt.Tx, ch *txChanges) error {
 		b := itemBuckets(tx)
+		b.now = s.opts.now()
 		for _, r := range batch {
 			switch {
 			case r.own != nil:

@@ -82,6 +82,10 @@ func decodeValue(id []byte, v []byte) (*news.Item, error) {
 // buckets holds the buckets of one transaction, looked up once.
 type buckets struct {
 	items, byCategory, bySource, byReceived, read, unread, itemCounts, retracted *bbolt.Bucket
+	expiring, expired                                                            *bbolt.Bucket // expiry.go
+	// now is the clock insert checks expiry by; zero where nothing is
+	// inserted.
+	now time.Time
 }
 
 func itemBuckets(tx *bbolt.Tx) buckets {
@@ -94,6 +98,8 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		unread:     tx.Bucket(bucketUnread),
 		itemCounts: tx.Bucket(bucketItemCounts),
 		retracted:  tx.Bucket(bucketRetracted),
+		expiring:   tx.Bucket(bucketExpiring),
+		expired:    tx.Bucket(bucketExpired),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -129,6 +135,14 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 			return false, err
 		}
 	}
+	if !it.Expires.IsZero() {
+		if b.expiredNow(it) {
+			return true, b.hideExpired(it, ch, false)
+		}
+		if err := b.expiring.Put(expiringKey(it), nil); err != nil {
+			return false, err
+		}
+	}
 	if b.isRetracted(it.ID[:]) {
 		return true, nil
 	}
@@ -161,6 +175,13 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 	for _, d := range dels {
 		if err := d.b.Delete(d.k); err != nil {
 			return err
+		}
+	}
+	if !it.Expires.IsZero() {
+		for _, bk := range []*bbolt.Bucket{b.expiring, b.expired} {
+			if err := bk.Delete(expiringKey(it)); err != nil {
+				return err
+			}
 		}
 	}
 	read := b.read.Get(id[:]) != nil

@@ -214,8 +214,10 @@ func TestOwnLastMigration(t *testing.T) {
 	}
 	storagetest.CheckAndClose(t, s, dir)
 	editFile(t, dir, func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket(storage.BucketOwnLast); err != nil {
-			return err
+		for _, b := range [][]byte{storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired} { // schema 3 and 4
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(storage.BucketMeta).Put(storage.KeySchema, binary.BigEndian.AppendUint32(nil, 2))
 	})

@@ -46,13 +46,20 @@ func (s *Store) SetRetention(d time.Duration) error {
 }
 
 // PurgeExpired deletes the items received longer ago than the retention
-// period; with no retention set it does nothing.
+// period (with no retention set, none of these), and the items that
+// expired (news.Item.Expires) more than ExpiredKeep ago, whatever the
+// retention and their category.
 func (s *Store) PurgeExpired() (int, error) {
+	n, err := s.purgeExpired()
+	if err != nil {
+		return n, err
+	}
 	d, err := s.Retention()
 	if err != nil || d == 0 {
-		return 0, err
+		return n, err
 	}
-	return s.Purge(s.opts.now().Add(-d))
+	m, err := s.Purge(s.opts.now().Add(-d))
+	return n + m, err
 }
 
 // Purge deletes every item received before cutoff, with its index entries,

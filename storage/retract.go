@@ -33,15 +33,20 @@ type Retraction struct {
 	ItemID uuid.UUID
 	Reason string    // one line, may be empty; shown instead of the item
 	At     time.Time // when this installation applied it
+	// Expired: not a signed retraction but the item's own expiry
+	// (expiry.go); Reason is then "expired".
+	Expired bool
 }
 
 // MaxRetractionReason is the longest reason, in characters, Retract accepts.
 const MaxRetractionReason = 500
 
-// A retracted value: a format byte, the time applied (int64 Unix ns,
-// big-endian), then the reason's UTF-8 bytes.
+// A retracted value: a format byte (1 for a retraction, 2 for an expiry),
+// the time applied (int64 Unix ns, big-endian), then the reason's UTF-8
+// bytes.
 const (
 	retractionFormat    = 1
+	expiryFormat        = 2 // since schema 4
 	retractionHeaderLen = 1 + 8
 )
 
@@ -51,6 +56,9 @@ func encodeRetraction(r Retraction) ([]byte, error) {
 	}
 	b := make([]byte, retractionHeaderLen, retractionHeaderLen+len(r.Reason))
 	b[0] = retractionFormat
+	if r.Expired {
+		b[0] = expiryFormat
+	}
 	binary.BigEndian.PutUint64(b[1:], uint64(r.At.UnixNano()))
 	return append(b, r.Reason...), nil
 }
@@ -61,7 +69,7 @@ func decodeRetraction(id, v []byte) (*Retraction, error) {
 	if len(id) != 16 {
 		return nil, corruptf("retraction key %x malformed", id)
 	}
-	if len(v) < retractionHeaderLen || v[0] != retractionFormat {
+	if len(v) < retractionHeaderLen || (v[0] != retractionFormat && v[0] != expiryFormat) {
 		return nil, corruptf("retraction of %x: unknown value format", id)
 	}
 	reason := string(v[retractionHeaderLen:])
@@ -69,9 +77,10 @@ func decodeRetraction(id, v []byte) (*Retraction, error) {
 		return nil, corruptf("retraction of %x: %v", id, err)
 	}
 	return &Retraction{
-		ItemID: uuid.UUID(id),
-		Reason: reason,
-		At:     time.Unix(0, int64(binary.BigEndian.Uint64(v[1:]))),
+		ItemID:  uuid.UUID(id),
+		Reason:  reason,
+		At:      time.Unix(0, int64(binary.BigEndian.Uint64(v[1:]))),
+		Expired: v[0] == expiryFormat,
 	}, nil
 }
 

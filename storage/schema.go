@@ -26,6 +26,8 @@ var (
 	bucketOutbox     = []byte("outbox")
 	bucketRetracted  = []byte("retracted") // since schema 2
 	bucketOwnLast    = []byte("own-last")  // since schema 3: category → count of the latest own publication there
+	bucketExpiring   = []byte("expiring")  // since schema 4: expiry time + ID of items still shown (expiry.go)
+	bucketExpired    = []byte("expired")   // since schema 4: expiry time + ID of expired items not yet purged
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -35,6 +37,7 @@ var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
+	bucketExpiring, bucketExpired,
 }
 
 // Keys of the meta bucket.
@@ -72,6 +75,16 @@ var migrations = []func(tx *bbolt.Tx) error{
 			return err
 		}
 		return tx.Bucket(bucketMeta).Put(keyOwnLastStale, []byte{1})
+	},
+	// 3 → 4: expiry (expiry.go). Items with an expiry did not exist
+	// before, so empty buckets are all there is to add.
+	func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{bucketExpiring, bucketExpired} {
+			if _, err := tx.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		return nil
 	},
 }
 

@@ -33,10 +33,12 @@ const (
 
 // ItemSigningBytes returns the message an item's signature covers: the
 // domain prefix followed by the item's canonical wire encoding (news.Item
-// MarshalBinary, format 1) with Signature empty and Received left out
+// MarshalBinary) with Signature empty and Received left out
 // (Received is local and never encoded). So every field that travels is
 // covered: ID, Source, SourceCount, Created (to the nanosecond), Urgent,
-// Supersedes, Category, Title, Author and Body. The news encoding is
+// Supersedes, At, Expires, Category, Title, Author and Body. (An item with
+// At or Expires is encoded in format 2; one without them in format 1, so
+// the signatures of items made before those fields existed still verify.) The news encoding is
 // canonical (minimal varints, no optional spellings), so a receiver
 // rebuilds these bytes exactly. An invalid item has no signing bytes.
 func ItemSigningBytes(it *news.Item) ([]byte, error) {

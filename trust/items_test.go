@@ -70,6 +70,8 @@ func TestTamperingAnyItemFieldBreaksSignature(t *testing.T) {
 		"Urgent":      func(it *news.Item) { it.Urgent = !it.Urgent },
 		"Supersedes":  func(it *news.Item) { it.Supersedes = uuid.Nil },
 		"Signature":   func(it *news.Item) { it.Signature[len(it.Signature)-1] ^= 1 },
+		"At":          func(it *news.Item) { it.At = it.Created.Add(time.Hour) },
+		"Expires":     func(it *news.Item) { it.Expires = it.Created.Add(time.Hour) },
 	}
 	notSigned := map[string]bool{"Received": true}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[news.Item]()) {
@@ -274,6 +276,39 @@ func BenchmarkVerifyItem(b *testing.B) {
 	for b.Loop() {
 		if _, err := sn.VerifyItem(it); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A scheduled, expiring item signs and verifies across the wire, and moving
+// either time breaks the signature.
+func TestSignVerifyScheduledItem(t *testing.T) {
+	sn := signedExample(t)
+	it := newItem(t, "company", "The **office** is closed on Friday.")
+	it.At = it.Created.Add(time.Hour)
+	it.Expires = it.Created.Add(24 * time.Hour)
+	signAs(t, newsroomID, it)
+	b, err := it.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got news.Item
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sn.VerifyItem(&got); err != nil {
+		t.Fatalf("after the wire: %v", err)
+	}
+	for name, change := range map[string]func(*news.Item){
+		"at":        func(it *news.Item) { it.At = it.At.Add(time.Second) },
+		"expires":   func(it *news.Item) { it.Expires = it.Expires.Add(time.Hour) },
+		"no expiry": func(it *news.Item) { it.Expires = time.Time{} },
+	} {
+		c := got.Clone()
+		change(c)
+		_, err := sn.VerifyItem(c)
+		if ReasonOf(err) != BadSignature {
+			t.Errorf("%s changed: %v, want a bad signature", name, err)
 		}
 	}
 }

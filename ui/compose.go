@@ -29,6 +29,7 @@ type composer struct {
 	catIDs     []string // parallel to category.Options
 	title      *widget.Entry
 	urgent     *widget.Check
+	expires    *widget.Entry // optional expiry, whenLayout in local time
 	body       *widget.Entry
 	preview    *widget.RichText
 	previewDeb debouncer
@@ -50,7 +51,7 @@ func newComposer(u *UI) *composer {
 	c := &composer{u: u}
 	c.previewDeb = debouncer{w: u.w, delay: previewDelay}
 	c.notes = map[news.Field]*widget.Label{}
-	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldBody} {
+	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldExpires, news.FieldBody} {
 		c.notes[f] = wrappedLabel("", widget.DangerImportance)
 		c.notes[f].Hide()
 	}
@@ -60,6 +61,9 @@ func newComposer(u *UI) *composer {
 	c.title.SetPlaceHolder("A short, clear headline")
 	c.title.OnChanged = func(string) { c.showProblem(draftProblem{}); c.previewDeb.call(c.renderPreview) }
 	c.urgent = widget.NewCheck("Urgent (notifies every reader)", nil)
+	c.expires = widget.NewEntry()
+	c.expires.SetPlaceHolder("Never (or " + whenLayout + ", local time)")
+	c.expires.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
 	c.body.SetPlaceHolder("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)")
@@ -80,6 +84,7 @@ func newComposer(u *UI) *composer {
 	form := widget.NewForm(
 		widget.NewFormItem("Category", container.NewVBox(container.NewBorder(nil, nil, nil, c.urgent, c.category), c.notes[news.FieldCategory])),
 		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
+		widget.NewFormItem("Expires", container.NewVBox(c.expires, c.notes[news.FieldExpires])),
 	)
 	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
 	prev := container.NewBorder(widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
@@ -136,11 +141,26 @@ func (c *composer) renderPreview() {
 
 var previewHintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: false, TextStyle: fyne.TextStyle{Italic: true}}
 
-// draft is what the form holds.
+// whenLayout is how the compose screen's date/time fields are typed.
+const whenLayout = "2006-01-02 15:04"
+
+// parseWhen reads a date/time field in local time; empty is the zero time.
+func parseWhen(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, true
+	}
+	t, err := time.ParseInLocation(whenLayout, s, time.Local)
+	return t, err == nil
+}
+
+// draft is what the form holds (a date/time that does not parse is left
+// out: check reports it).
 func (c *composer) draft() app.Draft {
+	expires, _ := parseWhen(c.expires.Text)
 	return app.Draft{
 		Category: c.categoryID(), Title: strings.TrimSpace(c.title.Text), Body: c.body.Text,
-		Urgent: c.urgent.Checked, Supersedes: c.supersedes,
+		Urgent: c.urgent.Checked, Supersedes: c.supersedes, Expires: expires,
 	}
 }
 
@@ -166,10 +186,18 @@ func (c *composer) check(d app.Draft) draftProblem {
 	if !c.u.roles.may(d.Category) {
 		return draftProblem{news.FieldCategory, fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))}
 	}
+	if _, ok := parseWhen(c.expires.Text); !ok {
+		return draftProblem{news.FieldExpires, "Type the expiry as " + whenLayout + " (for example " + c.u.now().Add(24*time.Hour).Format(whenLayout) + "), or leave it empty."}
+	}
 	now := c.u.now()
 	it := news.Item{
 		ID: news.IDAt(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
 		Author: c.u.settings.DisplayName, Source: news.IDAt(now, 2), Created: now, Supersedes: d.Supersedes,
+		Expires: d.Expires,
+	}
+	if err := app.CheckSchedule(&it, now); err != nil {
+		p, _ := fieldProblem(err)
+		return p
 	}
 	p, _ := fieldProblem(it.Validate())
 	return p
@@ -190,6 +218,10 @@ func fieldProblem(err error) (draftProblem, bool) {
 		p.text = fmt.Sprintf("The title is too long: at most %d characters.", fe.Limit)
 	case fe.Field == news.FieldBody && fe.Rule == news.RuleTooLong:
 		p.text = fmt.Sprintf("The text is too long: at most %d KB.", fe.Limit>>10)
+	case fe.Field == news.FieldExpires && fe.Rule == news.RulePast:
+		p.text = "The expiry has passed: choose a later time, or leave it empty."
+	case fe.Field == news.FieldExpires && fe.Rule == news.RuleNotAfter:
+		p.text = "The item would expire before it is published: choose a later expiry."
 	case fe.Field == news.FieldAuthor:
 		p.text = "Your display name (Settings) is not valid: " + fe.Detail()
 	default:
@@ -287,6 +319,7 @@ func (c *composer) reset() {
 	c.title.SetText("")
 	c.body.SetText("")
 	c.urgent.SetChecked(false)
+	c.expires.SetText("")
 	c.setSupersedes(uuid.Nil, "")
 	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -326,5 +327,47 @@ func TestCorrectionFlow(t *testing.T) {
 	h.tap(cancel)
 	if c.supersedes != uuid.Nil {
 		t.Error("Not a correction kept Supersedes")
+	}
+}
+
+// TestComposeExpires: the optional expiry is typed as a local date and
+// time; one that does not parse, has passed, or comes before publication
+// is shown under the Expires field (typed news.FieldError) and nothing is
+// sent; a valid one goes into the draft, and Clear empties it.
+func TestComposeExpires(t *testing.T) {
+	b := newFake()
+	h, c := composeHarness(t, b)
+	chooseCategory(c, "it")
+	h.typeInto(c.title, "Canteen closed")
+	for _, tc := range []struct{ typed, want string }{
+		{"tomorrow", "Type the expiry as 2006-01-02 15:04"},
+		{testNow.Add(-time.Hour).Local().Format(whenLayout), "The expiry has passed"},
+	} {
+		h.typeInto(c.expires, tc.typed)
+		h.tap(c.publish)
+		note := c.notes[news.FieldExpires]
+		if !note.Visible() || !strings.HasPrefix(note.Text, tc.want) {
+			t.Errorf("%q: note %q (shown %v), want %q…", tc.typed, note.Text, note.Visible(), tc.want)
+		}
+		if err := shownUnder(c.expires, note); err != nil {
+			t.Errorf("%q: the problem is not under Expires: %v", tc.typed, err)
+		}
+	}
+	if len(b.drafts) != 0 {
+		t.Fatalf("invalid expiries were published: %d", len(b.drafts))
+	}
+	h.typeInto(c.expires, "")
+	if c.notes[news.FieldExpires].Visible() {
+		t.Errorf("editing left the problem shown")
+	}
+	want := testNow.Add(48 * time.Hour).Local().Truncate(time.Minute)
+	h.typeInto(c.expires, want.Format(whenLayout))
+	h.tap(c.publish)
+	h.sync()
+	if len(b.drafts) != 1 || !b.drafts[0].Expires.Equal(want) {
+		t.Fatalf("drafts %+v, want one expiring %v", b.drafts, want)
+	}
+	if c.expires.Text != "" {
+		t.Errorf("the expiry stayed after publishing: %q", c.expires.Text)
 	}
 }

@@ -165,7 +165,10 @@ func (v *itemView) setHeader(r *row) {
 func (v *itemView) setRetracted(r *row) {
 	if r.retracted {
 		text := "This item was retracted by its publisher or an admin."
-		if r.retraction != "" {
+		switch {
+		case r.expired:
+			text = "This item has expired."
+		case r.retraction != "":
 			text = "Retracted: " + r.retraction
 		}
 		v.retracted.SetText(text)
@@ -182,13 +185,14 @@ func (v *itemView) setRetracted(r *row) {
 	}
 }
 
-// markRetracted shows the open item as retracted now (an event said so).
-func (v *itemView) markRetracted(reason string) {
+// markRetracted shows the open item as retracted (or expired) now (an
+// event said so).
+func (v *itemView) markRetracted(rt *app.Retraction) {
 	if v.shown == nil {
 		return
 	}
 	r := *v.shown
-	r.retracted, r.retraction = true, reason
+	r.retracted, r.retraction, r.expired = true, rt.Reason, rt.Expired
 	v.shown = &r
 	v.setRetracted(&r)
 	v.body.Segments = nil
@@ -237,7 +241,7 @@ func (v *itemView) loadBody(id uuid.UUID) {
 				v.fillCorrection(e)
 			}
 			if e.Retracted != nil {
-				v.markRetracted(e.Retracted.Reason)
+				v.markRetracted(e.Retracted)
 				return
 			}
 			v.body.Segments = segs

@@ -25,6 +25,7 @@ type row struct {
 	source       uuid.UUID // the publishing installation
 	retracted    bool      // hidden by a retraction (shown in My posts only)
 	retraction   string    // its reason, may be empty
+	expired      bool      // hidden by its own expiry, not a retraction
 }
 
 func rowOf(e app.Entry) *row {
@@ -35,7 +36,7 @@ func rowOf(e app.Entry) *row {
 		source: it.Source,
 	}
 	if e.Retracted != nil {
-		r.retracted, r.retraction = true, e.Retracted.Reason
+		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired
 	}
 	return r
 }

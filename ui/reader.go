@@ -253,7 +253,7 @@ func (r *reader) refreshOpen() {
 			if err == nil && r.view.id == id {
 				r.view.setRead(e.Read)
 				if e.Retracted != nil {
-					r.view.markRetracted(e.Retracted.Reason)
+					r.view.markRetracted(e.Retracted)
 				}
 			}
 		}
