@@ -62,7 +62,7 @@ func newComposer(u *UI) *composer {
 	c.title.OnChanged = func(string) { c.showProblem(draftProblem{}); c.previewDeb.call(c.renderPreview) }
 	c.urgent = widget.NewCheck("Urgent (notifies every reader)", nil)
 	c.expires = widget.NewEntry()
-	c.expires.SetPlaceHolder("Never (or " + whenLayout + ", local time)")
+	c.expires.SetPlaceHolder("Never (or " + whenHint + ", local time)")
 	c.expires.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
@@ -141,8 +141,12 @@ func (c *composer) renderPreview() {
 
 var previewHintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: false, TextStyle: fyne.TextStyle{Italic: true}}
 
-// whenLayout is how the compose screen's date/time fields are typed.
-const whenLayout = "2006-01-02 15:04"
+// whenLayout is how the compose screen's date/time fields are typed, and
+// whenHint how the screen names that form to people.
+const (
+	whenLayout = "2006-01-02 15:04"
+	whenHint   = "YYYY-MM-DD HH:MM"
+)
 
 // parseWhen reads a date/time field in local time; empty is the zero time.
 func parseWhen(s string) (time.Time, bool) {
@@ -187,7 +191,7 @@ func (c *composer) check(d app.Draft) draftProblem {
 		return draftProblem{news.FieldCategory, fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))}
 	}
 	if _, ok := parseWhen(c.expires.Text); !ok {
-		return draftProblem{news.FieldExpires, "Type the expiry as " + whenLayout + " (for example " + c.u.now().Add(24*time.Hour).Format(whenLayout) + "), or leave it empty."}
+		return draftProblem{news.FieldExpires, "Type the expiry as " + whenHint + " (for example " + c.u.now().Add(24*time.Hour).Format(whenLayout) + "), or leave it empty."}
 	}
 	now := c.u.now()
 	it := news.Item{

@@ -340,7 +340,7 @@ func TestComposeExpires(t *testing.T) {
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "Canteen closed")
 	for _, tc := range []struct{ typed, want string }{
-		{"tomorrow", "Type the expiry as 2006-01-02 15:04"},
+		{"tomorrow", "Type the expiry as YYYY-MM-DD HH:MM (for example "},
 		{testNow.Add(-time.Hour).Local().Format(whenLayout), "The expiry has passed"},
 	} {
 		h.typeInto(c.expires, tc.typed)
