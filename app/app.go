@@ -68,6 +68,13 @@ type Options struct {
 	// ArchiveRetention (unless the store has a retention set already).
 	Archive bool
 
+	// DirectThreshold opts this servant in to direct delivery (issue 14):
+	// after that many items of one source within a minute, from two hops
+	// away or more, it asks the source for a direct link. 0, the default,
+	// never asks (newsnet.Config.DirectThreshold says why). Sources answer
+	// requests either way, within their budget.
+	DirectThreshold int
+
 	// Logger receives the application's and the servant's log; nil
 	// discards it.
 	Logger *slog.Logger
@@ -527,6 +534,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Source = a.sourceStr
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	proto.Verify = a.net.Verify
+	proto.DirectThreshold = a.opts.DirectThreshold
 	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}

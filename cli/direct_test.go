@@ -4,26 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
-	"newsdesk/newsnet"
 )
 
 // /v1/status lists a servant's direct links (issue 14) on both ends: a
-// subscriber two hops from a publisher that sends it enough items asks for
-// direct delivery, and both servants show the link with its role, the
-// source, the categories and what went over it.
+// subscriber that opted in (--direct), two hops from a publisher that sends
+// it enough items, asks for direct delivery, and both servants show the
+// link with its role, the source, the categories and what went over it.
 func TestServeStatusListsDirectLinks(t *testing.T) {
-	old := serveTune
-	serveTune = func(c *newsnet.Config) {
-		c.BackoffMax = time.Second
-		c.DirectThreshold, c.DirectWindow = 3, time.Minute
-	}
-	t.Cleanup(func() { serveTune = old })
-
+	fastReconnect(t)
 	pub := startServe(t)
 	mid := startServe(t, "--seeds", pub.ID)
-	sub := startServe(t, "--seeds", mid.ID, "--subscribe", "it") // under mid: two hops from pub
+	// Under mid: two hops from pub; it opts in to direct delivery.
+	sub := startServe(t, "--seeds", mid.ID, "--subscribe", "it", "--direct", "3")
 	waitFor(t, "the subscriber two hops below the publisher", func() error {
 		st, _ := sub.Status(t)
 		if st.Up != mid.ID {

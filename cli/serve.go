@@ -51,6 +51,7 @@ type serveConfig struct {
 	verbose   bool
 	network   string // --network FILE, "" for none
 	reset     bool   // --reset-store
+	direct    int    // --direct N: the direct-delivery threshold, 0 for never
 
 	seedsSet, subscribeSet, fanoutSet bool // the flags were given
 }
@@ -99,6 +100,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	fanout := fs.Int("fanout", newsnet.DefaultConfig("").Fanout, "maximum down-servants per servant (the partition base `N`); network-wide, it comes from\n"+
 		"the network definition, and a value other than the definition's is refused")
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
+	direct := fs.Int("direct", 0, fmt.Sprintf("ask a source for direct delivery after `N` of its items within a minute, from two hops away\n"+
+		"or more (%d is a good start); 0 never asks. Sources answer requests either way", newsnet.SuggestedDirectThreshold))
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
 	reset := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\n"+
@@ -112,7 +115,7 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return serveConfig{}, usagef("unexpected argument %q", fs.Arg(0))
 	}
 
-	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network, reset: *reset}
+	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network, reset: *reset, direct: *direct}
 	fs.Visit(func(f *flag.Flag) {
 		cfg.seedsSet = cfg.seedsSet || f.Name == "seeds"
 		cfg.subscribeSet = cfg.subscribeSet || f.Name == "subscribe"
@@ -125,6 +128,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, usagef("--data DIR is required")
 	case cfg.fanout < 2 || cfg.fanout > 1024:
 		return cfg, usagef("--fanout must be 2..1024, got %d", cfg.fanout)
+	case cfg.direct < 0:
+		return cfg, usagef("--direct must be 0 (never) or more, got %d", cfg.direct)
 	case cfg.reset && cfg.network == "":
 		// Without it the empty store would start a network of its own.
 		return cfg, usagef("--reset-store needs --network FILE: the network definition was kept in the damaged store")
@@ -228,6 +233,8 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		Start:      true,
 		ResetStore: cfg.reset,
 		Tune:       serveTune,
+
+		DirectThreshold: cfg.direct,
 	}
 	if cfg.fanoutSet {
 		opts.Fanout = cfg.fanout

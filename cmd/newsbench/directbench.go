@@ -181,8 +181,8 @@ func directMain(w io.Writer, o directOptions) {
 		threshold, budget int
 	}{
 		{"off (DirectThreshold 0)", 0, def.DirectBudget},
-		{fmt.Sprintf("on, defaults (%d items / %v, budget %d)", def.DirectThreshold, def.DirectWindow, def.DirectBudget), def.DirectThreshold, def.DirectBudget},
-		{fmt.Sprintf("on, budget %d", o.Subscribers), def.DirectThreshold, o.Subscribers},
+		{fmt.Sprintf("on, defaults (%d items / %v, budget %d)", newsnet.SuggestedDirectThreshold, def.DirectWindow, def.DirectBudget), newsnet.SuggestedDirectThreshold, def.DirectBudget},
+		{fmt.Sprintf("on, budget %d", o.Subscribers), newsnet.SuggestedDirectThreshold, o.Subscribers},
 	} {
 		start := time.Now()
 		r := runDirect(o, run.mode, run.threshold, run.budget)

@@ -136,6 +136,7 @@ func runDirectTCP(o directOptions, size int, mode string, minHops, budget int, s
 		t := &directTally{got: make([]uint8, items), treeHops: -1}
 		tallies = append(tallies, t)
 		cfg.Protocol.DirectMinHops, cfg.Protocol.DirectBudget = minHops, budget
+		cfg.Protocol.DirectThreshold = newsnet.SuggestedDirectThreshold // opted in; "off" is minHops out of reach
 		cfg.Protocol.Verify = verify
 		cfg.OnDeliver = func(m *newsnet.Multicast) {
 			now := time.Now()
@@ -407,7 +408,7 @@ func directTCPMain(w io.Writer, o directOptions, size int, secure bool) error {
 		minHops, budget int
 	}{
 		{"off (DirectMinHops out of reach)", math.MaxInt32, def.DirectBudget},
-		{fmt.Sprintf("on, defaults (%d items / %v, budget %d)", def.DirectThreshold, def.DirectWindow, def.DirectBudget), def.DirectMinHops, def.DirectBudget},
+		{fmt.Sprintf("on, defaults (%d items / %v, budget %d)", newsnet.SuggestedDirectThreshold, def.DirectWindow, def.DirectBudget), def.DirectMinHops, def.DirectBudget},
 		{fmt.Sprintf("on, budget %d", o.Subscribers), def.DirectMinHops, o.Subscribers},
 	} {
 		start := time.Now()
