@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -935,5 +936,31 @@ func TestSeedListReversedLive(t *testing.T) {
 	n.RunFor(time.Second)
 	if err := n.CheckDelivery(others[0], id, "it"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Diagnose says what a servant still waits for: the catch-up under way,
+// and per source the next count, what is held above it and what is asked
+// for.
+// Reference: issue 10 (a stuck servant in a 200-servant run must say which mechanism waits).
+func TestDiagnoseSaysWhatWaits(t *testing.T) {
+	h := newHarness(t, "10.0.0.3:7400", "10.0.0.1:7400")
+	up := h.attach("10.0.0.1:7400")
+	h.step(newsnet.Subscribe{Category: newsnet.AllCategories})
+	h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{1}, Category: "it", Source: "src", Count: 1}})
+	h.step(newsnet.Received{Link: up, Msg: &newsnet.Multicast{ID: [16]byte{3}, Category: "it", Source: "src", Count: 3}})
+	h.s.Step(newsnet.Received{Link: up, Msg: &newsnet.CatchUp{}}) // a catch-up asked for, unanswered
+	d := h.s.Diagnose()
+	for _, want := range []string{
+		"10.0.0.3:7400: role attached, up \"10.0.0.1:7400\"",
+		"catch-up 0: cats [*]",
+		"sent true",
+		"source src: next 2, held 1 [3..3]",
+		"wanted 1 [2..2]",
+		"edge src it: count 3",
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Diagnose lacks %q:\n%s", want, d)
+		}
 	}
 }
