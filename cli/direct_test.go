@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-
 )
 
 // /v1/status lists a servant's direct links (issue 14) on both ends: a
