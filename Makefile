@@ -67,6 +67,7 @@ RACE_PKGS := ./newsnet/node/... ./newsnet/sim/simnode/... ./storage/... ./app/..
 # own: beside the simulator's CPU-bound tests a starved burst can take
 # minutes, and one servant has been seen stuck (issue 10, open).
 test: deps
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/newsnet/node$$')
 	$(GO) test -tags $(TAGS) -timeout 15m ./newsnet/node/
