@@ -241,8 +241,7 @@ func (s *Servant) deferLive(m *Multicast, from LinkID) {
 	if s.deferredEdges == nil {
 		s.deferredEdges = map[edgeKey]deferredItem{}
 	}
-	s.deferredEdges[k] = deferredItem{edge: &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
-		History: m.History, Lasts: m.Lasts, LastsComplete: m.LastsComplete}, from: from}
+	s.deferredEdges[k] = deferredItem{edge: edgeOf(m), from: from}
 }
 
 // releaseDeferred sequences the held-back live items once no catch-up

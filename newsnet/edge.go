@@ -41,7 +41,12 @@ func (s *Servant) noteEdge(m *Multicast) {
 	if s.edges == nil {
 		s.edges = map[edgeKey]*Edge{}
 	}
-	s.edges[k] = &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
+	s.edges[k] = edgeOf(m)
+}
+
+// edgeOf is m's header: the edge its stream has once m went by.
+func edgeOf(m *Multicast) *Edge {
+	return &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
 		History: m.History, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
 }
 
