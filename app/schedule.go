@@ -250,6 +250,11 @@ func (s *scheduler) sendDue(atStart bool) {
 		if it.At.After(now) {
 			return
 		}
+		select {
+		case <-s.a.stop: // closing: the rest go out at the next start
+			return
+		default:
+		}
 		if err := s.send(it, now, atStart); err != nil {
 			if s.failed[it.ID] == "" {
 				s.a.log.Warn("a scheduled publication could not go out; it is retried", "id", it.ID, "at", it.At, "err", err)

@@ -15,6 +15,7 @@ import (
 
 	"newsdesk/app/apptest"
 	"newsdesk/news"
+	"newsdesk/trust"
 )
 
 // schedNet is a publisher with an archive and a reader of "it" on a
@@ -22,14 +23,16 @@ import (
 // and start again while the others stay attached.
 type schedNet struct {
 	pubDir              string
-	opts                Options // the publisher's
+	admin               *trust.Identity // the network's admin
+	opts                Options         // the publisher's
 	pub, archive, other *App
 }
 
 func newSchedNet(t *testing.T, sn *simNet, log *slog.Logger) *schedNet {
 	t.Helper()
 	n := &schedNet{pubDir: t.TempDir()}
-	_, def, _ := apptest.PublishersNetwork(t, n.pubDir)
+	admin, def, _ := apptest.PublishersNetwork(t, n.pubDir)
+	n.admin = admin
 	n.archive = sn.open(t, Options{Start: true, Network: def, Archive: true})
 	n.other = sn.open(t, Options{Start: true, Network: def, Seeds: []string{n.archive.Addr()}, Subscriptions: []string{"it"}})
 	n.opts = Options{DataDir: n.pubDir, Start: true, Network: def, Seeds: []string{n.archive.Addr()}, Logger: log}
@@ -247,6 +250,57 @@ func TestScheduleRefused(t *testing.T) {
 		}
 		if e, err := n.pub.Item(res.ID); err != nil || !e.Item.At.IsZero() {
 			t.Errorf("published now: %+v, %v; want no At", e.Item, err)
+		}
+	})
+}
+
+// A scheduled item that may not go out when due (the network definition
+// took the category from its publisher meanwhile) stays scheduled with the
+// reason, seen by nobody else, and goes out once it may again.
+func TestScheduledItemHeldBack(t *testing.T) {
+	simTest(t, func(t *testing.T, sn *simNet) {
+		n := newSchedNet(t, sn, nil)
+		at := time.Now().Add(time.Hour)
+		res, err := n.pub.Publish(Draft{Category: "it", Title: "Held back", At: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := func(categories ...string) *trust.SignedNetwork {
+			t.Helper()
+			nw := n.pub.Network().Network.Clone()
+			nw.Version++
+			for i, p := range nw.Publishers {
+				if p.Key.Equal(n.pub.Identity().Public) {
+					nw.Publishers[i].Categories = categories
+				}
+			}
+			sn, err := n.admin.SignNetwork(nw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sn
+		}
+		if err := n.pub.ImportNetwork(next("hr")); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.pub.MayPublish("it"); err == nil {
+			t.Fatalf("still a publisher of it: %+v", n.pub.Network().Publishers)
+		}
+		time.Sleep(time.Until(at) + time.Minute)
+		list, err := n.pub.Scheduled()
+		if err != nil || len(list) != 1 || !strings.Contains(list[0].Problem, "may not publish") {
+			t.Fatalf("Scheduled = %+v, %v; want the item with the reason it waits", list, err)
+		}
+		invisible(t, res.ID, n.all()...)
+
+		if err := n.pub.ImportNetwork(next("it")); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range n.all() {
+			waitForUpTo(t, 2*scheduleCheckEvery, "the item on "+s.Addr(), func() error { return holds(s, res.ID) })
+		}
+		if list, _ := n.pub.Scheduled(); len(list) != 0 {
+			t.Errorf("still scheduled: %+v", list)
 		}
 	})
 }
