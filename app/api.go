@@ -23,6 +23,10 @@ type Draft struct {
 	// Expires, when set, hides the item everywhere from then on; it must
 	// lie in the future.
 	Expires time.Time
+	// At, when set, publishes the item at that time instead of now
+	// (schedule.go): it must not lie in the past, and Expires must come
+	// after it.
+	At time.Time
 }
 
 // Outcome says what became of a publication.
@@ -46,6 +50,8 @@ func (o Outcome) String() string {
 		return "queued until connected"
 	case Suppressed:
 		return "no subscribers"
+	case Scheduled:
+		return "scheduled"
 	}
 	return "unknown"
 }

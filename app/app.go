@@ -202,6 +202,9 @@ type App struct {
 	pubMu sync.Mutex
 	pub   *publisher
 
+	// sched sends scheduled publications at their time (schedule.go).
+	sched *scheduler
+
 	mu      sync.Mutex  // guards the fields below
 	node    servantNode // nil until started, and while restarting
 	gen     uint64      // node generation: advanced by every start (under pubMu)
@@ -274,6 +277,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	a.archive = &storeArchive{store: st, log: log}
 	a.persist = newPersister(a)
 	a.pub = newPublisher(a)
+	a.sched = newScheduler(a)
 	if err := a.init(ctx); err != nil {
 		a.pub.close()
 		a.persist.close()
@@ -289,6 +293,10 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
+	// After the start: what came due while the app was not running goes
+	// out now, to the servant if it runs, else to the outbox.
+	a.bg.Add(1)
+	go a.sched.run()
 	// An operator who imported a newer definition: the rest of the
 	// network learns it from this servant (now, or from the outbox).
 	if err := a.net.AnnounceImported(); err != nil {

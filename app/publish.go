@@ -31,7 +31,7 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 		return PublishResult{}, err
 	}
 	it.Urgent, it.Supersedes = d.Urgent, d.Supersedes
-	it.Expires = d.Expires
+	it.Expires, it.At = d.Expires, d.At
 	if err := CheckSchedule(it, time.Now()); err != nil {
 		return PublishResult{}, err
 	}
@@ -41,13 +41,22 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := a.MayPublish(it.Category); err != nil {
 		return PublishResult{}, &NotAllowedError{Category: it.Category, Err: err}
 	}
+	if !it.At.IsZero() {
+		return a.ScheduleItem(it)
+	}
 	return a.PublishItem(it)
 }
 
-// CheckSchedule checks the times of a new item against the clock: an
-// expiry must lie after now (and after the publication time, which
-// Validate checks). The error is a *news.FieldError (news.RulePast).
+// CheckSchedule checks the times of a new item against the clock: a
+// publication time (At) must not lie in the past, and one within
+// ScheduleTolerance of now is dropped, so that the item goes out now
+// (schedule.go); an expiry must lie after now (and after the publication
+// time, which Validate checks). The error is a *news.FieldError
+// (news.RulePast).
 func CheckSchedule(it *news.Item, now time.Time) error {
+	if err := checkAt(it, now); err != nil {
+		return err
+	}
 	if !it.Expires.IsZero() && !it.Expires.After(now) {
 		return &news.FieldError{Field: news.FieldExpires, Rule: news.RulePast}
 	}

@@ -6,12 +6,14 @@ package cli
 // added, never changed or removed.
 //
 //	GET  /v1/status          the servant's place in the tree and its links
-//	POST /v1/publish         {"category","title","body"[,"expires"]} → {"id","suppressed"[,"queued"]}
+//	POST /v1/publish         {"category","title","body"[,"expires"][,"at"]} → {"id","suppressed"[,"queued"]};
+//	                         with "at" in the future → {"id","scheduled"} (scheduled.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
 //	POST /v1/invites         {"uses","expires","publisher","categories"} → {"code","id",…} (admins only, invite.go)
 //	GET  /v1/invites         the invitations this servant made; DELETE /v1/invites/<id> revokes one
+//	GET  /v1/scheduled       publications waiting for their "at"; DELETE /v1/scheduled/<id> cancels one
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -93,6 +95,8 @@ func (c *control) routes() map[string]endpoint {
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
 		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},
 		invitesPath + "/":   {http.MethodDelete: c.revokeInvite}, // + the invitation's ID (invite.go)
+		scheduledPath:       {http.MethodGet: c.listScheduled},
+		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
 	}
 }
 
@@ -107,8 +111,10 @@ func (c *control) handler() http.Handler {
 			return
 		}
 		path := r.URL.Path
-		if strings.HasPrefix(path, invitesPath+"/") {
-			path = invitesPath + "/"
+		for _, p := range []string{invitesPath, scheduledPath} {
+			if strings.HasPrefix(path, p+"/") {
+				path = p + "/"
+			}
 		}
 		ep, ok := routes[path]
 		if !ok {
@@ -306,16 +312,22 @@ type publishRequest struct {
 	Title    string `json:"title"`
 	Body     string `json:"body"`
 	Expires  string `json:"expires,omitempty"` // RFC 3339; after now: hidden everywhere from then on
+	At       string `json:"at,omitempty"`      // RFC 3339; published then, not now (scheduled.go)
 }
 
 // times parses the request's optional times; a bad one is the error.
-func (req *publishRequest) times() (expires time.Time, err error) {
+func (req *publishRequest) times() (expires, at time.Time, err error) {
 	if req.Expires != "" {
 		if expires, err = time.Parse(time.RFC3339Nano, req.Expires); err != nil {
-			return time.Time{}, fmt.Errorf("expires: not an RFC 3339 time: %q", req.Expires)
+			return time.Time{}, time.Time{}, fmt.Errorf("expires: not an RFC 3339 time: %q", req.Expires)
 		}
 	}
-	return expires, nil
+	if req.At != "" {
+		if at, err = time.Parse(time.RFC3339Nano, req.At); err != nil {
+			return time.Time{}, time.Time{}, fmt.Errorf("at: not an RFC 3339 time: %q", req.At)
+		}
+	}
+	return expires, at, nil
 }
 
 type publishResponse struct {
@@ -352,7 +364,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	expires, err := req.times()
+	expires, at, err := req.times()
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -372,6 +384,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		Source:   c.a.Source(),
 		Created:  now,
 		Expires:  expires,
+		At:       at,
 	}
 	if err := app.CheckSchedule(it, now); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -388,8 +401,19 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": string(trust.ReasonOf(err)), "detail": err.Error()})
 		return
 	}
-	res, err := c.a.PublishItem(it)
+	publish := c.a.PublishItem
+	if !it.At.IsZero() {
+		publish = c.a.ScheduleItem
+	}
+	res, err := publish(it)
+	var fe *news.FieldError
 	switch {
+	case errors.As(err, &fe):
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case errors.Is(err, app.ErrTooManyScheduled):
+		writeError(w, http.StatusConflict, err.Error())
+		return
 	case errors.Is(err, app.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "servant is shutting down")
 		return
@@ -398,6 +422,10 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if res.Outcome == app.Scheduled {
+		writeJSON(w, http.StatusOK, scheduledResponse{ID: res.ID.String(), Scheduled: it.At.UTC().Format(time.RFC3339Nano)})
 		return
 	}
 	writeJSON(w, http.StatusOK, publishResponse{

@@ -56,7 +56,8 @@ func (s *Store) Check() error {
 // checkStartup decodes every entry of the buckets the application reads
 // when it starts (besides the items, which the search index build reads
 // and decodeValue checks): the meta values, per-source counts, own-last,
-// the outbox, seeds, subscriptions, retractions and the category counters.
+// the outbox, seeds, subscriptions, retractions, the category counters
+// and the scheduled publications.
 // They are small (one entry per source, category, seed, retraction or
 // unsent publication), so Open runs it every time: a damaged value there is
 // refused at once with ErrCorrupt, instead of misreading a count (a damaged
@@ -80,6 +81,7 @@ func checkStartup(tx *bbolt.Tx) error {
 		{bucketSeeds, func(k, v []byte) error { _, err := decodeSeed(k, v); return err }},
 		{bucketSubs, func(k, v []byte) error { _, err := decodeSubscription(k, v); return err }},
 		{bucketRetracted, func(k, v []byte) error { _, err := decodeRetraction(k, v); return err }},
+		{bucketScheduled, func(k, v []byte) error { _, err := decodeScheduled(k, v); return err }},
 	} {
 		if err := tx.Bucket(c.bucket).ForEach(c.fn); err != nil {
 			return err

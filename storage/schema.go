@@ -28,6 +28,7 @@ var (
 	bucketOwnLast    = []byte("own-last")  // since schema 3: category → count of the latest own publication there
 	bucketExpiring   = []byte("expiring")  // since schema 4: expiry time + ID of items still shown (expiry.go)
 	bucketExpired    = []byte("expired")   // since schema 4: expiry time + ID of expired items not yet purged
+	bucketScheduled  = []byte("scheduled") // since schema 5: own publications waiting for their time (scheduled.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -37,7 +38,7 @@ var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
-	bucketExpiring, bucketExpired,
+	bucketExpiring, bucketExpired, bucketScheduled,
 }
 
 // Keys of the meta bucket.
@@ -85,6 +86,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 			}
 		}
 		return nil
+	},
+	// 4 → 5: scheduled publications (scheduled.go), which did not exist
+	// before.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucketScheduled)
+		return err
 	},
 }
 

@@ -33,6 +33,7 @@ type Backend interface {
 	// Newsroom.
 	Publish(d app.Draft) (app.PublishResult, error)
 	MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error)
+	ScheduleBackend // scheduled.go
 
 	// Network and administration.
 	Status() app.NetStatus

@@ -30,6 +30,7 @@ type composer struct {
 	title      *widget.Entry
 	urgent     *widget.Check
 	expires    *widget.Entry // optional expiry, whenLayout in local time
+	at         *widget.Entry // optional publication time, whenLayout in local time (scheduled.go)
 	body       *widget.Entry
 	preview    *widget.RichText
 	previewDeb debouncer
@@ -51,7 +52,7 @@ func newComposer(u *UI) *composer {
 	c := &composer{u: u}
 	c.previewDeb = debouncer{w: u.w, delay: previewDelay}
 	c.notes = map[news.Field]*widget.Label{}
-	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldExpires, news.FieldBody} {
+	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldAt, news.FieldExpires, news.FieldBody} {
 		c.notes[f] = wrappedLabel("", widget.DangerImportance)
 		c.notes[f].Hide()
 	}
@@ -64,6 +65,9 @@ func newComposer(u *UI) *composer {
 	c.expires = widget.NewEntry()
 	c.expires.SetPlaceHolder("Never (or " + whenHint + ", local time)")
 	c.expires.OnChanged = func(string) { c.showProblem(draftProblem{}) }
+	c.at = widget.NewEntry()
+	c.at.SetPlaceHolder("Now (or " + whenHint + ", local time)")
+	c.at.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
 	c.body.SetPlaceHolder("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)")
@@ -84,6 +88,7 @@ func newComposer(u *UI) *composer {
 	form := widget.NewForm(
 		widget.NewFormItem("Category", container.NewVBox(container.NewBorder(nil, nil, nil, c.urgent, c.category), c.notes[news.FieldCategory])),
 		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
+		widget.NewFormItem("Publish at", container.NewVBox(c.at, c.notes[news.FieldAt])),
 		widget.NewFormItem("Expires", container.NewVBox(c.expires, c.notes[news.FieldExpires])),
 	)
 	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
@@ -162,9 +167,10 @@ func parseWhen(s string) (time.Time, bool) {
 // out: check reports it).
 func (c *composer) draft() app.Draft {
 	expires, _ := parseWhen(c.expires.Text)
+	at, _ := parseWhen(c.at.Text)
 	return app.Draft{
 		Category: c.categoryID(), Title: strings.TrimSpace(c.title.Text), Body: c.body.Text,
-		Urgent: c.urgent.Checked, Supersedes: c.supersedes, Expires: expires,
+		Urgent: c.urgent.Checked, Supersedes: c.supersedes, Expires: expires, At: at,
 	}
 }
 
@@ -190,6 +196,9 @@ func (c *composer) check(d app.Draft) draftProblem {
 	if !c.u.roles.may(d.Category) {
 		return draftProblem{news.FieldCategory, fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))}
 	}
+	if _, ok := parseWhen(c.at.Text); !ok {
+		return draftProblem{news.FieldAt, atFormatProblem(c.u.now())}
+	}
 	if _, ok := parseWhen(c.expires.Text); !ok {
 		return draftProblem{news.FieldExpires, "Type the expiry as " + whenHint + " (for example " + c.u.now().Add(24*time.Hour).Format(whenLayout) + "), or leave it empty."}
 	}
@@ -197,7 +206,7 @@ func (c *composer) check(d app.Draft) draftProblem {
 	it := news.Item{
 		ID: news.IDAt(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
 		Author: c.u.settings.DisplayName, Source: news.IDAt(now, 2), Created: now, Supersedes: d.Supersedes,
-		Expires: d.Expires,
+		Expires: d.Expires, At: d.At,
 	}
 	if err := app.CheckSchedule(&it, now); err != nil {
 		p, _ := fieldProblem(err)
@@ -226,6 +235,8 @@ func fieldProblem(err error) (draftProblem, bool) {
 		p.text = "The expiry has passed: choose a later time, or leave it empty."
 	case fe.Field == news.FieldExpires && fe.Rule == news.RuleNotAfter:
 		p.text = "The item would expire before it is published: choose a later expiry."
+	case fe.Field == news.FieldAt:
+		p.text = atProblem(fe)
 	case fe.Field == news.FieldAuthor:
 		p.text = "Your display name (Settings) is not valid: " + fe.Detail()
 	default:
@@ -300,6 +311,8 @@ func outcomeText(d app.Draft, res app.PublishResult, catName string) (string, wi
 		return "Published " + what + ": queued until connected. It goes out as soon as this computer rejoins the network.", widget.WarningImportance
 	case app.Suppressed:
 		return "Published " + what + ", but nobody subscribes to " + catName + ", so it was not sent (no subscribers).", widget.WarningImportance
+	case app.Scheduled:
+		return scheduledOutcome(what, d.At), widget.SuccessImportance
 	}
 	return "Published " + what + ": " + res.Outcome.String() + ".", widget.MediumImportance
 }
@@ -324,6 +337,7 @@ func (c *composer) reset() {
 	c.body.SetText("")
 	c.urgent.SetChecked(false)
 	c.expires.SetText("")
+	c.at.SetText("")
 	c.setSupersedes(uuid.Nil, "")
 	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()

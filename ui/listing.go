@@ -26,14 +26,17 @@ type row struct {
 	retracted    bool      // hidden by a retraction (shown in My posts only)
 	retraction   string    // its reason, may be empty
 	expired      bool      // hidden by its own expiry, not a retraction
+	// sentLate: a scheduled post of this installation's that went out
+	// late (app.SentLate); only My posts shows it.
+	sentLate bool
 }
 
 func rowOf(e app.Entry) *row {
 	it := e.Item
 	r := &row{
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
-		created: it.Created, urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
-		source: it.Source,
+		created: it.PublishedAt(), urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
+		source: it.Source, sentLate: app.SentLate(it),
 	}
 	if e.Retracted != nil {
 		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired

@@ -24,6 +24,8 @@ type myPosts struct {
 	list    *widget.List
 	empty   *widget.Label
 	content fyne.CanvasObject
+
+	scheduled *scheduledPosts // above the list (scheduled.go)
 }
 
 // postRow is one row: title and details, and the correction and retract
@@ -66,6 +68,9 @@ func newMyPosts(u *UI) *myPosts {
 			if it.supersedes != uuid.Nil {
 				meta = "Correction · " + meta
 			}
+			if it.sentLate {
+				meta = sentLateNote(it.created) + " · " + meta
+			}
 			if it.retracted {
 				meta = "Retracted · " + meta
 				if it.retraction != "" {
@@ -90,7 +95,8 @@ func newMyPosts(u *UI) *myPosts {
 		},
 	)
 	p.list.OnSelected = func(widget.ListItemID) { p.list.UnselectAll() }
-	p.content = container.NewBorder(nil, nil, nil, nil, container.NewStack(p.list, container.NewPadded(container.NewVBox(p.empty))))
+	p.scheduled = newScheduledPosts(u)
+	p.content = container.NewBorder(p.scheduled.content, nil, nil, nil, container.NewStack(p.list, container.NewPadded(container.NewVBox(p.empty))))
 	return p
 }
 
@@ -100,6 +106,7 @@ func (p *myPosts) reload() {
 	p.rows, p.cur, p.done, p.loading = nil, "", false, false
 	p.list.Refresh()
 	p.loadMore()
+	p.scheduled.reload()
 }
 
 // itemsChanged: one's own items were published or retracted, or expired

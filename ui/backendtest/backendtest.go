@@ -82,6 +82,7 @@ func Run(t *testing.T, open Opener) {
 		{"PublishRefused", testPublishRefused},
 		{"Publish", testPublish},
 		{"MyPostsPaging", testMyPostsPaging},
+		{"Schedule", testSchedule},
 		{"Settings", testSettings},
 		{"Seeds", testSeeds},
 		{"SetupRefused", testSetupRefused},

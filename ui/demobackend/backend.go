@@ -60,6 +60,10 @@ type Backend struct {
 	network  *trust.SignedNetwork
 	invites  []demoInvite // invite.go
 
+	// scheduled holds the publications waiting for their time, the first
+	// due first (scheduled.go).
+	scheduled []*news.Item
+
 	events chan app.Event
 	closed bool
 }
@@ -478,6 +482,10 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	it := &news.Item{
 		ID: id, Category: d.Category, Title: d.Title, Body: d.Body, Author: m.Settings().DisplayName,
 		Source: m.source, Created: now, Received: now, Urgent: d.Urgent, Supersedes: d.Supersedes,
+		Expires: d.Expires, At: d.At,
+	}
+	if err := app.CheckSchedule(it, now); err != nil {
+		return app.PublishResult{}, err
 	}
 	if err := it.Validate(); err != nil {
 		return app.PublishResult{}, err
@@ -485,6 +493,15 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	if err := m.MayPublish(d.Category); err != nil {
 		return app.PublishResult{}, &app.NotAllowedError{Category: d.Category, Err: err}
 	}
+	if !it.At.IsZero() {
+		return m.schedule(it)
+	}
+	return m.publish(it), nil
+}
+
+// publish numbers a valid item of this installation, stores it and
+// reports what a servant in the state set would do with it.
+func (m *Backend) publish(it *news.Item) app.PublishResult {
 	m.mu.Lock()
 	for _, own := range m.items {
 		if own.Source == m.source {
@@ -496,7 +513,7 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	switch {
 	case !m.status.Connected:
 		outcome = app.Queued
-	case !categories.CoveredByAny(m.remoteSubs, d.Category):
+	case !categories.CoveredByAny(m.remoteSubs, it.Category):
 		outcome = app.Suppressed
 		m.status.Counters.Suppressed++
 	default:
@@ -507,10 +524,11 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	m.mu.Unlock()
 	m.Add(it)
 	m.emit(itemsEvent(app.ItemsPublished, it))
-	return app.PublishResult{ID: it.ID, Outcome: outcome}, nil
+	return app.PublishResult{ID: it.ID, Outcome: outcome}
 }
 
 func (m *Backend) MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
+	m.sendDue()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.page(n, cur, func(it *news.Item) bool { return it.Source == m.source })
