@@ -30,6 +30,9 @@ var BucketOwnLast = bucketOwnLast
 // BucketExpiring and BucketExpired: the buckets schema 4 added.
 var BucketExpiring, BucketExpired = bucketExpiring, bucketExpired
 
+// BucketAcks: the bucket schema 5 added.
+var BucketAcks = bucketAcks
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

@@ -214,7 +214,7 @@ func TestOwnLastMigration(t *testing.T) {
 	}
 	storagetest.CheckAndClose(t, s, dir)
 	editFile(t, dir, func(tx *bbolt.Tx) error {
-		for _, b := range [][]byte{storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired} { // schema 3 and 4
+		for _, b := range [][]byte{storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired, storage.BucketAcks} { // schema 3, 4 and 5
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}

@@ -28,6 +28,7 @@ var (
 	bucketOwnLast    = []byte("own-last")  // since schema 3: category → count of the latest own publication there
 	bucketExpiring   = []byte("expiring")  // since schema 4: expiry time + ID of items still shown (expiry.go)
 	bucketExpired    = []byte("expired")   // since schema 4: expiry time + ID of expired items not yet purged
+	bucketAcks       = []byte("acks")      // since schema 5: item ID → when the reader acknowledged it (acks.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -37,7 +38,7 @@ var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
-	bucketExpiring, bucketExpired,
+	bucketExpiring, bucketExpired, bucketAcks,
 }
 
 // Keys of the meta bucket.
@@ -85,6 +86,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 			}
 		}
 		return nil
+	},
+	// 4 → 5: acknowledgements of must-read items (acks.go). Must-read
+	// items did not exist before, so an empty bucket is all there is.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucketAcks)
+		return err
 	},
 }
 
