@@ -23,6 +23,8 @@ type Draft struct {
 	// Expires, when set, hides the item everywhere from then on; it must
 	// lie in the future.
 	Expires time.Time
+	// MustRead asks every reader to confirm having read it (Acknowledge).
+	MustRead bool
 }
 
 // Outcome says what became of a publication.
@@ -79,7 +81,7 @@ const (
 	// ones.
 	ItemsPublished
 	// ReadStateChanged: items were marked read or unread (MarkRead,
-	// MarkUnread, MarkAllRead). Items nil: any of Categories (nil: of any
+	// MarkUnread, MarkAllRead) or acknowledged (Acknowledge). Items nil: any of Categories (nil: of any
 	// category) may have changed.
 	ReadStateChanged
 	// ItemsRetracted: a retraction hid items (here or from the network):
