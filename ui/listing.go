@@ -26,6 +26,8 @@ type row struct {
 	retracted    bool      // hidden by a retraction (shown in My posts only)
 	retraction   string    // its reason, may be empty
 	expired      bool      // hidden by its own expiry, not a retraction
+	mustRead     bool      // readers confirm it (mustread.go)
+	acknowledged time.Time // when the reader here confirmed it; zero if not
 }
 
 func rowOf(e app.Entry) *row {
@@ -33,7 +35,7 @@ func rowOf(e app.Entry) *row {
 	r := &row{
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
 		created: it.Created, urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
-		source: it.Source,
+		source: it.Source, mustRead: it.MustRead, acknowledged: e.Acknowledged,
 	}
 	if e.Retracted != nil {
 		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired
