@@ -93,3 +93,26 @@ func TestMustReadBannerFollowsEvents(t *testing.T) {
 		t.Errorf("the banner shows %q, want %q", labels(h.u.reader.view.ack.content), want)
 	}
 }
+
+// Compose's "Must read" check is the draft's MustRead, and a success
+// clears it with the rest of the form.
+func TestComposeMustRead(t *testing.T) {
+	b := newFake()
+	h, c := composeHarness(t, b)
+	if c.mustRead.Text != "Must read (readers confirm)" {
+		t.Errorf("the check says %q", c.mustRead.Text)
+	}
+	chooseCategory(c, "hr")
+	h.typeInto(c.title, "New travel policy")
+	h.tap(c.mustRead)
+	h.tap(c.publish)
+	if len(b.drafts) != 1 || !b.drafts[0].MustRead || b.drafts[0].Urgent {
+		t.Fatalf("drafts %+v", b.drafts)
+	}
+	if c.mustRead.Checked {
+		t.Errorf("the form kept the must-read check")
+	}
+	if e, _ := b.Item(b.Items()[0].ID); !e.Item.MustRead {
+		t.Errorf("the published item is not must-read")
+	}
+}
