@@ -33,7 +33,8 @@ const appID = "com.newsdesk.app"
 //
 // NEWSDESK_DEMO=1 runs the window over an in-memory demo data set instead
 // (screenshots, trying the UI); NEWSDESK_DEMO=wizard starts it with the
-// first-run wizard. Nothing is read or written then.
+// first-run wizard, NEWSDESK_DEMO=urgent with an urgent must-read item
+// that opens the urgent window. Nothing is read or written then.
 func runGUI(args []string) error {
 	fs := flag.NewFlagSet("newsdesk", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "data `directory` (default: %LOCALAPPDATA%\\Newsdesk on Windows, else $XDG_DATA_HOME/newsdesk or ~/.local/share/newsdesk)")
@@ -83,7 +84,7 @@ func runGUI(args []string) error {
 	}
 	var startErr error
 	if demo := os.Getenv("NEWSDESK_DEMO"); demo != "" {
-		backend, closeIt := demobackend.Open(demo == "wizard")
+		backend, closeIt := demobackend.Open(demo)
 		dir = "(demo mode: nothing is stored)"
 		showMain(backend, closeIt)
 	} else if application, err := openApplication(ctx, env, dir, *resetStore); err != nil {

@@ -27,6 +27,8 @@ type Draft struct {
 	// (schedule.go): it must not lie in the past, and Expires must come
 	// after it.
 	At time.Time
+	// MustRead asks every reader to confirm having read it (Acknowledge).
+	MustRead bool
 }
 
 // Outcome says what became of a publication.
@@ -85,7 +87,7 @@ const (
 	// ones.
 	ItemsPublished
 	// ReadStateChanged: items were marked read or unread (MarkRead,
-	// MarkUnread, MarkAllRead). Items nil: any of Categories (nil: of any
+	// MarkUnread, MarkAllRead) or acknowledged (Acknowledge). Items nil: any of Categories (nil: of any
 	// category) may have changed.
 	ReadStateChanged
 	// ItemsRetracted: a retraction hid items (here or from the network):

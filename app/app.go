@@ -187,6 +187,7 @@ type App struct {
 	persist   *persister
 	archive   *storeArchive
 	identity  *trust.Identity // the installation's key pair
+	acks      ackHooks        // who hears of acknowledgements (ack.go)
 
 	// net does the network's own business: the definition held and how it
 	// changes, retractions (package network; App is its Host, host.go).

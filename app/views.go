@@ -30,6 +30,9 @@ type Entry struct {
 	// Retracted is set for an item hidden by a retraction; nil for a
 	// visible item.
 	Retracted *Retraction
+	// Acknowledged is when the reader confirmed this must-read item
+	// (news.Item.MustRead, App.Acknowledge); zero if not yet.
+	Acknowledged time.Time
 }
 
 // Retraction says why and when an item was retracted here.
@@ -63,7 +66,7 @@ var (
 )
 
 func entryView(e storage.Entry) Entry {
-	v := Entry{Item: e.Item, Read: e.Read}
+	v := Entry{Item: e.Item, Read: e.Read, Acknowledged: e.Acknowledged}
 	if r := e.Retracted; r != nil {
 		v.Retracted = &Retraction{ItemID: r.ItemID, Reason: r.Reason, At: r.At, Expired: r.Expired}
 	}

@@ -6,8 +6,9 @@ package cli
 // added, never changed or removed.
 //
 //	GET  /v1/status          the servant's place in the tree and its links
-//	POST /v1/publish         {"category","title","body"[,"expires"][,"at"]} → {"id","suppressed"[,"queued"]};
+//	POST /v1/publish         {"category","title","body"[,"expires","at","urgent","mustRead"]} → {"id","suppressed"[,"queued"]};
 //	                         with "at" in the future → {"id","scheduled"} (scheduled.go)
+//	POST /v1/ack             {"id"} → 204: the reader confirms a must-read item (ack.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
@@ -58,6 +59,10 @@ type Item struct {
 	Body     string `json:"body"`
 	Source   string `json:"source"`   // the publishing installation's UUID
 	Received string `json:"received"` // when this servant stored it (RFC 3339, UTC)
+
+	// Additions: the item's flags, left out when false.
+	Urgent   bool `json:"urgent,omitempty"`
+	MustRead bool `json:"mustRead,omitempty"`
 }
 
 // apiItem converts a stored item to the control API's shape.
@@ -69,6 +74,8 @@ func apiItem(it *news.Item) Item {
 		Body:     it.Body,
 		Source:   it.Source.String(),
 		Received: it.Received.UTC().Format(time.RFC3339Nano),
+		Urgent:   it.Urgent,
+		MustRead: it.MustRead,
 	}
 }
 
@@ -91,6 +98,7 @@ func (c *control) routes() map[string]endpoint {
 		"/v1/status":        {http.MethodGet: c.status},
 		"/v1/publish":       {http.MethodPost: c.publish},
 		"/v1/retract":       {http.MethodPost: c.retract},
+		ackPath:             {http.MethodPost: c.ack},
 		"/v1/items":         {http.MethodGet: c.listItems},
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
 		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},
@@ -313,6 +321,11 @@ type publishRequest struct {
 	Body     string `json:"body"`
 	Expires  string `json:"expires,omitempty"` // RFC 3339; after now: hidden everywhere from then on
 	At       string `json:"at,omitempty"`      // RFC 3339; published then, not now (scheduled.go)
+
+	// Urgent notifies every reader, muted or not, and opens in front of
+	// everything; MustRead asks readers to confirm (POST /v1/ack).
+	Urgent   bool `json:"urgent,omitempty"`
+	MustRead bool `json:"mustRead,omitempty"`
 }
 
 // times parses the request's optional times; a bad one is the error.
@@ -385,6 +398,8 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		Created:  now,
 		Expires:  expires,
 		At:       at,
+		Urgent:   req.Urgent,
+		MustRead: req.MustRead,
 	}
 	if err := app.CheckSchedule(it, now); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())

@@ -13,13 +13,14 @@ import (
 // The wire encoding of an item, formats 1 and 2. Fixed fields first, then
 // length-prefixed strings:
 //
-//	format      1 byte (= 1, or 2 when at or expires is present)
+//	format      1 byte (= 1, or 2 when at, expires or must-read is present)
 //	id          16 bytes
 //	source      16 bytes
 //	count       uvarint
 //	created     8 bytes, big-endian int64 Unix nanoseconds
 //	flags       1 byte: bit 0 urgent, bit 1 supersedes present
-//	            (format 2 only: bit 2 at present, bit 3 expires present)
+//	            (format 2 only: bit 2 at present, bit 3 expires present,
+//	            bit 4 must-read)
 //	supersedes  16 bytes, only with flag bit 1
 //	at          8 bytes, big-endian int64 Unix nanoseconds, only with flag bit 2
 //	expires     8 bytes, as at, only with flag bit 3
@@ -30,11 +31,11 @@ import (
 // decodes. A signature can then be computed over bytes a receiver reproduces
 // exactly. Received is local and not encoded.
 //
-// Format 2 is format 1 with the scheduling fields (at, expires). An item
-// without them is still written as format 1, byte for byte as before, so
-// the encodings and signatures of existing items do not change and
-// installations that know only format 1 still read them; a format 2
-// encoding without either field is not canonical and refused.
+// Format 2 is format 1 with the scheduling fields (at, expires) and the
+// must-read flag. An item without them is still written as format 1, byte
+// for byte as before, so the encodings and signatures of existing items do
+// not change and installations that know only format 1 still read them; a
+// format 2 encoding without any of them is not canonical and refused.
 const (
 	formatV1 = 1
 	formatV2 = 2
@@ -45,8 +46,12 @@ const (
 	flagSupersedes = 1 << 1
 	flagAt         = 1 << 2
 	flagExpires    = 1 << 3
+	flagMustRead   = 1 << 4
 	knownFlagsV1   = flagUrgent | flagSupersedes
-	knownFlagsV2   = knownFlagsV1 | flagAt | flagExpires
+	knownFlagsV2   = knownFlagsV1 | flagAt | flagExpires | flagMustRead
+	// formatV2Flags are the flags only format 2 has: one of them makes an
+	// item format 2, and a format 2 encoding needs one.
+	formatV2Flags = flagAt | flagExpires | flagMustRead
 )
 
 // Per-field byte limits checked before allocating: a rune is at most 4 bytes.
@@ -76,8 +81,9 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	if err := it.Validate(); err != nil {
 		return nil, err
 	}
+	flags := it.flags()
 	format := byte(formatV1)
-	if !it.At.IsZero() || !it.Expires.IsZero() {
+	if flags&formatV2Flags != 0 {
 		format = formatV2
 	}
 	b = append(b, format)
@@ -85,19 +91,6 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	b = append(b, it.Source[:]...)
 	b = binary.AppendUvarint(b, it.SourceCount)
 	b = binary.BigEndian.AppendUint64(b, uint64(it.Created.UnixNano()))
-	var flags byte
-	if it.Urgent {
-		flags |= flagUrgent
-	}
-	if it.Supersedes != uuid.Nil {
-		flags |= flagSupersedes
-	}
-	if !it.At.IsZero() {
-		flags |= flagAt
-	}
-	if !it.Expires.IsZero() {
-		flags |= flagExpires
-	}
 	b = append(b, flags)
 	if it.Supersedes != uuid.Nil {
 		b = append(b, it.Supersedes[:]...)
@@ -115,6 +108,27 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(it.Signature)))
 	b = append(b, it.Signature...)
 	return b, nil
+}
+
+// flags is the item's flag byte.
+func (it *Item) flags() byte {
+	var flags byte
+	if it.Urgent {
+		flags |= flagUrgent
+	}
+	if it.Supersedes != uuid.Nil {
+		flags |= flagSupersedes
+	}
+	if !it.At.IsZero() {
+		flags |= flagAt
+	}
+	if !it.Expires.IsZero() {
+		flags |= flagExpires
+	}
+	if it.MustRead {
+		flags |= flagMustRead
+	}
+	return flags
 }
 
 // UnmarshalBinary decodes an item and validates it; on error *it is left
@@ -141,10 +155,11 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 	if d.err == nil && flags&^known != 0 {
 		return fmt.Errorf("%w: unknown flags %#x for format %d", ErrMalformed, flags, format)
 	}
-	if d.err == nil && format == formatV2 && flags&(flagAt|flagExpires) == 0 {
-		return fmt.Errorf("%w: format 2 without at or expires", ErrMalformed)
+	if d.err == nil && format == formatV2 && flags&formatV2Flags == 0 {
+		return fmt.Errorf("%w: format 2 without at, expires or must-read", ErrMalformed)
 	}
 	n.Urgent = flags&flagUrgent != 0
+	n.MustRead = flags&flagMustRead != 0
 	if flags&flagSupersedes != 0 {
 		n.Supersedes = d.uuid()
 		if d.err == nil && n.Supersedes == uuid.Nil {

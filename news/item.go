@@ -47,6 +47,11 @@ type Item struct {
 	// After At (or Created) when set. Part of the signed item, so no
 	// retraction is needed to hide it.
 	Expires time.Time
+	// MustRead asks every reader to confirm having read the item ("I have
+	// read this"); the confirmation is kept where it was given and
+	// reported to the publisher. Encoded in format 2 only, so items
+	// without it keep their format 1 encoding and signatures.
+	MustRead bool
 }
 
 // PublishedAt returns when the item was published: At for a scheduled

@@ -149,7 +149,7 @@ func equalItems(a, b *Item) bool {
 		a.Author == b.Author && a.Source == b.Source && a.SourceCount == b.SourceCount &&
 		a.Created.Equal(b.Created) && a.Received.Equal(b.Received) && a.Urgent == b.Urgent &&
 		a.Supersedes == b.Supersedes && bytes.Equal(a.Signature, b.Signature) &&
-		a.At.Equal(b.At) && a.Expires.Equal(b.Expires)
+		a.At.Equal(b.At) && a.Expires.Equal(b.Expires) && a.MustRead == b.MustRead
 }
 
 func TestUnmarshalRejects(t *testing.T) {
@@ -196,6 +196,12 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	it.Urgent = true
 	it.Supersedes, _ = NewID(time.Now())
 	it.Signature = []byte("sig")
+	b, _ = it.MarshalBinary()
+	f.Add(b)
+	it.MustRead = true
+	b, _ = it.MarshalBinary()
+	f.Add(b)
+	it.Expires = it.Created.Add(time.Hour)
 	b, _ = it.MarshalBinary()
 	f.Add(b)
 	f.Add([]byte{1})

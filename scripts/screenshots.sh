@@ -4,11 +4,14 @@
 # subscriptions.png, compose.png, published.png, posts.png, seeds.png,
 # categories.png, network.png, invite.png (a new invitation's code and QR
 # code), invitations.png, settings.png, wizard.png (joining with an
-# invitation code) and wizard-refused.png (the refusal, in full).
+# invitation code), wizard-refused.png (the refusal, in full), mustread.png
+# (a must-read item's banner) and urgent.png (the urgent window of an
+# urgent must-read item).
 #
 # The app runs in its demo mode (NEWSDESK_DEMO=1: an in-memory data set of
 # a few hundred items in several categories, one urgent item, one
-# correction, a servant attached in a small tree; nothing is read or
+# correction, one must-read item, a servant attached in a small tree;
+# NEWSDESK_DEMO=urgent adds an urgent must-read item; nothing is read or
 # written) and is driven with xdotool: keyboard shortcuts for the screens,
 # clicks at fixed positions in the 1200×760 window for the rest.
 #
@@ -99,6 +102,10 @@ start_app 1
 
 # Reading: the list has the keyboard focus, its first row the cursor.
 shot reading
+key Down # the must-read policy, second in the list
+key Return
+shot mustread
+key Up
 key Return # open the urgent item under the cursor
 shot item
 cp "$OUT/item.png" "$OUT/main.png" # the README's picture
@@ -154,6 +161,18 @@ shot invitations
 
 key ctrl+5
 shot settings
+stop_app
+
+# An urgent must-read item that came while the app was off: its window
+# opens in front of the main window at the start.
+start_app urgent
+if ! urgent=$(timeout "$WAIT" xdotool search --sync --onlyvisible --name '^Urgent' | head -n1) || [ -z "$urgent" ]; then
+	echo "no urgent window after ${WAIT}s" >&2
+	exit 1
+fi
+win=$urgent
+settle
+shot urgent
 stop_app
 
 # The first run.

@@ -82,6 +82,7 @@ func checkStartup(tx *bbolt.Tx) error {
 		{bucketSubs, func(k, v []byte) error { _, err := decodeSubscription(k, v); return err }},
 		{bucketRetracted, func(k, v []byte) error { _, err := decodeRetraction(k, v); return err }},
 		{bucketScheduled, func(k, v []byte) error { _, err := decodeScheduled(k, v); return err }},
+		{bucketAcks, func(k, v []byte) error { _, err := decodeAck(k, v); return err }},
 	} {
 		if err := tx.Bucket(c.bucket).ForEach(c.fn); err != nil {
 			return err
@@ -109,12 +110,14 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	unread := map[string]uint64{}
 	ids := map[uuid.UUID]bool{}
 	visible := map[uuid.UUID]bool{}
+	mustRead := map[uuid.UUID]bool{}
 	err := b.items.ForEach(func(k, v []byte) error {
 		it, err := decodeValue(k, v)
 		if err != nil {
 			return err
 		}
 		ids[it.ID] = true
+		mustRead[it.ID] = it.MustRead
 		want["by-source"][string(sourceKey(it.Source, it.SourceCount, it.ID))] = true
 		want["by-received"][string(receivedKey(it.Received, it.ID))] = true
 		if b.isRetracted(k) {
@@ -147,6 +150,17 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 		}
 		if !bytes.Equal(v, readMark) {
 			return corruptf("read state of %x malformed", k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Only a stored must-read item is acknowledged (checkStartup decoded
+	// the values).
+	err = b.acks.ForEach(func(k, _ []byte) error {
+		if len(k) != 16 || !mustRead[uuid.UUID(k)] {
+			return corruptf("acknowledgement of %x, which is not a stored must-read item", k)
 		}
 		return nil
 	})

@@ -207,3 +207,21 @@ func FuzzDecodeSmallValues(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeAck: the acks bucket's entries.
+func FuzzDecodeAck(f *testing.F) {
+	id := uuid.MustParse("01972a83-a118-7000-852f-22f0aba7e43c")
+	f.Add(id[:], encodeAck(time.Unix(1750000000, 5)))
+	f.Add(id[:8], encodeAck(time.Unix(1750000000, 5)))
+	f.Add(id[:], []byte{1, 0, 0})
+	f.Fuzz(func(t *testing.T, id, v []byte) {
+		at, err := decodeAck(id, v)
+		wantCorrupt(t, "decodeAck", err)
+		if err != nil {
+			return
+		}
+		if again := encodeAck(at); !bytes.Equal(again, v) {
+			t.Fatalf("round trip: %x, %x", v, again)
+		}
+	})
+}

@@ -33,6 +33,9 @@ var BucketExpiring, BucketExpired = bucketExpiring, bucketExpired
 // BucketScheduled: the bucket schema 5 added.
 var BucketScheduled = bucketScheduled
 
+// BucketAcks: the bucket schema 6 added.
+var BucketAcks = bucketAcks
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

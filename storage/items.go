@@ -20,6 +20,9 @@ type Entry struct {
 	// Retracted is set for an item hidden by a retraction (see retract.go);
 	// nil for a visible item.
 	Retracted *Retraction
+	// Acknowledged is when the reader confirmed a must-read item (see
+	// acks.go); zero if not.
+	Acknowledged time.Time
 }
 
 // An items value: a format byte, the received time (int64 Unix ns,
@@ -83,6 +86,7 @@ func decodeValue(id []byte, v []byte) (*news.Item, error) {
 type buckets struct {
 	items, byCategory, bySource, byReceived, read, unread, itemCounts, retracted *bbolt.Bucket
 	expiring, expired                                                            *bbolt.Bucket // expiry.go
+	acks                                                                         *bbolt.Bucket // acks.go
 	// now is the clock insert checks expiry by; zero where nothing is
 	// inserted.
 	now time.Time
@@ -100,6 +104,7 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		retracted:  tx.Bucket(bucketRetracted),
 		expiring:   tx.Bucket(bucketExpiring),
 		expired:    tx.Bucket(bucketExpired),
+		acks:       tx.Bucket(bucketAcks),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -184,6 +189,9 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 			}
 		}
 	}
+	if err := b.acks.Delete(id[:]); err != nil {
+		return err
+	}
 	read := b.read.Get(id[:]) != nil
 	if read {
 		if err := b.read.Delete(id[:]); err != nil {
@@ -263,7 +271,11 @@ func (b buckets) visibleEntry(id []byte) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Entry{Item: it, Read: b.read.Get(id) != nil}, nil
+	acked, err := b.acknowledged(id)
+	if err != nil {
+		return nil, err
+	}
+	return &Entry{Item: it, Read: b.read.Get(id) != nil, Acknowledged: acked}, nil
 }
 
 // Get returns one item by ID, or ErrNotFound.

@@ -29,6 +29,7 @@ var (
 	bucketExpiring   = []byte("expiring")  // since schema 4: expiry time + ID of items still shown (expiry.go)
 	bucketExpired    = []byte("expired")   // since schema 4: expiry time + ID of expired items not yet purged
 	bucketScheduled  = []byte("scheduled") // since schema 5: own publications waiting for their time (scheduled.go)
+	bucketAcks       = []byte("acks")      // since schema 6: item ID → when the reader acknowledged it (acks.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -38,7 +39,7 @@ var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
-	bucketExpiring, bucketExpired, bucketScheduled,
+	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks,
 }
 
 // Keys of the meta bucket.
@@ -91,6 +92,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// before.
 	func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucket(bucketScheduled)
+		return err
+	},
+	// 5 → 6: acknowledgements of must-read items (acks.go). Must-read
+	// items did not exist before, so an empty bucket is all there is.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucketAcks)
 		return err
 	},
 }

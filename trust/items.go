@@ -36,8 +36,9 @@ const (
 // MarshalBinary) with Signature empty and Received left out
 // (Received is local and never encoded). So every field that travels is
 // covered: ID, Source, SourceCount, Created (to the nanosecond), Urgent,
-// Supersedes, At, Expires, Category, Title, Author and Body. (An item with
-// At or Expires is encoded in format 2; one without them in format 1, so
+// Supersedes, At, Expires, MustRead, Category, Title, Author and Body. (An
+// item with At, Expires or MustRead is encoded in format 2; one without
+// them in format 1, so
 // the signatures of items made before those fields existed still verify.) The news encoding is
 // canonical (minimal varints, no optional spellings), so a receiver
 // rebuilds these bytes exactly. An invalid item has no signing bytes.

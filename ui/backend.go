@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -23,6 +24,10 @@ type Backend interface {
 	MarkRead(ids ...uuid.UUID) error
 	MarkUnread(ids ...uuid.UUID) error
 	MarkAllRead(category string) error
+	// Acknowledge confirms a must-read item ("I have read this"), marks it
+	// read and returns when it was confirmed (the first time, when
+	// confirmed again); app.ErrNotFound, app.ErrNotMustRead.
+	Acknowledge(id uuid.UUID) (time.Time, error)
 
 	// Categories and subscriptions.
 	Catalog() *categories.Catalog

@@ -101,6 +101,9 @@ func (u *UI) handleEvents(evs []app.Event) {
 	if len(arrived) > 0 || len(urgent) > 0 {
 		u.notifier.arrived(arrived, urgent)
 	}
+	if len(urgent) > 0 {
+		u.takeover.arrived(urgent)
+	}
 	if items {
 		if all {
 			ids = nil

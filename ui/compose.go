@@ -29,6 +29,7 @@ type composer struct {
 	catIDs     []string // parallel to category.Options
 	title      *widget.Entry
 	urgent     *widget.Check
+	mustRead   *widget.Check // readers confirm (mustread.go)
 	expires    *widget.Entry // optional expiry, whenLayout in local time
 	at         *widget.Entry // optional publication time, whenLayout in local time (scheduled.go)
 	body       *widget.Entry
@@ -62,6 +63,7 @@ func newComposer(u *UI) *composer {
 	c.title.SetPlaceHolder("A short, clear headline")
 	c.title.OnChanged = func(string) { c.showProblem(draftProblem{}); c.previewDeb.call(c.renderPreview) }
 	c.urgent = widget.NewCheck("Urgent (notifies every reader)", nil)
+	c.mustRead = widget.NewCheck("Must read (readers confirm)", nil)
 	c.expires = widget.NewEntry()
 	c.expires.SetPlaceHolder("Never (or " + whenHint + ", local time)")
 	c.expires.OnChanged = func(string) { c.showProblem(draftProblem{}) }
@@ -86,7 +88,7 @@ func newComposer(u *UI) *composer {
 	c.renderPreview()
 
 	form := widget.NewForm(
-		widget.NewFormItem("Category", container.NewVBox(container.NewBorder(nil, nil, nil, c.urgent, c.category), c.notes[news.FieldCategory])),
+		widget.NewFormItem("Category", container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(c.urgent, c.mustRead), c.category), c.notes[news.FieldCategory])),
 		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
 		widget.NewFormItem("Publish at", container.NewVBox(c.at, c.notes[news.FieldAt])),
 		widget.NewFormItem("Expires", container.NewVBox(c.expires, c.notes[news.FieldExpires])),
@@ -171,6 +173,7 @@ func (c *composer) draft() app.Draft {
 	return app.Draft{
 		Category: c.categoryID(), Title: strings.TrimSpace(c.title.Text), Body: c.body.Text,
 		Urgent: c.urgent.Checked, Supersedes: c.supersedes, Expires: expires, At: at,
+		MustRead: c.mustRead.Checked,
 	}
 }
 
@@ -336,6 +339,7 @@ func (c *composer) reset() {
 	c.title.SetText("")
 	c.body.SetText("")
 	c.urgent.SetChecked(false)
+	c.mustRead.SetChecked(false)
 	c.expires.SetText("")
 	c.at.SetText("")
 	c.setSupersedes(uuid.Nil, "")
@@ -361,6 +365,7 @@ func (c *composer) correct(e app.Entry) {
 	c.title.SetText(it.Title)
 	c.body.SetText(it.Body)
 	c.urgent.SetChecked(it.Urgent)
+	c.mustRead.SetChecked(it.MustRead)
 	c.setSupersedes(it.ID, it.Title)
 	c.outcome.SetText("")
 	c.previewDeb.cancel()

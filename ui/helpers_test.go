@@ -162,12 +162,16 @@ func (a *recApp) NewWindow(title string) fyne.Window {
 	return &recWindow{Window: a.App.NewWindow(title)}
 }
 
-// recWindow records the close intercept and whether it is hidden.
+// recWindow records the close intercept and whether it is hidden or
+// closed.
 type recWindow struct {
 	fyne.Window
 	intercept func()
 	hidden    bool
+	closed    bool
 }
+
+func (w *recWindow) Close() { w.closed = true; w.Window.Close() }
 
 func (w *recWindow) SetCloseIntercept(f func()) { w.intercept = f; w.Window.SetCloseIntercept(f) }
 func (w *recWindow) Hide()                      { w.hidden = true; w.Window.Hide() }

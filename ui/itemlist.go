@@ -73,7 +73,8 @@ func (l *itemList) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 		return
 	}
 	id := l.ls.ids[i]
-	o.(*rowView).set(l.ls.rows[id], l.u.catalog, l.u.now(), id == l.open, l.focused && id == l.cursor)
+	r := l.ls.rows[id]
+	o.(*rowView).set(r, l.u.catalog, l.u.now(), id == l.open, l.focused && id == l.cursor, l.u.awaitsAck(r))
 	if i >= len(l.ls.ids)-prefetch {
 		l.loadMore()
 	}

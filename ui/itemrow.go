@@ -75,8 +75,9 @@ type rowState struct {
 }
 
 // set shows it. open marks the item shown in the item view, cursor the
-// keyboard position.
-func (r *rowView) set(it *row, cat *categories.Catalog, now time.Time, open, cursor bool) {
+// keyboard position, unconfirmed a must-read item the reader has not
+// confirmed yet.
+func (r *rowView) set(it *row, cat *categories.Catalog, now time.Time, open, cursor, unconfirmed bool) {
 	st := rowState{title: it.title, when: relTime(it.created, now), bold: !it.read, danger: it.urgent, open: open, cursor: cursor}
 	meta := categoryName(cat, it.category)
 	if it.author != "" {
@@ -88,6 +89,9 @@ func (r *rowView) set(it *row, cat *categories.Catalog, now time.Time, open, cur
 			of = "“" + it.correctionOf + "”"
 		}
 		meta = "Correction of " + of + " · " + meta
+	}
+	if unconfirmed {
+		meta = "MUST READ · " + meta
 	}
 	if it.urgent {
 		meta = "URGENT · " + meta

@@ -30,6 +30,7 @@ type itemView struct {
 	body       *widget.RichText
 	hint       *widget.Label
 	page       *fyne.Container
+	ack        *ackBanner // must-read items (mustread.go)
 
 	id        uuid.UUID
 	read      bool
@@ -52,6 +53,7 @@ func newItemView(u *UI) *itemView {
 		retracted:  widget.NewLabel(""),
 		body:       widget.NewRichText(),
 		hint:       widget.NewLabel("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches."),
+		ack:        newAckBanner(u),
 	}
 	v.title.Wrapping = fyne.TextWrapWord
 	v.title.SizeName = theme.SizeNameSubHeadingText
@@ -82,6 +84,7 @@ func newItemView(u *UI) *itemView {
 	v.markUnread.Importance = widget.LowImportance
 	v.retract.Importance = widget.LowImportance
 	header := container.NewVBox(
+		v.ack.content,
 		container.NewBorder(nil, nil, nil, container.NewHBox(v.retract, v.markUnread), v.title),
 		v.meta, v.urgent, v.retracted,
 		container.NewBorder(nil, nil, nil, v.original, v.correction),
@@ -158,6 +161,7 @@ func (v *itemView) setHeader(r *row) {
 	}
 	v.setRead(r.read)
 	v.setRetracted(r)
+	v.ack.set(r)
 }
 
 // setRetracted shows whether the open item is retracted, and offers the
@@ -195,6 +199,7 @@ func (v *itemView) markRetracted(rt *app.Retraction) {
 	r.retracted, r.retraction, r.expired = true, rt.Reason, rt.Expired
 	v.shown = &r
 	v.setRetracted(&r)
+	v.ack.set(&r)
 	v.body.Segments = nil
 	v.body.Refresh()
 }

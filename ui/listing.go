@@ -28,7 +28,9 @@ type row struct {
 	expired      bool      // hidden by its own expiry, not a retraction
 	// sentLate: a scheduled post of this installation's that went out
 	// late (app.SentLate); only My posts shows it.
-	sentLate bool
+	sentLate     bool
+	mustRead     bool      // readers confirm it (mustread.go)
+	acknowledged time.Time // when the reader here confirmed it; zero if not
 }
 
 func rowOf(e app.Entry) *row {
@@ -36,7 +38,7 @@ func rowOf(e app.Entry) *row {
 	r := &row{
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
 		created: it.PublishedAt(), urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
-		source: it.Source, sentLate: app.SentLate(it),
+		source: it.Source, sentLate: app.SentLate(it), mustRead: it.MustRead, acknowledged: e.Acknowledged,
 	}
 	if e.Retracted != nil {
 		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired

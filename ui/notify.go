@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"github.com/google/uuid"
 
+	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/news"
 )
@@ -64,11 +65,11 @@ func (n *notifier) arrived(ids, urgent []uuid.UUID) {
 		var notes []*news.Item
 		for _, id := range check {
 			e, err := b.Item(id)
-			if err != nil || e.Read || e.Retracted != nil || e.Item.Received.Before(since) {
+			if err != nil || e.Retracted != nil || e.Item.Received.Before(since) {
 				continue
 			}
-			if it := e.Item; it.Urgent || s.Notify && categories.CoveredByAny(s.NotifyCategories, it.Category) {
-				notes = append(notes, it)
+			if notifies(s, e) {
+				notes = append(notes, e.Item)
 			}
 		}
 		// Sending talks to the desktop over D-Bus: not on the UI thread.
@@ -77,6 +78,18 @@ func (n *notifier) arrived(ids, urgent []uuid.UUID) {
 		}
 		return nil
 	})
+}
+
+// notifies reports whether an arrival is announced. An urgent item always
+// is: no setting mutes it (notifications off, its category not chosen),
+// and it counts even when read already, as the takeover window may have
+// shown it first. Any other item is announced while notifications are on
+// and its category is chosen, unless it was read meanwhile.
+func notifies(s app.Settings, e app.Entry) bool {
+	if e.Item.Urgent {
+		return true
+	}
+	return !e.Read && s.Notify && categories.CoveredByAny(s.NotifyCategories, e.Item.Category)
 }
 
 // notifications turns items into notifications: one each, or a summary.

@@ -125,6 +125,7 @@ func (r *reader) focusSearch() {
 
 func (r *reader) listChanged() {
 	ls := r.list.ls
+	r.u.takeover.fromFirstPage(ls)
 	switch {
 	case len(ls.ids) > 0:
 		r.empty.Hide()
@@ -252,6 +253,7 @@ func (r *reader) refreshOpen() {
 		return func() {
 			if err == nil && r.view.id == id {
 				r.view.setRead(e.Read)
+				r.view.setAcknowledged(e.Acknowledged)
 				if e.Retracted != nil {
 					r.view.markRetracted(e.Retracted)
 				}

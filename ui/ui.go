@@ -82,6 +82,7 @@ type UI struct {
 	statusBar  *statusLine
 	tray       *tray
 	notifier   *notifier
+	takeover   *takeover // urgent items' window (takeover.go)
 	wizard     *wizard
 
 	statusRef, catalogRef, rolesRef *refresher
@@ -175,6 +176,7 @@ func (u *UI) startMain() {
 	u.prefs = newSettingsView(u)
 	u.statusBar = newStatusLine(u)
 	u.notifier = newNotifier(u)
+	u.takeover = newTakeover(u)
 
 	u.newsTabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Compose", theme.DocumentCreateIcon(), u.compose.content),

@@ -77,6 +77,7 @@ func Run(t *testing.T, open Opener) {
 		{"Item", testItem},
 		{"ReadState", testReadState},
 		{"MarkAllRead", testMarkAllRead},
+		{"Acknowledge", testAcknowledge},
 		{"Subscriptions", testSubscriptions},
 		{"Catalog", testCatalog},
 		{"PublishRefused", testPublishRefused},

@@ -37,6 +37,7 @@ type Backend struct {
 	items []*news.Item // newest (highest ID) first
 	byID  map[uuid.UUID]*news.Item
 	read  map[uuid.UUID]bool
+	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
 	retracted map[uuid.UUID]*app.Retraction
@@ -86,6 +87,7 @@ func New(now func() time.Time) *Backend {
 		now:      now,
 		byID:     map[uuid.UUID]*news.Item{},
 		read:     map[uuid.UUID]bool{},
+		acked:    map[uuid.UUID]time.Time{},
 		catalog:  categories.Default(),
 		settings: app.Settings{Notify: true},
 		source:   source,
@@ -250,7 +252,7 @@ func (m *Backend) Close() error {
 }
 
 func (m *Backend) entry(it *news.Item) app.Entry {
-	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID]}
+	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID]}
 }
 
 // visible reports whether it shows in lists, searches and counts.
@@ -482,7 +484,7 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	it := &news.Item{
 		ID: id, Category: d.Category, Title: d.Title, Body: d.Body, Author: m.Settings().DisplayName,
 		Source: m.source, Created: now, Received: now, Urgent: d.Urgent, Supersedes: d.Supersedes,
-		Expires: d.Expires, At: d.At,
+		Expires: d.Expires, At: d.At, MustRead: d.MustRead,
 	}
 	if err := app.CheckSchedule(it, now); err != nil {
 		return app.PublishResult{}, err

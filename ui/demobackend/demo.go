@@ -20,10 +20,17 @@ import (
 // tree. It exists for screenshots and trying the UI without a network; it
 // never touches the disk or the network.
 
-// Open returns the demo backend and the function that closes it. With
-// firstRun the window starts with the first-run wizard.
-func Open(firstRun bool) (*Backend, func() error) {
-	m := newDemo(time.Now(), firstRun)
+// Open returns the demo backend of a mode (NEWSDESK_DEMO) and the function
+// that closes it: "wizard" starts the window with the first-run wizard;
+// "urgent" adds an urgent must-read item that came while the app was off
+// and waits for confirmation, so the urgent window opens at once; any
+// other mode is the plain data set.
+func Open(mode string) (*Backend, func() error) {
+	now := time.Now()
+	m := newDemo(now, mode == "wizard")
+	if mode == "urgent" {
+		m.Add(demoUrgentMustRead(now))
+	}
 	done := make(chan struct{})
 	go m.live(done)
 	return m, func() error {
@@ -243,7 +250,13 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 		Body:       "All offices close on **3 October**, not 2 October as announced earlier. Support keeps its usual on-call rota.\n\nSorry for the confusion.",
 		Supersedes: orig.ID, Created: at(3 * time.Hour), Received: at(3 * time.Hour),
 	}
-	items = append(items, urgent, orig, corr)
+	policy := &news.Item{
+		ID: news.IDAt(at(30*time.Minute), 9004), Category: "company", Author: "Fatima Khan", Source: src, SourceCount: 9004,
+		Title:    "New information security policy: please confirm",
+		Body:     "## What changes\n\nFrom **1 April** every laptop locks after *5 minutes* and USB sticks are blocked.\n\n- Read the policy on [the intranet](https://intranet.example.com/security)\n- Confirm below that you have read it\n\nQuestions: the IT Service Desk.",
+		MustRead: true, Created: at(30 * time.Minute), Received: at(30 * time.Minute),
+	}
+	items = append(items, urgent, orig, corr, policy)
 	for i, title := range []string{"Newsletter: what the sales teams learned this quarter", "Reminder: expense reports due Friday", "Volunteering day: sign-up sheet"} {
 		created := at(time.Duration(26+i*30) * time.Hour)
 		items = append(items, &news.Item{
@@ -254,4 +267,16 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 		})
 	}
 	return items
+}
+
+// demoUrgentMustRead is the urgent must-read item of the "urgent" mode.
+func demoUrgentMustRead(now time.Time) *news.Item {
+	at := now.Add(-5 * time.Minute)
+	return &news.Item{
+		ID: news.IDAt(at, 9005), Category: "company", Author: "Facilities", SourceCount: 9005,
+		Source: uuid.MustParse("0191a000-0000-7000-8000-000000000001"),
+		Title:  "Evacuation drill today at 14:00",
+		Body:   "## Evacuation drill at 14:00\n\nWhen the alarm sounds, leave by the **nearest stairs**, not the lifts, and meet at the *car park north*.\n\n1. Take your badge, leave everything else.\n2. Floor wardens wear yellow vests: follow them.\n3. Wait for the all-clear before going back in.\n\nThe drill takes about 15 minutes.",
+		Urgent: true, MustRead: true, Created: at, Received: at,
+	}
 }

@@ -11,17 +11,17 @@ import (
 )
 
 // The demo data set is fixed for a given clock: two weeks of items, one
-// urgent outage notice, one correction, three posts of the user's own (one
+// urgent outage notice, one correction, one must-read policy, three posts of the user's own (one
 // of them retracted), older items read; the window starts with the wizard
 // only when asked to.
 func TestDemoDataSet(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	m := newDemo(now, false)
 	items := m.Items()
-	if len(items) != 290 {
-		t.Errorf("%d items, want 290", len(items))
+	if len(items) != 291 {
+		t.Errorf("%d items, want 291", len(items))
 	}
-	var urgent, corrections, own, retracted, unread int
+	var urgent, corrections, mustRead, own, retracted, unread int
 	for i, it := range items {
 		if i > 0 && news.CompareIDs(items[i-1].ID, it.ID) <= 0 {
 			t.Fatalf("items out of order at %d", i)
@@ -42,6 +42,9 @@ func TestDemoDataSet(t *testing.T) {
 		if it.Source == m.Source() {
 			own++
 		}
+		if it.MustRead {
+			mustRead++
+		}
 		if e.Retracted != nil {
 			retracted++
 			if !strings.HasPrefix(it.Title, "Volunteering day") {
@@ -55,8 +58,8 @@ func TestDemoDataSet(t *testing.T) {
 			}
 		}
 	}
-	if urgent != 1 || corrections != 1 || own != 3 || retracted != 1 || unread == 0 {
-		t.Errorf("urgent %d, corrections %d, own %d, retracted %d, unread %d", urgent, corrections, own, retracted, unread)
+	if urgent != 1 || corrections != 1 || mustRead != 1 || own != 3 || retracted != 1 || unread == 0 {
+		t.Errorf("urgent %d, corrections %d, must-read %d, own %d, retracted %d, unread %d", urgent, corrections, mustRead, own, retracted, unread)
 	}
 	if m.NeedsSetup() || !newDemo(now, true).NeedsSetup() {
 		t.Error("the wizard is not shown exactly when asked for")

@@ -1,0 +1,49 @@
+package backendtest
+
+import (
+	"errors"
+	"testing"
+
+	"newsdesk/app"
+	"newsdesk/news"
+)
+
+// Acknowledge confirms a must-read item: the item is marked read and
+// carries the time of the confirmation, announced with ReadStateChanged;
+// confirming again keeps the first time. A plain item is
+// app.ErrNotMustRead, an unknown one app.ErrNotFound, and neither changes.
+func testAcknowledge(t *testing.T, s Subject) {
+	mr := received(1, "hr", "New travel policy", "Please **confirm**.", 10)
+	mr.MustRead = true
+	plain := received(2, "hr", "Canteen menu", "", 20)
+	receive(t, s, mr, plain)
+	if e := item(t, s, mr.ID); !e.Item.MustRead || !e.Acknowledged.IsZero() || e.Read {
+		t.Fatalf("a received must-read item: must-read %v, acknowledged %v, read %v", e.Item.MustRead, e.Acknowledged, e.Read)
+	}
+
+	at, err := s.Acknowledge(mr.ID)
+	if err != nil || at.IsZero() {
+		t.Fatalf("Acknowledge = %v, %v", at, err)
+	}
+	await(t, s, "ReadStateChanged after Acknowledge", announced(app.ReadStateChanged, mr.ID, "hr"))
+	if e := item(t, s, mr.ID); !e.Acknowledged.Equal(at) || !e.Read {
+		t.Errorf("after Acknowledge: acknowledged %v (want %v), read %v", e.Acknowledged, at, e.Read)
+	}
+	if es, _, _ := s.Newest([]string{"hr"}, 10, ""); len(es) != 2 || !es[1].Acknowledged.Equal(at) || !es[0].Acknowledged.IsZero() {
+		t.Errorf("Newest does not carry the acknowledgement: %+v", es)
+	}
+	if again, err := s.Acknowledge(mr.ID); err != nil || !again.Equal(at) {
+		t.Errorf("a second Acknowledge = %v, %v; want %v", again, err, at)
+	}
+	wantCounts(t, s, map[string]uint64{"hr": 1})
+
+	if _, err := s.Acknowledge(plain.ID); !errors.Is(err, app.ErrNotMustRead) {
+		t.Errorf("Acknowledge of a plain item: %v, want app.ErrNotMustRead", err)
+	}
+	if _, err := s.Acknowledge(news.IDAt(base, 99)); !errors.Is(err, app.ErrNotFound) {
+		t.Errorf("Acknowledge of an unknown ID: %v, want app.ErrNotFound", err)
+	}
+	if e := item(t, s, plain.ID); e.Read || !e.Acknowledged.IsZero() {
+		t.Errorf("a refused acknowledgement changed the item: read %v, acknowledged %v", e.Read, e.Acknowledged)
+	}
+}
