@@ -68,11 +68,12 @@ type Options struct {
 	// ArchiveRetention (unless the store has a retention set already).
 	Archive bool
 
-	// DirectThreshold opts this servant in to direct delivery (issue 14):
-	// after that many items of one source within a minute, from two hops
-	// away or more, it asks the source for a direct link. 0, the default,
-	// never asks (newsnet.Config.DirectThreshold says why). Sources answer
-	// requests either way, within their budget.
+	// DirectThreshold sets when this servant asks for direct delivery
+	// (issue 14): after that many items of one source within a minute,
+	// from two hops away or more, it asks the source for a direct link. 0
+	// keeps the protocol's default (newsnet.SuggestedDirectThreshold); a
+	// negative value turns asking off. Sources answer requests either way,
+	// within their budget.
 	DirectThreshold int
 
 	// Logger receives the application's and the servant's log; nil
@@ -543,7 +544,9 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Source = a.sourceStr
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	proto.Verify = a.net.Verify
-	proto.DirectThreshold = a.opts.DirectThreshold
+	if t := a.opts.DirectThreshold; t != 0 {
+		proto.DirectThreshold = max(t, 0)
+	}
 	if proto.OwnCount, err = a.store.SourceCount(a.source); err != nil {
 		return node.Config{}, err
 	}

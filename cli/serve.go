@@ -100,8 +100,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	fanout := fs.Int("fanout", newsnet.DefaultConfig("").Fanout, "maximum down-servants per servant (the partition base `N`); network-wide, it comes from\n"+
 		"the network definition, and a value other than the definition's is refused")
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
-	direct := fs.Int("direct", 0, fmt.Sprintf("ask a source for direct delivery after `N` of its items within a minute, from two hops away\n"+
-		"or more (%d is a good start); 0 never asks. Sources answer requests either way", newsnet.SuggestedDirectThreshold))
+	direct := fs.Int("direct", newsnet.SuggestedDirectThreshold, "ask a source for direct delivery after `N` of its items within a minute, from two hops away\n"+
+		"or more; 0 never asks. Sources answer requests either way")
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
 	reset := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\n"+
@@ -235,6 +235,9 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		Tune:       serveTune,
 
 		DirectThreshold: cfg.direct,
+	}
+	if cfg.direct == 0 {
+		opts.DirectThreshold = -1 // never ask: app.Options reads 0 as its default
 	}
 	if cfg.fanoutSet {
 		opts.Fanout = cfg.fanout

@@ -177,15 +177,13 @@ type Config struct {
 	// Direct delivery (direct.go, JP5458944B2's second embodiment): a
 	// subscriber that needed DirectThreshold items of one source within
 	// DirectWindow, from at least DirectMinHops links away over the tree,
-	// asks the source to send them over a link of their own.
-	// DirectThreshold 0, the default, never asks: while a subscriber
-	// switches to a direct link, the items still on their way over the
-	// slower tree path show as gaps and are asked for (a few per switch,
-	// and more below it, where the subscriber relays the direct items
-	// ahead of the tree's), which a lossless stream must not cost; see
-	// SuggestedDirectThreshold for when a network opts in. DirectWindow
-	// 60s and DirectMinHops 2 (one relay at least: a link to a tree
-	// neighbour saves nothing).
+	// asks the source to send them over a link of their own. Defaults
+	// SuggestedDirectThreshold (100) and 60s: a sustained 1.7 needed
+	// items/s, below which a direct link's heartbeats cost about what it
+	// saves; 0 never asks. DirectMinHops 2 (one relay at least: a link to
+	// a tree neighbour saves nothing). The switch costs a lossless stream
+	// nothing: the items the first direct ones overtake are waited for
+	// (overtake.go), not asked for.
 	DirectThreshold int
 	DirectWindow    time.Duration
 	DirectMinHops   int
@@ -239,8 +237,8 @@ type Archive interface {
 	CatchUp(cats CategorySet, known map[string]uint64, since time.Time, limit int) []*Multicast
 }
 
-// SuggestedDirectThreshold is the DirectThreshold for a network that opts
-// in to direct delivery (`newsdesk serve --direct`): 100 items within the
+// SuggestedDirectThreshold is the default DirectThreshold (`newsdesk serve
+// --direct N` sets another, 0 turns asking off): 100 items within the
 // default DirectWindow of a minute, a sustained 1.7 items/s, below which a
 // direct link's heartbeats cost about what it saves.
 const SuggestedDirectThreshold = 100
@@ -273,7 +271,7 @@ func DefaultConfig(id ServantID) Config {
 		CatchUpWindow:     7 * 24 * time.Hour,
 		CatchUpLimit:      256,
 		CatchUpRepeat:     5 * time.Second,
-		DirectThreshold:   0,
+		DirectThreshold:   SuggestedDirectThreshold,
 		DirectWindow:      time.Minute,
 		DirectMinHops:     2,
 		DirectBudget:      4,

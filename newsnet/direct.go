@@ -390,14 +390,29 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 	}
 	d.delivered++
 	s.counters.DirectReceived++
-	s.relay(m, s.towardSource(m.Source, nil))
+	s.relay(m, s.treeCopiesFrom(m.Source))
 	s.cache.add(m)
 	s.noteEdge(m)
 	if s.catchingUp(m.Source) {
 		s.deferLive(m, l.id)
 		return
 	}
+	s.notePath(s.source(m.Source), m.Hops+1)
 	s.sequence(m, l.id)
+}
+
+// treeCopiesFrom is the tree link the tree's copies of a source's items
+// come over: the one its live items last did. Not the reverse path, which
+// an answer to a request from below may have turned toward a servant that
+// merely held the items: a direct item not relayed there would be lost for
+// that whole branch, whose tree copies we drop as duplicates.
+func (s *Servant) treeCopiesFrom(source string) *link {
+	if st := s.sources[source]; st != nil {
+		if l := s.links[st.live]; l != nil && l.tree() {
+			return l
+		}
+	}
+	return s.towardSource(source, nil)
 }
 
 // directLost forgets a direct link that closed (either end): a subscriber

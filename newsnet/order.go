@@ -30,6 +30,17 @@ type sourceState struct {
 	arrival LinkID                // the reverse path: where its messages come from
 	hops    uint64                // links from the source over the tree, as its last item came
 	viaUp   bool                  // arrival was our uplink when the last item came
+	// live is the tree link its live items last came over (answers to
+	// requests, which move arrival, do not count): where the tree's
+	// copies of what a direct link brings come from (direct.go).
+	live LinkID
+
+	// longest and longestAt: the longest path the source's items came
+	// over recently, and when; graceUntil: until when counts found missing
+	// wait for copies still on it (overtake.go).
+	longest    uint64
+	longestAt  time.Time
+	graceUntil time.Time
 
 	// due is when requestDue next has something to do (zero: now); swept
 	// is how far resolveByChains has looked. Both keep the work per
@@ -236,7 +247,7 @@ func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
 			// for the category only if none has when the wait is over.
 			st.want(k, &want{categoryOnly: true, due: s.now.Add(s.cfg.RecoverTimeout)})
 		case !s.shortKnown(short) && s.mayNeedUnknown(short):
-			st.want(k, &want{categoryOnly: true, due: s.now})
+			st.want(k, &want{categoryOnly: true, due: s.askAt(st)})
 		case s.neededShort(short):
 			s.counters.GapNeeded++
 			s.wantMessage(source, st, k)
@@ -274,7 +285,7 @@ func (s *Servant) wantMessage(source string, st *sourceState, k uint64) {
 		st.skip[k] = true
 		return
 	}
-	st.want(k, &want{due: s.now})
+	st.want(k, &want{due: s.askAt(st)})
 }
 
 // drain delivers held messages and passes resolved counts from next on.

@@ -100,11 +100,12 @@ func (s *Servant) route(from *link, m *Multicast) {
 		}
 	case s.catchingUp(m.Source):
 		st := s.source(m.Source)
-		st.arrival, st.hops, st.viaUp = from.id, m.Hops+1, from == s.up
+		st.arrival, st.live, st.hops, st.viaUp = from.id, from.id, m.Hops+1, from == s.up
 		s.deferLive(m, from.id)
 	default:
 		st := s.source(m.Source)
-		st.arrival, st.hops, st.viaUp = from.id, m.Hops+1, from == s.up
+		st.arrival, st.live, st.hops, st.viaUp = from.id, from.id, m.Hops+1, from == s.up
+		s.notePath(st, m.Hops+1)
 		s.sequence(m, from.id)
 	}
 }
@@ -151,12 +152,15 @@ func (s *Servant) verified(peer ServantID, m *Multicast) bool {
 // source and was not asked for: a replay that outlived the seen window, or
 // a copy that came the long way round while the tree re-formed. Either way
 // nobody below needs it from us: a servant still missing it asks for it.
+// Not while an item of the source overtook others (overtake.go): then it
+// is most likely one of those, which we skipped (it is not in our
+// categories) but a servant below us still waits for.
 func (s *Servant) replayed(m *Multicast) bool {
 	if m.Count == 0 || m.Source == s.cfg.Source {
 		return false
 	}
 	st := s.sources[m.Source]
-	return st != nil && st.next > 0 && m.Count < st.next && st.wanted[m.Count] == nil
+	return st != nil && st.next > 0 && m.Count < st.next && st.wanted[m.Count] == nil && !s.overtaking(st)
 }
 
 // wants reports whether a message of category c must cross link l: its

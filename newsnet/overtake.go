@@ -1,0 +1,59 @@
+package newsnet
+
+import "time"
+
+// Items that overtake others. Over one path a source's items arrive in
+// count order (every link keeps order and every relay forwards as items
+// come), so a gap is a loss and is asked for at once. Over two paths of
+// different lengths they do not: when a subscriber's direct link starts
+// (direct.go), its first items arrive ahead of those still on their way
+// over the tree's relays, and the subscriber relays them into its subtree
+// ahead of the tree's copies too; the same happens, more rarely, when the
+// tree re-forms shorter. A gap revealed by an item that came a shorter way
+// than one of the source's items came recently is most likely still in
+// flight on the longer way, so asking at once would cost a request and an
+// answer for an item that arrives anyway.
+//
+// So a servant keeps, per source, the longest path (Multicast.Hops + 1) its
+// items came over within longerPathMemory. An item that comes a shorter
+// way opens a grace of overtakeGrace: the counts found missing until then
+// are asked for when it ends, unless their copies came meanwhile. A real
+// loss is still asked for, one grace later than over a single path.
+// Nothing is held back from delivery or relaying: the save buffer keeps
+// the source's order as it does for any gap. And while the grace is open,
+// a copy from the longer path of a count we resolved already is relayed,
+// not dropped as a replay: we skipped it (not one of our categories) when
+// the item that overtook it came, but a servant below may need it.
+
+// longerPathMemory is how long a longer path is remembered after its last
+// item: items of a category that only it still carries may come that
+// rarely.
+const longerPathMemory = time.Minute
+
+// overtakeGrace is how long a count that an item on a shorter path found
+// missing waits for its copy on the longer one: the first wait for a
+// retransmission, far above the few milliseconds a relay adds.
+func (s *Servant) overtakeGrace() time.Duration { return s.cfg.RecoverTimeout }
+
+// notePath records that an item of st came over hops links, opening the
+// grace when a longer path carried the source's items recently.
+func (s *Servant) notePath(st *sourceState, hops uint64) {
+	if hops >= st.longest || s.now.Sub(st.longestAt) > longerPathMemory {
+		st.longest, st.longestAt = hops, s.now
+		return
+	}
+	st.graceUntil = s.now.Add(s.overtakeGrace())
+}
+
+// askAt is when a count of st found missing now is first asked for: at
+// once, or when an open grace ends.
+func (s *Servant) askAt(st *sourceState) time.Time {
+	if s.overtaking(st) {
+		return st.graceUntil
+	}
+	return s.now
+}
+
+// overtaking reports whether the grace of st is open: an item of the
+// source came a shorter way than others within the last overtakeGrace.
+func (s *Servant) overtaking(st *sourceState) bool { return st.graceUntil.After(s.now) }
