@@ -115,13 +115,17 @@ func (e AcknowledgeItem) reachItemID() [16]byte { return e.ID }
 // reachState is the servant's reach bookkeeping.
 type reachState struct {
 	items map[[16]byte]*reachItem
-	seq   uint64                    // tracking order, for eviction
-	dirty map[[16]byte]*reachItem   // changed since last reported
-	links map[LinkID]*reachLink     // per tree link
-	tree  []LinkID                  // the tree links at the last tick
-	self  CategorySet               // the self set the census was counted from
-	own   map[string]uint64         // our census entry (reach_census.go)
-	acted map[[16]byte]ReachUpdated // own items reported this step
+	seq   uint64                  // tracking order, for eviction
+	dirty map[[16]byte]*reachItem // changed since last reported
+	links map[LinkID]*reachLink   // per tree link
+	tree  []LinkID                // the tree links at the last tick
+	self  CategorySet             // the self set the census was counted from
+	own   map[string]uint64       // our census entry (reach_census.go)
+	// ownItems counts our own publications tracked; advertised says
+	// whether our census names us as a publisher.
+	ownItems   int
+	advertised bool
+	acted      map[[16]byte]ReachUpdated // own items reported this step
 }
 
 // reachItem is one tracked item.
@@ -141,10 +145,12 @@ type reachItem struct {
 // reachLink is one tree link's reach state.
 type reachLink struct {
 	census      map[string]uint64 // the far side's census, as last reported
+	publishers  []string          // the far side's publishers, as last reported
 	censusSent  map[string]uint64 // what we last reported
-	sentCensus  bool              // censusSent is valid
-	censusStale bool              // our side's census may have changed
-	nextAt      time.Time         // the earliest next report on this link
+	pubsSent    []string
+	sentCensus  bool      // censusSent is valid
+	censusStale bool      // our side's census may have changed
+	nextAt      time.Time // the earliest next report on this link
 }
 
 // restoreReach tracks again what the host kept (Config.Reach).
@@ -188,6 +194,12 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 		}
 		delete(r.items, oldest.id)
 		delete(r.dirty, oldest.id)
+		if oldest.source == s.cfg.Source {
+			r.ownItems--
+		}
+	}
+	if source == s.cfg.Source {
+		r.ownItems++
 	}
 	r.seq++
 	ri := &reachItem{id: id, source: source, category: category, seq: r.seq, from: map[LinkID]ItemReach{}}
@@ -266,6 +278,7 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 	rl := s.reachLink(l.id)
 	if m.HasCensus {
 		rl.census = censusOf(m.Census)
+		rl.publishers = m.Publishers
 		s.censusChanged(l.id)
 	}
 	for _, sr := range m.Sources {
@@ -306,6 +319,10 @@ func (s *Servant) tickReach() {
 		s.reach.own = ownCensus(s.self)
 		s.censusChanged(0)
 	}
+	if advertise := s.reach.ownItems > 0; advertise != s.reach.advertised {
+		s.reach.advertised = advertise
+		s.censusChanged(0)
+	}
 	s.reportOwnReach()
 	batches := s.readyReach()
 	for _, l := range s.treeLinks() {
@@ -320,9 +337,10 @@ func (s *Servant) tickReach() {
 		m := &ReachReport{}
 		if rl.censusStale {
 			rl.censusStale = false
-			if u := s.censusFor(l); !rl.sentCensus || !maps.Equal(u, rl.censusSent) {
-				m.HasCensus, m.Census = true, s.fitCensus(censusList(u))
-				rl.censusSent, rl.sentCensus = u, true
+			u, pubs := s.censusFor(l), s.publishersFor(l)
+			if !rl.sentCensus || !maps.Equal(u, rl.censusSent) || !slices.Equal(pubs, rl.pubsSent) {
+				m.HasCensus, m.Census, m.Publishers = true, s.fitCensus(censusList(u)), pubs
+				rl.censusSent, rl.pubsSent, rl.sentCensus = u, pubs, true
 			}
 		}
 		size := 0
@@ -389,7 +407,7 @@ func (s *Servant) readyReach() map[LinkID][]pendingReach {
 		if ri.source == s.cfg.Source {
 			continue // ours: reportOwnReach
 		}
-		toward := s.towardSource(ri.source, nil)
+		toward := s.reachToward(ri.source)
 		if toward == nil {
 			continue // no path yet: stays dirty
 		}

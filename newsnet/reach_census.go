@@ -25,6 +25,45 @@ import (
 // the reach report frames, so it costs at most one frame per link and
 // ReportPeriod.
 
+// The census also names the publishers on the sender's side: the sources
+// with publications whose reach they track. That is the reports' way to a
+// publisher. The reverse-path lists (reverse.go) learn a source's link
+// only from its items, so after the publisher moves in the tree they point
+// where it was until its next item in each category passes; the census
+// follows it within a few report periods, as routing information does.
+
+// reachToward returns the tree link that leads to source's servant: the one
+// whose census names it, else the reverse path.
+func (s *Servant) reachToward(source string) *link {
+	for _, l := range s.treeLinks() {
+		if rl := s.reach.links[l.id]; rl != nil {
+			if _, ok := slices.BinarySearch(rl.publishers, source); ok {
+				return l
+			}
+		}
+	}
+	return s.towardSource(source, nil)
+}
+
+// publishersFor lists the publishers on our side of link l: us, when we
+// track publications of ours, and those every other tree link reported.
+// Beyond MaxReachPublishers the last in byte order are left out (their
+// reports fall back to the reverse path).
+func (s *Servant) publishersFor(l *link) []string {
+	var pubs []string
+	if s.reach.advertised {
+		pubs = append(pubs, s.cfg.Source)
+	}
+	for _, o := range s.treeLinks() {
+		if rl := s.reach.links[o.id]; o != l && rl != nil {
+			pubs = append(pubs, rl.publishers...)
+		}
+	}
+	slices.Sort(pubs)
+	pubs = slices.Compact(pubs)
+	return pubs[:min(len(pubs), MaxReachPublishers):min(len(pubs), MaxReachPublishers)]
+}
+
 // ownCensus is the census entry of a servant subscribed to self.
 func ownCensus(self CategorySet) map[string]uint64 {
 	own := map[string]uint64{}

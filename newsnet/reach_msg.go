@@ -12,14 +12,16 @@ import (
 // counts twice. Each report replaces the previous one from the same link
 // for the items (and the census) it carries.
 //
-// Census, when HasCensus is set, is the subscriber census of the sender's
-// side: per category, the servants there whose subscriptions reach it
-// through that category (reach_census.go). Sources holds item totals, which
-// travel only toward each item's publisher.
+// Census and Publishers, when HasCensus is set, describe the sender's side:
+// per category, the servants there whose subscriptions reach it through
+// that category, and the sources publishing there, the reports' way to
+// them (reach_census.go). Sources holds item totals, which travel only
+// toward each item's publisher.
 type ReachReport struct {
-	HasCensus bool
-	Census    []CategoryCount // ascending by category, no zero counts
-	Sources   []SourceReach   // ascending by source, then category
+	HasCensus  bool
+	Census     []CategoryCount // ascending by category, no zero counts
+	Publishers []string        // ascending, not empty
+	Sources    []SourceReach   // ascending by source, then category
 }
 
 // CategoryCount is one census entry.
@@ -58,6 +60,7 @@ const (
 	MaxReachItems      = 4096 // items in one report, over all sources
 	MaxReachIdentities = 256  // entries of one Pending or Acks list
 	MaxIdentityBytes   = 256  // one identity or acknowledgement blob
+	MaxReachPublishers = 512  // sources in one report's Publishers
 )
 
 var (
@@ -89,6 +92,21 @@ func (m *ReachReport) marshal(e *encoder) {
 		}
 		e.string("census category", c.Category, MaxCategoryBytes)
 		e.uvarint(c.Count)
+	}
+	if len(m.Publishers) > 0 && !m.HasCensus {
+		e.fail(errStrayCensus)
+		return
+	}
+	if len(m.Publishers) > MaxReachPublishers {
+		e.fail(fmt.Errorf("publishers: %w: %d > %d", errTooMany, len(m.Publishers), MaxReachPublishers))
+		return
+	}
+	e.uvarint(uint64(len(m.Publishers)))
+	for i, p := range m.Publishers {
+		if p == "" || i > 0 && p <= m.Publishers[i-1] {
+			e.fail(fmt.Errorf("publishers: %w", errUnsortedReach))
+		}
+		e.string("publisher", p, MaxIDBytes)
 	}
 	items := 0
 	for _, sr := range m.Sources {
@@ -146,6 +164,19 @@ func (m *ReachReport) unmarshal(d *decoder) {
 			m.Census[i] = c
 		}
 	}
+	m.Publishers = decodeStrings[string](d, "publishers", MaxReachPublishers, MaxIDBytes)
+	for i, p := range m.Publishers {
+		if d.err == nil && (p == "" || i > 0 && p <= m.Publishers[i-1]) {
+			d.fail(fmt.Errorf("publishers: %w", errUnsortedReach))
+		}
+	}
+	if d.err == nil && len(m.Publishers) > 0 && !m.HasCensus {
+		d.fail(errStrayCensus)
+	}
+	if d.err != nil {
+		m.Census, m.Publishers = nil, nil
+		return
+	}
 	n := d.count("reach sources", MaxReachItems)
 	if n == 0 {
 		return
@@ -177,7 +208,7 @@ func (m *ReachReport) unmarshal(d *decoder) {
 			it.Acks = d.blobs("acks")
 		}
 		if d.err != nil {
-			m.Census, m.Sources = nil, nil
+			m.Census, m.Publishers, m.Sources = nil, nil, nil
 			return
 		}
 	}
@@ -237,6 +268,9 @@ func reachReportSize(m *ReachReport) int {
 	n := 2
 	for _, c := range m.Census {
 		n += len(c.Category) + 4
+	}
+	for _, p := range m.Publishers {
+		n += len(p) + 1
 	}
 	for _, sr := range m.Sources {
 		n += len(sr.Source) + len(sr.Category) + 3

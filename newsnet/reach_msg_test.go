@@ -13,8 +13,9 @@ func reachSample(id [16]byte) *ReachReport {
 	id2 := id
 	id2[0]++
 	return &ReachReport{
-		HasCensus: true,
-		Census:    []CategoryCount{{Category: "*", Count: 2}, {Category: "hr", Count: 300}, {Category: "it/ops", Count: 1}},
+		HasCensus:  true,
+		Census:     []CategoryCount{{Category: "*", Count: 2}, {Category: "hr", Count: 300}, {Category: "it/ops", Count: 1}},
+		Publishers: []string{"hq", "lab"},
 		Sources: []SourceReach{
 			{Source: "hq", Category: "hr", Items: []ItemReach{
 				{ID: id, Delivered: 310, Read: 200, Acknowledged: 1,
@@ -72,6 +73,9 @@ func TestReachReportRefusesNonCanonical(t *testing.T) {
 		{"census zero", &ReachReport{HasCensus: true, Census: []CategoryCount{{"a", 0}}}, errZeroCensus},
 		{"census empty category", &ReachReport{HasCensus: true, Census: []CategoryCount{{"", 1}}}, errEmptyCategory},
 		{"census without flag", &ReachReport{Census: []CategoryCount{{"a", 1}}}, errStrayCensus},
+		{"publishers unsorted", &ReachReport{HasCensus: true, Publishers: []string{"b", "a"}}, errUnsortedReach},
+		{"publisher empty", &ReachReport{HasCensus: true, Publishers: []string{""}}, errUnsortedReach},
+		{"publishers without flag", &ReachReport{Publishers: []string{"a"}}, errStrayCensus},
 		{"sources unsorted", &ReachReport{Sources: []SourceReach{{Source: "b"}, {Source: "a"}}}, errUnsortedReach},
 		{"source twice", &ReachReport{Sources: []SourceReach{{Source: "a", Category: "x"}, {Source: "a", Category: "x"}}}, errUnsortedReach},
 		{"items unsorted", &ReachReport{Sources: []SourceReach{{Source: "a", Items: []ItemReach{{ID: [16]byte{2}}, {ID: [16]byte{1}}}}}}, errUnsortedReach},
@@ -102,6 +106,10 @@ func rawReach(e *encoder, m *ReachReport) {
 	for _, c := range m.Census {
 		raw(c.Category)
 		e.uvarint(c.Count)
+	}
+	e.uvarint(uint64(len(m.Publishers)))
+	for _, p := range m.Publishers {
+		raw(p)
 	}
 	e.uvarint(uint64(len(m.Sources)))
 	for _, sr := range m.Sources {
