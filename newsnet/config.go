@@ -208,7 +208,7 @@ type Config struct {
 	// ReachItems bounds the items whose reach this servant tracks; beyond
 	// it the one tracked longest ago is forgotten (its totals are no
 	// longer passed on; the publisher keeps the last it had). Default
-	// 2048, some 200 bytes each plus up to 60 per link that reported it.
+	// 2048, some 200 bytes each plus about 100 per link that reported it.
 	ReachItems int
 
 	// ReachIdentities bounds the Pending and Acks lists of one must-read
