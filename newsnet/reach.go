@@ -324,6 +324,9 @@ func (s *Servant) tickReach() {
 		s.censusChanged(0)
 	}
 	s.reportOwnReach()
+	if !s.reportDue() {
+		return
+	}
 	batches := s.readyReach()
 	for _, l := range s.treeLinks() {
 		rl := s.reachLink(l.id)
@@ -361,16 +364,29 @@ func (s *Servant) tickReach() {
 	}
 }
 
+// reportDue reports whether some tree link may carry a report now and has
+// something that may need one: most ticks of most servants end here.
+func (s *Servant) reportDue() bool {
+	due := func(l *link) bool {
+		rl := s.reachLink(l.id)
+		return !s.now.Before(rl.nextAt) && (rl.censusStale || len(s.reach.dirty) > 0)
+	}
+	if s.up != nil && due(s.up) {
+		return true
+	}
+	return slices.ContainsFunc(s.downs, due)
+}
+
 // reachTreeChanged forgets the reach state of links that are no longer
 // tree links and, when the tree links changed, marks every item: its
 // totals or its reverse path may have changed.
 func (s *Servant) reachTreeChanged() {
+	if s.sameTree(s.reach.tree) {
+		return
+	}
 	var ids []LinkID
 	for _, l := range s.treeLinks() {
 		ids = append(ids, l.id)
-	}
-	if slices.Equal(ids, s.reach.tree) {
-		return
 	}
 	s.reach.tree = ids
 	for id := range s.reach.links {
@@ -387,6 +403,27 @@ func (s *Servant) reachTreeChanged() {
 		s.markReach(ri)
 	}
 	s.censusChanged(0)
+}
+
+// sameTree reports whether ids are the tree links, in treeLinks order,
+// without allocating.
+func (s *Servant) sameTree(ids []LinkID) bool {
+	i := 0
+	if s.up != nil {
+		if len(ids) == 0 || ids[0] != s.up.id {
+			return false
+		}
+		i = 1
+	}
+	if len(ids) != i+len(s.downs) {
+		return false
+	}
+	for j, l := range s.downs {
+		if ids[i+j] != l.id {
+			return false
+		}
+	}
+	return true
 }
 
 // pendingReach is one item's totals ready to go.
