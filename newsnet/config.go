@@ -195,6 +195,36 @@ type Config struct {
 	// up to Fanout+1 tree copies. 0 refuses every request.
 	DirectBudget int
 
+	// Reach reports (reach.go). ReportPeriod: a tree link carries at most
+	// one ReachReport per period, and a changed item waits at most one
+	// period for the reports of its subtree before its totals go on.
+	// Default 5s: reach is watched by people, and at one frame per link
+	// per period report traffic stays a few hundred bytes per second per
+	// link however busy the network is.
+	ReportPeriod time.Duration
+
+	// ReachItems bounds the items whose reach this servant tracks; beyond
+	// it the one tracked longest ago is forgotten (its totals are no
+	// longer passed on; the publisher keeps the last it had). Default
+	// 2048, some 200 bytes each plus about 100 per link that reported it.
+	ReachItems int
+
+	// ReachIdentities bounds the Pending and Acks lists of one must-read
+	// item, at most MaxReachIdentities: beyond it the counts stay exact
+	// and the lists name the first in byte order. Default 256.
+	ReachIdentities int
+
+	// ReportBytes bounds the item totals in one ReachReport (SizeOf
+	// units); what does not fit waits for the next period. Default 16 KiB,
+	// about 400 items.
+	ReportBytes int
+
+	// Reach holds this servant's own part in the reach of recent items, as
+	// the host keeps it (items it stored, read, acknowledged, and its own
+	// publications), so that its counts survive a restart. Oldest first;
+	// beyond ReachItems the oldest are left out.
+	Reach []OwnReach
+
 	// Lost is the total of needed messages given up on before this start,
 	// as persisted by the host from Lost actions.
 	Lost uint64
@@ -275,6 +305,10 @@ func DefaultConfig(id ServantID) Config {
 		DirectWindow:      time.Minute,
 		DirectMinHops:     2,
 		DirectBudget:      4,
+		ReportPeriod:      5 * time.Second,
+		ReachItems:        2048,
+		ReachIdentities:   256,
+		ReportBytes:       16 << 10,
 	}
 }
 
@@ -338,6 +372,14 @@ func (c *Config) Validate() error {
 		return errors.New("direct window must be at least one tick when the threshold is set")
 	case c.DirectThreshold > 1<<16:
 		return errors.New("direct threshold must be at most 65536 items")
+	case c.ReportPeriod < c.TickInterval:
+		return errors.New("report period must be at least one tick")
+	case c.ReachItems < 1:
+		return errors.New("reach items must be at least 1")
+	case c.ReachIdentities < 0 || c.ReachIdentities > MaxReachIdentities:
+		return fmt.Errorf("reach identities must be 0..%d", MaxReachIdentities)
+	case c.ReportBytes < 1<<10:
+		return errors.New("report bytes must be at least 1 KiB")
 	case len(c.Source) > MaxIDBytes:
 		return fmt.Errorf("source longer than %d bytes", MaxIDBytes)
 	case c.Rand == nil:

@@ -44,6 +44,7 @@ var messages = [...]messageKind{
 	kindOf[DirectAnswer](),
 	kindOf[DirectHello](),
 	kindOf[DirectCover](),
+	kindOf[ReachReport](),
 }
 
 // Type bytes. Append only: a deployed servant must keep understanding every
@@ -68,6 +69,7 @@ func (*DirectRequest) msgType() msgType { return 16 }
 func (*DirectAnswer) msgType() msgType  { return 17 }
 func (*DirectHello) msgType() msgType   { return 18 }
 func (*DirectCover) msgType() msgType   { return 19 }
+func (*ReachReport) msgType() msgType   { return 20 }
 
 // messageKind is one registered message type.
 type messageKind struct {

@@ -64,6 +64,7 @@ type Servant struct {
 	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
 
 	direct directState // direct delivery (direct.go)
+	reach  reachState  // reach reports (reach.go)
 
 	nextDial LinkID
 	out      []Action
@@ -108,6 +109,9 @@ type Counters struct {
 	// frames that set direct links up and keep the exceptions (requests,
 	// answers, hellos, covers).
 	DirectSent, DirectReceived, DirectRefused, DirectFrames uint64
+
+	// ReportFrames are reach reports sent (reach.go).
+	ReportFrames uint64
 }
 
 type linkKind int
@@ -206,6 +210,7 @@ func New(cfg Config) (*Servant, error) {
 		s.noteEdge(&q)
 	}
 	s.lastUp = cfg.LastAttached
+	s.restoreReach()
 	return s, nil
 }
 
@@ -260,6 +265,8 @@ func (s *Servant) Step(ev Event) []Action {
 		if l := s.links[e.Link]; l != nil {
 			s.written(l, e.Bytes)
 		}
+	case reachEvent:
+		s.stepReach(e)
 	case Publish:
 		if s.checkCategory(e.Msg.Category) {
 			s.publish(e.Msg)
@@ -273,6 +280,8 @@ func (s *Servant) Step(ev Event) []Action {
 		s.reconcileDirect()
 	}
 	s.flushProgress()
+	s.noteReachActions()
+	s.flushReachUpdates()
 	out := s.out
 	s.out = nil
 	return out
@@ -391,6 +400,8 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.EdgeFrames++
 	case *DirectRequest, *DirectAnswer, *DirectHello, *DirectCover:
 		s.counters.DirectFrames++
+	case *ReachReport:
+		s.counters.ReportFrames++
 	default:
 		s.counters.ControlFrames++
 	}
@@ -580,6 +591,10 @@ func (s *Servant) receive(l *link, m Message) {
 	case *DirectCover:
 		if l.tree() {
 			s.receiveCover(l, m)
+		}
+	case *ReachReport:
+		if l.tree() {
+			s.receiveReach(l, m)
 		}
 	default:
 		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))

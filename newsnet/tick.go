@@ -9,6 +9,7 @@ func (s *Servant) tick() {
 	s.tickRecover()
 	s.tickCatchUp()
 	s.tickDirect()
+	s.tickReach() // last: a tick's items go before its reports
 }
 
 // tickLinks sends a Ping on every link idle in the send direction and closes

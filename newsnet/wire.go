@@ -920,6 +920,8 @@ func SizeOf(m Message) int {
 		return frame + len(m.From) + len(m.Source) + catSetSize(m.Categories)
 	case *DirectCover:
 		return frame + len(m.Source) + catSetSize(m.Categories)
+	case *ReachReport:
+		return frame + reachReportSize(m)
 	}
 	return frame + 64
 }

@@ -53,6 +53,7 @@ func wireSamples() []Message {
 			Refused: "budget full: 4 direct links"},
 		&DirectHello{From: "10.0.0.1:7000", Source: "hq", Categories: CategorySet{"it"}},
 		&DirectCover{Source: "hq", Categories: CategorySet{"it", "sales"}, From: 1 << 20},
+		reachSample(id),
 	}
 }
 

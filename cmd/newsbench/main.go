@@ -47,9 +47,13 @@ func main() {
 	directTCP := flag.Int("direct-tcp", 0, "servants on loopback in the direct-delivery table's TCP rows (issue 14; 0 skips them, 200 as in the README: three fresh networks of -direct-span each, some 4 minutes at the default span)")
 	directTLS := flag.Bool("direct-tls", false, "run the direct-delivery table's TCP rows over TLS 1.3 with the membership proof instead of plain TCP")
 	directOnly := flag.Bool("direct-only", false, "run the direct-delivery table alone (the simulated rows if -direct is set, the TCP rows if -direct-tcp is)")
+	var ro reachOptions
+	flag.IntVar(&ro.N, "reach", 0, "servants in the simulated reach-report table (issue 15; 0 skips it, 1000 as in the README)")
+	reachOnly := flag.Bool("reach-only", false, "run the reach-report table alone")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this `file`")
 	flag.Parse()
 	so.Seed = *seed
+	ro.Seed, ro.Items = *seed, *items
 	do.Seed, do.MinDepth = *seed, 3
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -75,6 +79,10 @@ func main() {
 				os.Exit(1)
 			}
 		}
+	}
+	if *reachOnly {
+		reachMain(os.Stdout, ro)
+		return
 	}
 	if *directOnly {
 		runDirectTables()
@@ -149,6 +157,10 @@ func main() {
 	if do.N > 0 || *directTCP > 0 {
 		fmt.Println()
 		runDirectTables()
+	}
+	if ro.N > 0 {
+		fmt.Println()
+		reachMain(os.Stdout, ro)
 	}
 	if *stress {
 		fmt.Println()

@@ -152,7 +152,7 @@ var quietPeriod = 3 * newsnet.DefaultConfig("").PartitionInterval
 func isControl(m newsnet.Message) bool {
 	switch m.(type) {
 	case *newsnet.Multicast, *newsnet.Ping, *newsnet.PartitionInfo,
-		*newsnet.Recover, *newsnet.Recovered, *newsnet.CatchUp:
+		*newsnet.Recover, *newsnet.Recovered, *newsnet.CatchUp, *newsnet.ReachReport:
 		return false
 	}
 	return true

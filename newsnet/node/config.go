@@ -67,6 +67,11 @@ type Config struct {
 	// rules as OnDeliver.
 	OnLost func(newsnet.Lost)
 
+	// OnReach, if set, receives every ReachUpdated action: the new reach
+	// totals of one of this servant's publications (newsnet/reach.go), for
+	// the host to keep and show. Same rules as OnDeliver.
+	OnReach func(newsnet.ReachUpdated)
+
 	// Security, if set, runs every link over TLS 1.3 with a network-secret
 	// membership proof (see Security). Nil means plain TCP, as between
 	// servants of a test or a one-computer network; a secured servant and

@@ -85,6 +85,7 @@ type Node struct {
 	onProgress func(source string, next uint64)
 	onPublish  func(newsnet.Published)
 	onLost     func(newsnet.Lost)
+	onReach    func(newsnet.ReachUpdated)
 
 	sec        *linkSecurity // nil: plain TCP
 	stats      secStats
@@ -207,6 +208,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		onProgress: cfg.OnProgress,
 		onPublish:  cfg.OnPublished,
 		onLost:     cfg.OnLost,
+		onReach:    cfg.OnReach,
 		sec:        sec,
 		refusals:   newRefusalLog(cmp.Or(cfg.refusalLogEvery, refusalLogEvery), time.Now()),
 		wrapDial:   cfg.wrapDial,
@@ -446,6 +448,10 @@ func (n *Node) act(a newsnet.Action) {
 		n.log.Warn("messages lost", "source", a.Source, "n", a.N, "total", a.Total)
 		if n.onLost != nil {
 			n.onLost(a)
+		}
+	case newsnet.ReachUpdated:
+		if n.onReach != nil {
+			n.onReach(a)
 		}
 	case newsnet.Note:
 		n.log.Info(a.Text)

@@ -90,6 +90,9 @@ type Node struct {
 	OwnCount uint64
 	OwnLast  map[string]uint64
 	Lost     uint64
+	// reach holds the host's marks of items read, must-read and
+	// acknowledged (reach.go).
+	reach map[[16]byte]*reachMark
 
 	nextInbound newsnet.LinkID
 	incarnation int
@@ -266,6 +269,7 @@ func (n *Network) boot(nd *Node) {
 		cfg.OwnCount = nd.OwnCount
 		cfg.OwnLast = maps.Clone(nd.OwnLast)
 		cfg.Lost = nd.Lost
+		cfg.Reach = nd.keptReach()
 	}
 	s, err := newsnet.New(cfg)
 	if err != nil {

@@ -1,0 +1,191 @@
+package newsnet
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The subscriber census: how many servants subscribe to each category, so
+// that a publisher knows how many servants an item of its should reach.
+// It works as the routing information does (JP4353827B2 Fig. 7), with
+// counts instead of sets: each tree link carries the census of the
+// servants on the sender's side, our own entry plus what every other link
+// reported, and a new census from a link replaces its old one.
+//
+// A servant counts once per category it subscribes to, after dropping the
+// categories an ancestor of which it also subscribes to ("hr" covers
+// "hr/payroll"; "*" covers everything). Those entries are an antichain, and
+// the categories that match an item ("hr/payroll/eu", "hr/payroll", "hr",
+// "*") a chain, so at most one entry of a servant matches: the subscribers
+// of an item are the sum of the census over its category's chain, each
+// servant counted once however it subscribes.
+//
+// The census changes only when subscriptions or the tree do, and goes in
+// the reach report frames, so it costs at most one frame per link and
+// ReportPeriod.
+
+// The census also names the publishers on the sender's side: the sources
+// with publications whose reach they track. That is the reports' way to a
+// publisher. The reverse-path lists (reverse.go) learn a source's link
+// only from its items, so after the publisher moves in the tree they point
+// where it was until its next item in each category passes; the census
+// follows it within a few report periods, as routing information does.
+
+// reachToward returns the tree link that leads to source's servant: the one
+// whose census names it, else the reverse path.
+func (s *Servant) reachToward(source string) *link {
+	for _, l := range s.treeLinks() {
+		if rl := s.reach.links[l.id]; rl != nil {
+			if _, ok := slices.BinarySearch(rl.publishers, source); ok {
+				return l
+			}
+		}
+	}
+	return s.towardSource(source, nil)
+}
+
+// publishersFor lists the publishers on our side of link l: us, when we
+// track publications of ours, and those every other tree link reported.
+// Beyond MaxReachPublishers the last in byte order are left out (their
+// reports fall back to the reverse path).
+func (s *Servant) publishersFor(l *link) []string {
+	var pubs []string
+	if s.reach.advertised {
+		pubs = append(pubs, s.cfg.Source)
+	}
+	for _, o := range s.treeLinks() {
+		if rl := s.reach.links[o.id]; o != l && rl != nil {
+			pubs = append(pubs, rl.publishers...)
+		}
+	}
+	slices.Sort(pubs)
+	pubs = slices.Compact(pubs)
+	return pubs[:min(len(pubs), MaxReachPublishers):min(len(pubs), MaxReachPublishers)]
+}
+
+// ownCensus is the census entry of a servant subscribed to self.
+func ownCensus(self CategorySet) map[string]uint64 {
+	own := map[string]uint64{}
+	if self.Has(AllCategories) {
+		own[AllCategories] = 1
+		return own
+	}
+	for _, c := range self {
+		if !coveredByAncestor(self, c) {
+			own[c] = 1
+		}
+	}
+	return own
+}
+
+// coveredByAncestor reports whether a proper ancestor of c is in self.
+func coveredByAncestor(self CategorySet, c string) bool {
+	for {
+		i := strings.LastIndexByte(c, '/')
+		if i < 0 {
+			return false
+		}
+		c = c[:i]
+		if self.Has(c) {
+			return true
+		}
+	}
+}
+
+// censusFor is the census of our side of link l: our entry and every other
+// tree link's census.
+func (s *Servant) censusFor(l *link) map[string]uint64 {
+	u := maps.Clone(s.reach.own)
+	if u == nil {
+		u = map[string]uint64{}
+	}
+	for _, o := range s.treeLinks() {
+		if o == l {
+			continue
+		}
+		if rl := s.reach.links[o.id]; rl != nil {
+			for c, n := range rl.census {
+				u[c] += n
+			}
+		}
+	}
+	return u
+}
+
+// censusChanged marks the census stale on every tree link but from (0: on
+// all) and every own publication: its subscriber count may have changed.
+func (s *Servant) censusChanged(from LinkID) {
+	for _, l := range s.treeLinks() {
+		if l.id != from {
+			s.reachLink(l.id).censusStale = true
+		}
+	}
+	for _, ri := range s.reach.items {
+		if ri.source == s.cfg.Source {
+			s.markReach(ri)
+		}
+	}
+}
+
+// subscribers counts the servants beyond our tree links whose
+// subscriptions match category.
+func (s *Servant) subscribers(category string) uint64 {
+	if category == "" {
+		return 0
+	}
+	var n uint64
+	for _, l := range s.treeLinks() {
+		rl := s.reach.links[l.id]
+		if rl == nil {
+			continue
+		}
+		n += rl.census[AllCategories]
+		for c := category; ; {
+			n += rl.census[c]
+			i := strings.LastIndexByte(c, '/')
+			if i < 0 {
+				break
+			}
+			c = c[:i]
+		}
+	}
+	return n
+}
+
+// censusOf reads a report's census.
+func censusOf(cs []CategoryCount) map[string]uint64 {
+	m := make(map[string]uint64, len(cs))
+	for _, c := range cs {
+		m[c.Category] = c.Count
+	}
+	return m
+}
+
+// censusList writes a census for a report, sorted, zero counts left out.
+func censusList(u map[string]uint64) []CategoryCount {
+	var out []CategoryCount
+	for _, c := range slices.Sorted(maps.Keys(u)) {
+		if u[c] > 0 {
+			out = append(out, CategoryCount{Category: c, Count: u[c]})
+		}
+	}
+	return out
+}
+
+// maxCensusBytes bounds the census in one report, well inside a frame:
+// some thousand categories. Beyond it the categories last in byte order
+// are left out, with a note, and their subscribers go uncounted.
+const maxCensusBytes = 64 << 10
+
+func (s *Servant) fitCensus(cs []CategoryCount) []CategoryCount {
+	size := 0
+	for i, c := range cs {
+		size += len(c.Category) + 4
+		if size > maxCensusBytes {
+			s.note("subscriber census: %d categories do not fit a report; the last %d are not counted", len(cs), len(cs)-i)
+			return cs[:i]
+		}
+	}
+	return cs
+}

@@ -1,0 +1,293 @@
+package newsnet
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// ReachReport carries reach reports over one tree link (reach.go): what the
+// sender's side of the link adds up to, as state, not as increments, so a
+// duplicate, a repeat after a re-formed tree or a lost predecessor never
+// counts twice. Each report replaces the previous one from the same link
+// for the items (and the census) it carries.
+//
+// Census and Publishers, when HasCensus is set, describe the sender's side:
+// per category, the servants there whose subscriptions reach it through
+// that category, and the sources publishing there, the reports' way to
+// them (reach_census.go). Sources holds item totals, which travel only
+// toward each item's publisher.
+type ReachReport struct {
+	HasCensus  bool
+	Census     []CategoryCount // ascending by category, no zero counts
+	Publishers []string        // ascending, not empty
+	Sources    []SourceReach   // ascending by source, then category
+}
+
+// CategoryCount is one census entry.
+type CategoryCount struct {
+	Category string
+	Count    uint64
+}
+
+// SourceReach holds the item totals of one publisher in one category. The
+// category tells a relay that tracks the items from reports alone which of
+// its links lead to subscribers, and so which reports to wait for.
+type SourceReach struct {
+	Source   string
+	Category string      // empty when the sender does not know it
+	Items    []ItemReach // ascending by ID
+}
+
+// ItemReach is one item's totals on the sender's side of a link.
+//
+// Pending and Acks are for must-read items only: the identity blobs of the
+// servants that stored it and have not acknowledged it, and the
+// acknowledgement blobs of those that have. Both are opaque to the overlay
+// (the application signs and verifies them), sorted and duplicate-free, and
+// bounded by Config.ReachIdentities: beyond it the counts stay exact and the
+// lists name the first ones in byte order only.
+type ItemReach struct {
+	ID                            [16]byte
+	Delivered, Read, Acknowledged uint64
+	Pending, Acks                 [][]byte
+}
+
+// Limits of a well-formed ReachReport, checked by the decoder before
+// allocating. MaxReachIdentities × MaxIdentityBytes × 2 lists keeps one
+// item with full lists well inside MaxFrameBytes.
+const (
+	MaxReachItems      = 4096 // items in one report, over all sources
+	MaxReachIdentities = 256  // entries of one Pending or Acks list
+	MaxIdentityBytes   = 256  // one identity or acknowledgement blob
+	MaxReachPublishers = 512  // sources in one report's Publishers
+)
+
+var (
+	errUnsortedReach = errors.New("reach report entries not strictly ascending")
+	errZeroCensus    = errors.New("census count of zero")
+	errEmptyBlob     = errors.New("empty identity blob")
+	errStrayCensus   = errors.New("census entries without the census flag")
+)
+
+func (m *ReachReport) marshal(e *encoder) {
+	e.flag(m.HasCensus)
+	if len(m.Census) > 0 && !m.HasCensus {
+		e.fail(errStrayCensus)
+		return
+	}
+	if len(m.Census) > MaxCategories {
+		e.fail(fmt.Errorf("census: %w: %d > %d", errTooMany, len(m.Census), MaxCategories))
+		return
+	}
+	e.uvarint(uint64(len(m.Census)))
+	for i, c := range m.Census {
+		switch {
+		case c.Category == "":
+			e.fail(fmt.Errorf("census: %w", errEmptyCategory))
+		case c.Count == 0:
+			e.fail(fmt.Errorf("census %q: %w", c.Category, errZeroCensus))
+		case i > 0 && c.Category <= m.Census[i-1].Category:
+			e.fail(fmt.Errorf("census: %w", errUnsortedReach))
+		}
+		e.string("census category", c.Category, MaxCategoryBytes)
+		e.uvarint(c.Count)
+	}
+	if len(m.Publishers) > 0 && !m.HasCensus {
+		e.fail(errStrayCensus)
+		return
+	}
+	if len(m.Publishers) > MaxReachPublishers {
+		e.fail(fmt.Errorf("publishers: %w: %d > %d", errTooMany, len(m.Publishers), MaxReachPublishers))
+		return
+	}
+	e.uvarint(uint64(len(m.Publishers)))
+	for i, p := range m.Publishers {
+		if p == "" || i > 0 && p <= m.Publishers[i-1] {
+			e.fail(fmt.Errorf("publishers: %w", errUnsortedReach))
+		}
+		e.string("publisher", p, MaxIDBytes)
+	}
+	items := 0
+	for _, sr := range m.Sources {
+		items += len(sr.Items)
+	}
+	if len(m.Sources) > MaxReachItems || items > MaxReachItems {
+		e.fail(fmt.Errorf("reach items: %w: %d > %d", errTooMany, items, MaxReachItems))
+		return
+	}
+	e.uvarint(uint64(len(m.Sources)))
+	for i, sr := range m.Sources {
+		if i > 0 && !sourceReachLess(&m.Sources[i-1], &sr) {
+			e.fail(fmt.Errorf("reach sources: %w", errUnsortedReach))
+		}
+		e.string("reach source", sr.Source, MaxIDBytes)
+		e.string("reach category", sr.Category, MaxCategoryBytes)
+		e.uvarint(uint64(len(sr.Items)))
+		for j, it := range sr.Items {
+			if j > 0 && bytes.Compare(it.ID[:], sr.Items[j-1].ID[:]) <= 0 {
+				e.fail(fmt.Errorf("reach items: %w", errUnsortedReach))
+			}
+			e.raw16(it.ID)
+			e.uvarint(it.Delivered)
+			e.uvarint(it.Read)
+			e.uvarint(it.Acknowledged)
+			e.blobs("pending", it.Pending)
+			e.blobs("acks", it.Acks)
+		}
+	}
+}
+
+func (m *ReachReport) unmarshal(d *decoder) {
+	m.HasCensus = d.flag("hasCensus")
+	if n := d.count("census", MaxCategories); n > 0 {
+		if !m.HasCensus {
+			d.fail(errStrayCensus)
+			return
+		}
+		m.Census = make([]CategoryCount, n)
+		for i := range m.Census {
+			c := CategoryCount{Category: d.string("census category", MaxCategoryBytes), Count: d.uvarint("census count")}
+			switch {
+			case d.err != nil:
+			case c.Category == "":
+				d.fail(fmt.Errorf("census: %w", errEmptyCategory))
+			case c.Count == 0:
+				d.fail(fmt.Errorf("census %q: %w", c.Category, errZeroCensus))
+			case i > 0 && c.Category <= m.Census[i-1].Category:
+				d.fail(fmt.Errorf("census: %w", errUnsortedReach))
+			}
+			if d.err != nil {
+				m.Census = nil
+				return
+			}
+			m.Census[i] = c
+		}
+	}
+	m.Publishers = decodeStrings[string](d, "publishers", MaxReachPublishers, MaxIDBytes)
+	for i, p := range m.Publishers {
+		if d.err == nil && (p == "" || i > 0 && p <= m.Publishers[i-1]) {
+			d.fail(fmt.Errorf("publishers: %w", errUnsortedReach))
+		}
+	}
+	if d.err == nil && len(m.Publishers) > 0 && !m.HasCensus {
+		d.fail(errStrayCensus)
+	}
+	if d.err != nil {
+		m.Census, m.Publishers = nil, nil
+		return
+	}
+	n := d.count("reach sources", MaxReachItems)
+	if n == 0 {
+		return
+	}
+	m.Sources = make([]SourceReach, n)
+	items := 0
+	for i := range m.Sources {
+		sr := &m.Sources[i]
+		sr.Source = d.string("reach source", MaxIDBytes)
+		sr.Category = d.string("reach category", MaxCategoryBytes)
+		if d.err == nil && i > 0 && !sourceReachLess(&m.Sources[i-1], sr) {
+			d.fail(fmt.Errorf("reach sources: %w", errUnsortedReach))
+		}
+		k := d.count("reach items", MaxReachItems-items)
+		items += k
+		if k > 0 {
+			sr.Items = make([]ItemReach, k)
+		}
+		for j := range sr.Items {
+			it := &sr.Items[j]
+			it.ID = d.raw16("reach id")
+			if d.err == nil && j > 0 && bytes.Compare(it.ID[:], sr.Items[j-1].ID[:]) <= 0 {
+				d.fail(fmt.Errorf("reach items: %w", errUnsortedReach))
+			}
+			it.Delivered = d.uvarint("delivered")
+			it.Read = d.uvarint("read")
+			it.Acknowledged = d.uvarint("acknowledged")
+			it.Pending = d.blobs("pending")
+			it.Acks = d.blobs("acks")
+		}
+		if d.err != nil {
+			m.Census, m.Publishers, m.Sources = nil, nil, nil
+			return
+		}
+	}
+}
+
+// sourceReachLess orders a report's groups: by source, then category.
+func sourceReachLess(a, b *SourceReach) bool {
+	return a.Source < b.Source || a.Source == b.Source && a.Category < b.Category
+}
+
+// blobs encodes a sorted, duplicate-free list of non-empty identity blobs.
+func (e *encoder) blobs(field string, bs [][]byte) {
+	if len(bs) > MaxReachIdentities {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(bs), MaxReachIdentities))
+		return
+	}
+	e.uvarint(uint64(len(bs)))
+	for i, b := range bs {
+		switch {
+		case len(b) == 0:
+			e.fail(fmt.Errorf("%s: %w", field, errEmptyBlob))
+		case len(b) > MaxIdentityBytes:
+			e.fail(fmt.Errorf("%s: %w: %d bytes > %d", field, errTooLong, len(b), MaxIdentityBytes))
+		case i > 0 && bytes.Compare(b, bs[i-1]) <= 0:
+			e.fail(fmt.Errorf("%s: %w", field, errUnsortedReach))
+		}
+		e.bytes(field, b)
+	}
+}
+
+func (d *decoder) blobs(field string) [][]byte {
+	n := d.count(field, MaxReachIdentities)
+	if n == 0 {
+		return nil
+	}
+	bs := make([][]byte, n)
+	for i := range bs {
+		b := d.span(field, MaxIdentityBytes)
+		switch {
+		case d.err != nil:
+		case len(b) == 0:
+			d.fail(fmt.Errorf("%s: %w", field, errEmptyBlob))
+		case i > 0 && bytes.Compare(b, bs[i-1]) <= 0:
+			d.fail(fmt.Errorf("%s: %w", field, errUnsortedReach))
+		}
+		if d.err != nil {
+			return nil
+		}
+		bs[i] = append([]byte(nil), b...)
+	}
+	return bs
+}
+
+// reachReportSize is SizeOf for a ReachReport: exact but for the uvarints,
+// counted at their usual few bytes.
+func reachReportSize(m *ReachReport) int {
+	n := 2
+	for _, c := range m.Census {
+		n += len(c.Category) + 4
+	}
+	for _, p := range m.Publishers {
+		n += len(p) + 1
+	}
+	for _, sr := range m.Sources {
+		n += len(sr.Source) + len(sr.Category) + 3
+		for _, it := range sr.Items {
+			n += itemReachSize(&it)
+		}
+	}
+	return n
+}
+
+func itemReachSize(it *ItemReach) int {
+	n := 16 + 3*2 + 2
+	for _, b := range it.Pending {
+		n += len(b) + 2
+	}
+	for _, b := range it.Acks {
+		n += len(b) + 2
+	}
+	return n
+}

@@ -1,0 +1,190 @@
+package newsnet_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/sim"
+)
+
+// reachNet builds a quiet network of size servants numbered from 10.0.0.1
+// (the vertex, which subscribes to nothing) on, every one subscribed to
+// "company", every third to "hr" as well.
+func reachNet(t *testing.T, size int, tune func(*newsnet.Config)) (*sim.Network, []newsnet.ServantID) {
+	t.Helper()
+	n := sim.New(3)
+	n.WireCheck = true
+	if tune != nil {
+		tune(&n.Base)
+	}
+	var ids []newsnet.ServantID
+	for i := range size {
+		ids = append(ids, newsnet.ServantID(fmt.Sprintf("10.0.%d.%d:7400", i/200, 1+i%200)))
+	}
+	for i, id := range ids {
+		subs := []string{"company"}
+		switch {
+		case i == 0:
+			subs = nil
+		case i%3 == 0:
+			subs = append(subs, "hr")
+		}
+		n.Add(id, ids[:2], subs...)
+	}
+	if !n.RunUntil(5*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	n.RunFor(3 * n.Base.ReportPeriod) // the census settles
+	return n, ids
+}
+
+func reachRight(n *sim.Network, from newsnet.ServantID, ids [][16]byte, cat string) func() bool {
+	return func() bool {
+		for _, id := range ids {
+			if n.CheckReach(from, id, cat) != nil {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestReachOneReportPerItem: a relay waits for the reports of the links it
+// forwarded an item on before it reports the item itself, so in a quiet
+// network every servant sends one report frame for an item: the report
+// frames per item do not grow with the subtree below a relay.
+func TestReachOneReportPerItem(t *testing.T) {
+	n, ids := reachNet(t, 300, nil)
+	itemFrames := map[newsnet.ServantID]int{}
+	n.Trace = func(_ time.Time, id newsnet.ServantID, a newsnet.Action) {
+		if s, ok := a.(newsnet.Send); ok {
+			if r, ok := s.Msg.(*newsnet.ReachReport); ok && len(r.Sources) > 0 {
+				itemFrames[id]++
+			}
+		}
+	}
+	item := n.Publish(ids[0], "company")
+	if !n.RunUntil(time.Minute, reachRight(n, ids[0], [][16]byte{item}, "company")) {
+		t.Fatal(n.CheckReach(ids[0], item, "company"))
+	}
+	n.RunFor(2 * n.Base.ReportPeriod)
+	for _, id := range ids[1:] {
+		if itemFrames[id] != 1 {
+			t.Errorf("%s sent %d report frames for one item, want 1", id, itemFrames[id])
+		}
+	}
+}
+
+// TestReachSurvivesPublisherRestart: the publisher crashes (the vertex: the
+// tree re-forms without it, then again under it) and boots afresh with
+// only its host's list of its publications (Config.Reach); the servants
+// re-report over the new links and its totals are right again, reads made
+// while it was away included.
+func TestReachSurvivesPublisherRestart(t *testing.T) {
+	n, ids := reachNet(t, 120, nil)
+	pub := ids[0]
+	var items [][16]byte
+	for range 3 {
+		items = append(items, n.Publish(pub, "hr"))
+	}
+	n.RunFor(time.Second)
+	for i, id := range ids {
+		if i%2 == 0 {
+			n.Read(id, items[0])
+		}
+	}
+	if !n.RunUntil(time.Minute, reachRight(n, pub, items, "hr")) {
+		t.Fatal(n.CheckReach(pub, items[0], "hr"))
+	}
+	n.Crash(pub)
+	n.RunFor(10 * time.Second)
+	for i, id := range ids {
+		if i%5 == 0 {
+			n.Read(id, items[1])
+		}
+	}
+	n.Restart(pub)
+	if !n.RunUntil(2*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	if !n.RunUntil(time.Minute, reachRight(n, pub, items, "hr")) {
+		for _, it := range items {
+			t.Error(n.CheckReach(pub, it, "hr"))
+		}
+	}
+}
+
+// TestReachTreeReformed: relays lose their uplinks and rejoin elsewhere
+// with their subtrees; the links that went down take their totals with
+// them and the subtrees re-report over their new paths, so nothing is
+// counted twice or lost once the tree is quiet again.
+func TestReachTreeReformed(t *testing.T) {
+	n, ids := reachNet(t, 200, nil)
+	pub := ids[0]
+	items := [][16]byte{n.Publish(pub, "company"), n.Publish(pub, "company")}
+	n.RunFor(time.Second)
+	for i, id := range ids {
+		if i%3 == 1 {
+			n.Read(id, items[i%2])
+		}
+	}
+	if !n.RunUntil(time.Minute, reachRight(n, pub, items, "company")) {
+		t.Fatal(n.CheckReach(pub, items[0], "company"))
+	}
+	cut := 0
+	for _, nd := range n.Alive() {
+		st := nd.Servant.Status()
+		if st.Up != "" && len(st.Links) > 1 && cut < 5 {
+			n.CutLink(nd.ID, st.Up)
+			cut++
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no relay to cut")
+	}
+	n.RunFor(time.Second)
+	if !n.RunUntil(2*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	if !n.RunUntil(time.Minute, reachRight(n, pub, items, "company")) {
+		for _, it := range items {
+			t.Error(n.CheckReach(pub, it, "company"))
+		}
+	}
+}
+
+// TestReachIdentitiesBounded: beyond Config.ReachIdentities the pending and
+// acknowledgement lists name the first ones in byte order only; the counts
+// stay exact, so the publisher knows how many it cannot name.
+func TestReachIdentitiesBounded(t *testing.T) {
+	n, ids := reachNet(t, 60, func(c *newsnet.Config) { c.ReachIdentities = 4 })
+	pub := ids[0]
+	item := n.Publish(pub, "company")
+	n.RunFor(time.Second)
+	for i, id := range ids[1:] {
+		n.MustRead(id, item, []byte(fmt.Sprintf("reader %03d", i)))
+		if i%2 == 0 {
+			n.Acknowledge(id, item, []byte(fmt.Sprintf("ack %03d", i)))
+		}
+	}
+	n.RunFor(10 * n.Base.ReportPeriod)
+	got, _ := n.Node(pub).Servant.Reach(item)
+	if got.Delivered != 59 || got.Acknowledged != 30 || got.Read != 30 {
+		t.Errorf("delivered %d acknowledged %d read %d, want 59, 30, 30", got.Delivered, got.Acknowledged, got.Read)
+	}
+	want := func(prefix string, step int) []string {
+		var out []string
+		for i := range 4 {
+			out = append(out, fmt.Sprintf("%s %03d", prefix, i*step+step/2))
+		}
+		return out
+	}
+	if p := fmt.Sprintf("%s", got.Pending); p != fmt.Sprint(want("reader", 2)) {
+		t.Errorf("pending %s, want %v", p, want("reader", 2))
+	}
+	if a := fmt.Sprintf("%s", got.Acks); a != fmt.Sprint([]string{"ack 000", "ack 002", "ack 004", "ack 006"}) {
+		t.Errorf("acks %s", a)
+	}
+}
