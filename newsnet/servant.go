@@ -63,7 +63,8 @@ type Servant struct {
 
 	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
 
-	direct directState // direct delivery (direct.go)
+	direct directState   // direct delivery (direct.go)
+	aud    audienceState // audiences (audience.go)
 
 	nextDial LinkID
 	out      []Action
@@ -185,6 +186,7 @@ func New(cfg Config) (*Servant, error) {
 		own:        ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
+	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.learnCategory(c)
 	}
