@@ -39,7 +39,7 @@ func ParseAudience(ranges []string) ([]netip.Prefix, error) {
 		p, err := netip.ParsePrefix(strings.TrimSpace(r))
 		if err != nil {
 			return nil, &FieldError{Field: FieldAudience, Rule: RuleInvalidRange,
-				Err: fmt.Errorf("audience: %q is not a network range in CIDR notation (like 10.1.4.0/24)", r)}
+				Err: fmt.Errorf("%q is not a network range in CIDR notation (like 10.1.4.0/24)", r)}
 		}
 		ps = append(ps, p)
 	}
@@ -100,11 +100,11 @@ func checkAudience(ps []netip.Prefix) *FieldError {
 	}
 	if len(ps) > MaxAudienceRanges {
 		return &FieldError{Field: FieldAudience, Rule: RuleInvalidRange,
-			Err: fmt.Errorf("audience: %d network ranges, at most %d", len(ps), MaxAudienceRanges)}
+			Err: fmt.Errorf("%d network ranges, at most %d", len(ps), MaxAudienceRanges)}
 	}
 	if !slices.Equal(ps, CanonicalAudience(ps)) {
 		return &FieldError{Field: FieldAudience, Rule: RuleInvalidRange,
-			Err: errors.New("audience: network ranges not canonical (masked, sorted, none inside another)")}
+			Err: errors.New("network ranges not canonical (masked, sorted, none inside another)")}
 	}
 	return nil
 }
