@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,6 +30,9 @@ type Draft struct {
 	At time.Time
 	// MustRead asks every reader to confirm having read it (Acknowledge).
 	MustRead bool
+	// Audience, when set, limits the item to servants whose advertised
+	// address lies in one of these network ranges (news.ParseAudience).
+	Audience []netip.Prefix
 }
 
 // Outcome says what became of a publication.

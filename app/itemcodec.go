@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -25,6 +26,7 @@ func multicastOf(it *news.Item) (*newsnet.Multicast, error) {
 		Source:   it.Source.String(),
 		Count:    it.SourceCount,
 		Payload:  payload,
+		Audience: it.Audience,
 	}, nil
 }
 
@@ -43,6 +45,8 @@ func itemOf(m *newsnet.Multicast) (*news.Item, error) {
 		return nil, fmt.Errorf("payload category %q, the message's %q", it.Category, m.Category)
 	case it.Source.String() != m.Source:
 		return nil, fmt.Errorf("payload source %s, the message's %q", it.Source, m.Source)
+	case !slices.Equal(it.Audience, m.Audience):
+		return nil, fmt.Errorf("payload audience %v, the message's %v", it.Audience, m.Audience)
 	}
 	it.SourceCount = m.Count
 	return it, nil

@@ -186,6 +186,10 @@ func (p *persister) process(ops []persistOp) {
 					"category", op.msg.Category, "err", err)
 				continue
 			}
+			if !a.forThisServant(it) {
+				a.log.Debug("not storing an item for another audience", "id", it.ID, "audience", news.FormatAudience(it.Audience))
+				continue
+			}
 			it.Received = op.at
 			items = append(items, ingesting{it, len(op.msg.Payload), a.store.Ingest(it)})
 		case op.source != "":

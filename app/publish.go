@@ -33,6 +33,7 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	it.Urgent, it.Supersedes = d.Urgent, d.Supersedes
 	it.Expires, it.At = d.Expires, d.At
 	it.MustRead = d.MustRead
+	it.Audience = news.CanonicalAudience(d.Audience)
 	if err := CheckSchedule(it, time.Now()); err != nil {
 		return PublishResult{}, err
 	}

@@ -6,7 +6,7 @@ package cli
 // added, never changed or removed.
 //
 //	GET  /v1/status          the servant's place in the tree and its links
-//	POST /v1/publish         {"category","title","body"[,"expires","at","urgent","mustRead"]} → {"id","suppressed"[,"queued"]};
+//	POST /v1/publish         {"category","title","body"[,"expires","at","urgent","mustRead","audience"]} → {"id","suppressed"[,"queued"]};
 //	                         with "at" in the future → {"id","scheduled"} (scheduled.go)
 //	POST /v1/ack             {"id"} → 204: the reader confirms a must-read item (ack.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
@@ -63,6 +63,8 @@ type Item struct {
 	// Additions: the item's flags, left out when false.
 	Urgent   bool `json:"urgent,omitempty"`
 	MustRead bool `json:"mustRead,omitempty"`
+	// Audience: the network ranges the item is for; left out for everyone.
+	Audience []string `json:"audience,omitempty"`
 }
 
 // apiItem converts a stored item to the control API's shape.
@@ -76,6 +78,7 @@ func apiItem(it *news.Item) Item {
 		Received: it.Received.UTC().Format(time.RFC3339Nano),
 		Urgent:   it.Urgent,
 		MustRead: it.MustRead,
+		Audience: news.FormatAudience(it.Audience),
 	}
 }
 
@@ -326,6 +329,10 @@ type publishRequest struct {
 	// everything; MustRead asks readers to confirm (POST /v1/ack).
 	Urgent   bool `json:"urgent,omitempty"`
 	MustRead bool `json:"mustRead,omitempty"`
+
+	// Audience limits the item to servants whose advertised address lies
+	// in one of these ranges (CIDR, audience.go); absent for everyone.
+	Audience *[]string `json:"audience,omitempty"`
 }
 
 // times parses the request's optional times; a bad one is the error.
@@ -382,6 +389,11 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	audience, err := req.audience()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	now := time.Now()
 	id, err := news.NewID(now)
 	if err != nil {
@@ -400,6 +412,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		At:       at,
 		Urgent:   req.Urgent,
 		MustRead: req.MustRead,
+		Audience: audience,
 	}
 	if err := app.CheckSchedule(it, now); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -198,7 +199,8 @@ func (k *Keeper) Verify(m *newsnet.Multicast) string {
 	if err := it.UnmarshalBinary(m.Payload); err != nil {
 		return string(trust.Invalid)
 	}
-	if it.ID != uuid.UUID(m.ID) || it.Category != m.Category || it.Source.String() != m.Source || it.SourceCount != m.Count {
+	if it.ID != uuid.UUID(m.ID) || it.Category != m.Category || it.Source.String() != m.Source || it.SourceCount != m.Count ||
+		!slices.Equal(it.Audience, m.Audience) {
 		return string(trust.Mismatch)
 	}
 	switch it.Category {

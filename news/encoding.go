@@ -20,10 +20,11 @@ import (
 //	created     8 bytes, big-endian int64 Unix nanoseconds
 //	flags       1 byte: bit 0 urgent, bit 1 supersedes present
 //	            (format 2 only: bit 2 at present, bit 3 expires present,
-//	            bit 4 must-read)
+//	            bit 4 must-read, bit 5 audience present)
 //	supersedes  16 bytes, only with flag bit 1
 //	at          8 bytes, big-endian int64 Unix nanoseconds, only with flag bit 2
 //	expires     8 bytes, as at, only with flag bit 3
+//	audience    only with flag bit 5: see appendAudience (audience.go)
 //	category, title, author, body, signature: uvarint length + bytes each
 //
 // The encoding is canonical: varints are minimal, unknown flag bits and
@@ -47,11 +48,12 @@ const (
 	flagAt         = 1 << 2
 	flagExpires    = 1 << 3
 	flagMustRead   = 1 << 4
+	flagAudience   = 1 << 5
 	knownFlagsV1   = flagUrgent | flagSupersedes
-	knownFlagsV2   = knownFlagsV1 | flagAt | flagExpires | flagMustRead
+	knownFlagsV2   = knownFlagsV1 | flagAt | flagExpires | flagMustRead | flagAudience
 	// formatV2Flags are the flags only format 2 has: one of them makes an
 	// item format 2, and a format 2 encoding needs one.
-	formatV2Flags = flagAt | flagExpires | flagMustRead
+	formatV2Flags = flagAt | flagExpires | flagMustRead | flagAudience
 )
 
 // Per-field byte limits checked before allocating: a rune is at most 4 bytes.
@@ -65,6 +67,7 @@ const (
 // MaxEncodedLen is an upper bound on the length of an encoded item, for frame
 // size limits in the network layer.
 const MaxEncodedLen = 1 + 16 + 16 + binary.MaxVarintLen64 + 8 + 1 + 16 + 8 + 8 +
+	binary.MaxVarintLen32 + MaxAudienceRanges*(2+16) +
 	5*binary.MaxVarintLen32 + maxCategoryBytes + maxTitleBytes + maxAuthorBytes + MaxBodyBytes + MaxSignatureBytes
 
 // ErrMalformed is wrapped by every structural decoding error.
@@ -101,6 +104,9 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	if !it.Expires.IsZero() {
 		b = binary.BigEndian.AppendUint64(b, uint64(it.Expires.UnixNano()))
 	}
+	if len(it.Audience) > 0 {
+		b = appendAudience(b, it.Audience)
+	}
 	for _, s := range []string{it.Category, it.Title, it.Author, it.Body} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -127,6 +133,9 @@ func (it *Item) flags() byte {
 	}
 	if it.MustRead {
 		flags |= flagMustRead
+	}
+	if len(it.Audience) > 0 {
+		flags |= flagAudience
 	}
 	return flags
 }
@@ -156,7 +165,7 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("%w: unknown flags %#x for format %d", ErrMalformed, flags, format)
 	}
 	if d.err == nil && format == formatV2 && flags&formatV2Flags == 0 {
-		return fmt.Errorf("%w: format 2 without at, expires or must-read", ErrMalformed)
+		return fmt.Errorf("%w: format 2 without at, expires, must-read or audience", ErrMalformed)
 	}
 	n.Urgent = flags&flagUrgent != 0
 	n.MustRead = flags&flagMustRead != 0
@@ -171,6 +180,9 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 	}
 	if flags&flagExpires != 0 {
 		n.Expires = time.Unix(0, int64(d.uint64())).UTC()
+	}
+	if flags&flagAudience != 0 {
+		n.Audience = d.audience()
 	}
 	n.Category = string(d.bytes("category", maxCategoryBytes))
 	n.Title = string(d.bytes("title", maxTitleBytes))
@@ -255,6 +267,8 @@ func (d *decoder) uvarint() uint64 {
 	d.b = d.b[n:]
 	return v
 }
+
+func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 func uvarintLen(v uint64) int {
 	n := 1

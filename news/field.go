@@ -19,6 +19,7 @@ const (
 	FieldSignature
 	FieldAt      // the scheduled publication time
 	FieldExpires // the expiry time
+	FieldAudience
 )
 
 var fieldNames = [...]string{
@@ -33,6 +34,7 @@ var fieldNames = [...]string{
 	FieldSignature:  "signature",
 	FieldAt:         "at",
 	FieldExpires:    "expires",
+	FieldAudience:   "audience",
 }
 
 // String returns the field's name as validation messages spell it
@@ -79,6 +81,9 @@ const (
 	// or publication time) has passed. Not an item rule (Validate knows
 	// no clock): publishers check it for new items.
 	RulePast
+	// RuleInvalidRange: an audience that is not a canonical list of
+	// network ranges (audience.go); FieldError.Err says how.
+	RuleInvalidRange
 )
 
 var ruleNames = [...]string{
@@ -92,6 +97,7 @@ var ruleNames = [...]string{
 	RuleInvalidCategory:  "invalid category",
 	RuleNotAfter:         "not after",
 	RulePast:             "in the past",
+	RuleInvalidRange:     "invalid range",
 }
 
 // String returns a short name of the rule ("too long"), for logs; the

@@ -5,6 +5,8 @@ package news
 import (
 	"fmt"
 	"math"
+	"net/netip"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -52,6 +54,10 @@ type Item struct {
 	// reported to the publisher. Encoded in format 2 only, so items
 	// without it keep their format 1 encoding and signatures.
 	MustRead bool
+	// Audience limits the item to servants whose advertised address lies
+	// in one of these network ranges (audience.go); nil for everyone.
+	// Canonical, at most MaxAudienceRanges, encoded in format 2 only.
+	Audience []netip.Prefix
 }
 
 // PublishedAt returns when the item was published: At for a scheduled
@@ -172,7 +178,7 @@ func (it *Item) check() *FieldError {
 			return &FieldError{Field: FieldExpires, Rule: RuleNotAfter}
 		}
 	}
-	return nil
+	return checkAudience(it.Audience)
 }
 
 func checkV7(f Field, id uuid.UUID) *FieldError {
@@ -217,5 +223,6 @@ func (it *Item) Clone() *Item {
 	if it.Signature != nil {
 		c.Signature = append([]byte(nil), it.Signature...)
 	}
+	c.Audience = slices.Clone(it.Audience)
 	return &c
 }

@@ -3,6 +3,7 @@ package news
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,7 +150,8 @@ func equalItems(a, b *Item) bool {
 		a.Author == b.Author && a.Source == b.Source && a.SourceCount == b.SourceCount &&
 		a.Created.Equal(b.Created) && a.Received.Equal(b.Received) && a.Urgent == b.Urgent &&
 		a.Supersedes == b.Supersedes && bytes.Equal(a.Signature, b.Signature) &&
-		a.At.Equal(b.At) && a.Expires.Equal(b.Expires) && a.MustRead == b.MustRead
+		a.At.Equal(b.At) && a.Expires.Equal(b.Expires) && a.MustRead == b.MustRead &&
+		slices.Equal(a.Audience, b.Audience)
 }
 
 func TestUnmarshalRejects(t *testing.T) {
@@ -202,6 +204,9 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	b, _ = it.MarshalBinary()
 	f.Add(b)
 	it.Expires = it.Created.Add(time.Hour)
+	b, _ = it.MarshalBinary()
+	f.Add(b)
+	it.Audience, _ = ParseAudience([]string{"10.1.4.0/22", "192.168.7.1/32", "2001:db8:4::/48", "::/0"})
 	b, _ = it.MarshalBinary()
 	f.Add(b)
 	f.Add([]byte{1})

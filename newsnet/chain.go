@@ -129,7 +129,7 @@ func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
 		if sub == AllCategories {
 			continue
 		}
-		p, ok := h.lastUnder(sub)
+		p, ok := s.lastForMe(h, sub)
 		if !ok {
 			continue
 		}

@@ -29,8 +29,10 @@ import (
 const maxEdges = 1 << 16
 
 // noteEdge records m as the latest of its stream, if it is.
+// An audience message makes no edge: an edge has no audience, so it
+// would make servants outside it ask for the message (audience.go).
 func (s *Servant) noteEdge(m *Multicast) {
-	if m.Count == 0 {
+	if m.Count == 0 || len(m.Audience) > 0 {
 		return
 	}
 	k := edgeKey{m.Source, m.Category}

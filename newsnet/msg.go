@@ -1,5 +1,7 @@
 package newsnet
 
+import "net/netip"
+
 // Message is one protocol frame's payload: a pointer to one of this
 // package's message types, such as *Multicast. Each message type is
 // registered, with its type byte, in registry.go, and its marshal/unmarshal
@@ -98,6 +100,13 @@ type Multicast struct {
 	// fields a relay can lie about; the worst a lie does is ask for, or
 	// miss, a direct link.
 	Hops uint64
+	// Audience, when not empty, limits the message to the servants whose
+	// advertised address lies in one of these network ranges (audience.go):
+	// only links that can lead there carry it, and only those servants
+	// deliver it. Canonical as news writes an item's audience, and equal to
+	// the signed item's (the host's Verify checks), so a relay cannot
+	// change it.
+	Audience []netip.Prefix
 }
 
 // LastCount is the latest count of a source under one category or

@@ -165,7 +165,7 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 	}
 	delete(st.wanted, m.Count)
 	s.account(st, &h)
-	if s.self.Matches(m.Category) {
+	if s.wantsDelivery(m) {
 		st.held[m.Count] = m
 	} else {
 		st.skip[m.Count] = true

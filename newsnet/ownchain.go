@@ -67,7 +67,7 @@ func (s *Servant) restoreOwnChains() {
 		complete := true
 		for k := uint64(1); k <= s.ownCount; k++ {
 			if m := s.cfg.Archive.Lookup(s.cfg.Source, k); m != nil {
-				s.chains.Add(m.Category, k)
+				s.chains.addMessage(m)
 			} else {
 				complete = false
 			}

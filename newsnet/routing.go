@@ -94,7 +94,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		// Our own publication come back: we never deliver to ourselves.
 	case m.Count == 0:
 		// Unsequenced: deliver as it comes.
-		if s.self.Matches(m.Category) {
+		if s.wantsDelivery(m) {
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}
@@ -111,11 +111,13 @@ func (s *Servant) route(from *link, m *Multicast) {
 }
 
 // relay forwards m, one hop further, on every tree link but except whose
-// received set holds its category and that no exception covers.
+// received set holds its category, that no exception covers, and that
+// can lead into its audience.
 func (s *Servant) relay(m *Multicast, except *link) {
 	var fwd *Multicast // m one hop further
+	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
-		if l != except && s.wants(l, m.Category) && !s.excepted(l, m) {
+		if l != except && s.wants(l, m.Category) && !s.excepted(l, m) && s.audienceLink(l, aud) {
 			if fwd == nil {
 				c := *m
 				c.Hops++
@@ -187,7 +189,7 @@ func (s *Servant) publish(orig *Multicast) {
 	m.History = s.own.runs()
 	m.Lasts, m.LastsComplete = s.chains.Lasts(), s.chains.complete
 	s.own.add(m.Category)
-	s.chains.Add(m.Category, m.Count)
+	s.chains.addMessage(&m)
 	s.cache.add(&m)
 	s.noteEdge(&m)
 	s.seen.add(m.ID)
@@ -202,8 +204,9 @@ func (s *Servant) publish(orig *Multicast) {
 // sendOwn sends one of our publications into the tree.
 func (s *Servant) sendOwn(m *Multicast) {
 	n := 0
+	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
-		if s.wants(l, m.Category) && !s.excepted(l, m) {
+		if s.wants(l, m.Category) && !s.excepted(l, m) && s.audienceLink(l, aud) {
 			s.forward(l, m)
 			n++
 		}

@@ -63,8 +63,9 @@ type Servant struct {
 
 	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
 
-	direct directState // direct delivery (direct.go)
-	reach  reachState  // reach reports (reach.go)
+	direct directState   // direct delivery (direct.go)
+	reach  reachState    // reach reports (reach.go)
+	aud    audienceState // audiences (audience.go)
 
 	nextDial LinkID
 	out      []Action
@@ -189,6 +190,7 @@ func New(cfg Config) (*Servant, error) {
 		own:        ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
+	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.learnCategory(c)
 	}

@@ -34,7 +34,7 @@ import (
 // ProtocolVersion is the version this code speaks. Peers with a different
 // version are refused at the handshake; bump it on any incompatible change
 // (adding a message type is compatible: the type block is append-only).
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // helloMagic opens every connection, in both directions.
 const helloMagic = "NDSK"
@@ -281,6 +281,7 @@ func (m *Multicast) marshal(e *encoder) {
 	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 	e.bytes("payload", m.Payload)
 	e.uvarint(m.Hops)
+	e.audience(m.Audience)
 }
 
 func (m *Multicast) unmarshal(d *decoder) {
@@ -292,6 +293,7 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.Lasts, m.LastsComplete = d.lasts(m.Count)
 	m.Payload = d.bytes("payload")
 	m.Hops = d.uvarint("hops")
+	m.Audience = d.audience()
 }
 
 func (m *DirectRequest) marshal(e *encoder) {
@@ -927,7 +929,7 @@ func SizeOf(m Message) int {
 }
 
 func multicastSize(m *Multicast) int {
-	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + 6*len(m.History) + 6*len(m.Lasts)
+	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + 6*len(m.History) + 6*len(m.Lasts) + 18*len(m.Audience)
 }
 
 func pathSize(p []ServantID) int {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -36,7 +37,8 @@ func wireSamples() []Message {
 		&Multicast{ID: id, Category: "hr/payroll/eu", Source: "hq", Count: 300,
 			History:       []HistoryRun{{Short: 0x1234abcd, Len: 3}, {Short: 1<<32 - 1, Len: 200}},
 			Lasts:         []LastCount{{Short: 3, Count: 7}, {Short: 9, Count: 299}},
-			LastsComplete: true, Payload: []byte(`{"title":"hello"}`), Hops: 3},
+			LastsComplete: true, Payload: []byte(`{"title":"hello"}`), Hops: 3,
+			Audience: []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22"), netip.MustParsePrefix("2001:db8:4::/48")}},
 		&Ping{},
 		&Recover{Source: "hq", Counts: []uint64{3, 4, 1 << 50}, CategoriesOnly: true, Search: true,
 			Trail: []ServantID{"a:1", "b:2"}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"reflect"
 	"runtime"
 	"strings"
@@ -99,9 +100,9 @@ func wireExamples() []struct {
 // maxFrameMulticast is a Multicast whose frame is exactly MaxFrameBytes:
 // type byte, ID, two empty strings (one length byte each), a zero count, an
 // empty history, empty lasts and their flag, a 3-byte payload
-// length, the payload and a zero hop count.
+// length, the payload, a zero hop count and an empty audience.
 func maxFrameMulticast() *Multicast {
-	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-1-1-3-1)}
+	return &Multicast{Payload: bytes.Repeat([]byte{0xa5}, MaxFrameBytes-1-16-1-1-1-1-1-1-3-1-1)}
 }
 
 func TestWireExamplesCoverEveryType(t *testing.T) {
@@ -194,8 +195,10 @@ func TestWireGolden(t *testing.T) {
 		{&RoutingInfo{Categories: CategorySet{"a", "b/c"}}, "00000008" + "08" + "02" + "0161" + "03622f63"},
 		{&Multicast{ID: [16]byte{15: 1}, Category: "c", Source: "s", Count: 2,
 			History: []HistoryRun{{Short: 5, Len: 2}}, Lasts: []LastCount{{Short: 3, Count: 1}}, LastsComplete: true,
-			Payload: []byte{9}, Hops: 2}, "00000020" + "09" +
-			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0109" + "02"},
+			Payload: []byte{9}, Hops: 2}, "00000021" + "09" +
+			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0109" + "02" + "00"},
+		{&Multicast{Category: "c", Source: "s", Audience: []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")}}, "00000021" + "09" +
+			"00000000000000000000000000000000" + "0163" + "0173" + "00" + "00" + "00" + "00" + "00" + "00" + "01" + "0416" + "0a0104"},
 		{&Edge{Source: "s", Category: "c", Count: 2}, "00000009" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00"},
 		{&CatchUpDone{Trail: []ServantID{"a"}, More: true, Next: []SourceCount{{Source: "s", Next: 3}}}, "00000009" + "0f" + "010161" + "01" + "01" + "0173" + "03"},
 		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Search: true, Trail: []ServantID{"a"}}, "0000000a" + "0b" +
@@ -314,7 +317,7 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"trailing after Ping", wireCat(&Ping{}, "x"), errTrailingBytes},
 		{"trailing after Reset", wireCat(&Reset{}, []byte{0}), errTrailingBytes},
 		{"trailing after JoinRequest", wireCat(&JoinRequest{}, str("a:1"), "junk"), errTrailingBytes},
-		{"trailing after Multicast", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0, 0}), errTrailingBytes},
+		{"trailing after Multicast", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0, 0, 0}), errTrailingBytes},
 		{"lasts not ascending", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{9, 0, 2, 5, 1, 5, 2, 0}, str("p")), errUnsortedLasts},
 		{"last not before the message", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{2, 0, 1, 5, 2, 0}, str("p")), errBadLast},
 		{"last at the message itself", wireCat(&Edge{}, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
@@ -536,7 +539,7 @@ func TestHello(t *testing.T) {
 	if err := WriteHello(&w); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := w.String(), "NDSK\x00\x03"; got != want {
+	if got, want := w.String(), "NDSK\x00\x04"; got != want {
 		t.Fatalf("hello = %q, want %q", got, want)
 	}
 	v, err := ReadHello(&w)
@@ -572,7 +575,7 @@ func TestHelloBadMagic(t *testing.T) {
 }
 
 func TestHelloOtherVersion(t *testing.T) {
-	for _, v := range []uint16{0, 1, 2, 4, 0x0101, 0xffff} {
+	for _, v := range []uint16{0, 1, 2, 3, 5, 0x0101, 0xffff} {
 		in := append([]byte("NDSK"), byte(v>>8), byte(v))
 		got, err := ReadHello(bytes.NewReader(in))
 		if !errors.Is(err, errBadVersion) {
@@ -589,7 +592,7 @@ func TestHelloOtherVersion(t *testing.T) {
 }
 
 func TestHelloShortRead(t *testing.T) {
-	full := "NDSK\x00\x03"
+	full := "NDSK\x00\x04"
 	for i := 0; i < len(full); i++ {
 		_, err := ReadHello(strings.NewReader(full[:i]))
 		if err == nil {

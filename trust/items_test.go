@@ -3,6 +3,7 @@ package trust
 import (
 	"encoding/hex"
 	"errors"
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -72,6 +73,8 @@ func TestTamperingAnyItemFieldBreaksSignature(t *testing.T) {
 		"Signature":   func(it *news.Item) { it.Signature[len(it.Signature)-1] ^= 1 },
 		"At":          func(it *news.Item) { it.At = it.Created.Add(time.Hour) },
 		"Expires":     func(it *news.Item) { it.Expires = it.Created.Add(time.Hour) },
+		"MustRead":    func(it *news.Item) { it.MustRead = !it.MustRead },
+		"Audience":    func(it *news.Item) { it.Audience = []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")} },
 	}
 	notSigned := map[string]bool{"Received": true}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[news.Item]()) {

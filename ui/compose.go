@@ -30,6 +30,7 @@ type composer struct {
 	title      *widget.Entry
 	urgent     *widget.Check
 	mustRead   *widget.Check // readers confirm (mustread.go)
+	audience   *widget.Entry // optional network ranges (audience.go)
 	expires    *widget.Entry // optional expiry, whenLayout in local time
 	at         *widget.Entry // optional publication time, whenLayout in local time (scheduled.go)
 	body       *widget.Entry
@@ -53,7 +54,7 @@ func newComposer(u *UI) *composer {
 	c := &composer{u: u}
 	c.previewDeb = debouncer{w: u.w, delay: previewDelay}
 	c.notes = map[news.Field]*widget.Label{}
-	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldAt, news.FieldExpires, news.FieldBody} {
+	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldAt, news.FieldExpires, news.FieldAudience, news.FieldBody} {
 		c.notes[f] = wrappedLabel("", widget.DangerImportance)
 		c.notes[f].Hide()
 	}
@@ -70,6 +71,7 @@ func newComposer(u *UI) *composer {
 	c.at = widget.NewEntry()
 	c.at.SetPlaceHolder("Now (or " + whenHint + ", local time)")
 	c.at.OnChanged = func(string) { c.showProblem(draftProblem{}) }
+	c.audience = newAudienceEntry(func() { c.showProblem(draftProblem{}) })
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
 	c.body.SetPlaceHolder("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)")
@@ -92,6 +94,7 @@ func newComposer(u *UI) *composer {
 		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
 		widget.NewFormItem("Publish at", container.NewVBox(c.at, c.notes[news.FieldAt])),
 		widget.NewFormItem("Expires", container.NewVBox(c.expires, c.notes[news.FieldExpires])),
+		widget.NewFormItem("Audience", container.NewVBox(c.audience, c.notes[news.FieldAudience])),
 	)
 	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
 	prev := container.NewBorder(widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
@@ -170,10 +173,11 @@ func parseWhen(s string) (time.Time, bool) {
 func (c *composer) draft() app.Draft {
 	expires, _ := parseWhen(c.expires.Text)
 	at, _ := parseWhen(c.at.Text)
+	audience, _ := parseAudienceField(c.audience.Text)
 	return app.Draft{
 		Category: c.categoryID(), Title: strings.TrimSpace(c.title.Text), Body: c.body.Text,
 		Urgent: c.urgent.Checked, Supersedes: c.supersedes, Expires: expires, At: at,
-		MustRead: c.mustRead.Checked,
+		MustRead: c.mustRead.Checked, Audience: audience,
 	}
 }
 
@@ -204,6 +208,9 @@ func (c *composer) check(d app.Draft) draftProblem {
 	}
 	if _, ok := parseWhen(c.expires.Text); !ok {
 		return draftProblem{news.FieldExpires, "Type the expiry as " + whenHint + " (for example " + c.u.now().Add(24*time.Hour).Format(whenLayout) + "), or leave it empty."}
+	}
+	if _, problem := parseAudienceField(c.audience.Text); problem != "" {
+		return draftProblem{news.FieldAudience, problem}
 	}
 	now := c.u.now()
 	it := news.Item{
@@ -342,6 +349,7 @@ func (c *composer) reset() {
 	c.mustRead.SetChecked(false)
 	c.expires.SetText("")
 	c.at.SetText("")
+	c.audience.SetText("")
 	c.setSupersedes(uuid.Nil, "")
 	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()
@@ -366,6 +374,7 @@ func (c *composer) correct(e app.Entry) {
 	c.body.SetText(it.Body)
 	c.urgent.SetChecked(it.Urgent)
 	c.mustRead.SetChecked(it.MustRead)
+	c.audience.SetText(audienceText(it.Audience))
 	c.setSupersedes(it.ID, it.Title)
 	c.outcome.SetText("")
 	c.previewDeb.cancel()

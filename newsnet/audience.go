@@ -1,0 +1,345 @@
+package newsnet
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+)
+
+// Audiences (issue 15): a multicast message may be meant only for the
+// servants whose advertised address lies in one of a few network ranges
+// (Multicast.Audience). The partition tree makes that cheap: ID values
+// follow addresses (id.go), and every tree link leads to a known range of
+// them (a downlink to its slot of our partition, the uplink to everything
+// outside our partition and to our ancestors), so a servant forwards such
+// a message only over links that can lead into the audience. An
+// office-only item then travels the path from its publisher into the
+// office's subtree and no further.
+//
+// The ranges map to ID values exactly for IPv4 (addr<<16 | port). For
+// IPv6 the map is a superset: a range of /48 or longer covers whole /64
+// blocks of its site; a shorter one folds into the hashed site bits and
+// covers the whole IPv6 space, so it is forwarded everywhere IPv6 servants
+// are. A host name says nothing about the address, so a servant that
+// advertises one is never inside an audience.
+//
+// Whether a message is for this servant is decided exactly, on its own
+// advertised address. A servant outside the audience relays the message
+// where the rule above sends it but never delivers it, and its gap
+// classification treats it as foreign: the publisher's chains (chain.go)
+// record an audience message not under its category but under one key per
+// range ("@10.1.4.0~22/hr"), and a receiver follows, beside each
+// subscription, the keys of the ranges that hold its own address. So the
+// servants inside ask for an audience message they missed, and those
+// outside do not.
+
+// MaxAudience bounds the ranges of one message's audience (news allows 32).
+const MaxAudience = 32
+
+var (
+	errBadAudience      = errors.New("bad audience range")
+	errUnsortedAudience = errors.New("audience not canonical")
+)
+
+// idRange is an inclusive range of ID values.
+type idRange struct{ lo, hi uint64 }
+
+// audienceIDRanges returns the ID values an audience's servants can have,
+// sorted and merged. Empty for an empty audience.
+func audienceIDRanges(ps []netip.Prefix) []idRange {
+	rs := make([]idRange, 0, len(ps))
+	for _, p := range ps {
+		rs = append(rs, prefixIDRange(p))
+	}
+	slices.SortFunc(rs, func(a, b idRange) int { return cmp.Compare(a.lo, b.lo) })
+	merged := rs[:0]
+	for _, r := range rs {
+		if n := len(merged); n > 0 && r.lo <= merged[n-1].hi {
+			merged[n-1].hi = max(merged[n-1].hi, r.hi)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// prefixIDRange maps one range to the ID values its servants can have (see
+// IDValue): exact for IPv4, a superset for IPv6.
+func prefixIDRange(p netip.Prefix) idRange {
+	p = p.Masked()
+	if p.Addr().Is4() {
+		lo := ipv4Value(p.Addr())
+		span := uint64(1)<<(32-p.Bits()) - 1 // addresses in the range, less one
+		return idRange{lo << 16, (lo+span)<<16 | 0xffff}
+	}
+	const v6 = uint64(familyIPv6) << familyShift
+	if p.Bits() < 48 {
+		// The site is hashed: any IPv6 value may be inside.
+		return idRange{v6, v6 + familySpace - 1}
+	}
+	b := p.Addr().As16()
+	site := fold(b[:6], ipv6SiteBits)
+	subnet := uint64(binary.BigEndian.Uint16(b[6:8]))
+	free := 64 - min(p.Bits(), 64) // subnet bits the range leaves open
+	base := v6 | site<<(ipv6SubnetBits+ipv6InterfaceBits)
+	lo := base | subnet<<ipv6InterfaceBits
+	hi := base | (subnet|(uint64(1)<<free-1))<<ipv6InterfaceBits | (uint64(1)<<ipv6InterfaceBits - 1)
+	return idRange{lo, hi}
+}
+
+func ipv4Value(a netip.Addr) uint64 {
+	b := a.As4()
+	return uint64(binary.BigEndian.Uint32(b[:]))
+}
+
+// intersects reports whether any of rs meets [lo, hi].
+func intersects(rs []idRange, lo, hi uint64) bool {
+	for _, r := range rs {
+		if r.lo <= hi && lo <= r.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// containsValue reports whether v lies in one of rs.
+func containsValue(rs []idRange, v uint64) bool { return intersects(rs, v, v) }
+
+// audienceLink reports whether a message for the audience rs may cross
+// tree link l: a downlink only when its slot of our partition meets the
+// audience; the uplink unless the audience lies inside our partition and
+// holds none of our ancestors (everything else is above us). A message
+// without an audience crosses every link.
+func (s *Servant) audienceLink(l *link, rs []idRange) bool {
+	if len(rs) == 0 || s.cfg.Flood {
+		return true
+	}
+	if l != s.up {
+		lo, hi := s.part.SlotRange(l.slot)
+		return intersects(rs, lo, hi) || containsValue(rs, l.value)
+	}
+	for _, r := range rs {
+		if r.lo < s.part.Lo || r.hi > s.part.Hi {
+			return true
+		}
+	}
+	if containsValue(rs, l.value) {
+		return true
+	}
+	for _, a := range s.rootPath {
+		if containsValue(rs, IDValue(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+// audienceState is what a servant keeps for audiences.
+type audienceState struct {
+	addr netip.Addr          // our advertised address; invalid for a host name
+	mine map[string][]uint32 // subscription → audienceShorts
+}
+
+// forMe reports whether m is for this servant: it has no audience, or our
+// advertised address lies in one of its ranges (exactly, not by ID value).
+func (s *Servant) forMe(m *Multicast) bool {
+	if len(m.Audience) == 0 {
+		return true
+	}
+	if !s.aud.addr.IsValid() {
+		return false
+	}
+	for _, p := range m.Audience {
+		if p.Contains(s.aud.addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// wantsDelivery reports whether m goes to the application: one of our
+// categories, and for us.
+func (s *Servant) wantsDelivery(m *Multicast) bool {
+	return s.self.Matches(m.Category) && s.forMe(m)
+}
+
+// advertisedAddr returns the IP address of a servant ID, or the zero Addr
+// for a host name.
+func advertisedAddr(id ServantID) netip.Addr {
+	host, _, err := net.SplitHostPort(string(id))
+	if err != nil {
+		return netip.Addr{}
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap().WithZone("")
+}
+
+// audienceKey is the chain key of an audience message's category c under
+// range p: "@10.1.4.0~22/hr". '~' stands for the prefix's '/', which
+// would split it into ancestors.
+func audienceKey(p netip.Prefix, c string) string {
+	return "@" + p.Addr().String() + "~" + strconv.Itoa(p.Bits()) + "/" + c
+}
+
+// chainKeys returns the keys a message is recorded under in its source's
+// chains: its category, or for an audience message one key per range.
+func chainKeys(m *Multicast) []string {
+	if len(m.Audience) == 0 {
+		return []string{m.Category}
+	}
+	keys := make([]string, len(m.Audience))
+	for i, p := range m.Audience {
+		keys[i] = audienceKey(p, m.Category)
+	}
+	return keys
+}
+
+// addChains records m in the publisher's chains.
+func (o *Chains) addMessage(m *Multicast) {
+	for _, k := range chainKeys(m) {
+		o.Add(k, m.Count)
+	}
+}
+
+// audienceShorts returns the ShortIDs of the chain keys that an audience
+// message under subscription sub has when it is for us: one per range
+// that holds our address (33 for IPv4, 129 for IPv6, none for a host
+// name). Computed once per subscription.
+func (s *Servant) audienceShorts(sub string) []uint32 {
+	if !s.aud.addr.IsValid() {
+		return nil
+	}
+	if shorts, ok := s.aud.mine[sub]; ok {
+		return shorts
+	}
+	if s.aud.mine == nil {
+		s.aud.mine = map[string][]uint32{}
+	}
+	var shorts []uint32
+	for bits := 0; bits <= s.aud.addr.BitLen(); bits++ {
+		p, _ := s.aud.addr.Prefix(bits)
+		shorts = append(shorts, ShortID(audienceKey(p, sub)))
+	}
+	s.aud.mine[sub] = shorts
+	return shorts
+}
+
+// lastForMe returns the source's latest count before h among its messages
+// under sub that are for us: those without audience, and those whose
+// audience holds our address. ok is false when h does not tell.
+func (s *Servant) lastForMe(h *header, sub string) (last uint64, ok bool) {
+	last, ok = h.lastUnder(sub)
+	if !ok {
+		return 0, false
+	}
+	for _, short := range s.audienceShorts(sub) {
+		if i, found := findLast(h.lasts, short); found {
+			last = max(last, h.lasts[i].Count)
+		}
+	}
+	return last, true
+}
+
+// audience encodes Multicast.Audience: a count, then per range a family
+// byte (4 or 6), the prefix length and the address bytes it covers, as
+// news encodes an item's audience. The encoder refuses what the decoder
+// would refuse.
+func (e *encoder) audience(ps []netip.Prefix) {
+	if e.err != nil {
+		return
+	}
+	if err := checkAudience(ps); err != nil {
+		e.fail(err)
+		return
+	}
+	e.uvarint(uint64(len(ps)))
+	for _, p := range ps {
+		family, raw := byte(6), p.Addr().AsSlice()
+		if p.Addr().Is4() {
+			family = 4
+		}
+		e.b = append(e.b, family, byte(p.Bits()))
+		e.b = append(e.b, raw[:(p.Bits()+7)/8]...)
+	}
+}
+
+func (d *decoder) audience() []netip.Prefix {
+	n := d.count("audience", MaxAudience)
+	if n == 0 || d.err != nil {
+		return nil
+	}
+	ps := make([]netip.Prefix, 0, n)
+	for range n {
+		hdr := d.take(2)
+		if hdr == nil {
+			return nil
+		}
+		size := 4
+		switch hdr[0] {
+		case 4:
+		case 6:
+			size = 16
+		default:
+			d.fail(fmt.Errorf("audience: %w: family %d", errBadAudience, hdr[0]))
+			return nil
+		}
+		bits := int(hdr[1])
+		if bits > size*8 {
+			d.fail(fmt.Errorf("audience: %w: /%d", errBadAudience, bits))
+			return nil
+		}
+		raw := d.take((bits + 7) / 8)
+		if d.err != nil {
+			return nil
+		}
+		var b [16]byte
+		copy(b[:], raw)
+		addr, _ := netip.AddrFromSlice(b[:size])
+		ps = append(ps, netip.PrefixFrom(addr, bits))
+	}
+	if err := checkAudience(ps); err != nil {
+		d.fail(err)
+		return nil
+	}
+	return ps
+}
+
+// checkAudience reports whether ps is a canonical audience, as news
+// writes one: at most MaxAudience valid, masked ranges, IPv4 unmapped,
+// strictly ascending by address, none inside the one before.
+func checkAudience(ps []netip.Prefix) error {
+	if len(ps) > MaxAudience {
+		return fmt.Errorf("audience: %w: %d > %d", errTooMany, len(ps), MaxAudience)
+	}
+	for i, p := range ps {
+		switch {
+		case !p.IsValid() || p.Masked() != p || p.Addr().Is4In6() || p.Addr().Zone() != "":
+			return fmt.Errorf("audience: %w: %s", errBadAudience, p)
+		case i > 0 && (ps[i-1].Addr().Compare(p.Addr()) >= 0 || ps[i-1].Contains(p.Addr())):
+			return fmt.Errorf("audience: %w", errUnsortedAudience)
+		}
+	}
+	return nil
+}
+
+// take returns the next n bytes (not copied), or nil when fewer are left.
+func (d *decoder) take(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if len(d.b) < n {
+		d.fail(fmt.Errorf("audience: %w", errTruncated))
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}

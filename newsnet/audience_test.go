@@ -1,0 +1,118 @@
+package newsnet
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+)
+
+// Every servant whose address lies in a range has an ID value inside the
+// range's ID interval (so routing never cuts off a servant inside), and for
+// IPv4 every value inside the interval is an address of the range (the
+// interval is exact).
+func TestAudienceIDRangeHoldsItsServants(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, text := range []string{"10.1.4.0/22", "10.1.4.7/32", "0.0.0.0/0", "2001:db8:4::/48", "2001:db8:4:8::/61",
+		"2001:db8:4:9::/64", "2001:db8:4:9:1::/80", "2001:db8::/32"} {
+		p := netip.MustParsePrefix(text)
+		rg := prefixIDRange(p)
+		for range 200 {
+			a := randomAddrIn(r, p)
+			id := ServantID(netip.AddrPortFrom(a, uint16(1+r.IntN(65535))).String())
+			if v := IDValue(id); v < rg.lo || v > rg.hi {
+				t.Fatalf("%s: %s has ID value %#x outside [%#x, %#x]", p, id, v, rg.lo, rg.hi)
+			}
+		}
+		if p.Addr().Is4() {
+			lo, hi := rg.lo>>16, rg.hi>>16
+			last := netip.AddrFrom4([4]byte{byte(hi >> 24), byte(hi >> 16), byte(hi >> 8), byte(hi)})
+			first := netip.AddrFrom4([4]byte{byte(lo >> 24), byte(lo >> 16), byte(lo >> 8), byte(lo)})
+			if !p.Contains(first) || !p.Contains(last) || rg.lo&0xffff != 0 || rg.hi&0xffff != 0xffff {
+				t.Errorf("%s: interval [%#x, %#x] is not exactly the range", p, rg.lo, rg.hi)
+			}
+		}
+	}
+	// A host name is never inside: no range holds its family's values.
+	name := IDValue("news.example.com:7400")
+	for _, text := range []string{"0.0.0.0/0", "::/0"} {
+		if rg := prefixIDRange(netip.MustParsePrefix(text)); name >= rg.lo && name <= rg.hi {
+			t.Errorf("%s holds a host name's ID value", text)
+		}
+	}
+}
+
+func randomAddrIn(r *rand.Rand, p netip.Prefix) netip.Addr {
+	b := p.Addr().AsSlice()
+	for i := range b {
+		bit := i * 8
+		switch {
+		case bit >= p.Bits():
+			b[i] = byte(r.IntN(256))
+		case bit+8 > p.Bits():
+			keep := 8 - (p.Bits() - bit)
+			b[i] |= byte(r.IntN(1 << keep))
+		}
+	}
+	a, _ := netip.AddrFromSlice(b)
+	return a
+}
+
+// The uplink carries an audience message unless the audience lies inside
+// our partition and holds none of our ancestors; a downlink only when its
+// slot meets the audience.
+func TestAudienceLinkRule(t *testing.T) {
+	s := &Servant{part: ComputePartition(IDValue("10.1.4.1:7400"), IDValue("10.1.4.200:7400"), 16)}
+	up := &link{peer: "10.1.1.1:7400", value: IDValue("10.1.1.1:7400")}
+	s.up = up
+	s.rootPath = []ServantID{"10.1.1.1:7400"}
+	down := &link{value: IDValue("10.1.4.9:7400")}
+	down.slot = s.part.Slot(down.value)
+	other := &link{value: IDValue("10.1.4.200:7400")}
+	other.slot = s.part.Slot(other.value)
+	cases := []struct {
+		audience      string
+		up, down, oth bool
+	}{
+		{"10.1.4.0/24", false, true, true},
+		{"10.1.4.9/32", false, true, false},
+		{"10.1.0.0/16", true, true, true},
+		{"10.1.1.1/32", true, false, false},
+		{"10.9.0.0/16", true, false, false},
+	}
+	for _, c := range cases {
+		rs := audienceIDRanges([]netip.Prefix{netip.MustParsePrefix(c.audience)})
+		got := fmt.Sprint(s.audienceLink(up, rs), s.audienceLink(down, rs), s.audienceLink(other, rs))
+		if want := fmt.Sprint(c.up, c.down, c.oth); got != want {
+			t.Errorf("%s: up, down, other = %s, want %s (partition %v)", c.audience, got, want, s.part)
+		}
+	}
+}
+
+// forMe is exact on the advertised address; a host name is never inside.
+func TestAudienceForMe(t *testing.T) {
+	m := &Multicast{Audience: []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22"), netip.MustParsePrefix("2001:db8:4::/48")}}
+	for id, want := range map[ServantID]bool{
+		"10.1.5.3:7400": true, "10.1.8.1:7400": false, "[2001:db8:4:1::9]:7400": true,
+		"[::ffff:10.1.4.1]:7400": true, "news.example.com:7400": false,
+	} {
+		s := &Servant{aud: audienceState{addr: advertisedAddr(id)}}
+		if got := s.forMe(m); got != want {
+			t.Errorf("%s: forMe = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// The wire decoder refuses audiences the encoder would not write.
+func TestAudienceWireRefusals(t *testing.T) {
+	for _, ps := range [][]netip.Prefix{
+		{netip.MustParsePrefix("10.1.4.7/24")},
+		{netip.MustParsePrefix("10.1.5.0/24"), netip.MustParsePrefix("10.1.4.0/24")},
+		{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("10.1.4.0/24")},
+		{netip.MustParsePrefix("::ffff:10.1.4.0/120")},
+	} {
+		if _, err := AppendFrame(nil, &Multicast{Category: "c", Audience: ps}); err == nil {
+			t.Errorf("%v encoded", ps)
+		}
+	}
+}
