@@ -59,9 +59,11 @@ func newMyPosts(u *UI) *myPosts {
 			r.reach = newReachPicture()
 			r.pending = widget.NewButtonWithIcon("Not confirmed…", theme.AccountIcon(), nil)
 			r.pending.Importance = widget.LowImportance
-			r.box = container.NewBorder(nil, nil, nil,
-				container.NewHBox(r.reach, container.NewCenter(container.NewHBox(r.pending, r.correct, r.retract))),
-				container.NewCenter(container.New(&linesLayout{overlap: 2 * theme.InnerPadding()}, r.title, r.meta)))
+			// The picture first, so that the pictures of all rows form a
+			// column whatever buttons a row has.
+			r.box = container.NewBorder(nil, nil, container.NewPadded(r.reach),
+				container.NewCenter(container.NewHBox(r.pending, r.correct, r.retract)),
+				container.New(&linesLayout{overlap: 2 * theme.InnerPadding()}, r.title, r.meta))
 			rows[r.box] = r
 			return r.box
 		},
