@@ -41,9 +41,6 @@ func wantReach(subscribers, delivered, read, acked int, pending []string) string
 // reader whose servant restarts before acknowledging drops out while it
 // is away and counts again when it comes back and confirms.
 func TestServeReachOfMustReadItem(t *testing.T) {
-	if testing.Short() {
-		t.Skip("30 servants")
-	}
 	old := serveTune
 	serveTune = func(c *newsnet.Config) {
 		c.ReportPeriod = 200 * time.Millisecond
