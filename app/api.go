@@ -98,6 +98,9 @@ const (
 	// out of every list, search and count; My posts shows one's own as
 	// retracted.
 	ItemsRetracted
+	// ReachChanged: the network reported new reach totals of own
+	// publications (Items; App.Reach).
+	ReachChanged
 )
 
 var eventKindNames = [...]string{
@@ -108,6 +111,7 @@ var eventKindNames = [...]string{
 	ItemsPublished:   "ItemsPublished",
 	ReadStateChanged: "ReadStateChanged",
 	ItemsRetracted:   "ItemsRetracted",
+	ReachChanged:     "ReachChanged",
 }
 
 func (k EventKind) String() string {

@@ -280,6 +280,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	a.persist = newPersister(a)
 	a.pub = newPublisher(a)
 	a.sched = newScheduler(a)
+	a.OnAcknowledge(a.reportAck)
 	if err := a.init(ctx); err != nil {
 		a.pub.close()
 		a.persist.close()
@@ -583,6 +584,9 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), network.SystemCategories...) // mu is held
 	proto.Durable = network.SystemCategories
 	proto.Archive = a.archive
+	if proto.Reach, err = a.ownReach(); err != nil {
+		return node.Config{}, err
+	}
 	if a.opts.Tune != nil {
 		a.opts.Tune(&proto)
 	}
@@ -609,6 +613,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 		OnProgress:  a.onProgress,
 		OnPublished: a.onPublished,
 		OnLost:      a.onLost,
+		OnReach:     a.onReach,
 	}, nil
 }
 

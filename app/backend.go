@@ -62,6 +62,7 @@ func (a *App) MarkRead(ids ...uuid.UUID) error {
 	n, err := a.store.MarkRead(ids...)
 	if n > 0 {
 		a.events.emit(Event{Kind: ReadStateChanged, Items: slices.Clone(ids)})
+		a.tellRead(ids)
 	}
 	return err
 }
@@ -84,6 +85,7 @@ func (a *App) MarkAllRead(category string) error {
 			cats = []string{category}
 		}
 		a.events.emit(Event{Kind: ReadStateChanged, Categories: cats})
+		a.tellAllRead()
 	}
 	return err
 }

@@ -49,6 +49,8 @@ type persistOp struct {
 
 	lost uint64 // the running total of a Lost report (when > 0)
 
+	reach *reachReport // a reach report of an own publication (reach.go)
+
 	barrier chan struct{} // closed once everything before it is stored
 
 	restarted bool // the servant started again from the store (after held let items go)
@@ -94,6 +96,10 @@ func (p *persister) progress(source string, next uint64) {
 
 func (p *persister) lost(total uint64) {
 	p.push(persistOp{lost: total})
+}
+
+func (p *persister) reach(u newsnet.ReachUpdated, at time.Time) {
+	p.push(persistOp{reach: &reachReport{u, at}})
 }
 
 // flush waits until everything queued before it is stored.
@@ -176,6 +182,7 @@ func (p *persister) process(ops []persistOp) {
 		progress = map[string]uint64{}
 		lost     uint64
 		barriers []chan struct{}
+		reach    []reachReport
 	)
 	for _, op := range ops {
 		switch {
@@ -196,6 +203,8 @@ func (p *persister) process(ops []persistOp) {
 			progress[op.source] = max(progress[op.source], op.next)
 		case op.lost > 0:
 			lost = max(lost, op.lost)
+		case op.reach != nil:
+			reach = append(reach, *op.reach)
 		case op.barrier != nil:
 			barriers = append(barriers, op.barrier)
 		case op.restarted:
@@ -205,6 +214,7 @@ func (p *persister) process(ops []persistOp) {
 	}
 
 	ev := Event{Kind: ItemsArrived}
+	var mustRead []*news.Item
 	for _, in := range items {
 		if err := <-in.done; err != nil {
 			a.log.Error("storing a delivered item failed; keeping it to store again", "id", in.it.ID, "source", in.it.Source,
@@ -212,12 +222,18 @@ func (p *persister) process(ops []persistOp) {
 			p.held.hold(in.it, in.size, err)
 			continue
 		}
-		p.announce(in.it, &ev)
+		if p.announce(in.it, &ev) && in.it.MustRead {
+			mustRead = append(mustRead, in.it)
+		}
 	}
 	if len(ev.Items) > 0 {
 		a.events.emit(ev)
 	}
+	a.tellStored(mustRead)
 	p.showHeld()
+	if len(reach) > 0 {
+		a.storeReach(reach)
+	}
 
 	// The counts go into the store's next group commit, behind this
 	// batch's items, so a stored count never runs ahead of the stored
@@ -256,19 +272,19 @@ func (p *persister) process(ops []persistOp) {
 // retraction takes effect; an ordinary item joins ev, the ItemsArrived of
 // its batch (unless a retraction came first: nobody hears of it). The
 // servant never delivers this installation's own items, so an arrival is
-// always someone else's.
-func (p *persister) announce(it *news.Item, ev *Event) {
+// always someone else's. It reports whether it joined ev.
+func (p *persister) announce(it *news.Item, ev *Event) bool {
 	a := p.a
 	switch it.Category {
 	case network.NetworkCategory:
 		a.net.ReceiveDefinition(it)
-		return
+		return false
 	case network.RetractionCategory:
 		a.net.ReceiveRetraction(it)
-		return
+		return false
 	}
 	if a.net.RetractionsArrived(it.ID) {
-		return // retracted before it came: nobody is told of it
+		return false // retracted before it came: nobody is told of it
 	}
 	if !slices.Contains(ev.Categories, it.Category) {
 		ev.Categories = append(ev.Categories, it.Category)
@@ -277,6 +293,7 @@ func (p *persister) announce(it *news.Item, ev *Event) {
 		ev.Urgent = append(ev.Urgent, it.ID)
 	}
 	ev.Items = append(ev.Items, it.ID)
+	return true
 }
 
 // storeHeld offers the held items to the store again, in arrival order.
@@ -290,17 +307,21 @@ func (p *persister) storeHeld() {
 		dones[i] = a.store.Ingest(h.it)
 	}
 	ev := Event{Kind: ItemsArrived}
+	var mustRead []*news.Item
 	for i, h := range held {
 		if err := <-dones[i]; err != nil {
 			p.held.hold(h.it, h.size, err)
 			continue
 		}
-		p.announce(h.it, &ev)
+		if p.announce(h.it, &ev) && h.it.MustRead {
+			mustRead = append(mustRead, h.it)
+		}
 	}
 	if len(ev.Items) > 0 {
 		a.log.Info("stored items that had waited for the store", "items", len(ev.Items))
 		a.events.emit(ev)
 	}
+	a.tellStored(mustRead)
 	if len(p.held.items) == 0 && len(p.held.dropped) > 0 && !p.restarting {
 		p.restarting = true
 		a.log.Warn("the store takes items again; restarting the servant to fetch those it could not keep")

@@ -13,7 +13,7 @@ import (
 // (newsnet/sim/simnode, through Options.startServant; see simnet_test.go).
 //
 // It is started from a node.Config, whose callbacks (OnDeliver,
-// OnProgress, OnPublished, OnLost) carry what the servant reports. An
+// OnProgress, OnPublished, OnLost, OnReach) carry what the servant reports. An
 // implementation calls them one at a time, never after Close has
 // returned, and they must not call its methods. Its methods are safe for
 // concurrent use; after Close, PublishBatch fails with an error matching
@@ -35,6 +35,13 @@ type servantNode interface {
 	// Reauthenticate closes the links proven with a network secret that
 	// is no longer accepted (node.Node.Reauthenticate).
 	Reauthenticate()
+	// Read, MustRead and Acknowledge tell the servant what the reader did
+	// with item id of source, for reach reports (node.Node.Read, MustRead,
+	// Acknowledge; app/reach.go); identity and proof are opaque blobs of
+	// at most newsnet.MaxIdentityBytes.
+	Read(id [16]byte, source string) error
+	MustRead(id [16]byte, source string, identity []byte) error
+	Acknowledge(id [16]byte, source string, proof []byte) error
 	// Close closes the links and stops the servant; no callback runs
 	// after it returns.
 	Close() error

@@ -9,6 +9,7 @@ package cli
 //	POST /v1/publish         {"category","title","body"[,"expires","at","urgent","mustRead","audience"]} → {"id","suppressed"[,"queued"]};
 //	                         with "at" in the future → {"id","scheduled"} (scheduled.go)
 //	POST /v1/ack             {"id"} → 204: the reader confirms a must-read item (ack.go)
+//	GET  /v1/reach?id=       {"subscribers","delivered","read","acknowledged"[,"pending"]}: reach of an own post (reach.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list
@@ -102,6 +103,7 @@ func (c *control) routes() map[string]endpoint {
 		"/v1/publish":       {http.MethodPost: c.publish},
 		"/v1/retract":       {http.MethodPost: c.retract},
 		ackPath:             {http.MethodPost: c.ack},
+		reachPath:           {http.MethodGet: c.reach},
 		"/v1/items":         {http.MethodGet: c.listItems},
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
 		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},

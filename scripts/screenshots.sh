@@ -5,8 +5,9 @@
 # categories.png, network.png, invite.png (a new invitation's code and QR
 # code), invitations.png, settings.png, wizard.png (joining with an
 # invitation code), wizard-refused.png (the refusal, in full), mustread.png
-# (a must-read item's banner) and urgent.png (the urgent window of an
-# urgent must-read item).
+# (a must-read item's banner), urgent.png (the urgent window of an
+# urgent must-read item) and reach.png (My posts: the readers who have not
+# confirmed a must-read post; posts.png shows the reach bars).
 #
 # The app runs in its demo mode (NEWSDESK_DEMO=1: an in-memory data set of
 # a few hundred items in several categories, one urgent item, one
@@ -140,8 +141,11 @@ settle
 shot compose
 click 55 690 # Publish
 shot published
-click 165 90 # My posts
+click 165 90 # My posts: each post's reach as bars
 shot posts
+click 815 205 # Not confirmed (42)… of the must-read fire drill
+shot reach
+click 600 565 # Close
 
 key ctrl+4 # Admin, Seeds: shown the first time, the seeds are tested
 sleep 1

@@ -160,8 +160,10 @@ func TestMigrateToAcks(t *testing.T) {
 	mr := f.putMustRead(t, "hr", "Read the new policy", 4, f.items[2].Created.Add(time.Hour))
 	storagetest.CheckAndClose(t, f.s, f.dir)
 	editFile(t, f.dir, func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket(storage.BucketAcks); err != nil {
-			return err
+		for _, b := range [][]byte{storage.BucketAcks, storage.BucketReach} { // schema 6 and 7
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(storage.BucketMeta).Put(storage.KeySchema, binary.BigEndian.AppendUint32(nil, 5))
 	})

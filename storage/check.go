@@ -83,6 +83,7 @@ func checkStartup(tx *bbolt.Tx) error {
 		{bucketRetracted, func(k, v []byte) error { _, err := decodeRetraction(k, v); return err }},
 		{bucketScheduled, func(k, v []byte) error { _, err := decodeScheduled(k, v); return err }},
 		{bucketAcks, func(k, v []byte) error { _, err := decodeAck(k, v); return err }},
+		{bucketReach, func(k, v []byte) error { _, err := decodeReach(k, v); return err }},
 	} {
 		if err := tx.Bucket(c.bucket).ForEach(c.fn); err != nil {
 			return err

@@ -26,6 +26,7 @@
 //	outbox         sequence (8, BE) → encoded item   own publications not yet sent, in order
 //	retracted      id → format + at (8) + reason     retractions, kept forever (retract.go)
 //	own-last       category → uint64                 count of the latest own publication there
+//	reach          own item id → latest reach report  totals and pending readers (reach.go)
 //
 // Counters are changed in the same transaction as the keys they count, so an
 // unread count is never a scan and never drifts; Check verifies them.

@@ -36,6 +36,9 @@ var BucketScheduled = bucketScheduled
 // BucketAcks: the bucket schema 6 added.
 var BucketAcks = bucketAcks
 
+// BucketReach: the bucket schema 7 added.
+var BucketReach = bucketReach
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

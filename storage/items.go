@@ -87,6 +87,7 @@ type buckets struct {
 	items, byCategory, bySource, byReceived, read, unread, itemCounts, retracted *bbolt.Bucket
 	expiring, expired                                                            *bbolt.Bucket // expiry.go
 	acks                                                                         *bbolt.Bucket // acks.go
+	reach                                                                        *bbolt.Bucket // reach.go
 	// now is the clock insert checks expiry by; zero where nothing is
 	// inserted.
 	now time.Time
@@ -105,6 +106,7 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		expiring:   tx.Bucket(bucketExpiring),
 		expired:    tx.Bucket(bucketExpired),
 		acks:       tx.Bucket(bucketAcks),
+		reach:      tx.Bucket(bucketReach),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -190,6 +192,9 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 		}
 	}
 	if err := b.acks.Delete(id[:]); err != nil {
+		return err
+	}
+	if err := b.reach.Delete(id[:]); err != nil {
 		return err
 	}
 	read := b.read.Get(id[:]) != nil

@@ -30,6 +30,7 @@ var (
 	bucketExpired    = []byte("expired")   // since schema 4: expiry time + ID of expired items not yet purged
 	bucketScheduled  = []byte("scheduled") // since schema 5: own publications waiting for their time (scheduled.go)
 	bucketAcks       = []byte("acks")      // since schema 6: item ID → when the reader acknowledged it (acks.go)
+	bucketReach      = []byte("reach")     // since schema 7: own item ID → its latest reach report (reach.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -39,7 +40,7 @@ var dataBuckets = [][]byte{
 	bucketItems, bucketByCategory, bucketBySource, bucketByReceived, bucketRead,
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
-	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks,
+	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks, bucketReach,
 }
 
 // Keys of the meta bucket.
@@ -98,6 +99,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// items did not exist before, so an empty bucket is all there is.
 	func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucket(bucketAcks)
+		return err
+	},
+	// 6 → 7: reach reports of own publications (reach.go), which did not
+	// exist before.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucketReach)
 		return err
 	},
 }

@@ -39,6 +39,7 @@ type Backend interface {
 	Publish(d app.Draft) (app.PublishResult, error)
 	MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error)
 	ScheduleBackend // scheduled.go
+	ReachBackend    // reach.go
 
 	// Network and administration.
 	Status() app.NetStatus

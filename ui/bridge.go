@@ -78,6 +78,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 	}
 	var ids, arrived, urgent []uuid.UUID
 	items, all, posts, status, catalog := false, false, false, false, false
+	var reach []uuid.UUID
+	reachAll := false
 	for _, ev := range evs {
 		if ev.Kind.AboutItems() {
 			items = true
@@ -96,6 +98,9 @@ func (u *UI) handleEvents(evs []app.Event) {
 			status = true
 		case app.CatalogChanged:
 			catalog = true
+		case app.ReachChanged:
+			reach = append(reach, ev.Items...)
+			reachAll = reachAll || ev.Items == nil
 		}
 	}
 	if len(arrived) > 0 || len(urgent) > 0 {
@@ -112,6 +117,12 @@ func (u *UI) handleEvents(evs []app.Event) {
 	}
 	if posts {
 		u.posts.itemsChanged()
+	}
+	if reachAll {
+		reach = nil
+	}
+	if reach != nil || reachAll {
+		u.posts.reach.changed(reach)
 	}
 	if status {
 		u.statusRef.trigger()

@@ -11,8 +11,8 @@ import (
 )
 
 // myPosts lists what this installation published, newest first, paged like
-// the item list, each with "Publish a correction" and "Retract…"; a
-// retracted post stays listed, marked, with neither.
+// the item list, each with its reach (reach.go), "Publish a correction" and
+// "Retract…"; a retracted post stays listed, marked, with neither.
 type myPosts struct {
 	u       *UI
 	rows    []*row
@@ -26,6 +26,7 @@ type myPosts struct {
 	content fyne.CanvasObject
 
 	scheduled *scheduledPosts // above the list (scheduled.go)
+	reach     *postReach      // each post's reach (reach.go)
 }
 
 // postRow is one row: title and details, and the correction and retract
@@ -33,6 +34,8 @@ type myPosts struct {
 type postRow struct {
 	title, meta      *widget.Label
 	correct, retract *widget.Button
+	reach            *reachPicture
+	pending          *widget.Button // must-read posts: who has not confirmed
 	box              fyne.CanvasObject
 }
 
@@ -53,7 +56,13 @@ func newMyPosts(u *UI) *myPosts {
 			r.correct = widget.NewButtonWithIcon("Publish a correction", theme.DocumentCreateIcon(), nil)
 			r.retract = widget.NewButtonWithIcon("Retract…", theme.DeleteIcon(), nil)
 			r.retract.Importance = widget.LowImportance
-			r.box = container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(r.correct, r.retract)),
+			r.reach = newReachPicture()
+			r.pending = widget.NewButtonWithIcon("Not confirmed…", theme.AccountIcon(), nil)
+			r.pending.Importance = widget.LowImportance
+			// The picture first, so that the pictures of all rows form a
+			// column whatever buttons a row has.
+			r.box = container.NewBorder(nil, nil, container.NewPadded(r.reach),
+				container.NewCenter(container.NewHBox(r.pending, r.correct, r.retract)),
 				container.New(&linesLayout{overlap: 2 * theme.InnerPadding()}, r.title, r.meta))
 			rows[r.box] = r
 			return r.box
@@ -87,6 +96,15 @@ func newMyPosts(u *UI) *myPosts {
 			}
 			r.meta.SetText(meta)
 			id, title := it.id, it.title
+			reach, known := p.reach.get(id)
+			r.reach.set(reach, known)
+			if known && reach.MustRead && !it.retracted {
+				r.pending.SetText(pendingLabel(reach))
+				r.pending.OnTapped = func() { p.u.showPending(title, reach) }
+				r.pending.Show()
+			} else {
+				r.pending.Hide()
+			}
 			r.correct.OnTapped = func() { p.startCorrection(id) }
 			r.retract.OnTapped = func() { p.u.confirmRetract(id, title, p.reload) }
 			if i >= len(p.rows)-prefetch {
@@ -96,8 +114,19 @@ func newMyPosts(u *UI) *myPosts {
 	)
 	p.list.OnSelected = func(widget.ListItemID) { p.list.UnselectAll() }
 	p.scheduled = newScheduledPosts(u)
+	p.reach = newPostReach(u, p.reachShown)
 	p.content = container.NewBorder(p.scheduled.content, nil, nil, nil, container.NewStack(p.list, container.NewPadded(container.NewVBox(p.empty))))
 	return p
+}
+
+// reachShown refreshes the row of post id once its reach arrived.
+func (p *myPosts) reachShown(id uuid.UUID) {
+	for i, r := range p.rows {
+		if r.id == id {
+			p.list.RefreshItem(i)
+			return
+		}
+	}
 }
 
 // reload reads the list again from the start.

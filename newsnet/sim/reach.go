@@ -69,6 +69,23 @@ func (n *Network) markReach(id newsnet.ServantID, item [16]byte, mark func(strin
 	return true
 }
 
+// TellReach steps a reach event (newsnet.ReadItem, MustReadItem,
+// AcknowledgeItem) at hosted servant id, whose application keeps its own
+// marks; false if no such servant is alive.
+func (n *Network) TellReach(id newsnet.ServantID, ev newsnet.Event) bool {
+	nd := n.nodes[id]
+	if nd == nil || !nd.Alive {
+		return false
+	}
+	switch ev.(type) {
+	case newsnet.ReadItem, newsnet.MustReadItem, newsnet.AcknowledgeItem:
+	default:
+		panic(fmt.Sprintf("sim: TellReach with %T", ev))
+	}
+	n.step(nd, ev)
+	return true
+}
+
 // keptReach is what a simulated host passes back in Config.Reach: every
 // item it stored (delivered or published), oldest first, with its marks.
 func (nd *Node) keptReach() []newsnet.OwnReach {

@@ -116,6 +116,9 @@ type Host struct {
 	OnProgress  func(source string, next uint64)
 	OnPublished func(newsnet.Published)
 	OnLost      func(newsnet.Lost)
+	// OnReach receives the reach of the servant's publications
+	// (newsnet.ReachUpdated).
+	OnReach func(newsnet.ReachUpdated)
 	// OnNote receives the servant's notes (newsnet.Note).
 	OnNote func(text string)
 }
@@ -726,6 +729,10 @@ func (h *Host) report(a newsnet.Action) {
 	case newsnet.Lost:
 		if h.OnLost != nil {
 			h.OnLost(a)
+		}
+	case newsnet.ReachUpdated:
+		if h.OnReach != nil {
+			h.OnReach(a)
 		}
 	case newsnet.Note:
 		if h.OnNote != nil {

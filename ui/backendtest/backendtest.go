@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 		{"Publish", testPublish},
 		{"MyPostsPaging", testMyPostsPaging},
 		{"Schedule", testSchedule},
+		{"Reach", testReach},
 		{"Settings", testSettings},
 		{"Seeds", testSeeds},
 		{"SetupRefused", testSetupRefused},

@@ -38,6 +38,7 @@ type Backend struct {
 	byID  map[uuid.UUID]*news.Item
 	read  map[uuid.UUID]bool
 	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
+	reach map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
 	retracted map[uuid.UUID]*app.Retraction

@@ -68,6 +68,7 @@ func newDemo(now time.Time, firstRun bool) *Backend {
 			m.retracted = map[uuid.UUID]*app.Retraction{it.ID: {ItemID: it.ID, Reason: "Date moved: a new sign-up sheet follows", At: now.Add(-2 * time.Hour)}}
 		}
 	}
+	m.presetDemoReach()
 	if !firstRun {
 		// Invitations made earlier: one used, one for the sales team's
 		// publisher, one revoked.
@@ -256,7 +257,13 @@ func demoItems(now time.Time, self uuid.UUID) []*news.Item {
 		Body:     "## What changes\n\nFrom **1 April** every laptop locks after *5 minutes* and USB sticks are blocked.\n\n- Read the policy on [the intranet](https://intranet.example.com/security)\n- Confirm below that you have read it\n\nQuestions: the IT Service Desk.",
 		MustRead: true, Created: at(30 * time.Minute), Received: at(30 * time.Minute),
 	}
-	items = append(items, urgent, orig, corr, policy)
+	drill := &news.Item{
+		ID: news.IDAt(at(4*time.Hour), 9110), Category: "company", Author: "Dana Whitfield", Source: self, SourceCount: 4,
+		Title:    "Fire drill on Thursday at 10:00: please confirm",
+		Body:     "On **Thursday at 10:00** the alarm sounds in every office. Leave by the nearest exit and meet at your assembly point.\n\nPlease confirm that you have read this.",
+		MustRead: true, Created: at(4 * time.Hour), Received: at(4 * time.Hour),
+	}
+	items = append(items, urgent, orig, corr, policy, drill)
 	for i, title := range []string{"Newsletter: what the sales teams learned this quarter", "Reminder: expense reports due Friday", "Volunteering day: sign-up sheet"} {
 		created := at(time.Duration(26+i*30) * time.Hour)
 		items = append(items, &news.Item{

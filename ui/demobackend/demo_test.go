@@ -11,15 +11,15 @@ import (
 )
 
 // The demo data set is fixed for a given clock: two weeks of items, one
-// urgent outage notice, one correction, one must-read policy, three posts of the user's own (one
-// of them retracted), older items read; the window starts with the wizard
+// urgent outage notice, one correction, one must-read policy, four posts of the user's own (one
+// of them retracted, one must-read), older items read; the window starts with the wizard
 // only when asked to.
 func TestDemoDataSet(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	m := newDemo(now, false)
 	items := m.Items()
-	if len(items) != 291 {
-		t.Errorf("%d items, want 291", len(items))
+	if len(items) != 292 {
+		t.Errorf("%d items, want 292", len(items))
 	}
 	var urgent, corrections, mustRead, own, retracted, unread int
 	for i, it := range items {
@@ -58,7 +58,7 @@ func TestDemoDataSet(t *testing.T) {
 			}
 		}
 	}
-	if urgent != 1 || corrections != 1 || mustRead != 1 || own != 3 || retracted != 1 || unread == 0 {
+	if urgent != 1 || corrections != 1 || mustRead != 2 || own != 4 || retracted != 1 || unread == 0 {
 		t.Errorf("urgent %d, corrections %d, must-read %d, own %d, retracted %d, unread %d", urgent, corrections, mustRead, own, retracted, unread)
 	}
 	if m.NeedsSetup() || !newDemo(now, true).NeedsSetup() {

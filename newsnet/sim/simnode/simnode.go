@@ -166,6 +166,7 @@ func (w *Network) Start(_ context.Context, cfg node.Config) (*Node, error) {
 		OnDeliver:   cfg.OnDeliver,
 		OnProgress:  cfg.OnProgress,
 		OnPublished: cfg.OnPublished,
+		OnReach:     cfg.OnReach,
 		OnLost: func(l newsnet.Lost) {
 			log.Warn("messages lost", "source", l.Source, "n", l.N, "total", l.Total)
 			if onLost != nil {
@@ -309,6 +310,65 @@ func (n *Node) SetSeeds(seeds []newsnet.ServantID) error {
 	n.w.catchUp()
 	n.w.sim.SetSeeds(n.id, seeds...)
 	n.w.poke()
+	return nil
+}
+
+// Reach returns the current reach of this servant's publication id, as
+// node.Node.Reach does; false when the core does not track it or the node
+// is closed.
+func (n *Node) Reach(id [16]byte) (newsnet.ReachTotals, bool) {
+	n.w.mu.Lock()
+	defer n.w.mu.Unlock()
+	if n.closed {
+		return newsnet.ReachTotals{}, false
+	}
+	n.w.catchUp()
+	return n.sim.Servant.Reach(id)
+}
+
+// Read tells the core that the local reader opened item id of source
+// (node.Node.Read).
+func (n *Node) Read(id [16]byte, source string) error {
+	return n.tellReach(newsnet.ReadItem{ID: id, Source: source})
+}
+
+// MustRead tells the core that item id of source is must-read, with the
+// reader's identity blob (node.Node.MustRead), refusing what it refuses.
+func (n *Node) MustRead(id [16]byte, source string, identity []byte) error {
+	if err := checkBlob("identity", identity); err != nil {
+		return err
+	}
+	return n.tellReach(newsnet.MustReadItem{ID: id, Source: source, Identity: slices.Clone(identity)})
+}
+
+// Acknowledge tells the core that the local reader confirmed must-read
+// item id of source with proof (node.Node.Acknowledge), refusing what it
+// refuses.
+func (n *Node) Acknowledge(id [16]byte, source string, proof []byte) error {
+	if err := checkBlob("acknowledgement", proof); err != nil {
+		return err
+	}
+	return n.tellReach(newsnet.AcknowledgeItem{ID: id, Source: source, Proof: slices.Clone(proof)})
+}
+
+func (n *Node) tellReach(ev newsnet.Event) error {
+	n.w.mu.Lock()
+	defer n.w.mu.Unlock()
+	if n.closed {
+		return node.ErrClosed
+	}
+	n.w.catchUp()
+	n.w.sim.TellReach(n.id, ev)
+	n.w.poke()
+	return nil
+}
+
+// checkBlob refuses a blob no reach report could carry, as the TCP node
+// does.
+func checkBlob(what string, b []byte) error {
+	if len(b) == 0 || len(b) > newsnet.MaxIdentityBytes {
+		return fmt.Errorf("simnode: %s of %d bytes: must be 1..%d", what, len(b), newsnet.MaxIdentityBytes)
+	}
 	return nil
 }
 

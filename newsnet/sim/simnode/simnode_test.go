@@ -26,6 +26,10 @@ type servant interface {
 	SetSubscriptions(categories []string) error
 	SetSeeds(seeds []newsnet.ServantID) error
 	Reauthenticate()
+	Reach(id [16]byte) (newsnet.ReachTotals, bool)
+	Read(id [16]byte, source string) error
+	MustRead(id [16]byte, source string, identity []byte) error
+	Acknowledge(id [16]byte, source string, proof []byte) error
 	Close() error
 }
 
@@ -47,6 +51,7 @@ func fastCore(seeds ...newsnet.ServantID) newsnet.Config {
 	c.SeedProbeInterval = 300 * time.Millisecond
 	c.BackoffMin = 50 * time.Millisecond
 	c.BackoffMax = 500 * time.Millisecond
+	c.ReportPeriod = 100 * time.Millisecond
 	return c
 }
 
@@ -56,6 +61,7 @@ type host struct {
 	delivered []*newsnet.Multicast
 	published []newsnet.Published
 	progress  map[string]uint64
+	reach     []newsnet.ReachUpdated
 }
 
 func (h *host) config(listen string, core newsnet.Config) node.Config {
@@ -77,6 +83,11 @@ func (h *host) config(listen string, core newsnet.Config) node.Config {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.progress[source] = next
+		},
+		OnReach: func(u newsnet.ReachUpdated) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.reach = append(h.reach, u)
 		},
 	}
 }
@@ -149,6 +160,40 @@ func conformance(t *testing.T, start func(node.Config) (servant, error), within 
 	if progress[d[0].Source] != 3 {
 		t.Errorf("reader's progress %v: want 3 for %s (count 1 not needed, 2 delivered)", progress, d[0].Source)
 	}
+	// The reader confirms it as must-read; the publisher's reach says so,
+	// in Reach and in its last OnReach report.
+	src := d[0].Source
+	for _, err := range []error{reader.Read(it.ID, src), reader.MustRead(it.ID, src, []byte("reader")),
+		reader.Acknowledge(it.ID, src, []byte("reader's proof"))} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := reader.MustRead(it.ID, src, nil); err == nil {
+		t.Error("MustRead accepted an empty identity")
+	}
+	if err := reader.Acknowledge(it.ID, src, make([]byte, newsnet.MaxIdentityBytes+1)); err == nil {
+		t.Error("Acknowledge accepted an oversized proof")
+	}
+	within(5*time.Second, "the reach at the publisher", func() error {
+		r, ok := pub.Reach(it.ID)
+		ph.mu.Lock()
+		var last newsnet.ReachUpdated
+		if len(ph.reach) > 0 {
+			last = ph.reach[len(ph.reach)-1]
+		}
+		ph.mu.Unlock()
+		got := fmt.Sprintf("%v %d %d %d %d %q %q | %x %d", ok, r.Subscribers, r.Delivered, r.Read, r.Acknowledged, r.Pending, r.Acks,
+			last.ID[:1], last.Acknowledged)
+		if want := `true 1 1 1 1 [] ["reader's proof"] | 02 1`; got != want {
+			return fmt.Errorf("reach %s, want %s", got, want)
+		}
+		return nil
+	})
+	if _, ok := pub.Reach(hr.ID); !ok {
+		t.Error("the publisher does not track its item nobody subscribes to")
+	}
+
 	_, p, _ := ph.got()
 	if len(p) != 2 || p[0].Count != 1 || p[0].Links != 0 || p[1].Count != 2 || p[1].Links != 1 || p[1].Queued {
 		t.Errorf("published reports %+v", p)

@@ -1,0 +1,292 @@
+package app
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/network"
+	"newsdesk/news"
+	"newsdesk/newsnet"
+	"newsdesk/storage"
+	"newsdesk/trust"
+)
+
+// Reach reports (issue 15; the overlay's side is newsnet/reach.go). The
+// application tells its servant what the reader did with the items stored
+// here: opened or marked read (ReadItem), holds a must-read one (MustReadItem,
+// with the reader's identity: installation key and display name,
+// trust.ReaderIdentity), confirmed it (AcknowledgeItem, with a proof signed
+// by the installation key, trust.SignAck). The store is the record of all
+// three (read state, must-read items, acknowledgements): a servant that is
+// not running is told nothing, and every start passes the recent items'
+// marks back in Config.Reach (ownReach), so nothing is lost across restarts.
+//
+// As the publisher, the servant reports the totals of each own publication
+// (OnReach). They are those of the servants in the tree now: the
+// application keeps the latest report of each, durably (storage/reach.go),
+// and shows it (Reach, My posts, GET /v1/reach) until the next one, also
+// across its own restarts. So a reader who goes offline drops out of the
+// counts and the pending list until its servant is back and reports again;
+// what was reported before the publisher restarted is shown until the
+// network reports anew. Acknowledgements are verified here: a proof that
+// does not verify for the item (forged by a servant on the way, or
+// damaged) is not counted, and its reader is neither acknowledged nor
+// pending.
+//
+// Only the publisher learns an item's totals (they travel to it alone),
+// so Reach answers for this installation's own publications; admins see
+// the reach of their own posts like any publisher.
+
+// Reach is the latest reach of one own publication.
+type Reach struct {
+	// At is when the network last reported it; zero when it has not (yet).
+	At time.Time
+	// Subscribers: servants subscribed to its category now. Delivered:
+	// servants that stored it. Read: readers who opened it (or marked it
+	// read). Acknowledged: readers who confirmed a must-read item, with a
+	// verified signature.
+	Subscribers, Delivered, Read, Acknowledged uint64
+	// MustRead: the item asks readers to confirm it; Pending lists those
+	// who have it and have not (at most newsnet.MaxReachIdentities).
+	MustRead bool
+	Pending  []Reader
+}
+
+// Reader is a reader in a pending list: the display name they set and
+// their installation's key (trust.PublicKeyString).
+type Reader struct {
+	Name, Key string
+}
+
+// Reach returns the latest reach of the own publication id. An item that
+// is not stored here, or not this installation's, is ErrNotFound.
+func (a *App) Reach(id uuid.UUID) (Reach, error) {
+	e, err := a.store.Get(id)
+	if err != nil {
+		return Reach{}, err
+	}
+	if e.Item.Source != a.source || network.IsSystemItem(e.Item) {
+		return Reach{}, fmt.Errorf("%w: %s is not one of this installation's posts", ErrNotFound, id)
+	}
+	r, _, err := a.store.Reach(id)
+	if err != nil {
+		return Reach{}, err
+	}
+	v := Reach{At: r.At, Subscribers: r.Subscribers, Delivered: r.Delivered, Read: r.Read, Acknowledged: r.Acknowledged,
+		MustRead: e.Item.MustRead}
+	if v.MustRead {
+		v.Pending = make([]Reader, 0, len(r.Pending))
+		for _, p := range r.Pending {
+			v.Pending = append(v.Pending, Reader(p))
+		}
+	}
+	return v, nil
+}
+
+// onReach hears the servant's reports on own publications, on its loop
+// goroutine: the persister stores them.
+func (a *App) onReach(u newsnet.ReachUpdated) {
+	a.persist.reach(u, time.Now())
+}
+
+// storeReach stores the latest of the reports in us (the persister's
+// goroutine) and announces them with ReachChanged.
+func (a *App) storeReach(us []reachReport) {
+	latest := map[[16]byte]int{}
+	for i, u := range us {
+		latest[u.ID] = i
+	}
+	var changed []uuid.UUID
+	for i, u := range us {
+		if latest[u.ID] != i || network.IsSystemCategory(u.Category) {
+			continue // superseded, or the network's own business
+		}
+		r := a.reachRecord(u.ReachUpdated, u.at)
+		if err := a.store.SetReach(uuid.UUID(u.ID), r); err != nil {
+			a.log.Warn("storing the reach of a publication failed", "id", uuid.UUID(u.ID), "err", err)
+			continue
+		}
+		changed = append(changed, uuid.UUID(u.ID))
+	}
+	if len(changed) > 0 {
+		a.events.emit(Event{Kind: ReachChanged, Items: changed})
+	}
+}
+
+// reachReport is one ReachUpdated and when it came.
+type reachReport struct {
+	newsnet.ReachUpdated
+	at time.Time
+}
+
+// reachRecord turns the servant's totals into what is stored: the
+// acknowledgements verified (one that does not verify is not counted),
+// the pending identities decoded, sorted by name.
+func (a *App) reachRecord(u newsnet.ReachUpdated, at time.Time) storage.Reach {
+	r := storage.Reach{At: at, Subscribers: u.Subscribers, Delivered: u.Delivered, Read: u.Read}
+	bad := uint64(0)
+	acked := map[string]bool{}
+	for _, p := range u.Acks {
+		rd, err := trust.VerifyAck(p, u.ID)
+		if err != nil {
+			bad++
+			continue
+		}
+		acked[rd.KeyString()] = true
+	}
+	if bad > 0 {
+		a.log.Warn("acknowledgements that do not verify are not counted", "id", uuid.UUID(u.ID), "bad", bad)
+	}
+	r.Acknowledged = u.Acknowledged - min(bad, u.Acknowledged)
+	for _, b := range u.Pending {
+		rd, err := trust.ParseReaderIdentity(b)
+		if err != nil {
+			a.log.Warn("a pending reader's identity does not parse", "id", uuid.UUID(u.ID), "err", err)
+			continue
+		}
+		if !acked[rd.KeyString()] {
+			r.Pending = append(r.Pending, storage.Reader{Name: rd.Name, Key: rd.KeyString()})
+		}
+	}
+	slices.SortFunc(r.Pending, func(x, y storage.Reader) int { return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key)) })
+	return r
+}
+
+// readerIdentity is the identity blob this installation's reader is listed
+// under in a must-read item's pending list.
+func (a *App) readerIdentity() []byte {
+	return trust.ReaderIdentity(a.identity, a.settings().DisplayName)
+}
+
+// ackProof is the signed confirmation of must-read item id by this
+// installation's reader. Ed25519 signatures are deterministic, so the
+// proof made again after a restart is the same.
+func (a *App) ackProof(id uuid.UUID) []byte {
+	return trust.SignAck(a.identity, id, a.settings().DisplayName)
+}
+
+// tellRead tells the running servant that the reader read the items ids
+// (someone else's: the publisher is not its own reader). Without a
+// servant there is nobody to tell: the next start passes the read state
+// in Config.Reach.
+func (a *App) tellRead(ids []uuid.UUID) {
+	n := a.currentNode()
+	if n == nil {
+		return
+	}
+	for _, id := range ids {
+		e, err := a.store.Get(id)
+		if err != nil || !e.Read || e.Item.Source == a.source {
+			continue
+		}
+		if err := n.Read(id, e.Item.Source.String()); err != nil {
+			return // closed: the next start knows from the store
+		}
+	}
+}
+
+// tellAllRead tells the running servant of every recent item read here,
+// after MarkAllRead marked an unknown number of them; the servant counts
+// each once.
+func (a *App) tellAllRead() {
+	n := a.currentNode()
+	if n == nil {
+		return
+	}
+	marks, err := a.ownReach()
+	if err != nil {
+		a.log.Warn("reading the read state for reach reports failed", "err", err)
+		return
+	}
+	for _, o := range marks {
+		if o.Read && o.Source != a.sourceStr {
+			if err := n.Read(o.ID, o.Source); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// tellStored tells the running servant that must-read items were stored
+// here (the persister's goroutine, after storing them), so that this
+// reader is listed as pending until confirming. An archive keeps items for
+// others and has no reader: it is counted as having the item and lists
+// nobody.
+func (a *App) tellStored(mustRead []*news.Item) {
+	if a.opts.Archive || len(mustRead) == 0 {
+		return
+	}
+	n := a.currentNode()
+	if n == nil {
+		return
+	}
+	identity := a.readerIdentity()
+	for _, it := range mustRead {
+		if err := n.MustRead(it.ID, it.Source.String(), identity); err != nil {
+			return
+		}
+	}
+}
+
+// reportAck is the OnAcknowledge hook: the servant carries the signed
+// confirmation to the publisher.
+func (a *App) reportAck(ack Acknowledgement) {
+	if n := a.currentNode(); n != nil {
+		if err := n.Acknowledge(ack.ItemID, ack.Source.String(), a.ackProof(ack.ItemID)); err != nil {
+			a.log.Debug("the servant stopped before it heard of an acknowledgement; the next start tells it", "id", ack.ItemID)
+		}
+	}
+}
+
+// ownReach is this servant's part in the reach of recent items, oldest
+// first, for Config.Reach: the newest items stored from others with their
+// read state, this reader's identity for must-read ones and the proof for
+// acknowledged ones, and the newest own publications, whose totals the
+// servant then tracks again. At most newsnet's default ReachItems of
+// each; the servant keeps the newest of them.
+func (a *App) ownReach() ([]newsnet.OwnReach, error) {
+	limit := newsnet.DefaultConfig("").ReachItems
+	entries, _, err := a.store.Newest(nil, limit, "")
+	if err != nil {
+		return nil, err
+	}
+	var identity []byte
+	out := make([]newsnet.OwnReach, 0, len(entries))
+	for _, e := range entries {
+		it := e.Item
+		if it.Source == a.source || network.IsSystemItem(it) {
+			continue
+		}
+		o := newsnet.OwnReach{ID: it.ID, Source: it.Source.String(), Category: it.Category, Read: e.Read}
+		if it.MustRead && !a.opts.Archive {
+			if identity == nil {
+				identity = a.readerIdentity()
+			}
+			o.Identity = identity
+			if !e.Acknowledged.IsZero() {
+				o.Proof = a.ackProof(it.ID)
+			}
+		}
+		out = append(out, o)
+	}
+	hi, err := a.store.HighestStoredCount(a.source)
+	if err != nil {
+		return nil, err
+	}
+	own, err := a.store.ItemsAfter(a.source, hi-min(hi, uint64(limit)), limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range own {
+		if !network.IsSystemItem(it) {
+			out = append(out, newsnet.OwnReach{ID: it.ID, Source: a.sourceStr, Category: it.Category})
+		}
+	}
+	// Item IDs are UUIDv7: by creation time.
+	slices.SortFunc(out, func(x, y newsnet.OwnReach) int { return slices.Compare(x.ID[:], y.ID[:]) })
+	return out, nil
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"errors"
+	"net/http"
+
+	"newsdesk/app"
+)
+
+// reachPath reports the reach of one of this installation's posts (reach
+// reports, issue 15; app/reach.go):
+//
+//	GET /v1/reach?id=<uuid> → {"subscribers":N,"delivered":N,"read":N,"acknowledged":N
+//	                          [,"pending":[{"name":"…","key":"ed25519:…"}]]}
+//
+// "pending" is there for must-read posts only (possibly empty): the readers
+// who have the post and have not confirmed it. The counts are the latest
+// the network reported: servants in the tree now. 400 for a bad id, 404 for
+// an item that is not this installation's post (only its publisher learns
+// an item's reach).
+const reachPath = "/v1/reach"
+
+// reachResponse is the answer of GET /v1/reach.
+type reachResponse struct {
+	Subscribers  uint64 `json:"subscribers"`
+	Delivered    uint64 `json:"delivered"`
+	Read         uint64 `json:"read"`
+	Acknowledged uint64 `json:"acknowledged"`
+	// Pending is nil, and left out, for a post that is not must-read; a
+	// pointer, so that an empty list of a must-read post is [], not left
+	// out.
+	Pending *[]pendingReader `json:"pending,omitempty"`
+}
+
+// pendingReader is one reader who has not confirmed a must-read post.
+type pendingReader struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+}
+
+func (c *control) reach(w http.ResponseWriter, r *http.Request) {
+	id, err := parseItemID(r.URL.Query().Get("id"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	rc, err := c.a.Reach(id)
+	switch {
+	case errors.Is(err, app.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not a post of this installation: "+id.String())
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	resp := reachResponse{Subscribers: rc.Subscribers, Delivered: rc.Delivered, Read: rc.Read, Acknowledged: rc.Acknowledged}
+	if rc.MustRead {
+		pending := make([]pendingReader, 0, len(rc.Pending))
+		for _, p := range rc.Pending {
+			pending = append(pending, pendingReader(p))
+		}
+		resp.Pending = &pending
+	}
+	writeJSON(w, http.StatusOK, resp)
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"newsdesk/newsnet"
+)
+
+// reachOf is GET /v1/reach on s, decoded.
+func reachOf(t *testing.T, s *servant, id string) (int, reachResponse, []byte) {
+	t.Helper()
+	code, out := s.Call(t, "GET", "/v1/reach?id="+id, nil)
+	var r reachResponse
+	if code == http.StatusOK {
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("/v1/reach: %v: %s", err, out)
+		}
+	}
+	return code, r, out
+}
+
+// wantReach is the exact /v1/reach answer a test waits for.
+func wantReach(subscribers, delivered, read, acked int, pending []string) string {
+	readers := make([]pendingReader, 0, len(pending))
+	for _, k := range pending {
+		readers = append(readers, pendingReader{Key: k}) // serve sets no display name
+	}
+	b, _ := json.Marshal(reachResponse{Subscribers: uint64(subscribers), Delivered: uint64(delivered), Read: uint64(read),
+		Acknowledged: uint64(acked), Pending: &readers})
+	return string(b)
+}
+
+// Issue 15: 30 servants on loopback; a must-read item is acknowledged by
+// some of them through the API, and /v1/reach on the publisher shows the
+// exact counts and the exact list of those who have not confirmed. A
+// reader whose servant restarts before acknowledging drops out while it
+// is away and counts again when it comes back and confirms.
+func TestServeReachOfMustReadItem(t *testing.T) {
+	old := serveTune
+	serveTune = func(c *newsnet.Config) {
+		c.ReportPeriod = 200 * time.Millisecond
+		c.BackoffMax = time.Second
+	}
+	t.Cleanup(func() { serveTune = old })
+
+	p := startServe(t)
+	const readers = 29
+	rs := make([]*servant, readers)
+	keys := make([]string, readers)
+	for i := range rs {
+		rs[i] = startServe(t, "--seeds", p.ID, "--subscribe", "hr")
+	}
+	for i, r := range rs {
+		r.WaitAttached(t)
+		var st struct{ Key string }
+		_, out := r.Call(t, "GET", "/v1/status", nil)
+		if err := json.Unmarshal(out, &st); err != nil || st.Key == "" {
+			t.Fatalf("status of reader %d: %v %s", i, err, out)
+		}
+		keys[i] = st.Key
+	}
+	p.WaitRoute(t, "hr")
+	code, out := p.Call(t, "POST", "/v1/publish", `{"category":"hr","title":"New travel policy","mustRead":true}`)
+	var res struct{ ID string }
+	if code != http.StatusOK || json.Unmarshal(out, &res) != nil {
+		t.Fatalf("publish: %d %s", code, out)
+	}
+	id := res.ID
+	waitReach := func(what, want string) {
+		t.Helper()
+		waitForUpTo(t, 60*time.Second, what, func() error {
+			code, _, out := reachOf(t, p, id)
+			if got := string(out); code != http.StatusOK || got != want+"\n" && got != want {
+				return fmt.Errorf("%d %s\nwant %s", code, out, want)
+			}
+			return nil
+		})
+	}
+	pendingBut := func(acked ...int) []string {
+		var out []string
+		for i, k := range keys {
+			if !slices.Contains(acked, i) {
+				out = append(out, k)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	waitReach("every reader pending", wantReach(readers, readers, 0, 0, pendingBut()))
+
+	ackers := []int{0, 3, 7, 12, 20, 28}
+	for _, i := range ackers {
+		if code, out := rs[i].Call(t, "POST", "/v1/ack", `{"id":"`+id+`"}`); code != http.StatusNoContent {
+			t.Fatalf("ack at reader %d: %d %s", i, code, out)
+		}
+	}
+	waitReach("six confirmed", wantReach(readers, readers, len(ackers), len(ackers), pendingBut(ackers...)))
+
+	// Reader 5 stops before confirming: it drops out while away (with
+	// its subtree until that re-joins elsewhere), and counts again, as
+	// pending, when it is back; then it confirms.
+	const late = 5
+	rs[late].Stop()
+	stillPending := slices.DeleteFunc(pendingBut(ackers...), func(k string) bool { return k == keys[late] })
+	waitReach("reader 5 away", wantReach(readers-1, readers-1, len(ackers), len(ackers), stillPending))
+	rs[late] = startServeIn(t, rs[late].Data, "--seeds", p.ID, "--subscribe", "hr")
+	waitReach("reader 5 back", wantReach(readers, readers, len(ackers), len(ackers), pendingBut(ackers...)))
+	if code, out := rs[late].Call(t, "POST", "/v1/ack", `{"id":"`+id+`"}`); code != http.StatusNoContent {
+		t.Fatalf("ack at the restarted reader: %d %s", code, out)
+	}
+	ackers = append(ackers, late)
+	waitReach("reader 5 confirmed", wantReach(readers, readers, len(ackers), len(ackers), pendingBut(ackers...)))
+
+	// Only the publisher has the reach; bad IDs are refused.
+	checkControlCases(t, rs[0], []controlCase{
+		{"GET", "/v1/reach?id=" + id, ``, 404, "not a post of this installation"},
+		{"GET", "/v1/reach?id=01a2332e-af3d-7e8a-8c73-ac68397e7665", ``, 404, "not a post"},
+		{"GET", "/v1/reach?id=nonsense", ``, 400, "id"},
+		{"GET", "/v1/reach", ``, 400, "id"},
+		{"POST", "/v1/reach?id=" + id, ``, 405, "not allowed"},
+	})
+}
+
+// A plain post's reach has no pending list; a must-read post's, an empty
+// one when nobody has it.
+func TestControlReachShape(t *testing.T) {
+	s := startServe(t)
+	plain := s.Publish(t, "hr", "Canteen menu", "")
+	code, out := s.Call(t, "GET", "/v1/reach?id="+plain.ID, nil)
+	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
+		t.Errorf("reach of a plain post nobody has: %d %s, want %s", code, out, want)
+	}
+	code, out = s.Call(t, "POST", "/v1/publish", `{"category":"hr","title":"Policy","mustRead":true}`)
+	var res struct{ ID string }
+	if code != http.StatusOK || json.Unmarshal(out, &res) != nil {
+		t.Fatalf("publish: %d %s", code, out)
+	}
+	code, out = s.Call(t, "GET", "/v1/reach?id="+res.ID, nil)
+	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"pending":[]}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
+		t.Errorf("reach of a must-read post nobody has: %d %s, want %s", code, out, want)
+	}
+}

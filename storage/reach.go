@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"go.etcd.io/bbolt"
+)
+
+// Reach of this installation's own publications (reach reports, issue
+// 15): the latest totals the overlay reported for each, kept in the reach
+// bucket so My posts and GET /v1/reach show them after a restart, before
+// the network has reported again. Key the item ID; value:
+//
+//	version       1 byte (= 1)
+//	at            8 bytes, big-endian Unix nanoseconds of the report
+//	subscribers, delivered, read, acknowledged   uvarints
+//	pending       uvarint n, then n × (uvarint len, name; uvarint len, key)
+//
+// The entry goes with its item when the item is purged.
+
+const reachVersion = 1
+
+// maxReachPending bounds the pending list of one entry, as the overlay
+// bounds it (newsnet.MaxReachIdentities).
+const maxReachPending = 256
+
+// Reach is the latest reach report of one own publication.
+type Reach struct {
+	At                                         time.Time // when it was reported
+	Subscribers, Delivered, Read, Acknowledged uint64
+	Pending                                    []Reader // must-read items: who has it and has not confirmed
+}
+
+// Reader is one entry of a pending list: a display name and a public key
+// in text form.
+type Reader struct {
+	Name, Key string
+}
+
+// SetReach stores r as the reach of item id, replacing what was there.
+// An item that is not stored is ErrNotFound: its report has nothing to
+// belong to.
+func (s *Store) SetReach(id uuid.UUID, r Reach) error {
+	if len(r.Pending) > maxReachPending {
+		return fmt.Errorf("storage: reach of %s: %d pending readers, at most %d", id, len(r.Pending), maxReachPending)
+	}
+	v := encodeReach(r)
+	return s.update("set reach", func(tx *bbolt.Tx, _ *txChanges) error {
+		if tx.Bucket(bucketItems).Get(id[:]) == nil {
+			return fmt.Errorf("%w: item %s", ErrNotFound, id)
+		}
+		return tx.Bucket(bucketReach).Put(id[:], v)
+	})
+}
+
+// Reach returns the stored reach of item id; false if none is stored.
+func (s *Store) Reach(id uuid.UUID) (Reach, bool, error) {
+	var r Reach
+	var ok bool
+	err := s.view("reach", func(tx *bbolt.Tx) error {
+		r, ok = Reach{}, false
+		v := tx.Bucket(bucketReach).Get(id[:])
+		if v == nil {
+			return nil
+		}
+		var err error
+		r, err = decodeReach(id[:], v)
+		ok = err == nil
+		return err
+	})
+	return r, ok, err
+}
+
+func encodeReach(r Reach) []byte {
+	b := []byte{reachVersion}
+	b = binary.BigEndian.AppendUint64(b, uint64(r.At.UnixNano()))
+	for _, n := range []uint64{r.Subscribers, r.Delivered, r.Read, r.Acknowledged} {
+		b = binary.AppendUvarint(b, n)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Pending)))
+	for _, p := range r.Pending {
+		for _, s := range []string{p.Name, p.Key} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	return b
+}
+
+// decodeReach decodes a reach entry; a malformed one is ErrCorrupt.
+func decodeReach(k, v []byte) (Reach, error) {
+	bad := func(what string) (Reach, error) {
+		return Reach{}, corruptf("reach of %x: %s", k, what)
+	}
+	if len(k) != 16 {
+		return bad("key is not an item ID")
+	}
+	if len(v) < 9 || v[0] != reachVersion {
+		return bad("malformed header")
+	}
+	r := Reach{At: time.Unix(0, int64(binary.BigEndian.Uint64(v[1:9])))}
+	rest := v[9:]
+	next := func() (uint64, bool) {
+		n, w := binary.Uvarint(rest)
+		if w <= 0 {
+			return 0, false
+		}
+		rest = rest[w:]
+		return n, true
+	}
+	for _, p := range []*uint64{&r.Subscribers, &r.Delivered, &r.Read, &r.Acknowledged} {
+		var ok bool
+		if *p, ok = next(); !ok {
+			return bad("malformed count")
+		}
+	}
+	n, ok := next()
+	if !ok || n > maxReachPending {
+		return bad("malformed pending list")
+	}
+	str := func() (string, bool) {
+		l, ok := next()
+		if !ok || l > uint64(len(rest)) || !utf8.Valid(rest[:l]) {
+			return "", false
+		}
+		s := string(rest[:l])
+		rest = rest[l:]
+		return s, true
+	}
+	for range n {
+		name, ok1 := str()
+		key, ok2 := str()
+		if !ok1 || !ok2 {
+			return bad("malformed pending reader")
+		}
+		r.Pending = append(r.Pending, Reader{Name: name, Key: key})
+	}
+	if len(rest) != 0 {
+		return bad("trailing bytes")
+	}
+	return r, nil
+}

@@ -1,0 +1,322 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/uuid"
+
+	"newsdesk/app"
+)
+
+// Reach of one's posts in My posts (app/reach.go): each post shows its
+// latest counts as a picture, a bar per count, updated when the network
+// reports (app.ReachChanged); a must-read post has a button that lists who
+// has not confirmed it, with an export to CSV.
+
+// ReachBackend is the part of Backend for the reach of one's posts.
+type ReachBackend interface {
+	// Reach returns the latest reach of the own post id; app.ErrNotFound
+	// for an item that is not this installation's post.
+	Reach(id uuid.UUID) (app.Reach, error)
+}
+
+// postReach holds the reach of the posts My posts has shown, fetched in
+// the background the first time a row needs one and again when the
+// network reports a change. Owned by the UI thread.
+type postReach struct {
+	u       *UI
+	known   map[uuid.UUID]app.Reach
+	loading map[uuid.UUID]bool
+	// shown is called on the UI thread when the reach of id arrived.
+	shown func(id uuid.UUID)
+}
+
+func newPostReach(u *UI, shown func(uuid.UUID)) *postReach {
+	return &postReach{u: u, known: map[uuid.UUID]app.Reach{}, loading: map[uuid.UUID]bool{}, shown: shown}
+}
+
+// get returns the reach of id if it is known, and fetches it if not.
+func (r *postReach) get(id uuid.UUID) (app.Reach, bool) {
+	v, ok := r.known[id]
+	if !ok {
+		r.fetch(id)
+	}
+	return v, ok
+}
+
+func (r *postReach) fetch(id uuid.UUID) {
+	if r.loading[id] {
+		return
+	}
+	r.loading[id] = true
+	r.u.w.Go(func() func() {
+		v, err := r.u.b.Reach(id)
+		return func() {
+			delete(r.loading, id)
+			if err != nil {
+				return // not a post of ours (any more): no picture
+			}
+			r.known[id] = v
+			r.shown(id)
+		}
+	})
+}
+
+// changed re-reads the reach of ids that were shown; nil: of all.
+func (r *postReach) changed(ids []uuid.UUID) {
+	if ids == nil {
+		for id := range r.known {
+			r.fetch(id)
+		}
+		return
+	}
+	for _, id := range ids {
+		if _, ok := r.known[id]; ok {
+			r.fetch(id)
+		}
+	}
+}
+
+// reachCounts names the counts of a reach picture, in order.
+var reachCounts = [...]string{"Subscribers", "Delivered", "Read", "Confirmed"}
+
+// reachPicture draws a post's reach: one bar per count, scaled to the
+// larger of subscribers and delivered, each with its name and number. A
+// post that is not must-read has no confirmations: its last bar is empty
+// and its number "–".
+type reachPicture struct {
+	widget.BaseWidget
+	reach app.Reach
+	known bool
+}
+
+func newReachPicture() *reachPicture {
+	p := &reachPicture{}
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// set shows r; known false shows that nothing is known yet.
+func (p *reachPicture) set(r app.Reach, known bool) {
+	p.reach, p.known = r, known
+	p.Refresh()
+}
+
+// values returns the counts and their texts as drawn.
+func (p *reachPicture) values() (counts [4]uint64, texts [4]string) {
+	r := p.reach
+	counts = [4]uint64{r.Subscribers, r.Delivered, r.Read, r.Acknowledged}
+	for i, c := range counts {
+		texts[i] = strconv.FormatUint(c, 10)
+	}
+	if !p.known {
+		texts = [4]string{"…", "…", "…", "…"}
+	}
+	if !r.MustRead {
+		texts[3] = "–"
+	}
+	return counts, texts
+}
+
+func (p *reachPicture) CreateRenderer() fyne.WidgetRenderer {
+	r := &reachRenderer{p: p}
+	for i := range reachCounts {
+		r.names[i] = canvas.NewText(reachCounts[i], theme.Color(theme.ColorNameForeground))
+		r.tracks[i] = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+		r.bars[i] = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
+		r.numbers[i] = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+		r.numbers[i].Alignment = fyne.TextAlignTrailing
+		r.objects = append(r.objects, r.names[i], r.tracks[i], r.bars[i], r.numbers[i])
+	}
+	r.Refresh()
+	return r
+}
+
+type reachRenderer struct {
+	p       *reachPicture
+	names   [4]*canvas.Text
+	tracks  [4]*canvas.Rectangle
+	bars    [4]*canvas.Rectangle
+	numbers [4]*canvas.Text
+	objects []fyne.CanvasObject
+}
+
+// Measures of the picture, in the caption text size.
+const (
+	reachBarWidth = 120 // the longest bar
+	reachNumbers  = "000000"
+)
+
+func (r *reachRenderer) textSize() float32 { return theme.Size(theme.SizeNameCaptionText) }
+
+func (r *reachRenderer) columns() (name, number, line float32) {
+	size := r.textSize()
+	for _, n := range reachCounts {
+		name = max(name, fyne.MeasureText(n, size, fyne.TextStyle{}).Width)
+	}
+	m := fyne.MeasureText(reachNumbers, size, fyne.TextStyle{})
+	return name, m.Width, m.Height
+}
+
+func (r *reachRenderer) MinSize() fyne.Size {
+	name, number, line := r.columns()
+	pad := theme.Padding()
+	return fyne.NewSize(name+pad+reachBarWidth+pad+number, 4*line)
+}
+
+func (r *reachRenderer) Layout(size fyne.Size) {
+	name, number, line := r.columns()
+	pad := theme.Padding()
+	track := max(size.Width-name-number-2*pad, 0)
+	top := (size.Height - 4*line) / 2
+	counts, _ := r.p.values()
+	scale := max(counts[0], counts[1], 1)
+	for i := range reachCounts {
+		y := top + float32(i)*line
+		r.names[i].Move(fyne.NewPos(0, y))
+		r.names[i].Resize(fyne.NewSize(name, line))
+		barH := line * 0.6
+		barY := y + (line-barH)/2
+		r.tracks[i].Move(fyne.NewPos(name+pad, barY))
+		r.tracks[i].Resize(fyne.NewSize(track, barH))
+		w := track * float32(min(counts[i], scale)) / float32(scale)
+		if !r.p.known || i == 3 && !r.p.reach.MustRead {
+			w = 0
+		}
+		r.bars[i].Move(fyne.NewPos(name+pad, barY))
+		r.bars[i].Resize(fyne.NewSize(w, barH))
+		r.numbers[i].Move(fyne.NewPos(name+pad+track+pad, y))
+		r.numbers[i].Resize(fyne.NewSize(number, line))
+	}
+}
+
+func (r *reachRenderer) Refresh() {
+	_, texts := r.p.values()
+	fg := theme.Color(theme.ColorNameForeground)
+	for i := range reachCounts {
+		for _, t := range []*canvas.Text{r.names[i], r.numbers[i]} {
+			t.TextSize, t.Color = r.textSize(), fg
+		}
+		r.numbers[i].Text = texts[i]
+		r.tracks[i].FillColor = theme.Color(theme.ColorNameInputBackground)
+		r.bars[i].FillColor = barColor(i)
+	}
+	r.Layout(r.p.Size())
+	for _, o := range r.objects {
+		o.Refresh()
+	}
+}
+
+// barColor: the counts toward the reader in the primary colour, the
+// confirmations in the success colour.
+func barColor(i int) color.Color {
+	if i == 3 {
+		return theme.Color(theme.ColorNameSuccess)
+	}
+	return theme.Color(theme.ColorNamePrimary)
+}
+
+func (r *reachRenderer) Objects() []fyne.CanvasObject { return r.objects }
+func (r *reachRenderer) Destroy()                     {}
+
+// pendingLabel is the text of a must-read post's button to its pending
+// list.
+func pendingLabel(r app.Reach) string {
+	return fmt.Sprintf("Not confirmed (%d)…", len(r.Pending))
+}
+
+// showPending shows who has the must-read post title and has not
+// confirmed it, with "Export CSV…".
+func (u *UI) showPending(title string, r app.Reach) {
+	intro := widget.NewLabel(fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title))
+	intro.Wrapping = fyne.TextWrapWord
+	if len(r.Pending) == 0 {
+		intro.SetText(fmt.Sprintf("Everyone who has “%s” has confirmed it.", title))
+	}
+	pending := r.Pending
+	list := widget.NewList(
+		func() int { return len(pending) },
+		func() fyne.CanvasObject {
+			name, key := widget.NewLabel("Name"), widget.NewLabel("ed25519:key")
+			name.TextStyle.Bold = true
+			key.Truncation = fyne.TextTruncateEllipsis
+			key.SizeName = theme.SizeNameCaptionText
+			return container.NewBorder(nil, nil, name, nil, key)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			c := o.(*fyne.Container)
+			key, name := c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
+			name.SetText(readerName(pending[i]))
+			key.SetText(pending[i].Key)
+		},
+	)
+	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(title, pending) })
+	if len(pending) == 0 {
+		export.Disable()
+	}
+	body := container.NewBorder(intro, container.NewHBox(export), nil, nil, list)
+	d := dialog.NewCustom("Not confirmed", "Close", body, u.win)
+	d.Resize(fyne.NewSize(560, 420))
+	d.Show()
+}
+
+// readerName is a pending reader's name as listed: a headless servant has
+// none.
+func readerName(r app.Reader) string {
+	if r.Name == "" {
+		return "(no name)"
+	}
+	return r.Name
+}
+
+// pendingCSV is the pending list as CSV: a header line "name,key", then a
+// line per reader.
+func pendingCSV(pending []app.Reader) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write([]string{"name", "key"}) // a bytes.Buffer does not fail
+	for _, p := range pending {
+		_ = w.Write([]string{p.Name, p.Key})
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+// exportPending asks where to save the pending list and writes it there,
+// off the UI thread.
+func (u *UI) exportPending(title string, pending []app.Reader) {
+	data := pendingCSV(pending)
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil {
+			u.reportError("The list could not be saved", err)
+			return
+		}
+		if w == nil {
+			return // cancelled
+		}
+		u.w.Go(func() func() {
+			_, werr := w.Write(data)
+			cerr := w.Close()
+			return func() {
+				if werr == nil {
+					werr = cerr
+				}
+				if werr != nil {
+					u.reportError("The list could not be saved", werr)
+				}
+			}
+		})
+	}, u.win)
+	d.SetFileName("not-confirmed.csv")
+	d.Show()
+}

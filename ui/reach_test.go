@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/app"
+)
+
+// postPicture returns the reach picture in the My posts row titled title.
+func postPicture(t *testing.T, h *harness, title string) *reachPicture {
+	t.Helper()
+	var found *reachPicture
+	walk(h.u.posts.list, func(o fyne.CanvasObject) bool {
+		if c, ok := o.(*fyne.Container); ok && hasExactLabel(c, title) {
+			if p := find[*reachPicture](c, nil); p != nil {
+				found = p // the innermost container with both is the row's
+			}
+		}
+		return true
+	})
+	if found == nil {
+		t.Fatalf("no reach picture in the row %q; labels %q", title, labels(h.u.posts.list))
+	}
+	return found
+}
+
+func hasExactLabel(o fyne.CanvasObject, text string) bool {
+	for _, l := range labels(o) {
+		if l == text {
+			return true
+		}
+	}
+	return false
+}
+
+// drawn describes a picture as drawn: per count its name, number and bar
+// length as a percentage of the longest.
+func drawn(p *reachPicture) string {
+	r := test.WidgetRenderer(p).(*reachRenderer)
+	s := ""
+	for i := range reachCounts {
+		pct := 0.0
+		if w := r.tracks[i].Size().Width; w > 0 {
+			pct = math.Round(float64(r.bars[i].Size().Width / w * 100))
+		}
+		s += fmt.Sprintf("%s %s %.0f%%; ", r.names[i].Text, r.numbers[i].Text, pct)
+	}
+	return s
+}
+
+// My posts draws each post's reach as a bar per count, scaled to the
+// subscribers, and redraws it when the network reports anew; a plain post
+// has no confirmations to show.
+func TestMyPostsReachPicture(t *testing.T) {
+	b := newFake()
+	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	menu, err := b.Publish(app.Draft{Category: "hr", Title: "Canteen menu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 40, Delivered: 40, Read: 30, Acknowledged: 10,
+		Pending: []app.Reader{{Name: "Ada", Key: "ed25519:a"}}})
+	h := newHarness(t, b)
+	h.win.Resize(fyne.NewSize(1200, 760))
+	showMyPosts(h)
+
+	if got, want := drawn(postPicture(t, h, "New travel policy")), "Subscribers 40 100%; Delivered 40 100%; Read 30 75%; Confirmed 10 25%; "; got != want {
+		t.Errorf("the must-read post's picture: %s\nwant %s", got, want)
+	}
+	if got, want := drawn(postPicture(t, h, "Canteen menu")), "Subscribers 0 0%; Delivered 0 0%; Read 0 0%; Confirmed – 0%; "; got != want {
+		t.Errorf("a post without reports: %s\nwant %s", got, want)
+	}
+
+	// Reports arrive: the pictures follow.
+	b.PresetReach(menu.ID, app.Reach{Subscribers: 200, Delivered: 150, Read: 50})
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 40, Delivered: 39, Read: 39, Acknowledged: 39})
+	h.sync()
+	if got, want := drawn(postPicture(t, h, "Canteen menu")), "Subscribers 200 100%; Delivered 150 75%; Read 50 25%; Confirmed – 0%; "; got != want {
+		t.Errorf("after a report: %s\nwant %s", got, want)
+	}
+	if got, want := drawn(postPicture(t, h, "New travel policy")), "Subscribers 40 100%; Delivered 39 98%; Read 39 98%; Confirmed 39 98%; "; got != want {
+		t.Errorf("after a report: %s\nwant %s", got, want)
+	}
+}
+
+// A must-read post lists who has not confirmed it, and exports the list
+// as CSV; a plain post has no such list.
+func TestMyPostsPendingList(t *testing.T) {
+	b := newFake()
+	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Publish(app.Draft{Category: "hr", Title: "Canteen menu"}); err != nil {
+		t.Fatal(err)
+	}
+	pending := []app.Reader{{Name: "Ada Lovelace", Key: "ed25519:AAAA"}, {Name: "", Key: "ed25519:BBBB"}, {Name: `Bo "Boss", Jr.`, Key: "ed25519:CCCC"}}
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 5, Delivered: 4, Read: 2, Acknowledged: 1, Pending: pending})
+	h := newHarness(t, b)
+	h.win.Resize(fyne.NewSize(1200, 760))
+	showMyPosts(h)
+
+	buttons := 0
+	walk(h.u.posts.list, func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Not confirmed (3)…" {
+			buttons++
+		}
+		return true
+	})
+	if buttons != 1 {
+		t.Fatalf("%d “Not confirmed (3)…” buttons, want one (the must-read post's)", buttons)
+	}
+	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == "Not confirmed (3)…" }))
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, "3 readers have “New travel policy” and have not confirmed it.") {
+		t.Fatalf("no pending list: %v", top)
+	}
+	for _, want := range []string{"Ada Lovelace", "ed25519:AAAA", "(no name)", "ed25519:BBBB", `Bo "Boss", Jr.`, "ed25519:CCCC"} {
+		if !hasExactLabel(top, want) {
+			t.Errorf("the pending list lacks %q: %q", want, labels(top))
+		}
+	}
+	if find[*widget.Button](top, func(b *widget.Button) bool { return b.Text == "Export CSV…" && !b.Disabled() }) == nil {
+		t.Error("no Export CSV… button")
+	}
+	want := "name,key\nAda Lovelace,ed25519:AAAA\n,ed25519:BBBB\n\"Bo \"\"Boss\"\", Jr.\",ed25519:CCCC\n"
+	if got := string(pendingCSV(pending)); got != want {
+		t.Errorf("CSV:\n%s\nwant\n%s", got, want)
+	}
+}
