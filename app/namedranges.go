@@ -46,28 +46,14 @@ func namedAudienceViews(rs []trust.NamedRange) []NamedAudience {
 // a whole, as trust.Merge does it). A list the definition refuses (a name
 // twice, an empty name, no ranges) is an error naming the rule.
 func (a *App) SetNamedAudiences(was, now []NamedAudience) (uint64, error) {
-	want := make([]trust.NamedRange, 0, len(now))
-	for _, v := range now {
-		want = append(want, trust.NamedRange{Name: v.Name, Ranges: news.CanonicalAudience(v.Ranges)})
-	}
 	for attempt := 1; ; attempt++ {
 		cur := a.Network()
-		if !cur.IsAdmin(a.identity.Public) {
-			return 0, ErrNotAdmin
-		}
-		held := namedAudienceViews(cur.Audiences)
-		if sameNamedAudiences(held, now) {
-			return cur.Version, nil
-		}
-		if !sameNamedAudiences(held, was) {
-			return 0, ErrNamedAudiencesChanged
-		}
-		n := cur.Network.Clone()
-		n.Version = cur.Version + 1
-		n.Audiences = slices.Clone(want)
-		next, err := a.identity.SignNetwork(n)
+		next, err := NamedAudiencesEdit(cur, a.identity, was, now)
 		if err != nil {
 			return 0, err
+		}
+		if next == nil {
+			return cur.Version, nil
 		}
 		err = a.PublishNetwork(next)
 		switch {
@@ -78,6 +64,30 @@ func (a *App) SetNamedAudiences(was, now []NamedAudience) (uint64, error) {
 			return 0, fmt.Errorf("publishing the named ranges: %w", err)
 		}
 	}
+}
+
+// NamedAudiencesEdit returns the next version of cur with the named ranges
+// now, signed by signer, for SetNamedAudiences and the demo backend: nil
+// when cur has them already; ErrNotAdmin, ErrNamedAudiencesChanged (cur's
+// are not was) or the rule the list breaks.
+func NamedAudiencesEdit(cur *trust.SignedNetwork, signer *trust.Identity, was, now []NamedAudience) (*trust.SignedNetwork, error) {
+	if !cur.IsAdmin(signer.Public) {
+		return nil, ErrNotAdmin
+	}
+	held := namedAudienceViews(cur.Audiences)
+	if sameNamedAudiences(held, now) {
+		return nil, nil
+	}
+	if !sameNamedAudiences(held, was) {
+		return nil, ErrNamedAudiencesChanged
+	}
+	n := cur.Network.Clone()
+	n.Version = cur.Version + 1
+	n.Audiences = make([]trust.NamedRange, 0, len(now))
+	for _, v := range now {
+		n.Audiences = append(n.Audiences, trust.NamedRange{Name: v.Name, Ranges: news.CanonicalAudience(v.Ranges)})
+	}
+	return signer.SignNetwork(n)
 }
 
 // sameNamedAudiences compares two lists as sets of names with their
