@@ -136,13 +136,16 @@ func namedRangeDocs(rs []NamedRange) []namedRangeDoc {
 	return out
 }
 
+// namedRangeIn is a named range as parsed: a member left out is nil.
+type namedRangeIn struct {
+	Name   *string   `json:"name"`
+	Ranges *[]string `json:"ranges"`
+}
+
 // parseNamedRanges decodes the member; the caller validates the result.
 // A range written other than canonically ("10.1.4.7/22") parses here and
 // is refused by validation or by the canonical-form comparison.
-func parseNamedRanges(docs *[]struct {
-	Name   *string   `json:"name"`
-	Ranges *[]string `json:"ranges"`
-}) ([]NamedRange, error) {
+func parseNamedRanges(docs *[]namedRangeIn) ([]NamedRange, error) {
 	if docs == nil {
 		return nil, nil // a definition from before named ranges
 	}

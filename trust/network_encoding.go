@@ -219,14 +219,11 @@ func parseNetwork(data []byte) (*Network, error) {
 			Key        *string   `json:"key"`
 			Categories *[]string `json:"categories"`
 		} `json:"publishers"`
-		Revoked        *[]string `json:"revoked"`
-		Fanout         *int      `json:"fanout"`
-		Secret         *string   `json:"secret"`
-		OpenPublishing *bool     `json:"openPublishing"`
-		Audiences      *[]struct {
-			Name   *string   `json:"name"`
-			Ranges *[]string `json:"ranges"`
-		} `json:"audiences"`
+		Revoked        *[]string       `json:"revoked"`
+		Fanout         *int            `json:"fanout"`
+		Secret         *string         `json:"secret"`
+		OpenPublishing *bool           `json:"openPublishing"`
+		Audiences      *[]namedRangeIn `json:"audiences"`
 	}
 	if err := strictDecode(data, &doc); err != nil {
 		return nil, err
