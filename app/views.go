@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -87,6 +88,14 @@ func convert[T, U any](s []T, f func(T) U) []U {
 
 func stringsOf[S ~[]E, E ~string](s S) []string {
 	return convert(s, func(e E) string { return string(e) })
+}
+
+// NamedAudience is a set of network ranges the admin named in the network
+// definition ("Berlin office" = 10.1.4.0/22): Compose offers the names,
+// the reader shows them (namedranges.go).
+type NamedAudience struct {
+	Name   string
+	Ranges []netip.Prefix // canonical (news.CanonicalAudience)
 }
 
 // Role is the servant's place in the tree, in the words the control API

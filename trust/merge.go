@@ -25,8 +25,8 @@ import (
 //     key: an entry only one side changed (added, removed, edited) takes
 //     that side; an entry both changed alike is fine; an entry both changed
 //     differently is a conflict;
-//   - name, fanout, secret, open publishing and the seed list as a whole:
-//     the seed list is a priority order whose first reachable seed becomes
+//   - name, fanout, secret, open publishing, the named ranges and the seed
+//     list as a whole: the seed list is a priority order whose first reachable seed becomes
 //     the root, so an interleaving of two orders would be an order neither
 //     admin chose;
 //   - the ID never changes (Accept refuses it), so theirs is kept.
@@ -63,9 +63,10 @@ const (
 	FieldFanout         Field = "fanout"
 	FieldSecret         Field = "secret"
 	FieldOpenPublishing Field = "open publishing"
+	FieldAudiences      Field = "named ranges"
 )
 
-var fieldOrder = []Field{FieldName, FieldAdmins, FieldSeeds, FieldCatalog, FieldPublishers, FieldRevoked, FieldFanout, FieldSecret, FieldOpenPublishing}
+var fieldOrder = []Field{FieldName, FieldAdmins, FieldSeeds, FieldCatalog, FieldPublishers, FieldRevoked, FieldFanout, FieldSecret, FieldOpenPublishing, FieldAudiences}
 
 // ConflictKind says why part of an edit was not applied.
 type ConflictKind int
@@ -180,6 +181,8 @@ func Merge(base, mine, theirs *Network) (*Network, []Conflict) {
 		func() { out.Secret = slices.Clone(mine.Secret) })
 	whole(FieldOpenPublishing, mine.OpenPublishing == base.OpenPublishing, theirs.OpenPublishing == base.OpenPublishing, mine.OpenPublishing == theirs.OpenPublishing,
 		func() { out.OpenPublishing = mine.OpenPublishing })
+	whole(FieldAudiences, sameNamedRanges(mine.Audiences, base.Audiences), sameNamedRanges(theirs.Audiences, base.Audiences),
+		sameNamedRanges(mine.Audiences, theirs.Audiences), func() { out.Audiences = cloneNamedRanges(mine.Audiences) })
 
 	var cc []Conflict
 	out.Catalog, cc = MergeCatalog(base.Catalog, mine.Catalog, theirs.Catalog)

@@ -88,6 +88,9 @@ type Network struct {
 	// make a key: membership is then what protects the network. Publisher
 	// category limits mean nothing in this mode. For small teams and tests.
 	OpenPublishing bool
+	// Audiences are the network ranges the admin named (audiences.go),
+	// sorted by name; nil when none.
+	Audiences []NamedRange
 }
 
 // Publisher is a key trusted to publish.
@@ -152,6 +155,7 @@ func (n *Network) Clone() *Network {
 	c.Seeds = slices.Clone(n.Seeds)
 	c.Revoked = cloneKeys(n.Revoked)
 	c.Secret = slices.Clone(n.Secret)
+	c.Audiences = cloneNamedRanges(n.Audiences)
 	if n.Publishers != nil {
 		c.Publishers = make([]Publisher, len(n.Publishers))
 		for i, p := range n.Publishers {
@@ -190,6 +194,7 @@ func (n *Network) normalize() {
 	for i := range n.Publishers {
 		n.Publishers[i].Categories = nilIfEmpty(n.Publishers[i].Categories)
 	}
+	n.Audiences = normalizeNamedRanges(n.Audiences)
 	slices.SortFunc(n.Admins, compareKeys)
 	slices.SortFunc(n.Revoked, compareKeys)
 	slices.SortFunc(n.Publishers, func(a, b Publisher) int { return compareKeys(a.Key, b.Key) })
@@ -289,7 +294,7 @@ func (n *Network) validate() error {
 	if len(n.Secret) != SecretSize {
 		return fmt.Errorf("secret: %d bytes, want %d", len(n.Secret), SecretSize)
 	}
-	return nil
+	return checkNamedRanges(n.Audiences)
 }
 
 func (p Publisher) validate() error {

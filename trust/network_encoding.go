@@ -25,8 +25,13 @@ import (
 //
 //	{"network":{"id":…,"name":…,"version":…,"admins":[…],"seeds":[…],
 //	 "catalog":{…},"publishers":[{"name":…,"key":…,"categories":[…]}],
-//	 "revoked":[…],"fanout":…,"secret":…,"openPublishing":…},
+//	 "revoked":[…],"fanout":…,"secret":…,"openPublishing":…,
+//	 "audiences":[{"name":…,"ranges":[…]}]},
 //	 "signer":"ed25519:…","signature":"…"}
+//
+// "audiences" is the one member that is left out when empty (and refused
+// when present but empty): definitions signed before it existed encode,
+// and so verify, exactly as they did (audiences.go).
 //
 // The signature is over networkDomain followed by the bytes of the
 // "network" member.
@@ -42,6 +47,7 @@ type networkDoc struct {
 	Fanout         int             `json:"fanout"`
 	Secret         string          `json:"secret"`
 	OpenPublishing bool            `json:"openPublishing"`
+	Audiences      []namedRangeDoc `json:"audiences,omitempty"`
 }
 
 type publisherDoc struct {
@@ -99,6 +105,7 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 		Fanout:         n.Fanout,
 		Secret:         b64.EncodeToString(n.Secret),
 		OpenPublishing: n.OpenPublishing,
+		Audiences:      namedRangeDocs(n.Audiences),
 	})
 }
 
@@ -212,10 +219,11 @@ func parseNetwork(data []byte) (*Network, error) {
 			Key        *string   `json:"key"`
 			Categories *[]string `json:"categories"`
 		} `json:"publishers"`
-		Revoked        *[]string `json:"revoked"`
-		Fanout         *int      `json:"fanout"`
-		Secret         *string   `json:"secret"`
-		OpenPublishing *bool     `json:"openPublishing"`
+		Revoked        *[]string       `json:"revoked"`
+		Fanout         *int            `json:"fanout"`
+		Secret         *string         `json:"secret"`
+		OpenPublishing *bool           `json:"openPublishing"`
+		Audiences      *[]namedRangeIn `json:"audiences"`
 	}
 	if err := strictDecode(data, &doc); err != nil {
 		return nil, err
@@ -274,6 +282,9 @@ func parseNetwork(data []byte) (*Network, error) {
 	}
 	if n.Secret, err = b64.DecodeString(*doc.Secret); err != nil {
 		return nil, fmt.Errorf("secret: not unpadded base64url")
+	}
+	if n.Audiences, err = parseNamedRanges(doc.Audiences); err != nil {
+		return nil, err
 	}
 	n.Seeds = nilIfEmpty(n.Seeds)
 	n.Revoked = nilIfEmpty(n.Revoked)

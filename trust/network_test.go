@@ -384,6 +384,9 @@ func FuzzParseSignedNetwork(f *testing.F) {
 	small, _ := NewNetwork("x", fixedIdentity(8), nil, true)
 	b, _ := small.Marshal()
 	f.Add(b)
+	if named, err := withNamedRanges(f).Marshal(); err == nil {
+		f.Add(named)
+	}
 	f.Add([]byte(`{"network":{},"signer":"","signature":""}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -29,10 +29,11 @@ type composer struct {
 	catIDs     []string // parallel to category.Options
 	title      *widget.Entry
 	urgent     *widget.Check
-	mustRead   *widget.Check // readers confirm (mustread.go)
-	audience   *widget.Entry // optional network ranges (audience.go)
-	expires    *widget.Entry // optional expiry, whenLayout in local time
-	at         *widget.Entry // optional publication time, whenLayout in local time (scheduled.go)
+	mustRead   *widget.Check   // readers confirm (mustread.go)
+	audience   *widget.Entry   // optional network ranges (audience.go)
+	picker     *audiencePicker // the named ranges beside it (audience_picker.go)
+	expires    *widget.Entry   // optional expiry, whenLayout in local time
+	at         *widget.Entry   // optional publication time, whenLayout in local time (scheduled.go)
 	body       *widget.Entry
 	preview    *widget.RichText
 	previewDeb debouncer
@@ -71,7 +72,8 @@ func newComposer(u *UI) *composer {
 	c.at = widget.NewEntry()
 	c.at.SetPlaceHolder("Now (or " + whenHint + ", local time)")
 	c.at.OnChanged = func(string) { c.showProblem(draftProblem{}) }
-	c.audience = newAudienceEntry(func() { c.showProblem(draftProblem{}) })
+	c.audience = newAudienceEntry(func() { c.showProblem(draftProblem{}); c.picker.fieldChanged() })
+	c.picker = newAudiencePicker(c.audience)
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
 	c.body.SetPlaceHolder("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)")
@@ -94,7 +96,7 @@ func newComposer(u *UI) *composer {
 		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
 		widget.NewFormItem("Publish at", container.NewVBox(c.at, c.notes[news.FieldAt])),
 		widget.NewFormItem("Expires", container.NewVBox(c.expires, c.notes[news.FieldExpires])),
-		widget.NewFormItem("Audience", container.NewVBox(c.audience, c.notes[news.FieldAudience])),
+		widget.NewFormItem("Audience", container.NewVBox(c.audience, c.picker.content, c.notes[news.FieldAudience])),
 	)
 	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
 	prev := container.NewBorder(widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,

@@ -140,6 +140,10 @@ func (v *itemView) setHeader(r *row) {
 	if r.author != "" {
 		meta = "By " + r.author + " · " + meta
 	}
+	if r.audience != "" {
+		ps, _ := parseAudienceField(r.audience)
+		meta += " · " + audienceLabel(ps, v.u.roles.named)
+	}
 	v.meta.SetText(meta)
 	if r.urgent {
 		v.urgent.Show()

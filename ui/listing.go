@@ -31,6 +31,7 @@ type row struct {
 	sentLate     bool
 	mustRead     bool      // readers confirm it (mustread.go)
 	acknowledged time.Time // when the reader here confirmed it; zero if not
+	audience     string    // the item's audience as audienceText writes it (a string keeps row comparable); "": everyone
 }
 
 func rowOf(e app.Entry) *row {
@@ -39,6 +40,7 @@ func rowOf(e app.Entry) *row {
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
 		created: it.PublishedAt(), urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
 		source: it.Source, sentLate: app.SentLate(it), mustRead: it.MustRead, acknowledged: e.Acknowledged,
+		audience: audienceText(it.Audience),
 	}
 	if e.Retracted != nil {
 		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired

@@ -54,7 +54,8 @@ type roles struct {
 	admin      bool     // may edit the network definition
 	mayPublish []string // catalog IDs this installation may publish in
 	network    *trust.SignedNetwork
-	key        string // this installation's public key (trust.PublicKeyString)
+	named      []app.NamedAudience // the named ranges (AudienceBackend)
+	key        string              // this installation's public key (trust.PublicKeyString)
 }
 
 // publisher reports whether the newsroom screens are offered.
@@ -75,6 +76,9 @@ func (u *UI) loadRoles() func() {
 	r := roles{trusted: true, loaded: true, network: tb.Network(), admin: tb.IsAdmin()}
 	if id := tb.Identity(); id != nil {
 		r.key = trust.PublicKeyString(id.Public)
+	}
+	if ab, ok := u.audienceBackend(); ok {
+		r.named = ab.NamedAudiences()
 	}
 	cat := u.b.Catalog()
 	if r.network != nil && r.network.Catalog != nil && (cat == nil || r.network.Catalog.Version() > cat.Version()) {
@@ -126,6 +130,9 @@ func (u *UI) rolesChanged() {
 	if _, ok := u.inviteBackend(); ok && r.trusted && r.admin {
 		admin = append(admin, u.invitesTab) // after Network: the earlier tabs keep their places
 	}
+	if _, ok := u.audienceBackend(); ok && r.trusted && r.admin {
+		admin = append(admin, u.audiencesTab) // last, for the same reason
+	}
 	if !slices.Equal(admin, u.adminTabs.Items) {
 		sel := u.adminTabs.Selected()
 		u.adminTabs.SetItems(admin)
@@ -136,6 +143,8 @@ func (u *UI) rolesChanged() {
 		}
 	}
 	u.compose.setCatalog()
+	u.compose.picker.setNamed(r.named)
+	u.audiencesEd.setNamed(r.named, r.network)
 	u.publishers.setRoles(r)
 	u.seeds.setNetwork(r.network)
 	u.prefs.setKey(r.key)

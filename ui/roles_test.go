@@ -120,7 +120,7 @@ func TestRolesMember(t *testing.T) {
 func TestRolesAdmin(t *testing.T) {
 	b := newFake()
 	h := newHarness(t, b)
-	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Seeds", "Categories", "Publishers", "Network", "Invitations"}) {
+	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Seeds", "Categories", "Publishers", "Network", "Invitations", "Named ranges"}) {
 		t.Errorf("an admin has the admin screens %q", got)
 	}
 	if !slices.Equal(h.u.compose.catIDs, b.Catalog().IDs()) {

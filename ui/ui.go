@@ -68,22 +68,24 @@ type UI struct {
 	// The admin screens; which of them adminTabs holds follows the roles.
 	seedsTab, catalogTab, publishersTab, networkTab *container.TabItem
 	invitesTab                                      *container.TabItem // issue 13 (invite.go)
+	audiencesTab                                    *container.TabItem // named ranges (admin_audiences.go)
 
-	reader     *reader
-	subsView   *subscriptionsView
-	compose    *composer
-	posts      *myPosts
-	seeds      *seedEditor
-	catalogEd  *catalogEditor
-	publishers *publishersEditor
-	invites    *invitesView
-	network    *networkView
-	prefs      *settingsView
-	statusBar  *statusLine
-	tray       *tray
-	notifier   *notifier
-	takeover   *takeover // urgent items' window (takeover.go)
-	wizard     *wizard
+	reader      *reader
+	subsView    *subscriptionsView
+	compose     *composer
+	posts       *myPosts
+	seeds       *seedEditor
+	catalogEd   *catalogEditor
+	publishers  *publishersEditor
+	invites     *invitesView
+	audiencesEd *audiencesEditor
+	network     *networkView
+	prefs       *settingsView
+	statusBar   *statusLine
+	tray        *tray
+	notifier    *notifier
+	takeover    *takeover // urgent items' window (takeover.go)
+	wizard      *wizard
 
 	statusRef, catalogRef, rolesRef *refresher
 }
@@ -172,6 +174,7 @@ func (u *UI) startMain() {
 	u.catalogEd = newCatalogEditor(u)
 	u.publishers = newPublishersEditor(u)
 	u.invites = newInvitesView(u)
+	u.audiencesEd = newAudiencesEditor(u)
 	u.network = newNetworkView(u)
 	u.prefs = newSettingsView(u)
 	u.statusBar = newStatusLine(u)
@@ -187,6 +190,7 @@ func (u *UI) startMain() {
 	u.publishersTab = container.NewTabItemWithIcon("Publishers", theme.AccountIcon(), u.publishers.content)
 	u.networkTab = container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content)
 	u.invitesTab = container.NewTabItemWithIcon("Invitations", theme.MailSendIcon(), u.invites.content)
+	u.audiencesTab = container.NewTabItemWithIcon("Named ranges", theme.HomeIcon(), u.audiencesEd.content)
 	u.adminTabs = container.NewAppTabs(u.seedsTab, u.catalogTab, u.networkTab)
 	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }

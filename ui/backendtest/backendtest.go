@@ -82,6 +82,8 @@ func Run(t *testing.T, open Opener) {
 		{"Catalog", testCatalog},
 		{"PublishRefused", testPublishRefused},
 		{"Publish", testPublish},
+		{"PublishAudience", testPublishAudience}, // audience.go
+		{"NamedAudiences", testNamedAudiences},
 		{"MyPostsPaging", testMyPostsPaging},
 		{"Schedule", testSchedule},
 		{"Reach", testReach},

@@ -24,6 +24,9 @@ var (
 
 	_ ui.InviteBackend = (*app.App)(nil)
 	_ ui.InviteBackend = (*demobackend.Backend)(nil)
+
+	_ ui.AudienceBackend = (*app.App)(nil)
+	_ ui.AudienceBackend = (*demobackend.Backend)(nil)
 )
 
 // TestApp runs the suite over the real application, opened on an empty

@@ -485,7 +485,7 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	it := &news.Item{
 		ID: id, Category: d.Category, Title: d.Title, Body: d.Body, Author: m.Settings().DisplayName,
 		Source: m.source, Created: now, Received: now, Urgent: d.Urgent, Supersedes: d.Supersedes,
-		Expires: d.Expires, At: d.At, MustRead: d.MustRead, Audience: d.Audience,
+		Expires: d.Expires, At: d.At, MustRead: d.MustRead, Audience: news.CanonicalAudience(d.Audience),
 	}
 	if err := app.CheckSchedule(it, now); err != nil {
 		return app.PublishResult{}, err
