@@ -115,7 +115,10 @@ func (e AcknowledgeItem) reachItemID() [16]byte { return e.ID }
 // reachState is the servant's reach bookkeeping.
 type reachState struct {
 	items map[[16]byte]*reachItem
-	seq   uint64                  // tracking order, for eviction
+	seq   uint64 // tracking order
+	// order lists the tracked items, the one tracked longest ago first:
+	// the next to forget (items are forgotten only from here).
+	order [][16]byte
 	dirty map[[16]byte]*reachItem // changed since last reported
 	links map[LinkID]*reachLink   // per tree link
 	tree  []LinkID                // the tree links at the last tick
@@ -186,12 +189,8 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 		r.items, r.dirty = map[[16]byte]*reachItem{}, map[[16]byte]*reachItem{}
 	}
 	if len(r.items) >= s.cfg.ReachItems {
-		var oldest *reachItem
-		for _, ri := range r.items {
-			if oldest == nil || ri.seq < oldest.seq {
-				oldest = ri
-			}
-		}
+		oldest := r.items[r.order[0]]
+		r.order = r.order[1:]
 		delete(r.items, oldest.id)
 		delete(r.dirty, oldest.id)
 		if oldest.source == s.cfg.Source {
@@ -204,6 +203,7 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 	r.seq++
 	ri := &reachItem{id: id, source: source, category: category, seq: r.seq, from: map[LinkID]ItemReach{}}
 	r.items[id] = ri
+	r.order = append(r.order, id) // a full array is copied without the forgotten front
 	s.markReach(ri)
 	return ri
 }
