@@ -23,7 +23,9 @@ import (
 // by the installation key, trust.SignAck). The store is the record of all
 // three (read state, must-read items, acknowledgements): a servant that is
 // not running is told nothing, and every start passes the recent items'
-// marks back in Config.Reach (ownReach), so nothing is lost across restarts.
+// marks back in Config.Reach (ownReach), so nothing is lost across restarts;
+// with each item its audience, whose subscribers the servants count per
+// item (a servant inside counts itself).
 //
 // As the publisher, the servant reports the totals of each own publication
 // (OnReach). They are those of the servants in the tree now: the
@@ -45,7 +47,8 @@ import (
 type Reach struct {
 	// At is when the network last reported it; zero when it has not (yet).
 	At time.Time
-	// Subscribers: servants subscribed to its category now. Delivered:
+	// Subscribers: servants subscribed to its category now; for an item
+	// with an audience, those of them inside it that have it. Delivered:
 	// servants that stored it. Read: readers who opened it (or marked it
 	// read). Acknowledged: readers who confirmed a must-read item, with a
 	// verified signature.
@@ -261,7 +264,7 @@ func (a *App) ownReach() ([]newsnet.OwnReach, error) {
 		if it.Source == a.source || network.IsSystemItem(it) {
 			continue
 		}
-		o := newsnet.OwnReach{ID: it.ID, Source: it.Source.String(), Category: it.Category, Read: e.Read}
+		o := newsnet.OwnReach{ID: it.ID, Source: it.Source.String(), Category: it.Category, Audience: it.Audience, Read: e.Read}
 		if it.MustRead && !a.opts.Archive {
 			if identity == nil {
 				identity = a.readerIdentity()
@@ -283,7 +286,7 @@ func (a *App) ownReach() ([]newsnet.OwnReach, error) {
 	}
 	for _, it := range own {
 		if !network.IsSystemItem(it) {
-			out = append(out, newsnet.OwnReach{ID: it.ID, Source: a.sourceStr, Category: it.Category})
+			out = append(out, newsnet.OwnReach{ID: it.ID, Source: a.sourceStr, Category: it.Category, Audience: it.Audience})
 		}
 	}
 	// Item IDs are UUIDv7: by creation time.

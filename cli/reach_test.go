@@ -145,3 +145,53 @@ func TestControlReachShape(t *testing.T) {
 		t.Errorf("reach of a must-read post nobody has: %d %s, want %s", code, out, want)
 	}
 }
+
+// Issue 15, reach of an audience item, on TCP: of four servants
+// subscribed to "it", two listen inside 127.0.1.0/24. /v1/reach on the
+// publisher (outside) counts as subscribers of an item for that range the
+// two inside, not the category's four; of an item for everyone, all four.
+// An inside reader restarted counts again once back: its app passes the
+// item's audience back to its servant.
+func TestServeReachOfAudienceItem(t *testing.T) {
+	old := serveTune
+	serveTune = func(c *newsnet.Config) {
+		c.ReportPeriod = 200 * time.Millisecond
+		c.BackoffMax = time.Second
+	}
+	t.Cleanup(func() { serveTune = old })
+
+	p := startServe(t, "--listen", "127.0.0.1:0")
+	var rs []*servant
+	hosts := []string{"127.0.1.2", "127.0.1.3", "127.0.2.2", "127.0.2.3"}
+	for _, host := range hosts {
+		rs = append(rs, startServe(t, "--listen", host+":0", "--seeds", p.ID, "--subscribe", "it"))
+	}
+	for _, r := range rs {
+		r.WaitAttached(t)
+	}
+	p.WaitRoute(t, "it")
+	code, out := p.Call(t, "POST", "/v1/publish", `{"category":"it","title":"office only","audience":["127.0.1.0/24"]}`)
+	var office publishResult
+	if code != http.StatusOK || json.Unmarshal(out, &office) != nil {
+		t.Fatalf("publish with audience: %d %s", code, out)
+	}
+	everyone := p.Publish(t, "it", "everyone", "")
+	waitReach := func(what, id, want string) {
+		t.Helper()
+		waitForUpTo(t, 60*time.Second, what, func() error {
+			code, _, out := reachOf(t, p, id)
+			if got := string(out); code != http.StatusOK || got != want+"\n" && got != want {
+				return fmt.Errorf("%d %s\nwant %s", code, out, want)
+			}
+			return nil
+		})
+	}
+	const plain = `{"subscribers":%d,"delivered":%d,"read":0,"acknowledged":0}`
+	waitReach("the office item", office.ID, fmt.Sprintf(plain, 2, 2))
+	waitReach("the item for everyone", everyone.ID, fmt.Sprintf(plain, 4, 4))
+
+	rs[0].Stop()
+	waitReach("an office reader away", office.ID, fmt.Sprintf(plain, 1, 1))
+	rs[0] = startServeIn(t, rs[0].Data, "--listen", hosts[0]+":0", "--seeds", p.ID, "--subscribe", "it")
+	waitReach("the office reader back", office.ID, fmt.Sprintf(plain, 2, 2))
+}

@@ -148,13 +148,16 @@ type audienceState struct {
 // forMe reports whether m is for this servant: it has no audience, or our
 // advertised address lies in one of its ranges (exactly, not by ID value).
 func (s *Servant) forMe(m *Multicast) bool {
-	if len(m.Audience) == 0 {
-		return true
-	}
+	return len(m.Audience) == 0 || s.insideAudience(m.Audience)
+}
+
+// insideAudience reports whether our advertised address lies in one of
+// the ranges ps: never for a host name or an empty audience.
+func (s *Servant) insideAudience(ps []netip.Prefix) bool {
 	if !s.aud.addr.IsValid() {
 		return false
 	}
-	for _, p := range m.Audience {
+	for _, p := range ps {
 		if p.Contains(s.aud.addr) {
 			return true
 		}

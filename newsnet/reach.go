@@ -3,6 +3,7 @@ package newsnet
 import (
 	"bytes"
 	"maps"
+	"net/netip"
 	"slices"
 	"time"
 )
@@ -39,7 +40,13 @@ import (
 //     queued, and at most ReportBytes of item totals a frame.
 //
 // Subscriber counts are a census (reach_census.go) carried in the same
-// frames. Must-read identities (opaque blobs the application signs) ride
+// frames, except for an item with an audience: a census per category
+// cannot tell who is inside its ranges, so such an item's subscribers are
+// counted per item, like its deliveries. A servant contributes 1 while it
+// subscribes to the item's category and, having learned the item, is
+// inside its audience by the exact check that decides delivery (forMe);
+// the publisher, which does not count itself in the census, does not
+// here either. Must-read identities (opaque blobs the application signs) ride
 // along with the counts, bounded by ReachIdentities per list.
 
 // ReadItem tells the core that the local reader opened item ID (or marked
@@ -70,13 +77,17 @@ type AcknowledgeItem struct {
 }
 
 // OwnReach is this servant's part in one item's reach, as the host keeps
-// it (Config.Reach). For one of our own publications only ID, Source (ours)
-// and Category matter: the core tracks its totals again.
+// it (Config.Reach). For one of our own publications only ID, Source (ours),
+// Category and Audience matter: the core tracks its totals again.
 type OwnReach struct {
 	ID               [16]byte
 	Source, Category string
-	Read             bool
-	Identity, Proof  []byte
+	// Audience is the item's (Multicast.Audience): an item with one has its
+	// subscribers counted per item, and this servant counts among them
+	// when inside it.
+	Audience        []netip.Prefix
+	Read            bool
+	Identity, Proof []byte
 }
 
 // ReachTotals is the reach of one of our publications.
@@ -139,10 +150,13 @@ type reachItem struct {
 	delivered, read  bool
 	identity, proof  []byte
 	from             map[LinkID]ItemReach // the latest report of each link
-	dirtyAt          time.Time            // when it first changed since reported
-	sentTo           LinkID               // where its totals last went
-	sent             *ItemReach           // what went there
-	reported         *ReachTotals         // own publications: what the host was told
+	// audience: the item has one, so its subscribers are counted per item;
+	// inside: our address lies in it.
+	audience, inside bool
+	dirtyAt          time.Time    // when it first changed since reported
+	sentTo           LinkID       // where its totals last went
+	sent             *ItemReach   // what went there
+	reported         *ReachTotals // own publications: what the host was told
 }
 
 // reachLink is one tree link's reach state.
@@ -161,7 +175,11 @@ func (s *Servant) restoreReach() {
 	from := max(0, len(s.cfg.Reach)-s.cfg.ReachItems)
 	for _, o := range s.cfg.Reach[from:] {
 		ri := s.trackReach(o.ID, o.Source, o.Category)
-		if ri == nil || o.Source == s.cfg.Source {
+		if ri == nil {
+			continue
+		}
+		s.noteAudience(ri, o.Audience)
+		if o.Source == s.cfg.Source {
 			continue
 		}
 		ri.delivered = true
@@ -261,7 +279,12 @@ func (s *Servant) noteReachActions() {
 			if a.Msg.Source == s.cfg.Source {
 				continue
 			}
-			if ri := s.trackReach(a.Msg.ID, a.Msg.Source, a.Msg.Category); ri != nil && !ri.delivered {
+			ri := s.trackReach(a.Msg.ID, a.Msg.Source, a.Msg.Category)
+			if ri == nil {
+				continue
+			}
+			s.noteAudience(ri, a.Msg.Audience)
+			if !ri.delivered {
 				ri.delivered = true
 				s.markReach(ri)
 			}
@@ -271,6 +294,35 @@ func (s *Servant) noteReachActions() {
 			}
 		}
 	}
+}
+
+// noteAudience records that ri has the audience ps, if any: its
+// subscribers are then counted per item, ours among them when inside.
+// Learned from the item itself, never from reports.
+func (s *Servant) noteAudience(ri *reachItem, ps []netip.Prefix) {
+	if len(ps) == 0 || ri.audience {
+		return
+	}
+	ri.audience, ri.inside = true, s.insideAudience(ps)
+	s.markReach(ri)
+}
+
+// trackOwnAudience tracks our publication m when it has an audience, so
+// that its totals count subscribers per item from the first report on.
+func (s *Servant) trackOwnAudience(m *Multicast) {
+	if len(m.Audience) == 0 {
+		return
+	}
+	if ri := s.trackReach(m.ID, s.cfg.Source, m.Category); ri != nil {
+		s.noteAudience(ri, m.Audience)
+	}
+}
+
+// subscribed reports whether we count among ri's subscribers: it has an
+// audience we are inside, we subscribe to its category now, and it is not
+// ours.
+func (s *Servant) subscribed(ri *reachItem) bool {
+	return ri.audience && ri.inside && ri.source != s.cfg.Source && s.self.Matches(ri.category)
 }
 
 // receiveReach takes a report from tree link l.
@@ -318,6 +370,11 @@ func (s *Servant) tickReach() {
 		s.reach.self = s.self
 		s.reach.own = ownCensus(s.self)
 		s.censusChanged(0)
+		for _, ri := range s.reach.items {
+			if ri.audience && ri.inside {
+				s.markReach(ri) // our part of its subscribers may have changed
+			}
+		}
 	}
 	if advertise := s.reach.ownItems > 0; advertise != s.reach.advertised {
 		s.reach.advertised = advertise
@@ -479,6 +536,9 @@ func (s *Servant) subtreeReported(ri *reachItem, toward *link) bool {
 // and every other tree link's latest report (nil toward: every link).
 func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
 	t := ItemReach{ID: ri.id}
+	if s.subscribed(ri) {
+		t.Subscribers++
+	}
 	if ri.delivered {
 		t.Delivered++
 	}
@@ -498,6 +558,7 @@ func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
 		if l == toward || !ok {
 			continue
 		}
+		t.Subscribers += r.Subscribers
 		t.Delivered += r.Delivered
 		t.Read += r.Read
 		t.Acknowledged += r.Acknowledged
@@ -554,8 +615,12 @@ func (s *Servant) flushReachUpdates() {
 // ownTotals adds up the reach of one of our publications.
 func (s *Servant) ownTotals(ri *reachItem) ReachTotals {
 	t := s.reachTotal(ri, nil) // our own part is empty: we never deliver to ourselves
+	subscribers := t.Subscribers
+	if !ri.audience {
+		subscribers = s.subscribers(ri.category)
+	}
 	return ReachTotals{
-		Subscribers: s.subscribers(ri.category),
+		Subscribers: subscribers,
 		Delivered:   t.Delivered, Read: t.Read, Acknowledged: t.Acknowledged,
 		Pending: t.Pending, Acks: t.Acks,
 	}
@@ -601,7 +666,7 @@ func compareStrings(a, b string) int {
 }
 
 func sameReach(a, b *ItemReach) bool {
-	return a.ID == b.ID && a.Delivered == b.Delivered && a.Read == b.Read && a.Acknowledged == b.Acknowledged &&
+	return a.ID == b.ID && a.Subscribers == b.Subscribers && a.Delivered == b.Delivered && a.Read == b.Read && a.Acknowledged == b.Acknowledged &&
 		slices.EqualFunc(a.Pending, b.Pending, bytes.Equal) && slices.EqualFunc(a.Acks, b.Acks, bytes.Equal)
 }
 

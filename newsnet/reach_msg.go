@@ -47,10 +47,15 @@ type SourceReach struct {
 // (the application signs and verifies them), sorted and duplicate-free, and
 // bounded by Config.ReachIdentities: beyond it the counts stay exact and the
 // lists name the first ones in byte order only.
+//
+// Subscribers counts, for an item with an audience, the servants on the
+// sender's side that learned it, are inside its audience and subscribe to
+// its category now; zero for an item without one, whose subscribers the
+// census counts (reach_census.go).
 type ItemReach struct {
-	ID                            [16]byte
-	Delivered, Read, Acknowledged uint64
-	Pending, Acks                 [][]byte
+	ID                                         [16]byte
+	Subscribers, Delivered, Read, Acknowledged uint64
+	Pending, Acks                              [][]byte
 }
 
 // Limits of a well-formed ReachReport, checked by the decoder before
@@ -129,6 +134,7 @@ func (m *ReachReport) marshal(e *encoder) {
 				e.fail(fmt.Errorf("reach items: %w", errUnsortedReach))
 			}
 			e.raw16(it.ID)
+			e.uvarint(it.Subscribers)
 			e.uvarint(it.Delivered)
 			e.uvarint(it.Read)
 			e.uvarint(it.Acknowledged)
@@ -201,6 +207,7 @@ func (m *ReachReport) unmarshal(d *decoder) {
 			if d.err == nil && j > 0 && bytes.Compare(it.ID[:], sr.Items[j-1].ID[:]) <= 0 {
 				d.fail(fmt.Errorf("reach items: %w", errUnsortedReach))
 			}
+			it.Subscribers = d.uvarint("subscribers")
 			it.Delivered = d.uvarint("delivered")
 			it.Read = d.uvarint("read")
 			it.Acknowledged = d.uvarint("acknowledged")
@@ -282,7 +289,7 @@ func reachReportSize(m *ReachReport) int {
 }
 
 func itemReachSize(it *ItemReach) int {
-	n := 16 + 3*2 + 2
+	n := 16 + 4*2 + 2
 	for _, b := range it.Pending {
 		n += len(b) + 2
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // reachSample is the ReachReport of the golden file and the fuzz seeds:
-// every field set, two sources, a must-read item with both lists.
+// every field set, two sources, a must-read item with an audience (so
+// with its subscribers) and both lists.
 func reachSample(id [16]byte) *ReachReport {
 	id2 := id
 	id2[0]++
@@ -18,7 +19,7 @@ func reachSample(id [16]byte) *ReachReport {
 		Publishers: []string{"hq", "lab"},
 		Sources: []SourceReach{
 			{Source: "hq", Category: "hr", Items: []ItemReach{
-				{ID: id, Delivered: 310, Read: 200, Acknowledged: 1,
+				{ID: id, Subscribers: 320, Delivered: 310, Read: 200, Acknowledged: 1,
 					Pending: [][]byte{[]byte("ana"), []byte("bo")}, Acks: [][]byte{[]byte("signed:cy")}},
 				{ID: id2, Delivered: 1 << 20},
 			}},
@@ -118,6 +119,7 @@ func rawReach(e *encoder, m *ReachReport) {
 		e.uvarint(uint64(len(sr.Items)))
 		for _, it := range sr.Items {
 			e.raw16(it.ID)
+			e.uvarint(it.Subscribers)
 			e.uvarint(it.Delivered)
 			e.uvarint(it.Read)
 			e.uvarint(it.Acknowledged)

@@ -2,6 +2,8 @@ package newsnet_test
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -186,5 +188,69 @@ func TestReachIdentitiesBounded(t *testing.T) {
 	}
 	if a := fmt.Sprintf("%s", got.Acks); a != fmt.Sprint([]string{"ack 000", "ack 002", "ack 004", "ack 006"}) {
 		t.Errorf("acks %s", a)
+	}
+}
+
+// TestReachAudienceSubscribersPerItem: an item with an audience reports as
+// subscribers the servants subscribed to its category and inside its
+// audience (the check that decides delivery), counted per item and merged
+// up the tree like deliveries, not the category's census; a publisher
+// inside does not count itself, as the census does not. Report frames
+// carry a subscriber count for audience items only.
+func TestReachAudienceSubscribersPerItem(t *testing.T) {
+	n, ids := reachNet(t, 200, nil)
+	var withSubscribers []string
+	n.Trace = func(_ time.Time, id newsnet.ServantID, a newsnet.Action) {
+		if s, ok := a.(newsnet.Send); ok {
+			if r, ok := s.Msg.(*newsnet.ReachReport); ok {
+				for _, sr := range r.Sources {
+					for _, it := range sr.Items {
+						if it.Subscribers > 0 {
+							withSubscribers = append(withSubscribers, fmt.Sprintf("%x", it.ID[:1]))
+						}
+					}
+				}
+			}
+		}
+	}
+	// Servant i is 10.0.0.(i+1) and subscribes to "hr" when i is a
+	// non-zero multiple of 3.
+	block := []netip.Prefix{netip.MustParsePrefix("10.0.0.64/26")} // servants 63…126: 22 of them in "hr"
+	small := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/29")}  // servants 0…6: 3 and 6
+	everyone, inBlock, fromInside := [16]byte{0xe0}, [16]byte{0xe1}, [16]byte{0xe2}
+	n.PublishMsg(ids[0], &newsnet.Multicast{ID: everyone, Category: "hr", Payload: []byte("all")})
+	n.PublishMsg(ids[0], &newsnet.Multicast{ID: inBlock, Category: "hr", Payload: []byte("block"), Audience: block})
+	n.PublishMsg(ids[3], &newsnet.Multicast{ID: fromInside, Category: "hr", Payload: []byte("small"), Audience: small})
+	n.RunFor(10 * n.Base.ReportPeriod)
+	for _, c := range []struct {
+		from      newsnet.ServantID
+		item      [16]byte
+		want      uint64
+		delivered uint64
+	}{
+		{ids[0], everyone, 66, 66},
+		{ids[0], inBlock, 22, 22},
+		{ids[3], fromInside, 1, 1}, // servant 6; servant 3 publishes
+	} {
+		got, ok := n.Node(c.from).Servant.Reach(c.item)
+		if !ok || got.Subscribers != c.want || got.Delivered != c.delivered {
+			t.Errorf("item %x: subscribers %d, delivered %d (tracked %v), want %d and %d",
+				c.item[:1], got.Subscribers, got.Delivered, ok, c.want, c.delivered)
+		}
+		if err := n.CheckReach(c.from, c.item, "hr"); err != nil {
+			t.Error(err)
+		}
+	}
+	if !slices.Contains(withSubscribers, "e1") {
+		t.Error("no report carried subscribers for the audience item")
+	}
+	if slices.Contains(withSubscribers, "e0") {
+		t.Error("a report carried subscribers for the item without an audience: the census counts those")
+	}
+	// A subscriber inside leaves "hr": the count follows at once.
+	n.Subscribe(ids[66], "company")
+	n.RunFor(10 * n.Base.ReportPeriod)
+	if got, _ := n.Node(ids[0]).Servant.Reach(inBlock); got.Subscribers != 21 || got.Delivered != 22 {
+		t.Errorf("after one left: subscribers %d, delivered %d, want 21 and 22", got.Subscribers, got.Delivered)
 	}
 }

@@ -193,6 +193,7 @@ func (s *Servant) publish(orig *Multicast) {
 	s.cache.add(&m)
 	s.noteEdge(&m)
 	s.seen.add(m.ID)
+	s.trackOwnAudience(&m)
 	if s.detached() {
 		s.outbox = append(s.outbox, &m)
 		s.out = append(s.out, Published{ID: m.ID, Category: m.Category, Count: m.Count, Queued: true})

@@ -80,6 +80,10 @@ func (u *UI) handleEvents(evs []app.Event) {
 	items, all, posts, status, catalog := false, false, false, false, false
 	var reach []uuid.UUID
 	reachAll := false
+	// Items confirmed, retracted or expired elsewhere may leave the
+	// urgent window.
+	var changed []uuid.UUID
+	changedAll := false
 	for _, ev := range evs {
 		if ev.Kind.AboutItems() {
 			items = true
@@ -94,6 +98,11 @@ func (u *UI) handleEvents(evs []app.Event) {
 			urgent = append(urgent, ev.Urgent...)
 		case app.ItemsPublished, app.ItemsRetracted, app.ItemsChanged:
 			posts = true // My posts shows neither arrivals nor read state
+		}
+		switch ev.Kind {
+		case app.ReadStateChanged, app.ItemsRetracted, app.ItemsChanged:
+			changed = append(changed, ev.Items...)
+			changedAll = changedAll || ev.Items == nil
 		case app.StatusChanged:
 			status = true
 		case app.CatalogChanged:
@@ -108,6 +117,12 @@ func (u *UI) handleEvents(evs []app.Event) {
 	}
 	if len(urgent) > 0 {
 		u.takeover.arrived(urgent)
+	}
+	if changedAll {
+		changed = nil
+	}
+	if len(changed) > 0 || changedAll {
+		u.takeover.changed(changed)
 	}
 	if items {
 		if all {

@@ -24,7 +24,12 @@ import (
 // window closes after the last one. An item that is also must-read stays
 // until it is confirmed: closing the window is refused and only "I have
 // read this" moves on. Urgent must-read items that came while the app was
-// not running, and are not confirmed yet, open the window on start.
+// not running, and are not confirmed yet, open the window on start. The
+// window follows what happens elsewhere: an item it shows or holds that is
+// confirmed elsewhere (the item view's banner, the control API), retracted
+// or expired leaves it at the event that says so, and the window moves on
+// or closes. A plain urgent item read elsewhere stays until dismissed:
+// marking a whole category read should not make an alert vanish unseen.
 
 const takeoverTitle = "Urgent — Newsdesk"
 
@@ -262,7 +267,61 @@ func (t *takeover) next() {
 		t.show()
 		return
 	}
+	t.close()
+}
+
+// close closes the window, with nothing left to show.
+func (t *takeover) close() {
 	t.queue = nil
 	t.win.Close()
 	t.win = nil
+}
+
+// changed re-reads the items the window holds among ids (nil: all of
+// them) after an event said they changed, and lets go of those that no
+// longer take over (stillTakesOver).
+func (t *takeover) changed(ids []uuid.UUID) {
+	var load []uuid.UUID
+	for _, e := range t.queue {
+		if ids == nil || slices.Contains(ids, e.Item.ID) {
+			load = append(load, e.Item.ID)
+		}
+	}
+	if len(load) == 0 {
+		return
+	}
+	b := t.u.b
+	t.u.w.Go(func() func() {
+		gone := map[uuid.UUID]bool{}
+		for _, id := range load {
+			e, err := b.Item(id)
+			if errors.Is(err, app.ErrNotFound) || err == nil && !stillTakesOver(e) {
+				gone[id] = true
+			}
+		}
+		return func() { t.drop(gone) }
+	})
+}
+
+// stillTakesOver reports whether an item the window holds stays in it:
+// not retracted or expired (hidden), and, if must-read, not confirmed.
+func stillTakesOver(e app.Entry) bool {
+	return e.Retracted == nil && (!e.Item.MustRead || e.Acknowledged.IsZero())
+}
+
+// drop takes the items gone out of the window: it shows the next one,
+// or the same with the new count, or closes.
+func (t *takeover) drop(gone map[uuid.UUID]bool) {
+	if len(gone) == 0 || t.win == nil {
+		return
+	}
+	before := len(t.queue)
+	t.queue = slices.DeleteFunc(t.queue, func(e app.Entry) bool { return gone[e.Item.ID] })
+	switch {
+	case len(t.queue) == before:
+	case len(t.queue) == 0:
+		t.close()
+	default:
+		t.show()
+	}
 }

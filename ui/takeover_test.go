@@ -124,6 +124,84 @@ func TestUrgentMustReadTakeover(t *testing.T) {
 	}
 }
 
+// The window follows confirmations and retractions made elsewhere: an
+// item it shows that is confirmed in the item view's banner (or through
+// the control API) or retracted leaves it, and the window shows the next
+// one; one it holds further back leaves the count; the window closes when
+// nothing is left. A plain urgent item read elsewhere stays.
+func TestUrgentTakeoverFollowsEvents(t *testing.T) {
+	b := newFake()
+	h := newHarness(t, b)
+	drill := urgentItem(10, "Evacuation drill at 14:00", true)
+	policy := urgentItem(11, "New badge policy", true)
+	down := urgentItem(12, "E-mail down", false)
+	outage := urgentItem(13, "Power outage tonight", true)
+	for _, it := range []*news.Item{drill, policy, down, outage} {
+		b.Ingest(it)
+	}
+	h.sync()
+	w := takeoverWindow(t, h)
+	if !hasLabel(w.Content(), "URGENT · 1 of 4") || !hasLabel(w.Content(), "Evacuation drill at 14:00") {
+		t.Fatalf("urgent window: %q", labels(w.Content()))
+	}
+
+	// The shown item is confirmed elsewhere: the next one shows.
+	if _, err := b.Acknowledge(drill.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	if w.closed || !hasLabel(w.Content(), "URGENT · 1 of 3") || !hasLabel(w.Content(), "New badge policy") {
+		t.Fatalf("after the shown item was confirmed elsewhere: closed %v, %q", w.closed, labels(w.Content()))
+	}
+
+	// One further back is retracted: the count follows, the shown one stays.
+	if err := b.Retract(outage.ID, "Cancelled"); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	if !hasLabel(w.Content(), "URGENT · 1 of 2") || !hasLabel(w.Content(), "New badge policy") {
+		t.Fatalf("after a queued item was retracted: %q", labels(w.Content()))
+	}
+
+	// The plain one read elsewhere stays.
+	if err := b.MarkRead(down.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	if !hasLabel(w.Content(), "URGENT · 1 of 2") {
+		t.Fatalf("after a plain urgent item was read elsewhere: %q", labels(w.Content()))
+	}
+
+	// The shown one is retracted: the plain one shows, alone; then it is
+	// dismissed and the window closes.
+	if err := b.Retract(policy.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	tk := h.u.takeover
+	if w.closed || !hasLabel(w.Content(), "E-mail down") || hasLabel(w.Content(), "1 of") || !tk.dismiss.Visible() {
+		t.Fatalf("after the shown item was retracted: closed %v, %q", w.closed, labels(w.Content()))
+	}
+	h.tap(tk.dismiss)
+	if !w.closed || h.u.takeover.win != nil {
+		t.Fatal("the window stays after the last item")
+	}
+
+	// A window with one must-read item closes when it is confirmed
+	// elsewhere.
+	memo := urgentItem(14, "Read the security memo", true)
+	b.Ingest(memo)
+	h.sync()
+	w = takeoverWindow(t, h)
+	if _, err := b.Acknowledge(memo.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	if !w.closed || h.u.takeover.win != nil {
+		t.Errorf("the window stays after its only item was confirmed elsewhere")
+	}
+}
+
 // Urgent must-read items that came while the app was not running, and are
 // not confirmed, take over at the start; confirmed ones and plain urgent
 // ones wait in the list.

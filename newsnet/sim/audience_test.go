@@ -197,3 +197,89 @@ func TestAudienceLossRecoveredInside(t *testing.T) {
 		}
 	}
 }
+
+// TestAudienceReachCountsSubscribersInside: the subscribers a publisher's
+// reach report gives for an item with an audience are the subscribers
+// inside the audience, counted per item, not the whole category's census:
+// once the network is quiet they equal the true number of online
+// subscribers inside, a publisher inside not counting itself (as the
+// census does not), and they follow servants going offline, coming back
+// (their hosts pass the audience back in Config.Reach) and unsubscribing.
+func TestAudienceReachCountsSubscribersInside(t *testing.T) {
+	n, ids := buildAudienceNetwork(t, 4)
+	office := []netip.Prefix{netip.MustParsePrefix("10.1.4.0/24")}
+	region := []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("192.168.7.0/24")}
+	var outsider, insider newsnet.ServantID // publishers outside and inside the office
+	var others []newsnet.ServantID          // office servants that publish nothing
+	for _, id := range ids {
+		switch {
+		case outsider == "" && netip.MustParsePrefix("10.2.5.0/24").Contains(addrOf(id)):
+			outsider = id
+		case insider == "" && office[0].Contains(addrOf(id)):
+			insider = id
+		case office[0].Contains(addrOf(id)):
+			others = append(others, id)
+		}
+	}
+	type published struct {
+		from     newsnet.ServantID
+		id       [16]byte
+		audience []netip.Prefix
+		want     uint64 // subscribers inside at the start, counted by hand
+	}
+	items := []published{
+		{outsider, [16]byte{0xd0}, office, 6},
+		{insider, [16]byte{0xd1}, office, 5},
+		{outsider, [16]byte{0xd2}, region, 24},
+		{outsider, [16]byte{0xd3}, nil, 29}, // no audience: the census
+	}
+	for _, it := range items {
+		n.PublishMsg(it.from, &newsnet.Multicast{ID: it.id, Category: "news", Payload: []byte("reach"), Audience: it.audience})
+	}
+	allRight := func() bool {
+		for _, it := range items {
+			if n.CheckReach(it.from, it.id, "news") != nil {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(stage string) {
+		t.Helper()
+		n.RunUntil(10*n.Base.ReportPeriod, allRight)
+		for _, it := range items {
+			if err := n.CheckReach(it.from, it.id, "news"); err != nil {
+				t.Errorf("%s: %v", stage, err)
+			}
+			if it.audience == nil {
+				continue // the census, checked against TrueReach above
+			}
+			got, _ := n.Node(it.from).Servant.Reach(it.id)
+			if want := n.AudienceSubscribers(it.from, "news", it.audience); got.Subscribers != want {
+				t.Errorf("%s: item %x from %s: %d subscribers, want %d", stage, it.id[:1], it.from, got.Subscribers, want)
+			}
+		}
+	}
+	check("quiet")
+	for _, it := range items {
+		if got, _ := n.Node(it.from).Servant.Reach(it.id); got.Subscribers != it.want {
+			t.Errorf("item %x from %s: %d subscribers, want %d", it.id[:1], it.from, got.Subscribers, it.want)
+		}
+	}
+
+	n.Crash(others[0])
+	n.RunFor(n.Base.LinkTimeout + 5*time.Second)
+	n.RunUntil(5*time.Minute, n.Settled)
+	check("one office servant offline")
+	n.Restart(others[0])
+	n.RunUntil(5*time.Minute, n.Settled)
+	check("back online")
+	n.Subscribe(others[1], "sport")
+	check("one office servant unsubscribed")
+	if got, _ := n.Node(outsider).Servant.Reach(items[0].id); got.Subscribers != 5 {
+		t.Errorf("after one unsubscribed: %d subscribers in the office, want 5", got.Subscribers)
+	}
+	if v := n.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+}

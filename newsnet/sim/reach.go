@@ -3,6 +3,8 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"net"
+	"net/netip"
 	"slices"
 
 	"newsdesk/newsnet"
@@ -98,7 +100,7 @@ func (nd *Node) keptReach() []newsnet.OwnReach {
 	})
 	out := make([]newsnet.OwnReach, 0, len(stored))
 	for _, e := range stored {
-		o := newsnet.OwnReach{ID: e.msg.ID, Source: e.msg.Source, Category: e.msg.Category}
+		o := newsnet.OwnReach{ID: e.msg.ID, Source: e.msg.Source, Category: e.msg.Category, Audience: e.msg.Audience}
 		if m := nd.reach[e.msg.ID]; m != nil {
 			o.Read, o.Identity, o.Proof = m.read, m.identity, m.proof
 		}
@@ -112,13 +114,23 @@ func (nd *Node) keptReach() []newsnet.OwnReach {
 // the network is quiet: subscribers, copies stored, readers, and
 // acknowledgements with the identities of the pending readers and the
 // proofs of the others.
+//
+// The subscribers of an item with an audience are those subscribed to cat
+// now, inside the audience, that hold the item: a servant counts itself
+// once it learned the item (newsnet/reach.go). In a network without
+// losses that is every subscriber inside (AudienceSubscribers).
 func (n *Network) TrueReach(from newsnet.ServantID, item [16]byte, cat string) newsnet.ReachTotals {
 	var t newsnet.ReachTotals
+	audience := n.audienceOf(from, item)
 	for _, nd := range n.Alive() {
 		if nd.ID == from {
 			continue
 		}
-		if newsnet.NewCategorySet(nd.Subscriptions...).Matches(cat) {
+		subscribed := newsnet.NewCategorySet(nd.Subscriptions...).Matches(cat)
+		switch {
+		case audience == nil && subscribed:
+			t.Subscribers++
+		case audience != nil && subscribed && nd.Delivered[item] > 0 && inAudience(nd.ID, audience):
 			t.Subscribers++
 		}
 		if nd.Delivered[item] == 0 {
@@ -143,6 +155,52 @@ func (n *Network) TrueReach(from newsnet.ServantID, item [16]byte, cat string) n
 	slices.SortFunc(t.Pending, compareBytes)
 	slices.SortFunc(t.Acks, compareBytes)
 	return t
+}
+
+// AudienceSubscribers counts the live servants but from subscribed to cat
+// now whose advertised address lies in audience: the subscribers of an
+// audience item, as its publisher's report should count them once the
+// network is quiet and lost nothing.
+func (n *Network) AudienceSubscribers(from newsnet.ServantID, cat string, audience []netip.Prefix) uint64 {
+	var k uint64
+	for _, nd := range n.Alive() {
+		if nd.ID != from && newsnet.NewCategorySet(nd.Subscriptions...).Matches(cat) && inAudience(nd.ID, audience) {
+			k++
+		}
+	}
+	return k
+}
+
+// audienceOf returns the audience of item as its publisher stored it (nil
+// for none, or when its publisher does not hold it).
+func (n *Network) audienceOf(from newsnet.ServantID, item [16]byte) []netip.Prefix {
+	if nd := n.nodes[from]; nd != nil {
+		for _, e := range nd.Store {
+			if e.msg.ID == item {
+				return e.msg.Audience
+			}
+		}
+	}
+	return nil
+}
+
+// inAudience reports whether the address servant id advertises lies in
+// one of ps; a host name never does.
+func inAudience(id newsnet.ServantID, ps []netip.Prefix) bool {
+	host, _, err := net.SplitHostPort(string(id))
+	if err != nil {
+		return false
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	for _, p := range ps {
+		if p.Contains(a.Unmap()) {
+			return true
+		}
+	}
+	return false
 }
 
 func compareBytes(a, b []byte) int { return cmp.Compare(string(a), string(b)) }

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,6 +148,12 @@ func watchReports(n *Network) *reportWatch {
 	return w
 }
 
+// newStep tells w that id's next actions are a step of their own, though
+// they may come at the virtual instant of its last one (a publication at
+// the time of a tick that sent reports): w tells steps apart by their time
+// otherwise.
+func (w *reportWatch) newStep(id newsnet.ServantID) { delete(w.lastAt, id) }
+
 // most returns the most reports id received in one period since from.
 func (w *reportWatch) most(id newsnet.ServantID, from time.Time) int {
 	most := 0
@@ -156,6 +164,22 @@ func (w *reportWatch) most(id newsnet.ServantID, from time.Time) int {
 		}
 	}
 	return most
+}
+
+// publishReached publishes an item in cat from from and returns its ID;
+// with audience set, for the servants of one of randomID's three /16s.
+func publishReached(n *Network, from newsnet.ServantID, cat string, audience bool) [16]byte {
+	if !audience {
+		return n.Publish(from, cat)
+	}
+	r := n.Rand()
+	var id [16]byte
+	for i := range id {
+		id[i] = byte(r.Uint32())
+	}
+	aud := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(r.IntN(3)), 0, 0}), 16)
+	n.PublishMsg(from, &newsnet.Multicast{ID: id, Category: cat, Audience: []netip.Prefix{aud}})
+	return id
 }
 
 // TestReachUnderFaults: 1,000 servants (200 with -short); two publishers,
@@ -172,16 +196,26 @@ func TestReachUnderFaults(t *testing.T) {
 		size, faults = 200, 40
 	}
 	for _, seed := range scenarioSeeds(1) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { reachUnderFaults(t, seed, size, faults) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { reachUnderFaults(t, seed, size, faults, false) })
 	}
 }
 
-func reachUnderFaults(t *testing.T, seed uint64, size, faults int) {
+// TestReachAudienceUnderFaults is TestReachUnderFaults (200 servants)
+// with every item for the servants of one of the network's three /16s:
+// once quiet, each item's subscribers at its publisher are the online
+// subscribers inside its audience that hold it, counted per item.
+func TestReachAudienceUnderFaults(t *testing.T) {
+	for _, seed := range scenarioSeeds(2) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { reachUnderFaults(t, seed, 200, 40, true) })
+	}
+}
+
+func reachUnderFaults(t *testing.T, seed uint64, size, faults int, audience bool) {
 	n, ids := reachNetwork(t, seed, size)
 	checkEveryStep(t, n)
 	defer func() {
 		if t.Failed() {
-			t.Logf("replay: go test ./newsnet/sim -run 'TestReachUnderFaults' -sim.seed %d", seed)
+			t.Logf("replay: go test ./newsnet/sim -run '%s$' -sim.seed %d", strings.Split(t.Name(), "/")[0], seed)
 		}
 	}()
 	r := n.Rand()
@@ -194,7 +228,8 @@ func reachUnderFaults(t *testing.T, seed uint64, size, faults int) {
 		if i%3 == 0 {
 			from := pubs[r.IntN(2)]
 			cat := testCategories[r.IntN(len(testCategories))]
-			items = append(items, reachItem{from, n.Publish(from, cat), cat})
+			w.newStep(from)
+			items = append(items, reachItem{from, publishReached(n, from, cat, audience), cat})
 		}
 		n.RunFor(300 * time.Millisecond)
 		if len(items) > 0 {
