@@ -130,11 +130,15 @@ type reachState struct {
 	// order lists the tracked items, the one tracked longest ago first:
 	// the next to forget (items are forgotten only from here).
 	order [][16]byte
-	dirty map[[16]byte]*reachItem // changed since last reported
-	links map[LinkID]*reachLink   // per tree link
-	tree  []LinkID                // the tree links at the last tick
-	self  CategorySet             // the self set the census was counted from
-	own   map[string]uint64       // our census entry (reach_census.go)
+	dirty map[[16]byte]*reachItem // others' items changed since last reported
+	// ownDirty: our publications whose totals may have changed since the
+	// host was told. Kept apart from dirty because it is looked at every
+	// step, and a relay's dirty set holds a period's worth of others'.
+	ownDirty map[[16]byte]*reachItem
+	links    map[LinkID]*reachLink // per tree link
+	tree     []LinkID              // the tree links at the last tick
+	self     CategorySet           // the self set the census was counted from
+	own      map[string]uint64     // our census entry (reach_census.go)
 	// ownItems counts our own publications tracked; advertised says
 	// whether our census names us as a publisher.
 	ownItems   int
@@ -204,13 +208,14 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 		return nil
 	}
 	if r.items == nil {
-		r.items, r.dirty = map[[16]byte]*reachItem{}, map[[16]byte]*reachItem{}
+		r.items, r.dirty, r.ownDirty = map[[16]byte]*reachItem{}, map[[16]byte]*reachItem{}, map[[16]byte]*reachItem{}
 	}
 	if len(r.items) >= s.cfg.ReachItems {
 		oldest := r.items[r.order[0]]
 		r.order = r.order[1:]
 		delete(r.items, oldest.id)
 		delete(r.dirty, oldest.id)
+		delete(r.ownDirty, oldest.id)
 		if oldest.source == s.cfg.Source {
 			r.ownItems--
 		}
@@ -228,6 +233,10 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 
 // markReach notes that ri's totals may have changed.
 func (s *Servant) markReach(ri *reachItem) {
+	if ri.source == s.cfg.Source {
+		s.reach.ownDirty[ri.id] = ri
+		return
+	}
 	if _, ok := s.reach.dirty[ri.id]; !ok {
 		s.reach.dirty[ri.id] = ri
 		ri.dirtyAt = s.now
@@ -498,9 +507,6 @@ func (s *Servant) readyReach() map[LinkID][]pendingReach {
 	items := slices.SortedFunc(maps.Values(s.reach.dirty), compareReachItems)
 	out := map[LinkID][]pendingReach{}
 	for _, ri := range items {
-		if ri.source == s.cfg.Source {
-			continue // ours: reportOwnReach
-		}
 		toward := s.reachToward(ri.source)
 		if toward == nil {
 			continue // no path yet: stays dirty
@@ -583,11 +589,8 @@ func (s *Servant) identityList(bs [][]byte) [][]byte {
 // reportOwnReach tells the host of every own publication whose totals
 // changed.
 func (s *Servant) reportOwnReach() {
-	for id, ri := range s.reach.dirty {
-		if ri.source != s.cfg.Source {
-			continue
-		}
-		delete(s.reach.dirty, id)
+	for id, ri := range s.reach.ownDirty {
+		delete(s.reach.ownDirty, id)
 		t := s.ownTotals(ri)
 		if ri.reported != nil && sameTotals(ri.reported, &t) {
 			continue
