@@ -20,8 +20,13 @@
 // The loop never blocks on a peer. It encodes each message once per step,
 // however many links it goes out on, and pushes the frame onto each link's
 // send queue (queue.go), a FIFO that never refuses a frame for being
-// full. The writer takes up to 32 KiB of frames at a time, writes them with
-// one write and adds their newsnet.SizeOf bytes to a counter; the loop
+// full. On a plain TCP link whose queue is empty and whose writer is idle,
+// the loop writes the frame itself with a write that never waits, and
+// queues only what the socket did not take at once: a frame that travels
+// alone (paced publishing, heartbeats) then costs one write instead of a
+// writer wake-up and a write. The writer takes up to 32 KiB of frames at
+// a time, writes them with one write and adds their newsnet.SizeOf bytes
+// (the loop adds those of its own writes) to a counter; the loop
 // collects the counters and feeds them to the core as newsnet.Written
 // events on every tick, and at once when a link's unreported bytes reach
 // Protocol.LinkBuffer/8 (at most 64 KiB; the writer wakes it without waiting).
@@ -477,6 +482,10 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
 		return
 	}
+	if p.direct != nil && p.q.claimDirect() {
+		n.sendDirect(p, e)
+		return
+	}
 	e.frame.retain()
 	switch p.q.push(queued{frame: e.frame, size: e.size}, n.queueCap) {
 	case pushed:
@@ -492,6 +501,32 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		n.pending = append(n.pending, newsnet.LinkDown{Link: p.id, Reason: "send queue over its cap"})
 	}
 	e.frame.release()
+}
+
+// sendDirect writes e to p's socket from the loop, without waiting and
+// without waking p's writer: a frame travelling alone (paced publishing,
+// heartbeats) costs a write instead of a writer wake-up and a write. What
+// the socket does not take at once is queued for the writer, ahead of
+// anything later. The caller holds p.q.claimDirect. Loop only.
+func (n *Node) sendDirect(p *peer, e encoded) {
+	written, err := p.tryWrite(e.frame.b)
+	switch {
+	case err != nil:
+		p.q.endDirect(queued{})
+		// As a failed writer does: the frame is dropped with the link and
+		// counted as written, and the reader reports the loss.
+		p.fail("write: " + err.Error())
+		p.q.drop()
+		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
+	case written == len(e.frame.b):
+		p.q.endDirect(queued{})
+		if p.q.report(e.size) {
+			n.wakeWritten()
+		}
+	default:
+		e.frame.retain()
+		p.q.endDirect(queued{frame: e.frame, size: e.size, off: written})
+	}
 }
 
 // dial connects to addr for the core's join attempt on link and reports the

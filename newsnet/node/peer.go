@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"newsdesk/newsnet"
@@ -28,6 +29,11 @@ type peer struct {
 	secret  secretID // the network secret the peer proved with (secured only)
 	key     string   // the peer's installation key (secured only)
 	q       sendQueue
+	// direct writes to the socket without waiting (tryWrite), so the loop
+	// can send a frame itself when the writer is idle; nil where the
+	// connection offers no such write (TLS, a wrapped connection, a
+	// platform without it), and every frame goes through the writer.
+	direct syscall.RawConn
 
 	mu      sync.Mutex
 	reason  string    // why the runtime failed the link, if it did
@@ -45,6 +51,7 @@ func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
 		secret:  h.secret,
 		key:     h.key,
 	}
+	p.direct = directWriter(h.conn, h.raw)
 	p.q.init()
 	return p
 }
@@ -87,12 +94,13 @@ func (p *peer) failReason() string {
 	return p.reason
 }
 
-// setWriteDeadline arms the deadline for the next write, never beyond the
-// deadline of a graceful close in progress. The mutex orders it with
-// closeGracefully so the shorter deadline always wins.
+// setWriteDeadline arms the deadline for the next write (the zero time
+// disarms it), never beyond the deadline of a graceful close in progress.
+// The mutex orders it with closeGracefully so the shorter deadline always
+// wins.
 func (p *peer) setWriteDeadline(d time.Time) {
 	p.mu.Lock()
-	if !p.closeBy.IsZero() && p.closeBy.Before(d) {
+	if !p.closeBy.IsZero() && (d.IsZero() || p.closeBy.Before(d)) {
 		d = p.closeBy
 	}
 	p.conn.SetWriteDeadline(d)
@@ -114,7 +122,10 @@ func (p *peer) write(b []byte, timeout time.Duration) error {
 	return nil
 }
 
-// writeLoop writes queued frames until the loop ends the queue. It takes
+// writeLoop writes queued frames until the loop ends the queue. The loop
+// writes a frame itself when nothing is queued before it and the socket
+// takes it whole at once (Node.send): the writer, and its wake-up, are for
+// what the socket could not take at once. It takes
 // frames in batches of up to writeBufferSize bytes, copies them into one
 // buffer and writes that (a larger frame is written on its own), then
 // reports the batch's SizeOf bytes as written (sendQueue.written), waking
@@ -138,6 +149,12 @@ func (p *peer) writeLoop(timeout time.Duration, wake func()) {
 			break
 		}
 		err := p.writeBatch(batch, buf, timeout)
+		if err == nil && p.direct != nil {
+			// The loop's direct writes never wait, but an expired
+			// deadline would fail them: disarm it before going idle.
+			p.setWriteDeadline(time.Time{})
+		}
+		p.q.idle()
 		size := 0
 		for i, e := range batch {
 			size += e.size
@@ -170,7 +187,7 @@ func (p *peer) writeLoop(timeout time.Duration, wake func()) {
 func (p *peer) writeBatch(batch []queued, buf []byte, timeout time.Duration) error {
 	buf = buf[:0]
 	for _, e := range batch {
-		b := e.frame.b
+		b := e.frame.b[e.off:]
 		if len(buf)+len(b) > cap(buf) && len(buf) > 0 {
 			if err := p.write(buf, timeout); err != nil {
 				return err
@@ -201,6 +218,13 @@ func (n *Node) readLoop(p *peer) {
 		if err != nil {
 			reason = n.readFailure(p, err)
 			break
+		}
+		// Without waiting first: a full channel is rare, and a select that
+		// can wait costs more than the send on every frame.
+		select {
+		case n.fromPeers <- fromPeer{link: p.id, msg: m}:
+			continue
+		default:
 		}
 		select {
 		case n.fromPeers <- fromPeer{link: p.id, msg: m}:
