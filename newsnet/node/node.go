@@ -20,9 +20,11 @@
 // The loop never blocks on a peer. It encodes each message once per step,
 // however many links it goes out on, and pushes the frame onto each link's
 // send queue (queue.go), a FIFO that never refuses a frame for being
-// full. On a plain TCP link whose queue is empty and whose writer is idle,
-// the loop writes the frame itself with a write that never waits, and
-// queues only what the socket did not take at once: a frame that travels
+// full. On a link whose queue is empty and whose writer is idle, the loop
+// writes the frame itself with a write that never waits, and queues only
+// what the socket did not take at once (on a TLS link, what the socket did
+// not take of the frame's records waits in the link's spill, trywrite_unix.go,
+// which the writer sends first): a frame that travels
 // alone (paced publishing, heartbeats) then costs one write instead of a
 // writer wake-up and a write. The writer takes up to 32 KiB of frames at
 // a time, writes them with one write and adds their newsnet.SizeOf bytes
@@ -51,8 +53,9 @@
 // links and at most twice their frame). The core keeps it near
 // Protocol.LinkBuffer, 1 MiB by default, so the cap only catches a bug: a link
 // that reaches it is closed with an error in the log. Add to that the
-// writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, and the
-// frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB).
+// writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, the
+// frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB) and,
+// on a TLS link, the spill: the records of at most one frame.
 //
 // Back-pressure reaches publishers: while the core reports
 // Servant.Backlogged (a link has fallen far behind), Publish waits, parked
@@ -509,7 +512,7 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 // the socket does not take at once is queued for the writer, ahead of
 // anything later. The caller holds p.q.claimDirect. Loop only.
 func (n *Node) sendDirect(p *peer, e encoded) {
-	written, err := p.tryWrite(e.frame.b)
+	written, err := p.direct(e.frame.b)
 	switch {
 	case err != nil:
 		p.q.endDirect(queued{})
@@ -518,12 +521,14 @@ func (n *Node) sendDirect(p *peer, e encoded) {
 		p.fail("write: " + err.Error())
 		p.q.drop()
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
-	case written == len(e.frame.b):
+	case written == len(e.frame.b) && (p.spill == nil || !p.spill.spilled()):
 		p.q.endDirect(queued{})
 		if p.q.report(e.size) {
 			n.wakeWritten()
 		}
 	default:
+		// The rest of the frame, or (TLS) what waits in the spill: the
+		// writer reports the frame written once it is out.
 		e.frame.retain()
 		p.q.endDirect(queued{frame: e.frame, size: e.size, off: written})
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"newsdesk/newsnet"
@@ -29,11 +28,15 @@ type peer struct {
 	secret  secretID // the network secret the peer proved with (secured only)
 	key     string   // the peer's installation key (secured only)
 	q       sendQueue
-	// direct writes to the socket without waiting (tryWrite), so the loop
-	// can send a frame itself when the writer is idle; nil where the
-	// connection offers no such write (TLS, a wrapped connection, a
-	// platform without it), and every frame goes through the writer.
-	direct syscall.RawConn
+	// direct writes a frame without waiting (it returns how much of the
+	// frame the socket or TLS took), so the loop can send a frame itself
+	// when the writer is idle; nil where the connection offers no such
+	// write (a wrapped connection, a platform without it), and every frame
+	// goes through the writer.
+	direct func([]byte) (int, error)
+	// spill, on a TLS link, holds what TLS wrote during a direct write and
+	// the socket did not take at once; the writer sends it first.
+	spill *spillConn
 
 	mu      sync.Mutex
 	reason  string    // why the runtime failed the link, if it did
@@ -51,7 +54,8 @@ func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
 		secret:  h.secret,
 		key:     h.key,
 	}
-	p.direct = directWriter(h.conn, h.raw)
+	p.spill = h.spill
+	p.direct = directWriter(h.conn, h.raw, h.spill)
 	p.q.init()
 	return p
 }
@@ -122,6 +126,22 @@ func (p *peer) write(b []byte, timeout time.Duration) error {
 	return nil
 }
 
+// flushSpill writes what TLS wrote during a direct write and the socket
+// did not take, in pieces of at most writeBufferSize, each with a fresh
+// deadline, as write does.
+func (p *peer) flushSpill(timeout time.Duration) error {
+	if p.spill == nil {
+		return nil
+	}
+	for {
+		p.setWriteDeadline(time.Now().Add(timeout))
+		more, err := p.spill.flushSome(writeBufferSize)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
 // writeLoop writes queued frames until the loop ends the queue. The loop
 // writes a frame itself when nothing is queued before it and the socket
 // takes it whole at once (Node.send): the writer, and its wake-up, are for
@@ -183,8 +203,12 @@ func (p *peer) writeLoop(timeout time.Duration, wake func()) {
 	}
 }
 
-// writeBatch writes the frames of batch, small ones gathered in buf.
+// writeBatch writes the frames of batch, small ones gathered in buf, after
+// what a direct write left in the spill.
 func (p *peer) writeBatch(batch []queued, buf []byte, timeout time.Duration) error {
+	if err := p.flushSpill(timeout); err != nil {
+		return err
+	}
 	buf = buf[:0]
 	for _, e := range batch {
 		b := e.frame.b[e.off:]

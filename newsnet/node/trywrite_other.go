@@ -2,16 +2,13 @@
 
 package node
 
-import (
-	"errors"
-	"net"
-	"syscall"
-)
+import "net"
 
-// directWriter returns nil: without a non-blocking write every frame goes
+// spillConn is not used without a non-blocking write: every frame goes
 // through the link's writer.
-func directWriter(conn, raw net.Conn) syscall.RawConn { return nil }
+type spillConn struct{ net.Conn }
 
-func (p *peer) tryWrite(b []byte) (int, error) {
-	return 0, errors.New("node: direct writes are not supported here")
-}
+func newSpillConn(net.Conn) *spillConn                                   { return nil }
+func (*spillConn) flushSome(int) (bool, error)                           { return false, nil }
+func (*spillConn) spilled() bool                                         { return false }
+func directWriter(_, _ net.Conn, _ *spillConn) func([]byte) (int, error) { return nil }

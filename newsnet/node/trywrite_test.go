@@ -4,12 +4,14 @@ package node
 
 import (
 	"bufio"
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"testing"
 	"time"
 
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 // The loop writes a frame itself only when nothing is queued before it and
@@ -85,8 +87,18 @@ func TestSendQueueDirectClaim(t *testing.T) {
 // Frames the loop writes itself and frames its writer writes once the
 // socket is full reach the peer whole and in order, and each is reported
 // written exactly once: a peer that stops reading, so that direct writes
-// come back short or find no room, and then reads everything.
+// come back short or find no room, and then reads everything. Over TLS the
+// loop's writes leave what the socket did not take in the spill, which the
+// writer sends first.
 func TestDirectWritesKeepOrderWhenTheSocketFills(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "TLS"}[secure], func(t *testing.T) {
+			testDirectWritesKeepOrder(t, secure)
+		})
+	}
+}
+
+func testDirectWritesKeepOrder(t *testing.T, secure bool) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -114,9 +126,35 @@ func TestDirectWritesKeepOrderWhenTheSocketFills(t *testing.T) {
 	out.(*net.TCPConn).SetWriteBuffer(64 << 10)
 	in.(*net.TCPConn).SetReadBuffer(64 << 10)
 
-	p := newPeer(1, handshaken{conn: out, raw: out, r: bufio.NewReader(out)}, false)
+	h := handshaken{conn: out, raw: out}
+	var from net.Conn = in
+	if secure {
+		h.spill = newSpillConn(out)
+		if h.spill == nil {
+			t.Fatal("no spill under TLS on a TCP connection")
+		}
+		ids := make([]*trust.Identity, 2)
+		for i := range ids {
+			if ids[i], err = trust.GenerateIdentity(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		client := tls.Client(h.spill, trust.TLSConfig(ids[0], false))
+		server := tls.Server(in, trust.TLSConfig(ids[1], true))
+		done := make(chan error, 1)
+		go func() { done <- server.Handshake() }()
+		if err := client.Handshake(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		h.conn, from = client, server
+	}
+	h.r = bufio.NewReader(h.conn)
+	p := newPeer(1, h, false)
 	if p.direct == nil {
-		t.Fatal("no direct writes on a plain TCP connection")
+		t.Fatal("no direct writes on a TCP connection")
 	}
 	n := &Node{
 		log:      slog.New(slog.DiscardHandler),
@@ -131,14 +169,8 @@ func TestDirectWritesKeepOrderWhenTheSocketFills(t *testing.T) {
 		p.writeLoop(10*time.Second, func() {})
 	}()
 
-	// While the peer reads nothing, send far more than the socket holds,
-	// from small frames to ones larger than a writer's piece.
-	sizes := []int{10, 1 << 10, 5 << 10, 40 << 10}
-	const items = 200
 	wantBytes := 0
-	for i := range items {
-		m := &newsnet.Multicast{Category: "x", Source: "s", Count: uint64(i + 1), Payload: make([]byte, sizes[i%len(sizes)])}
-		m.Payload[0] = byte(i)
+	send := func(m *newsnet.Multicast) {
 		n.send(p, m)
 		wantBytes += newsnet.SizeOf(m)
 		// The end of the loop's step: its frame cache lets go.
@@ -147,6 +179,28 @@ func TestDirectWritesKeepOrderWhenTheSocketFills(t *testing.T) {
 		}
 		clear(n.frames)
 	}
+	r := bufio.NewReader(from)
+	buf := make([]byte, 64<<10)
+	from.SetReadDeadline(time.Now().Add(10 * time.Second))
+
+	// A lone frame larger than the socket takes at once, with nothing after
+	// it to push its rest out.
+	send(&newsnet.Multicast{Category: "x", Source: "s", Count: 1, Payload: make([]byte, 200<<10)})
+	if msg, err := newsnet.ReadFrame(r, buf); err != nil {
+		t.Fatalf("lone frame: %v", err)
+	} else if m, ok := msg.(*newsnet.Multicast); !ok || len(m.Payload) != 200<<10 {
+		t.Fatalf("lone frame: got %T", msg)
+	}
+
+	// While the peer reads nothing, send far more than the socket holds,
+	// from small frames to ones larger than a writer's piece.
+	sizes := []int{10, 1 << 10, 5 << 10, 40 << 10}
+	const items = 200
+	for i := range items {
+		m := &newsnet.Multicast{Category: "x", Source: "s", Count: uint64(i + 1), Payload: make([]byte, sizes[i%len(sizes)])}
+		m.Payload[0] = byte(i)
+		send(m)
+	}
 	p.q.mu.Lock()
 	backlog := p.q.head < len(p.q.items) || p.q.writing
 	p.q.mu.Unlock()
@@ -154,9 +208,6 @@ func TestDirectWritesKeepOrderWhenTheSocketFills(t *testing.T) {
 		t.Fatal("the socket never filled: the test did not reach the writer's path")
 	}
 
-	r := bufio.NewReader(in)
-	buf := make([]byte, 64<<10)
-	in.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for i := range items {
 		msg, err := newsnet.ReadFrame(r, buf)
 		if err != nil {
