@@ -301,18 +301,18 @@ func (n *Node) run() {
 			n.linkUp(d.peer)
 			n.step(newsnet.LinkUp{Link: d.link})
 		case f := <-n.fromPeers:
-			p := n.peers[f.link]
-			switch {
-			case p == nil:
-				// Closed by the core or the runtime already: whatever was
-				// still in flight is moot.
-			case f.msg != nil:
-				n.step(newsnet.Received{Link: f.link, Msg: f.msg})
-			default:
-				n.log.Debug("link lost", "link", f.link, "peer", p.addr, "reason", f.reason)
-				delete(n.peers, f.link)
-				p.q.drop()
-				n.step(newsnet.LinkDown{Link: f.link, Reason: f.reason})
+			n.fromPeer(f)
+			// Take what else the readers have ready without another
+			// select over every input (bounded, so ticks and API calls
+			// still come through under a flood).
+			for range fromPeersBatch - 1 {
+				select {
+				case f := <-n.fromPeers:
+					n.fromPeer(f)
+					continue
+				default:
+				}
+				break
 			}
 		case <-n.wrote:
 			n.reportWritten()
@@ -326,6 +326,28 @@ func (n *Node) run() {
 		if len(n.parked) > 0 {
 			n.releaseParked()
 		}
+	}
+}
+
+// fromPeersBatch is how many reader inputs the loop takes in a row when
+// they are ready.
+const fromPeersBatch = 32
+
+// fromPeer carries out one reader input: a frame, or the link's end. Loop
+// only.
+func (n *Node) fromPeer(f fromPeer) {
+	p := n.peers[f.link]
+	switch {
+	case p == nil:
+		// Closed by the core or the runtime already: whatever was still in
+		// flight is moot.
+	case f.msg != nil:
+		n.step(newsnet.Received{Link: f.link, Msg: f.msg})
+	default:
+		n.log.Debug("link lost", "link", f.link, "peer", p.addr, "reason", f.reason)
+		delete(n.peers, f.link)
+		p.q.drop()
+		n.step(newsnet.LinkDown{Link: f.link, Reason: f.reason})
 	}
 }
 
