@@ -21,12 +21,14 @@
 // however many links it goes out on, and pushes the frame onto each link's
 // send queue (queue.go), a FIFO that never refuses a frame for being
 // full. On a link whose queue is empty and whose writer is idle, the loop
-// writes the frame itself with a write that never waits, and queues only
-// what the socket did not take at once (on a TLS link, what the socket did
-// not take of the frame's records waits in the link's spill, trywrite_unix.go,
-// which the writer sends first): a frame that travels
-// alone (paced publishing, heartbeats) then costs one write instead of a
-// writer wake-up and a write. The writer takes up to 32 KiB of frames at
+// instead holds the frames of its iteration (everything its inputs ready
+// at once caused) and writes them itself at the iteration's end, in one
+// write that never waits, queueing only what the socket did not take (on
+// a TLS link, what the socket did not take of the records waits in the
+// link's spill, trywrite_unix.go, which the writer sends first): a frame
+// that travels alone (paced publishing, heartbeats) then costs one write
+// instead of a writer wake-up and a write, and a loop that fell behind
+// still writes many frames at once. The writer takes up to 32 KiB of frames at
 // a time, writes them with one write and adds their newsnet.SizeOf bytes
 // (the loop adds those of its own writes) to a counter; the loop
 // collects the counters and feeds them to the core as newsnet.Written
@@ -135,6 +137,9 @@ type Node struct {
 	frames      map[newsnet.Message]encoded // this step's encoded messages
 	scratch     []byte                      // encoding buffer
 	writes      []newsnet.Written           // reportWritten's scratch
+	dirty       []*peer                     // links with frames held for a direct write (send, flush)
+	directBuf   []byte                      // flush's gathering buffer
+	restBuf     []queued                    // flush's scratch
 
 	finalMu sync.Mutex
 	final   newsnet.Status // the last status, for Status after shutdown
@@ -326,6 +331,7 @@ func (n *Node) run() {
 		if len(n.parked) > 0 {
 			n.releaseParked()
 		}
+		n.flushHeld()
 	}
 }
 
@@ -388,6 +394,7 @@ func (n *Node) shutdown() {
 	n.failParked(ErrClosed)
 	for id, p := range n.peers {
 		delete(n.peers, id)
+		n.flush(p)
 		p.closeGracefully()
 	}
 	n.finalMu.Lock()
@@ -413,6 +420,11 @@ func (n *Node) linkUp(p *peer) {
 // for frames dropped with a link), until nothing is left. Loop only.
 func (n *Node) step(ev newsnet.Event) {
 	n.pending = append(n.pending, ev)
+	n.stepPending()
+}
+
+// stepPending carries out the pending events, as step does. Loop only.
+func (n *Node) stepPending() {
 	// By index, not by reslicing the front away, so the slice keeps its
 	// capacity from step to step.
 	for i := 0; i < len(n.pending); i++ {
@@ -455,6 +467,7 @@ func (n *Node) act(a newsnet.Action) {
 		if p := n.peers[a.Link]; p != nil {
 			n.log.Debug("closing link", "link", a.Link, "peer", p.addr, "reason", a.Reason)
 			delete(n.peers, a.Link)
+			n.flush(p) // what the core sent before the close goes first
 			p.closeGracefully()
 		}
 	case newsnet.Deliver:
@@ -507,8 +520,12 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
 		return
 	}
-	if p.direct != nil && p.q.claimDirect() {
-		n.sendDirect(p, e)
+	if p.direct != nil && (len(p.held) > 0 || p.q.claimDirect()) {
+		if len(p.held) == 0 {
+			n.dirty = append(n.dirty, p)
+		}
+		e.frame.retain()
+		p.held = append(p.held, queued{frame: e.frame, size: e.size})
 		return
 	}
 	e.frame.retain()
@@ -519,40 +536,106 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		// The writer failed; the reader's LinkDown is on its way.
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
 	case overCap:
-		n.log.Error("closing link: send queue over its hard cap (the core's flow control failed)",
-			"peer", p.addr, "link", p.id, "cap", n.queueCap)
-		delete(n.peers, p.id)
-		p.abort("send queue over its cap")
-		n.pending = append(n.pending, newsnet.LinkDown{Link: p.id, Reason: "send queue over its cap"})
+		n.overCap(p)
 	}
 	e.frame.release()
 }
 
-// sendDirect writes e to p's socket from the loop, without waiting and
-// without waking p's writer: a frame travelling alone (paced publishing,
-// heartbeats) costs a write instead of a writer wake-up and a write. What
-// the socket does not take at once is queued for the writer, ahead of
-// anything later. The caller holds p.q.claimDirect. Loop only.
-func (n *Node) sendDirect(p *peer, e encoded) {
-	written, err := p.direct(e.frame.b)
-	switch {
-	case err != nil:
-		p.q.endDirect(queued{})
-		// As a failed writer does: the frame is dropped with the link and
-		// counted as written, and the reader reports the loss.
+// overCap closes p, whose send queue passed its hard cap. Loop only.
+func (n *Node) overCap(p *peer) {
+	n.log.Error("closing link: send queue over its hard cap (the core's flow control failed)",
+		"peer", p.addr, "link", p.id, "cap", n.queueCap)
+	delete(n.peers, p.id)
+	p.abort("send queue over its cap")
+	n.pending = append(n.pending, newsnet.LinkDown{Link: p.id, Reason: "send queue over its cap"})
+}
+
+// flushHeld writes what the loop held for direct writes during this
+// iteration (see send), one write per link, and carries out any events
+// that raised. Loop only, at the end of every iteration.
+func (n *Node) flushHeld() {
+	for len(n.dirty) > 0 {
+		for _, p := range n.dirty {
+			n.flush(p)
+		}
+		n.dirty = n.dirty[:0]
+		if len(n.pending) > 0 {
+			n.stepPending() // may hold more frames
+		}
+	}
+}
+
+// flush writes the frames held for p (it holds p.q's direct claim while
+// any are), gathered into one write of at most writeBufferSize bytes
+// (a larger frame alone), without waiting and without waking p's writer:
+// a frame that travels alone (paced publishing, heartbeats) costs one
+// write instead of a writer wake-up and a write, and a loop that fell
+// behind writes what its iteration produced for a link at once. What the
+// socket did not take is queued for the writer, ahead of anything later;
+// on a TLS link, what TLS took but the socket did not waits in the spill,
+// and the frames it belongs to are queued (with nothing left to write of
+// them) so that they are reported written only once it is out. Loop only.
+func (n *Node) flush(p *peer) {
+	held := p.held
+	p.held = p.held[:0]
+	if len(held) == 0 {
+		return
+	}
+	defer clear(held)
+	if p.q.isDead() {
+		p.q.endDirect(held, n.queueCap) // released and counted as written
+		return
+	}
+	b, k := held[0].frame.b, 1
+	if len(held) > 1 && len(b) < writeBufferSize {
+		buf := n.directBuf[:0]
+		for k = 0; k < len(held); k++ {
+			f := held[k].frame.b
+			if k > 0 && len(buf)+len(f) > writeBufferSize {
+				break
+			}
+			buf = append(buf, f...)
+		}
+		b, n.directBuf = buf, buf
+	}
+	written, err := p.direct(b)
+	if err != nil {
+		size := 0
+		for _, e := range held {
+			size += e.size
+			e.frame.release()
+		}
+		p.q.endDirect(nil, n.queueCap)
+		// As a failed writer does: the frames are dropped with the link
+		// and counted as written, and the reader reports the loss.
 		p.fail("write: " + err.Error())
 		p.q.drop()
-		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
-	case written == len(e.frame.b) && (p.spill == nil || !p.spill.spilled()):
-		p.q.endDirect(queued{})
-		if p.q.report(e.size) {
-			n.wakeWritten()
+		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: size})
+		return
+	}
+	spilled := p.spill != nil && p.spill.spilled()
+	rest, size := n.restBuf[:0], 0
+	for i, e := range held {
+		if i < k {
+			l := len(e.frame.b)
+			if written >= l && !spilled {
+				written -= l
+				size += e.size
+				e.frame.release()
+				continue
+			}
+			e.off = min(written, l) // partly written, or (TLS) taken into the spill
+			written -= e.off
 		}
-	default:
-		// The rest of the frame, or (TLS) what waits in the spill: the
-		// writer reports the frame written once it is out.
-		e.frame.retain()
-		p.q.endDirect(queued{frame: e.frame, size: e.size, off: written})
+		rest = append(rest, e)
+	}
+	n.restBuf = rest
+	defer clear(rest)
+	if size > 0 && p.q.report(size) {
+		n.wakeWritten()
+	}
+	if p.q.endDirect(rest, n.queueCap) == overCap {
+		n.overCap(p)
 	}
 }
 

@@ -37,6 +37,10 @@ type peer struct {
 	// spill, on a TLS link, holds what TLS wrote during a direct write and
 	// the socket did not take at once; the writer sends it first.
 	spill *spillConn
+	// held are the frames the loop holds for its direct write at the end
+	// of its iteration (Node.flush); while there are any, the loop holds
+	// q's direct claim. Loop only.
+	held []queued
 
 	mu      sync.Mutex
 	reason  string    // why the runtime failed the link, if it did

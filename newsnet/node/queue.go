@@ -198,28 +198,41 @@ func (q *sendQueue) claimDirect() bool {
 	return true
 }
 
-// endDirect ends the loop's direct write. rest, when its frame is not nil,
-// is what the socket did not take at once: it is queued first (taking over
-// the loop's reference to its frame) for the writer, which waits for the
-// socket. On a dead queue it is released and reported as written (dropped
-// with the link), as drop does. Loop only.
-func (q *sendQueue) endDirect(rest queued) {
+// endDirect ends the loop's direct write. rest is what the socket did not
+// take at once, in order: it is queued first (taking over the loop's
+// references to its frames) for the writer, which waits for the socket.
+// It reports overCap, having queued rest all the same, when that took the
+// queue past limit: the caller closes the link. On a dead queue, rest is
+// released and reported as written (dropped with the link), as drop does.
+// Loop only.
+func (q *sendQueue) endDirect(rest []queued, limit int) pushResult {
 	q.mu.Lock()
 	q.direct = false
-	if rest.frame == nil {
+	if len(rest) == 0 {
 		q.mu.Unlock()
-		return
+		return pushed
 	}
 	if q.dead {
 		q.mu.Unlock()
-		rest.frame.release()
-		q.report(rest.size)
-		return
+		size := 0
+		for _, e := range rest {
+			size += e.size
+			e.frame.release()
+		}
+		q.report(size)
+		return dropped
 	}
-	q.items = append(q.items, rest)
-	q.bytes += cap(rest.frame.b) + queuedOverhead
+	for _, e := range rest {
+		q.items = append(q.items, e)
+		q.bytes += cap(e.frame.b) + queuedOverhead
+	}
+	over := q.bytes > limit
 	q.mu.Unlock()
 	q.signal()
+	if over {
+		return overCap
+	}
+	return pushed
 }
 
 // end lets the writer finish what is queued and stop. Loop only.

@@ -29,7 +29,7 @@ func TestSendQueueDirectClaim(t *testing.T) {
 	}
 	f := newFrame(make([]byte, 100))
 	f.retain()
-	q.endDirect(queued{frame: f, size: 7, off: 40})
+	q.endDirect([]queued{{frame: f, size: 7, off: 40}}, 1<<20)
 	if q.claimDirect() {
 		t.Fatal("claimed with a frame's rest queued")
 	}
@@ -46,7 +46,7 @@ func TestSendQueueDirectClaim(t *testing.T) {
 	if !q.claimDirect() {
 		t.Fatal("claim refused once the writer is idle again")
 	}
-	q.endDirect(queued{})
+	q.endDirect(nil, 1<<20)
 
 	f.retain()
 	if r := q.push(queued{frame: f, size: 7}, 1<<20); r != pushed {
@@ -75,7 +75,7 @@ func TestSendQueueDirectClaim(t *testing.T) {
 	}
 	dead.drop()
 	f.retain()
-	dead.endDirect(queued{frame: f, size: 9, off: 1})
+	dead.endDirect([]queued{{frame: f, size: 9, off: 1}}, 1<<20)
 	if got := dead.takeWritten(); got != 9 {
 		t.Errorf("written = %d, want 9", got)
 	}
@@ -170,7 +170,9 @@ func testDirectWritesKeepOrder(t *testing.T, secure bool) {
 	}()
 
 	wantBytes := 0
-	send := func(m *newsnet.Multicast) {
+	// send is one step of the loop that sends m; the iteration ends (and
+	// what it held is written) when end is set.
+	send := func(m *newsnet.Multicast, end bool) {
 		n.send(p, m)
 		wantBytes += newsnet.SizeOf(m)
 		// The end of the loop's step: its frame cache lets go.
@@ -178,6 +180,9 @@ func testDirectWritesKeepOrder(t *testing.T, secure bool) {
 			e.frame.release()
 		}
 		clear(n.frames)
+		if end {
+			n.flushHeld()
+		}
 	}
 	r := bufio.NewReader(from)
 	buf := make([]byte, 64<<10)
@@ -185,7 +190,7 @@ func testDirectWritesKeepOrder(t *testing.T, secure bool) {
 
 	// A lone frame larger than the socket takes at once, with nothing after
 	// it to push its rest out.
-	send(&newsnet.Multicast{Category: "x", Source: "s", Count: 1, Payload: make([]byte, 200<<10)})
+	send(&newsnet.Multicast{Category: "x", Source: "s", Count: 1, Payload: make([]byte, 200<<10)}, true)
 	if msg, err := newsnet.ReadFrame(r, buf); err != nil {
 		t.Fatalf("lone frame: %v", err)
 	} else if m, ok := msg.(*newsnet.Multicast); !ok || len(m.Payload) != 200<<10 {
@@ -193,13 +198,14 @@ func testDirectWritesKeepOrder(t *testing.T, secure bool) {
 	}
 
 	// While the peer reads nothing, send far more than the socket holds,
-	// from small frames to ones larger than a writer's piece.
+	// from small frames to ones larger than a writer's piece, in
+	// iterations of up to five frames written together.
 	sizes := []int{10, 1 << 10, 5 << 10, 40 << 10}
 	const items = 200
 	for i := range items {
 		m := &newsnet.Multicast{Category: "x", Source: "s", Count: uint64(i + 1), Payload: make([]byte, sizes[i%len(sizes)])}
 		m.Payload[0] = byte(i)
-		send(m)
+		send(m, i%5 == 4 || i == items-1)
 	}
 	p.q.mu.Lock()
 	backlog := p.q.head < len(p.q.items) || p.q.writing
