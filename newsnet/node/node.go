@@ -22,8 +22,9 @@
 // send queue (queue.go), a FIFO that never refuses a frame for being
 // full. On a link whose queue is empty and whose writer is idle, the loop
 // instead holds the frames of its iteration (everything its inputs ready
-// at once caused) and writes them itself at the iteration's end, in one
-// write that never waits, queueing only what the socket did not take (on
+// at once caused) and, if no more input is waiting (else the writer takes
+// them), writes them itself at the iteration's end, in one write that
+// never waits, queueing only what the socket did not take (on
 // a TLS link, what the socket did not take of the records waits in the
 // link's spill, trywrite_unix.go, which the writer sends first): a frame
 // that travels alone (paced publishing, heartbeats) then costs one write
@@ -551,18 +552,38 @@ func (n *Node) overCap(p *peer) {
 }
 
 // flushHeld writes what the loop held for direct writes during this
-// iteration (see send), one write per link, and carries out any events
-// that raised. Loop only, at the end of every iteration.
+// iteration (see send), one write per link, or hands them to the links'
+// writers when more input is waiting, and carries out any events that
+// raised. Loop only, at the end of every iteration.
 func (n *Node) flushHeld() {
 	for len(n.dirty) > 0 {
+		// With more input waiting, the loop is behind: its writers, which
+		// gather what queues up meanwhile, write fewer and larger pieces
+		// than it would, iteration by iteration.
+		busy := len(n.fromPeers) > 0
 		for _, p := range n.dirty {
-			n.flush(p)
+			if busy {
+				n.handOver(p)
+			} else {
+				n.flush(p)
+			}
 		}
 		n.dirty = n.dirty[:0]
 		if len(n.pending) > 0 {
 			n.stepPending() // may hold more frames
 		}
 	}
+}
+
+// handOver queues the frames held for p for its writer instead of writing
+// them. Loop only.
+func (n *Node) handOver(p *peer) {
+	held := p.held
+	p.held = p.held[:0]
+	if len(held) > 0 && p.q.endDirect(held, n.queueCap) == overCap {
+		n.overCap(p)
+	}
+	clear(held)
 }
 
 // flush writes the frames held for p (it holds p.q's direct claim while
