@@ -58,7 +58,8 @@
 // that reaches it is closed with an error in the log. Add to that the
 // writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, the
 // frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB) and,
-// on a TLS link, the spill: the records of at most one frame.
+// on a TLS link, the spill: the records of at most one direct write (32 KiB
+// of frames, or one larger frame).
 //
 // Back-pressure reaches publishers: while the core reports
 // Servant.Backlogged (a link has fallen far behind), Publish waits, parked

@@ -58,8 +58,9 @@ func writeNow(rc syscall.RawConn, b []byte) (n int, err error) {
 // socket does not take at once is kept here, the spill, and reported
 // written to TLS; the link's writer sends it (flushSome) before anything
 // else, and any write that may wait sends it first too. The spill holds at
-// most the records of one frame: the loop writes directly only when
-// nothing is queued or being written on the link.
+// most the records of one direct write (32 KiB of frames, or one larger
+// frame): the loop writes directly only when nothing is queued or being
+// written on the link.
 type spillConn struct {
 	net.Conn // the TCP connection
 	rc       syscall.RawConn
