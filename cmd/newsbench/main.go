@@ -38,6 +38,7 @@ func main() {
 	flag.IntVar(&so.PacedRuns, "stress-paced-runs", 5, "paced runs each over plain TCP and over TLS (a fresh network each)")
 	flag.IntVar(&so.PaceRate, "stress-rate", 500, "items per second in the paced stress runs")
 	flag.DurationVar(&so.Deadline, "stress-deadline", time.Minute, "time from the first publication by which a stress run must be complete")
+	flag.StringVar(&so.CPUProfile, "stress-cpuprofile", "", "write a CPU profile of each stress run's publishing window (first publication to last delivery) to `file`, with \"-<mode>-<run>\" added before the extension")
 	flag.DurationVar(&so.Tick, "stress-tick", 0, "core tick interval in the stress runs (0: the default, as measured in the README)")
 	var do directOptions
 	flag.IntVar(&do.N, "direct", 0, "servants in the simulated direct-delivery table (issue 14; 0 skips it, 1000 as in the README)")

@@ -68,6 +68,11 @@ type stressOptions struct {
 	Tick time.Duration
 	Seed uint64
 	Log  io.Writer // one line per run
+	// CPUProfile, when set, names the files of CPU profiles taken from the
+	// first publication to the last delivery of each run (the file name
+	// gets "-<mode>-<run>" before its extension): a profile of the whole
+	// command is mostly starting and settling the network.
+	CPUProfile string
 }
 
 // stressMode is one row of the table: how items are published and over
@@ -132,7 +137,7 @@ func runStress(o stressOptions) ([]stressRow, error) {
 		row := stressRow{Mode: m, N: o.N, Items: o.Items}
 		for k := range m.Runs {
 			start := time.Now()
-			r, err := runStressOnce(o, m)
+			r, err := runStressOnce(o, m, stressProfilePath(o.CPUProfile, m, k+1))
 			if err != nil {
 				return nil, fmt.Errorf("%s run %d: %w", m.Name, k+1, err)
 			}
@@ -150,11 +155,12 @@ func runStress(o stressOptions) ([]stressRow, error) {
 
 func (r *stressRun) summary() string {
 	c := r.Counters
-	s := fmt.Sprintf("complete=%v delivered=%d/%d dup=%d unwanted=%d outOfOrder=%d rate=%.0f/s elapsed=%v publish=%v p50=%v p99=%v cpu/delivery=%v gc=%d/%v tooSlow=%d lost=%d withheld=%d backlogDropped=%d recovery=%d asked=%d/%d edges=%d gapNeeded=%d",
+	s := fmt.Sprintf("complete=%v delivered=%d/%d dup=%d unwanted=%d outOfOrder=%d rate=%.0f/s elapsed=%v publish=%v p50=%v p99=%v cpu/delivery=%v gc=%d/%v tooSlow=%d lost=%d withheld=%d backlogDropped=%d recovery=%d asked=%d/%d edges=%d gapNeeded=%d frames=%d/%d/%d",
 		r.Complete, r.Delivered, r.Want, r.Duplicates, r.Unwanted, r.OutOfOrder, r.Rate,
 		r.Elapsed.Round(time.Millisecond), r.PublishTime.Round(time.Millisecond),
 		roundDur(r.LatP50), roundDur(r.LatP99), r.CPUPerDelivery.Round(100*time.Nanosecond),
-		r.GCs, r.GCPause.Round(10*time.Microsecond), r.TooSlow, c.Lost, c.Withheld, c.BacklogDropped, c.RecoveryFrames, c.AskedMessages, c.AskedClasses, c.EdgeFrames, c.GapNeeded)
+		r.GCs, r.GCPause.Round(10*time.Microsecond), r.TooSlow, c.Lost, c.Withheld, c.BacklogDropped, c.RecoveryFrames, c.AskedMessages, c.AskedClasses, c.EdgeFrames, c.GapNeeded,
+		c.MulticastFrames, c.PeriodicFrames, c.ControlFrames)
 	if len(r.OtherDrops) > 0 {
 		s += fmt.Sprintf(" otherDrops=%v", r.OtherDrops)
 	}
@@ -166,7 +172,7 @@ func (r *stressRun) summary() string {
 
 // runStressOnce starts a fresh network, publishes the items as m says and
 // measures the run.
-func runStressOnce(o stressOptions, m stressMode) (*stressRun, error) {
+func runStressOnce(o stressOptions, m stressMode, profile string) (*stressRun, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The same seed every run: the same addresses, subscriptions and
@@ -262,6 +268,11 @@ func runStressOnce(o stressOptions, m stressMode) (*stressRun, error) {
 	pub := c.nodes[0]
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
+	stopProfile, err := startProfile(profile)
+	if err != nil {
+		return nil, err
+	}
+	defer stopProfile()
 	cpu0, cpuOK := cpuTime()
 	first := time.Now()
 	pctx, pcancel := context.WithDeadline(ctx, first.Add(o.Deadline))
@@ -286,6 +297,7 @@ func runStressOnce(o stressOptions, m stressMode) (*stressRun, error) {
 	select {
 	case <-tr.done:
 		cpu1, _ = cpuTime()
+		stopProfile()
 		// Give duplicates and late recovery traffic a moment to show.
 		time.Sleep(2 * time.Second)
 	case <-time.After(time.Until(first.Add(o.Deadline))):
@@ -372,6 +384,7 @@ func sumCounters(sts []newsnet.Status) newsnet.Counters {
 		t.AskedClasses += c.AskedClasses
 		t.MulticastFrames += c.MulticastFrames
 		t.ControlFrames += c.ControlFrames
+		t.PeriodicFrames += c.PeriodicFrames
 		t.RecoveryFrames += c.RecoveryFrames
 		t.EdgeFrames += c.EdgeFrames
 	}
@@ -391,6 +404,7 @@ func subCounters(a, b newsnet.Counters) newsnet.Counters {
 		AskedClasses:    a.AskedClasses - b.AskedClasses,
 		MulticastFrames: a.MulticastFrames - b.MulticastFrames,
 		ControlFrames:   a.ControlFrames - b.ControlFrames,
+		PeriodicFrames:  a.PeriodicFrames - b.PeriodicFrames,
 		RecoveryFrames:  a.RecoveryFrames - b.RecoveryFrames,
 		EdgeFrames:      a.EdgeFrames - b.EdgeFrames,
 	}

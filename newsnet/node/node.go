@@ -20,8 +20,18 @@
 // The loop never blocks on a peer. It encodes each message once per step,
 // however many links it goes out on, and pushes the frame onto each link's
 // send queue (queue.go), a FIFO that never refuses a frame for being
-// full. The writer takes up to 32 KiB of frames at a time, writes them with
-// one write and adds their newsnet.SizeOf bytes to a counter; the loop
+// full. On a link whose queue is empty and whose writer is idle, the loop
+// instead holds the frames of its iteration (everything its inputs ready
+// at once caused) and, if no more input is waiting (else the writer takes
+// them), writes them itself at the iteration's end, in one write that
+// never waits, queueing only what the socket did not take (on
+// a TLS link, what the socket did not take of the records waits in the
+// link's spill, trywrite_unix.go, which the writer sends first): a frame
+// that travels alone (paced publishing, heartbeats) then costs one write
+// instead of a writer wake-up and a write, and a loop that fell behind
+// still writes many frames at once. The writer takes up to 32 KiB of frames at
+// a time, writes them with one write and adds their newsnet.SizeOf bytes
+// (the loop adds those of its own writes) to a counter; the loop
 // collects the counters and feeds them to the core as newsnet.Written
 // events on every tick, and at once when a link's unreported bytes reach
 // Protocol.LinkBuffer/8 (at most 64 KiB; the writer wakes it without waiting).
@@ -46,8 +56,10 @@
 // links and at most twice their frame). The core keeps it near
 // Protocol.LinkBuffer, 1 MiB by default, so the cap only catches a bug: a link
 // that reaches it is closed with an error in the log. Add to that the
-// writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, and the
-// frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB).
+// writer's 32 KiB buffer and batch, the reader's 48 KiB of buffers, the
+// frame being read or written (at most newsnet.MaxFrameBytes, 256 KiB) and,
+// on a TLS link, the spill: the records of at most one direct write (32 KiB
+// of frames, or one larger frame).
 //
 // Back-pressure reaches publishers: while the core reports
 // Servant.Backlogged (a link has fallen far behind), Publish waits, parked
@@ -128,6 +140,9 @@ type Node struct {
 	frames      map[newsnet.Message]encoded // this step's encoded messages
 	scratch     []byte                      // encoding buffer
 	writes      []newsnet.Written           // reportWritten's scratch
+	dirty       []*peer                     // links with frames held for a direct write (send, flush)
+	directBuf   []byte                      // flush's gathering buffer
+	restBuf     []queued                    // flush's scratch
 
 	finalMu sync.Mutex
 	final   newsnet.Status // the last status, for Status after shutdown
@@ -295,18 +310,18 @@ func (n *Node) run() {
 			n.linkUp(d.peer)
 			n.step(newsnet.LinkUp{Link: d.link})
 		case f := <-n.fromPeers:
-			p := n.peers[f.link]
-			switch {
-			case p == nil:
-				// Closed by the core or the runtime already: whatever was
-				// still in flight is moot.
-			case f.msg != nil:
-				n.step(newsnet.Received{Link: f.link, Msg: f.msg})
-			default:
-				n.log.Debug("link lost", "link", f.link, "peer", p.addr, "reason", f.reason)
-				delete(n.peers, f.link)
-				p.q.drop()
-				n.step(newsnet.LinkDown{Link: f.link, Reason: f.reason})
+			n.fromPeer(f)
+			// Take what else the readers have ready without another
+			// select over every input (bounded, so ticks and API calls
+			// still come through under a flood).
+			for range fromPeersBatch - 1 {
+				select {
+				case f := <-n.fromPeers:
+					n.fromPeer(f)
+					continue
+				default:
+				}
+				break
 			}
 		case <-n.wrote:
 			n.reportWritten()
@@ -320,6 +335,29 @@ func (n *Node) run() {
 		if len(n.parked) > 0 {
 			n.releaseParked()
 		}
+		n.flushHeld()
+	}
+}
+
+// fromPeersBatch is how many reader inputs the loop takes in a row when
+// they are ready.
+const fromPeersBatch = 32
+
+// fromPeer carries out one reader input: a frame, or the link's end. Loop
+// only.
+func (n *Node) fromPeer(f fromPeer) {
+	p := n.peers[f.link]
+	switch {
+	case p == nil:
+		// Closed by the core or the runtime already: whatever was still in
+		// flight is moot.
+	case f.msg != nil:
+		n.step(newsnet.Received{Link: f.link, Msg: f.msg})
+	default:
+		n.log.Debug("link lost", "link", f.link, "peer", p.addr, "reason", f.reason)
+		delete(n.peers, f.link)
+		p.q.drop()
+		n.step(newsnet.LinkDown{Link: f.link, Reason: f.reason})
 	}
 }
 
@@ -360,6 +398,7 @@ func (n *Node) shutdown() {
 	n.failParked(ErrClosed)
 	for id, p := range n.peers {
 		delete(n.peers, id)
+		n.flush(p)
 		p.closeGracefully()
 	}
 	n.finalMu.Lock()
@@ -385,6 +424,11 @@ func (n *Node) linkUp(p *peer) {
 // for frames dropped with a link), until nothing is left. Loop only.
 func (n *Node) step(ev newsnet.Event) {
 	n.pending = append(n.pending, ev)
+	n.stepPending()
+}
+
+// stepPending carries out the pending events, as step does. Loop only.
+func (n *Node) stepPending() {
 	// By index, not by reslicing the front away, so the slice keeps its
 	// capacity from step to step.
 	for i := 0; i < len(n.pending); i++ {
@@ -427,6 +471,7 @@ func (n *Node) act(a newsnet.Action) {
 		if p := n.peers[a.Link]; p != nil {
 			n.log.Debug("closing link", "link", a.Link, "peer", p.addr, "reason", a.Reason)
 			delete(n.peers, a.Link)
+			n.flush(p) // what the core sent before the close goes first
 			p.closeGracefully()
 		}
 	case newsnet.Deliver:
@@ -483,6 +528,14 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
 		return
 	}
+	if p.direct != nil && (len(p.held) > 0 || p.q.claimDirect()) {
+		if len(p.held) == 0 {
+			n.dirty = append(n.dirty, p)
+		}
+		e.frame.retain()
+		p.held = append(p.held, queued{frame: e.frame, size: e.size})
+		return
+	}
 	e.frame.retain()
 	switch p.q.push(queued{frame: e.frame, size: e.size}, n.queueCap) {
 	case pushed:
@@ -491,13 +544,127 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		// The writer failed; the reader's LinkDown is on its way.
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})
 	case overCap:
-		n.log.Error("closing link: send queue over its hard cap (the core's flow control failed)",
-			"peer", p.addr, "link", p.id, "cap", n.queueCap)
-		delete(n.peers, p.id)
-		p.abort("send queue over its cap")
-		n.pending = append(n.pending, newsnet.LinkDown{Link: p.id, Reason: "send queue over its cap"})
+		n.overCap(p)
 	}
 	e.frame.release()
+}
+
+// overCap closes p, whose send queue passed its hard cap. Loop only.
+func (n *Node) overCap(p *peer) {
+	n.log.Error("closing link: send queue over its hard cap (the core's flow control failed)",
+		"peer", p.addr, "link", p.id, "cap", n.queueCap)
+	delete(n.peers, p.id)
+	p.abort("send queue over its cap")
+	n.pending = append(n.pending, newsnet.LinkDown{Link: p.id, Reason: "send queue over its cap"})
+}
+
+// flushHeld writes what the loop held for direct writes during this
+// iteration (see send), one write per link, or hands them to the links'
+// writers when more input is waiting, and carries out any events that
+// raised. Loop only, at the end of every iteration.
+func (n *Node) flushHeld() {
+	for len(n.dirty) > 0 {
+		// With more input waiting, the loop is behind: its writers, which
+		// gather what queues up meanwhile, write fewer and larger pieces
+		// than it would, iteration by iteration.
+		busy := len(n.fromPeers) > 0
+		for _, p := range n.dirty {
+			if busy {
+				n.handOver(p)
+			} else {
+				n.flush(p)
+			}
+		}
+		n.dirty = n.dirty[:0]
+		if len(n.pending) > 0 {
+			n.stepPending() // may hold more frames
+		}
+	}
+}
+
+// handOver queues the frames held for p for its writer instead of writing
+// them. Loop only.
+func (n *Node) handOver(p *peer) {
+	held := p.held
+	p.held = p.held[:0]
+	if len(held) > 0 && p.q.endDirect(held, n.queueCap) == overCap {
+		n.overCap(p)
+	}
+	clear(held)
+}
+
+// flush writes the frames held for p (it holds p.q's direct claim while
+// any are), gathered into one write of at most writeBufferSize bytes
+// (a larger frame alone), without waiting and without waking p's writer:
+// a frame that travels alone (paced publishing, heartbeats) costs one
+// write instead of a writer wake-up and a write, and a loop that fell
+// behind writes what its iteration produced for a link at once. What the
+// socket did not take is queued for the writer, ahead of anything later;
+// on a TLS link, what TLS took but the socket did not waits in the spill,
+// and the frames it belongs to are queued (with nothing left to write of
+// them) so that they are reported written only once it is out. Loop only.
+func (n *Node) flush(p *peer) {
+	held := p.held
+	p.held = p.held[:0]
+	if len(held) == 0 {
+		return
+	}
+	defer clear(held)
+	if p.q.isDead() {
+		p.q.endDirect(held, n.queueCap) // released and counted as written
+		return
+	}
+	b, k := held[0].frame.b, 1
+	if len(held) > 1 && len(b) < writeBufferSize {
+		buf := n.directBuf[:0]
+		for k = 0; k < len(held); k++ {
+			f := held[k].frame.b
+			if k > 0 && len(buf)+len(f) > writeBufferSize {
+				break
+			}
+			buf = append(buf, f...)
+		}
+		b, n.directBuf = buf, buf
+	}
+	written, err := p.direct(b)
+	if err != nil {
+		size := 0
+		for _, e := range held {
+			size += e.size
+			e.frame.release()
+		}
+		p.q.endDirect(nil, n.queueCap)
+		// As a failed writer does: the frames are dropped with the link
+		// and counted as written, and the reader reports the loss.
+		p.fail("write: " + err.Error())
+		p.q.drop()
+		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: size})
+		return
+	}
+	spilled := p.spill != nil && p.spill.spilled()
+	rest, size := n.restBuf[:0], 0
+	for i, e := range held {
+		if i < k {
+			l := len(e.frame.b)
+			if written >= l && !spilled {
+				written -= l
+				size += e.size
+				e.frame.release()
+				continue
+			}
+			e.off = min(written, l) // partly written, or (TLS) taken into the spill
+			written -= e.off
+		}
+		rest = append(rest, e)
+	}
+	n.restBuf = rest
+	defer clear(rest)
+	if size > 0 && p.q.report(size) {
+		n.wakeWritten()
+	}
+	if p.q.endDirect(rest, n.queueCap) == overCap {
+		n.overCap(p)
+	}
 }
 
 // dial connects to addr for the core's join attempt on link and reports the

@@ -28,6 +28,19 @@ type peer struct {
 	secret  secretID // the network secret the peer proved with (secured only)
 	key     string   // the peer's installation key (secured only)
 	q       sendQueue
+	// direct writes a frame without waiting (it returns how much of the
+	// frame the socket or TLS took), so the loop can send a frame itself
+	// when the writer is idle; nil where the connection offers no such
+	// write (a wrapped connection, a platform without it), and every frame
+	// goes through the writer.
+	direct func([]byte) (int, error)
+	// spill, on a TLS link, holds what TLS wrote during a direct write and
+	// the socket did not take at once; the writer sends it first.
+	spill *spillConn
+	// held are the frames the loop holds for its direct write at the end
+	// of its iteration (Node.flush); while there are any, the loop holds
+	// q's direct claim. Loop only.
+	held []queued
 
 	mu      sync.Mutex
 	reason  string    // why the runtime failed the link, if it did
@@ -45,6 +58,8 @@ func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
 		secret:  h.secret,
 		key:     h.key,
 	}
+	p.spill = h.spill
+	p.direct = directWriter(h.conn, h.raw, h.spill)
 	p.q.init()
 	return p
 }
@@ -87,12 +102,13 @@ func (p *peer) failReason() string {
 	return p.reason
 }
 
-// setWriteDeadline arms the deadline for the next write, never beyond the
-// deadline of a graceful close in progress. The mutex orders it with
-// closeGracefully so the shorter deadline always wins.
+// setWriteDeadline arms the deadline for the next write (the zero time
+// disarms it), never beyond the deadline of a graceful close in progress.
+// The mutex orders it with closeGracefully so the shorter deadline always
+// wins.
 func (p *peer) setWriteDeadline(d time.Time) {
 	p.mu.Lock()
-	if !p.closeBy.IsZero() && p.closeBy.Before(d) {
+	if !p.closeBy.IsZero() && (d.IsZero() || p.closeBy.Before(d)) {
 		d = p.closeBy
 	}
 	p.conn.SetWriteDeadline(d)
@@ -114,7 +130,26 @@ func (p *peer) write(b []byte, timeout time.Duration) error {
 	return nil
 }
 
-// writeLoop writes queued frames until the loop ends the queue. It takes
+// flushSpill writes what TLS wrote during a direct write and the socket
+// did not take, in pieces of at most writeBufferSize, each with a fresh
+// deadline, as write does.
+func (p *peer) flushSpill(timeout time.Duration) error {
+	if p.spill == nil {
+		return nil
+	}
+	for {
+		p.setWriteDeadline(time.Now().Add(timeout))
+		more, err := p.spill.flushSome(writeBufferSize)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// writeLoop writes queued frames until the loop ends the queue. The loop
+// writes a frame itself when nothing is queued before it and the socket
+// takes it whole at once (Node.send): the writer, and its wake-up, are for
+// what the socket could not take at once. It takes
 // frames in batches of up to writeBufferSize bytes, copies them into one
 // buffer and writes that (a larger frame is written on its own), then
 // reports the batch's SizeOf bytes as written (sendQueue.written), waking
@@ -138,6 +173,12 @@ func (p *peer) writeLoop(timeout time.Duration, wake func()) {
 			break
 		}
 		err := p.writeBatch(batch, buf, timeout)
+		if err == nil && p.direct != nil {
+			// The loop's direct writes never wait, but an expired
+			// deadline would fail them: disarm it before going idle.
+			p.setWriteDeadline(time.Time{})
+		}
+		p.q.idle()
 		size := 0
 		for i, e := range batch {
 			size += e.size
@@ -166,11 +207,15 @@ func (p *peer) writeLoop(timeout time.Duration, wake func()) {
 	}
 }
 
-// writeBatch writes the frames of batch, small ones gathered in buf.
+// writeBatch writes the frames of batch, small ones gathered in buf, after
+// what a direct write left in the spill.
 func (p *peer) writeBatch(batch []queued, buf []byte, timeout time.Duration) error {
+	if err := p.flushSpill(timeout); err != nil {
+		return err
+	}
 	buf = buf[:0]
 	for _, e := range batch {
-		b := e.frame.b
+		b := e.frame.b[e.off:]
 		if len(buf)+len(b) > cap(buf) && len(buf) > 0 {
 			if err := p.write(buf, timeout); err != nil {
 				return err
@@ -201,6 +246,13 @@ func (n *Node) readLoop(p *peer) {
 		if err != nil {
 			reason = n.readFailure(p, err)
 			break
+		}
+		// Without waiting first: a full channel is rare, and a select that
+		// can wait costs more than the send on every frame.
+		select {
+		case n.fromPeers <- fromPeer{link: p.id, msg: m}:
+			continue
+		default:
 		}
 		select {
 		case n.fromPeers <- fromPeer{link: p.id, msg: m}:

@@ -61,6 +61,7 @@ func (f *frame) release() {
 type queued struct {
 	frame *frame
 	size  int // newsnet.SizeOf of the message: the unit of Written
+	off   int // bytes of the frame the loop already wrote (see claimDirect)
 }
 
 // queuedOverhead is what an entry costs beyond its frame buffer, for the
@@ -79,7 +80,11 @@ type sendQueue struct {
 	bytes int  // buffer bytes of items[head:], plus queuedOverhead each
 	ended bool // the loop ended the queue: write what is queued, then stop
 	dead  bool // dropped: nothing more is written, pushes are refused
-	ready chan struct{}
+	// writing is set while the writer holds a batch it took; direct while
+	// the loop writes to the socket itself (claimDirect). At most one of
+	// them writes at a time, so frames reach the socket in queue order.
+	writing, direct bool
+	ready           chan struct{}
 
 	// written is the SizeOf bytes the writer has written (or dropped) and
 	// the loop has not yet reported to the core. The writer wakes the loop
@@ -133,7 +138,8 @@ func (q *sendQueue) signal() {
 
 // take appends to dst the oldest queued entries, at least one and no more
 // than max frame bytes in all, waiting while the queue is empty. It returns
-// false once the queue is dead, or ended and empty. Writer only.
+// false once the queue is dead, or ended and empty. The writer calls idle
+// once it has written what it took. Writer only.
 func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
 	for {
 		q.mu.Lock()
@@ -157,6 +163,7 @@ func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
 			if q.head == len(q.items) {
 				q.items, q.head = q.items[:0], 0
 			}
+			q.writing = true
 			q.mu.Unlock()
 			return dst, true
 		}
@@ -167,6 +174,65 @@ func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
 		}
 		<-q.ready
 	}
+}
+
+// idle tells the queue the writer is done with the batch it took: the
+// loop may write to the socket itself again. Writer only.
+func (q *sendQueue) idle() {
+	q.mu.Lock()
+	q.writing = false
+	q.mu.Unlock()
+}
+
+// claimDirect lets the loop write a frame to the socket itself, without
+// waking the writer, when nothing is queued or being written before it and
+// the queue is still open. Once it returns true, the loop must call
+// endDirect. Loop only.
+func (q *sendQueue) claimDirect() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.dead || q.ended || q.writing || q.direct || q.head < len(q.items) {
+		return false
+	}
+	q.direct = true
+	return true
+}
+
+// endDirect ends the loop's direct write. rest is what the socket did not
+// take at once, in order: it is queued first (taking over the loop's
+// references to its frames) for the writer, which waits for the socket.
+// It reports overCap, having queued rest all the same, when that took the
+// queue past limit: the caller closes the link. On a dead queue, rest is
+// released and reported as written (dropped with the link), as drop does.
+// Loop only.
+func (q *sendQueue) endDirect(rest []queued, limit int) pushResult {
+	q.mu.Lock()
+	q.direct = false
+	if len(rest) == 0 {
+		q.mu.Unlock()
+		return pushed
+	}
+	if q.dead {
+		q.mu.Unlock()
+		size := 0
+		for _, e := range rest {
+			size += e.size
+			e.frame.release()
+		}
+		q.report(size)
+		return dropped
+	}
+	for _, e := range rest {
+		q.items = append(q.items, e)
+		q.bytes += cap(e.frame.b) + queuedOverhead
+	}
+	over := q.bytes > limit
+	q.mu.Unlock()
+	q.signal()
+	if over {
+		return overCap
+	}
+	return pushed
 }
 
 // end lets the writer finish what is queued and stop. Loop only.

@@ -133,6 +133,7 @@ type handshaken struct {
 	r      *bufio.Reader // positioned after the peer's hello
 	secret secretID      // the secret the peer proved with (secured only)
 	key    string        // the peer's installation key (secured only)
+	spill  *spillConn    // under conn when secured, if raw is a socket
 }
 
 // refusal is a failed handshake with the reason counted for it.
@@ -184,11 +185,15 @@ func (n *Node) handshake(ctx context.Context, conn net.Conn, deadline time.Time,
 func (n *Node) secure(h *handshaken, client bool) error {
 	var tc *tls.Conn
 	ownRole, peerRole := trust.RoleServer, trust.RoleClient
+	under := h.conn
+	if h.spill = newSpillConn(h.conn); h.spill != nil {
+		under = h.spill // so that the loop can write through TLS without waiting
+	}
 	if client {
-		tc = tls.Client(h.conn, n.sec.client)
+		tc = tls.Client(under, n.sec.client)
 		ownRole, peerRole = peerRole, ownRole
 	} else {
-		tc = tls.Server(h.conn, n.sec.server)
+		tc = tls.Server(under, n.sec.server)
 	}
 	h.conn = tc
 	if err := tc.Handshake(); err != nil {
