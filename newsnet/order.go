@@ -47,6 +47,47 @@ type sourceState struct {
 	// message small however many counts are wanted.
 	due   time.Time
 	swept uint64
+
+	// came marks the skipped counts above next whose item did pass
+	// through us (one of another category, relayed). unseen marks, for
+	// the last unseenSpan counts below next, those resolved without their
+	// item (skipped as another category's before it came, or given up
+	// on): when it does come, late, it is relayed, not dropped as a
+	// replay (see replayed). A ring of bits indexed by count; nil until
+	// such a count is passed.
+	came   map[uint64]bool
+	unseen []uint64
+}
+
+// unseenSpan is how many counts below next a source's unseen ring covers:
+// an item that comes later than that after the counts around it is taken
+// for a replay. 2 KiB per source followed.
+const unseenSpan = 1 << 14
+
+// passed records that next moved past count k, with or without its item.
+func (st *sourceState) passed(k uint64, unseen bool) {
+	if st.unseen == nil {
+		if !unseen {
+			return
+		}
+		st.unseen = make([]uint64, unseenSpan/64)
+	}
+	i := k % unseenSpan
+	if unseen {
+		st.unseen[i/64] |= 1 << (i % 64)
+	} else {
+		st.unseen[i/64] &^= 1 << (i % 64)
+	}
+}
+
+// resolvedUnseen reports whether count k, below next, was resolved without
+// its item passing through us, as far as the ring remembers.
+func (st *sourceState) resolvedUnseen(k uint64) bool {
+	if st.unseen == nil || k >= st.next || st.next-k > unseenSpan {
+		return false
+	}
+	i := k % unseenSpan
+	return st.unseen[i/64]&(1<<(i%64)) != 0
 }
 
 // want records a wanted count and keeps st.due at the earliest due.
@@ -145,9 +186,11 @@ func (s *Servant) begin(st *sourceState, h *header) bool {
 		// catch-up, which asks the archive by source and count.
 		s.counters.GapSkipped += h.count - maxGap - st.next
 		st.next = h.count - maxGap
+		st.unseen = nil // the counts jumped over are not in the ring
 		below := func(k uint64) bool { return k < st.next }
 		maps.DeleteFunc(st.held, func(k uint64, _ *Multicast) bool { return below(k) })
 		maps.DeleteFunc(st.skip, func(k uint64, _ bool) bool { return below(k) })
+		maps.DeleteFunc(st.came, func(k uint64, _ bool) bool { return below(k) })
 		maps.DeleteFunc(st.wanted, func(k uint64, _ *want) bool { return below(k) })
 	}
 	return true
@@ -169,6 +212,10 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 		st.held[m.Count] = m
 	} else {
 		st.skip[m.Count] = true
+		if st.came == nil {
+			st.came = map[uint64]bool{}
+		}
+		st.came[m.Count] = true
 	}
 	s.settle(m.Source, st, from)
 	return true
@@ -297,8 +344,11 @@ func (s *Servant) drain(source string, st *sourceState, from LinkID) {
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from})
 			s.noteNeeded(m)
+			st.passed(st.next, false)
 		} else if st.skip[st.next] {
 			delete(st.skip, st.next)
+			st.passed(st.next, !st.came[st.next])
+			delete(st.came, st.next)
 		} else {
 			break
 		}

@@ -23,7 +23,12 @@ import "time"
 // the source's order as it does for any gap. And while the grace is open,
 // a copy from the longer path of a count we resolved already is relayed,
 // not dropped as a replay: we skipped it (not one of our categories) when
-// the item that overtook it came, but a servant below may need it.
+// the item that overtook it came, but a servant below may need it. Hop
+// counts do not show every overtaking (a direct subscriber that is also
+// the source's tree neighbour gets both copies one hop away, and a busy
+// tree link lets the quiet direct one pass it), so beyond the grace a
+// relay still passes on the first copy of any count it resolved without
+// its item (sourceState.unseen, routing.go's replayed).
 
 // longerPathMemory is how long a longer path is remembered after its last
 // item: items of a category that only it still carries may come that

@@ -156,13 +156,28 @@ func (s *Servant) verified(peer ServantID, m *Multicast) bool {
 // nobody below needs it from us: a servant still missing it asks for it.
 // Not while an item of the source overtook others (overtake.go): then it
 // is most likely one of those, which we skipped (it is not in our
-// categories) but a servant below us still waits for.
+// categories) but a servant below us still waits for. Nor, at any time,
+// for a count we resolved without its item passing through us: it was
+// overtaken by a later item over a path the grace does not see (a direct
+// link at the tree's hop count, a busy tree link beside a quiet one, or
+// the relay above us passing on items in the order such paths brought
+// them), nobody below got it from us, and a servant below that needs it
+// may hear of no later item that would show it the gap. Its first copy
+// is passed on; copies after it are duplicates by ID, and one that
+// outlives the seen window a replay again.
 func (s *Servant) replayed(m *Multicast) bool {
 	if m.Count == 0 || m.Source == s.cfg.Source {
 		return false
 	}
 	st := s.sources[m.Source]
-	return st != nil && st.next > 0 && m.Count < st.next && st.wanted[m.Count] == nil && !s.overtaking(st)
+	if st == nil || st.next == 0 || m.Count >= st.next || st.wanted[m.Count] != nil || s.overtaking(st) {
+		return false
+	}
+	if st.resolvedUnseen(m.Count) {
+		st.passed(m.Count, false) // it passes through us now
+		return false
+	}
+	return true
 }
 
 // wants reports whether a message of category c must cross link l: its
