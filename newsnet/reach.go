@@ -153,7 +153,7 @@ type reachItem struct {
 	seq              uint64
 	delivered, read  bool
 	identity, proof  []byte
-	from             map[LinkID]ItemReach // the latest report of each link
+	from             map[LinkID]ItemReach // the latest report of each link; nil until one comes (most items at a leaf)
 	// audience: the item has one, so its subscribers are counted per item;
 	// inside: our address lies in it.
 	audience, inside bool
@@ -224,7 +224,7 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 		r.ownItems++
 	}
 	r.seq++
-	ri := &reachItem{id: id, source: source, category: category, seq: r.seq, from: map[LinkID]ItemReach{}}
+	ri := &reachItem{id: id, source: source, category: category, seq: r.seq}
 	r.items[id] = ri
 	r.order = append(r.order, id) // a full array is copied without the forgotten front
 	s.markReach(ri)
@@ -350,6 +350,9 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 			}
 			if prev, ok := ri.from[l.id]; ok && sameReach(&prev, &it) {
 				continue
+			}
+			if ri.from == nil {
+				ri.from = map[LinkID]ItemReach{}
 			}
 			ri.from[l.id] = it
 			s.markReach(ri)
