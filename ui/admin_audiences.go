@@ -150,17 +150,10 @@ func sameNamed(a, b []app.NamedAudience) bool {
 }
 
 func (e *audiencesEditor) updateButtons() {
-	enable := func(b *widget.Button, on bool) {
-		if on {
-			b.Enable()
-		} else {
-			b.Disable()
-		}
-	}
-	enable(e.remove, e.selected >= 0 && e.selected < len(e.work) && !e.busy)
-	enable(e.add, !e.busy)
-	enable(e.save, e.dirty() && !e.busy)
-	enable(e.revert, e.dirty() && !e.busy)
+	setEnabled(e.remove, e.selected >= 0 && e.selected < len(e.work) && !e.busy)
+	setEnabled(e.add, !e.busy)
+	setEnabled(e.save, e.dirty() && !e.busy)
+	setEnabled(e.revert, e.dirty() && !e.busy)
 	if e.dirty() {
 		e.note.SetText("Unsaved changes.")
 	} else if e.note.Text == "Unsaved changes." {

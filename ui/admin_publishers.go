@@ -210,17 +210,10 @@ func (p *publishersEditor) dirty() bool {
 }
 
 func (p *publishersEditor) updateButtons() {
-	enable := func(b *widget.Button, on bool) {
-		if on {
-			b.Enable()
-		} else {
-			b.Disable()
-		}
-	}
-	enable(p.remove, p.selected >= 0 && p.selected < len(p.pubs))
-	enable(p.add, p.latest != nil)
-	enable(p.save, p.dirty() && !p.busy)
-	enable(p.revert, p.dirty() && !p.busy)
+	setEnabled(p.remove, p.selected >= 0 && p.selected < len(p.pubs))
+	setEnabled(p.add, p.latest != nil)
+	setEnabled(p.save, p.dirty() && !p.busy)
+	setEnabled(p.revert, p.dirty() && !p.busy)
 	if p.dirty() {
 		p.note.SetText("Unsaved changes.")
 	} else if p.note.Text == "Unsaved changes." {

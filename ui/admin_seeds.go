@@ -158,20 +158,13 @@ func (s *seedEditor) setSeeds(seeds []string) {
 func (s *seedEditor) dirty() bool { return !slices.Equal(s.seeds, s.saved) }
 
 func (s *seedEditor) updateButtons() {
-	enable := func(b *widget.Button, on bool) {
-		if on {
-			b.Enable()
-		} else {
-			b.Disable()
-		}
-	}
 	sel := s.selected >= 0 && s.selected < len(s.seeds)
-	enable(s.remove, sel)
-	enable(s.up, sel && s.selected > 0)
-	enable(s.down, sel && s.selected < len(s.seeds)-1)
-	enable(s.test, len(s.seeds) > 0)
-	enable(s.save, s.dirty())
-	enable(s.revert, s.dirty())
+	setEnabled(s.remove, sel)
+	setEnabled(s.up, sel && s.selected > 0)
+	setEnabled(s.down, sel && s.selected < len(s.seeds)-1)
+	setEnabled(s.test, len(s.seeds) > 0)
+	setEnabled(s.save, s.dirty())
+	setEnabled(s.revert, s.dirty())
 	switch {
 	case s.dirty() && s.base != nil && s.latest.Version != s.base.Version:
 		s.note.SetText(fmt.Sprintf("Unsaved changes, made on version %d of the network definition; saving merges them onto version %d.", s.base.Version, s.latest.Version))
