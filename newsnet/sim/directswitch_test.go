@@ -59,11 +59,7 @@ func runLosslessSwitch(t *testing.T, seed uint64) switchRun {
 	}
 	n.RunFor(time.Minute) // the catch-ups that follow joining are over
 	sources := ids[2:5]
-	type pub struct {
-		source   newsnet.ServantID
-		category string
-	}
-	published := map[[16]byte]pub{}
+	published := map[[16]byte]publication{}
 	var order [][16]byte
 	var run switchRun
 	before := map[string]int{}
@@ -86,7 +82,7 @@ func runLosslessSwitch(t *testing.T, seed uint64) switchRun {
 			cat = cats[1+r.IntN(len(cats)-1)]
 		}
 		id := n.Publish(src, cat)
-		published[id] = pub{src, cat}
+		published[id] = publication{src, cat}
 		order = append(order, id)
 		if i == rate*int(span/time.Second)/2 {
 			for _, nd := range n.Alive() {
@@ -113,36 +109,15 @@ func runLosslessSwitch(t *testing.T, seed uint64) switchRun {
 	if err := n.CheckDirect(); err != nil {
 		t.Errorf("seed %d: %v", seed, err)
 	}
-	wrong := 0
-	for _, nd := range n.Alive() {
-		subs := newsnet.NewCategorySet(nd.Subscriptions...)
-		for _, id := range order {
-			p := published[id]
-			want := 0
-			if p.source != nd.ID && subs.Matches(p.category) {
-				want = 1
-			}
-			if unsubscribed[nd.ID] {
-				want = min(nd.Delivered[id], 1) // what it got before it stopped: once at most
-			}
-			if got := nd.Delivered[id]; got != want {
-				if wrong++; wrong <= 5 {
-					t.Errorf("seed %d: %s holds %s's %s item %x %d times, want %d", seed, nd.ID, p.source, p.category, id[:3], got, want)
-				}
-			}
+	checkHoldings(t, seed, n, order, published, "on a lossless run", func(nd *Node, id [16]byte, p publication) int {
+		if unsubscribed[nd.ID] {
+			return min(nd.Delivered[id], 1) // what it got before it stopped: once at most
 		}
-		for src, counts := range nd.Order {
-			if !slices.IsSorted(counts) || len(slices.Compact(slices.Clone(counts))) != len(counts) {
-				t.Errorf("seed %d: %s delivered %s's messages out of order: %v", seed, nd.ID, src, counts)
-			}
+		if p.source != nd.ID && newsnet.NewCategorySet(nd.Subscriptions...).Matches(p.category) {
+			return 1
 		}
-		if lost := nd.Servant.Status().Counters.Lost; lost > 0 {
-			t.Errorf("seed %d: %s recorded %d losses on a lossless run", seed, nd.ID, lost)
-		}
-	}
-	if wrong > 5 {
-		t.Errorf("seed %d: %d wrong holdings in all", seed, wrong)
-	}
+		return 0
+	})
 	return run
 }
 
