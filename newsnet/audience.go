@@ -142,7 +142,7 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 // audienceState is what a servant keeps for audiences.
 type audienceState struct {
 	addr netip.Addr          // our advertised address; invalid for a host name
-	mine map[string][]uint32 // subscription → audienceShorts
+	mine map[string][]uint32 // subscription → audienceShorts, ascending
 }
 
 // forMe reports whether m is for this servant: it has no audience, or our
@@ -215,7 +215,7 @@ func (o *Chains) addMessage(m *Multicast) {
 // audienceShorts returns the ShortIDs of the chain keys that an audience
 // message under subscription sub has when it is for us: one per range
 // that holds our address (33 for IPv4, 129 for IPv6, none for a host
-// name). Computed once per subscription.
+// name), ascending. Computed once per subscription.
 func (s *Servant) audienceShorts(sub string) []uint32 {
 	if !s.aud.addr.IsValid() {
 		return nil
@@ -231,6 +231,7 @@ func (s *Servant) audienceShorts(sub string) []uint32 {
 		p, _ := s.aud.addr.Prefix(bits)
 		shorts = append(shorts, ShortID(audienceKey(p, sub)))
 	}
+	slices.Sort(shorts)
 	s.aud.mine[sub] = shorts
 	return shorts
 }
@@ -243,7 +244,19 @@ func (s *Servant) lastForMe(h *header, sub string) (last uint64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	for _, short := range s.audienceShorts(sub) {
+	// Every message of every servant asks this once per subscription, so
+	// the shorter list is walked and the longer one searched: a source's
+	// lasts are usually a few entries against our 33 or 129 ranges.
+	shorts := s.audienceShorts(sub)
+	if len(h.lasts) < len(shorts) {
+		for _, l := range h.lasts {
+			if _, found := slices.BinarySearch(shorts, l.Short); found {
+				last = max(last, l.Count)
+			}
+		}
+		return last, true
+	}
+	for _, short := range shorts {
 		if i, found := findLast(h.lasts, short); found {
 			last = max(last, h.lasts[i].Count)
 		}

@@ -1,9 +1,11 @@
 package newsnet
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"testing"
 )
 
@@ -113,6 +115,46 @@ func TestAudienceWireRefusals(t *testing.T) {
 	} {
 		if _, err := AppendFrame(nil, &Multicast{Category: "c", Audience: ps}); err == nil {
 			t.Errorf("%v encoded", ps)
+		}
+	}
+}
+
+// lastForMe finds the latest count for us whichever list it walks: a
+// source's few lasts against our 33 ranges, or a source with more lasts
+// than that; the answer equals a check of every entry.
+func TestLastForMeWalksEitherList(t *testing.T) {
+	id := ServantID("10.1.4.7:7400")
+	s := &Servant{aud: audienceState{addr: advertisedAddr(id)}}
+	r := rand.New(rand.NewPCG(3, 4))
+	mine := map[uint32]bool{}
+	for bits := 0; bits <= 32; bits++ {
+		p, _ := s.aud.addr.Prefix(bits)
+		mine[ShortID(audienceKey(p, "hr"))] = true
+	}
+	for _, n := range []int{0, 1, 4, 32, 33, 34, 200} {
+		for round := range 20 {
+			set := map[uint32]uint64{ShortID("hr"): 5}
+			for len(set) < n+1 {
+				short := r.Uint32()
+				if r.IntN(3) == 0 { // one of our ranges
+					p, _ := s.aud.addr.Prefix(r.IntN(33))
+					short = ShortID(audienceKey(p, "hr"))
+				}
+				set[short] = uint64(1 + r.IntN(1000))
+			}
+			h := header{lastsComplete: true}
+			want := uint64(0)
+			for short, c := range set {
+				h.lasts = append(h.lasts, LastCount{Short: short, Count: c})
+				if short == ShortID("hr") || mine[short] {
+					want = max(want, c)
+				}
+			}
+			slices.SortFunc(h.lasts, func(a, b LastCount) int { return cmp.Compare(a.Short, b.Short) })
+			got, ok := s.lastForMe(&h, "hr")
+			if !ok || got != want {
+				t.Fatalf("%d lasts, round %d: lastForMe = %d, %v; want %d", len(h.lasts), round, got, ok, want)
+			}
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package newsnet
 
 import (
-	"cmp"
 	"math"
-	"slices"
 )
 
 // Gap classification without a window. The history (JP3679935B2) tells a
@@ -113,9 +111,18 @@ func (h *header) lastUnder(sub string) (uint64, bool) {
 // findLast finds the entry for short in lasts (sorted by Short), or where
 // it would go.
 func findLast(lasts []LastCount, short uint32) (int, bool) {
-	return slices.BinarySearchFunc(lasts, short, func(l LastCount, s uint32) int {
-		return cmp.Compare(l.Short, s)
-	})
+	// A plain loop: the generic search with a comparison func was the
+	// hottest line of a burst (one call per subscription per message).
+	lo, hi := 0, len(lasts)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if lasts[mid].Short < short {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(lasts) && lasts[lo].Short == short
 }
 
 // linkChains takes h into the chains of st, one per subscription, and
