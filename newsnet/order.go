@@ -339,7 +339,13 @@ func (s *Servant) wantMessage(source string, st *sourceState, k uint64) {
 func (s *Servant) drain(source string, st *sourceState, from LinkID) {
 	start := st.next
 	for {
-		if m := st.held[st.next]; m != nil {
+		if m := st.held[st.next]; m != nil && !s.wantsDelivery(m) {
+			// Held while we subscribed to its category, which we no
+			// longer do: delivering now would break "exactly the
+			// subscribers".
+			delete(st.held, st.next)
+			st.passed(st.next, false)
+		} else if m != nil {
 			delete(st.held, st.next)
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from})

@@ -287,7 +287,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	st := s.source(r.Source)
 	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verified("retransmission", m) {
 		s.cache.add(m)
-		s.takeRecovered(st, m)
+		s.takeRecovered(st, m, from)
 	}
 	for _, cc := range r.Categories {
 		w := st.wanted[cc.Count]
@@ -324,9 +324,22 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 // subscription asked for (a category we subscribed to after the message
 // went by), and not when it is stored already; anything else below what
 // we resolved is a copy (delivered, skipped, or counted lost) and dropped.
-func (s *Servant) takeRecovered(st *sourceState, m *Multicast) {
+//
+// A message of a source we follow that we missed, the servants below us
+// missed too: the tree brought them nothing we did not have. So it goes on
+// down as if live. A servant below that follows the source would find the
+// gap and ask itself (the copy saves it the wait), but one that never heard
+// of the source, because its first items were held up above us, has no gap
+// to find: without the copy it would never learn of them, and count nothing
+// lost. (Of a source we never heard of, the tree below us has seen nothing
+// either: catch-up brought it, as history or for a time we were away, and
+// it is not theirs unasked.)
+func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 	first := s.seen.add(m.ID)
 	if st.next == 0 || m.Count >= st.next {
+		if first && st.next > 0 {
+			s.relayExcept(m, from, s.links[st.live])
+		}
 		s.sequence(m, 0)
 		return
 	}

@@ -113,11 +113,14 @@ func (s *Servant) route(from *link, m *Multicast) {
 // relay forwards m, one hop further, on every tree link but except whose
 // received set holds its category, that no exception covers, and that
 // can lead into its audience.
-func (s *Servant) relay(m *Multicast, except *link) {
+func (s *Servant) relay(m *Multicast, except *link) { s.relayExcept(m, except, nil) }
+
+// relayExcept is relay with a second link left out.
+func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 	var fwd *Multicast // m one hop further
 	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
-		if l != except && s.wants(l, m.Category) && !s.excepted(l, m) && s.audienceLink(l, aud) {
+		if l != except && l != also && s.wants(l, m.Category) && !s.excepted(l, m) && s.audienceLink(l, aud) {
 			if fwd == nil {
 				c := *m
 				c.Hops++
