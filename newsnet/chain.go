@@ -82,17 +82,27 @@ func (ch *chain) follow(old uint64) {
 type header struct {
 	source, category string
 	count            uint64
-	history          []HistoryRun
+	history          []HistoryRun // decoded from historyWire when first read
+	historyWire      []byte
 	lasts            []LastCount
 	lastsComplete    bool
 }
 
 func headerOf(m *Multicast) header {
-	return header{m.Source, m.Category, m.Count, m.History, m.Lasts, m.LastsComplete}
+	return header{m.Source, m.Category, m.Count, m.History, m.historyWire, m.Lasts, m.LastsComplete}
 }
 
 func (e *Edge) header() header {
-	return header{e.Source, e.Category, e.Count, e.History, e.Lasts, e.LastsComplete}
+	return header{e.Source, e.Category, e.Count, e.History, e.historyWire, e.Lasts, e.LastsComplete}
+}
+
+// runs returns h's history, decoding it once: only a gap, or a source's
+// first message, reads it.
+func (h *header) runs() []HistoryRun {
+	if h.history == nil && h.historyWire != nil {
+		h.history, h.historyWire = runsOf(nil, h.historyWire), nil
+	}
+	return h.history
 }
 
 // lastUnder returns the source's latest count under sub before h, and

@@ -49,7 +49,7 @@ func (s *Servant) noteEdge(m *Multicast) {
 // edgeOf is m's header: the edge its stream has once m went by.
 func edgeOf(m *Multicast) *Edge {
 	return &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
-		History: m.History, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
+		History: m.History, historyWire: m.historyWire, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
 }
 
 func (s *Servant) edgeOf(k edgeKey) *Edge { return s.edges[k] }

@@ -77,8 +77,11 @@ type Multicast struct {
 	Source   string   // the publishing installation (a persistent UUID)
 	Count    uint64   // the source's communication count, from 1
 	// History describes the categories of the source's messages before this
-	// one, newest first, as runs of short IDs (see ShortID).
-	History []HistoryRun
+	// one, newest first, as runs of short IDs (see ShortID). A received
+	// message leaves it nil and keeps the runs undecoded: read them with
+	// HistoryRuns (history_wire.go).
+	History     []HistoryRun
+	historyWire []byte
 	// Lasts lets a receiver classify a gap of any length without a request
 	// (chain.go): for every category the source published under before
 	// this message, and every ancestor of those ("hr" and "hr/payroll" for
@@ -128,7 +131,8 @@ type Edge struct {
 	Source        string
 	Category      string
 	Count         uint64
-	History       []HistoryRun
+	History       []HistoryRun // as Multicast's: read with HistoryRuns
+	historyWire   []byte
 	Lasts         []LastCount
 	LastsComplete bool
 }

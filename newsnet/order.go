@@ -175,7 +175,7 @@ func (s *Servant) begin(st *sourceState, h *header) bool {
 		// The first message of a source we had no expectation of: follow it
 		// from as far back as its history reaches, so a needed message
 		// missed just before is still found; older ones are for catch-up.
-		st.next = h.count - min(historyLen(h.history), h.count-1)
+		st.next = h.count - min(historyLen(h.runs()), h.count-1)
 	}
 	if h.count < st.next || st.held[h.count] != nil || st.skip[h.count] {
 		return false
@@ -283,7 +283,7 @@ func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
 			st.skip[k] = true
 			continue
 		}
-		short, ok := historyShort(h.history, h.count, k)
+		short, ok := historyShort(h.runs(), h.count, k)
 		switch {
 		case s.self.Has(AllCategories):
 			s.counters.GapNeeded++

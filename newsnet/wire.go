@@ -297,7 +297,7 @@ func (m *Multicast) marshal(e *encoder) {
 	e.string("category", m.Category, MaxCategoryBytes)
 	e.string("source", m.Source, MaxIDBytes)
 	e.uvarint(m.Count)
-	e.history(m.History)
+	e.historyOf(m.History, m.historyWire)
 	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 	e.bytes("payload", m.Payload)
 	e.uvarint(m.Hops)
@@ -309,11 +309,14 @@ func (m *Multicast) unmarshal(d *decoder) {
 	m.Category = d.string("category", MaxCategoryBytes)
 	m.Source = d.string("source", MaxIDBytes)
 	m.Count = d.uvarint("count")
-	m.History = d.history()
+	history := d.historyWire() // history_wire.go
 	m.Lasts, m.LastsComplete = d.lasts(m.Count)
-	m.Payload = d.bytes("payload")
+	payload := d.span("payload", MaxFrameBytes)
 	m.Hops = d.uvarint("hops")
 	m.Audience = d.audience()
+	if d.err == nil {
+		m.Payload, m.historyWire = payloadAndHistory(payload, history)
+	}
 }
 
 func (m *DirectRequest) marshal(e *encoder) {
@@ -372,7 +375,7 @@ func (m *Edge) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
 	e.string("category", m.Category, MaxCategoryBytes)
 	e.uvarint(m.Count)
-	e.history(m.History)
+	e.historyOf(m.History, m.historyWire)
 	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 }
 
@@ -954,7 +957,7 @@ func SizeOf(m Message) int {
 		}
 		return n
 	case *Edge:
-		return frame + len(m.Source) + len(m.Category) + 6*len(m.History) + 6*len(m.Lasts)
+		return frame + len(m.Source) + len(m.Category) + historySize(m.History, m.historyWire) + 6*len(m.Lasts)
 	case *RoutingInfo:
 		return frame + catSetSize(m.Categories)
 	case *PartitionInfo:
@@ -978,7 +981,7 @@ func SizeOf(m Message) int {
 }
 
 func multicastSize(m *Multicast) int {
-	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + 6*len(m.History) + 6*len(m.Lasts) + 18*len(m.Audience)
+	return 16 + 10 + len(m.Category) + len(m.Source) + len(m.Payload) + historySize(m.History, m.historyWire) + 6*len(m.Lasts) + 18*len(m.Audience)
 }
 
 func pathSize(p []ServantID) int {

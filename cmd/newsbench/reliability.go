@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -112,13 +113,18 @@ func runStream(seed uint64, churn bool) streamResult {
 	return res
 }
 
-// historyBytes is the size of m's history on the wire.
+// historyBytes is what m's history adds on the wire to an empty one.
 func historyBytes(m *newsnet.Multicast) int {
-	with, _ := newsnet.EncodeMessage(m)
-	bare := *m
-	bare.History = nil
-	without, _ := newsnet.EncodeMessage(&bare)
-	return len(with) - len(without)
+	runs := m.HistoryRuns()
+	n := uvarintLen(uint64(len(runs))) - 1
+	for _, r := range runs {
+		n += uvarintLen(uint64(r.Short)) + uvarintLen(uint64(r.Len))
+	}
+	return n
+}
+
+func uvarintLen(v uint64) int {
+	return len(binary.AppendUvarint(nil, v))
 }
 
 // runCatchUp stops one subscriber, publishes items until it has missed
