@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strings"
+
+	"newsdesk/netrange"
 )
 
 // An audience limits an item to the servants whose advertised address
@@ -16,11 +17,13 @@ import (
 // 10.1.4.7/24), IPv4 is written as IPv4 (not IPv4-mapped IPv6), no prefix
 // lies inside another, and the prefixes are sorted (IPv4 first, then by
 // address). Equal sets of addresses then have one encoding, which the
-// signature and the overlay's routing both rely on.
+// signature and the overlay's routing both rely on. The canonical form
+// and the encoding are package netrange's, shared with the multicast
+// header (newsnet's Multicast.Audience), which must carry the same bytes.
 
 // MaxAudienceRanges bounds the ranges of one audience: enough for a list
 // of offices, small enough that the overlay checks them on every hop.
-const MaxAudienceRanges = 32
+const MaxAudienceRanges = netrange.MaxRanges
 
 // ErrEmptyAudience is the error of an audience given as an empty list: it
 // would reach nobody, which is never what a publisher means.
@@ -53,60 +56,21 @@ func ParseAudience(ranges []string) ([]netip.Prefix, error) {
 // CanonicalAudience returns ps in canonical form (see above): masked,
 // unmapped, without zones, without prefixes inside others, sorted. A nil
 // or empty ps stays nil.
-func CanonicalAudience(ps []netip.Prefix) []netip.Prefix {
-	if len(ps) == 0 {
-		return nil
-	}
-	out := make([]netip.Prefix, 0, len(ps))
-	for _, p := range ps {
-		if !p.IsValid() {
-			continue
-		}
-		addr, bits := p.Addr().WithZone(""), p.Bits()
-		if addr.Is4In6() && bits >= 96 {
-			addr, bits = addr.Unmap(), bits-96
-		}
-		out = append(out, netip.PrefixFrom(addr, bits).Masked())
-	}
-	slices.SortFunc(out, comparePrefixes)
-	// After sorting by address, a prefix holding another comes first (its
-	// masked address is the lower or equal one), so one pass drops those
-	// inside the last prefix kept.
-	kept := out[:0]
-	for _, p := range out {
-		if n := len(kept); n > 0 && kept[n-1].Bits() <= p.Bits() && kept[n-1].Contains(p.Addr()) {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	if len(kept) == 0 {
-		return nil
-	}
-	return kept
-}
-
-func comparePrefixes(a, b netip.Prefix) int {
-	if c := a.Addr().Compare(b.Addr()); c != 0 {
-		return c
-	}
-	return a.Bits() - b.Bits()
-}
+func CanonicalAudience(ps []netip.Prefix) []netip.Prefix { return netrange.Canonical(ps) }
 
 // checkAudience reports how ps breaks the audience rules: too many ranges
 // or not canonical. An empty audience (everyone) passes.
 func checkAudience(ps []netip.Prefix) *FieldError {
-	if len(ps) == 0 {
+	err := netrange.Check(ps)
+	switch {
+	case err == nil:
 		return nil
+	case errors.Is(err, netrange.ErrTooMany):
+		err = fmt.Errorf("%d network ranges, at most %d", len(ps), MaxAudienceRanges)
+	default:
+		err = errors.New("network ranges not canonical (masked, sorted, none inside another)")
 	}
-	if len(ps) > MaxAudienceRanges {
-		return &FieldError{Field: FieldAudience, Rule: RuleInvalidRange,
-			Err: fmt.Errorf("%d network ranges, at most %d", len(ps), MaxAudienceRanges)}
-	}
-	if !slices.Equal(ps, CanonicalAudience(ps)) {
-		return &FieldError{Field: FieldAudience, Rule: RuleInvalidRange,
-			Err: errors.New("network ranges not canonical (masked, sorted, none inside another)")}
-	}
-	return nil
+	return &FieldError{Field: FieldAudience, Rule: RuleInvalidRange, Err: err}
 }
 
 // InAudience reports whether addr lies in the item's audience: always for
@@ -144,71 +108,22 @@ func FormatAudience(ps []netip.Prefix) []string {
 	return out
 }
 
-// appendAudience encodes an audience for format 2 (flag bit 5): a uvarint
-// count, then per range a family byte (4 or 6), the prefix length, and the
-// address bytes the prefix covers (⌈bits/8⌉; the masked bits are zero).
-func appendAudience(b []byte, ps []netip.Prefix) []byte {
-	b = appendUvarint(b, uint64(len(ps)))
-	for _, p := range ps {
-		family, raw := byte(6), p.Addr().AsSlice()
-		if p.Addr().Is4() {
-			family = 4
-		}
-		b = append(b, family, byte(p.Bits()))
-		b = append(b, raw[:(p.Bits()+7)/8]...)
-	}
-	return b
-}
-
-// audience decodes appendAudience's encoding, refusing anything the
-// encoder would not write: a count of 0 or above the limit, an unknown
-// family, a prefix too long for it, set bits past the prefix, and a list
-// that is not canonical.
+// audience decodes an item's audience (format 2, flag bit 5) in the
+// encoding of package netrange, which the multicast header shares: the
+// flag says there is one, so a count of 0 is refused as well.
 func (d *decoder) audience() []netip.Prefix {
-	n := d.uvarint()
 	if d.err != nil {
 		return nil
 	}
-	if n == 0 || n > MaxAudienceRanges {
-		d.fail("audience: %d ranges, want 1 to %d", n, MaxAudienceRanges)
+	ps, rest, err := netrange.Decode(d.b)
+	switch {
+	case err != nil:
+		d.fail("audience: %w", err)
+		return nil
+	case len(ps) == 0:
+		d.fail("audience: 0 ranges, want 1 to %d", MaxAudienceRanges)
 		return nil
 	}
-	ps := make([]netip.Prefix, 0, n)
-	for range n {
-		hdr := d.take(2, "audience range")
-		if hdr == nil {
-			return nil
-		}
-		size := 4
-		switch hdr[0] {
-		case 4:
-		case 6:
-			size = 16
-		default:
-			d.fail("audience: unknown address family %d", hdr[0])
-			return nil
-		}
-		bits := int(hdr[1])
-		if bits > size*8 {
-			d.fail("audience: prefix length %d for a %d-byte address", bits, size)
-			return nil
-		}
-		var raw [16]byte
-		copy(raw[:], d.take((bits+7)/8, "audience range"))
-		if d.err != nil {
-			return nil
-		}
-		addr, _ := netip.AddrFromSlice(raw[:size])
-		p := netip.PrefixFrom(addr, bits)
-		if p.Masked() != p {
-			d.fail("audience: %s has bits set past its prefix", p)
-			return nil
-		}
-		ps = append(ps, p)
-	}
-	if !slices.Equal(ps, CanonicalAudience(ps)) {
-		d.fail("audience: ranges not canonical")
-		return nil
-	}
+	d.b = rest
 	return ps
 }

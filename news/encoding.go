@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"newsdesk/categories"
+	"newsdesk/netrange"
 )
 
 // The wire encoding of an item, formats 1 and 2. Fixed fields first, then
@@ -24,7 +25,7 @@ import (
 //	supersedes  16 bytes, only with flag bit 1
 //	at          8 bytes, big-endian int64 Unix nanoseconds, only with flag bit 2
 //	expires     8 bytes, as at, only with flag bit 3
-//	audience    only with flag bit 5: see appendAudience (audience.go)
+//	audience    only with flag bit 5: package netrange's encoding, 1 to 32 ranges
 //	category, title, author, body, signature: uvarint length + bytes each
 //
 // The encoding is canonical: varints are minimal, unknown flag bits and
@@ -105,7 +106,7 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 		b = binary.BigEndian.AppendUint64(b, uint64(it.Expires.UnixNano()))
 	}
 	if len(it.Audience) > 0 {
-		b = appendAudience(b, it.Audience)
+		b = netrange.Append(b, it.Audience)
 	}
 	for _, s := range []string{it.Category, it.Title, it.Author, it.Body} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -267,8 +268,6 @@ func (d *decoder) uvarint() uint64 {
 	d.b = d.b[n:]
 	return v
 }
-
-func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 func uvarintLen(v uint64) int {
 	n := 1

@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"newsdesk/netrange"
 )
 
 // Audiences (issue 15): a multicast message may be meant only for the
@@ -38,13 +40,9 @@ import (
 // servants inside ask for an audience message they missed, and those
 // outside do not.
 
-// MaxAudience bounds the ranges of one message's audience (news allows 32).
-const MaxAudience = 32
-
-var (
-	errBadAudience      = errors.New("bad audience range")
-	errUnsortedAudience = errors.New("audience not canonical")
-)
+// MaxAudience bounds the ranges of one message's audience, as news bounds
+// an item's (both are netrange's limit).
+const MaxAudience = netrange.MaxRanges
 
 // idRange is an inclusive range of ID values.
 type idRange struct{ lo, hi uint64 }
@@ -264,98 +262,49 @@ func (s *Servant) lastForMe(h *header, sub string) (last uint64, ok bool) {
 	return last, true
 }
 
-// audience encodes Multicast.Audience: a count, then per range a family
-// byte (4 or 6), the prefix length and the address bytes it covers, as
-// news encodes an item's audience. The encoder refuses what the decoder
+// audience encodes Multicast.Audience in the encoding of package netrange,
+// which news shares for an item's audience: the header must carry the
+// signed item's list byte for byte. The encoder refuses what the decoder
 // would refuse.
 func (e *encoder) audience(ps []netip.Prefix) {
 	if e.err != nil {
 		return
 	}
-	if err := checkAudience(ps); err != nil {
-		e.fail(err)
+	if err := netrange.Check(ps); err != nil {
+		e.fail(audienceError(err))
 		return
 	}
-	e.uvarint(uint64(len(ps)))
-	for _, p := range ps {
-		family, raw := byte(6), p.Addr().AsSlice()
-		if p.Addr().Is4() {
-			family = 4
-		}
-		e.b = append(e.b, family, byte(p.Bits()))
-		e.b = append(e.b, raw[:(p.Bits()+7)/8]...)
-	}
+	e.b = netrange.Append(e.b, ps)
 }
 
+// audience decodes Multicast.Audience; a count of 0 is a message without
+// one (nil).
 func (d *decoder) audience() []netip.Prefix {
-	n := d.count("audience", MaxAudience)
-	if n == 0 || d.err != nil {
-		return nil
-	}
-	ps := make([]netip.Prefix, 0, n)
-	for range n {
-		hdr := d.take(2)
-		if hdr == nil {
-			return nil
-		}
-		size := 4
-		switch hdr[0] {
-		case 4:
-		case 6:
-			size = 16
-		default:
-			d.fail(fmt.Errorf("audience: %w: family %d", errBadAudience, hdr[0]))
-			return nil
-		}
-		bits := int(hdr[1])
-		if bits > size*8 {
-			d.fail(fmt.Errorf("audience: %w: /%d", errBadAudience, bits))
-			return nil
-		}
-		raw := d.take((bits + 7) / 8)
-		if d.err != nil {
-			return nil
-		}
-		var b [16]byte
-		copy(b[:], raw)
-		addr, _ := netip.AddrFromSlice(b[:size])
-		ps = append(ps, netip.PrefixFrom(addr, bits))
-	}
-	if err := checkAudience(ps); err != nil {
-		d.fail(err)
-		return nil
-	}
-	return ps
-}
-
-// checkAudience reports whether ps is a canonical audience, as news
-// writes one: at most MaxAudience valid, masked ranges, IPv4 unmapped,
-// strictly ascending by address, none inside the one before.
-func checkAudience(ps []netip.Prefix) error {
-	if len(ps) > MaxAudience {
-		return fmt.Errorf("audience: %w: %d > %d", errTooMany, len(ps), MaxAudience)
-	}
-	for i, p := range ps {
-		switch {
-		case !p.IsValid() || p.Masked() != p || p.Addr().Is4In6() || p.Addr().Zone() != "":
-			return fmt.Errorf("audience: %w: %s", errBadAudience, p)
-		case i > 0 && (ps[i-1].Addr().Compare(p.Addr()) >= 0 || ps[i-1].Contains(p.Addr())):
-			return fmt.Errorf("audience: %w", errUnsortedAudience)
-		}
-	}
-	return nil
-}
-
-// take returns the next n bytes (not copied), or nil when fewer are left.
-func (d *decoder) take(n int) []byte {
 	if d.err != nil {
 		return nil
 	}
-	if len(d.b) < n {
-		d.fail(fmt.Errorf("audience: %w", errTruncated))
+	ps, rest, err := netrange.Decode(d.b)
+	if err != nil {
+		d.fail(audienceError(err))
 		return nil
 	}
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
+	d.b = rest
+	return ps
+}
+
+// audienceError is a netrange error as the wire errors of this package:
+// a truncated list, too many ranges or a bad count also wrap
+// errTruncated, errTooMany or errBadVarint, as those of every other field
+// do.
+func audienceError(err error) error {
+	for _, k := range [...]struct{ from, to error }{
+		{netrange.ErrTruncated, errTruncated},
+		{netrange.ErrTooMany, errTooMany},
+		{netrange.ErrBadCount, errBadVarint},
+	} {
+		if errors.Is(err, k.from) {
+			return fmt.Errorf("audience: %w (%w)", k.to, err)
+		}
+	}
+	return fmt.Errorf("audience: %w", err)
 }
