@@ -154,53 +154,43 @@ func (s *Store) NextExpiry() (time.Time, bool, error) {
 // returns how many.
 func (s *Store) purgeExpired() (int, error) {
 	bound := receivedBound(s.opts.now().Add(-ExpiredKeep))
-	total := 0
-	for done := false; !done; {
-		n := 0
-		err := s.update("purge expired", func(tx *bbolt.Tx, ch *txChanges) error {
-			n = 0
-			b := itemBuckets(tx)
-			var keys [][]byte
-			done = true
-			c := b.expired.Cursor()
-			for k, _ := c.First(); k != nil; k, _ = c.Next() {
-				at, _, err := decodeReceivedKey(k)
-				if err != nil {
-					return err
-				}
-				if bytes.Compare(at, bound) >= 0 {
-					break
-				}
-				if len(keys) == purgeChunk {
-					done = false
-					break
-				}
-				keys = append(keys, bytes.Clone(k))
+	return s.removeInBatches("purge expired", func(b buckets, ch *txChanges) (int, bool, error) {
+		var keys [][]byte
+		done := true
+		c := b.expired.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			at, _, err := decodeReceivedKey(k)
+			if err != nil {
+				return 0, false, err
 			}
-			for _, k := range keys {
-				if err := b.expired.Delete(k); err != nil {
-					return err
-				}
-				id := uuid.UUID(k[8:])
-				v := b.items.Get(id[:])
-				if v == nil {
-					continue // purged by retention meanwhile
-				}
-				it, err := decodeValue(id[:], v)
-				if err != nil {
-					return err
-				}
-				if err := b.remove(it, ch); err != nil {
-					return err
-				}
-				n++
+			if bytes.Compare(at, bound) >= 0 {
+				break
 			}
-			return nil
-		})
-		if err != nil {
-			return total, err
+			if len(keys) == purgeChunk {
+				done = false
+				break
+			}
+			keys = append(keys, bytes.Clone(k))
 		}
-		total += n
-	}
-	return total, nil
+		n := 0
+		for _, k := range keys {
+			if err := b.expired.Delete(k); err != nil {
+				return 0, false, err
+			}
+			id := uuid.UUID(k[8:])
+			v := b.items.Get(id[:])
+			if v == nil {
+				continue // purged by retention meanwhile
+			}
+			it, err := decodeValue(id[:], v)
+			if err != nil {
+				return 0, false, err
+			}
+			if err := b.remove(it, ch); err != nil {
+				return 0, false, err
+			}
+			n++
+		}
+		return n, done, nil
+	})
 }

@@ -71,62 +71,74 @@ func (s *Store) PurgeExpired() (int, error) {
 // transaction.
 func (s *Store) Purge(cutoff time.Time) (int, error) {
 	bound := receivedBound(cutoff)
-	total := 0
 	var after []byte // the last by-received key looked at
+	return s.removeInBatches("purge", func(b buckets, ch *txChanges) (int, bool, error) {
+		// Collect first: deleting from a bucket under a live cursor
+		// can make the cursor skip keys.
+		var ids []uuid.UUID
+		var last []byte
+		done := true
+		c := b.byReceived.Cursor()
+		k, _ := c.First()
+		if after != nil {
+			if k, _ = c.Seek(after); k != nil && bytes.Equal(k, after) {
+				k, _ = c.Next()
+			}
+		}
+		for looked := 0; k != nil; k, _ = c.Next() {
+			at, id, err := decodeReceivedKey(k)
+			if err != nil {
+				return 0, false, err
+			}
+			if bytes.Compare(at, bound) >= 0 {
+				break
+			}
+			if looked == purgeChunk {
+				done = false
+				break
+			}
+			looked++
+			ids = append(ids, uuid.UUID(id))
+			last = k
+		}
+		if last != nil {
+			after = bytes.Clone(last)
+		}
+		n := 0
+		for _, id := range ids {
+			v := b.items.Get(id[:])
+			if v == nil {
+				return 0, false, corruptf("by-received entry for missing item %x", id)
+			}
+			it, err := decodeValue(id[:], v)
+			if err != nil {
+				return 0, false, err
+			}
+			if s.pinned(it.Category) {
+				continue
+			}
+			if err := b.remove(it, ch); err != nil {
+				return 0, false, err
+			}
+			n++
+		}
+		return n, done, nil
+	})
+}
+
+// removeInBatches runs batch in one write transaction after another until a
+// batch reports done, and returns how many items the batches removed. A
+// batch looks at no more than purgeChunk entries (see there for why). A
+// batch that fails is rolled back and not counted; the batches committed
+// before it stay removed, and their sum is returned with the error.
+func (s *Store) removeInBatches(op string, batch func(b buckets, ch *txChanges) (removed int, done bool, err error)) (int, error) {
+	total := 0
 	for done := false; !done; {
 		n := 0
-		err := s.update("purge", func(tx *bbolt.Tx, ch *txChanges) error {
-			n = 0
-			b := itemBuckets(tx)
-			// Collect first: deleting from a bucket under a live cursor
-			// can make the cursor skip keys.
-			var ids []uuid.UUID
-			var last []byte
-			done = true
-			c := b.byReceived.Cursor()
-			k, _ := c.First()
-			if after != nil {
-				if k, _ = c.Seek(after); k != nil && bytes.Equal(k, after) {
-					k, _ = c.Next()
-				}
-			}
-			for looked := 0; k != nil; k, _ = c.Next() {
-				at, id, err := decodeReceivedKey(k)
-				if err != nil {
-					return err
-				}
-				if bytes.Compare(at, bound) >= 0 {
-					break
-				}
-				if looked == purgeChunk {
-					done = false
-					break
-				}
-				looked++
-				ids = append(ids, uuid.UUID(id))
-				last = k
-			}
-			if last != nil {
-				after = bytes.Clone(last)
-			}
-			for _, id := range ids {
-				v := b.items.Get(id[:])
-				if v == nil {
-					return corruptf("by-received entry for missing item %x", id)
-				}
-				it, err := decodeValue(id[:], v)
-				if err != nil {
-					return err
-				}
-				if s.pinned(it.Category) {
-					continue
-				}
-				if err := b.remove(it, ch); err != nil {
-					return err
-				}
-				n++
-			}
-			return nil
+		err := s.update(op, func(tx *bbolt.Tx, ch *txChanges) error {
+			var err error
+			n, done, err = batch(itemBuckets(tx), ch)
+			return err
 		})
 		if err != nil {
 			return total, err

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -154,31 +152,14 @@ func (e *audiencesEditor) updateButtons() {
 	setEnabled(e.add, !e.busy)
 	setEnabled(e.save, e.dirty() && !e.busy)
 	setEnabled(e.revert, e.dirty() && !e.busy)
-	if e.dirty() {
-		e.note.SetText("Unsaved changes.")
-	} else if e.note.Text == "Unsaved changes." {
-		e.note.SetText("")
-	}
-}
-
-// checkRangeName applies the definition's rule for a range's name.
-func checkRangeName(name string) string {
-	switch {
-	case name == "":
-		return "Enter a name for the ranges, such as Berlin office."
-	case utf8.RuneCountInString(name) > trust.MaxRangeNameRunes:
-		return fmt.Sprintf("The name is too long: at most %d characters.", trust.MaxRangeNameRunes)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		return "The name must be one line without control characters."
-	}
-	return ""
+	showUnsaved(e.note, e.dirty(), unsavedChanges)
 }
 
 // addNamed adds the form's name with its ranges, or gives an existing name
 // the form's ranges.
 func (e *audiencesEditor) addNamed() {
 	name := strings.TrimSpace(e.name.Text)
-	if problem := checkRangeName(name); problem != "" {
+	if problem := checkOneLineName(name, trust.MaxRangeNameRunes, "Enter a name for the ranges, such as Berlin office."); problem != "" {
 		e.problem.SetText(problem)
 		return
 	}

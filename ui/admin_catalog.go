@@ -137,18 +137,15 @@ func (e *catalogEditor) updateButtons() {
 	if e.dirty() {
 		e.save.Enable()
 		e.revert.Enable()
-		if e.base != nil && e.latest != nil && e.latest.Version() != e.base.Version() {
-			e.note.SetText(fmt.Sprintf("Unsaved changes, made on catalog version %d; saving merges them onto version %d.", e.base.Version(), e.latest.Version()))
-		} else {
-			e.note.SetText("Unsaved changes.")
-		}
 	} else {
 		e.save.Disable()
 		e.revert.Disable()
-		if strings.HasPrefix(e.note.Text, "Unsaved changes") {
-			e.note.SetText("")
-		}
 	}
+	unsaved := unsavedChanges
+	if e.base != nil && e.latest != nil && e.latest.Version() != e.base.Version() {
+		unsaved = fmt.Sprintf("Unsaved changes, made on catalog version %d; saving merges them onto version %d.", e.base.Version(), e.latest.Version())
+	}
+	showUnsaved(e.note, e.dirty(), unsaved)
 	if e.selected >= 0 {
 		e.remove.Enable()
 	} else {

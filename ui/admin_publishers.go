@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -214,24 +212,7 @@ func (p *publishersEditor) updateButtons() {
 	setEnabled(p.add, p.latest != nil)
 	setEnabled(p.save, p.dirty() && !p.busy)
 	setEnabled(p.revert, p.dirty() && !p.busy)
-	if p.dirty() {
-		p.note.SetText("Unsaved changes.")
-	} else if p.note.Text == "Unsaved changes." {
-		p.note.SetText("")
-	}
-}
-
-// checkPublisherName applies the definition's rule for a publisher name.
-func checkPublisherName(name string) string {
-	switch {
-	case name == "":
-		return "Enter the publisher's name."
-	case utf8.RuneCountInString(name) > trust.MaxPublisherNameRunes:
-		return fmt.Sprintf("The name is too long: at most %d characters.", trust.MaxPublisherNameRunes)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		return "The name must be one line without control characters."
-	}
-	return ""
+	showUnsaved(p.note, p.dirty(), unsavedChanges)
 }
 
 // checkNewPublisher validates the form, returning the publisher or the
@@ -252,7 +233,7 @@ func (p *publishersEditor) checkNewPublisher() (trust.Publisher, string) {
 		return trust.Publisher{}, "This key has been revoked and cannot publish."
 	}
 	name := strings.TrimSpace(p.name.Text)
-	if problem := checkPublisherName(name); problem != "" {
+	if problem := checkOneLineName(name, trust.MaxPublisherNameRunes, "Enter the publisher's name."); problem != "" {
 		return trust.Publisher{}, problem
 	}
 	return trust.Publisher{Name: name, Key: key, Categories: p.chosen()}, ""

@@ -165,14 +165,11 @@ func (s *seedEditor) updateButtons() {
 	setEnabled(s.test, len(s.seeds) > 0)
 	setEnabled(s.save, s.dirty())
 	setEnabled(s.revert, s.dirty())
-	switch {
-	case s.dirty() && s.base != nil && s.latest.Version != s.base.Version:
-		s.note.SetText(fmt.Sprintf("Unsaved changes, made on version %d of the network definition; saving merges them onto version %d.", s.base.Version, s.latest.Version))
-	case s.dirty():
-		s.note.SetText("Unsaved changes.")
-	case strings.HasPrefix(s.note.Text, "Unsaved changes"):
-		s.note.SetText("")
+	unsaved := unsavedChanges
+	if s.dirty() && s.base != nil && s.latest.Version != s.base.Version {
+		unsaved = fmt.Sprintf("Unsaved changes, made on version %d of the network definition; saving merges them onto version %d.", s.base.Version, s.latest.Version)
 	}
+	showUnsaved(s.note, s.dirty(), unsaved)
 }
 
 // checkSeed validates an address for the list.
