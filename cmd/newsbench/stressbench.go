@@ -700,6 +700,7 @@ func medianFloat(s []float64) float64 {
 func stressMain(o stressOptions) {
 	o.Log = os.Stderr
 	start := time.Now()
+	freezes := measureFreezes(5 * time.Second) // cpufreeze.go: the machine's floor, before the runs
 	rows, err := runStress(o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "newsbench: stress: %v\n", err)
@@ -707,4 +708,5 @@ func stressMain(o stressOptions) {
 	}
 	fmt.Fprintf(os.Stderr, "stress: %v wall\n", time.Since(start).Round(time.Second))
 	printStress(os.Stdout, rows)
+	fmt.Fprintf(os.Stdout, "\n%s\n", freezes)
 }
