@@ -147,7 +147,8 @@ click 815 205 # Not confirmed (42)… of the must-read fire drill
 shot reach
 click 600 565 # Close
 
-key ctrl+4 # Admin, Seeds: shown the first time, the seeds are tested
+key ctrl+4 # Admin
+click 45 90 # Seeds (Admin opens on the tab last shown): the seeds are tested
 sleep 1
 shot seeds
 click 150 90 # Categories
