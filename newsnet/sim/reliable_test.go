@@ -207,6 +207,9 @@ func TestReliableDeliveryLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("500 servants, 10,000 items")
 	}
+	// Three quarters of the package's time, in virtual time alone: run
+	// beside the other tests rather than after them.
+	t.Parallel()
 	for _, seed := range scenarioSeeds(1) {
 		runReliable(t, seed, reliableScenario{servants: 500, sources: 10, categories: 20, items: 10000, faults: 400})
 	}
