@@ -303,8 +303,15 @@ func audienceError(err error) error {
 		{netrange.ErrBadCount, errBadVarint},
 	} {
 		if errors.Is(err, k.from) {
-			return fmt.Errorf("audience: %w (%w)", k.to, err)
+			return wireAudienceError{kind: k.to, err: err}
 		}
 	}
 	return fmt.Errorf("audience: %w", err)
 }
+
+// wireAudienceError reads as netrange's error, once, and is also the
+// package's own kind of wire error.
+type wireAudienceError struct{ kind, err error }
+
+func (e wireAudienceError) Error() string   { return "audience: " + e.err.Error() }
+func (e wireAudienceError) Unwrap() []error { return []error{e.kind, e.err} }

@@ -2,11 +2,15 @@ package newsnet
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
+
+	"newsdesk/netrange"
 )
 
 // Every servant whose address lies in a range has an ID value inside the
@@ -156,5 +160,22 @@ func TestLastForMeWalksEitherList(t *testing.T) {
 				t.Fatalf("%d lasts, round %d: lastForMe = %d, %v; want %d", len(h.lasts), round, got, ok, want)
 			}
 		}
+	}
+}
+
+// A truncated audience is this package's truncation and netrange's, and
+// says so once.
+func TestAudienceDecodeErrorIsBothKinds(t *testing.T) {
+	b, err := EncodeMessage(&Multicast{ID: [16]byte{1}, Category: "c", Source: "s", Count: 1,
+		Audience: []netip.Prefix{netip.MustParsePrefix("10.1.4.0/24"), netip.MustParsePrefix("10.2.0.0/16")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = DecodeMessage(b[:len(b)-1])
+	if !errors.Is(err, errTruncated) || !errors.Is(err, netrange.ErrTruncated) {
+		t.Fatalf("error %v is not both truncations", err)
+	}
+	if strings.Count(err.Error(), "truncated") != 1 {
+		t.Errorf("error text %q repeats itself", err)
 	}
 }
