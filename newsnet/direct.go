@@ -545,6 +545,18 @@ func (s *Servant) reconcileSource(src string) {
 			s.note("direct link from %s closed: subscriptions no longer match %v", l.peer, sub.cats)
 		}
 	}
+	if sub := s.direct.subs[src]; sub != nil && sub.link != nil && s.links[sub.link.id] == sub.link && s.treeNeighbour(sub.link.peer) {
+		// The tree re-formed with the publisher next to us: the tree link
+		// carries its items in one hop, and the direct link would only
+		// cost a connection and its heartbeats (DirectMinHops is checked
+		// when asking, and the tree moves on).
+		delete(s.direct.subs, src)
+		if h := s.direct.hot[src]; h != nil {
+			h.retryAt = s.now.Add(s.cfg.DirectWindow)
+		}
+		s.closeLink(sub.link, "publisher is now a tree neighbour")
+		s.note("direct link from %s closed: it is now a tree neighbour", sub.link.peer)
+	}
 	cats, from, to := s.desiredCover(src, tree)
 	c := s.direct.claims[src]
 	if c != nil && (s.links[c.link.id] != c.link || len(cats) == 0 || c.link != to) {
@@ -562,6 +574,11 @@ func (s *Servant) reconcileSource(src string) {
 	if !held && c == nil && s.direct.subs[src] == nil {
 		delete(s.direct.sources, src)
 	}
+}
+
+// treeNeighbour reports whether id is the peer of one of our tree links.
+func (s *Servant) treeNeighbour(id ServantID) bool {
+	return slices.ContainsFunc(s.treeLinks(), func(l *link) bool { return l.peer == id })
 }
 
 // desiredCover is the cover this servant can state toward a source: the

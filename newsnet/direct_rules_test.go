@@ -248,3 +248,39 @@ func TestDirectFallbackCutMidStream(t *testing.T) {
 		t.Error(v)
 	}
 }
+
+// A direct link whose publisher becomes a tree neighbour is closed: the
+// tree link carries the items in one hop. Here broker C dies, B (the
+// next seed) becomes the root and A rejoins under it; A closes its
+// direct link from B, and B's items keep coming, over the tree, once
+// each and in order.
+func TestDirectLinkClosedWhenPublisherBecomesTreeNeighbour(t *testing.T) {
+	n := directNetwork(t)
+	c, a, b := small(1), small(2), small(3)
+	seeds := []newsnet.ServantID{c, b}
+	n.Add(c, nil)
+	n.Add(a, seeds, "it")
+	n.Add(b, seeds)
+	mustConverge(t, n, 10*time.Second)
+	stream(n, b, "it", 10)
+	if d := directOf(n, a); len(d) != 1 || d[0].Peer != b {
+		t.Fatalf("A's direct links before: %+v, want one from B", d)
+	}
+	n.Crash(c)
+	if !n.RunUntil(time.Minute, func() bool { return n.Node(a).Servant.Status().Up == b }) {
+		t.Fatalf("A did not rejoin under B: %+v", n.Node(a).Servant.Status())
+	}
+	n.RunFor(time.Second)
+	if d := directOf(n, a); len(d) != 0 {
+		t.Errorf("A's direct links with B its up-servant: %+v, want none", d)
+	}
+	stream(n, b, "it", 10)
+	n.RunFor(2 * time.Second)
+	got := n.Node(a).Order[string(b)]
+	if len(got) != 20 || !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != 20 {
+		t.Errorf("A delivered B's counts %v, want 1..20 once each in order", got)
+	}
+	if d := directOf(n, a); len(d) != 0 {
+		t.Errorf("A asked for a direct link again from its up-servant: %+v", d)
+	}
+}
