@@ -214,12 +214,7 @@ func (q *sendQueue) endDirect(rest []queued, limit int) pushResult {
 	}
 	if q.dead {
 		q.mu.Unlock()
-		size := 0
-		for _, e := range rest {
-			size += e.size
-			e.frame.release()
-		}
-		q.report(size)
+		q.discard(rest)
 		return dropped
 	}
 	for _, e := range rest {
@@ -252,13 +247,19 @@ func (q *sendQueue) drop() {
 	items := q.items[q.head:]
 	q.items, q.head, q.bytes = nil, 0, 0
 	q.mu.Unlock()
+	q.discard(items)
+	q.signal()
+}
+
+// discard releases frames that will never be written and reports them as
+// written, so the core's count of bytes in flight on the link drains.
+func (q *sendQueue) discard(es []queued) {
 	size := 0
-	for _, e := range items {
+	for _, e := range es {
 		size += e.size
 		e.frame.release()
 	}
 	q.report(size)
-	q.signal()
 }
 
 func (q *sendQueue) isDead() bool {
