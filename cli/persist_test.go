@@ -28,8 +28,14 @@ import (
 // fastReconnect caps the connector's backoff for the servants a test
 // starts, so a servant whose seed comes up late finds it within a second.
 func fastReconnect(t *testing.T) {
+	tuneServe(t, func(c *newsnet.Config) { c.BackoffMax = time.Second })
+}
+
+// tuneServe sets serveTune for the servants a test starts, and puts the
+// old one back when the test ends.
+func tuneServe(t *testing.T, tune func(*newsnet.Config)) {
 	old := serveTune
-	serveTune = func(c *newsnet.Config) { c.BackoffMax = time.Second }
+	serveTune = tune
 	t.Cleanup(func() { serveTune = old })
 }
 

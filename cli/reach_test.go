@@ -41,12 +41,7 @@ func wantReach(subscribers, delivered, read, acked int, pending []string) string
 // reader whose servant restarts before acknowledging drops out while it
 // is away and counts again when it comes back and confirms.
 func TestServeReachOfMustReadItem(t *testing.T) {
-	old := serveTune
-	serveTune = func(c *newsnet.Config) {
-		c.ReportPeriod = 200 * time.Millisecond
-		c.BackoffMax = time.Second
-	}
-	t.Cleanup(func() { serveTune = old })
+	fastReports(t)
 
 	p := startServe(t)
 	const readers = 29
@@ -153,12 +148,7 @@ func TestControlReachShape(t *testing.T) {
 // An inside reader restarted counts again once back: its app passes the
 // item's audience back to its servant.
 func TestServeReachOfAudienceItem(t *testing.T) {
-	old := serveTune
-	serveTune = func(c *newsnet.Config) {
-		c.ReportPeriod = 200 * time.Millisecond
-		c.BackoffMax = time.Second
-	}
-	t.Cleanup(func() { serveTune = old })
+	fastReports(t)
 
 	p := startServe(t, "--listen", "127.0.0.1:0")
 	var rs []*servant
@@ -194,4 +184,13 @@ func TestServeReachOfAudienceItem(t *testing.T) {
 	waitReach("an office reader away", office.ID, fmt.Sprintf(plain, 1, 1))
 	rs[0] = startServeIn(t, rs[0].Data, "--listen", hosts[0]+":0", "--seeds", p.ID, "--subscribe", "it")
 	waitReach("the office reader back", office.ID, fmt.Sprintf(plain, 2, 2))
+}
+
+// fastReports makes the servants a test starts report reach every 200 ms
+// and reconnect within a second.
+func fastReports(t *testing.T) {
+	tuneServe(t, func(c *newsnet.Config) {
+		c.ReportPeriod = 200 * time.Millisecond
+		c.BackoffMax = time.Second
+	})
 }
