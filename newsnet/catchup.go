@@ -244,6 +244,19 @@ func (s *Servant) deferLive(m *Multicast, from LinkID) {
 	s.deferredEdges[k] = deferredItem{edge: edgeOf(m), from: from}
 }
 
+// deferEdge holds back the edge of a source we do not follow while a
+// catch-up runs, as deferLive does the items beyond maxDeferred.
+func (s *Servant) deferEdge(e *Edge, from LinkID) {
+	k := edgeKey{e.Source, e.Category}
+	if d, ok := s.deferredEdges[k]; ok && d.edge.Count >= e.Count {
+		return
+	}
+	if s.deferredEdges == nil {
+		s.deferredEdges = map[edgeKey]deferredItem{}
+	}
+	s.deferredEdges[k] = deferredItem{edge: e, from: from}
+}
+
 // releaseDeferred sequences the held-back live items once no catch-up
 // runs any more: after what catch-up brought of their sources, so in
 // order; or as the first items of a source catch-up knew nothing of.

@@ -118,6 +118,17 @@ type Config struct {
 	// away for months still learns of them; the host keeps them forever.
 	Durable []string
 
+	// ClockSkew is how far a publisher's clock may lag this servant's.
+	// Items published since this servant first attached are owed to it
+	// (owed.go); an item dated, by its publisher's clock, up to ClockSkew
+	// before that is taken as owed too, so a publisher whose clock is
+	// slow does not lose its items for us. Default 2 minutes: Windows
+	// domain members keep within seconds of their domain controller, and
+	// a laptop that syncs only with an internet time server weekly drifts
+	// by tens of seconds; the cost is at most that much of a source's
+	// items from just before we attached.
+	ClockSkew time.Duration
+
 	// CatchUpRepeat is how long after joining the catch-up is asked for a
 	// second time. Default 5s.
 	CatchUpRepeat time.Duration
@@ -301,6 +312,7 @@ func DefaultConfig(id ServantID) Config {
 		CatchUpWindow:     7 * 24 * time.Hour,
 		CatchUpLimit:      256,
 		CatchUpRepeat:     5 * time.Second,
+		ClockSkew:         2 * time.Minute,
 		DirectThreshold:   SuggestedDirectThreshold,
 		DirectWindow:      time.Minute,
 		DirectMinHops:     2,
@@ -358,6 +370,8 @@ func (c *Config) Validate() error {
 		return errors.New("recover window must be at least 1")
 	case c.CatchUpWindow < 0 || c.CatchUpRepeat < 0:
 		return errors.New("catch-up window and repeat must not be negative")
+	case c.ClockSkew < 0:
+		return errors.New("clock skew must not be negative")
 	case c.CatchUpLimit < 1:
 		return errors.New("catch-up limit (the page size) must be at least 1")
 	case c.RelayCache < 0 || c.RelayCacheBytes < 0:

@@ -48,6 +48,10 @@ func (s *Servant) Diagnose() string {
 			}
 			fmt.Fprintf(&b, " (attempts: %v, due in %v)", attempts, st.due.Sub(s.now))
 		}
+		if o := st.open; o != nil {
+			fmt.Fprintf(&b, "; opening: met at %d, first owed in (%d, %d], probing %d (try %d), %d probed, %d kept, floor %d",
+				o.first, o.lo, o.hi, o.probe, o.attempts, len(o.probed), len(o.kept)+len(o.keptEdges), o.floor)
+		}
 		b.WriteByte('\n')
 	}
 	for _, key := range s.sortedEdgeKeys() {

@@ -123,15 +123,16 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 			s.sendBulk(l, e)
 		}
 	}
-	// A source we do not follow yet is left to catch-up and its next
-	// message: starting its sequence here would put the older items that
-	// catch-up brings out of order, and bring items older than the
-	// catch-up window.
-	if s.nextOf(e.Source) > 0 {
-		st := s.source(e.Source)
-		if s.links[st.arrival] == nil {
-			st.arrival = from.id // the edge came from where the source's items are
-		}
-		s.sequenceEdge(st, e)
+	// A source we do not follow yet waits for a catch-up under way, which
+	// may bring its items in order; otherwise its edge opens it: which of
+	// its counts up to the edge's are owed to us is looked for (owed.go).
+	if s.nextOf(e.Source) == 0 && s.catchingUp(e.Source) {
+		s.deferEdge(e, from.id)
+		return
 	}
+	st := s.source(e.Source)
+	if s.links[st.arrival] == nil {
+		st.arrival = from.id // the edge came from where the source's items are
+	}
+	s.sequenceEdge(st, e)
 }

@@ -57,6 +57,10 @@ type sourceState struct {
 	// such a count is passed.
 	came   map[uint64]bool
 	unseen []uint64
+
+	// open is set while the first count owed to us is looked for: the
+	// source was met at a count above 1 (owed.go).
+	open *opening
 }
 
 // unseenSpan is how many counts below next a source's unseen ring covers:
@@ -203,6 +207,18 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 	st := s.source(m.Source)
 	h := headerOf(m)
 
+	if st.next == 0 && st.open == nil {
+		if published, dated := PublishedAt(m.ID); s.opens(&h, dated) {
+			if from == 0 {
+				published = time.Time{} // an answer: its age on arrival says nothing
+			}
+			s.startOpening(m.Source, st, &h, published)
+		}
+	}
+	if st.open != nil {
+		s.openingTake(m.Source, st, m, from, from == 0)
+		return true
+	}
 	if !s.begin(st, &h) {
 		return false
 	}
@@ -226,6 +242,13 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 // asked for when this servant needs it.
 func (s *Servant) sequenceEdge(st *sourceState, e *Edge) {
 	h := e.header()
+	if st.next == 0 && st.open == nil && s.edgeOpens(&h) {
+		s.startOpening(e.Source, st, &h, time.Time{})
+	}
+	if st.open != nil {
+		s.openingEdge(e.Source, st, e)
+		return
+	}
 	if !s.begin(st, &h) {
 		return
 	}

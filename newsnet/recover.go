@@ -306,6 +306,10 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	}
 	var lost uint64
 	for _, k := range r.Missing {
+		if st.open != nil {
+			s.openingMissing(r.Source, st, k)
+			continue
+		}
 		if st.wanted[k] != nil {
 			delete(st.wanted, k)
 			st.skip[k] = true

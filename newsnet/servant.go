@@ -53,6 +53,9 @@ type Servant struct {
 	chains     Chains       // the Lasts of our next publication (ownchain.go)
 	outbox     []*Multicast // publications waiting for the tree
 	lastUp     time.Time    // when we were last attached (for catch-up)
+	// firstAttached is when we first attached in this run: items
+	// published since are owed to us (owed.go).
+	firstAttached time.Time
 	// catchUpAgain is when to repeat the catch-up made on attaching.
 	catchUpAgain time.Time
 	catchUps     []*catchUpRun  // the running catch-up first (catchup.go)
@@ -95,6 +98,9 @@ type Counters struct {
 	// included).
 	GapNeeded, GapSkipped       uint64
 	AskedMessages, AskedClasses uint64
+	// AskedOwed counts the probes (retries included) that looked for the
+	// first count of a newly met source owed to us (owed.go).
+	AskedOwed uint64
 
 	// Frames sent, by kind: multicast payload; periodic upkeep (pings,
 	// partition messages); control (joins, siblings, resets, routing
@@ -317,6 +323,9 @@ func (s *Servant) becomeVertex() {
 		s.note("vertex: no seed before %s answered", s.id)
 	}
 	s.vertex = true
+	if s.firstAttached.IsZero() {
+		s.firstAttached = s.now
+	}
 	s.catchUps = nil // nobody above to ask
 	s.releaseDeferred()
 	s.rootPath = nil
@@ -336,6 +345,9 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.vertex = false
 	l.kind = linkUp
 	s.up = l
+	if s.firstAttached.IsZero() {
+		s.firstAttached = s.now
+	}
 	s.siblings = nil
 	s.lastRootHeard = s.now
 	s.lastSeedRoot = s.now

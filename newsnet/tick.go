@@ -7,6 +7,7 @@ func (s *Servant) tick() {
 	s.tickConnector()
 	s.tickTree()
 	s.tickRecover()
+	s.tickOpenings()
 	s.tickCatchUp()
 	s.tickDirect()
 	s.tickReach() // last: a tick's items go before its reports

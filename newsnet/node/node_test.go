@@ -141,8 +141,13 @@ func newMsg(category string) *newsnet.Multicast {
 	msgSeq.n++
 	seq := msgSeq.n
 	msgSeq.Unlock()
+	// A UUIDv7 as the application makes them (newsnet.PublishedAt reads
+	// the time back), with the sequence number below.
 	var id [16]byte
+	binary.BigEndian.PutUint64(id[:8], uint64(time.Now().UnixMilli())<<16)
 	binary.BigEndian.PutUint64(id[8:], seq)
+	id[6] = id[6]&0x0f | 0x70
+	id[8] = id[8]&0x3f | 0x80
 	return &newsnet.Multicast{ID: id, Category: category, Source: "test", Payload: fmt.Appendf(nil, "item %d", seq)}
 }
 

@@ -78,10 +78,7 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	categoryOf := map[string]map[uint64]string{} // source -> count -> category
 	var order [][16]byte
 	publish := func(src newsnet.ServantID, cat string, size int) {
-		var id [16]byte
-		for i := range id {
-			id[i] = byte(r.Uint32())
-		}
+		id := n.ItemID()
 		n.PublishMsg(src, &newsnet.Multicast{ID: id, Category: cat, Payload: make([]byte, size)})
 		published[id] = publication{src, cat}
 		order = append(order, id)

@@ -477,12 +477,26 @@ func (n *Network) PublishReport(id newsnet.ServantID, m *newsnet.Multicast) news
 // PublishAt is Publish; the name reads better where the caller records
 // the virtual time of publication.
 func (n *Network) PublishAt(id newsnet.ServantID, category string) [16]byte {
-	var mid [16]byte
-	for i := range mid {
-		mid[i] = byte(n.rng.Uint32())
-	}
+	mid := n.ItemID()
 	n.PublishMsg(id, &newsnet.Multicast{ID: mid, Category: category})
 	return mid
+}
+
+// ItemID returns a new item ID as the application makes them: a UUIDv7
+// whose time is the virtual now (newsnet.PublishedAt reads it back), with
+// random bits from the network's seeded source.
+func (n *Network) ItemID() [16]byte {
+	var id [16]byte
+	ms := uint64(n.now.UnixMilli())
+	for i := range 6 {
+		id[i] = byte(ms >> (40 - 8*i))
+	}
+	for i := 6; i < len(id); i++ {
+		id[i] = byte(n.rng.Uint32())
+	}
+	id[6] = id[6]&0x0f | 0x70 // version 7
+	id[8] = id[8]&0x3f | 0x80 // the RFC 9562 variant
+	return id
 }
 
 // Subscribe changes a node's subscriptions live.
