@@ -123,12 +123,19 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 			s.sendBulk(l, e)
 		}
 	}
-	// A source we do not follow yet waits for a catch-up under way, which
-	// may bring its items in order; otherwise its edge opens it: which of
-	// its counts up to the edge's are owed to us is looked for (owed.go).
-	if s.nextOf(e.Source) == 0 && s.catchingUp(e.Source) {
-		s.deferEdge(e, from.id)
-		return
+	// A source we do not follow yet is not taken up when nothing up to the
+	// edge can be ours; it waits for a catch-up under way, which may bring
+	// its items in order; otherwise the edge opens it: which of its counts
+	// up to the edge's are owed to us is looked for (owed.go).
+	if st := s.sources[e.Source]; s.nextOf(e.Source) == 0 && (st == nil || st.open == nil) {
+		h := e.header()
+		switch {
+		case !s.edgeOpens(&h):
+			return
+		case s.catchingUp(e.Source):
+			s.deferEdge(e, from.id)
+			return
+		}
 	}
 	st := s.source(e.Source)
 	if s.links[st.arrival] == nil {

@@ -172,9 +172,10 @@ func (s *Servant) startOpening(source string, st *sourceState, h *header, publis
 // a probe or a catch-up) rather than live.
 func (s *Servant) openingTake(source string, st *sourceState, m *Multicast, from LinkID, recovered bool) {
 	o := st.open
-	if recovered && !o.probed[m.Count] && m.Count < o.first {
-		// A catch-up brought it (we probed nothing of the kind): it
-		// judged the item missed, so we start there at the latest.
+	if recovered && !o.probed[m.Count] {
+		// A catch-up brought it (we asked for no such count; nothing else
+		// is asked of a source not followed): it judged the item missed,
+		// so we start there at the latest.
 		if o.floor == 0 || m.Count < o.floor {
 			o.floor = m.Count
 		}
@@ -275,7 +276,7 @@ func (o *opening) nextProbe() uint64 {
 	if g := o.guess; g > o.lo && g < o.hi && !o.probed[g] {
 		return g
 	}
-	if top := o.hi - 1; (o.guess == 0 || top == o.first) && !o.probed[top] {
+	if top := o.hi - 1; (o.guess == 0 && top == o.first-1 || top == o.first) && !o.probed[top] {
 		return top
 	}
 	if o.lo == 0 && !o.probed[1] {
