@@ -30,11 +30,12 @@ import (
 //   - first the latest count under our subscriptions before k, as the
 //     first header's chain (Lasts) names it: not owed means nothing we need
 //     is, and the source starts just after it (a fresh joiner's usual
-//     case: one probe);
-//   - then k−1 and 1 (a servant that has been attached all along, and a
-//     new publisher whose first items were held up: one probe);
-//   - then halves of what is left; an owed answer with a complete chain
-//     names the next count worth probing, as the first header did.
+//     case: one probe); without a chain, k−1 instead;
+//   - then count 1: owed means everything is (a new publisher whose first
+//     items were held up from a servant attached all along: two probes);
+//   - then halves of what is left, until one count is, or until the
+//     chain of the lowest owed item shows that nothing we need lies
+//     between it and the highest count found not owed.
 //
 // When B is found the source's sequence starts at B and the kept items go
 // through it in order: gap classification and retransmission take over,
