@@ -9,6 +9,7 @@ package packaging
 
 import (
 	"bufio"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"newsdesk/app"
 	"newsdesk/install"
 )
 
@@ -292,6 +294,96 @@ func TestMSI(t *testing.T) {
 	if r := row(feats, 1, "App"); r == nil || r[0] != "Main" {
 		t.Errorf("the app is not in the main feature: %q", r)
 	}
+
+	testFirewallRule(t, msi)
+}
+
+// testFirewallRule checks the custom actions mkmsi.sh adds: netsh opens
+// the servant's default port to this program on install, repair and
+// upgrade, and closes it on uninstall.
+func testFirewallRule(t *testing.T, msi string) {
+	_, port, err := net.SplitHostPort(app.DefaultListen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		netsh   = `"[System64Folder]netsh.exe" advfirewall firewall `
+		program = `program="[INSTALLDIR]newsdesk.exe"`
+	)
+	add := netsh + `add rule name="Newsdesk" dir=in action=allow protocol=TCP localport=` + port + ` ` + program + ` profile=domain,private`
+	del := netsh + `delete rule name="Newsdesk" ` + program
+	// Types: 34 an exe run in a directory (Source), +64 exit code ignored,
+	// +256 rollback, +1024 deferred (run from the install script, which
+	// is where the files are installed), +2048 no impersonation (run as
+	// LocalSystem, which may change the firewall).
+	const (
+		deferred       = 34 + 1024 + 2048
+		deferredIgnore = deferred + 64
+		rollback       = deferredIgnore + 256
+	)
+	// In the order they must run. The old product's uninstall, which
+	// deletes the rule during a major upgrade, must be over before the new
+	// product's install script adds it again.
+	actions := []struct {
+		action    string
+		typ       int
+		target    string
+		condition string
+	}{
+		{"RemoveExistingProducts", -1, "", ""},
+		{"InstallInitialize", -1, "", ""},
+		// Uninstall.
+		{"FirewallRuleRemoveRollback", rollback, add, `REMOVE="ALL"`},
+		{"FirewallRuleRemove", deferredIgnore, del, `REMOVE="ALL"`},
+		{"RemoveFiles", -1, "", ""},
+		// Install, repair, upgrade: delete first, so that there is one rule;
+		// the add's failure fails the install.
+		{"InstallFiles", -1, "", ""},
+		{"FirewallRuleAddRollback", rollback, del, "NOT REMOVE"},
+		{"FirewallRuleClear", deferredIgnore, del, "NOT REMOVE"},
+		{"FirewallRuleAdd", deferred, add, "NOT REMOVE"},
+		{"InstallFinalize", -1, "", ""},
+	}
+	if r := row(table(t, msi, "Directory"), 0, "System64Folder"); r == nil {
+		t.Errorf("no System64Folder in the Directory table (the custom actions' working directory)")
+	}
+	cas := table(t, msi, "CustomAction")
+	seq := table(t, msi, "InstallExecuteSequence")
+	prev, prevName := -1, ""
+	for _, a := range actions {
+		s := row(seq, 0, a.action)
+		if s == nil {
+			t.Errorf("%s is not in InstallExecuteSequence", a.action)
+			continue
+		}
+		if n := atoi(s[2]); n <= prev {
+			t.Errorf("%s (%d) must run after %s (%d)", a.action, n, prevName, prev)
+		} else {
+			prev, prevName = n, a.action
+		}
+		if a.typ < 0 {
+			continue
+		}
+		if s[1] != a.condition {
+			t.Errorf("%s runs on %q, want %q", a.action, s[1], a.condition)
+		}
+		c := row(cas, 0, a.action)
+		if c == nil {
+			t.Errorf("no custom action %s", a.action)
+			continue
+		}
+		if atoi(c[1]) != a.typ || c[2] != "System64Folder" || c[3] != a.target {
+			t.Errorf("custom action %s: %q\nwant type %d, source System64Folder, target %s", a.action, c, a.typ, a.target)
+		}
+	}
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func fileSize(t *testing.T, p string) int64 {
