@@ -46,6 +46,8 @@ type Network struct {
 	pipes  map[pipeEnd]*pipe
 	cuts   map[[2]newsnet.ServantID]bool
 	delays map[[2]newsnet.ServantID]time.Duration
+	// firewalled servants take no inbound connection (see Firewall).
+	firewalled map[newsnet.ServantID]bool
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
@@ -376,6 +378,21 @@ func (n *Network) Heal(a, b newsnet.ServantID) { delete(n.cuts, cutKey(a, b)) }
 func (n *Network) HealAll() {
 	clear(n.cuts)
 	clear(n.delays)
+}
+
+// Firewall makes id undialable while on, as a laptop whose firewall drops
+// inbound connections, or one behind a home router's NAT: a dial to it is
+// never answered and fails when the dialer's timeout (the join timeout, as
+// node's) runs out. It still dials out, and the links it has stay up.
+func (n *Network) Firewall(id newsnet.ServantID, on bool) {
+	if n.firewalled == nil {
+		n.firewalled = map[newsnet.ServantID]bool{}
+	}
+	if on {
+		n.firewalled[id] = true
+	} else {
+		delete(n.firewalled, id)
+	}
 }
 
 // Delay adds extra one-way latency between a and b (a congested or distant
@@ -758,6 +775,12 @@ func (h *Host) report(a newsnet.Action) {
 func (n *Network) dial(nd *Node, d newsnet.Dial) {
 	from := pipeEnd{nd.ID, d.Link}
 	target := n.nodes[d.Addr]
+	if n.firewalled[d.Addr] {
+		// The SYN is dropped: the dial fails when the host's dial timeout
+		// (the join timeout, as in node) runs out.
+		n.schedule(n.now.Add(n.Base.JoinTimeout), event{kind: evLinkDown, to: from, reason: "connection timed out"})
+		return
+	}
 	if target == nil || !target.Alive || n.cuts[cutKey(nd.ID, d.Addr)] {
 		n.schedule(n.now.Add(n.latency()), event{kind: evLinkDown, to: from, reason: "connection refused"})
 		return
