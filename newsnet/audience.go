@@ -117,6 +117,9 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 	if len(rs) == 0 || s.cfg.Flood {
 		return true
 	}
+	if l != s.up && l.leaf {
+		return containsValue(rs, l.value) // nothing lies beyond a leaf
+	}
 	if l != s.up {
 		lo, hi := s.part.SlotRange(l.slot)
 		return intersects(rs, lo, hi) || containsValue(rs, l.value)

@@ -62,6 +62,20 @@ type Config struct {
 	// redirect loop between stale listeners ends. Default 32.
 	MaxRedirects int
 
+	// LeafCapacity bounds the leaves (servants others cannot dial, leaf.go)
+	// a servant takes besides its Fanout down-servants; seeds and the
+	// vertex take every leaf. 0 means DefaultLeafCapacity(Fanout), 4 ×
+	// Fanout. Networks set it in their definition.
+	LeafCapacity int
+
+	// ReachProbeInterval: an up-servant dials each down-servant and leaf
+	// back this often (jittered ±50 %), so a firewall opened or closed
+	// while running is noticed (dialback.go). Default 10 minutes: one
+	// short dial per servant per 10 minutes costs nothing, and a laptop
+	// whose firewall rule was just added waits at most 15 minutes to take
+	// a slot (it receives everything as a leaf meanwhile).
+	ReachProbeInterval time.Duration
+
 	// SeenWindow is how many recent multicast IDs are remembered to drop
 	// copies a re-forming tree may deliver twice. Default 8192.
 	SeenWindow int
@@ -288,39 +302,40 @@ const SuggestedDirectThreshold = 100
 // the host supplies it.
 func DefaultConfig(id ServantID) Config {
 	return Config{
-		ID:                id,
-		Fanout:            16,
-		TickInterval:      100 * time.Millisecond,
-		HeartbeatInterval: time.Second,
-		LinkTimeout:       4 * time.Second,
-		JoinTimeout:       3 * time.Second,
-		PartitionInterval: 2 * time.Second,
-		RootSilence:       10 * time.Second,
-		SeedProbeInterval: 5 * time.Second,
-		BackoffMin:        250 * time.Millisecond,
-		BackoffMax:        8 * time.Second,
-		MaxRedirects:      32,
-		SeenWindow:        8192,
-		HistoryWindow:     64,
-		RecoverTimeout:    time.Second,
-		RecoverAttempts:   6,
-		RecoverWindow:     512,
-		RelayCache:        16384,
-		RelayCacheBytes:   16 << 20,
-		LinkBuffer:        1 << 20,
-		LinkBacklog:       32768,
-		CatchUpWindow:     7 * 24 * time.Hour,
-		CatchUpLimit:      256,
-		CatchUpRepeat:     5 * time.Second,
-		ClockSkew:         2 * time.Minute,
-		DirectThreshold:   SuggestedDirectThreshold,
-		DirectWindow:      time.Minute,
-		DirectMinHops:     2,
-		DirectBudget:      4,
-		ReportPeriod:      5 * time.Second,
-		ReachItems:        2048,
-		ReachIdentities:   256,
-		ReportBytes:       16 << 10,
+		ID:                 id,
+		Fanout:             16,
+		TickInterval:       100 * time.Millisecond,
+		HeartbeatInterval:  time.Second,
+		LinkTimeout:        4 * time.Second,
+		JoinTimeout:        3 * time.Second,
+		PartitionInterval:  2 * time.Second,
+		RootSilence:        10 * time.Second,
+		SeedProbeInterval:  5 * time.Second,
+		BackoffMin:         250 * time.Millisecond,
+		BackoffMax:         8 * time.Second,
+		MaxRedirects:       32,
+		ReachProbeInterval: 10 * time.Minute,
+		SeenWindow:         8192,
+		HistoryWindow:      64,
+		RecoverTimeout:     time.Second,
+		RecoverAttempts:    6,
+		RecoverWindow:      512,
+		RelayCache:         16384,
+		RelayCacheBytes:    16 << 20,
+		LinkBuffer:         1 << 20,
+		LinkBacklog:        32768,
+		CatchUpWindow:      7 * 24 * time.Hour,
+		CatchUpLimit:       256,
+		CatchUpRepeat:      5 * time.Second,
+		ClockSkew:          2 * time.Minute,
+		DirectThreshold:    SuggestedDirectThreshold,
+		DirectWindow:       time.Minute,
+		DirectMinHops:      2,
+		DirectBudget:       4,
+		ReportPeriod:       5 * time.Second,
+		ReachItems:         2048,
+		ReachIdentities:    256,
+		ReportBytes:        16 << 10,
 	}
 }
 
@@ -358,6 +373,10 @@ func (c *Config) Validate() error {
 		return errors.New("backoff bounds must satisfy 0 < min <= max")
 	case c.MaxRedirects < 1:
 		return errors.New("max redirects must be at least 1")
+	case c.LeafCapacity < 0:
+		return errors.New("leaf capacity must not be negative")
+	case c.ReachProbeInterval < c.JoinTimeout:
+		return errors.New("reach probe interval must be at least the join timeout")
 	case c.SeenWindow < 1:
 		return errors.New("seen window must be at least 1")
 	case c.HistoryWindow < 0 || c.HistoryWindow > MaxHistoryRuns:

@@ -13,8 +13,15 @@ type connector struct {
 	targets   []ServantID // still to try, in order
 	attempt   *link       // the outstanding join attempt, if any
 	redirects int         // redirects followed from the current target
-	retryAt   time.Time   // when a backed-off connector starts a new round
-	rounds    int         // consecutive failed rounds, for the backoff
+	// redirector sent the current attempt to its target ("" for a target
+	// of the list): when the target cannot be dialed, we go back to it.
+	redirector ServantID
+	// avoid: servants we could not dial after a redirect; full: those
+	// that had no room for us as a leaf; both since we started looking
+	// (JoinRequest.Avoid and Full).
+	avoid, full []ServantID
+	retryAt     time.Time // when a backed-off connector starts a new round
+	rounds      int       // consecutive failed rounds, for the backoff
 }
 
 func (c *connector) stop() {
@@ -22,7 +29,20 @@ func (c *connector) stop() {
 	c.targets = nil
 	c.attempt = nil
 	c.redirects = 0
+	c.redirector = ""
 	c.rounds = 0
+	c.avoid, c.full = nil, nil
+}
+
+// remember adds t to list, dropping the oldest entry beyond MaxAvoid.
+func remember(list []ServantID, t ServantID) []ServantID {
+	if slices.Contains(list, t) {
+		return list
+	}
+	if len(list) == MaxAvoid {
+		list = slices.Delete(list, 0, 1)
+	}
+	return append(list, t)
 }
 
 // seedTargets is the part of the seed list this servant may join: the seeds
@@ -152,8 +172,8 @@ func (s *Servant) startConnector(first []ServantID) {
 	if s.conn.attempt != nil {
 		s.closeLink(s.conn.attempt, "join attempt superseded")
 	}
-	rounds := s.conn.rounds
-	s.conn = connector{active: true, rounds: rounds}
+	c := s.conn
+	s.conn = connector{active: true, rounds: c.rounds, avoid: c.avoid, full: c.full}
 	s.conn.targets = s.joinTargets(first)
 	s.tryNextTarget()
 }
@@ -179,6 +199,7 @@ func (s *Servant) tryNextTarget() {
 	t := c.targets[0]
 	c.targets = c.targets[1:]
 	c.redirects = 0
+	c.redirector = ""
 	s.dial(t)
 }
 
@@ -219,8 +240,9 @@ func (s *Servant) tickConnector() {
 	switch {
 	case c.attempt != nil:
 		if s.now.Sub(c.attempt.opened) >= s.cfg.JoinTimeout {
-			s.closeLink(c.attempt, "join timed out")
-			s.tryNextTarget()
+			l := c.attempt
+			s.closeLink(l, "join timed out")
+			c.deadEnd(s, l, "join timed out")
 		}
 	case c.active && !s.vertex && !s.now.Before(c.retryAt):
 		s.startConnector(nil)
@@ -233,23 +255,44 @@ func (c *connector) attemptFailed(s *Servant, l *link, reason string) {
 	if c.attempt != l {
 		return
 	}
-	s.tryNextTarget()
+	c.deadEnd(s, l, reason)
 }
 
-func (c *connector) redirected(s *Servant, l *link, to ServantID) {
+// deadEnd handles an attempt that got no answer. A target from the list
+// is simply passed over. A target we were redirected to is avoided from
+// now on, and we go back to the servant that sent us there, which places
+// us elsewhere and checks the target (leaf.go): so one servant that cannot
+// be dialed never keeps the joiners of its slot out.
+func (c *connector) deadEnd(s *Servant, l *link, reason string) {
+	if c.redirector == "" || c.redirector == s.id || c.redirects >= s.cfg.MaxRedirects {
+		s.tryNextTarget()
+		return
+	}
+	s.note("cannot dial %s (%s), where %s sent us: telling %s", l.peer, reason, c.redirector, c.redirector)
+	c.avoid = remember(c.avoid, l.peer)
+	back, redirects := c.redirector, c.redirects+1
+	s.dial(back)
+	c.redirects, c.redirector = redirects, ""
+}
+
+func (c *connector) redirected(s *Servant, l *link, m *JoinRedirect) {
 	if c.attempt != l {
 		s.closeLink(l, "stale join attempt")
 		return
 	}
 	s.closeLink(l, "redirected")
 	c.redirects++
+	if m.Full {
+		c.full = remember(c.full, l.peer)
+	}
+	to := m.To
 	if to == s.id || to == l.peer || c.redirects > s.cfg.MaxRedirects {
 		s.tryNextTarget()
 		return
 	}
 	redirects := c.redirects
 	s.dial(to)
-	c.redirects = redirects
+	c.redirects, c.redirector = redirects, l.peer
 }
 
 func (c *connector) refused(s *Servant, l *link, reason string) {

@@ -8,6 +8,8 @@ import (
 // handleJoin is listener processing (JP4353827B2 Fig. 4): widen the subtree
 // range with the joiner's ID value, recompute partition and slots, and answer
 // OK when the joiner's slot is empty or redirect it to the slot's holder.
+// Only a joiner known to be reachable takes a slot; admit (leaf.go) places
+// the others as leaves.
 func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 	c := req.From
 	if _, err := ParseServantID(string(c)); err != nil {
@@ -15,6 +17,9 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		return
 	}
 	switch {
+	case s.leaf:
+		s.refuse(l, "this servant is a leaf: others cannot dial it, so it takes no down-servants")
+		return
 	case c == s.id:
 		if a := s.conn.attempt; a != nil {
 			// Our own join attempt reached us: its target is another name
@@ -39,21 +44,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 	}
 	l.peer = c
 	l.value = IDValue(c)
-	s.widen(l.value)
-	slot := s.part.Slot(l.value)
-	if holder := s.downInSlot(slot); holder != nil {
-		s.send(l, &JoinRedirect{To: holder.peer})
-		s.closeLink(l, "redirected to "+string(holder.peer))
-		return
-	}
-	l.kind = linkDown
-	l.slot = slot
-	i, _ := slices.BinarySearchFunc(s.downs, slot, func(d *link, slot int) int { return d.slot - slot })
-	s.downs = slices.Insert(s.downs, i, l)
-	path := slices.Concat(s.rootPath, []ServantID{s.id})
-	s.send(l, &JoinAccept{Lo: s.part.Lo, Hi: s.part.Hi, Path: path})
-	s.routeInfo(l) // new link
-	s.sendSiblings()
+	s.admit(l, req) // leaf.go
 }
 
 func (s *Servant) refuse(l *link, reason string) {
@@ -77,6 +68,10 @@ func (s *Servant) widen(v uint64) {
 	var kept []*link
 	var evicted []*link
 	for _, d := range s.downs {
+		if d.leaf {
+			kept = append(kept, d)
+			continue
+		}
 		d.slot = p.Slot(d.value)
 		if n := len(kept); n > 0 && kept[n-1].slot == d.slot {
 			evicted = append(evicted, d)
@@ -103,7 +98,10 @@ func (s *Servant) removeDown(l *link) {
 	}
 	s.downs = slices.Delete(s.downs, i, i+1)
 	s.downLost(l)
-	s.sendSiblings()
+	if !l.leaf {
+		s.sendSiblings()
+		s.fillSlots()
+	}
 }
 
 // downLost updates the routing sets after a downlink went away.
@@ -130,16 +128,18 @@ func (s *Servant) downByPeer(id ServantID) *link {
 	return nil
 }
 
-// sendSiblings tells every down-servant the current list of down-servants.
+// sendSiblings tells every member the current list of members. Leaves
+// need none: they recover through the seeds.
 func (s *Servant) sendSiblings() {
-	if len(s.downs) == 0 {
+	members := s.members()
+	if len(members) == 0 {
 		return
 	}
-	ids := make([]ServantID, len(s.downs))
-	for i, d := range s.downs {
+	ids := make([]ServantID, len(members))
+	for i, d := range members {
 		ids[i] = d.peer
 	}
-	for _, d := range s.downs {
+	for _, d := range members {
 		s.send(d, &Siblings{IDs: ids})
 	}
 }

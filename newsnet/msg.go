@@ -16,6 +16,18 @@ type Message interface {
 // It is the first frame on every outbound link.
 type JoinRequest struct {
 	From ServantID // the joiner's advertised address
+	// Reach is what the last dial-back to From found (dialback.go): only
+	// a joiner known to be reachable may take a slot; any other is taken
+	// as a leaf and dialed back.
+	Reach Reach
+	// Avoid lists the servants this joiner could not dial since it
+	// started looking for the tree (at most MaxAvoid): a listener never
+	// redirects it there, and dials back those of its own down-servants
+	// to check them (leaf.go).
+	Avoid []ServantID
+	// Full lists the servants that had no room for it as a leaf (at most
+	// MaxAvoid): a listener does not send it there as a leaf again.
+	Full []ServantID
 }
 
 // JoinAccept is the listener's "OK" response (S213). Path is the listener's
@@ -26,6 +38,8 @@ type JoinRequest struct {
 type JoinAccept struct {
 	Lo, Hi uint64 // the listener's partition, checked like a PartitionInfo
 	Path   []ServantID
+	// Leaf: the joiner holds no slot and takes no down-servants (leaf.go).
+	Leaf bool
 }
 
 // JoinRedirect is the "connection instruction to another servant" response
@@ -34,6 +48,51 @@ type JoinAccept struct {
 // downlinks in one slot; the dropped servant rejoins under To.
 type JoinRedirect struct {
 	To ServantID
+	// Full: the listener has no room for the leaf joiner, and To is a
+	// servant above it; the joiner adds the listener to its Full list.
+	Full bool
+}
+
+// Reach is what a dial-back to a servant's advertised address found.
+type Reach uint8
+
+const (
+	ReachUnknown     Reach = iota // not dialed back yet at this address
+	ReachReachable                // a dial-back reached this servant
+	ReachUnreachable              // the last dial-back did not
+)
+
+func (r Reach) String() string {
+	switch r {
+	case ReachReachable:
+		return "reachable"
+	case ReachUnreachable:
+		return "unreachable"
+	}
+	return "unknown"
+}
+
+// DialBack is the first frame on a link dialed to check that a servant
+// can be reached at its advertised address (dialback.go). The servant
+// reached answers DialBackReply and sends nothing else on the link.
+type DialBack struct {
+	Nonce uint64
+}
+
+// DialBackReply answers a DialBack: the nonce, and the ID of the servant
+// that answered, which must be the one dialed.
+type DialBackReply struct {
+	Nonce uint64
+	From  ServantID
+}
+
+// Reachability is an up-servant's verdict after dialing its down-servant
+// or leaf back at Addr: whether that worked, and whether the receiver is
+// now a leaf (it holds no slot and takes no down-servants) or a member.
+type Reachability struct {
+	Addr      ServantID
+	Reachable bool
+	Leaf      bool
 }
 
 // JoinRefuse rejects a joiner the listener must not take (itself, one of its
@@ -263,6 +322,7 @@ const (
 	MaxCategoryBytes = 255       // one category
 	MaxCategories    = 4096      // one routing set
 	MaxPathLen       = 256       // root paths and sibling lists
+	MaxAvoid         = 16        // a joiner's Avoid list
 	MaxReasonBytes   = 1024
 	MaxHistoryRuns   = 4096 // runs in one message's history
 	MaxCounts        = 4096 // counts in one Recover or Recovered

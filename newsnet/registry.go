@@ -45,6 +45,9 @@ var messages = [...]messageKind{
 	kindOf[DirectHello](),
 	kindOf[DirectCover](),
 	kindOf[ReachReport](),
+	kindOf[DialBack](),
+	kindOf[DialBackReply](),
+	kindOf[Reachability](),
 }
 
 // Type bytes. Append only: a deployed servant must keep understanding every
@@ -70,6 +73,9 @@ func (*DirectAnswer) msgType() msgType  { return 17 }
 func (*DirectHello) msgType() msgType   { return 18 }
 func (*DirectCover) msgType() msgType   { return 19 }
 func (*ReachReport) msgType() msgType   { return 20 }
+func (*DialBack) msgType() msgType      { return 21 }
+func (*DialBackReply) msgType() msgType { return 22 }
+func (*Reachability) msgType() msgType  { return 23 }
 
 // messageKind is one registered message type.
 type messageKind struct {

@@ -28,9 +28,17 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, id newsnet.ServantID, seeds ...newsnet.ServantID) *harness {
+	return newHarnessWith(t, id, nil, seeds...)
+}
+
+// newHarnessWith is newHarness with the config adjusted by set.
+func newHarnessWith(t *testing.T, id newsnet.ServantID, set func(*newsnet.Config), seeds ...newsnet.ServantID) *harness {
 	cfg := newsnet.DefaultConfig(id)
 	cfg.Seeds = seeds
 	cfg.Rand = rand.New(rand.NewPCG(7, 7))
+	if set != nil {
+		set(&cfg)
+	}
 	s, err := newsnet.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,10 @@ type Servant struct {
 	part     Partition   // computed from [vmin, vmax]
 	rootPath []ServantID // from the vertex down to our up-servant
 	siblings []ServantID // our up-servant's downs, as it last told us
+	// leaf: we hang below our up-servant without a slot, because it
+	// could not dial us back (leaf.go).
+	leaf     bool
+	dialback dialBackState // dialback.go
 
 	conn    connector
 	aliases map[ServantID]bool // other spellings of our ID in the seed list
@@ -130,16 +134,26 @@ const (
 	linkDown                          // established downlink
 	linkDirectDialing                 // outbound direct link, dialed (direct.go)
 	linkDirect                        // established direct link: not a tree link
+	linkDialBack                      // outbound, dialing a servant back (dialback.go)
 )
 
 type link struct {
-	id       LinkID
-	kind     linkKind
-	peer     ServantID // known for outbound links and after a join request
-	value    uint64    // IDValue(peer)
-	slot     int       // for downlinks
-	received CategorySet
-	sent     CategorySet
+	id    LinkID
+	kind  linkKind
+	peer  ServantID // known for outbound links and after a join request
+	value uint64    // IDValue(peer)
+	slot  int       // for downlinks: leafSlot for a leaf
+	leaf  bool      // a downlink to a leaf (leaf.go)
+	// probeAt: when we next dial the peer of this downlink back;
+	// reportedAt: when we last did so because a joiner could not dial it;
+	// avoid: the joiner's Avoid list, not a place for it until avoidUntil
+	// (leaf.go).
+	probeAt, reportedAt time.Time
+	avoid               []ServantID
+	avoidUntil          time.Time
+	reach               Reach // what our last dial-back to the peer found
+	received            CategorySet
+	sent                CategorySet
 	// infoSent and infoKnown: routing information went out on this link at
 	// least once / came in at least once. Until the peer's has arrived we do
 	// not know what lies beyond, so publications and the outbox are sent
@@ -345,13 +359,22 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.vertex = false
 	l.kind = linkUp
 	s.up = l
+	if acc.Leaf {
+		s.becomeLeaf() // a subtree kept from before goes up
+	} else {
+		s.leaf = false
+	}
 	if s.firstAttached.IsZero() {
 		s.firstAttached = s.now
 	}
 	s.siblings = nil
 	s.lastRootHeard = s.now
 	s.lastSeedRoot = s.now
-	s.note("attached under %s", l.peer)
+	if s.leaf {
+		s.note("attached under %s as a leaf", l.peer)
+	} else {
+		s.note("attached under %s", l.peer)
+	}
 	s.routeInfo(l) // new link
 	s.optimize(Partition{Lo: acc.Lo, Hi: acc.Hi}, acc.Path)
 	if s.up == l { // optimize may have found a cycle and left again
@@ -367,6 +390,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 func (s *Servant) becomeDetached() {
 	up := s.up
 	s.up = nil
+	s.leaf = false
 	// What was in flight toward us when the link failed may be lost: catch
 	// up from when the uplink was last idle (a Ping comes only over a link
 	// with nothing else to send), or from when it came up, less the time an
@@ -478,13 +502,17 @@ func (s *Servant) linkUp(e LinkUp) {
 		s.directLinkUp(l)
 		return
 	}
+	if l != nil && l.kind == linkDialBack {
+		s.dialBackUp(l)
+		return
+	}
 	if l == nil || l.kind != linkJoining {
 		// An attempt we gave up on meanwhile.
 		s.out = append(s.out, Close{Link: e.Link, Reason: "join attempt abandoned"})
 		return
 	}
 	l.lastRecv, l.lastSend = s.now, s.now
-	s.send(l, &JoinRequest{From: s.id})
+	s.send(l, &JoinRequest{From: s.id, Reach: s.dialback.self, Avoid: slices.Clone(s.conn.avoid), Full: slices.Clone(s.conn.full)})
 }
 
 // linkLost handles a connection that closed under us.
@@ -504,6 +532,8 @@ func (s *Servant) linkLost(l *link, reason string) {
 		s.removeDown(l)
 	case linkDirectDialing, linkDirect:
 		s.directLost(l, reason)
+	case linkDialBack:
+		s.dialBackFailed(l, reason)
 	}
 }
 
@@ -522,7 +552,7 @@ func (s *Servant) receive(l *link, m Message) {
 	case *JoinRedirect:
 		switch l.kind {
 		case linkJoining:
-			s.conn.redirected(s, l, m.To)
+			s.conn.redirected(s, l, m)
 		case linkUp:
 			// Our slot was merged into another's; rejoin under its holder.
 			s.note("moved by %s to %s", l.peer, m.To)
@@ -537,6 +567,18 @@ func (s *Servant) receive(l *link, m Message) {
 		case linkDirect:
 			s.closeLink(l, "refused: "+m.Reason)
 			s.directLost(l, "refused: "+m.Reason)
+		}
+	case *DialBack:
+		if l.kind == linkAccepted {
+			s.answerDialBack(l, m)
+		}
+	case *DialBackReply:
+		if l.kind == linkDialBack {
+			s.dialBackAnswered(l, m)
+		}
+	case *Reachability:
+		if l.kind == linkUp {
+			s.receiveReachability(m)
 		}
 	case *Siblings:
 		if l.kind == linkUp {

@@ -3,6 +3,7 @@ package newsnet
 import (
 	"maps"
 	"slices"
+	"time"
 )
 
 // Role is what a servant currently is in the tree.
@@ -18,11 +19,20 @@ const (
 
 // Status is a snapshot of a servant's state, safe to keep and share.
 type Status struct {
-	ID            ServantID
-	IDValue       uint64
-	Role          Role
-	Up            ServantID // "" when not attached
-	Downs         []ServantID
+	ID      ServantID
+	IDValue uint64
+	Role    Role
+	Up      ServantID   // "" when not attached
+	Downs   []ServantID // the down-servants holding slots, in slot order
+	// Leaves are the servants below us that others cannot dial (leaf.go);
+	// Leaf: we are one of them, below Up.
+	Leaves []ServantID
+	Leaf   bool
+	// Reach is what the last dial-back to this servant found, ReachAddr
+	// the address dialed and ReachAt when (dialback.go).
+	Reach         Reach
+	ReachAddr     ServantID
+	ReachAt       time.Time
 	Range         [2]uint64 // subtree range [vmin, vmax]
 	Partition     Partition
 	RootPath      []ServantID // from the vertex to the up-servant
@@ -43,7 +53,8 @@ type Status struct {
 type LinkStatus struct {
 	Peer     ServantID
 	Up       bool
-	Slot     int // slot index for a downlink
+	Slot     int  // slot index for a downlink; -1 for a leaf
+	Leaf     bool // a downlink to a leaf
 	Received CategorySet
 	Sent     CategorySet
 	// Flow control: bytes queued in the host and not yet written, and the
@@ -86,14 +97,22 @@ func (s *Servant) Status() Status {
 		Rejected:      maps.Clone(s.rejected),
 		CatchingUp:    len(s.catchUps) > 0,
 		Direct:        s.directStatus(),
+		Leaf:          s.leaf,
+		Reach:         s.dialback.self,
+		ReachAddr:     s.dialback.addr,
+		ReachAt:       s.dialback.at,
 	}
 	if s.up != nil {
 		st.Up = s.up.peer
 	}
 	for _, l := range s.treeLinks() {
-		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Received: l.received, Sent: l.sent,
+		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Leaf: l.leaf, Received: l.received, Sent: l.sent,
 			Queued: l.inflight, Withheld: l.keys})
-		if l != s.up {
+		switch {
+		case l == s.up:
+		case l.leaf:
+			st.Leaves = append(st.Leaves, l.peer)
+		default:
 			st.Downs = append(st.Downs, l.peer)
 		}
 	}

@@ -5,6 +5,7 @@ package newsnet
 func (s *Servant) tick() {
 	s.tickLinks()
 	s.tickConnector()
+	s.tickDialBack()
 	s.tickTree()
 	s.tickRecover()
 	s.tickOpenings()
@@ -22,8 +23,8 @@ func (s *Servant) tickLinks() {
 			continue // closed while handling an earlier link
 		}
 		switch l.kind {
-		case linkJoining, linkDirectDialing:
-			continue // the connector (the host, for a direct link) times its attempt
+		case linkJoining, linkDirectDialing, linkDialBack:
+			continue // the connector, the host or tickDialBack times the attempt
 		case linkAccepted:
 			if s.now.Sub(l.opened) >= s.cfg.JoinTimeout {
 				s.closeLink(l, "no join request")

@@ -21,19 +21,21 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 	if len(path) > 0 && slices.Contains(s.seedTargets(), path[0]) {
 		s.lastSeedRoot = s.now
 	}
-	if len(s.downs) == 0 {
+	members := s.members()
+	if len(members) == 0 {
 		s.clearSubtree()
+		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id})) // to the leaves
 		return
 	}
 	if s.part.StrictlyInside(upPart) {
 		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id}))
 		return
 	}
-	s.note("partition %v not inside %v: resetting %d down-servants", s.part, upPart, len(s.downs))
+	// Leaves hold no slot: whatever our partition, they stay.
+	s.note("partition %v not inside %v: resetting %d down-servants", s.part, upPart, len(members))
 	s.counters.Resets++
-	downs := s.downs
-	s.downs = nil
-	for _, d := range downs {
+	s.downs = s.downs[:len(s.downs)-len(members)]
+	for _, d := range members {
 		s.send(d, &Reset{})
 		s.closeLink(d, "reset")
 		d.received = nil

@@ -34,7 +34,7 @@ import (
 // ProtocolVersion is the version this code speaks. Peers with a different
 // version are refused at the handshake; bump it on any incompatible change
 // (adding a message type is compatible: the type block is append-only).
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // helloMagic opens every connection, in both directions.
 const helloMagic = "NDSK"
@@ -61,6 +61,7 @@ var (
 	errUnsortedCatSet  = errors.New("category set not sorted")
 	errDuplicateCatSet = errors.New("duplicate category")
 	errBadFlag         = errors.New("flag must be 0 or 1")
+	errBadReach        = errors.New("reach must be 0, 1 or 2")
 	errEmptyRun        = errors.New("history run of length 0")
 	errUnsortedLasts   = errors.New("lasts not strictly ascending")
 	errBadLast         = errors.New("last count not before the message")
@@ -250,23 +251,68 @@ func appendMessage(dst []byte, m Message) ([]byte, error) {
 // The per-message codecs. Each marshal/unmarshal pair is a mirror image: the
 // same fields, in the same order, with the same limits.
 
-func (m *JoinRequest) marshal(e *encoder)   { e.id("from", m.From) }
-func (m *JoinRequest) unmarshal(d *decoder) { m.From = d.id("from") }
+func (m *JoinRequest) marshal(e *encoder) {
+	e.id("from", m.From)
+	e.reach(m.Reach)
+	e.idsUpTo("avoid", m.Avoid, MaxAvoid)
+	e.idsUpTo("full", m.Full, MaxAvoid)
+}
+
+func (m *JoinRequest) unmarshal(d *decoder) {
+	m.From = d.id("from")
+	m.Reach = d.reach("reach")
+	m.Avoid = d.idsUpTo("avoid", MaxAvoid)
+	m.Full = d.idsUpTo("full", MaxAvoid)
+}
 
 func (m *JoinAccept) marshal(e *encoder) {
 	e.uvarint(m.Lo)
 	e.uvarint(m.Hi)
 	e.ids("path", m.Path)
+	e.flag(m.Leaf)
 }
 
 func (m *JoinAccept) unmarshal(d *decoder) {
 	m.Lo = d.uvarint("lo")
 	m.Hi = d.uvarint("hi")
 	m.Path = d.ids("path")
+	m.Leaf = d.flag("leaf")
 }
 
-func (m *JoinRedirect) marshal(e *encoder)   { e.id("to", m.To) }
-func (m *JoinRedirect) unmarshal(d *decoder) { m.To = d.id("to") }
+func (m *JoinRedirect) marshal(e *encoder) {
+	e.id("to", m.To)
+	e.flag(m.Full)
+}
+
+func (m *JoinRedirect) unmarshal(d *decoder) {
+	m.To = d.id("to")
+	m.Full = d.flag("full")
+}
+
+func (m *DialBack) marshal(e *encoder)   { e.uvarint(m.Nonce) }
+func (m *DialBack) unmarshal(d *decoder) { m.Nonce = d.uvarint("nonce") }
+
+func (m *DialBackReply) marshal(e *encoder) {
+	e.uvarint(m.Nonce)
+	e.id("from", m.From)
+}
+
+func (m *DialBackReply) unmarshal(d *decoder) {
+	m.Nonce = d.uvarint("nonce")
+	m.From = d.id("from")
+}
+
+func (m *Reachability) marshal(e *encoder) {
+	e.id("addr", m.Addr)
+	e.flag(m.Reachable)
+	e.flag(m.Leaf)
+}
+
+func (m *Reachability) unmarshal(d *decoder) {
+	m.Addr = d.id("addr")
+	m.Reachable = d.flag("reachable")
+	m.Leaf = d.flag("leaf")
+}
 
 func (m *JoinRefuse) marshal(e *encoder)   { e.string("reason", m.Reason, MaxReasonBytes) }
 func (m *JoinRefuse) unmarshal(d *decoder) { m.Reason = d.string("reason", MaxReasonBytes) }
@@ -534,12 +580,14 @@ func (e *encoder) bytes(field string, p []byte) {
 	e.b = append(e.b, p...)
 }
 
-func (e *encoder) ids(field string, ids []ServantID) {
+func (e *encoder) ids(field string, ids []ServantID) { e.idsUpTo(field, ids, MaxPathLen) }
+
+func (e *encoder) idsUpTo(field string, ids []ServantID, max int) {
 	if e.err != nil {
 		return
 	}
-	if len(ids) > MaxPathLen {
-		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(ids), MaxPathLen))
+	if len(ids) > max {
+		e.fail(fmt.Errorf("%s: %w: %d > %d", field, errTooMany, len(ids), max))
 		return
 	}
 	e.b = binary.AppendUvarint(e.b, uint64(len(ids)))
@@ -570,6 +618,14 @@ func (e *encoder) categories(field string, cs CategorySet) {
 
 // checkCategorySet reports whether cs is a well-formed CategorySet: sorted,
 // duplicate-free, no empty category.
+func (e *encoder) reach(r Reach) {
+	if r > ReachUnreachable {
+		e.fail(fmt.Errorf("reach: %w: %d", errBadReach, r))
+		return
+	}
+	e.uvarint(uint64(r))
+}
+
 func (e *encoder) flag(b bool) {
 	if b {
 		e.uvarint(1)
@@ -757,8 +813,10 @@ func (d *decoder) bytes(field string) []byte {
 	return append([]byte(nil), s...)
 }
 
-func (d *decoder) ids(field string) []ServantID {
-	return decodeStrings[ServantID](d, field, MaxPathLen, MaxIDBytes)
+func (d *decoder) ids(field string) []ServantID { return d.idsUpTo(field, MaxPathLen) }
+
+func (d *decoder) idsUpTo(field string, max int) []ServantID {
+	return decodeStrings[ServantID](d, field, max, MaxIDBytes)
 }
 
 func (d *decoder) categories(field string) CategorySet {
@@ -771,6 +829,18 @@ func (d *decoder) categories(field string) CategorySet {
 		return nil
 	}
 	return cs
+}
+
+func (d *decoder) reach(field string) Reach {
+	switch v := d.uvarint(field); {
+	case d.err != nil:
+		return ReachUnknown
+	case v > uint64(ReachUnreachable):
+		d.fail(fmt.Errorf("%s: %w: %d", field, errBadReach, v))
+		return ReachUnknown
+	default:
+		return Reach(v)
+	}
 }
 
 func (d *decoder) flag(field string) bool {

@@ -26,9 +26,10 @@ const wireGoldenFile = "wire.golden"
 func wireSamples() []Message {
 	id := [16]byte{0x01, 0x93, 0x4f, 0x2a, 0xb0, 0x00, 0x70, 0x01, 0x80, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00, 0xff}
 	return []Message{
-		&JoinRequest{From: "10.0.0.1:7000"},
-		&JoinAccept{Lo: 0x0a0000000000, Hi: 0x0affffffffff, Path: []ServantID{"10.0.0.1:7000", "10.0.0.2:7000"}},
-		&JoinRedirect{To: "[2001:db8::1]:7000"},
+		&JoinRequest{From: "10.0.0.1:7000", Reach: ReachReachable, Avoid: []ServantID{"10.0.0.7:7000"},
+			Full: []ServantID{"10.0.0.8:7000"}},
+		&JoinAccept{Lo: 0x0a0000000000, Hi: 0x0affffffffff, Path: []ServantID{"10.0.0.1:7000", "10.0.0.2:7000"}, Leaf: true},
+		&JoinRedirect{To: "[2001:db8::1]:7000", Full: true},
 		&JoinRefuse{Reason: "joiner is an ancestor"},
 		&Siblings{IDs: []ServantID{"a:1", "b:2", "c:3"}},
 		&PartitionInfo{Lo: 42, Hi: 1 << 47, Path: []ServantID{"news.example.com:7000"}},
@@ -56,6 +57,9 @@ func wireSamples() []Message {
 		&DirectHello{From: "10.0.0.1:7000", Source: "hq", Categories: CategorySet{"it"}},
 		&DirectCover{Source: "hq", Categories: CategorySet{"it", "sales"}, From: 1 << 20},
 		reachSample(id),
+		&DialBack{Nonce: 0x5eed5eed5eed5eed},
+		&DialBackReply{Nonce: 0x5eed5eed5eed5eed, From: "10.0.0.7:7400"},
+		&Reachability{Addr: "10.0.0.7:7400", Leaf: true},
 	}
 }
 

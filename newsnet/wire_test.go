@@ -52,11 +52,21 @@ func wireExamples() []struct {
 		{"JoinRequest", &JoinRequest{From: "10.0.0.1:7000"}},
 		{"JoinRequest/empty", &JoinRequest{}},
 		{"JoinRequest/maxID", &JoinRequest{From: maxID}},
+		{"JoinRequest/reach", &JoinRequest{From: "10.0.0.1:7000", Reach: ReachUnreachable, Avoid: []ServantID{"10.0.0.2:7000", "10.0.0.3:7000"}}},
+		{"JoinRequest/maxAvoid", &JoinRequest{From: "10.0.0.1:7000", Reach: ReachReachable, Avoid: maxPath[:MaxAvoid], Full: maxPath[:MaxAvoid]}},
 		{"JoinAccept", &JoinAccept{Lo: 0x0a0000000000, Hi: 0x0affffffffff, Path: []ServantID{"10.0.0.1:7000", "10.0.0.2:7000"}}},
 		{"JoinAccept/emptyPath", &JoinAccept{Lo: 1, Hi: 1}},
+		{"JoinAccept/leaf", &JoinAccept{Lo: 1, Hi: 1, Path: []ServantID{"10.0.0.1:7000"}, Leaf: true}},
 		{"JoinAccept/maxPath", &JoinAccept{Lo: 0, Hi: ^uint64(0), Path: maxPath}},
 		{"JoinRedirect", &JoinRedirect{To: "[2001:db8::1]:7000"}},
 		{"JoinRedirect/maxID", &JoinRedirect{To: maxID}},
+		{"JoinRedirect/full", &JoinRedirect{To: "10.0.0.1:7000", Full: true}},
+		{"DialBack", &DialBack{Nonce: 0x0123456789abcdef}},
+		{"DialBack/zero", &DialBack{}},
+		{"DialBackReply", &DialBackReply{Nonce: ^uint64(0), From: "10.0.0.5:7400"}},
+		{"DialBackReply/zero", &DialBackReply{}},
+		{"Reachability", &Reachability{Addr: "10.0.0.5:7400", Reachable: true}},
+		{"Reachability/leaf", &Reachability{Addr: "10.0.0.5:7400", Leaf: true}},
 		{"JoinRefuse", &JoinRefuse{Reason: "joiner is an ancestor"}},
 		{"JoinRefuse/maxReason", &JoinRefuse{Reason: strings.Repeat("r", MaxReasonBytes)}},
 		{"Siblings", &Siblings{IDs: []ServantID{"a:1", "b:2", "c:3"}}},
@@ -185,9 +195,13 @@ func TestWireGolden(t *testing.T) {
 		m    Message
 		want string // hex of the whole frame
 	}{
-		{&JoinRequest{From: "a:1"}, "00000005" + "01" + "03" + "613a31"},
-		{&JoinAccept{Lo: 1, Hi: 300, Path: []ServantID{"a:1"}}, "00000009" + "02" + "01" + "ac02" + "01" + "03613a31"},
-		{&JoinRedirect{To: ""}, "00000002" + "03" + "00"},
+		{&JoinRequest{From: "a:1"}, "00000008" + "01" + "03" + "613a31" + "00" + "00" + "00"},
+		{&JoinRequest{From: "a:1", Reach: ReachUnreachable, Avoid: []ServantID{"b"}, Full: []ServantID{"c"}}, "0000000c" + "01" + "03" + "613a31" + "02" + "01" + "0162" + "01" + "0163"},
+		{&JoinAccept{Lo: 1, Hi: 300, Path: []ServantID{"a:1"}, Leaf: true}, "0000000a" + "02" + "01" + "ac02" + "01" + "03613a31" + "01"},
+		{&JoinRedirect{To: ""}, "00000003" + "03" + "00" + "00"},
+		{&DialBack{Nonce: 300}, "00000003" + "15" + "ac02"},
+		{&DialBackReply{Nonce: 1, From: "a"}, "00000004" + "16" + "01" + "0161"},
+		{&Reachability{Addr: "a", Reachable: true, Leaf: true}, "00000005" + "17" + "0161" + "01" + "01"},
 		{&JoinRefuse{Reason: "no"}, "00000004" + "04" + "02" + "6e6f"},
 		{&Siblings{IDs: []ServantID{"a", "b"}}, "00000006" + "05" + "02" + "0161" + "0162"},
 		{&PartitionInfo{Lo: 0, Hi: 127}, "00000004" + "06" + "00" + "7f" + "00"},
@@ -316,7 +330,11 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"too large", make([]byte, MaxFrameBytes+1), errFrameTooLarge},
 		{"trailing after Ping", wireCat(&Ping{}, "x"), errTrailingBytes},
 		{"trailing after Reset", wireCat(&Reset{}, []byte{0}), errTrailingBytes},
-		{"trailing after JoinRequest", wireCat(&JoinRequest{}, str("a:1"), "junk"), errTrailingBytes},
+		{"trailing after JoinRequest", wireCat(&JoinRequest{}, str("a:1"), wireUv(0), wireUv(0), wireUv(0), "junk"), errTrailingBytes},
+		{"reach out of range", wireCat(&JoinRequest{}, str("a:1"), wireUv(3), wireUv(0)), errBadReach},
+		{"too many avoided", wireCat(&JoinRequest{}, str("a:1"), wireUv(0), wireUv(MaxAvoid+1)), errTooMany},
+		{"too many full", wireCat(&JoinRequest{}, str("a:1"), wireUv(0), wireUv(0), wireUv(MaxAvoid+1)), errTooMany},
+		{"leaf flag not 0 or 1", wireCat(&JoinAccept{}, wireUv(1), wireUv(1), wireUv(0), wireUv(2)), errBadFlag},
 		{"trailing after Multicast", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0, 0, 0}), errTrailingBytes},
 		{"lasts not ascending", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{9, 0, 2, 5, 1, 5, 2, 0}, str("p")), errUnsortedLasts},
 		{"last not before the message", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{2, 0, 1, 5, 2, 0}, str("p")), errBadLast},
@@ -539,7 +557,7 @@ func TestHello(t *testing.T) {
 	if err := WriteHello(&w); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := w.String(), "NDSK\x00\x04"; got != want {
+	if got, want := w.String(), "NDSK\x00\x05"; got != want {
 		t.Fatalf("hello = %q, want %q", got, want)
 	}
 	v, err := ReadHello(&w)
@@ -575,7 +593,7 @@ func TestHelloBadMagic(t *testing.T) {
 }
 
 func TestHelloOtherVersion(t *testing.T) {
-	for _, v := range []uint16{0, 1, 2, 3, 5, 0x0101, 0xffff} {
+	for _, v := range []uint16{0, 1, 2, 3, 4, 6, 0x0101, 0xffff} {
 		in := append([]byte("NDSK"), byte(v>>8), byte(v))
 		got, err := ReadHello(bytes.NewReader(in))
 		if !errors.Is(err, errBadVersion) {
@@ -592,7 +610,7 @@ func TestHelloOtherVersion(t *testing.T) {
 }
 
 func TestHelloShortRead(t *testing.T) {
-	full := "NDSK\x00\x04"
+	full := "NDSK\x00\x05"
 	for i := 0; i < len(full); i++ {
 		_, err := ReadHello(strings.NewReader(full[:i]))
 		if err == nil {

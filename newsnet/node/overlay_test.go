@@ -173,13 +173,16 @@ func checkOverlay(nodes []*overlayNode) error {
 			if !ok {
 				return fmt.Errorf("%s is attached to %s, which is not a live servant", id, s.Up)
 			}
-			if !slices.Contains(up.Downs, id) {
-				return fmt.Errorf("%s's up is %s, whose downs %v lack it", id, s.Up, up.Downs)
+			if !slices.Contains(up.Downs, id) && !slices.Contains(up.Leaves, id) {
+				return fmt.Errorf("%s's up is %s, whose downs %v and leaves %v lack it", id, s.Up, up.Downs, up.Leaves)
+			}
+			if s.Leaf && s.Reach == newsnet.ReachUnknown {
+				return fmt.Errorf("%s is a leaf still waiting for its dial-back (reach %v)", id, s.Reach)
 			}
 		default:
 			return fmt.Errorf("%s is %s", id, s.Role)
 		}
-		for _, d := range s.Downs {
+		for _, d := range slices.Concat(s.Downs, s.Leaves) {
 			if ds, ok := st[d]; !ok || ds.Up != id {
 				return fmt.Errorf("%s lists down %s, whose up is %q", id, d, ds.Up)
 			}
@@ -222,7 +225,7 @@ func checkOverlay(nodes []*overlayNode) error {
 			return s
 		}
 		u := self[x]
-		for _, d := range st[x].Downs {
+		for _, d := range slices.Concat(st[x].Downs, st[x].Leaves) {
 			u = u.Union(subtree(d))
 		}
 		sub[x] = u
@@ -236,7 +239,7 @@ func checkOverlay(nodes []*overlayNode) error {
 				// ancestor and the subtrees of its other children.
 				for child, at := id, s.Up; at != ""; child, at = at, st[at].Up {
 					want = want.Union(self[at])
-					for _, d := range st[at].Downs {
+					for _, d := range slices.Concat(st[at].Downs, st[at].Leaves) {
 						if d != child {
 							want = want.Union(subtree(d))
 						}

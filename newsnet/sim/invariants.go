@@ -51,8 +51,12 @@ func CheckTreeOf(sts []newsnet.Status) error {
 			if !ok {
 				return fmt.Errorf("%s is attached to %s, which is not alive", s.ID, s.Up)
 			}
-			if !slices.Contains(up.Downs, s.ID) {
-				return fmt.Errorf("%s has up %s, which does not list it as a down (%v)", s.ID, s.Up, up.Downs)
+			if s.Leaf != slices.Contains(up.Leaves, s.ID) || !s.Leaf && !slices.Contains(up.Downs, s.ID) {
+				return fmt.Errorf("%s (leaf %v) has up %s, which does not list it as such (downs %v, leaves %v)",
+					s.ID, s.Leaf, s.Up, up.Downs, up.Leaves)
+			}
+			if s.Leaf && len(s.Links) > 1 {
+				return fmt.Errorf("leaf %s has %d down-servants", s.ID, len(s.Links)-1)
 			}
 		default:
 			return fmt.Errorf("%s is %s", s.ID, s.Role)
@@ -65,6 +69,9 @@ func CheckTreeOf(sts []newsnet.Status) error {
 			down, ok := st[l.Peer]
 			if !ok || down.Up != s.ID {
 				return fmt.Errorf("%s lists down %s, whose up is %q", s.ID, l.Peer, down.Up)
+			}
+			if l.Leaf {
+				continue // a leaf holds no slot
 			}
 			if other, dup := slots[l.Slot]; dup {
 				return fmt.Errorf("%s has two downs in slot %d: %s and %s", s.ID, l.Slot, other, l.Peer)
@@ -210,8 +217,16 @@ func (n *Network) Settled() bool {
 	return ConvergedOf(sts)
 }
 
-// ConvergedOf reports whether CheckTreeOf and CheckRoutingOf both pass.
+// ConvergedOf reports whether CheckTreeOf and CheckRoutingOf both pass and
+// every leaf has had its dial-back: a leaf still waiting for one may yet
+// take a slot. (A leaf found reachable stays one while it cannot dial the
+// holder of its slot: CheckDialable, not convergence, is about that.)
 func ConvergedOf(sts []newsnet.Status) bool {
+	for _, st := range sts {
+		if st.Leaf && st.Reach == newsnet.ReachUnknown {
+			return false
+		}
+	}
 	return CheckTreeOf(sts) == nil && CheckRoutingOf(sts) == nil
 }
 
@@ -257,3 +272,31 @@ func (n *Network) violate(format string, args ...any) {
 // virtual time of the step that broke it; nil when none was. Tests check
 // it at the end, so a breach that healed before the end still fails them.
 func (n *Network) Violations() []string { return slices.Clone(n.violations) }
+
+// CheckDialable verifies that the tree is built from servants others can dial
+// (leaf.go): every attached servant behind a Firewall is a leaf, every
+// other attached one holds a slot, and no servant but a seed or the vertex
+// holds more than its leaf capacity. Dial-backs repeat every
+// ReachProbeInterval, so after a firewall changed it holds only once that
+// interval (and a half, for the jitter) has passed.
+func (n *Network) CheckDialable() error {
+	capacity := n.Base.LeafCapacity
+	if capacity == 0 {
+		capacity = newsnet.DefaultLeafCapacity(n.Base.Fanout)
+	}
+	for _, nd := range n.Alive() {
+		st := nd.Servant.Status()
+		if st.Role != newsnet.RoleAttached {
+			continue
+		}
+		switch {
+		case n.firewalled[nd.ID] && !st.Leaf:
+			return fmt.Errorf("%s cannot be dialed but holds a slot under %s", nd.ID, st.Up)
+		case !n.firewalled[nd.ID] && st.Leaf:
+			return fmt.Errorf("%s can be dialed but is a leaf under %s (reach %v)", nd.ID, st.Up, st.Reach)
+		case len(st.Leaves) > capacity && !slices.Contains(nd.Seeds, nd.ID):
+			return fmt.Errorf("%s holds %d leaves, more than its capacity %d", nd.ID, len(st.Leaves), capacity)
+		}
+	}
+	return nil
+}

@@ -25,6 +25,10 @@ type scenario struct {
 	items    int           // items published after quiescence
 	// id picks a servant's address; nil means randomID.
 	id func(r *rand.Rand, used map[newsnet.ServantID]bool) newsnet.ServantID
+	// firewalled is the percentage of servants, seeds apart, that nobody
+	// can dial (Network.Firewall); when set, faults also turn firewalls
+	// on and off while the network runs.
+	firewalled int
 }
 
 // randomID picks an address in one of a few subnets, as a company network
@@ -77,6 +81,10 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 	n := New(seed)
 	checkEveryStep(t, n)
 	n.WireCheck = true
+	if sc.firewalled > 0 {
+		// Dial-backs find firewalls changed while running this often.
+		n.Base.ReachProbeInterval = time.Minute
+	}
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)
@@ -99,6 +107,7 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 			id = seeds[i]
 		} else {
 			id = randomID(r, used)
+			n.Firewall(id, r.IntN(100) < sc.firewalled)
 		}
 		ids = append(ids, id)
 	}
@@ -113,7 +122,11 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 			joined++
 		}
 		if !n.Now().Before(nextFault) && joined > 1 {
-			injectFault(n, r, ids[:joined])
+			if sc.firewalled > 0 && r.IntN(5) == 0 {
+				toggleFirewall(n, r, ids[len(seeds):joined])
+			} else {
+				injectFault(n, r, ids[:joined])
+			}
 			nextFault = nextFault.Add(faultEvery)
 		}
 		n.RunFor(n.Base.TickInterval)
@@ -131,13 +144,18 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 	// sent before the heal are through: a link whose frames took that long
 	// may still time out.
 	n.RunFor(n.Base.LinkTimeout + 5*time.Second)
-	if !n.RunUntil(5*time.Minute, n.Settled) {
+	settled := n.Settled
+	if sc.firewalled > 0 {
+		// A firewall changed at the end is found by the next dial-back.
+		settled = func() bool { return n.Settled() && n.CheckDialable() == nil }
+	}
+	if !n.RunUntil(5*time.Minute, settled) {
 		for _, st := range n.Statuses() {
 			if st.CatchingUp {
 				t.Logf("%s role=%s up=%s is still catching up", st.ID, st.Role, st.Up)
 			}
 		}
-		t.Fatalf("seed %d: no convergence: tree: %v; routing: %v", seed, n.CheckTree(), n.CheckRouting())
+		t.Fatalf("seed %d: no convergence: tree: %v; routing: %v; dialable: %v", seed, n.CheckTree(), n.CheckRouting(), n.CheckDialable())
 	}
 	alive := n.Alive()
 	for range sc.items {
@@ -157,6 +175,16 @@ func runScenario(t *testing.T, seed uint64, sc scenario) {
 	if err := n.CheckTree(); err != nil {
 		t.Fatalf("seed %d: tree broke while idle: %v", seed, err)
 	}
+}
+
+// toggleFirewall turns the firewall of one of ids on or off: a laptop
+// whose firewall rule was removed, or added, while it runs.
+func toggleFirewall(n *Network, r *rand.Rand, ids []newsnet.ServantID) {
+	if len(ids) == 0 {
+		return
+	}
+	id := ids[r.IntN(len(ids))]
+	n.Firewall(id, !n.firewalled[id])
 }
 
 func anyAlive(n *Network, ids []newsnet.ServantID) bool {
@@ -225,6 +253,14 @@ func TestRandomFaultsSmall(t *testing.T) {
 func TestRandomFaultsMixedFamilies(t *testing.T) {
 	for _, seed := range scenarioSeeds(100) {
 		runScenario(t, seed, scenario{servants: 60, seeds: 2, faults: 40, span: 30 * time.Second, items: 20, id: randomMixedID})
+	}
+}
+
+// The same with servants behind firewalls, some of them turned on or off
+// while running: leaves take their places and move, and nothing is lost.
+func TestRandomFaultsFirewalled(t *testing.T) {
+	for _, seed := range scenarioSeeds(30) {
+		runScenario(t, seed, scenario{servants: 80, seeds: 2, faults: 60, span: 40 * time.Second, items: 20, firewalled: 60})
 	}
 }
 
