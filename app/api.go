@@ -167,6 +167,10 @@ type AppStatus struct {
 	// fetched again) and stored once the store takes them.
 	StoreProblem string
 	Unstored     int
+
+	// Moved is the last change of the advertised address (the laptop
+	// moved to another network), nil when none in this run.
+	Moved *AddressChange
 }
 
 // Settings are the user's preferences.

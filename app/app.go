@@ -104,6 +104,11 @@ type Options struct {
 	// startServant, if set, starts the servant in place of node.Start on
 	// TCP (tests: a servant of a simulated network, newsnet/sim/simnode).
 	startServant func(node.Config) (servantNode, error)
+	// localAddress, if set, replaces localAddress (tests: a laptop that
+	// moves to another network).
+	localAddress func(seeds []string) string
+	// addressCheckEvery, if set, replaces addressCheckEvery.
+	addressCheckEvery time.Duration
 }
 
 const (
@@ -221,6 +226,10 @@ type App struct {
 	// storeTrouble is what keeps delivered items from being stored (the
 	// persister's unstored items), never nil.
 	storeTrouble atomic.Pointer[storeTrouble]
+	// addrChange is the last change of the advertised address, and
+	// addrRestart is set while the restart it asked for runs (address.go).
+	addrChange  atomic.Pointer[AddressChange]
+	addrRestart atomic.Bool
 
 	stop chan struct{} // closed by Close: background goroutines end
 	bg   sync.WaitGroup
@@ -544,6 +553,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Seeds = seeds
 	proto.Source = a.sourceStr
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
+	proto.LeafCapacity = a.Network().LeafCapacity
 	proto.Verify = a.net.Verify
 	if t := a.opts.DirectThreshold; t != 0 {
 		proto.DirectThreshold = max(t, 0)
@@ -628,7 +638,11 @@ func (a *App) addresses(seeds []string) (listen, advertise string) {
 	if advertise == "" {
 		if host, port, err := net.SplitHostPort(listen); err == nil {
 			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-				advertise = net.JoinHostPort(localAddress(seeds), port)
+				local := localAddress
+				if a.opts.localAddress != nil {
+					local = a.opts.localAddress
+				}
+				advertise = net.JoinHostPort(local(seeds), port)
 			}
 		}
 	}
@@ -683,6 +697,7 @@ func (a *App) monitor() {
 	var (
 		last      statusKey
 		lastSaved time.Time
+		addrAt    = time.Now() // when the address was last worked out
 	)
 	a.purge()
 	for {
@@ -699,9 +714,14 @@ func (a *App) monitor() {
 				continue
 			}
 			st := n.Status()
+			lostUplink := last.role == newsnet.RoleAttached && st.Role == newsnet.RoleConnecting
 			if k := keyOf(st); k != last {
 				last = k
 				a.events.emit(Event{Kind: StatusChanged})
+			}
+			if lostUplink || now.Sub(addrAt) >= cmp.Or(a.opts.addressCheckEvery, addressCheckEvery) {
+				addrAt = now
+				a.checkAddress()
 			}
 			if st.Role == newsnet.RoleAttached && now.Sub(lastSaved) >= lastAttachedEvery {
 				lastSaved = now

@@ -165,7 +165,8 @@ func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
 // started, Role is idle.
 func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
-	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored}}
+	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored,
+		Moved: a.addrChange.Load()}}
 	n := a.currentNode()
 	if n == nil {
 		ns.Role = newsnet.RoleIdle

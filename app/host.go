@@ -34,16 +34,17 @@ func (h netHost) StoreSeeds(seeds []string) error {
 
 func (h netHost) Adopted(prev, next *trust.SignedNetwork) {
 	a := h.a
-	if next.Fanout != prev.Fanout {
+	if next.Fanout != prev.Fanout || next.LeafCapacity != prev.LeafCapacity {
 		// N is the base of every partition: a servant must not compare
 		// partitions built on another base with its neighbours for longer
 		// than it takes the definition to spread. The restart runs off
 		// this goroutine, which may be the one that stores deliveries (a
 		// restart waits for it).
-		a.log.Info("the network's fanout changed; restarting the servant", "from", prev.Fanout, "to", next.Fanout)
+		a.log.Info("the network's fanout or leaf capacity changed; restarting the servant",
+			"fanout", next.Fanout, "was", prev.Fanout, "leafCapacity", next.LeafCapacity, "wasLeafCapacity", prev.LeafCapacity)
 		go func() {
 			if err := a.restart(); err != nil {
-				a.log.Error("restarting the servant for the new fanout failed", "err", err)
+				a.log.Error("restarting the servant for the new fanout or leaf capacity failed", "err", err)
 			}
 		}()
 	}

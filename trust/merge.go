@@ -64,9 +64,10 @@ const (
 	FieldSecret         Field = "secret"
 	FieldOpenPublishing Field = "open publishing"
 	FieldAudiences      Field = "named ranges"
+	FieldLeafCapacity   Field = "leaf capacity"
 )
 
-var fieldOrder = []Field{FieldName, FieldAdmins, FieldSeeds, FieldCatalog, FieldPublishers, FieldRevoked, FieldFanout, FieldSecret, FieldOpenPublishing, FieldAudiences}
+var fieldOrder = []Field{FieldName, FieldAdmins, FieldSeeds, FieldCatalog, FieldPublishers, FieldRevoked, FieldFanout, FieldSecret, FieldOpenPublishing, FieldAudiences, FieldLeafCapacity}
 
 // ConflictKind says why part of an edit was not applied.
 type ConflictKind int
@@ -177,6 +178,8 @@ func Merge(base, mine, theirs *Network) (*Network, []Conflict) {
 		func() { out.Seeds = slices.Clone(mine.Seeds) })
 	whole(FieldFanout, mine.Fanout == base.Fanout, theirs.Fanout == base.Fanout, mine.Fanout == theirs.Fanout,
 		func() { out.Fanout = mine.Fanout })
+	whole(FieldLeafCapacity, mine.LeafCapacity == base.LeafCapacity, theirs.LeafCapacity == base.LeafCapacity, mine.LeafCapacity == theirs.LeafCapacity,
+		func() { out.LeafCapacity = mine.LeafCapacity })
 	whole(FieldSecret, bytes.Equal(mine.Secret, base.Secret), bytes.Equal(theirs.Secret, base.Secret), bytes.Equal(mine.Secret, theirs.Secret),
 		func() { out.Secret = slices.Clone(mine.Secret) })
 	whole(FieldOpenPublishing, mine.OpenPublishing == base.OpenPublishing, theirs.OpenPublishing == base.OpenPublishing, mine.OpenPublishing == theirs.OpenPublishing,

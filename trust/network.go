@@ -36,6 +36,7 @@ const (
 	MaxFanout               = 256
 	SecretSize              = 32
 	DefaultFanout           = 16
+	MaxLeafCapacity         = 4096
 	defaultAdminDisplayName = "admin"
 )
 
@@ -78,6 +79,11 @@ type Network struct {
 	// Fanout is the maximum number of downlinks of a servant (N of
 	// JP4353827B2), MinFanout to MaxFanout.
 	Fanout int
+	// LeafCapacity is the most leaves (servants others cannot dial) a
+	// servant that is not a seed takes besides its Fanout down-servants;
+	// 0, the default, means 4 × Fanout (newsnet.DefaultLeafCapacity).
+	// At most MaxLeafCapacity.
+	LeafCapacity int
 	// Secret is the network secret (SecretSize random bytes): knowing it is
 	// membership (see LinkProof). Rotate it by signing a new version with a
 	// NewSecret.
@@ -290,6 +296,9 @@ func (n *Network) validate() error {
 	}
 	if n.Fanout < MinFanout || n.Fanout > MaxFanout {
 		return fmt.Errorf("fanout: %d outside %d to %d", n.Fanout, MinFanout, MaxFanout)
+	}
+	if n.LeafCapacity < 0 || n.LeafCapacity > MaxLeafCapacity {
+		return fmt.Errorf("leaf capacity: %d outside 0 (the default) to %d", n.LeafCapacity, MaxLeafCapacity)
 	}
 	if len(n.Secret) != SecretSize {
 		return fmt.Errorf("secret: %d bytes, want %d", len(n.Secret), SecretSize)

@@ -29,9 +29,9 @@ import (
 //	 "audiences":[{"name":…,"ranges":[…]}]},
 //	 "signer":"ed25519:…","signature":"…"}
 //
-// "audiences" is the one member that is left out when empty (and refused
-// when present but empty): definitions signed before it existed encode,
-// and so verify, exactly as they did (audiences.go).
+// "audiences" and "leafCapacity" are left out when empty or 0, the default
+// (and refused when present so): definitions signed before they existed
+// encode, and so verify, exactly as they did (audiences.go).
 //
 // The signature is over networkDomain followed by the bytes of the
 // "network" member.
@@ -48,6 +48,7 @@ type networkDoc struct {
 	Secret         string          `json:"secret"`
 	OpenPublishing bool            `json:"openPublishing"`
 	Audiences      []namedRangeDoc `json:"audiences,omitempty"`
+	LeafCapacity   int             `json:"leafCapacity,omitempty"`
 }
 
 type publisherDoc struct {
@@ -106,6 +107,7 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 		Secret:         b64.EncodeToString(n.Secret),
 		OpenPublishing: n.OpenPublishing,
 		Audiences:      namedRangeDocs(n.Audiences),
+		LeafCapacity:   n.LeafCapacity,
 	})
 }
 
@@ -224,6 +226,7 @@ func parseNetwork(data []byte) (*Network, error) {
 		Secret         *string         `json:"secret"`
 		OpenPublishing *bool           `json:"openPublishing"`
 		Audiences      *[]namedRangeIn `json:"audiences"`
+		LeafCapacity   *int            `json:"leafCapacity"`
 	}
 	if err := strictDecode(data, &doc); err != nil {
 		return nil, err
@@ -285,6 +288,14 @@ func parseNetwork(data []byte) (*Network, error) {
 	}
 	if n.Audiences, err = parseNamedRanges(doc.Audiences); err != nil {
 		return nil, err
+	}
+	if doc.LeafCapacity != nil {
+		if *doc.LeafCapacity == 0 {
+			// The default is encoded by leaving the member out: one
+			// definition, one encoding.
+			return nil, errors.New("leafCapacity: 0 is written by leaving it out")
+		}
+		n.LeafCapacity = *doc.LeafCapacity
 	}
 	n.Seeds = nilIfEmpty(n.Seeds)
 	n.Revoked = nilIfEmpty(n.Revoked)
