@@ -115,11 +115,19 @@ const (
 // it. Servant IDs are "host:port" addresses; category sets are sorted
 // category IDs.
 type NetStatus struct {
-	ID            string // this servant's address; "" before it started
-	IDValue       uint64 // the ID value partitions are computed on
-	Role          Role
-	Up            string // the up-servant; "" when not attached
-	Downs         []string
+	ID      string // this servant's address; "" before it started
+	IDValue uint64 // the ID value partitions are computed on
+	Role    Role
+	Up      string   // the up-servant; "" when not attached
+	Downs   []string // the down-servants holding slots
+	// Leaves are the servants below this one that others cannot dial;
+	// Leaf: this servant is one of them, so it takes no down-servants.
+	Leaves []string
+	Leaf   bool
+	// Reach is what the last dial-back to this servant's advertised
+	// address ReachAddr found: "reachable", "unreachable" or "unknown".
+	Reach         string
+	ReachAddr     string
 	Range         [2]uint64 // the subtree's range of ID values [vmin, vmax]
 	Partition     Partition
 	RootPath      []string // from the vertex to the up-servant
@@ -160,6 +168,7 @@ type Link struct {
 	Peer     string
 	Up       bool
 	Slot     int      // the slot of a downlink
+	Leaf     bool     // a downlink to a leaf, which holds no slot
 	Received []string // what the servants beyond it want
 	Sent     []string // what this servant last told them it wants
 }
@@ -208,6 +217,7 @@ func netStatusView(st ServantStatus) NetStatus {
 	s := st.Status
 	v := NetStatus{
 		ID: string(s.ID), IDValue: s.IDValue, Role: Role(s.Role), Up: string(s.Up), Downs: stringsOf(s.Downs),
+		Leaves: stringsOf(s.Leaves), Leaf: s.Leaf, Reach: s.Reach.String(), ReachAddr: string(s.ReachAddr),
 		Range: s.Range, Partition: Partition(s.Partition), RootPath: stringsOf(s.RootPath), Siblings: stringsOf(s.Siblings),
 		Subscriptions: stringsOf(s.Subscriptions),
 		Counters: Counters{
@@ -219,7 +229,7 @@ func netStatusView(st ServantStatus) NetStatus {
 		AppStatus: st.AppStatus,
 	}
 	v.Links = convert(s.Links, func(l newsnet.LinkStatus) Link {
-		return Link{Peer: string(l.Peer), Up: l.Up, Slot: l.Slot, Received: stringsOf(l.Received), Sent: stringsOf(l.Sent)}
+		return Link{Peer: string(l.Peer), Up: l.Up, Slot: l.Slot, Leaf: l.Leaf, Received: stringsOf(l.Received), Sent: stringsOf(l.Sent)}
 	})
 	v.Direct = convert(s.Direct, func(d newsnet.DirectStatus) DirectLink {
 		return DirectLink{Peer: string(d.Peer), Source: d.Source, Categories: stringsOf(d.Categories), Role: DirectRole(d.Role), Delivered: d.Delivered}

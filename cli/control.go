@@ -185,14 +185,26 @@ func isLocalHost(hostport string) bool {
 // statusJSON is the /v1/status answer. The first block is the fixed shape;
 // the rest are additions.
 type statusJSON struct {
-	ID            string     `json:"id"`
-	IDValue       uint64     `json:"idValue"`
-	Root          bool       `json:"root"` // this servant is the vertex
-	Up            string     `json:"up"`   // "" when not attached
-	Downs         []string   `json:"downs"`
-	Partition     [2]uint64  `json:"partition"`
-	Subscriptions []string   `json:"subscriptions"`
-	Links         []linkJSON `json:"links"` // up first, then downs
+	ID      string   `json:"id"`
+	IDValue uint64   `json:"idValue"`
+	Root    bool     `json:"root"` // this servant is the vertex
+	Up      string   `json:"up"`   // "" when not attached
+	Downs   []string `json:"downs"`
+	// Leaves are the servants below this one that others cannot dial;
+	// Leaf: this servant is one of them.
+	Leaves []string `json:"leaves"`
+	Leaf   bool     `json:"leaf"`
+	// Reachable: whether the last dial-back to this servant's advertised
+	// address (ReachAddr) reached it; null when none was made yet.
+	Reachable *bool  `json:"reachable"`
+	ReachAddr string `json:"reachAddr"`
+	ReachAt   string `json:"reachAt"` // RFC 3339, "" when never
+	// AddressChanged is the last change of the advertised address in
+	// this run (the computer moved to another network); null when none.
+	AddressChanged *addressChangeJSON `json:"addressChanged"`
+	Partition      [2]uint64          `json:"partition"`
+	Subscriptions  []string           `json:"subscriptions"`
+	Links          []linkJSON         `json:"links"` // up first, then downs
 	// Direct lists the direct links (issue 14): a hot source's items in
 	// some categories sent straight to a subscriber, outside the tree.
 	Direct []directJSON `json:"direct"`
@@ -217,6 +229,12 @@ type statusJSON struct {
 	Network  networkJSON       `json:"network"` // the network definition held
 }
 
+type addressChangeJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	At   string `json:"at"` // RFC 3339
+}
+
 type directJSON struct {
 	Peer       string   `json:"peer"`
 	Source     string   `json:"source"`
@@ -238,7 +256,8 @@ type linkJSON struct {
 	Peer     string   `json:"peer"`
 	Received []string `json:"received"`
 	Sent     []string `json:"sent"`
-	Up       bool     `json:"up"` // addition: the uplink
+	Up       bool     `json:"up"`   // addition: the uplink
+	Leaf     bool     `json:"leaf"` // addition: a downlink to a leaf
 }
 
 type countersJSON struct {
@@ -278,6 +297,9 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		Root:          st.Role == newsnet.RoleVertex,
 		Up:            string(st.Up),
 		Downs:         strs(st.Downs),
+		Leaves:        strs(st.Leaves),
+		Leaf:          st.Leaf,
+		ReachAddr:     string(st.ReachAddr),
 		Partition:     [2]uint64{st.Partition.Lo, st.Partition.Hi},
 		Subscriptions: strs(st.Subscriptions),
 		Links:         make([]linkJSON, len(st.Links)),
@@ -298,6 +320,14 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		},
 		Direct: make([]directJSON, len(st.Direct)),
 	}
+	if m := ns.Moved; m != nil {
+		out.AddressChanged = &addressChangeJSON{From: m.From, To: m.To, At: m.At.UTC().Format(time.RFC3339)}
+	}
+	if st.Reach != newsnet.ReachUnknown {
+		reachable := st.Reach == newsnet.ReachReachable
+		out.Reachable = &reachable
+		out.ReachAt = st.ReachAt.UTC().Format(time.RFC3339)
+	}
 	for i, d := range st.Direct {
 		out.Direct[i] = directJSON{Peer: string(d.Peer), Source: d.Source, Categories: strs(d.Categories), Role: d.Role, Delivered: d.Delivered}
 	}
@@ -315,7 +345,7 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	out.Network = networkJSON{ID: sn.ID.String(), Name: sn.Name, Version: sn.Version,
 		Admin: sn.IsAdmin(key), Publisher: !sn.IsRevoked(key) && (listed || sn.OpenPublishing || sn.IsAdmin(key)), Open: sn.OpenPublishing}
 	for i, l := range st.Links {
-		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up}
+		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up, Leaf: l.Leaf}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

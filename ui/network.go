@@ -91,6 +91,9 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	if role == "" {
 		role = "unknown"
 	}
+	if st.Leaf {
+		role += ", as a leaf"
+	}
 	servant = []field{
 		{"Servant ID", or(st.ID, "not known yet")},
 		{"ID value", idValueText(st.IDValue)},
@@ -99,6 +102,9 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		{"Installation", or(st.Source, "—")},
 		{"Up-servant", or(st.Up, "none")},
 		{"Down-servants", ids(st.Downs)},
+		{"Leaves below", ids(st.Leaves)},
+		{"Reachable", reachabilityText(st)},
+		{"Address", movedText(st)},
 		{"Subtree range", fmt.Sprintf("%s – %s", idValueText(st.Range[0]), idValueText(st.Range[1]))},
 	}
 	p := st.Partition
@@ -112,7 +118,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 			held = append(held, fmt.Sprintf("slot %d: this servant", p.Slot(st.IDValue)))
 		}
 		for _, l := range st.Links {
-			if !l.Up {
+			if !l.Up && !l.Leaf {
 				held = append(held, fmt.Sprintf("slot %d: %s", l.Slot, l.Peer))
 			}
 		}
@@ -129,8 +135,11 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	)
 	for _, l := range st.Links {
 		dir := fmt.Sprintf("down-servant %s, slot %d", l.Peer, l.Slot)
-		if l.Up {
+		switch {
+		case l.Up:
 			dir = fmt.Sprintf("up-servant %s", l.Peer)
+		case l.Leaf:
+			dir = fmt.Sprintf("leaf %s (others cannot connect to it)", l.Peer)
 		}
 		links = append(links, []field{
 			{"Link", dir},

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"newsdesk/app"
 	"newsdesk/ui/demobackend"
@@ -109,5 +110,51 @@ func TestNetworkView(t *testing.T) {
 	h.sync()
 	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network with 1 downlink") {
 		t.Errorf("status line after a tick %q", got)
+	}
+}
+
+// TestNetworkViewLeaf: a computer that others cannot connect to says so in
+// the status line and the network view, with the port and what IT can do;
+// its up-servant lists it as a leaf, in no slot.
+func TestNetworkViewLeaf(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.Leaf, st.Reach, st.ReachAddr = true, "unreachable", "10.1.4.23:7946"
+	st.Downs, st.Links = nil, st.Links[:1]
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.networkTab)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.Contains(got, "Others cannot connect to this computer (port 7946 blocked?): it receives news as a leaf") {
+		t.Errorf("status line %q", got)
+	}
+	v := h.u.network.content
+	for _, want := range []string{"attached, as a leaf", "no: nobody could connect back to 10.1.4.23:7946", "allow inbound TCP port 7946",
+		"unchanged since the start"} {
+		if !hasLabel(v, want) {
+			t.Errorf("network view lacks %q", want)
+		}
+	}
+
+	up := attachedStatus()
+	up.Reach, up.ReachAddr = "reachable", up.ID
+	up.Moved = &app.AddressChange{From: "192.168.1.20:7946", To: up.ID, At: time.Date(2026, 12, 4, 9, 30, 0, 0, time.Local)}
+	up.Leaves = []string{"10.1.4.99:7946"}
+	up.Links = append(up.Links, app.Link{Peer: "10.1.4.99:7946", Leaf: true, Slot: -1})
+	b.SetStatus(up)
+	h.sync()
+	v = h.u.network.content
+	for _, want := range []string{"leaf 10.1.4.99:7946 (others cannot connect to it)", "yes: another computer connected back to 10.1.4.23:7946",
+		"changed from 192.168.1.20:7946 to 10.1.4.23:7946 at 09:30"} {
+		if !hasLabel(v, want) {
+			t.Errorf("network view of the up-servant lacks %q", want)
+		}
+	}
+	if hasLabel(v, "slot -1") {
+		t.Errorf("a leaf is shown in slot -1")
+	}
+	if strings.Contains(h.u.statusBar.text.Text, "leaf") {
+		t.Errorf("status line of a member mentions leaves: %q", h.u.statusBar.text.Text)
 	}
 }

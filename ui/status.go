@@ -64,6 +64,9 @@ func statusText(st app.NetStatus) string {
 	if st.ID != "" {
 		s += " · this servant " + st.ID
 	}
+	if st.Leaf {
+		s += " · " + leafNotice(st)
+	}
 	if st.Lost > 0 {
 		s += " · " + lostText(st.Lost)
 	}
