@@ -51,10 +51,14 @@ func main() {
 	var ro reachOptions
 	flag.IntVar(&ro.N, "reach", 0, "servants in the simulated reach-report table (issue 15; 0 skips it, 1000 as in the README)")
 	reachOnly := flag.Bool("reach-only", false, "run the reach-report table alone")
+	var lo leafOptions
+	flag.IntVar(&lo.N, "leaves", 0, "servants in the simulated leaf table: 0 %, 50 % and 90 % of them undialable (0 skips it, 1000 as in the README)")
+	leavesOnly := flag.Bool("leaves-only", false, "run the leaf table alone")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this `file`")
 	flag.Parse()
 	so.Seed = *seed
 	ro.Seed, ro.Items = *seed, *items
+	lo.Seed, lo.Items = *seed, *items
 	do.Seed, do.MinDepth = *seed, 3
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -83,6 +87,10 @@ func main() {
 	}
 	if *reachOnly {
 		reachMain(os.Stdout, ro)
+		return
+	}
+	if *leavesOnly {
+		leafMain(os.Stdout, lo)
 		return
 	}
 	if *directOnly {
@@ -162,6 +170,10 @@ func main() {
 	if ro.N > 0 {
 		fmt.Println()
 		reachMain(os.Stdout, ro)
+	}
+	if lo.N > 0 {
+		fmt.Println()
+		leafMain(os.Stdout, lo)
 	}
 	if *stress {
 		fmt.Println()
