@@ -15,8 +15,8 @@ import "slices"
 // leaf there, under the member whose partition holds its ID: the tree still
 // follows the network. A member holds at most LeafCapacity leaves; a full
 // one sends the leaf up (JoinRedirect.Full) and the joiner avoids it from
-// then on. Seeds and the vertex take every leaf, so a leaf always has a
-// place. A joiner that cannot dial the member it was redirected to goes
+// then on. Seeds, archives and the vertex take every leaf, so a leaf
+// always has a place. A joiner that cannot dial the member it was redirected to goes
 // back to the redirecting servant with that member in its Avoid list: it
 // becomes a leaf there, and the redirecting servant dials the member back
 // to see whether it is the member that cannot be dialed.
@@ -64,10 +64,11 @@ func (s *Servant) members() []*link {
 	return s.downs[i:]
 }
 
-// roomForLeaf reports whether we take one more leaf: seeds and the top of
-// the tree always do, so a leaf is never left without a place.
+// roomForLeaf reports whether we take one more leaf: seeds, archives
+// (always-on machines that subscribe to AllCategories) and the top of the
+// tree always do, so a leaf is never left without a place.
 func (s *Servant) roomForLeaf() bool {
-	return s.up == nil || s.isSeed() || s.leaves() < s.leafCapacity()
+	return s.up == nil || s.isSeed() || s.self.Has(AllCategories) || s.leaves() < s.leafCapacity()
 }
 
 // admit places joiner l (its peer and value set): in its slot, in the

@@ -5,6 +5,7 @@ package newsnet_test
 // undialable servant may and may not do.
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -152,6 +153,23 @@ func TestFullServantSendsLeafUp(t *testing.T) {
 	acts := h.joiner(2, &newsnet.JoinRequest{From: "10.0.0.4:7400"})
 	if r := sentOn[*newsnet.JoinRedirect](acts, 2); r == nil || r.To != "10.0.0.1:7400" || !r.Full {
 		t.Fatalf("second leaf: %v, want a Full redirect to the up-servant", acts)
+	}
+
+	// A seed, and an archive, take every leaf.
+	for name, set := range map[string]func(*newsnet.Config){
+		"seed": func(c *newsnet.Config) {
+			c.LeafCapacity, c.Seeds = 1, []newsnet.ServantID{"10.0.0.1:7400", "10.0.0.2:7400"}
+		},
+		"archive": func(c *newsnet.Config) { c.LeafCapacity, c.Subscriptions = 1, []string{newsnet.AllCategories} },
+	} {
+		h := newHarnessWith(t, "10.0.0.2:7400", set, "10.0.0.1:7400")
+		h.attach("10.0.0.1:7400")
+		for i := range 3 {
+			acts := h.joiner(newsnet.LinkID(i+1), &newsnet.JoinRequest{From: newsnet.ServantID(fmt.Sprintf("10.0.0.%d:7400", 3+i))})
+			if acc := sentOn[*newsnet.JoinAccept](acts, newsnet.LinkID(i+1)); acc == nil || !acc.Leaf {
+				t.Fatalf("%s: leaf %d not taken: %v", name, i+1, acts)
+			}
+		}
 	}
 }
 
