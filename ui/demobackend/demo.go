@@ -101,6 +101,13 @@ func DemoStatus(subs []string) app.NetStatus {
 		Received: categorySet("company", "facilities", "hr", "it", "sales"),
 		Sent:     all,
 	}}
+	// A laptop of the subnet that others cannot connect to hangs below as
+	// a leaf.
+	leaves := []string{"10.1.4.91:7946"}
+	links = append(links, app.Link{Peer: leaves[0], Leaf: true, Slot: -1,
+		Received: categorySet("company", "hr"),
+		Sent:     categorySet("company", "facilities", "hr", "it", "sales", "sales/emea"),
+	})
 	for _, d := range downs {
 		links = append(links, app.Link{
 			Peer: d, Slot: part.Slot(app.IDValue(d)),
@@ -114,6 +121,9 @@ func DemoStatus(subs []string) app.NetStatus {
 		Role:          app.RoleAttached,
 		Up:            up,
 		Downs:         downs,
+		Leaves:        leaves,
+		Reach:         "reachable",
+		ReachAddr:     self,
 		Range:         [2]uint64{lo, hi},
 		Partition:     part,
 		RootPath:      []string{"10.0.0.2:7946", up},
