@@ -171,6 +171,10 @@ type AppStatus struct {
 	// Moved is the last change of the advertised address (the laptop
 	// moved to another network), nil when none in this run.
 	Moved *AddressChange
+
+	// Release is this build's; NewerRelease the newest release newer
+	// than it that a neighbour runs ("" when none was seen in this run).
+	Release, NewerRelease string
 }
 
 // Settings are the user's preferences.

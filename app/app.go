@@ -230,6 +230,9 @@ type App struct {
 	// addrRestart is set while the restart it asked for runs (address.go).
 	addrChange  atomic.Pointer[AddressChange]
 	addrRestart atomic.Bool
+	// newerRelease is the newest release newer than ours that a
+	// neighbour's hello named, "" when none did.
+	newerRelease atomic.Pointer[string]
 
 	stop chan struct{} // closed by Close: background goroutines end
 	bg   sync.WaitGroup
@@ -617,6 +620,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),
+		Release:     Release,
 		Protocol:    proto,
 		Logger:      a.log,
 		OnDeliver:   a.onDeliver,
@@ -718,6 +722,13 @@ func (a *App) monitor() {
 			if k := keyOf(st); k != last {
 				last = k
 				a.events.emit(Event{Kind: StatusChanged})
+			}
+			if r := newestPeerRelease(st.Links); r != "" {
+				if seen := a.newerRelease.Load(); seen == nil || *seen != r {
+					a.newerRelease.Store(&r)
+					a.log.Info("a newer Newsdesk (" + r + ") is in use on this network")
+					a.events.emit(Event{Kind: StatusChanged})
+				}
 			}
 			if lostUplink || now.Sub(addrAt) >= cmp.Or(a.opts.addressCheckEvery, addressCheckEvery) {
 				addrAt = now

@@ -166,7 +166,10 @@ func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
 func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
 	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored,
-		Moved: a.addrChange.Load()}}
+		Moved: a.addrChange.Load(), Release: Release}}
+	if r := a.newerRelease.Load(); r != nil {
+		ns.NewerRelease = *r
+	}
 	n := a.currentNode()
 	if n == nil {
 		ns.Role = newsnet.RoleIdle
@@ -256,11 +259,13 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 		p.Problem = "a newsdesk servant of another network answers there (its membership proof does not match this network's secret)"
 		return p
 	}
-	if err := newsnet.WriteHello(tc); err != nil {
+	own := newsnet.OwnHello(Release)
+	if err := newsnet.WriteHello(tc, own); err != nil {
 		p.Problem = "connected, but sending the hello failed: " + err.Error()
 		return p
 	}
-	if _, err := newsnet.ReadHello(tc); err != nil {
+	peer, err := newsnet.ReadHello(tc)
+	if err != nil {
 		switch {
 		case ctx.Err() != nil:
 			p.Problem = fmt.Sprintf("connected, but no newsdesk hello within %v: something else listens there", probeTimeout)
@@ -269,6 +274,10 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 		default:
 			p.Problem = "connected, but it does not speak the newsdesk protocol: " + err.Error()
 		}
+		return p
+	}
+	if _, err := newsnet.NegotiateVersion(own, peer); err != nil {
+		p.Problem = "a newsdesk servant answers, but the two cannot link: " + err.Error()
 		return p
 	}
 	p.OK = true

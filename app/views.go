@@ -169,6 +169,8 @@ type Link struct {
 	Up       bool
 	Slot     int      // the slot of a downlink
 	Leaf     bool     // a downlink to a leaf, which holds no slot
+	Version  uint16   // the link's wire version
+	Release  string   // the peer's release, "" when unknown
 	Received []string // what the servants beyond it want
 	Sent     []string // what this servant last told them it wants
 }
@@ -229,7 +231,7 @@ func netStatusView(st ServantStatus) NetStatus {
 		AppStatus: st.AppStatus,
 	}
 	v.Links = convert(s.Links, func(l newsnet.LinkStatus) Link {
-		return Link{Peer: string(l.Peer), Up: l.Up, Slot: l.Slot, Leaf: l.Leaf, Received: stringsOf(l.Received), Sent: stringsOf(l.Sent)}
+		return Link{Peer: string(l.Peer), Up: l.Up, Slot: l.Slot, Leaf: l.Leaf, Version: l.Version, Release: l.Release, Received: stringsOf(l.Received), Sent: stringsOf(l.Sent)}
 	})
 	v.Direct = convert(s.Direct, func(d newsnet.DirectStatus) DirectLink {
 		return DirectLink{Peer: string(d.Peer), Source: d.Source, Categories: stringsOf(d.Categories), Role: DirectRole(d.Role), Delivered: d.Delivered}

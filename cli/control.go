@@ -202,9 +202,14 @@ type statusJSON struct {
 	// AddressChanged is the last change of the advertised address in
 	// this run (the computer moved to another network); null when none.
 	AddressChanged *addressChangeJSON `json:"addressChanged"`
-	Partition      [2]uint64          `json:"partition"`
-	Subscriptions  []string           `json:"subscriptions"`
-	Links          []linkJSON         `json:"links"` // up first, then downs
+	// Release is this build's release and Protocol the wire versions it
+	// speaks; NewerRelease the newest newer release a neighbour runs.
+	Release       string     `json:"release"`
+	Protocol      [2]uint16  `json:"protocol"`
+	NewerRelease  string     `json:"newerRelease"`
+	Partition     [2]uint64  `json:"partition"`
+	Subscriptions []string   `json:"subscriptions"`
+	Links         []linkJSON `json:"links"` // up first, then downs
 	// Direct lists the direct links (issue 14): a hot source's items in
 	// some categories sent straight to a subscriber, outside the tree.
 	Direct []directJSON `json:"direct"`
@@ -256,8 +261,10 @@ type linkJSON struct {
 	Peer     string   `json:"peer"`
 	Received []string `json:"received"`
 	Sent     []string `json:"sent"`
-	Up       bool     `json:"up"`   // addition: the uplink
-	Leaf     bool     `json:"leaf"` // addition: a downlink to a leaf
+	Up       bool     `json:"up"`      // addition: the uplink
+	Leaf     bool     `json:"leaf"`    // addition: a downlink to a leaf
+	Version  uint16   `json:"version"` // addition: the link's wire version
+	Release  string   `json:"release"` // addition: the peer's release, "" when unknown
 }
 
 type countersJSON struct {
@@ -300,6 +307,9 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		Leaves:        strs(st.Leaves),
 		Leaf:          st.Leaf,
 		ReachAddr:     string(st.ReachAddr),
+		Release:       ns.Release,
+		Protocol:      [2]uint16{newsnet.MinProtocolVersion, newsnet.ProtocolVersion},
+		NewerRelease:  ns.NewerRelease,
 		Partition:     [2]uint64{st.Partition.Lo, st.Partition.Hi},
 		Subscriptions: strs(st.Subscriptions),
 		Links:         make([]linkJSON, len(st.Links)),
@@ -345,7 +355,8 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	out.Network = networkJSON{ID: sn.ID.String(), Name: sn.Name, Version: sn.Version,
 		Admin: sn.IsAdmin(key), Publisher: !sn.IsRevoked(key) && (listed || sn.OpenPublishing || sn.IsAdmin(key)), Open: sn.OpenPublishing}
 	for i, l := range st.Links {
-		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up, Leaf: l.Leaf}
+		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up, Leaf: l.Leaf,
+			Version: l.Version, Release: l.Release}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -29,6 +29,11 @@ type Tick struct{ Now time.Time }
 type LinkUp struct {
 	Link    LinkID
 	Inbound bool
+	// Version is the wire version the link runs at (NegotiateVersion), 0
+	// for this build's ProtocolVersion; Release is the peer's release
+	// from its hello, "" when unknown.
+	Version uint16
+	Release string
 }
 
 // LinkDown reports that a connection closed or that a Dial failed.

@@ -1,6 +1,7 @@
 package newsnet
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -123,6 +124,16 @@ type Counters struct {
 
 	// ReportFrames are reach reports sent (reach.go).
 	ReportFrames uint64
+
+	// TooNew counts frames not sent because the link runs at a wire
+	// version older than the frame (newer).
+	TooNew uint64
+}
+
+// newer is a message that exists from a wire version on: it is never sent
+// on a link running at an older one.
+type newer interface {
+	since() uint16
 }
 
 type linkKind int
@@ -152,8 +163,11 @@ type link struct {
 	avoid               []ServantID
 	avoidUntil          time.Time
 	reach               Reach // what our last dial-back to the peer found
-	received            CategorySet
-	sent                CategorySet
+	// version is the link's wire version, release the peer's release.
+	version  uint16
+	release  string
+	received CategorySet
+	sent     CategorySet
 	// infoSent and infoKnown: routing information went out on this link at
 	// least once / came in at least once. Until the peer's has arrived we do
 	// not know what lies beyond, so publications and the outbox are sent
@@ -427,6 +441,11 @@ func (s *Servant) note(format string, args ...any) {
 }
 
 func (s *Servant) send(l *link, m Message) {
+	if n, ok := m.(newer); ok && n.since() > l.version && l.version != 0 {
+		// The peer speaks an older version that has no such frame.
+		s.counters.TooNew++
+		return
+	}
 	switch m.(type) {
 	case *Multicast:
 		s.counters.MulticastFrames++
@@ -494,10 +513,14 @@ func (s *Servant) linkUp(e LinkUp) {
 			s.out = append(s.out, Close{Link: e.Link, Reason: "bad link id"})
 			return
 		}
-		s.links[e.Link] = &link{id: e.Link, kind: linkAccepted, opened: s.now, lastRecv: s.now, lastSend: s.now}
+		s.links[e.Link] = &link{id: e.Link, kind: linkAccepted, opened: s.now, lastRecv: s.now, lastSend: s.now,
+			version: cmp.Or(e.Version, ProtocolVersion), release: e.Release}
 		return
 	}
 	l := s.links[e.Link]
+	if l != nil {
+		l.version, l.release = cmp.Or(e.Version, ProtocolVersion), e.Release
+	}
 	if l != nil && l.kind == linkDirectDialing {
 		s.directLinkUp(l)
 		return

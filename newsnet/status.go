@@ -61,6 +61,10 @@ type LinkStatus struct {
 	// items withheld until the link drains.
 	Queued   int
 	Withheld int
+	// Version is the wire version the link runs at, Release the peer's
+	// release ("" when its hello had none).
+	Version uint16
+	Release string
 }
 
 // Role reports the servant's current role.
@@ -107,7 +111,7 @@ func (s *Servant) Status() Status {
 	}
 	for _, l := range s.treeLinks() {
 		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Leaf: l.leaf, Received: l.received, Sent: l.sent,
-			Queued: l.inflight, Withheld: l.keys})
+			Queued: l.inflight, Withheld: l.keys, Version: l.version, Release: l.release})
 		switch {
 		case l == s.up:
 		case l.leaf:

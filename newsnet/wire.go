@@ -2,8 +2,10 @@ package newsnet
 
 // The wire format.
 //
-// A connection starts with a hello from each side: the magic "NDSK" and a
-// big-endian uint16 protocol version. Frames follow:
+// A connection starts with a hello from each side (hello.go): the magic
+// "NDSK", the range of wire versions the side speaks and its release. The
+// link runs at the highest version both speak, and every frame on it is
+// encoded at that version. Frames follow:
 //
 //	length  uint32, big-endian: 1 + len(payload), 1..MaxFrameBytes
 //	type    byte: the message's type byte (registry.go; append only)
@@ -31,22 +33,9 @@ import (
 	"reflect"
 )
 
-// ProtocolVersion is the version this code speaks. Peers with a different
-// version are refused at the handshake; bump it on any incompatible change
-// (adding a message type is compatible: the type block is append-only).
-const ProtocolVersion = 5
-
-// helloMagic opens every connection, in both directions.
-const helloMagic = "NDSK"
-
-const (
-	helloLen  = len(helloMagic) + 2 // magic + uint16 version
-	headerLen = 4                   // the frame length prefix
-)
+const headerLen = 4 // the frame length prefix
 
 var (
-	errBadMagic        = errors.New("bad magic (peer is not a newsdesk servant)")
-	errBadVersion      = errors.New("unsupported protocol version")
 	errFrameTooLarge   = errors.New("frame too large")
 	errEmptyFrame      = errors.New("empty frame")
 	errUnknownType     = errors.New("unknown message type")
@@ -67,48 +56,19 @@ var (
 	errBadLast         = errors.New("last count not before the message")
 )
 
-// WriteHello writes this side's handshake: the magic and ProtocolVersion.
-//
-// Both sides of a connection call WriteHello, then ReadHello. The hello is 6
-// bytes, which a TCP send buffer always absorbs; over a synchronous pipe
-// (net.Pipe) write it from a separate goroutine.
-func WriteHello(w io.Writer) error {
-	var b [helloLen]byte
-	copy(b[:], helloMagic)
-	binary.BigEndian.PutUint16(b[len(helloMagic):], ProtocolVersion)
-	if _, err := w.Write(b[:]); err != nil {
-		return fmt.Errorf("newsnet: write hello: %w", err)
-	}
-	return nil
-}
-
-// ReadHello reads the peer's handshake. It returns the peer's version; the
-// error is non-nil if the magic is wrong, the read is short, or the version
-// differs from ProtocolVersion (the version is then returned too, for the
-// log).
-func ReadHello(r io.Reader) (version uint16, err error) {
-	var b [helloLen]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return 0, fmt.Errorf("newsnet: read hello: %w", err)
-	}
-	if string(b[:len(helloMagic)]) != helloMagic {
-		return 0, fmt.Errorf("newsnet: read hello: %w: % x", errBadMagic, b[:len(helloMagic)])
-	}
-	version = binary.BigEndian.Uint16(b[len(helloMagic):])
-	if version != ProtocolVersion {
-		return version, fmt.Errorf("newsnet: read hello: %w: peer speaks version %d, we speak version %d",
-			errBadVersion, version, ProtocolVersion)
-	}
-	return version, nil
-}
-
 // AppendFrame appends m's frame (length prefix, type byte, payload) to dst.
 // It fails, leaving dst as it was, if a field breaks its limit or the frame
 // would exceed MaxFrameBytes.
 func AppendFrame(dst []byte, m Message) ([]byte, error) {
+	return AppendFrameAt(dst, m, ProtocolVersion)
+}
+
+// AppendFrameAt is AppendFrame for a link running at wire version v: the
+// fields newer than v are left out.
+func AppendFrameAt(dst []byte, m Message, v uint16) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	dst, err := appendMessage(dst, m)
+	dst, err := appendMessage(dst, m, v)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -137,6 +97,11 @@ func WriteFrame(w io.Writer, m Message) error {
 // A clean end of stream before the frame starts returns io.EOF; one inside a
 // frame returns an error wrapping io.ErrUnexpectedEOF.
 func ReadFrame(r io.Reader, buf []byte) (Message, error) {
+	return ReadFrameAt(r, buf, ProtocolVersion)
+}
+
+// ReadFrameAt is ReadFrame for a link running at wire version v.
+func ReadFrameAt(r io.Reader, buf []byte, v uint16) (Message, error) {
 	var hdr []byte
 	if cap(buf) >= headerLen {
 		hdr = buf[:headerLen]
@@ -167,18 +132,24 @@ func ReadFrame(r io.Reader, buf []byte) (Message, error) {
 		}
 		return nil, fmt.Errorf("newsnet: read frame body: %w", err)
 	}
-	return DecodeMessage(buf)
+	return DecodeMessageAt(buf, v)
 }
 
 // EncodeMessage returns m's type byte and payload: a frame without its
 // length prefix.
 func EncodeMessage(m Message) ([]byte, error) {
-	return appendMessage(nil, m)
+	return appendMessage(nil, m, ProtocolVersion)
 }
 
 // DecodeMessage decodes a frame without its length prefix: the type byte and
 // the payload. The message does not alias frame.
 func DecodeMessage(frame []byte) (Message, error) {
+	return DecodeMessageAt(frame, ProtocolVersion)
+}
+
+// DecodeMessageAt is DecodeMessage for a frame of a link running at wire
+// version v.
+func DecodeMessageAt(frame []byte, v uint16) (Message, error) {
 	if len(frame) == 0 {
 		return nil, fmt.Errorf("newsnet: decode: %w", errEmptyFrame)
 	}
@@ -187,14 +158,14 @@ func DecodeMessage(frame []byte) (Message, error) {
 	}
 	t := msgType(frame[0])
 	if t == (*Multicast).msgType(nil) {
-		return decodeMulticast(frame[1:])
+		return decodeMulticast(frame[1:], v)
 	}
 	k := kindAt(t)
 	if k == nil {
 		return nil, fmt.Errorf("newsnet: decode: %w %d", errUnknownType, t)
 	}
 	m := k.new()
-	d := decoder{b: frame[1:]}
+	d := decoder{b: frame[1:], version: v}
 	m.unmarshal(&d)
 	return decoded(m, k.name, &d)
 }
@@ -204,9 +175,9 @@ func DecodeMessage(frame []byte) (Message, error) {
 // interface, the decoder stays on the stack, so advancing it costs no
 // garbage collector write barrier (it did, once per field and history run,
 // whenever a collection was marking).
-func decodeMulticast(payload []byte) (Message, error) {
+func decodeMulticast(payload []byte, v uint16) (Message, error) {
 	m := new(Multicast)
-	d := decoder{b: payload}
+	d := decoder{b: payload, version: v}
 	m.unmarshal(&d)
 	return decoded(m, "Multicast", &d)
 }
@@ -223,7 +194,7 @@ func decoded(m Message, name string, d *decoder) (Message, error) {
 }
 
 // appendMessage appends m's type byte and payload to dst.
-func appendMessage(dst []byte, m Message) ([]byte, error) {
+func appendMessage(dst []byte, m Message, v uint16) ([]byte, error) {
 	if m == nil {
 		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
 	}
@@ -237,7 +208,7 @@ func appendMessage(dst []byte, m Message) ([]byte, error) {
 		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
 	}
 	start := len(dst)
-	e := encoder{b: append(dst, byte(t))}
+	e := encoder{b: append(dst, byte(t)), version: v}
 	m.marshal(&e)
 	if e.err == nil && len(e.b)-start > MaxFrameBytes {
 		e.err = fmt.Errorf("%w: %d bytes > %d", errFrameTooLarge, len(e.b)-start, MaxFrameBytes)
@@ -524,14 +495,15 @@ func (m *Recovered) unmarshal(d *decoder) {
 	m.Missing = d.counts("missing", MaxCounts)
 }
 
-func (*Ping) marshal(*encoder)   {}
-func (*Ping) unmarshal(*decoder) {}
+func (*Ping) marshal(e *encoder)   { marshalPingNext(e) }
+func (*Ping) unmarshal(d *decoder) { unmarshalPingNext(d) }
 
 // encoder appends fields to b. The first error sticks and makes the rest
 // no-ops, so marshal methods read as a plain list of fields.
 type encoder struct {
-	b   []byte
-	err error
+	b       []byte
+	err     error
+	version uint16 // the link's wire version: newer fields are left out
 }
 
 func (e *encoder) fail(err error) {
@@ -717,8 +689,9 @@ func checkCategorySet(cs CategorySet) error {
 // decoder consumes fields from b. Like encoder, the first error sticks and
 // later reads return zero values. Everything returned is a copy.
 type decoder struct {
-	b   []byte
-	err error
+	b       []byte
+	err     error
+	version uint16 // the link's wire version: newer fields are not there
 }
 
 func (d *decoder) fail(err error) {

@@ -105,6 +105,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		{"Leaves below", ids(st.Leaves)},
 		{"Reachable", reachabilityText(st)},
 		{"Address", movedText(st)},
+		{"Release", releaseText(st)},
 		{"Subtree range", fmt.Sprintf("%s – %s", idValueText(st.Range[0]), idValueText(st.Range[1]))},
 	}
 	p := st.Partition
@@ -143,6 +144,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		}
 		links = append(links, []field{
 			{"Link", dir},
+			{"Runs", peerReleaseText(l)},
 			{"Received", catSet(l.Received)},
 			{"Sent", catSet(l.Sent)},
 		})

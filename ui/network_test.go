@@ -158,3 +158,23 @@ func TestNetworkViewLeaf(t *testing.T) {
 		t.Errorf("status line of a member mentions leaves: %q", h.u.statusBar.text.Text)
 	}
 }
+
+// TestNetworkViewReleases: the network view says which release runs here
+// and at the other end of every link, and mentions a newer one.
+func TestNetworkViewReleases(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.Release, st.NewerRelease = "0.1.0", "0.2.0"
+	st.Links[0].Release, st.Links[0].Version = "0.2.0", 5
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.networkTab)
+	h.sync()
+	v := h.u.network.content
+	for _, want := range []string{"Newsdesk 0.1.0 · a newer Newsdesk (0.2.0) is in use on this network", "Newsdesk 0.2.0, protocol 5"} {
+		if !hasLabel(v, want) {
+			t.Errorf("network view lacks %q", want)
+		}
+	}
+}

@@ -27,6 +27,11 @@ type Config struct {
 	// ID value (the partition key) must come from the address peers see.
 	Advertise newsnet.ServantID
 
+	// Release is this build's release ("0.1.0"), sent in every hello so
+	// that peers can show which versions run on the network; "" for none.
+	// Printable ASCII, at most newsnet.MaxReleaseBytes.
+	Release string
+
 	// Protocol holds the protocol tunables, usually newsnet.DefaultConfig with
 	// Seeds filled in. Protocol.ID is overwritten with the advertised address.
 	// Zero durations and counts are taken from newsnet.DefaultConfig, so a

@@ -104,6 +104,7 @@ type Node struct {
 	refusals   *refusalLog // bounds the log lines of refused handshakes
 	wrapDial   func(net.Conn) net.Conn
 	hsTimeout  time.Duration // accept-side handshake bound
+	release    string        // this build's release, in every hello
 	observe    func(newsnet.Event, []newsnet.Action)
 	backlogged func(*newsnet.Servant) bool
 
@@ -133,16 +134,16 @@ type Node struct {
 	servant     *newsnet.Servant
 	peers       map[newsnet.LinkID]*peer
 	nextInbound newsnet.LinkID
-	pending     []newsnet.Event             // events raised while carrying out actions
-	publishing  *parkedPublish              // the Publish call being stepped: the Published action is its report
-	parked      []*parkedPublish            // Publish calls held back while backlogged, oldest first
-	stopped     bool                        // Stop was sent to the core
-	frames      map[newsnet.Message]encoded // this step's encoded messages
-	scratch     []byte                      // encoding buffer
-	writes      []newsnet.Written           // reportWritten's scratch
-	dirty       []*peer                     // links with frames held for a direct write (send, flush)
-	directBuf   []byte                      // flush's gathering buffer
-	restBuf     []queued                    // flush's scratch
+	pending     []newsnet.Event      // events raised while carrying out actions
+	publishing  *parkedPublish       // the Publish call being stepped: the Published action is its report
+	parked      []*parkedPublish     // Publish calls held back while backlogged, oldest first
+	stopped     bool                 // Stop was sent to the core
+	frames      map[frameKey]encoded // this step's encoded messages
+	scratch     []byte               // encoding buffer
+	writes      []newsnet.Written    // reportWritten's scratch
+	dirty       []*peer              // links with frames held for a direct write (send, flush)
+	directBuf   []byte               // flush's gathering buffer
+	restBuf     []queued             // flush's scratch
 
 	finalMu sync.Mutex
 	final   newsnet.Status // the last status, for Status after shutdown
@@ -228,6 +229,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		refusals:   newRefusalLog(cmp.Or(cfg.refusalLogEvery, refusalLogEvery), time.Now()),
 		wrapDial:   cfg.wrapDial,
 		hsTimeout:  cmp.Or(cfg.handshakeTimeout, handshakeTimeout),
+		release:    cfg.Release,
 		observe:    cfg.observe,
 		backlogged: cfg.backlogged,
 
@@ -243,7 +245,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		wrote:     make(chan struct{}, 1),
 		servant:   s,
 		peers:     make(map[newsnet.LinkID]*peer),
-		frames:    make(map[newsnet.Message]encoded),
+		frames:    make(map[frameKey]encoded),
 	}
 	if n.backlogged == nil {
 		n.backlogged = (*newsnet.Servant).Backlogged
@@ -295,7 +297,7 @@ func (n *Node) run() {
 			p := a.peer
 			p.id = n.nextInbound
 			n.linkUp(p)
-			n.step(newsnet.LinkUp{Link: p.id, Inbound: true})
+			n.step(newsnet.LinkUp{Link: p.id, Inbound: true, Version: p.wire, Release: p.hello.Release})
 		case d := <-n.dialed:
 			if d.peer == nil {
 				n.log.Debug("dial failed", "link", d.link, "err", d.err)
@@ -308,7 +310,7 @@ func (n *Node) run() {
 				break
 			}
 			n.linkUp(d.peer)
-			n.step(newsnet.LinkUp{Link: d.link})
+			n.step(newsnet.LinkUp{Link: d.link, Version: d.peer.wire, Release: d.peer.hello.Release})
 		case f := <-n.fromPeers:
 			n.fromPeer(f)
 			// Take what else the readers have ready without another
@@ -410,7 +412,7 @@ func (n *Node) shutdown() {
 func (n *Node) linkUp(p *peer) {
 	n.peers[p.id] = p
 	p.q.wakeAt = n.wakeBytes
-	n.log.Debug("link up", "link", p.id, "peer", p.addr, "inbound", p.inbound, "key", p.key)
+	n.log.Debug("link up", "link", p.id, "peer", p.addr, "inbound", p.inbound, "key", p.key, "wire", p.wire, "peerHello", p.hello.String())
 	n.wg.Add(2)
 	go n.readLoop(p)
 	go func() {
@@ -505,16 +507,23 @@ func (n *Node) act(a newsnet.Action) {
 	}
 }
 
+// frameKey is a message as encoded at one wire version.
+type frameKey struct {
+	m    newsnet.Message
+	wire uint16
+}
+
 // send queues m on p, encoded once per step however many links it goes
 // out on. It never waits. Every frame the core sent is reported back as
 // Written exactly once: by the writer when written, or here when it cannot
 // be queued. Loop only.
 func (n *Node) send(p *peer, m newsnet.Message) {
-	e, ok := n.frames[m]
+	key := frameKey{m, p.wire}
+	e, ok := n.frames[key]
 	if !ok {
 		e.size = newsnet.SizeOf(m)
 		var err error
-		n.scratch, err = newsnet.AppendFrame(n.scratch[:0], m)
+		n.scratch, err = newsnet.AppendFrameAt(n.scratch[:0], m, p.wire)
 		if err != nil {
 			// A message the wire cannot carry is a bug upstream; nothing
 			// was written, so the stream is intact: skip the frame.
@@ -522,7 +531,7 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		} else {
 			e.frame = newFrame(n.scratch)
 		}
-		n.frames[m] = e
+		n.frames[key] = e
 	}
 	if e.frame == nil {
 		n.pending = append(n.pending, newsnet.Written{Link: p.id, Bytes: e.size})

@@ -280,7 +280,7 @@ func dialRaw(t *testing.T, addr newsnet.ServantID) *rawConn {
 func (c *rawConn) hello() {
 	c.t.Helper()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := newsnet.WriteHello(c); err != nil {
+	if err := newsnet.WriteHello(c, newsnet.OwnHello("test")); err != nil {
 		c.t.Fatal(err)
 	}
 	if _, err := newsnet.ReadHello(c); err != nil {
@@ -431,7 +431,7 @@ func TestHeartbeatDropsSilentUp(t *testing.T) {
 			served <- nil
 			return
 		}
-		newsnet.WriteHello(c)
+		newsnet.WriteHello(c, newsnet.OwnHello("test"))
 		newsnet.ReadHello(c)
 		newsnet.ReadFrame(c, nil) // the join request
 		newsnet.WriteFrame(c, &newsnet.JoinAccept{Lo: 0, Hi: 1<<48 - 1, Path: []newsnet.ServantID{fake}})

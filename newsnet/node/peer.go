@@ -25,8 +25,10 @@ type peer struct {
 	r       *bufio.Reader // positioned after the peer's hello
 	addr    string        // remote address, for logs
 	inbound bool
-	secret  secretID // the network secret the peer proved with (secured only)
-	key     string   // the peer's installation key (secured only)
+	secret  secretID      // the network secret the peer proved with (secured only)
+	key     string        // the peer's installation key (secured only)
+	hello   newsnet.Hello // the peer's hello: its wire versions and release
+	wire    uint16        // the wire version the link runs at
 	q       sendQueue
 	// direct writes a frame without waiting (it returns how much of the
 	// frame the socket or TLS took), so the loop can send a frame itself
@@ -57,6 +59,8 @@ func newPeer(id newsnet.LinkID, h handshaken, inbound bool) *peer {
 		inbound: inbound,
 		secret:  h.secret,
 		key:     h.key,
+		hello:   h.hello,
+		wire:    h.wire,
 	}
 	p.spill = h.spill
 	p.direct = directWriter(h.conn, h.raw, h.spill)
@@ -242,7 +246,7 @@ func (n *Node) readLoop(p *peer) {
 	buf := make([]byte, 16<<10) // larger frames allocate their own buffer
 	reason := ""
 	for {
-		m, err := newsnet.ReadFrame(p.r, buf)
+		m, err := newsnet.ReadFrameAt(p.r, buf, p.wire)
 		if err != nil {
 			reason = n.readFailure(p, err)
 			break

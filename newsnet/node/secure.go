@@ -25,6 +25,7 @@ const (
 	refusedSecret  = "secret"  // this node has no network secret to prove with
 	refusedTimeout = "timeout" // the handshake stalled past its deadline
 	refusedHello   = "hello"   // the newsnet hello is missing or wrong
+	refusedVersion = "version" // the peer speaks no wire version we speak
 	refusedKey     = "key"     // a member's key that Security.Admit refused (revoked)
 	// reauthClosed counts links closed by Reauthenticate.
 	reauthClosed = "rotated"
@@ -133,6 +134,8 @@ type handshaken struct {
 	r      *bufio.Reader // positioned after the peer's hello
 	secret secretID      // the secret the peer proved with (secured only)
 	key    string        // the peer's installation key (secured only)
+	hello  newsnet.Hello // the peer's hello
+	wire   uint16        // the link's wire version (newsnet.NegotiateVersion)
 	spill  *spillConn    // under conn when secured, if raw is a socket
 }
 
@@ -165,12 +168,17 @@ func (n *Node) handshake(ctx context.Context, conn net.Conn, deadline time.Time,
 			return h, err
 		}
 	}
-	if err := newsnet.WriteHello(h.conn); err != nil {
+	own := newsnet.OwnHello(n.release)
+	if err := newsnet.WriteHello(h.conn, own); err != nil {
 		return h, refuse(refusedHello, err)
 	}
 	h.r = bufio.NewReaderSize(h.conn, readBufferSize)
-	if _, err := newsnet.ReadHello(h.r); err != nil {
+	var err error
+	if h.hello, err = newsnet.ReadHello(h.r); err != nil {
 		return h, refuse(refusedHello, err)
+	}
+	if h.wire, err = newsnet.NegotiateVersion(own, h.hello); err != nil {
+		return h, refuse(refusedVersion, err)
 	}
 	if !stop() {
 		return h, fmt.Errorf("handshake: %w", context.Cause(ctx))

@@ -193,7 +193,7 @@ func TestSecureRawClientsRefused(t *testing.T) {
 	})
 	t.Run("plain hello", func(t *testing.T) {
 		c := dialRaw(t, v.Addr())
-		if err := newsnet.WriteHello(c); err != nil {
+		if err := newsnet.WriteHello(c, newsnet.OwnHello("test")); err != nil {
 			t.Fatal(err)
 		}
 		c.expectClosed("plain hello")

@@ -159,7 +159,7 @@ func testDirectWritesKeepOrder(t *testing.T, secure bool) {
 	n := &Node{
 		log:      slog.New(slog.DiscardHandler),
 		wrote:    make(chan struct{}, 1),
-		frames:   make(map[newsnet.Message]encoded),
+		frames:   make(map[frameKey]encoded),
 		queueCap: 64 << 20,
 	}
 	p.q.wakeAt = 1 << 62 // the test collects the counter itself

@@ -140,7 +140,7 @@ func DemoStatus(subs []string) app.NetStatus {
 			MulticastFrames: 4195, PeriodicFrames: 8800, ControlFrames: 63,
 			DirectReceived: 412,
 		},
-		AppStatus: app.AppStatus{Listen: "0.0.0.0:7946", Connected: true},
+		AppStatus: app.AppStatus{Listen: "0.0.0.0:7946", Connected: true, Release: app.Release},
 	}
 }
 

@@ -1,0 +1,32 @@
+package ui
+
+import (
+	"fmt"
+
+	"newsdesk/app"
+)
+
+// releaseText is this computer's release, and a newer one that a
+// neighbour runs, if any.
+func releaseText(st app.NetStatus) string {
+	s := "Newsdesk " + st.Release
+	if st.Release == "" {
+		s = "unknown"
+	}
+	if st.NewerRelease != "" {
+		s += fmt.Sprintf(" · a newer Newsdesk (%s) is in use on this network", st.NewerRelease)
+	}
+	return s
+}
+
+// peerReleaseText is what runs at the other end of link l.
+func peerReleaseText(l app.Link) string {
+	rel := "an unknown release"
+	if l.Release != "" {
+		rel = "Newsdesk " + l.Release
+	}
+	if l.Version == 0 {
+		return rel
+	}
+	return fmt.Sprintf("%s, protocol %d", rel, l.Version)
+}
