@@ -258,9 +258,14 @@ func TestRandomFaultsMixedFamilies(t *testing.T) {
 
 // The same with servants behind firewalls, some of them turned on or off
 // while running: leaves take their places and move, and nothing is lost.
+// At 100 % every servant but the seeds is a leaf.
 func TestRandomFaultsFirewalled(t *testing.T) {
-	for _, seed := range scenarioSeeds(30) {
-		runScenario(t, seed, scenario{servants: 80, seeds: 2, faults: 60, span: 40 * time.Second, items: 20, firewalled: 60})
+	for _, share := range []int{30, 90, 100} {
+		t.Run(fmt.Sprintf("%d%%", share), func(t *testing.T) {
+			for _, seed := range scenarioSeeds(10) {
+				runScenario(t, seed, scenario{servants: 80, seeds: 2, faults: 60, span: 40 * time.Second, items: 20, firewalled: share})
+			}
+		})
 	}
 }
 
