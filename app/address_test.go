@@ -63,22 +63,9 @@ func TestAddressChangeWhileItemsFlow(t *testing.T) {
 		laptop.move("10.2.0.9") // home, through the VPN
 		publish(40)
 		waitForUpTo(t, 2*addressCheckEvery, "the laptop under its new address, holding every item", func() error {
-			if got := m.Addr(); got != "10.2.0.9:7400" {
-				return fmt.Errorf("laptop's ID %q", got)
-			}
-			if st := m.Status(); st.Role != RoleAttached {
-				return fmt.Errorf("role %s", st.Role)
-			}
-			for _, id := range ids {
-				if _, err := m.Item(id); err != nil {
-					return fmt.Errorf("item %s: %v", id, err)
-				}
-			}
-			return nil
+			return movedWithEveryItem(m, "10.2.0.9:7400", ids)
 		})
-		if n, _ := m.UnreadCounts(); n["it"] != uint64(len(ids)) {
-			t.Errorf("unread %v, want %d items in it", n, len(ids))
-		}
+		checkOnce(t, m, ids)
 		st := m.ServantStatus()
 		if st.Moved == nil || st.Moved.From != "10.1.0.5:7400" || st.Moved.To != "10.2.0.9:7400" {
 			t.Errorf("status Moved %+v, want from 10.1.0.5:7400 to 10.2.0.9:7400", st.Moved)
@@ -124,20 +111,36 @@ func TestAddressChangeOverTCP(t *testing.T) {
 	publish(40)
 	to := fmt.Sprintf("127.0.0.2:%d", port)
 	waitForUpTo(t, 30*time.Second, "the laptop under its new address, holding every item", func() error {
-		if got := m.Addr(); got != to {
-			return fmt.Errorf("laptop's ID %q", got)
-		}
-		for _, id := range ids {
-			if _, err := m.Item(id); err != nil {
-				return fmt.Errorf("item %s: %v", id, err)
-			}
-		}
-		return nil
+		return movedWithEveryItem(m, to, ids)
 	})
-	if n, _ := m.UnreadCounts(); n["it"] != uint64(len(ids)) {
-		t.Errorf("unread %v, want %d items in it", n, len(ids))
-	}
+	checkOnce(t, m, ids)
 	if st := m.ServantStatus(); st.Moved == nil || st.Moved.To != to || st.Lost != 0 {
 		t.Errorf("status: moved %+v, lost %d", st.Moved, st.Lost)
+	}
+}
+
+// movedWithEveryItem says why m is not yet attached under the address to
+// with every item of ids stored, or nil.
+func movedWithEveryItem(m *App, to string, ids []uuid.UUID) error {
+	if got := m.Addr(); got != to {
+		return fmt.Errorf("laptop's ID %q", got)
+	}
+	if st := m.Status(); st.Role != RoleAttached {
+		return fmt.Errorf("role %s", st.Role)
+	}
+	for _, id := range ids {
+		if _, err := m.Item(id); err != nil {
+			return fmt.Errorf("item %s: %v", id, err)
+		}
+	}
+	return nil
+}
+
+// checkOnce checks that m holds the items of ids once each and no other
+// in "it": a copy delivered twice would count twice among the unread.
+func checkOnce(t *testing.T, m *App, ids []uuid.UUID) {
+	t.Helper()
+	if n, _ := m.UnreadCounts(); n["it"] != uint64(len(ids)) {
+		t.Errorf("unread %v, want %d items in it", n, len(ids))
 	}
 }

@@ -7,7 +7,6 @@
 package interop
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -21,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"newsdesk/app/apptest"
 )
 
 // builds are the two headless programs, built once per test binary.
@@ -64,25 +65,7 @@ func buildAll(t *testing.T) (cur, next string) {
 // servant is one `newsdesk serve` process.
 type servant struct {
 	name, id, control string
-	log               *logBuffer
-}
-
-// logBuffer is a process's output, written by exec's copying goroutine.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log               *apptest.SyncBuffer // its output, written by exec's goroutine
 }
 
 type link struct {
@@ -171,7 +154,7 @@ func freePort(t *testing.T, hosts ...string) int {
 // start runs bin serve for a servant at id joining seeds.
 func start(t *testing.T, bin, name, id, def string, seeds ...string) *servant {
 	t.Helper()
-	s := &servant{name: name, id: id, control: fmt.Sprintf("127.0.0.1:%d", freePort(t, "127.0.0.1")), log: &logBuffer{}}
+	s := &servant{name: name, id: id, control: fmt.Sprintf("127.0.0.1:%d", freePort(t, "127.0.0.1")), log: &apptest.SyncBuffer{}}
 	args := []string{"serve", "--network", def, "--listen", id, "--data", filepath.Join(t.TempDir(), name),
 		"--subscribe", "it", "--control", s.control}
 	if len(seeds) > 0 {
