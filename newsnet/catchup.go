@@ -234,27 +234,27 @@ func (s *Servant) deferLive(m *Multicast, from LinkID) {
 		s.deferred = append(s.deferred, deferredItem{msg: m, from: from})
 		return
 	}
-	k := edgeKey{m.Source, m.Category}
-	if d, ok := s.deferredEdges[k]; ok && d.edge.Count >= m.Count {
-		return
-	}
-	if s.deferredEdges == nil {
-		s.deferredEdges = map[edgeKey]deferredItem{}
-	}
-	s.deferredEdges[k] = deferredItem{edge: edgeOf(m), from: from}
+	keepLatestEdge(&s.deferredEdges, edgeOf(m), from)
 }
 
 // deferEdge holds back the edge of a source we do not follow while a
 // catch-up runs, as deferLive does the items beyond maxDeferred.
 func (s *Servant) deferEdge(e *Edge, from LinkID) {
+	keepLatestEdge(&s.deferredEdges, e, from)
+}
+
+// keepLatestEdge keeps e in *edges unless a later edge of its stream is
+// there: of the items held back beyond what fits, the latest header per
+// stream is all a gap search needs.
+func keepLatestEdge(edges *map[edgeKey]deferredItem, e *Edge, from LinkID) {
 	k := edgeKey{e.Source, e.Category}
-	if d, ok := s.deferredEdges[k]; ok && d.edge.Count >= e.Count {
+	if d, ok := (*edges)[k]; ok && d.edge.Count >= e.Count {
 		return
 	}
-	if s.deferredEdges == nil {
-		s.deferredEdges = map[edgeKey]deferredItem{}
+	if *edges == nil {
+		*edges = map[edgeKey]deferredItem{}
 	}
-	s.deferredEdges[k] = deferredItem{edge: e, from: from}
+	(*edges)[k] = deferredItem{edge: e, from: from}
 }
 
 // releaseDeferred sequences the held-back live items once no catch-up

@@ -227,14 +227,7 @@ func (s *Servant) keep(o *opening, d deferredItem) {
 	if e == nil {
 		e = edgeOf(d.msg)
 	}
-	k := edgeKey{e.Source, e.Category}
-	if old, ok := o.keptEdges[k]; ok && old.edge.Count >= e.Count {
-		return
-	}
-	if o.keptEdges == nil {
-		o.keptEdges = map[edgeKey]deferredItem{}
-	}
-	o.keptEdges[k] = deferredItem{edge: e, from: d.from}
+	keepLatestEdge(&o.keptEdges, e, d.from)
 }
 
 // fallback is where the source starts when its owed counts cannot be
