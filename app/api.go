@@ -175,6 +175,9 @@ type AppStatus struct {
 	// Release is this build's; NewerRelease the newest release newer
 	// than it that a neighbour runs ("" when none was seen in this run).
 	Release, NewerRelease string
+	// NewerNetwork lists the features of a newer release that the network
+	// definition carries (kept and passed on, unused here).
+	NewerNetwork []string
 }
 
 // Settings are the user's preferences.

@@ -166,7 +166,7 @@ func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
 func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
 	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored,
-		Moved: a.addrChange.Load(), Release: Release}}
+		Moved: a.addrChange.Load(), Release: Release, NewerNetwork: a.Network().NewerMembers()}}
 	if r := a.newerRelease.Load(); r != nil {
 		ns.NewerRelease = *r
 	}

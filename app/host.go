@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/google/uuid"
+	"strings"
 
 	"newsdesk/network"
 	"newsdesk/trust"
@@ -47,6 +48,9 @@ func (h netHost) Adopted(prev, next *trust.SignedNetwork) {
 				a.log.Error("restarting the servant for the new fanout or leaf capacity failed", "err", err)
 			}
 		}()
+	}
+	if newer := next.NewerMembers(); len(newer) > 0 {
+		a.log.Warn("this network uses features of a newer Newsdesk: update to use them", "features", strings.Join(newer, ", "))
 	}
 	a.events.emit(Event{Kind: StatusChanged})
 }

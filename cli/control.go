@@ -255,6 +255,9 @@ type networkJSON struct {
 	Admin     bool   `json:"admin"`     // this installation is an admin
 	Publisher bool   `json:"publisher"` // listed as a publisher (or open publishing)
 	Open      bool   `json:"openPublishing"`
+	// Newer lists the definition's members of a newer release, kept and
+	// passed on unchanged ([] when none).
+	Newer []string `json:"newerFeatures"`
 }
 
 type linkJSON struct {
@@ -353,7 +356,8 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	_, listed := sn.Publisher(key)
 	out.Key = trust.PublicKeyString(key)
 	out.Network = networkJSON{ID: sn.ID.String(), Name: sn.Name, Version: sn.Version,
-		Admin: sn.IsAdmin(key), Publisher: !sn.IsRevoked(key) && (listed || sn.OpenPublishing || sn.IsAdmin(key)), Open: sn.OpenPublishing}
+		Admin: sn.IsAdmin(key), Publisher: !sn.IsRevoked(key) && (listed || sn.OpenPublishing || sn.IsAdmin(key)), Open: sn.OpenPublishing,
+		Newer: strs(sn.NewerMembers())}
 	for i, l := range st.Links {
 		out.Links[i] = linkJSON{Peer: string(l.Peer), Received: strs(l.Received), Sent: strs(l.Sent), Up: l.Up, Leaf: l.Leaf,
 			Version: l.Version, Release: l.Release}

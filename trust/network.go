@@ -97,6 +97,9 @@ type Network struct {
 	// Audiences are the network ranges the admin named (audiences.go),
 	// sorted by name; nil when none.
 	Audiences []NamedRange
+
+	// newer holds the members of a newer release, as received (newer.go).
+	newer []rawMember
 }
 
 // Publisher is a key trusted to publish.
@@ -162,6 +165,7 @@ func (n *Network) Clone() *Network {
 	c.Revoked = cloneKeys(n.Revoked)
 	c.Secret = slices.Clone(n.Secret)
 	c.Audiences = cloneNamedRanges(n.Audiences)
+	c.newer = slices.Clone(n.newer)
 	if n.Publishers != nil {
 		c.Publishers = make([]Publisher, len(n.Publishers))
 		for i, p := range n.Publishers {
@@ -215,6 +219,10 @@ func (n *Network) normalize() {
 // over to others); what a receiver requires is that the signer is an admin
 // of the definition it already holds.
 func (id *Identity) SignNetwork(n *Network) (*SignedNetwork, error) {
+	if len(n.newer) > 0 {
+		return nil, fmt.Errorf("network definition: it uses features of a newer Newsdesk (%s): update Newsdesk before editing it",
+			strings.Join(n.NewerMembers(), ", "))
+	}
 	c := n.Clone()
 	c.normalize()
 	msg, err := c.signingBytes()

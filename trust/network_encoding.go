@@ -22,6 +22,8 @@ import (
 // exactly one encoding, and ParseSignedNetwork accepts exactly that
 // encoding (plus or minus a final newline), nothing looser. The golden test
 // pins it: changing it invalidates every signed definition in the field.
+// After the members this release knows, a definition signed on a newer
+// release may carry members it does not know, kept as received (newer.go).
 //
 //	{"network":{"id":…,"name":…,"version":…,"admins":[…],"seeds":[…],
 //	 "catalog":{…},"publishers":[{"name":…,"key":…,"categories":[…]}],
@@ -94,7 +96,7 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 	if seeds == nil {
 		seeds = []string{}
 	}
-	return json.Marshal(networkDoc{
+	doc, err := json.Marshal(networkDoc{
 		ID:             n.ID.String(),
 		Name:           n.Name,
 		Version:        n.Version,
@@ -109,6 +111,10 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 		Audiences:      namedRangeDocs(n.Audiences),
 		LeafCapacity:   n.LeafCapacity,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return appendNewer(doc, n.newer), nil
 }
 
 func (n *Network) signingBytes() ([]byte, error) {
@@ -228,7 +234,11 @@ func parseNetwork(data []byte) (*Network, error) {
 		Audiences      *[]namedRangeIn `json:"audiences"`
 		LeafCapacity   *int            `json:"leafCapacity"`
 	}
-	if err := strictDecode(data, &doc); err != nil {
+	known, newer, err := splitNewer(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := strictDecode(known, &doc); err != nil {
 		return nil, err
 	}
 	switch {
@@ -255,8 +265,8 @@ func parseNetwork(data []byte) (*Network, error) {
 	case doc.OpenPublishing == nil:
 		return nil, errors.New("openPublishing: required")
 	}
-	n := &Network{Name: *doc.Name, Version: *doc.Version, Seeds: *doc.Seeds, Fanout: *doc.Fanout, OpenPublishing: *doc.OpenPublishing}
-	var err error
+	n := &Network{Name: *doc.Name, Version: *doc.Version, Seeds: *doc.Seeds, Fanout: *doc.Fanout, OpenPublishing: *doc.OpenPublishing,
+		newer: newer}
 	if n.ID, err = uuid.Parse(*doc.ID); err != nil {
 		return nil, fmt.Errorf("id: %w", err)
 	}

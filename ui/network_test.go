@@ -164,7 +164,7 @@ func TestNetworkViewLeaf(t *testing.T) {
 func TestNetworkViewReleases(t *testing.T) {
 	b := newFake()
 	st := attachedStatus()
-	st.Release, st.NewerRelease = "0.1.0", "0.2.0"
+	st.Release, st.NewerRelease, st.NewerNetwork = "0.1.0", "0.2.0", []string{"census"}
 	st.Links[0].Release, st.Links[0].Version = "0.2.0", 5
 	b.PresetStatus(st)
 	h := newHarness(t, b)
@@ -172,7 +172,8 @@ func TestNetworkViewReleases(t *testing.T) {
 	h.u.adminTabs.Select(h.u.networkTab)
 	h.sync()
 	v := h.u.network.content
-	for _, want := range []string{"Newsdesk 0.1.0 · a newer Newsdesk (0.2.0) is in use on this network", "Newsdesk 0.2.0, protocol 5"} {
+	for _, want := range []string{"Newsdesk 0.1.0 · a newer Newsdesk (0.2.0) is in use on this network · this network uses features of a newer Newsdesk",
+		"Newsdesk 0.2.0, protocol 5"} {
 		if !hasLabel(v, want) {
 			t.Errorf("network view lacks %q", want)
 		}

@@ -16,6 +16,9 @@ func releaseText(st app.NetStatus) string {
 	if st.NewerRelease != "" {
 		s += fmt.Sprintf(" · a newer Newsdesk (%s) is in use on this network", st.NewerRelease)
 	}
+	if len(st.NewerNetwork) > 0 {
+		s += " · this network uses features of a newer Newsdesk"
+	}
 	return s
 }
 
