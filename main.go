@@ -48,6 +48,8 @@ func run(args []string) int {
 		err = cli.KeyCommand(args[1:], os.Stdout, os.Stderr)
 	case "invite":
 		err = cli.InviteCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "version":
+		fmt.Fprintln(os.Stdout, cli.VersionText())
 	case "join":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err = cli.JoinCommand(ctx, args[1:], os.Stdout, os.Stderr)
