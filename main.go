@@ -7,6 +7,7 @@
 //	newsdesk key --data DIR   prints this installation's public key
 //	newsdesk invite create|list|revoke --data DIR …   invitation codes (admins)
 //	newsdesk join CODE --data DIR                    joins a network with a code
+//	newsdesk version          the release and the wire versions it speaks
 //
 // This file is wiring only: the GUI lives in package ui (started from gui.go),
 // the command line and the control API in package cli, the application in
