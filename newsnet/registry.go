@@ -6,8 +6,8 @@ package newsnet
 // and its entry in messages. The codec derives everything else from the
 // entry: the decoder's zero message, the name in errors; the golden test
 // and the fuzz seeds iterate it. So adding a message is: declare its type
-// (msg.go) with a marshal/unmarshal pair (wire.go), then add its two lines
-// here.
+// with its marshal/unmarshal pair in the msg_*.go file of its family, then
+// add its two lines here.
 //
 // The type byte is a method rather than a field of the entry because the
 // encoder needs it for every frame: a method call costs a few instructions,
