@@ -86,7 +86,7 @@ func (s *Servant) forbiddenTarget(t ServantID) bool {
 // dropForbiddenTargets drops from the round in progress the targets a
 // seed must not join.
 func (s *Servant) dropForbiddenTargets() {
-	s.conn.targets = slices.DeleteFunc(s.conn.targets, s.forbiddenTarget)
+	s.connector.targets = slices.DeleteFunc(s.connector.targets, s.forbiddenTarget)
 }
 
 // setSeeds replaces the seed list of the servant (the SetSeeds event)
@@ -124,7 +124,7 @@ func (s *Servant) setSeeds(seeds []ServantID) {
 //     none answers), since the first reachable seed must be the vertex;
 //     anyone else keeps its place.
 func (s *Servant) reconsiderSeeds() {
-	c := &s.conn
+	c := &s.connector
 	s.dropForbiddenTargets()
 	if c.attempt != nil && s.forbiddenTarget(c.attempt.peer) {
 		s.closeLink(c.attempt, "no longer a join target")
@@ -156,7 +156,7 @@ func (s *Servant) reconsiderSeeds() {
 // probeSeeds lets the vertex try the seeds before it; it stays the vertex
 // until one accepts it.
 func (s *Servant) probeSeeds() {
-	c := &s.conn
+	c := &s.connector
 	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
 	c.active = true
 	c.targets = s.joinTargets(nil)
@@ -169,12 +169,12 @@ func (s *Servant) startConnector(first []ServantID) {
 	if s.up != nil {
 		panic("newsnet: connector started while attached")
 	}
-	if s.conn.attempt != nil {
-		s.closeLink(s.conn.attempt, "join attempt superseded")
+	if s.connector.attempt != nil {
+		s.closeLink(s.connector.attempt, "join attempt superseded")
 	}
-	c := s.conn
-	s.conn = connector{active: true, rounds: c.rounds, avoid: c.avoid, full: c.full}
-	s.conn.targets = s.joinTargets(first)
+	c := s.connector
+	s.connector = connector{active: true, rounds: c.rounds, avoid: c.avoid, full: c.full}
+	s.connector.targets = s.joinTargets(first)
 	s.tryNextTarget()
 }
 
@@ -190,7 +190,7 @@ func (s *Servant) joinTargets(first []ServantID) []ServantID {
 
 // tryNextTarget dials the next target, or ends the round when none is left.
 func (s *Servant) tryNextTarget() {
-	c := &s.conn
+	c := &s.connector
 	c.attempt = nil
 	if len(c.targets) == 0 {
 		s.roundFailed()
@@ -207,14 +207,14 @@ func (s *Servant) dial(t ServantID) {
 	s.nextDial++
 	l := &link{id: s.nextDial | dialedLinkBit, kind: linkJoining, peer: t, value: IDValue(t), opened: s.now}
 	s.links[l.id] = l
-	s.conn.attempt = l
+	s.connector.attempt = l
 	s.out = append(s.out, Dial{Link: l.id, Addr: t})
 }
 
 // roundFailed: no target accepted us. A seed whose predecessors are all gone
 // is the vertex; anyone else waits and tries the seeds again.
 func (s *Servant) roundFailed() {
-	c := &s.conn
+	c := &s.connector
 	if s.isSeed() || len(s.cfg.Seeds) == 0 {
 		s.becomeVertex()
 		return
@@ -236,7 +236,7 @@ func (s *Servant) backoff(rounds int) time.Duration {
 // tickConnector times out a silent attempt, starts a backed-off round, and
 // lets a vertex that is not the first seed probe the seeds before it.
 func (s *Servant) tickConnector() {
-	c := &s.conn
+	c := &s.connector
 	switch {
 	case c.attempt != nil:
 		if s.now.Sub(c.attempt.opened) >= s.cfg.JoinTimeout {

@@ -19,13 +19,13 @@ func (s *Servant) Diagnose() string {
 		up = s.up.peer
 	}
 	fmt.Fprintf(&b, "%s: role %s, up %q, %d downs, self %v, own count %d\n", s.id, s.Role(), up, len(s.downs), s.self, s.ownCount)
-	if s.conn.active {
+	if s.connector.active {
 		attempt := ServantID("")
-		if s.conn.attempt != nil {
-			attempt = s.conn.attempt.peer
+		if s.connector.attempt != nil {
+			attempt = s.connector.attempt.peer
 		}
 		fmt.Fprintf(&b, "  connector: trying %q, %d targets left, %d redirects, round %d, retry in %v\n",
-			attempt, len(s.conn.targets), s.conn.redirects, s.conn.rounds, s.conn.retryAt.Sub(s.now))
+			attempt, len(s.connector.targets), s.connector.redirects, s.connector.rounds, s.connector.retryAt.Sub(s.now))
 	}
 	for i, run := range s.catchUps {
 		fmt.Fprintf(&b, "  catch-up %d: cats %v since %d followed %v history %v started %v sent %v timeouts %d known %v\n",

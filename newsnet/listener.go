@@ -21,7 +21,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		s.refuse(l, "this servant is a leaf: others cannot dial it, so it takes no down-servants")
 		return
 	case c == s.id:
-		if a := s.conn.attempt; a != nil {
+		if a := s.connector.attempt; a != nil {
 			// Our own join attempt reached us: its target is another name
 			// for this servant.
 			s.learnAlias(a.peer)
@@ -32,7 +32,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		// A servant never joins its own subtree.
 		s.refuse(l, fmt.Sprintf("%s is an ancestor of %s", c, s.id))
 		return
-	case s.conn.attempt != nil && s.conn.attempt.peer == c:
+	case s.connector.attempt != nil && s.connector.attempt.peer == c:
 		// We are joining c right now; accepting it too could close a cycle.
 		s.refuse(l, fmt.Sprintf("%s is joining %s", s.id, c))
 		return

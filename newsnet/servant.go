@@ -35,8 +35,10 @@ type Servant struct {
 	leaf     bool
 	dialback dialBackState // dialback.go
 
-	conn    connector
-	aliases map[ServantID]bool // other spellings of our ID in the seed list
+	// connector is the join search (connector.go): the targets still to
+	// try, the attempt under way, the redirects followed.
+	connector connector
+	aliases   map[ServantID]bool // other spellings of our ID in the seed list
 
 	lastRootHeard time.Time // last partition message (or accept) from above
 	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
@@ -358,7 +360,7 @@ func (s *Servant) becomeVertex() {
 	s.releaseDeferred()
 	s.rootPath = nil
 	s.siblings = nil
-	s.conn.stop()
+	s.connector.stop()
 	s.nextPartition = s.now
 	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
 	s.flushOutbox() // the vertex is the tree
@@ -369,7 +371,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	if s.up != nil {
 		panic("newsnet: becomeAttached while attached")
 	}
-	s.conn.stop()
+	s.connector.stop()
 	s.vertex = false
 	l.kind = linkUp
 	s.up = l
@@ -535,7 +537,7 @@ func (s *Servant) linkUp(e LinkUp) {
 		return
 	}
 	l.lastRecv, l.lastSend = s.now, s.now
-	s.send(l, &JoinRequest{From: s.id, Reach: s.dialback.self, Avoid: slices.Clone(s.conn.avoid), Full: slices.Clone(s.conn.full)})
+	s.send(l, &JoinRequest{From: s.id, Reach: s.dialback.self, Avoid: slices.Clone(s.connector.avoid), Full: slices.Clone(s.connector.full)})
 }
 
 // linkLost handles a connection that closed under us.
@@ -543,7 +545,7 @@ func (s *Servant) linkLost(l *link, reason string) {
 	delete(s.links, l.id)
 	switch l.kind {
 	case linkJoining:
-		s.conn.attemptFailed(s, l, reason)
+		s.connector.attemptFailed(s, l, reason)
 	case linkAccepted:
 		// A joiner gave up before asking: nothing to undo.
 	case linkUp:
@@ -570,12 +572,12 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *JoinAccept:
 		if l.kind == linkJoining {
-			s.conn.accepted(s, l, m)
+			s.connector.accepted(s, l, m)
 		}
 	case *JoinRedirect:
 		switch l.kind {
 		case linkJoining:
-			s.conn.redirected(s, l, m)
+			s.connector.redirected(s, l, m)
 		case linkUp:
 			// Our slot was merged into another's; rejoin under its holder.
 			s.note("moved by %s to %s", l.peer, m.To)
@@ -586,7 +588,7 @@ func (s *Servant) receive(l *link, m Message) {
 	case *JoinRefuse:
 		switch l.kind {
 		case linkJoining:
-			s.conn.refused(s, l, m.Reason)
+			s.connector.refused(s, l, m.Reason)
 		case linkDirect:
 			s.closeLink(l, "refused: "+m.Reason)
 			s.directLost(l, "refused: "+m.Reason)
@@ -693,7 +695,7 @@ func (s *Servant) linkLostAfterClose(l *link) {
 	case linkDown:
 		s.removeDown(l)
 	case linkJoining:
-		s.conn.attemptFailed(s, l, "closed")
+		s.connector.attemptFailed(s, l, "closed")
 	case linkDirectDialing, linkDirect:
 		s.directLost(l, "closed")
 	}
