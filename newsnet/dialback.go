@@ -49,12 +49,24 @@ type dialBackProbe struct {
 // joiners is dialed back.
 func (s *Servant) verifySpacing() time.Duration { return 10 * s.cfg.JoinTimeout }
 
+// maxDialBacks bounds the dial-backs under way at once. A joiner names the
+// address to dial itself, so a member joining with made-up addresses must
+// not make a servant dial without limit; beyond the bound a down-servant is
+// dialed back a join timeout later.
+const maxDialBacks = 64
+
 // dialBack dials target back, unless a dial-back to it is under way.
 func (s *Servant) dialBack(target ServantID) {
 	for _, p := range s.dialback.probes {
 		if p.target == target {
 			return
 		}
+	}
+	if len(s.dialback.probes) >= maxDialBacks {
+		if d := s.downByPeer(target); d != nil {
+			d.probeAt = s.now.Add(s.cfg.JoinTimeout)
+		}
+		return
 	}
 	if s.dialback.probes == nil {
 		s.dialback.probes = map[LinkID]*dialBackProbe{}
