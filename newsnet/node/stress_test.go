@@ -852,7 +852,7 @@ func testStalledSubscriber(t *testing.T, seed uint64, servants, items int) {
 // cutter cuts a dialed connection at the first frame that cut says to:
 // that frame and everything after it are never read, and the connection
 // is closed, as a link that broke with the frame in flight. It parses the
-// plain (not TLS) stream: the 6-byte hello, then length-prefixed frames.
+// plain (not TLS) stream: the hello, then length-prefixed frames.
 type cutter struct {
 	cut   func(newsnet.Message) bool
 	fired atomic.Pointer[time.Time]
@@ -889,10 +889,12 @@ func (cc *cutConn) Read(p []byte) (int, error) {
 // parse moves complete units from in to out, or cuts.
 func (cc *cutConn) parse() {
 	if !cc.hello {
-		if len(cc.in) < 6 {
+		// The hello: magic, two versions, the release's length, the release.
+		if len(cc.in) < 9 || len(cc.in) < 9+int(cc.in[8]) {
 			return
 		}
-		cc.out, cc.in, cc.hello = append(cc.out, cc.in[:6]...), cc.in[6:], true
+		n := 9 + int(cc.in[8])
+		cc.out, cc.in, cc.hello = append(cc.out, cc.in[:n]...), cc.in[n:], true
 	}
 	for cc.err == nil && len(cc.in) >= 4 {
 		size := int(binary.BigEndian.Uint32(cc.in))
