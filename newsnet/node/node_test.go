@@ -337,7 +337,7 @@ func TestBadPeersAreDropped(t *testing.T) {
 	})
 	t.Run("wrong version", func(t *testing.T) {
 		c := dialRaw(t, v.Addr())
-		c.Write([]byte{'N', 'D', 'S', 'K', 0, 99})
+		newsnet.WriteHello(c, newsnet.Hello{Min: 99, Max: 99})
 		c.expectClosed("version 99")
 	})
 	t.Run("silent client", func(t *testing.T) {
