@@ -53,7 +53,7 @@ func (s *Servant) verifySpacing() time.Duration { return 10 * s.cfg.JoinTimeout 
 // address to dial itself, so a member joining with made-up addresses must
 // not make a servant dial without limit; beyond the bound a down-servant is
 // dialed back a join timeout later.
-const maxDialBacks = 64
+const maxDialBacks = 256
 
 // dialBack dials target back, unless a dial-back to it is under way.
 func (s *Servant) dialBack(target ServantID) {

@@ -266,16 +266,16 @@ func TestDialBacksBounded(t *testing.T) {
 	h := newHarness(t, "10.0.0.1:7400")
 	h.step(newsnet.Start{})
 	dials := 0
-	for i := range 100 {
+	for i := range 300 {
 		acts := h.joiner(newsnet.LinkID(i+1), &newsnet.JoinRequest{From: newsnet.ServantID(fmt.Sprintf("10.9.%d.%d:7400", i/200, 1+i%200))})
 		dials += len(dialBacks(acts))
 	}
-	if dials != 64 {
-		t.Errorf("%d dial-backs under way for 100 joiners, want the bound 64", dials)
+	if dials != 256 {
+		t.Errorf("%d dial-backs under way for 300 joiners, want the bound 256", dials)
 	}
 	// The unanswered ones time out; the rest go out then.
 	acts := h.advance(newsnet.DefaultConfig("x").JoinTimeout + 200*time.Millisecond)
-	if n := len(dialBacks(acts)); n != 36 {
-		t.Errorf("%d dial-backs after the first ones timed out, want the other 36", n)
+	if n := len(dialBacks(acts)); n != 44 {
+		t.Errorf("%d dial-backs after the first ones timed out, want the other 44", n)
 	}
 }
