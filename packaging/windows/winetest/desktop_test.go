@@ -117,8 +117,9 @@ func (h *harness) desktop(t *testing.T, n *linuxNet) {
 	h.shot(t, "desktop-reading", w.Client)
 
 	h.secondStarts(t, d)
+	h.toTray(t, d, linked)
 	h.urgent(t, n, d, psDir)
-	h.tray(t, n, d, linked)
+	h.trayMenu(t, d, linked)
 
 	// The data directory, under %LOCALAPPDATA%.
 	dir := h.dataDir(t)
@@ -192,10 +193,31 @@ func psCalls(t *testing.T, dir string) []psCall {
 	return out
 }
 
-// urgent: with another program in front (Notepad), an urgent item opens
-// its window in front of it and notifies; the notification's script
-// carries the title as text; with PowerShell failing (blocked by policy),
-// the next urgent item still opens and the app runs on.
+// toTray: closing the main window hides it in the tray; the app and its
+// servant's link stay.
+func (h *harness) toTray(t *testing.T, d desktopApp, linked func() ([]string, bool)) {
+	h.toolRun(t, "close", "-pid", fmt.Sprint(d.pid), mainTitle)
+	waitFor(t, quick, "the main window hidden", func() error {
+		for _, w := range h.windows(t) {
+			if w.PID == d.pid && w.Title == mainTitle {
+				return errNotYet
+			}
+		}
+		return nil
+	})
+	if !alive(d.unixPID) {
+		t.Fatal("closing the window ended newsdesk.exe: there is no tray")
+	}
+	if _, ok := linked(); !ok {
+		t.Error("the servant's link closed with the window")
+	}
+}
+
+// urgent: with the main window in the tray and another program in front
+// (Notepad), an urgent item opens its window in front of it and notifies;
+// the notification's script carries the title as text; with PowerShell
+// failing (blocked by policy), the next urgent item still opens and the
+// app runs on.
 func (h *harness) urgent(t *testing.T, n *linuxNet, d desktopApp, psDir string) {
 	notepad := h.start(t, "notepad", nil, "wine", "notepad")
 	defer notepad.kill()
@@ -270,26 +292,9 @@ func (h *harness) urgent(t *testing.T, n *linuxNet, d desktopApp, psDir string) 
 	}
 }
 
-// tray: closing the main window hides it in the tray, the servant stays
-// linked; the tray menu's "Open Newsdesk" shows it again and "Quit" ends
-// the app, which closes its links.
-func (h *harness) tray(t *testing.T, n *linuxNet, d desktopApp, linked func() ([]string, bool)) {
-	h.toolRun(t, "close", "-pid", fmt.Sprint(d.pid), mainTitle)
-	waitFor(t, quick, "the main window hidden", func() error {
-		for _, w := range h.windows(t) {
-			if w.PID == d.pid && w.Title == mainTitle {
-				return errNotYet
-			}
-		}
-		return nil
-	})
-	if !alive(d.unixPID) {
-		t.Fatal("closing the window ended newsdesk.exe: there is no tray")
-	}
-	if _, ok := linked(); !ok {
-		t.Error("the servant's link closed with the window")
-	}
-
+// trayMenu: the tray menu's "Open Newsdesk" shows the main window again
+// and "Quit" ends the app, which closes its links.
+func (h *harness) trayMenu(t *testing.T, d desktopApp, linked func() ([]string, bool)) {
 	// The tray: wine's explorer shows it as a small window of its own
 	// (Shell_TrayWnd); the taskbar of Windows is always on top, so it is
 	// raised before the click.

@@ -57,16 +57,17 @@ const (
 //     entry and the firewall rule's netsh command.
 //  3. desktop: a logon (wineboot) starts newsdesk.exe from the Run key; it
 //     opens on the reader with the preset network and joins the Linux
-//     seed; subscribing with the mouse and opening an item published on
-//     Linux with the keyboard reaches the publisher as a read; a second
-//     start is refused (data directory in use), and so is a second
-//     profile's (the port); an urgent item opens its window over another
-//     program and notifies through PowerShell, its text escaped, and
-//     nothing breaks when PowerShell fails; closing the window leaves
-//     Newsdesk in the tray, whose menu opens it again and quits it; the
-//     data directory and key are under %LOCALAPPDATA%\Newsdesk.
-//  4. uninstall: msiexec /x /qn removes the program, its registry values
-//     and its Start-menu entry, and leaves the user's data.
+//     seed; subscribing and opening an item published on Linux, with the
+//     keyboard, reaches the publisher as a read; a second start is refused
+//     (data directory in use), and so is a second profile's (the port);
+//     closing the window leaves Newsdesk in the tray, linked; there, with
+//     another program in front, an urgent item opens its window over it
+//     and notifies through PowerShell, its text escaped, and nothing breaks
+//     when PowerShell fails; the tray menu opens the window again and
+//     quits; the data directory and key are under %LOCALAPPDATA%\Newsdesk.
+//  4. uninstall: msiexec /x /qn removes the program, its registry values,
+//     its Apps and Features and Start-menu entries and its firewall rule,
+//     and leaves the user's data.
 //
 // Screenshots and every program's log are kept in $NEWSDESK_WINE_OUT.
 func TestWindows(t *testing.T) {
@@ -257,15 +258,8 @@ func (h *harness) install(t *testing.T) {
 	// rule's command line shows in the install's output.
 	r := h.mustRun(t, []string{"WINEDEBUG=fixme+netsh"}, "wine", "msiexec", "/i", winPath(h.msi), "/qn",
 		"NETWORK="+winPath(h.netFile), "AUTOSTART=1")
-	// The stub prints each argument as L"…", backslashes doubled.
-	var rule []string
-	for _, a := range []string{"advfirewall", "firewall", "add", "rule", "name=Newsdesk", "dir=in", "action=allow",
-		"protocol=TCP", "localport=7400", "program=" + desktopExe, "profile=domain,private"} {
-		rule = append(rule, `L"`+strings.ReplaceAll(a, `\`, `\\`)+`"`)
-	}
-	if !strings.Contains(r.stderr, strings.Join(rule, " ")) {
-		t.Errorf("the install did not run netsh %s; output:\n%s", strings.Join(rule, " "), lastLines(r.stderr, 20))
-	}
+	checkNetsh(t, r, "add", "rule", "name=Newsdesk", "dir=in", "action=allow", "protocol=TCP", "localport=7400",
+		"program="+desktopExe, "profile=domain,private")
 	for _, f := range []string{"newsdesk.exe", "newsdesk.ico"} {
 		fi, err := os.Stat(h.cPath(installDir + `\` + f))
 		if err != nil || fi.Size() == 0 {
@@ -345,8 +339,23 @@ func utf16le(s string) []byte {
 	return b
 }
 
+// checkNetsh checks that an msiexec run r ran netsh advfirewall firewall
+// with args. wine's netsh is a stub that logs its arguments (with
+// WINEDEBUG=fixme+netsh), each as L"…" with backslashes doubled.
+func checkNetsh(t *testing.T, r result, args ...string) {
+	t.Helper()
+	var want []string
+	for _, a := range append([]string{"advfirewall", "firewall"}, args...) {
+		want = append(want, `L"`+strings.ReplaceAll(a, `\`, `\\`)+`"`)
+	}
+	if !strings.Contains(r.stderr, strings.Join(want, " ")) {
+		t.Errorf("msiexec did not run netsh %s; its output:\n%s", strings.Join(want, " "), lastLines(r.stderr, 20))
+	}
+}
+
 func (h *harness) uninstall(t *testing.T) {
-	h.mustRun(t, nil, "wine", "msiexec", "/x", winPath(h.msi), "/qn")
+	r := h.mustRun(t, []string{"WINEDEBUG=fixme+netsh"}, "wine", "msiexec", "/x", winPath(h.msi), "/qn")
+	checkNetsh(t, r, "delete", "rule", "name=Newsdesk", "program="+desktopExe)
 	if _, err := os.Stat(h.cPath(desktopExe)); !os.IsNotExist(err) {
 		t.Errorf("%s after uninstalling: %v", desktopExe, err)
 	}
