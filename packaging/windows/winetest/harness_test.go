@@ -1,3 +1,5 @@
+//go:build linux
+
 package winetest
 
 // The harness: wine through scripts/wine-chroot.sh, a scratch prefix of
