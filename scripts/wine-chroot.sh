@@ -62,8 +62,8 @@ missing() {
 	echo "${out# }"
 }
 
-# setup builds the chroot or completes it. Runs under a lock: two builds at
-# once would trip over each other's dpkg.
+# setup builds the chroot or completes it, under the exclusive lock: two
+# builds at once would trip over each other's dpkg.
 setup() {
 	if [ ! -x "$R/usr/bin/env" ]; then
 		if ! command -v debootstrap >/dev/null; then
@@ -88,13 +88,18 @@ setup() {
 	[ -z "$lack" ] || die "$R still lacks: $lack"
 }
 
+# A call that builds or completes the chroot holds $R.lock exclusively;
+# every other call takes it shared first, so it waits for a build under way
+# (make test starts one in the background) rather than use a half-built
+# chroot. The lock is let go before the command runs.
 mkdir -p "$(dirname "$R")"
+exec 9>"$R.lock"
+flock -s 9
 if ! { [ -x "$R/usr/bin/env" ] && mounts && [ -z "$(missing)" ]; }; then
-	exec 9>"$R.lock"
-	flock 9
+	flock -x 9
 	setup
-	exec 9>&-
 fi
+exec 9>&-
 
 export WINEDEBUG=${WINEDEBUG:--all}
 if [ "$1" = --check ]; then
