@@ -201,7 +201,7 @@ stop_app
 # window, in demo mode. wine shows no window frame here either (there is no
 # window manager), so the pictures are the window's content, as above.
 windows_shots() {
-	local w wtmp chroot=scripts/wine-chroot.sh
+	local wtmp chroot=scripts/wine-chroot.sh
 	[ -f "$WIN_EXE" ] || { echo "no $WIN_EXE (make package-windows builds it)" >&2; exit 1; }
 	wtmp=$(mktemp -d /tmp/newsdesk-shots-XXXXXX) # wine sees /tmp as Z:\tmp
 	cp "$WIN_EXE" "$wtmp/newsdesk.exe"
@@ -214,7 +214,7 @@ windows_shots() {
 		rm -rf "$wtmp"
 	}
 	trap 'windows_cleanup; cleanup' EXIT
-	"$chroot" wineboot -i >/dev/null 2>&1
+	"$chroot" wineboot -i >"$tmp/wine.log" 2>&1 || { echo "wine cannot make a prefix:" >&2; tail -20 "$tmp/wine.log" >&2; exit 1; }
 	"$chroot" sh -c 'echo $$ >"$0"; exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$1"' \
 		"$wtmp/xvfb.pid" "$wtmp/display" >/dev/null 2>&1 &
 	for _ in $(seq 100); do [ -s "$wtmp/display" ] && break; sleep 0.1; done
@@ -241,7 +241,7 @@ windows_shots() {
 	w xdotool type --delay 4 -- "Sam Carter"
 	settle
 	wshot windows-wizard
-	"$chroot" wineserver -k
+	"$chroot" wineserver -k || true # ends the wizard
 	win_app 1
 	wkey Return # open the urgent item under the cursor
 	wshot windows-main
