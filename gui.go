@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"os/user"
@@ -139,6 +140,9 @@ func openApplication(ctx context.Context, env install.Env, dir string, resetStor
 	}
 	if p, err := install.ApplyPreset(presetTarget{application}, install.PresetCandidates(env), accountName()); err != nil {
 		application.Close()
+		if taken := portTaken(err); taken != nil {
+			return nil, taken // the preset is fine; its first start is tried again at the next
+		}
 		return nil, fmt.Errorf("the network definition preset for this computer (%s) cannot be used: %w\n\n"+
 			"Ask your administrator for a valid one; removing the file lets you choose the network yourself", p, err)
 	} else if p != "" {
@@ -147,10 +151,28 @@ func openApplication(ctx context.Context, env install.Env, dir string, resetStor
 	if !application.NeedsSetup() { // Start does nothing when Setup started it
 		if err := application.Start(); err != nil {
 			application.Close()
+			if taken := portTaken(err); taken != nil {
+				return nil, taken
+			}
 			return nil, fmt.Errorf("starting the servant: %w", err)
 		}
 	}
 	return application, nil
+}
+
+// portTaken explains a servant that could not listen (nil for any other
+// error): another program has the port, or, on a computer that several
+// people use, the Newsdesk of another user who is signed in. Without it, a
+// first start from a preset would blame the preset.
+func portTaken(err error) error {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "listen" {
+		return nil
+	}
+	return fmt.Errorf("starting the servant: %w\n\n"+
+		"Its address %s is in use on this computer: by another program, or by the Newsdesk of another "+
+		"user signed in here (Newsdesk runs for one user of a computer at a time). Start Newsdesk again "+
+		"once the address is free", err, op.Addr)
 }
 
 // presetTarget lets install.ApplyPreset set up the application.

@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"newsdesk/app"
@@ -17,12 +19,18 @@ import (
 // loopback (the desktop app's default is 0.0.0.0:7400).
 func firstRunDir(t *testing.T) string {
 	t.Helper()
+	return firstRunDirListening(t, "127.0.0.1:0")
+}
+
+// firstRunDirListening is firstRunDir with the servant listening on listen.
+func firstRunDirListening(t *testing.T, listen string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "data")
 	a, err := app.Open(context.Background(), app.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SaveSettings(app.Settings{Listen: "127.0.0.1:0", Notify: true}); err != nil {
+	if err := a.SaveSettings(app.Settings{Listen: listen, Notify: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Close(); err != nil {
@@ -38,6 +46,54 @@ func firstRunDir(t *testing.T) string {
 // UI goroutines and Fyne's test driver do not mix outside package ui (its
 // tests run the UI's work synchronously), so the window is not opened here.
 func TestFirstRunPreset(t *testing.T) {
+	env, sn := presetEnv(t)
+	application, err := openApplication(context.Background(), env, firstRunDir(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { application.Close() }) // after the UI's Cleanup
+	if got := application.Network().ID; got != sn.ID {
+		t.Fatalf("network %s, want the preset's %s", got, sn.ID)
+	}
+	if application.Addr() == "" {
+		t.Fatal("the servant did not start")
+	}
+	if application.NeedsSetup() {
+		t.Fatal("the wizard would show although a preset was imported") // ui.ShowMain asks NeedsSetup
+	}
+}
+
+// TestFirstRunPresetPortTaken: a first start from a preset whose servant
+// cannot listen (the port is another program's, or on Windows another
+// signed-in user's Newsdesk's: seen under wine) says so, rather than call
+// the preset unusable; the next start, with the port free, sets it up.
+func TestFirstRunPresetPortTaken(t *testing.T) {
+	env, sn := presetEnv(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := firstRunDirListening(t, ln.Addr().String())
+	_, err = openApplication(context.Background(), env, dir, false)
+	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()+" is in use on this computer") ||
+		strings.Contains(err.Error(), "preset") {
+		t.Fatalf("first start with the port taken: %v", err)
+	}
+	ln.Close()
+	application, err := openApplication(context.Background(), env, dir, false)
+	if err != nil {
+		t.Fatalf("the next start: %v", err)
+	}
+	defer application.Close()
+	if application.NeedsSetup() || application.Network().ID != sn.ID || application.Addr() == "" {
+		t.Fatalf("the next start did not set up the preset: setup needed %v, network %s", application.NeedsSetup(), application.Network().ID)
+	}
+}
+
+// presetEnv returns an Env whose executable's directory holds a preset
+// network definition, and the definition.
+func presetEnv(t *testing.T) (install.Env, *trust.SignedNetwork) {
+	t.Helper()
 	exeDir := t.TempDir()
 	admin, err := trust.GenerateIdentity()
 	if err != nil {
@@ -54,21 +110,7 @@ func TestFirstRunPreset(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(exeDir, install.PresetName), doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := install.Env{GOOS: "linux", ExeDir: exeDir}
-	application, err := openApplication(context.Background(), env, firstRunDir(t), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { application.Close() }) // after the UI's Cleanup
-	if got := application.Network().ID; got != sn.ID {
-		t.Fatalf("network %s, want the preset's %s", got, sn.ID)
-	}
-	if application.Addr() == "" {
-		t.Fatal("the servant did not start")
-	}
-	if application.NeedsSetup() {
-		t.Fatal("the wizard would show although a preset was imported") // ui.ShowMain asks NeedsSetup
-	}
+	return install.Env{GOOS: "linux", ExeDir: exeDir}, sn
 }
 
 // TestFirstRunWithoutPreset: without a preset the wizard asks.

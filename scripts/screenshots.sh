@@ -7,7 +7,9 @@
 # invitation code), wizard-refused.png (the refusal, in full), mustread.png
 # (a must-read item's banner), urgent.png (the urgent window of an
 # urgent must-read item) and reach.png (My posts: the readers who have not
-# confirmed a must-read post; posts.png shows the reach bars).
+# confirmed a must-read post; posts.png shows the reach bars). The Windows
+# build, run under wine 10 (scripts/wine-chroot.sh), gives
+# windows-wizard.png and windows-main.png.
 #
 # The app runs in its demo mode (NEWSDESK_DEMO=1: an in-memory data set of
 # a few hundred items in several categories, one urgent item, one
@@ -17,11 +19,12 @@
 # clicks at fixed positions in the 1200×760 window for the rest.
 #
 # Needs the packages of `make deps-x`; `make screenshots` installs them and
-# builds bin/newsdesk first.
+# builds bin/newsdesk and the Windows build (WIN_EXE) first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=${BIN:-bin/newsdesk}
+WIN_EXE=${WIN_EXE:-build/windows/newsdesk.exe}
 DISPLAY_NUM=${DISPLAY_NUM:-99}
 OUT=${OUT:-docs/screenshots}
 WAIT=${WAIT:-30} # seconds to wait for the window
@@ -192,6 +195,62 @@ click 860 539 # Start Newsdesk: the demo has no network to redeem at
 sleep 1
 shot wizard-refused
 stop_app
+
+# The Windows build under wine, in a prefix and on an X server of its own
+# (the display number Xvfb picks): the first run's wizard and the main
+# window, in demo mode. wine shows no window frame here either (there is no
+# window manager), so the pictures are the window's content, as above.
+windows_shots() {
+	local wtmp chroot=scripts/wine-chroot.sh
+	[ -f "$WIN_EXE" ] || { echo "no $WIN_EXE (make package-windows builds it)" >&2; exit 1; }
+	wtmp=$(mktemp -d /tmp/newsdesk-shots-XXXXXX) # wine sees /tmp as Z:\tmp
+	cp "$WIN_EXE" "$wtmp/newsdesk.exe"
+	local saved_display=$DISPLAY
+	export WINEPREFIX=$wtmp/prefix
+	w() { DISPLAY=$DISPLAY "$chroot" "$@"; }
+	windows_cleanup() {
+		"$chroot" wineserver -k 2>/dev/null || true
+		if [ -s "$wtmp/xvfb.pid" ]; then kill "$(cat "$wtmp/xvfb.pid")" 2>/dev/null || true; fi
+		rm -rf "$wtmp"
+	}
+	trap 'windows_cleanup; cleanup' EXIT
+	"$chroot" wineboot -i >"$tmp/wine.log" 2>&1 || { echo "wine cannot make a prefix:" >&2; tail -20 "$tmp/wine.log" >&2; exit 1; }
+	"$chroot" sh -c 'echo $$ >"$0"; exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$1"' \
+		"$wtmp/xvfb.pid" "$wtmp/display" >/dev/null 2>&1 &
+	for _ in $(seq 100); do [ -s "$wtmp/display" ] && break; sleep 0.1; done
+	[ -s "$wtmp/display" ] || { echo "Xvfb for wine did not start" >&2; exit 1; }
+	DISPLAY=":$(cat "$wtmp/display")"
+	win_app() { # MODE: the demo mode, as start_app
+		w env LANG=en_US.UTF-8 NEWSDESK_DEMO="$1" wine "Z:${wtmp//\//\\}\\newsdesk.exe" --data 'C:\demo' >>"$tmp/wine.log" 2>&1 &
+		if ! win=$(timeout "$WAIT" "$chroot" env DISPLAY="$DISPLAY" xdotool search --sync --onlyvisible --name '^Newsdesk$' | head -n1) || [ -z "$win" ]; then
+			echo "no Newsdesk window under wine after ${WAIT}s" >&2
+			tail -20 "$tmp/wine.log" >&2
+			exit 1
+		fi
+		sleep 3 # let the first frames render
+	}
+	wkey() { w xdotool key "$@"; settle; } # XTEST: wine takes no synthetic key events
+	wshot() {
+		local X Y WIDTH HEIGHT SCREEN WINDOW
+		eval "$(w xdotool getwindowgeometry --shell "$win")"
+		w sh -c 'xwd -root | convert xwd:- -crop "$0" +repage "$1"' "${WIDTH}x${HEIGHT}+${X}+${Y}" "$wtmp/$1.png"
+		cp "$wtmp/$1.png" "$OUT/$1.png"
+		echo "wrote $OUT/$1.png (${WIDTH}x${HEIGHT}, under wine)"
+	}
+	win_app wizard
+	w xdotool type --delay 4 -- "Sam Carter"
+	settle
+	wshot windows-wizard
+	"$chroot" wineserver -k || true # ends the wizard
+	win_app 1
+	wkey Return # open the urgent item under the cursor
+	wshot windows-main
+	windows_cleanup
+	trap cleanup EXIT
+	DISPLAY=$saved_display
+	unset WINEPREFIX
+}
+windows_shots
 
 # The real application core: a network created with `newsdesk network init`,
 # a headless archive seed (newsdesk serve --network) as its first seed, and a

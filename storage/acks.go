@@ -94,7 +94,7 @@ func encodeAck(at time.Time) []byte {
 // decodeAck decodes an acks entry; a malformed one is ErrCorrupt.
 func decodeAck(k, v []byte) (time.Time, error) {
 	if len(k) != 16 || len(v) != ackLen {
-		return time.Time{}, corruptf("acknowledgement %x → %x malformed", k, v)
+		return time.Time{}, corruptf("acknowledgement %x: value %x malformed", k, v)
 	}
 	return time.Unix(0, int64(binary.BigEndian.Uint64(v))), nil
 }

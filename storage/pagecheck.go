@@ -245,7 +245,7 @@ var bucketKeyChecks = map[string]keyCheck{
 	},
 	string(bucketRead): func(k, v []byte) error {
 		if len(k) != 16 || !bytes.Equal(v, readMark) {
-			return fmt.Errorf("read mark %s → %s malformed", hexCut(k), hexCut(v))
+			return fmt.Errorf("read mark %s: value %s malformed", hexCut(k), hexCut(v))
 		}
 		return nil
 	},

@@ -27,7 +27,7 @@ func (s *Store) Seeds() ([]string, error) {
 // decodeSeed reads a seeds entry: a 4-byte position and an address.
 func decodeSeed(k, v []byte) (string, error) {
 	if len(k) != 4 || len(v) == 0 {
-		return "", corruptf("seed entry %s → %q malformed", hexCut(k), v)
+		return "", corruptf("seed entry %s: value %q malformed", hexCut(k), v)
 	}
 	return string(v), nil
 }

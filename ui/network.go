@@ -72,13 +72,6 @@ func ids(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-func catSet(s []string) string {
-	if len(s) == 0 {
-		return "∅"
-	}
-	return strings.Join(s, ", ")
-}
-
 // networkFields lays out st.
 func networkFields(st app.NetStatus) (servant []field, links [][]field, counters []field) {
 	or := func(s, dflt string) string {
@@ -132,7 +125,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	servant = append(servant,
 		field{"Path from the vertex", path},
 		field{"Siblings", ids(st.Siblings)},
-		field{"Subscribed (self)", catSet(st.Subscriptions)},
+		field{"Subscribed (self)", ids(st.Subscriptions)},
 	)
 	for _, l := range st.Links {
 		dir := fmt.Sprintf("down-servant %s, slot %d", l.Peer, l.Slot)
@@ -145,8 +138,8 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		links = append(links, []field{
 			{"Link", dir},
 			{"Runs", peerReleaseText(l)},
-			{"Received", catSet(l.Received)},
-			{"Sent", catSet(l.Sent)},
+			{"Received", ids(l.Received)},
+			{"Sent", ids(l.Sent)},
 		})
 	}
 	for _, d := range st.Direct {
@@ -159,7 +152,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 		links = append(links, []field{
 			{"Link", dir},
 			{"Source", d.Source},
-			{"Categories", catSet(d.Categories)},
+			{"Categories", ids(d.Categories)},
 			{"Items", items},
 		})
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -74,6 +75,9 @@ func (n *notifier) arrived(ids, urgent []uuid.UUID) {
 		}
 		// Sending talks to the desktop over D-Bus: not on the UI thread.
 		for _, note := range notifications(notes, cat) {
+			if runtime.GOOS == "windows" {
+				note = toastSafe(note)
+			}
 			a.SendNotification(note)
 		}
 		return nil
@@ -140,4 +144,19 @@ func snippet(body string) string {
 	}
 	runes := []rune(text)
 	return strings.TrimSpace(string(runes[:snippetLen])) + "…"
+}
+
+// toastSafe returns n with text that Fyne's Windows notifications carry as
+// it is. Fyne shows a toast by writing the title and the text into
+// double-quoted strings of a PowerShell script, which it runs; it escapes
+// " and ` there, but not $, so an item titled "$(…)" would have PowerShell
+// run what the parentheses hold, on every reader's computer that shows the
+// notification; and PowerShell also ends a double-quoted string at the
+// typographic quotes “ ” „, which Fyne leaves as they are. toastSafe puts
+// a word joiner (U+2060, which shows as nothing) after every $, so that
+// PowerShell takes the $ as a plain character, and turns the typographic
+// double quotes into ", which Fyne escapes.
+func toastSafe(n *fyne.Notification) *fyne.Notification {
+	r := strings.NewReplacer("$", "$\u2060", "\u201c", `"`, "\u201d", `"`, "\u201e", `"`)
+	return fyne.NewNotification(r.Replace(n.Title), r.Replace(n.Content))
 }

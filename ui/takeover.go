@@ -175,6 +175,7 @@ func (t *takeover) open() {
 	t.win = w
 	t.show()
 	w.Show()
+	keepInFront(w)
 	w.RequestFocus()
 }
 

@@ -104,7 +104,7 @@ func newWizard(u *UI, onDone func()) *wizard {
 			wrappedLabel("Paste the invitation code an administrator sent you (it starts with newsdesk:join?):", widget.MediumImportance),
 			z.code, z.codeInfo,
 		)
-		newNote.SetText("This computer becomes the network's first seed and works on its own at once. Others join with an invitation code you make under Admin → Invitations.")
+		newNote.SetText("This computer becomes the network's first seed and works on its own at once. Others join with an invitation code you make under Admin › Invitations.")
 	}
 	z.joinBox.Hide()
 	z.path = widget.NewEntry()
@@ -195,10 +195,10 @@ func (z *wizard) showSeeds() {
 		l.Wrapping = fyne.TextWrapWord // a verdict is shown in full, never cut off
 		switch r, ok := z.probes.results[s.addr]; {
 		case s.err != nil:
-			l.SetText("✗ " + s.addr + ": " + addrProblem(s.err))
+			l.SetText("× " + s.addr + ": " + addrProblem(s.err))
 			l.Importance = widget.DangerImportance
 		case ok && r.OK:
-			l.SetText("✓ " + s.addr + ": " + z.probes.text(s.addr))
+			l.SetText(s.addr + ": " + z.probes.text(s.addr))
 			l.Importance = widget.SuccessImportance
 		case ok:
 			l.SetText("! " + s.addr + ": " + z.probes.text(s.addr))
@@ -347,7 +347,7 @@ func (z *wizard) showCode() {
 	c, err := app.ParseInviteCode(text)
 	if err != nil {
 		z.codeInfo.Importance = widget.DangerImportance
-		z.codeInfo.SetText("✗ " + err.Error())
+		z.codeInfo.SetText("× " + err.Error())
 		return
 	}
 	z.codeInfo.Importance = widget.SuccessImportance
@@ -355,7 +355,7 @@ func (z *wizard) showCode() {
 	if at == "" {
 		at = c.Via
 	}
-	z.codeInfo.SetText(fmt.Sprintf("✓ Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network[:12], at))
+	z.codeInfo.SetText(fmt.Sprintf("Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network[:12], at))
 }
 
 // readDefinition reads a network definition file for the wizard

@@ -89,7 +89,7 @@ func TestWizardJoin(t *testing.T) {
 		t.Errorf("probed while typing: %q", b.probes)
 	}
 	info := labels(z.seedInfo)
-	if len(info) != 4 || info[1] != "✗ not-an-address: missing port in address" || !strings.Contains(info[3], "listed twice") {
+	if len(info) != 4 || info[1] != "× not-an-address: missing port in address" || !strings.Contains(info[3], "listed twice") {
 		t.Errorf("line verdicts %q", info)
 	}
 	h.advance(probeDelay)
@@ -97,7 +97,7 @@ func TestWizardJoin(t *testing.T) {
 		t.Errorf("probed %q", b.probes)
 	}
 	info = labels(z.seedInfo)
-	if info[0] != "✓ 10.1.0.5:7400: reachable (3 ms)" || info[2] != "! 192.0.2.7:7400: unreachable: connection refused" {
+	if info[0] != "10.1.0.5:7400: reachable (3 ms)" || info[2] != "! 192.0.2.7:7400: unreachable: connection refused" {
 		t.Errorf("after probing %q", info)
 	}
 	for _, o := range z.seedInfo.Objects {
@@ -137,7 +137,7 @@ func TestWizardJoinByInvitation(t *testing.T) {
 		t.Errorf("without a code: %q", z.problem.Text)
 	}
 	h.typeInto(z.code, "10.1.0.5:7400")
-	if !strings.HasPrefix(z.codeInfo.Text, "✗") || !strings.Contains(z.codeInfo.Text, "newsdesk:join?") {
+	if !strings.HasPrefix(z.codeInfo.Text, "×") || !strings.Contains(z.codeInfo.Text, "newsdesk:join?") {
 		t.Errorf("a seed address as the code: %q", z.codeInfo.Text)
 	}
 	h.tap(z.finish)
@@ -156,11 +156,11 @@ func TestWizardJoinByInvitation(t *testing.T) {
 	code := c.String()
 	// A code whose via was changed on the way is refused as it is pasted.
 	h.typeInto(z.code, strings.Replace(code, "&via=10.1.0.5:7400", "&via=10.1.0.6:7400", 1))
-	if !strings.HasPrefix(z.codeInfo.Text, "✗") || !strings.Contains(z.codeInfo.Text, "altered") {
+	if !strings.HasPrefix(z.codeInfo.Text, "×") || !strings.Contains(z.codeInfo.Text, "altered") {
 		t.Errorf("a code with another via: %q", z.codeInfo.Text)
 	}
 	h.typeInto(z.code, "  "+code+"\n")
-	if !strings.HasPrefix(z.codeInfo.Text, "✓") || !strings.Contains(z.codeInfo.Text, "10.1.0.5:7400, 10.2.0.9:7400") {
+	if !strings.HasPrefix(z.codeInfo.Text, "Invitation ") || !strings.Contains(z.codeInfo.Text, "10.1.0.5:7400, 10.2.0.9:7400") {
 		t.Errorf("a good code: %q", z.codeInfo.Text)
 	}
 
