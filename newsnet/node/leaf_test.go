@@ -150,10 +150,11 @@ func TestTCPAdvertisedAddressStopsAnswering(t *testing.T) {
 	// 127.0.0.6.
 	mPort := freePort(t)
 	front := fmt.Sprintf("127.0.0.6:%d", mPort)
+	// The forward first: the seed dials M back there as soon as M joins.
+	fwd := startProxy(t, front, fmt.Sprintf("127.0.0.1:%d", mPort))
 	gotM := &deliveries{}
 	m := startNode(t, Config{Listen: fmt.Sprintf("127.0.0.1:%d", mPort), Advertise: newsnet.ServantID(front),
 		Protocol: core(), Logger: log, OnDeliver: gotM.add})
-	fwd := startProxy(t, front, fmt.Sprintf("127.0.0.1:%d", mPort))
 	waitFor(t, 20*time.Second, "M attached with a slot", func() error {
 		if st := m.Status(); st.Role != newsnet.RoleAttached || st.Leaf {
 			return fmt.Errorf("M: role %s leaf %v reach %v", st.Role, st.Leaf, st.Reach)
