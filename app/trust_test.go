@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,10 +91,21 @@ func TestForgedItemsRejected(t *testing.T) {
 	_, sn, _ := apptest.PublishersNetwork(t, aDir)
 	a := openApp(t, Options{DataDir: aDir, Start: true, Network: sn})
 	b := openApp(t, Options{Start: true, Network: sn, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
-	c := openApp(t, Options{Start: true, Network: sn, Seeds: []string{a.Addr()}})
-	// b may sit beside c, below a, or below c: the three are on 127.0.0.1
-	// and the ports they get decide the tree's shape.
-	waitFor(t, "c to learn of a subscriber of it", func() error {
+	// c advertises an address where nothing listens, so that nobody can
+	// dial it: it is a leaf, below a or b, and its up-servant is the one
+	// first servant every item of c's reaches. (As a member, c could have
+	// b below it and a above, both first servants while the tree forms.)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	c := openApp(t, Options{Start: true, Network: sn, Seeds: []string{a.Addr()}, Advertise: dead})
+	waitFor(t, "c, a leaf, to learn of a subscriber of it", func() error {
+		if st := c.Status(); !st.Leaf || st.Up == "" {
+			return fmt.Errorf("c: leaf %v up %q", st.Leaf, st.Up)
+		}
 		for _, l := range c.Status().Links {
 			if newsnet.CategorySet(l.Received).Matches("it") {
 				return nil
@@ -139,10 +151,9 @@ func TestForgedItemsRejected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Each forged item is dropped by the first servant it reaches: c's
-	// up-servant, or b when b sits below c (both are on 127.0.0.1, so the
-	// tree's shape varies). Either way each is rejected exactly once in
-	// all, and so never travels past that first servant.
+	// Each forged item is dropped by the first servant it reaches, c's
+	// up-servant, and so never travels past it: each is rejected exactly
+	// once in all.
 	want := map[string]uint64{"unsigned": 1, "untrustedKey": 1, "badSignature": 1, "mismatch": 1}
 	waitFor(t, "the rejections at the first servant", func() error {
 		ra, rb := a.ServantStatus().Rejected, b.ServantStatus().Rejected
