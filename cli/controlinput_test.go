@@ -127,7 +127,7 @@ func TestCategoryFirstCharacter(t *testing.T) {
 }
 
 // Issue 11, minor point: POST /v1/retract answered 500 for the all-zero
-// UUID; the README promises 400 for a bad ID. Anything that cannot be an
+// UUID; docs/api.md promises 400 for a bad ID. Anything that cannot be an
 // item ID (not a UUIDv7, not in the 8-4-4-4-12 form) is a bad ID.
 func TestRetractBadID(t *testing.T) {
 	s := startServe(t)

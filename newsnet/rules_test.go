@@ -413,7 +413,7 @@ func simVerify(m *newsnet.Multicast) string {
 // Messages that fail verification (forged, unsigned, tampered) are dropped
 // at the first servant they reach, counted there per reason, and never
 // delivered or forwarded; replaying a valid one is dropped as a duplicate.
-// Reference: DESIGN.md, what must hold under stress (identity is bound to keys); README, networks and keys.
+// Reference: DESIGN.md, what must hold under stress (identity is bound to keys); docs/admin.md, what the servants enforce.
 func TestUnverifiedMessagesStopAtFirstServant(t *testing.T) {
 	n := sim.New(21)
 	n.Base.Verify = simVerify

@@ -5,7 +5,7 @@ package newsnet
 // The wire versions this code speaks (hello.go): a link runs at the highest
 // version both sides speak. A release speaks its own version and at least
 // the one before it, so that a company can upgrade one computer at a time
-// (README, "Mixed versions").
+// (docs/protocol.md, "Mixed versions").
 const (
 	ProtocolVersion    = 5 // the newest
 	MinProtocolVersion = 5 // the oldest: 5 is the first released wire version

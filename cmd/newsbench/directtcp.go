@@ -400,7 +400,7 @@ func directTCPMain(w io.Writer, o directOptions, size int, secure bool) error {
 	fmt.Fprintln(w, "| mode | hot items | publisher depth / subscribers' depths | delivered once, in order | direct links | latency p50 / p99 (all) | latency p50 / p99 (last half) | links crossed per hot delivery (all / last half) | relay frames per hot item (all / last half) | publisher frames per hot item | items sent / received directly | direct control frames: setup / in all | setup frames per direct link | process CPU per hot item (all servants, all traffic) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	// Off is DirectMinHops out of reach (no source is ever far enough, so
-	// no servant asks), as the README's table was measured; DirectThreshold
+	// no servant asks), as docs/benchmarks.md's table was measured; DirectThreshold
 	// 0 does the same since node.Start keeps that zero.
 	def := newsnet.DefaultConfig("")
 	for _, run := range []struct {

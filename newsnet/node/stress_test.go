@@ -585,7 +585,7 @@ func (s *stressNet) report(took time.Duration) {
 // (make test's other packages, a second make test): a servant the machine
 // starves for 5 s is what the close is for, and the items still arrive
 // (checked). How many links a burst closes on a quiet machine is a
-// benchmark figure: newsbench -stress-only measures it (README, Stress).
+// benchmark figure: newsbench -stress-only measures it (docs/benchmarks.md).
 func TestTCPBurstNoArchive(t *testing.T) {
 	servants, items := 200, 10000
 	if testing.Short() {
