@@ -86,6 +86,17 @@ func TestDebContents(t *testing.T) {
 		"./etc/default/newsdesk-seed":                         "-rw-r--r--",
 		"./etc/newsdesk/":                                     "drwxr-xr-x",
 		"./usr/share/doc/newsdesk/README.md":                  "-rw-r--r--",
+		"./usr/share/doc/newsdesk/docs/admin.md":              "-rw-r--r--",
+		"./usr/share/doc/newsdesk/docs/operations.md":         "-rw-r--r--",
+		"./usr/share/doc/newsdesk/docs/api.md":                "-rw-r--r--",
+	}
+	// The README's other documents, whichever there are.
+	docs, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		want["./usr/share/doc/newsdesk/docs/"+filepath.Base(d)] = "-rw-r--r--"
 	}
 	for p, mode := range want {
 		e, ok := entries[p]

@@ -10,7 +10,7 @@
 #   /lib/systemd/system/newsdesk-seed.service            the seed service, not enabled
 #   /etc/default/newsdesk-seed                           the seed's extra flags (conffile)
 #   /etc/newsdesk/                                       where a preset network.json goes
-#   /usr/share/doc/newsdesk/README.md
+#   /usr/share/doc/newsdesk/README.md, docs/*.md  the README and the documents it links to
 set -euo pipefail
 
 bin=${1:?usage: mkdeb.sh BINARY OUTDIR VERSION [ARCH]}
@@ -32,6 +32,8 @@ install -D -m 0644 "$top/packaging/newsdesk-seed.service" "$root/lib/systemd/sys
 install -D -m 0644 "$here/newsdesk-seed.default" "$root/etc/default/newsdesk-seed"
 install -d -m 0755 "$root/etc/newsdesk"
 install -D -m 0644 "$top/README.md" "$root/usr/share/doc/newsdesk/README.md"
+install -d -m 0755 "$root/usr/share/doc/newsdesk/docs"
+install -m 0644 "$top"/docs/*.md "$root/usr/share/doc/newsdesk/docs/"
 
 install -d -m 0755 "$root/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
