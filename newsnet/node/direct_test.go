@@ -33,8 +33,14 @@ func TestSecureDirectLink(t *testing.T) {
 	var b *Node
 	for attempt := 1; b == nil; attempt++ {
 		n := startNode(t, Config{Protocol: core(v.Addr()), Logger: log, Security: newSecurity(t, secrets)})
-		waitFor(t, 10*time.Second, "the publisher attached", func() error {
-			if st := n.Status(); st.Up == a.Addr() {
+		// Attached, and dialed back: a candidate closed with its up-servant's
+		// dial-back in flight would count as a refused handshake there.
+		waitFor(t, 10*time.Second, "the publisher attached and dialed back", func() error {
+			st := n.Status()
+			if st.Reach == newsnet.ReachUnknown {
+				return fmt.Errorf("not dialed back yet (up %q)", st.Up)
+			}
+			if st.Up == a.Addr() {
 				return nil
 			}
 			return attachedTo(n, v)
