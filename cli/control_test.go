@@ -40,6 +40,13 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("status shape", func(t *testing.T) {
+		// b hangs below a as a leaf until a has dialed it back.
+		waitFor(t, "b dialed back and in its slot", func() error {
+			if st, _ := a.Status(t); !slices.Equal(st.Downs, []string{b.ID}) {
+				return fmt.Errorf("a's downs %v", st.Downs)
+			}
+			return nil
+		})
 		sa, rawA := a.Status(t)
 		sb, rawB := b.Status(t)
 		var fields map[string]json.RawMessage
