@@ -178,6 +178,11 @@ type AppStatus struct {
 	// NewerNetwork lists the features of a newer release that the network
 	// definition carries (kept and passed on, unused here).
 	NewerNetwork []string
+
+	// Alone is set while this servant is the vertex of a network of its
+	// own although it should be attached below a seed (firstseed.go):
+	// items of others do not reach it then.
+	Alone *Alone
 }
 
 // Settings are the user's preferences.

@@ -391,19 +391,34 @@ func (a *App) currentNode() servantNode {
 }
 
 // Start starts the servant with the stored seeds and subscriptions, unless
-// it is running already.
+// it is running already. An admin's servant of a network that lists no
+// seed becomes its first seed (seedSeedless).
 func (a *App) Start() error {
+	started, err := a.startOnce()
+	if err != nil || !started {
+		return err
+	}
+	a.seedSeedless()
+	return nil
+}
+
+// startOnce starts the servant unless it runs already, and reports whether
+// this call started it.
+func (a *App) startOnce() (bool, error) {
 	a.pubMu.Lock()
 	defer a.pubMu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	if a.node != nil {
-		return nil
+		return false, nil
 	}
-	return damagedStore(a.opts.DataDir, a.startLocked())
+	if err := a.startLocked(); err != nil {
+		return false, damagedStore(a.opts.DataDir, err)
+	}
+	return true, nil
 }
 
 // startLocked starts a node from the store's current state. It runs with
@@ -702,6 +717,7 @@ func (a *App) monitor() {
 		last      statusKey
 		lastSaved time.Time
 		addrAt    = time.Now() // when the address was last worked out
+		wasAlone  bool
 	)
 	a.purge()
 	for {
@@ -722,6 +738,9 @@ func (a *App) monitor() {
 			if k := keyOf(st); k != last {
 				last = k
 				a.events.emit(Event{Kind: StatusChanged})
+			}
+			if st.Role == newsnet.RoleVertex || wasAlone {
+				wasAlone = a.tellAlone(a.alone(st), wasAlone)
 			}
 			if r := newestPeerRelease(st.Links); r != "" {
 				if seen := a.newerRelease.Load(); seen == nil || *seen != r {

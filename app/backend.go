@@ -180,6 +180,7 @@ func (a *App) ServantStatus() ServantStatus {
 	hideSystemStatus(&ns.Status)
 	ns.Listen = a.listenAddr(n)
 	ns.Connected = ns.Role == newsnet.RoleAttached || ns.Role == newsnet.RoleVertex
+	ns.Alone = a.alone(ns.Status)
 	// The servant counts from the persisted total on; the total may be
 	// ahead of it for a moment while a loss is being stored.
 	ns.Lost = max(ns.Counters.Lost, ns.Lost)

@@ -60,7 +60,9 @@ var (
 
 // CreateInvitation makes an invitation (admins only: ErrNotAdmin) and
 // returns it with its code. The code names this servant, which counts the
-// invitation's uses, so the servant must be running (ErrNotRunning).
+// invitation's uses, so the servant must be running (ErrNotRunning), and
+// the network's seeds, where the joiner connects, so the network must list
+// one (a *NoSeedError, matching ErrNoSeed).
 func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	via := a.Addr()
 	if !a.IsAdmin() {
@@ -68,6 +70,9 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	}
 	if via == "" {
 		return Invite{}, ErrNotRunning
+	}
+	if sn := a.Network(); len(sn.Seeds) == 0 {
+		return Invite{}, &NoSeedError{Network: sn.Name}
 	}
 	code, v, err := a.invites.Create(network.InviteRequest{Uses: o.Uses, Expires: o.Expires, Publisher: o.Publisher,
 		Categories: o.Categories, Via: via})
@@ -120,10 +125,7 @@ func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error 
 	if err := a.ImportNetwork(sn); err != nil {
 		return fmt.Errorf("the network's definition arrived but could not be imported: %w", err)
 	}
-	seeds := slices.Clone(sn.Seeds)
-	if len(seeds) == 0 {
-		seeds = append(slices.Clone(c.Seeds), c.Via)
-	}
+	seeds := network.JoinSeeds(sn, c)
 	a.log.Info("joined a network by invitation", "name", sn.Name, "id", sn.ID.String(), "version", sn.Version, "invitation", c.ID)
 	return a.Setup(Setup{DisplayName: s.DisplayName, Seeds: seeds})
 }
@@ -145,3 +147,15 @@ func ParseInviteExpiry(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// NoSeedError is CreateInvitation's refusal for a network that lists no
+// seed. It matches ErrNoSeed.
+type NoSeedError struct{ Network string }
+
+func (e *NoSeedError) Error() string {
+	return fmt.Sprintf("no invitation made: network %q lists no seed, so whoever joins would have nowhere to connect. "+
+		"An admin's servant started with a fixed port (newsdesk serve --listen HOST:PORT, not port 0) makes itself "+
+		"the first seed of a network that has none; in the desktop app, add one under Admin › Seeds", e.Network)
+}
+
+func (e *NoSeedError) Is(target error) bool { return target == ErrNoSeed }

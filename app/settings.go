@@ -169,13 +169,9 @@ func (a *App) Setup(s Setup) error {
 	}
 	if s.NewNetwork {
 		if addr := a.Addr(); addr != "" {
-			if err := a.store.SetSeeds([]string{addr}); err != nil {
+			if err := a.becomeSeed(addr); err != nil {
 				return err
 			}
-			if err := a.applySeeds([]string{addr}, false); err != nil {
-				return err
-			}
-			a.net.SeedOwnNetwork(addr)
 		}
 	}
 	if err := a.store.SetSetting(keySetupDone, "true"); err != nil {

@@ -33,7 +33,11 @@ DIR; --seeds and --subscribe replace the stored lists, and without them the
 stored ones are used. --network FILE imports a network definition (the
 first one as is, a later one only when signed by an admin of the one held);
 its seeds apply when --seeds is absent. Without --network the stored
-network is used, and a fresh DIR starts a new one-computer network.
+network is used, and a fresh DIR starts a new one-computer network. An
+admin's servant of a network that lists no seed (such as that new one)
+makes itself the network's first seed, with the address others dial, so
+that invitations lead somewhere; on port 0, whose address changes at every
+start, it does not.
 
 Flags:
 `

@@ -524,3 +524,18 @@ func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trus
 	}
 	return sn, nil
 }
+
+// JoinSeeds is the seed list a servant that redeemed code and received sn
+// connects through: the network's seeds, else the seeds the code names and
+// the admin's servant it names as via, the one servant known to be in the
+// network (a code made while the network listed no seed).
+func JoinSeeds(sn *trust.SignedNetwork, code *trust.InviteCode) []string {
+	if len(sn.Seeds) > 0 {
+		return slices.Clone(sn.Seeds)
+	}
+	seeds := slices.Clone(code.Seeds)
+	if !slices.Contains(seeds, code.Via) {
+		seeds = append(seeds, code.Via)
+	}
+	return seeds
+}

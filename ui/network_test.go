@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/theme"
+
 	"newsdesk/app"
 	"newsdesk/ui/demobackend"
 )
@@ -177,5 +179,30 @@ func TestNetworkViewReleases(t *testing.T) {
 		if !hasLabel(v, want) {
 			t.Errorf("network view lacks %q", want)
 		}
+	}
+}
+
+// Issue 26: a servant that runs as a network of its own although seeds
+// should be above it says so on the status line, with the seeds, and
+// with the warning colour rather than the connected one.
+func TestStatusLineAlone(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.Role, st.Up, st.Downs, st.Links = app.RoleVertex, "", nil, nil
+	st.Alone = &app.Alone{Seeds: []string{"10.1.0.5:7400"}}
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Alone: no seed answers (10.1.0.5:7400)") {
+		t.Errorf("status line %q", got)
+	}
+	if h.u.statusBar.icon.Resource.Name() == theme.NewSuccessThemedResource(theme.MediaRecordIcon()).Name() {
+		t.Error("the status icon says all is well")
+	}
+	st.Alone = &app.Alone{}
+	b.SetStatus(st)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.Contains(got, "lists no seed") || !strings.Contains(got, "ask an admin for a new invitation") {
+		t.Errorf("status line without seeds %q", got)
 	}
 }

@@ -47,7 +47,9 @@ func statusText(st app.NetStatus) string {
 			s += " with " + plural(downs, "downlink", "downlinks")
 		}
 	case app.RoleVertex:
-		if downs == 0 {
+		if st.Alone != nil {
+			s = aloneText(st.Alone)
+		} else if downs == 0 {
 			s = "Vertex of the network, alone"
 		} else {
 			s = "Vertex of the network with " + plural(downs, "downlink", "downlinks")
@@ -76,6 +78,15 @@ func statusText(st app.NetStatus) string {
 	return s
 }
 
+// aloneText says that the servant runs as a network of its own although
+// it should not, and why.
+func aloneText(al *app.Alone) string {
+	if len(al.Seeds) == 0 {
+		return "Alone: the network lists no seed to connect to, so news from others does not arrive; ask an admin for a new invitation"
+	}
+	return "Alone: no seed answers (" + strings.Join(al.Seeds, ", ") + "), so news from others does not arrive until one does"
+}
+
 // unstoredText is how the status line says that delivered items wait for
 // the store ("Disk full: 300 items wait to be stored").
 func unstoredText(st app.NetStatus) string {
@@ -91,10 +102,12 @@ func lostText(n uint64) string {
 
 func (s *statusLine) set(st app.NetStatus) {
 	s.text.SetText(statusText(st))
-	switch st.Role {
-	case app.RoleAttached, app.RoleVertex:
+	switch {
+	case st.Alone != nil:
+		s.icon.SetResource(theme.NewWarningThemedResource(theme.MediaRecordIcon()))
+	case st.Role == app.RoleAttached, st.Role == app.RoleVertex:
 		s.icon.SetResource(theme.NewSuccessThemedResource(theme.MediaRecordIcon()))
-	case app.RoleConnecting:
+	case st.Role == app.RoleConnecting:
 		s.icon.SetResource(theme.NewWarningThemedResource(theme.MediaRecordIcon()))
 	default:
 		s.icon.SetResource(theme.NewDisabledResource(theme.MediaRecordIcon()))
