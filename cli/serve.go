@@ -21,6 +21,7 @@ import (
 	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 const serveUsage = `usage: newsdesk serve --listen HOST:PORT --data DIR [flags]
@@ -130,8 +131,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, usagef("--listen HOST:PORT is required")
 	case cfg.data == "":
 		return cfg, usagef("--data DIR is required")
-	case cfg.fanout < 2 || cfg.fanout > 1024:
-		return cfg, usagef("--fanout must be 2..1024, got %d", cfg.fanout)
+	case cfg.fanout < trust.MinFanout || cfg.fanout > trust.MaxFanout:
+		return cfg, usagef("--fanout must be %d to %d, got %d", trust.MinFanout, trust.MaxFanout, cfg.fanout)
 	case cfg.direct < 0:
 		return cfg, usagef("--direct must be 0 (never) or more, got %d", cfg.direct)
 	case cfg.reset && cfg.network == "":
