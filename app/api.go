@@ -91,8 +91,9 @@ const (
 	// ones.
 	ItemsPublished
 	// ReadStateChanged: items were marked read or unread (MarkRead,
-	// MarkUnread, MarkAllRead) or acknowledged (Acknowledge). Items nil: any of Categories (nil: of any
-	// category) may have changed.
+	// MarkUnread, MarkAllRead), acknowledged (Acknowledge), or kept or
+	// let go (Keep). Items nil: any of Categories (nil: of any category)
+	// may have changed.
 	ReadStateChanged
 	// ItemsRetracted: a retraction hid items (here or from the network):
 	// out of every list, search and count; My posts shows one's own as
@@ -194,6 +195,10 @@ type Settings struct {
 	// urgent items always notify.
 	NotifyCategories []string
 	Notify           bool
+	// Retention is how long items are kept after they arrived; 0 keeps
+	// them forever. Kept items and must-read items not yet confirmed
+	// stay whatever their age.
+	Retention time.Duration
 }
 
 // Probe is the result of a reachability test of one seed address.

@@ -63,6 +63,11 @@ type Options struct {
 	// refuses another value (a usage error, `serve --fanout`).
 	Fanout int
 
+	// DefaultRetention, when not 0, is how long items are kept unless the
+	// reader chose otherwise (Settings.Retention): the desktop app's
+	// DesktopRetention. An archive's retention is not replaced by it.
+	DefaultRetention time.Duration
+
 	// Archive makes this an archive servant: it subscribes to every
 	// category (newsnet.AllCategories) and keeps items for
 	// ArchiveRetention (unless the store has a retention set already).
@@ -234,6 +239,10 @@ type App struct {
 	// neighbour's hello named, "" when none did.
 	newerRelease atomic.Pointer[string]
 
+	// purgeNow asks the monitor to purge at once (a shorter retention
+	// was chosen).
+	purgeNow chan struct{}
+
 	stop chan struct{} // closed by Close: background goroutines end
 	bg   sync.WaitGroup
 }
@@ -285,6 +294,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		identity:  identity,
 		sourceStr: source.String(),
 		events:    newEventHub(),
+		purgeNow:  make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 	}
 	a.storeTrouble.Store(new(storeTrouble))
@@ -365,6 +375,9 @@ func (a *App) init(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+	if err := a.applyDefaultRetention(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
@@ -725,6 +738,8 @@ func (a *App) monitor() {
 		case <-a.stop:
 			return
 		case <-purge.C:
+			a.purge()
+		case <-a.purgeNow:
 			a.purge()
 		case <-expiry.C:
 			a.hideExpired()

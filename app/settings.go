@@ -59,6 +59,10 @@ func (a *App) Settings() Settings {
 	if s.Listen == "" {
 		s.Listen = DefaultListen
 	}
+	var err error
+	if s.Retention, err = a.store.Retention(); err != nil {
+		a.log.Warn("reading the retention failed", "err", err)
+	}
 	return s
 }
 
@@ -81,6 +85,9 @@ func (a *App) SaveSettings(s Settings) error {
 			return fmt.Errorf("notification categories: %w", err)
 		}
 	}
+	if err := CheckRetention(s.Retention); err != nil {
+		return err
+	}
 	cats, err := json.Marshal(normalizeSubs(s.NotifyCategories))
 	if err != nil {
 		return err
@@ -96,7 +103,7 @@ func (a *App) SaveSettings(s Settings) error {
 			return err
 		}
 	}
-	return nil
+	return a.saveRetention(s.Retention)
 }
 
 // CheckHostPort checks a listen address: a host (possibly empty) and a

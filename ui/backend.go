@@ -28,6 +28,9 @@ type Backend interface {
 	// read and returns when it was confirmed (the first time, when
 	// confirmed again); app.ErrNotFound, app.ErrNotMustRead.
 	Acknowledge(id uuid.UUID) (time.Time, error)
+	// Keep marks an item kept (retention never deletes it) or lets it go
+	// again; app.ErrNotFound.
+	Keep(id uuid.UUID, keep bool) error
 
 	// Categories and subscriptions.
 	Catalog() *categories.Catalog

@@ -496,3 +496,35 @@ func TestUrgentNotifiesInBurst(t *testing.T) {
 		t.Errorf("notifications %q, want the urgent one", titles)
 	}
 }
+
+// Issue 26: Keep beside an open item's title keeps it past the retention;
+// the button says so, and tapping it again lets the item go.
+func TestKeepItem(t *testing.T) {
+	b := readerFake()
+	h := newHarness(t, b)
+	r := h.u.reader
+	h.tap(rowTappable(t, r.list, "Town hall"))
+	id := b.Items()[1].ID
+	if r.view.keep.Hidden || r.view.keep.Text != "Keep" {
+		t.Fatalf("keep button %q, hidden %v", r.view.keep.Text, r.view.keep.Hidden)
+	}
+	h.tap(r.view.keep)
+	if e, _ := b.Item(id); !e.Kept {
+		t.Fatal("Keep did not reach the backend")
+	}
+	if r.view.keep.Text != "Kept" {
+		t.Errorf("after Keep the button says %q", r.view.keep.Text)
+	}
+	h.tap(rowTappable(t, r.list, "Quarterly results"))
+	if r.view.keep.Text != "Keep" {
+		t.Errorf("another item shows %q", r.view.keep.Text)
+	}
+	h.tap(rowTappable(t, r.list, "Town hall"))
+	if r.view.keep.Text != "Kept" {
+		t.Errorf("the kept item, opened again, shows %q", r.view.keep.Text)
+	}
+	h.tap(r.view.keep)
+	if e, _ := b.Item(id); e.Kept || r.view.keep.Text != "Keep" {
+		t.Errorf("after letting it go: kept %v, button %q", e.Kept, r.view.keep.Text)
+	}
+}

@@ -38,6 +38,7 @@ type Backend struct {
 	byID  map[uuid.UUID]*news.Item
 	read  map[uuid.UUID]bool
 	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
+	kept  map[uuid.UUID]bool      // items the reader keeps (Keep)
 	reach map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
@@ -89,6 +90,7 @@ func New(now func() time.Time) *Backend {
 		byID:     map[uuid.UUID]*news.Item{},
 		read:     map[uuid.UUID]bool{},
 		acked:    map[uuid.UUID]time.Time{},
+		kept:     map[uuid.UUID]bool{},
 		catalog:  categories.Default(),
 		settings: app.Settings{Notify: true},
 		source:   source,
@@ -253,7 +255,7 @@ func (m *Backend) Close() error {
 }
 
 func (m *Backend) entry(it *news.Item) app.Entry {
-	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID]}
+	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID], Kept: m.kept[it.ID]}
 }
 
 // visible reports whether it shows in lists, searches and counts.
@@ -671,6 +673,9 @@ func (m *Backend) SaveSettings(s app.Settings) error {
 		if err := categories.ValidateID(c); err != nil {
 			return fmt.Errorf("notification categories: %w", err)
 		}
+	}
+	if err := app.CheckRetention(s.Retention); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
