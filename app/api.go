@@ -216,4 +216,8 @@ type Setup struct {
 	// (Seeds is then ignored); otherwise Seeds lists the network's seeds.
 	NewNetwork bool
 	Seeds      []string
+	// Listen, when not "", is the "host:port" to accept servant links on
+	// (the first run's port choice, App.ProposeListen); it must be free on
+	// this computer. "" keeps the settings' address.
+	Listen string
 }

@@ -411,7 +411,7 @@ func (a *App) Start() error {
 	if err != nil || !started {
 		return err
 	}
-	a.seedSeedless()
+	a.afterStart()
 	return nil
 }
 
@@ -481,24 +481,38 @@ func (a *App) stopNode() {
 	a.events.emit(Event{Kind: StatusChanged})
 }
 
-// restart stops the servant and starts it again from the store (new seeds).
+// restart stops the servant and starts it again from the store (new seeds,
+// a new address).
 func (a *App) restart() error {
+	started, err := a.restartOnce()
+	if err == nil && started {
+		a.afterStart()
+	}
+	return err
+}
+
+// restartOnce is restart without what follows a start; it reports whether
+// it started a servant.
+func (a *App) restartOnce() (bool, error) {
 	a.pubMu.Lock()
 	defer a.pubMu.Unlock()
 	a.mu.Lock()
 	running := !a.closed && a.node != nil
 	a.mu.Unlock()
 	if !running {
-		return nil
+		return false, nil
 	}
 	a.log.Info("restarting the servant")
 	a.stopNode()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return nil
+		return false, nil
 	}
-	return a.startLocked()
+	if err := a.startLocked(); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Close stops the servant (closing its links so neighbours recover at

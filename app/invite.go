@@ -105,10 +105,12 @@ func (a *App) RevokeInvitation(id string) error { return a.invites.Revoke(id) }
 // the invitation code with this installation's key, imports the network
 // definition it brings and sets up with its seeds (Setup, s.Seeds
 // ignored). A refusal (used up, expired, revoked, a wrong code) changes
-// nothing here; the error says why (a *network.RedeemError). Only before
-// setup is done.
+// nothing here; the error says why (a *network.RedeemError). What could
+// fail here afterwards is checked first (the display name, the port: a
+// port in use is ErrPortInUse), so a code is not used up by a joiner that
+// then cannot start. Only before setup is done.
 func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := a.checkSetup(s); err != nil {
 		return err
 	}
 	if !a.NeedsSetup() {
@@ -127,7 +129,7 @@ func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error 
 	}
 	seeds := network.JoinSeeds(sn, c)
 	a.log.Info("joined a network by invitation", "name", sn.Name, "id", sn.ID.String(), "version", sn.Version, "invitation", c.ID)
-	return a.Setup(Setup{DisplayName: s.DisplayName, Seeds: seeds})
+	return a.Setup(Setup{DisplayName: s.DisplayName, Seeds: seeds, Listen: s.Listen})
 }
 
 // ParseInviteExpiry parses an invitation's validity: a Go duration

@@ -112,10 +112,28 @@ type RedeemError struct {
 }
 
 func (e *RedeemError) Error() string {
-	if e.Seed == "" {
-		return e.Msg
+	msg := e.Msg
+	if next := e.next(); next != "" && !strings.Contains(msg, "ask ") {
+		msg += ": " + next // the holder (perhaps of an older release) did not say
 	}
-	return e.Msg + " (asked " + e.Seed + ")"
+	if e.Seed == "" {
+		return msg
+	}
+	return msg + " (asked " + e.Seed + ")"
+}
+
+// next is what the joiner does about a refusal that ends the invitation
+// for them: only an admin can help.
+func (e *RedeemError) next() string {
+	switch e.Reason {
+	case ReasonUsedUp, ReasonExpired, ReasonRevoked, ReasonUnknown:
+		return "ask the admin who sent it for a new invitation"
+	case ReasonNotAdmin, ReasonViaUnsigned, ReasonFingerprint:
+		return "ask an admin of the network for a new invitation"
+	case ReasonRevokedKey:
+		return "ask an admin of the network why"
+	}
+	return ""
 }
 
 // Definitive reports whether asking another seed cannot help: the holder

@@ -53,6 +53,12 @@ type Backend interface {
 	// First run: NeedsSetup is true until the wizard's Setup succeeded.
 	NeedsSetup() bool
 	Setup(app.Setup) error
+	// ProposeListen proposes where the servant accepts links: listen
+	// ("" for the settings' address) when its port is free on this
+	// computer, else the next free port; taken reports that listen's
+	// port was in use (app.App.ProposeListen). It binds a socket for a
+	// moment: call it from a background goroutine.
+	ProposeListen(listen string) (proposal string, taken bool)
 
 	// Settings.
 	Settings() app.Settings

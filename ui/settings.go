@@ -270,6 +270,7 @@ func (v *settingsView) doSave() {
 	}
 	v.save.Disable()
 	v.note.SetText("Saving…")
+	moved := s.Listen != v.u.settings.Listen || s.Advertise != v.u.settings.Advertise
 	v.u.w.Go(func() func() {
 		err := v.u.b.SaveSettings(s)
 		return func() {
@@ -280,7 +281,21 @@ func (v *settingsView) doSave() {
 				return
 			}
 			v.u.settings = s
-			v.note.SetText("Saved.")
+			v.note.SetText(savedText(moved, v.u.roles.isAdmin()))
 		}
 	})
+}
+
+// savedText is what the settings say once saved: a new address applies at
+// once (the servant restarts under it, no restart of Newsdesk needed), and
+// an admin's invitations made before name the old one.
+func savedText(moved, admin bool) string {
+	if !moved {
+		return "Saved."
+	}
+	text := "Saved. Newsdesk reconnects under the new address now; there is no need to restart it."
+	if admin {
+		text += " Invitations made before name the old address: make new ones."
+	}
+	return text
 }

@@ -55,8 +55,16 @@ func TestSettings(t *testing.T) {
 	if s.DisplayName != "Dana W." || s.Listen != ":7400" || s.Advertise != "10.0.0.1:7400" || !slices.Equal(s.NotifyCategories, []string{"company", "it"}) {
 		t.Errorf("saved %+v", s)
 	}
-	if v.note.Text != "Saved." || h.u.settings.DisplayName != "Dana W." {
+	// Issue 26: a new address applies at once, and the admin hears that
+	// older invitations name the old one.
+	if !strings.HasPrefix(v.note.Text, "Saved. Newsdesk reconnects under the new address now; there is no need to restart it.") ||
+		!strings.Contains(v.note.Text, "Invitations made before name the old address") || h.u.settings.DisplayName != "Dana W." {
 		t.Errorf("note %q", v.note.Text)
+	}
+	h.typeInto(v.name, "Dana")
+	h.tap(v.save)
+	if v.note.Text != "Saved." {
+		t.Errorf("note after saving the name alone %q", v.note.Text)
 	}
 }
 

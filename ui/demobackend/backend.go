@@ -39,7 +39,9 @@ type Backend struct {
 	read  map[uuid.UUID]bool
 	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
 	kept  map[uuid.UUID]bool      // items the reader keeps (Keep)
-	reach map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
+
+	takenPorts map[string]bool         // ports in use by "another program" (listen.go)
+	reach      map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
 	retracted map[uuid.UUID]*app.Retraction
@@ -91,11 +93,13 @@ func New(now func() time.Time) *Backend {
 		read:     map[uuid.UUID]bool{},
 		acked:    map[uuid.UUID]time.Time{},
 		kept:     map[uuid.UUID]bool{},
-		catalog:  categories.Default(),
-		settings: app.Settings{Notify: true},
-		source:   source,
-		status:   app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
-		events:   make(chan app.Event, 256),
+
+		takenPorts: map[string]bool{},
+		catalog:    categories.Default(),
+		settings:   app.Settings{Notify: true},
+		source:     source,
+		status:     app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
+		events:     make(chan app.Event, 256),
 	}
 }
 
@@ -616,6 +620,9 @@ func (m *Backend) Setup(s app.Setup) error {
 	if err := checkDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
+	if err := m.checkListen(s.Listen); err != nil {
+		return err
+	}
 	if !s.NewNetwork {
 		if len(s.Seeds) == 0 {
 			return errors.New("seeds: at least one seed is needed to join a network")
@@ -628,6 +635,9 @@ func (m *Backend) Setup(s app.Setup) error {
 	m.mu.Lock()
 	m.setup = false
 	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
+	if s.Listen != "" {
+		m.settings.Listen = s.Listen
+	}
 	if s.NewNetwork {
 		addr := cmp.Or(m.status.ID, self.Advertise, self.Listen)
 		m.seeds = []string{addr}

@@ -150,6 +150,9 @@ func (m *Backend) JoinByInvitation(ctx context.Context, code string, s app.Setup
 	if err := checkDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
+	if err := m.checkListen(s.Listen); err != nil {
+		return err
+	}
 	if !m.NeedsSetup() {
 		return errors.New("this installation is set up already; joining another network needs a fresh data directory")
 	}
