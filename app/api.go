@@ -102,6 +102,9 @@ const (
 	// ReachChanged: the network reported new reach totals of own
 	// publications (Items; App.Reach).
 	ReachChanged
+	// InvitationsChanged: this servant decided a redemption of one of its
+	// invitations, so their uses may have changed (App.Invitations).
+	InvitationsChanged
 )
 
 var eventKindNames = [...]string{
@@ -113,6 +116,8 @@ var eventKindNames = [...]string{
 	ReadStateChanged: "ReadStateChanged",
 	ItemsRetracted:   "ItemsRetracted",
 	ReachChanged:     "ReachChanged",
+
+	InvitationsChanged: "InvitationsChanged",
 }
 
 func (k EventKind) String() string {

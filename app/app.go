@@ -239,6 +239,10 @@ type App struct {
 	// neighbour's hello named, "" when none did.
 	newerRelease atomic.Pointer[string]
 
+	// sysCounts counts the servant's own system publications, which the
+	// UI's counters leave out (syscount.go).
+	sysCounts systemCounts
+
 	// purgeNow asks the monitor to purge at once (a shorter retention
 	// was chosen).
 	purgeNow chan struct{}
@@ -448,6 +452,7 @@ func (a *App) startLocked() error {
 	if start == nil {
 		start = startTCPNode
 	}
+	a.sysCounts.reset(cfg.Protocol.Outbox)
 	n, err := start(cfg)
 	if err != nil {
 		return err
@@ -658,7 +663,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 				return nil
 			},
 			// Seeds redeem invitation codes on the servant's port.
-			Invitations: a.invites.Serve,
+			Invitations: a.serveInvitation,
 		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),
@@ -720,6 +725,7 @@ func (a *App) onProgress(source string, next uint64) {
 // that PublishBatch returns too, and those of publications that waited in
 // its outbox and went out later.
 func (a *App) onPublished(p newsnet.Published) {
+	a.sysCounts.report(p)
 	if !p.Queued {
 		a.pub.wentOut(p.Count) // out of the outbox
 	}

@@ -159,7 +159,13 @@ func (a *App) MyPosts(n int, cur Cursor) ([]Entry, Cursor, error) {
 
 // Status returns the servant's place in the tree as the UI shows it.
 // Before the servant has started, Role is idle.
-func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
+// Its counters are of news: the servant's own publications in the system
+// groups are not among them (syscount.go).
+func (a *App) Status() NetStatus {
+	v := netStatusView(a.ServantStatus())
+	a.sysCounts.remove(&v.Counters)
+	return v
+}
 
 // ServantStatus returns the servant's whole status. Before the servant has
 // started, Role is idle.

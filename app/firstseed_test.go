@@ -129,3 +129,33 @@ func TestAloneSaysSo(t *testing.T) {
 		})
 	}
 }
+
+// Issue 26: a new network showed "Published 1, Suppressed 1" before anyone
+// posted: its first seed's network definition, a system item nobody else
+// was there to receive. The UI's counters are of news; the servant's own
+// (the control API's) still count it.
+func TestNewNetworkCountsNoNews(t *testing.T) {
+	a, err := Open(context.Background(), Options{DataDir: t.TempDir(), Listen: apptest.FreeAddr(t), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Setup(Setup{DisplayName: "Ada", NewNetwork: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the definition naming the seed published", func() error {
+		if c := a.ServantStatus().Counters; c.Published == 0 {
+			return errors.New("the servant counts no publication yet")
+		}
+		return nil
+	})
+	if c := a.Status().Counters; c.Published != 0 || c.Suppressed != 0 {
+		t.Errorf("before anyone posted: published %d, suppressed %d", c.Published, c.Suppressed)
+	}
+	if _, err := a.Publish(Draft{Category: "it", Title: "First post"}); err != nil {
+		t.Fatal(err)
+	}
+	if c := a.Status().Counters; c.Published != 1 || c.Suppressed != 1 {
+		t.Errorf("after one post nobody receives: published %d, suppressed %d", c.Published, c.Suppressed)
+	}
+}

@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"slices"
@@ -82,6 +83,14 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	out := inviteView(v, time.Now())
 	out.Code = code
 	return out, nil
+}
+
+// serveInvitation serves a redemption on the servant's port
+// (network.Inviter.Serve) and tells the UI that the invitations' uses may
+// have changed, so an admin's list shows the redemption at once.
+func (a *App) serveInvitation(conn *tls.Conn) {
+	a.invites.Serve(conn)
+	a.events.emit(Event{Kind: InvitationsChanged})
 }
 
 // Invitations lists the invitations this installation made, oldest first.

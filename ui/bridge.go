@@ -77,7 +77,7 @@ func (u *UI) handleEvents(evs []app.Event) {
 		return
 	}
 	var ids, arrived, urgent []uuid.UUID
-	items, all, posts, status, catalog := false, false, false, false, false
+	items, all, posts, status, catalog, invites := false, false, false, false, false, false
 	var reach []uuid.UUID
 	reachAll := false
 	// Items confirmed, retracted or expired elsewhere may leave the
@@ -110,6 +110,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 		case app.ReachChanged:
 			reach = append(reach, ev.Items...)
 			reachAll = reachAll || ev.Items == nil
+		case app.InvitationsChanged:
+			invites = true
 		}
 	}
 	if len(arrived) > 0 || len(urgent) > 0 {
@@ -147,5 +149,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 	}
 	if status || catalog {
 		u.rolesRef.trigger() // a new network definition may change the roles
+	}
+	if invites && u.showing(u.invites.content) {
+		u.invites.load() // else when the screen is shown
 	}
 }

@@ -302,6 +302,7 @@ func (v *itemView) loadBody(id uuid.UUID) {
 				v.markRetracted(e.Retracted)
 				return
 			}
+			v.u.openLinksHere(segs)
 			v.body.Segments = segs
 			v.body.Refresh()
 		}

@@ -57,7 +57,7 @@ func TestNetworkView(t *testing.T) {
 			t.Errorf("network view lacks %q", want)
 		}
 	}
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Attached to 10.1.0.5:7946 with 2 downlinks") || strings.Contains(got, "recovered") {
+	if got := h.u.statusBar.text.Text; got != "Connected to the company network" {
 		t.Errorf("status line %q", got)
 	}
 	if hasLabel(v, "could not be recovered") {
@@ -71,16 +71,16 @@ func TestNetworkView(t *testing.T) {
 	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {
 		t.Errorf("after StatusChanged: %q", labels(v))
 	}
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Reconnecting…") || !strings.Contains(got, "2 items could not be recovered") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Connecting to the company network…") || !strings.Contains(got, "2 items could not be recovered") {
 		t.Errorf("status line %q", got)
 	}
 	if !hasLabel(v, "2 items could not be recovered: this servant needed them") || !hasLabel(v, "2 (needed, and no servant could") {
 		t.Errorf("network view after 2 losses: %q", labels(v))
 	}
-	st.Role = app.RoleVertex
+	st.Role, st.Leaves = app.RoleVertex, nil
 	b.SetStatus(st)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") || !strings.HasSuffix(got, " · 2 items could not be recovered") {
+	if got := h.u.statusBar.text.Text; got != "Only this computer so far · 2 items could not be recovered" {
 		t.Errorf("status line %q", got)
 	}
 	// One loss reads in the singular.
@@ -110,7 +110,7 @@ func TestNetworkView(t *testing.T) {
 	b.PresetStatus(st)
 	h.u.tick(false)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network with 1 downlink") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Connected to the company network") {
 		t.Errorf("status line after a tick %q", got)
 	}
 }
@@ -128,7 +128,7 @@ func TestNetworkViewLeaf(t *testing.T) {
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.networkTab)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.Contains(got, "Others cannot connect to this computer (port 7946 blocked?): it receives news as a leaf") {
+	if got := h.u.statusBar.text.Text; !strings.Contains(got, "Others cannot connect to this computer (port 7946 blocked?); news still arrives through its own connection") {
 		t.Errorf("status line %q", got)
 	}
 	v := h.u.network.content
@@ -193,7 +193,7 @@ func TestStatusLineAlone(t *testing.T) {
 	b.PresetStatus(st)
 	h := newHarness(t, b)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Alone: no seed answers (10.1.0.5:7400)") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Not connected: the company network does not answer at 10.1.0.5:7400") {
 		t.Errorf("status line %q", got)
 	}
 	if h.u.statusBar.icon.Resource.Name() == theme.NewSuccessThemedResource(theme.MediaRecordIcon()).Name() {
@@ -202,7 +202,7 @@ func TestStatusLineAlone(t *testing.T) {
 	st.Alone = &app.Alone{}
 	b.SetStatus(st)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.Contains(got, "lists no seed") || !strings.Contains(got, "ask an admin for a new invitation") {
+	if got := h.u.statusBar.text.Text; !strings.Contains(got, "lists no computer to connect to") || !strings.Contains(got, "ask an admin for a new invitation") {
 		t.Errorf("status line without seeds %q", got)
 	}
 }

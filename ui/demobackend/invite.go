@@ -164,3 +164,17 @@ func (m *Backend) JoinByInvitation(ctx context.Context, code string, s app.Setup
 	return &network.RedeemError{Reason: network.ReasonNoSeed,
 		Msg: "no servant named in the invitation could be reached: " + strings.Join(addrs, ", ") + ": the demo has no network"}
 }
+
+// Redeemed counts a use of invitation id, as the admin's servant does
+// when a joiner redeems it, and announces it with InvitationsChanged.
+func (m *Backend) Redeemed(id, key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.invites {
+		if m.invites[i].ID == id {
+			m.invites[i].Used++
+			m.invites[i].Redeemed = append(m.invites[i].Redeemed, key)
+		}
+	}
+	m.emitLocked(app.Event{Kind: app.InvitationsChanged})
+}
