@@ -34,6 +34,10 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
+
+	// Before Fyne works out the locale: a C locale reads as English, not
+	// as an error at every start (clocale's doc says how).
+	_ "clocale"
 )
 
 const mainTitle = "Newsdesk"
