@@ -135,6 +135,7 @@ func openApplication(ctx context.Context, env install.Env, dir string, resetStor
 		ResetStore:       resetStore,
 		Logger:           logger,
 		DefaultRetention: app.DesktopRetention,
+		MovePortIfTaken:  true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory %s: %w", dir, err)

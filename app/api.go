@@ -185,6 +185,10 @@ type AppStatus struct {
 	// definition carries (kept and passed on, unused here).
 	NewerNetwork []string
 
+	// PortMoved is set when the start found the listen port in use and
+	// moved to a free one (Options.MovePortIfTaken).
+	PortMoved *PortMove
+
 	// Alone is set while this servant is the vertex of a network of its
 	// own although it should be attached below a seed (firstseed.go):
 	// items of others do not reach it then.

@@ -63,6 +63,11 @@ type Options struct {
 	// refuses another value (a usage error, `serve --fanout`).
 	Fanout int
 
+	// MovePortIfTaken: when another program holds the stored listen
+	// port, Start moves to the next free one instead of failing, and the
+	// status says so (the desktop app: two profiles on one computer).
+	MovePortIfTaken bool
+
 	// DefaultRetention, when not 0, is how long items are kept unless the
 	// reader chose otherwise (Settings.Retention): the desktop app's
 	// DesktopRetention. An archive's retention is not replaced by it.
@@ -235,6 +240,8 @@ type App struct {
 	// addrRestart is set while the restart it asked for runs (address.go).
 	addrChange  atomic.Pointer[AddressChange]
 	addrRestart atomic.Bool
+	// portMoved is the move to a free port at the start (listen.go).
+	portMoved atomic.Pointer[PortMove]
 	// newerRelease is the newest release newer than ours that a
 	// neighbour's hello named, "" when none did.
 	newerRelease atomic.Pointer[string]
@@ -411,6 +418,7 @@ func (a *App) currentNode() servantNode {
 // it is running already. An admin's servant of a network that lists no
 // seed becomes its first seed (seedSeedless).
 func (a *App) Start() error {
+	a.movePortIfTaken()
 	started, err := a.startOnce()
 	if err != nil || !started {
 		return err

@@ -178,3 +178,34 @@ func (a *App) advertiseSet() string {
 	}
 	return a.settings().Advertise
 }
+
+// PortMove is a move of the listen address to a free port at a start,
+// because another program held the one set (Options.MovePortIfTaken).
+type PortMove struct {
+	From, To string
+}
+
+// movePortIfTaken moves the stored listen address to the next free port
+// when another program (another Newsdesk profile, often) holds it, with
+// Options.MovePortIfTaken and no listen address given: the desktop starts
+// rather than stop at "address already in use", and says where it went
+// (AppStatus.PortMoved). Its own seed entry follows the move (afterStart).
+func (a *App) movePortIfTaken() {
+	if !a.opts.MovePortIfTaken || a.opts.Listen != "" || a.currentNode() != nil {
+		return
+	}
+	from := a.Settings().Listen
+	if !errors.Is(checkListenFree(from), ErrPortInUse) {
+		return
+	}
+	to, taken := a.ProposeListen(from)
+	if !taken || to == from || checkListenFree(to) != nil {
+		return
+	}
+	if err := a.store.SetSetting(keyListen, to); err != nil {
+		a.log.Warn("moving to a free port failed", "from", from, "to", to, "err", err)
+		return
+	}
+	a.portMoved.Store(&PortMove{From: from, To: to})
+	a.log.Warn("the port was in use on this computer, perhaps by another Newsdesk: listening on another one", "from", from, "to", to)
+}

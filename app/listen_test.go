@@ -125,3 +125,56 @@ func TestListenChangeFollowsOwnSeed(t *testing.T) {
 		t.Errorf("a new code names %s and %q", c.Via, c.Seeds)
 	}
 }
+
+// Issue 26: a desktop whose port another program took while it was not
+// running (a second profile) starts on the next free port instead of
+// failing with "address already in use", says so, and its own seed entry
+// follows.
+func TestStartMovesOffATakenPort(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ln.Addr().String()
+	ln.Close()
+	opts := Options{DataDir: dir, Logger: testLogger(t), MovePortIfTaken: true}
+	a, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Setup(Setup{DisplayName: "Ada", NewNetwork: true, Listen: first}); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Status(); st.PortMoved != nil {
+		t.Errorf("moved from a free port: %+v", st.PortMoved)
+	}
+	a.Close()
+
+	ln, err = net.Listen("tcp", first) // the other profile
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	a, err = Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Start(); err != nil {
+		t.Fatalf("Start on a taken port: %v", err)
+	}
+	st := a.Status()
+	if st.PortMoved == nil || st.PortMoved.From != first || st.PortMoved.To != a.Addr() || a.Addr() == first {
+		t.Fatalf("address %s, moved %+v", a.Addr(), st.PortMoved)
+	}
+	if got := a.Settings().Listen; got != a.Addr() {
+		t.Errorf("the settings listen on %s, the servant on %s", got, a.Addr())
+	}
+	waitFor(t, "the seed entry at the new port", func() error {
+		if !slices.Equal(a.Seeds(), []string{a.Addr()}) || !slices.Equal(a.Network().Seeds, []string{a.Addr()}) {
+			return fmt.Errorf("seeds %q, network seeds %q", a.Seeds(), a.Network().Seeds)
+		}
+		return nil
+	})
+}

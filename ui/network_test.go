@@ -206,3 +206,17 @@ func TestStatusLineAlone(t *testing.T) {
 		t.Errorf("status line without seeds %q", got)
 	}
 }
+
+// Issue 26: a desktop that found its port taken at the start and moved to
+// a free one says so plainly on the status line.
+func TestStatusLinePortMoved(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.PortMoved = &app.PortMove{From: "0.0.0.0:7400", To: "0.0.0.0:7401"}
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.sync()
+	if got := h.u.statusBar.text.Text; got != "Connected to the company network · port 7400 was in use on this computer, perhaps by another Newsdesk, so this one uses port 7401" {
+		t.Errorf("status line %q", got)
+	}
+}

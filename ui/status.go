@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -68,6 +69,9 @@ func statusText(st app.NetStatus) string {
 	default:
 		s = "Starting…"
 	}
+	if m := st.PortMoved; m != nil {
+		s += " · " + portMovedText(m)
+	}
 	if st.Leaf {
 		s += " · " + leafNotice(st)
 	}
@@ -78,6 +82,13 @@ func statusText(st app.NetStatus) string {
 		s += " · " + unstoredText(st)
 	}
 	return s
+}
+
+// portMovedText says that the start found the port taken and moved on.
+func portMovedText(m *app.PortMove) string {
+	_, from, _ := net.SplitHostPort(m.From)
+	_, to, _ := net.SplitHostPort(m.To)
+	return fmt.Sprintf("port %s was in use on this computer, perhaps by another Newsdesk, so this one uses port %s", from, to)
 }
 
 // aloneText says that the servant runs as a network of its own although

@@ -151,9 +151,10 @@ func newWizard(u *UI, onDone func()) *wizard {
 	z.port.SetPlaceHolder("7400")
 	z.port.OnChanged = func(string) {
 		z.problem.SetText("")
-		z.portInfo.SetText("")
+		z.portInfo.Hide()
 	}
 	z.portInfo = wrappedLabel("", widget.WarningImportance)
+	z.portInfo.Hide() // shown with a note, so no empty line takes room
 	z.listenHost = "0.0.0.0"
 	portRow := container.NewHBox(widget.NewLabel("Other computers connect to this one on port"),
 		container.NewGridWrap(fyne.NewSize(110, z.port.MinSize().Height), z.port))
@@ -197,6 +198,7 @@ func (z *wizard) proposePort() {
 			if taken {
 				_, was, _ := net.SplitHostPort(wanted)
 				z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s.", was, port))
+				z.portInfo.Show()
 			}
 		}
 	})
