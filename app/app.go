@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,6 +141,10 @@ const (
 	// expiry (plus storage.ExpirySkew) has passed: an expired item is
 	// hidden at most this long after that.
 	expirySweepEvery = 10 * time.Second
+
+	// aloneCheckEvery is how often a vertex whose place in the tree did
+	// not change looks again whether it is alone (firstseed.go).
+	aloneCheckEvery = 5 * time.Second
 
 	// lastAttachedSlack is subtracted from the persisted time of attachment
 	// on start: it is written only every lastAttachedEvery, and clocks of
@@ -759,6 +764,7 @@ func (a *App) monitor() {
 		lastSaved time.Time
 		addrAt    = time.Now() // when the address was last worked out
 		wasAlone  bool
+		aloneAt   time.Time // when alone was last worked out
 	)
 	a.purge()
 	for {
@@ -778,11 +784,16 @@ func (a *App) monitor() {
 			}
 			st := n.Status()
 			lostUplink := last.role == newsnet.RoleAttached && st.Role == newsnet.RoleConnecting
+			changed := false
 			if k := keyOf(st); k != last {
-				last = k
+				last, changed = k, true
 				a.events.emit(Event{Kind: StatusChanged})
 			}
-			if st.Role == newsnet.RoleVertex || wasAlone {
+			// Alone reads the seed lists: looked at when the tree
+			// changed, else every aloneCheckEvery (a seed list can
+			// change without it).
+			if (st.Role == newsnet.RoleVertex || wasAlone) && (changed || now.Sub(aloneAt) >= aloneCheckEvery) {
+				aloneAt = now
 				wasAlone = a.tellAlone(a.alone(st), wasAlone)
 			}
 			if r := newestPeerRelease(st.Links); r != "" {
@@ -814,7 +825,8 @@ type statusKey struct {
 }
 
 func keyOf(st newsnet.Status) statusKey {
-	return statusKey{role: st.Role, up: st.Up, downs: len(st.Downs), lost: st.Counters.Lost, subs: fmt.Sprint(st.Subscriptions)}
+	// Join, not fmt: this runs twice a second for as long as the app does.
+	return statusKey{role: st.Role, up: st.Up, downs: len(st.Downs), lost: st.Counters.Lost, subs: strings.Join(st.Subscriptions, ",")}
 }
 
 func (a *App) purge() {

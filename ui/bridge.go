@@ -62,8 +62,15 @@ func (u *UI) ticker() {
 	}
 }
 
+// tick re-reads what changes without an event: the network view's
+// counters while it is shown, and once a minute the status line and the
+// list's relative times ("5 min ago"). Nothing is re-read or redrawn more
+// often while nothing is shown that needs it: an idle desktop should cost
+// next to nothing.
 func (u *UI) tick(minute bool) {
-	u.statusRef.trigger()
+	if minute || u.detailsOpen || u.showing(u.network.content) {
+		u.statusRef.trigger()
+	}
 	if minute {
 		u.reader.list.Refresh()
 	}

@@ -220,3 +220,44 @@ func TestStatusLinePortMoved(t *testing.T) {
 		t.Errorf("status line %q", got)
 	}
 }
+
+// Issue 26: while nothing that needs it is shown, the periodic refresh
+// reads no status (an idle desktop should cost next to nothing); the
+// minute's refresh still does, and a shown network view is kept current.
+func TestTickReadsStatusOnlyWhenShown(t *testing.T) {
+	b := &countingStatus{fake: newFake()}
+	b.PresetStatus(attachedStatus())
+	h := newHarnessOver(t, b, func() time.Time { return testNow })
+	h.u.tabs.Select(h.u.readTab)
+	h.sync()
+	before := b.calls
+	h.u.tick(false)
+	h.sync()
+	if b.calls != before {
+		t.Errorf("a tick with the reader shown read the status %d times", b.calls-before)
+	}
+	h.u.tick(true)
+	h.sync()
+	if b.calls != before+1 {
+		t.Errorf("the minute's tick read the status %d times, want 1", b.calls-before)
+	}
+	h.u.showNetworkDetails()
+	h.sync()
+	before = b.calls
+	h.u.tick(false)
+	h.sync()
+	if b.calls != before+1 {
+		t.Errorf("a tick with the network view shown read the status %d times, want 1", b.calls-before)
+	}
+}
+
+// countingStatus counts the status reads.
+type countingStatus struct {
+	*fake
+	calls int
+}
+
+func (c *countingStatus) Status() app.NetStatus {
+	c.calls++
+	return c.fake.Status()
+}

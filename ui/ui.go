@@ -96,6 +96,7 @@ type UI struct {
 	wizard      *wizard
 
 	statusRef, catalogRef, rolesRef *refresher
+	detailsOpen                     bool // the network view shows in a window of its own
 }
 
 // options are what tests change: a worker that runs on the test
@@ -117,7 +118,7 @@ func New(a fyne.App, b Backend) *UI {
 	return newUI(a, b, options{worker: goWorker{}, bridge: true, now: time.Now, trayOK: trayAvailable, tick: statusEvery})
 }
 
-// statusEvery is how often the network view and status line re-read the
+// statusEvery is how often a shown network view re-reads the
 // servant's status besides StatusChanged events.
 const statusEvery = 3 * time.Second
 
@@ -291,6 +292,8 @@ func (u *UI) showNetworkDetails() {
 	}
 	d := dialog.NewCustom("Network details", "Close", u.network.content, u.win)
 	d.Resize(fyne.NewSize(mainSize.Width*0.85, mainSize.Height*0.8))
+	d.SetOnClosed(func() { u.detailsOpen = false })
+	u.detailsOpen = true
 	d.Show()
 }
 
