@@ -117,7 +117,12 @@ func (a *App) SaveSettings(s Settings) error {
 		return err
 	}
 	moved := s.Listen != old.Listen && a.opts.Listen == "" || s.Advertise != old.Advertise && a.opts.Advertise == ""
-	if moved && a.currentNode() != nil {
+	if n := a.currentNode(); moved && n != nil {
+		// The seed entry moves before the servant does, while its links
+		// still carry the new definition to the members: afterwards
+		// they would look for it at the old address only.
+		_, next := a.addresses(a.Seeds())
+		a.followOwnAddress(string(n.Addr()), cmp.Or(next, s.Listen))
 		a.log.Info("the listen or advertised address changed; restarting the servant under it", "listen", s.Listen, "advertise", s.Advertise)
 		a.restartInBackground("the new address")
 	}

@@ -84,7 +84,8 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
 		widget.NewFormItem("Public key", v.keyRow),
 		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
-		widget.NewFormItem("Keep items", container.NewVBox(container.NewHBox(v.retention), keepNote)),
+		widget.NewFormItem("Keep items", container.NewVBox(
+			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.retention.MinSize().Height), v.retention)), keepNote)),
 		widget.NewFormItem("Theme", themeNote),
 	)
 	v.setKey("")

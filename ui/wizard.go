@@ -102,7 +102,7 @@ func newWizard(u *UI, onDone func()) *wizard {
 		z.code.Wrapping = fyne.TextWrapBreak
 		z.code.TextStyle = fyne.TextStyle{Monospace: true}
 		z.code.SetPlaceHolder("newsdesk:join?net=…")
-		z.code.SetMinRowsVisible(3)
+		z.code.SetMinRowsVisible(5) // a whole code, none of its lines cut off
 		z.codeInfo = wrappedLabel("", widget.LowImportance)
 		z.code.OnChanged = func(string) {
 			z.problem.SetText("")
@@ -200,6 +200,27 @@ func (z *wizard) proposePort() {
 				z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s.", was, port))
 				z.portInfo.Show()
 			}
+		}
+	})
+}
+
+// proposeAfterTaken fills in a free port after the one chosen turned out
+// taken (another Newsdesk started meanwhile), so Start works the next
+// time, and says so beside the refusal (background).
+func (z *wizard) proposeAfterTaken() {
+	listen, _ := z.listen()
+	z.u.w.Go(func() func() {
+		proposal, taken := z.u.b.ProposeListen(listen)
+		return func() {
+			_, port, err := net.SplitHostPort(proposal)
+			if err != nil || !taken || z.busy {
+				return
+			}
+			was, refusal := strings.TrimSpace(z.port.Text), z.problem.Text
+			z.port.SetText(port) // clears the refusal (OnChanged): put back
+			z.problem.SetText(refusal)
+			z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s. Press Start again.", was, port))
+			z.portInfo.Show()
 		}
 	})
 }
@@ -383,6 +404,9 @@ func (z *wizard) doFinish() {
 					z.codeInfo.SetText("") // no tick beside a refusal
 				}
 				z.problem.SetText(z.failure(err, inviting))
+				if errors.Is(err, app.ErrPortInUse) {
+					z.proposeAfterTaken()
+				}
 				return
 			}
 			z.onDone()

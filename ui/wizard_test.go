@@ -235,6 +235,10 @@ func TestWizardPortTaken(t *testing.T) {
 	if h.u.running {
 		t.Fatal("set up on a taken port")
 	}
+	// A free port is filled in for the next try.
+	if z.port.Text != "7401" || !z.portInfo.Visible() || !strings.Contains(z.portInfo.Text, "Press Start again") {
+		t.Errorf("after the refusal: port %q, note %q", z.port.Text, z.portInfo.Text)
+	}
 	h.typeInto(z.port, "70000")
 	h.tap(z.finish)
 	if !strings.Contains(z.problem.Text, "from 1 to 65535") {
