@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"newsdesk/app/apptest"
 )
@@ -174,6 +175,48 @@ func TestStartMovesOffATakenPort(t *testing.T) {
 	waitFor(t, "the seed entry at the new port", func() error {
 		if !slices.Equal(a.Seeds(), []string{a.Addr()}) || !slices.Equal(a.Network().Seeds, []string{a.Addr()}) {
 			return fmt.Errorf("seeds %q, network seeds %q", a.Seeds(), a.Network().Seeds)
+		}
+		return nil
+	})
+}
+
+// Issue 26: a member follows its admin's servant to a new port: the seed
+// entry moves while the links are still up, so the member hears of it
+// before the admin's servant goes.
+func TestMemberFollowsAdminToNewPort(t *testing.T) {
+	admin, err := Open(context.Background(), Options{DataDir: t.TempDir(), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if err := admin.Setup(Setup{DisplayName: "Admin", NewNetwork: true, Listen: apptest.FreeAddr(t)}); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := admin.CreateInvitation(InviteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := openFresh(t)
+	if err := member.JoinByInvitation(context.Background(), inv.Code, Setup{DisplayName: "Member"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the member below the admin", func() error {
+		if st := member.Status(); st.Up != admin.Addr() {
+			return fmt.Errorf("member's up-servant %q", st.Up)
+		}
+		return nil
+	})
+	s := admin.Settings()
+	s.Listen = apptest.FreeAddr(t)
+	if err := admin.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	waitForUpTo(t, 30*time.Second, "the member below the admin at its new port", func() error {
+		if admin.Addr() != s.Listen {
+			return fmt.Errorf("admin at %s", admin.Addr())
+		}
+		if st := member.Status(); st.Up != s.Listen || !slices.Equal(member.Seeds(), []string{s.Listen}) {
+			return fmt.Errorf("member's up-servant %q, seeds %q", st.Up, member.Seeds())
 		}
 		return nil
 	})
