@@ -67,11 +67,10 @@ func (a *App) Settings() Settings {
 	return s
 }
 
-// SaveSettings validates and stores the preferences. A changed listen
-// address must be free on this computer (ErrPortInUse, and nothing is
-// stored); a changed listen or advertised address applies at once: a
-// running servant restarts under it, and its seed entry follows
-// (listen.go).
+// SaveSettings validates and stores the preferences. A changed listen or
+// advertised address applies at once: a running servant restarts under
+// it, and its seed entry follows (listen.go); its port must then be free
+// on this computer (ErrPortInUse, and nothing is stored).
 func (a *App) SaveSettings(s Settings) error {
 	if err := checkDisplayName(s.DisplayName, false); err != nil {
 		return err
@@ -80,7 +79,9 @@ func (a *App) SaveSettings(s Settings) error {
 	if _, err := CheckHostPort(s.Listen); err != nil {
 		return fmt.Errorf("listen address: %w", err)
 	}
-	if s.Listen != old.Listen {
+	if s.Listen != old.Listen && a.currentNode() != nil {
+		// The servant restarts under it at once; a stopped one takes it
+		// at its next start, which finds the port as it is then.
 		if err := a.checkNewListen(s.Listen); err != nil {
 			return err
 		}
@@ -241,6 +242,9 @@ func (a *App) Setup(s Setup) error {
 func (a *App) checkSetup(s Setup) error {
 	if err := checkDisplayName(s.DisplayName, true); err != nil {
 		return err
+	}
+	if s.Listen == "" && a.opts.Listen == "" && a.opts.MovePortIfTaken {
+		return nil // the start moves off a taken port (movePortIfTaken)
 	}
 	// Options.Listen (serve --listen, tests) wins over what is stored.
 	return a.checkNewListen(cmp.Or(a.opts.Listen, s.Listen, a.Settings().Listen))
