@@ -74,6 +74,7 @@ test: deps
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/newsnet/node$$')
 	$(GO) test -tags $(TAGS) -timeout 15m ./newsnet/node/
+	cd clocale && $(GO) vet ./... && $(GO) test ./...
 	$(GO) test -race -short -tags $(TAGS) -timeout 15m $(RACE_PKGS)
 	$(MAKE) --no-print-directory cross deb test-windows
 

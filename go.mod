@@ -3,6 +3,7 @@ module newsdesk
 go 1.26
 
 require (
+	clocale v0.0.0
 	fyne.io/fyne/v2 v2.7.4
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/google/uuid v1.6.0
@@ -45,3 +46,5 @@ require (
 	golang.org/x/text v0.22.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+replace clocale => ./clocale

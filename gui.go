@@ -131,9 +131,11 @@ func openApplication(ctx context.Context, env install.Env, dir string, resetStor
 		logger.Warn("data directory not restricted to this user", "err", err)
 	}
 	application, err := app.Open(ctx, app.Options{
-		DataDir:    dir,
-		ResetStore: resetStore,
-		Logger:     logger,
+		DataDir:          dir,
+		ResetStore:       resetStore,
+		Logger:           logger,
+		DefaultRetention: app.DesktopRetention,
+		MovePortIfTaken:  true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory %s: %w", dir, err)

@@ -3,7 +3,7 @@
 //
 //	newsdesk [--data DIR]     the desktop app
 //	newsdesk serve [flags]    a servant without a window (seeds, archives, tests)
-//	newsdesk network init --name NAME --out FILE [--seeds A,B] [--open-publishing]
+//	newsdesk network init --name NAME --out FILE [--seeds A,B] [--fanout N] [--open-publishing]
 //	newsdesk key --data DIR   prints this installation's public key
 //	newsdesk invite create|list|revoke --data DIR …   invitation codes (admins)
 //	newsdesk join CODE --data DIR                    joins a network with a code

@@ -91,8 +91,9 @@ const (
 	// ones.
 	ItemsPublished
 	// ReadStateChanged: items were marked read or unread (MarkRead,
-	// MarkUnread, MarkAllRead) or acknowledged (Acknowledge). Items nil: any of Categories (nil: of any
-	// category) may have changed.
+	// MarkUnread, MarkAllRead), acknowledged (Acknowledge), or kept or
+	// let go (Keep). Items nil: any of Categories (nil: of any category)
+	// may have changed.
 	ReadStateChanged
 	// ItemsRetracted: a retraction hid items (here or from the network):
 	// out of every list, search and count; My posts shows one's own as
@@ -101,6 +102,9 @@ const (
 	// ReachChanged: the network reported new reach totals of own
 	// publications (Items; App.Reach).
 	ReachChanged
+	// InvitationsChanged: this servant decided a redemption of one of its
+	// invitations, so their uses may have changed (App.Invitations).
+	InvitationsChanged
 )
 
 var eventKindNames = [...]string{
@@ -112,6 +116,8 @@ var eventKindNames = [...]string{
 	ReadStateChanged: "ReadStateChanged",
 	ItemsRetracted:   "ItemsRetracted",
 	ReachChanged:     "ReachChanged",
+
+	InvitationsChanged: "InvitationsChanged",
 }
 
 func (k EventKind) String() string {
@@ -178,6 +184,15 @@ type AppStatus struct {
 	// NewerNetwork lists the features of a newer release that the network
 	// definition carries (kept and passed on, unused here).
 	NewerNetwork []string
+
+	// PortMoved is set when the start found the listen port in use and
+	// moved to a free one (Options.MovePortIfTaken).
+	PortMoved *PortMove
+
+	// Alone is set while this servant is the vertex of a network of its
+	// own although it should be attached below a seed (firstseed.go):
+	// items of others do not reach it then.
+	Alone *Alone
 }
 
 // Settings are the user's preferences.
@@ -189,6 +204,10 @@ type Settings struct {
 	// urgent items always notify.
 	NotifyCategories []string
 	Notify           bool
+	// Retention is how long items are kept after they arrived; 0 keeps
+	// them forever. Kept items and must-read items not yet confirmed
+	// stay whatever their age.
+	Retention time.Duration
 }
 
 // Probe is the result of a reachability test of one seed address.
@@ -206,4 +225,8 @@ type Setup struct {
 	// (Seeds is then ignored); otherwise Seeds lists the network's seeds.
 	NewNetwork bool
 	Seeds      []string
+	// Listen, when not "", is the "host:port" to accept servant links on
+	// (the first run's port choice, App.ProposeListen); it must be free on
+	// this computer. "" keeps the settings' address.
+	Listen string
 }

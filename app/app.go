@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,16 @@ type Options struct {
 	// definition. Not 0, it is checked against the definition's: Open
 	// refuses another value (a usage error, `serve --fanout`).
 	Fanout int
+
+	// MovePortIfTaken: when another program holds the stored listen
+	// port, Start moves to the next free one instead of failing, and the
+	// status says so (the desktop app: two profiles on one computer).
+	MovePortIfTaken bool
+
+	// DefaultRetention, when not 0, is how long items are kept unless the
+	// reader chose otherwise (Settings.Retention): the desktop app's
+	// DesktopRetention. An archive's retention is not replaced by it.
+	DefaultRetention time.Duration
 
 	// Archive makes this an archive servant: it subscribes to every
 	// category (newsnet.AllCategories) and keeps items for
@@ -130,6 +141,10 @@ const (
 	// expiry (plus storage.ExpirySkew) has passed: an expired item is
 	// hidden at most this long after that.
 	expirySweepEvery = 10 * time.Second
+
+	// aloneCheckEvery is how often a vertex whose place in the tree did
+	// not change looks again whether it is alone (firstseed.go).
+	aloneCheckEvery = 5 * time.Second
 
 	// lastAttachedSlack is subtracted from the persisted time of attachment
 	// on start: it is written only every lastAttachedEvery, and clocks of
@@ -230,9 +245,19 @@ type App struct {
 	// addrRestart is set while the restart it asked for runs (address.go).
 	addrChange  atomic.Pointer[AddressChange]
 	addrRestart atomic.Bool
+	// portMoved is the move to a free port at the start (listen.go).
+	portMoved atomic.Pointer[PortMove]
 	// newerRelease is the newest release newer than ours that a
 	// neighbour's hello named, "" when none did.
 	newerRelease atomic.Pointer[string]
+
+	// sysCounts counts the servant's own system publications, which the
+	// UI's counters leave out (syscount.go).
+	sysCounts systemCounts
+
+	// purgeNow asks the monitor to purge at once (a shorter retention
+	// was chosen).
+	purgeNow chan struct{}
 
 	stop chan struct{} // closed by Close: background goroutines end
 	bg   sync.WaitGroup
@@ -285,6 +310,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		identity:  identity,
 		sourceStr: source.String(),
 		events:    newEventHub(),
+		purgeNow:  make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 	}
 	a.storeTrouble.Store(new(storeTrouble))
@@ -366,6 +392,9 @@ func (a *App) init(ctx context.Context) error {
 			}
 		}
 	}
+	if err := a.applyDefaultRetention(); err != nil {
+		return err
+	}
 	return ctx.Err()
 }
 
@@ -391,19 +420,35 @@ func (a *App) currentNode() servantNode {
 }
 
 // Start starts the servant with the stored seeds and subscriptions, unless
-// it is running already.
+// it is running already. An admin's servant of a network that lists no
+// seed becomes its first seed (seedSeedless).
 func (a *App) Start() error {
+	a.movePortIfTaken()
+	started, err := a.startOnce()
+	if err != nil || !started {
+		return err
+	}
+	a.afterStart()
+	return nil
+}
+
+// startOnce starts the servant unless it runs already, and reports whether
+// this call started it.
+func (a *App) startOnce() (bool, error) {
 	a.pubMu.Lock()
 	defer a.pubMu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	if a.node != nil {
-		return nil
+		return false, nil
 	}
-	return damagedStore(a.opts.DataDir, a.startLocked())
+	if err := a.startLocked(); err != nil {
+		return false, damagedStore(a.opts.DataDir, err)
+	}
+	return true, nil
 }
 
 // startLocked starts a node from the store's current state. It runs with
@@ -420,6 +465,7 @@ func (a *App) startLocked() error {
 	if start == nil {
 		start = startTCPNode
 	}
+	a.sysCounts.reset(cfg.Protocol.Outbox)
 	n, err := start(cfg)
 	if err != nil {
 		return err
@@ -453,24 +499,38 @@ func (a *App) stopNode() {
 	a.events.emit(Event{Kind: StatusChanged})
 }
 
-// restart stops the servant and starts it again from the store (new seeds).
+// restart stops the servant and starts it again from the store (new seeds,
+// a new address).
 func (a *App) restart() error {
+	started, err := a.restartOnce()
+	if err == nil && started {
+		a.afterStart()
+	}
+	return err
+}
+
+// restartOnce is restart without what follows a start; it reports whether
+// it started a servant.
+func (a *App) restartOnce() (bool, error) {
 	a.pubMu.Lock()
 	defer a.pubMu.Unlock()
 	a.mu.Lock()
 	running := !a.closed && a.node != nil
 	a.mu.Unlock()
 	if !running {
-		return nil
+		return false, nil
 	}
 	a.log.Info("restarting the servant")
 	a.stopNode()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return nil
+		return false, nil
 	}
-	return a.startLocked()
+	if err := a.startLocked(); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Close stops the servant (closing its links so neighbours recover at
@@ -616,7 +676,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 				return nil
 			},
 			// Seeds redeem invitation codes on the servant's port.
-			Invitations: a.invites.Serve,
+			Invitations: a.serveInvitation,
 		},
 		Listen:      listen,
 		Advertise:   newsnet.ServantID(advertise),
@@ -678,6 +738,7 @@ func (a *App) onProgress(source string, next uint64) {
 // that PublishBatch returns too, and those of publications that waited in
 // its outbox and went out later.
 func (a *App) onPublished(p newsnet.Published) {
+	a.sysCounts.report(p)
 	if !p.Queued {
 		a.pub.wentOut(p.Count) // out of the outbox
 	}
@@ -702,6 +763,8 @@ func (a *App) monitor() {
 		last      statusKey
 		lastSaved time.Time
 		addrAt    = time.Now() // when the address was last worked out
+		wasAlone  bool
+		aloneAt   time.Time // when alone was last worked out
 	)
 	a.purge()
 	for {
@@ -709,6 +772,8 @@ func (a *App) monitor() {
 		case <-a.stop:
 			return
 		case <-purge.C:
+			a.purge()
+		case <-a.purgeNow:
 			a.purge()
 		case <-expiry.C:
 			a.hideExpired()
@@ -719,9 +784,17 @@ func (a *App) monitor() {
 			}
 			st := n.Status()
 			lostUplink := last.role == newsnet.RoleAttached && st.Role == newsnet.RoleConnecting
+			changed := false
 			if k := keyOf(st); k != last {
-				last = k
+				last, changed = k, true
 				a.events.emit(Event{Kind: StatusChanged})
+			}
+			// Alone reads the seed lists: looked at when the tree
+			// changed, else every aloneCheckEvery (a seed list can
+			// change without it).
+			if (st.Role == newsnet.RoleVertex || wasAlone) && (changed || now.Sub(aloneAt) >= aloneCheckEvery) {
+				aloneAt = now
+				wasAlone = a.tellAlone(a.alone(st), wasAlone)
 			}
 			if r := newestPeerRelease(st.Links); r != "" {
 				if seen := a.newerRelease.Load(); seen == nil || *seen != r {
@@ -752,7 +825,8 @@ type statusKey struct {
 }
 
 func keyOf(st newsnet.Status) statusKey {
-	return statusKey{role: st.Role, up: st.Up, downs: len(st.Downs), lost: st.Counters.Lost, subs: fmt.Sprint(st.Subscriptions)}
+	// Join, not fmt: this runs twice a second for as long as the app does.
+	return statusKey{role: st.Role, up: st.Up, downs: len(st.Downs), lost: st.Counters.Lost, subs: strings.Join(st.Subscriptions, ",")}
 }
 
 func (a *App) purge() {

@@ -159,14 +159,20 @@ func (a *App) MyPosts(n int, cur Cursor) ([]Entry, Cursor, error) {
 
 // Status returns the servant's place in the tree as the UI shows it.
 // Before the servant has started, Role is idle.
-func (a *App) Status() NetStatus { return netStatusView(a.ServantStatus()) }
+// Its counters are of news: the servant's own publications in the system
+// groups are not among them (syscount.go).
+func (a *App) Status() NetStatus {
+	v := netStatusView(a.ServantStatus())
+	a.sysCounts.remove(&v.Counters)
+	return v
+}
 
 // ServantStatus returns the servant's whole status. Before the servant has
 // started, Role is idle.
 func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
 	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored,
-		Moved: a.addrChange.Load(), Release: Release, NewerNetwork: a.Network().NewerMembers()}}
+		Moved: a.addrChange.Load(), PortMoved: a.portMoved.Load(), Release: Release, NewerNetwork: a.Network().NewerMembers()}}
 	if r := a.newerRelease.Load(); r != nil {
 		ns.NewerRelease = *r
 	}
@@ -180,6 +186,7 @@ func (a *App) ServantStatus() ServantStatus {
 	hideSystemStatus(&ns.Status)
 	ns.Listen = a.listenAddr(n)
 	ns.Connected = ns.Role == newsnet.RoleAttached || ns.Role == newsnet.RoleVertex
+	ns.Alone = a.alone(ns.Status)
 	// The servant counts from the persisted total on; the total may be
 	// ahead of it for a moment while a loss is being stored.
 	ns.Lost = max(ns.Counters.Lost, ns.Lost)

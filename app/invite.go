@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,7 +61,9 @@ var (
 
 // CreateInvitation makes an invitation (admins only: ErrNotAdmin) and
 // returns it with its code. The code names this servant, which counts the
-// invitation's uses, so the servant must be running (ErrNotRunning).
+// invitation's uses, so the servant must be running (ErrNotRunning), and
+// the network's seeds, where the joiner connects, so the network must list
+// one (a *NoSeedError, matching ErrNoSeed).
 func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	via := a.Addr()
 	if !a.IsAdmin() {
@@ -68,6 +71,9 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	}
 	if via == "" {
 		return Invite{}, ErrNotRunning
+	}
+	if sn := a.Network(); len(sn.Seeds) == 0 {
+		return Invite{}, &NoSeedError{Network: sn.Name}
 	}
 	code, v, err := a.invites.Create(network.InviteRequest{Uses: o.Uses, Expires: o.Expires, Publisher: o.Publisher,
 		Categories: o.Categories, Via: via})
@@ -77,6 +83,14 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	out := inviteView(v, time.Now())
 	out.Code = code
 	return out, nil
+}
+
+// serveInvitation serves a redemption on the servant's port
+// (network.Inviter.Serve) and tells the UI that the invitations' uses may
+// have changed, so an admin's list shows the redemption at once.
+func (a *App) serveInvitation(conn *tls.Conn) {
+	a.invites.Serve(conn)
+	a.events.emit(Event{Kind: InvitationsChanged})
 }
 
 // Invitations lists the invitations this installation made, oldest first.
@@ -100,10 +114,12 @@ func (a *App) RevokeInvitation(id string) error { return a.invites.Revoke(id) }
 // the invitation code with this installation's key, imports the network
 // definition it brings and sets up with its seeds (Setup, s.Seeds
 // ignored). A refusal (used up, expired, revoked, a wrong code) changes
-// nothing here; the error says why (a *network.RedeemError). Only before
-// setup is done.
+// nothing here; the error says why (a *network.RedeemError). What could
+// fail here afterwards is checked first (the display name, the port: a
+// port in use is ErrPortInUse), so a code is not used up by a joiner that
+// then cannot start. Only before setup is done.
 func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := a.checkSetup(s); err != nil {
 		return err
 	}
 	if !a.NeedsSetup() {
@@ -120,12 +136,9 @@ func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error 
 	if err := a.ImportNetwork(sn); err != nil {
 		return fmt.Errorf("the network's definition arrived but could not be imported: %w", err)
 	}
-	seeds := slices.Clone(sn.Seeds)
-	if len(seeds) == 0 {
-		seeds = append(slices.Clone(c.Seeds), c.Via)
-	}
+	seeds := network.JoinSeeds(sn, c)
 	a.log.Info("joined a network by invitation", "name", sn.Name, "id", sn.ID.String(), "version", sn.Version, "invitation", c.ID)
-	return a.Setup(Setup{DisplayName: s.DisplayName, Seeds: seeds})
+	return a.Setup(Setup{DisplayName: s.DisplayName, Seeds: seeds, Listen: s.Listen})
 }
 
 // ParseInviteExpiry parses an invitation's validity: a Go duration
@@ -145,3 +158,15 @@ func ParseInviteExpiry(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// NoSeedError is CreateInvitation's refusal for a network that lists no
+// seed. It matches ErrNoSeed.
+type NoSeedError struct{ Network string }
+
+func (e *NoSeedError) Error() string {
+	return fmt.Sprintf("no invitation made: network %q lists no seed, so whoever joins would have nowhere to connect. "+
+		"An admin's servant started with a fixed port (newsdesk serve --listen HOST:PORT, not port 0) makes itself "+
+		"the first seed of a network that has none; in the desktop app, add one under Admin › Seeds", e.Network)
+}
+
+func (e *NoSeedError) Is(target error) bool { return target == ErrNoSeed }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,17 +60,31 @@ func (a *App) Settings() Settings {
 	if s.Listen == "" {
 		s.Listen = DefaultListen
 	}
+	var err error
+	if s.Retention, err = a.store.Retention(); err != nil {
+		a.log.Warn("reading the retention failed", "err", err)
+	}
 	return s
 }
 
 // SaveSettings validates and stores the preferences. A changed listen or
-// advertised address applies at the next start of the app.
+// advertised address applies at once: a running servant restarts under
+// it, and its seed entry follows (listen.go); its port must then be free
+// on this computer (ErrPortInUse, and nothing is stored).
 func (a *App) SaveSettings(s Settings) error {
 	if err := checkDisplayName(s.DisplayName, false); err != nil {
 		return err
 	}
+	old := a.Settings()
 	if _, err := CheckHostPort(s.Listen); err != nil {
 		return fmt.Errorf("listen address: %w", err)
+	}
+	if s.Listen != old.Listen && a.currentNode() != nil {
+		// The servant restarts under it at once; a stopped one takes it
+		// at its next start, which finds the port as it is then.
+		if err := a.checkNewListen(s.Listen); err != nil {
+			return err
+		}
 	}
 	if s.Advertise != "" {
 		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
@@ -80,6 +95,9 @@ func (a *App) SaveSettings(s Settings) error {
 		if err := categories.ValidateID(c); err != nil {
 			return fmt.Errorf("notification categories: %w", err)
 		}
+	}
+	if err := CheckRetention(s.Retention); err != nil {
+		return err
 	}
 	cats, err := json.Marshal(normalizeSubs(s.NotifyCategories))
 	if err != nil {
@@ -96,7 +114,38 @@ func (a *App) SaveSettings(s Settings) error {
 			return err
 		}
 	}
+	if err := a.saveRetention(s.Retention); err != nil {
+		return err
+	}
+	moved := s.Listen != old.Listen && a.opts.Listen == "" || s.Advertise != old.Advertise && a.opts.Advertise == ""
+	if n := a.currentNode(); moved && n != nil {
+		// The seed entry moves before the servant does, while its links
+		// still carry the new definition to the members: afterwards
+		// they would look for it at the old address only.
+		_, next := a.addresses(a.Seeds())
+		a.followOwnAddress(string(n.Addr()), cmp.Or(next, s.Listen))
+		a.log.Info("the listen or advertised address changed; restarting the servant under it", "listen", s.Listen, "advertise", s.Advertise)
+		a.restartInBackground("the new address")
+	}
 	return nil
+}
+
+// restartInBackground restarts the servant on a goroutine of its own (the
+// caller may hold what a restart waits for, or must not wait), unless the
+// App is closing.
+func (a *App) restartInBackground(why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return
+	}
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		if err := a.restart(); err != nil {
+			a.log.Error("restarting the servant for "+why+" failed", "err", err)
+		}
+	}()
 }
 
 // CheckHostPort checks a listen address: a host (possibly empty) and a
@@ -137,9 +186,10 @@ func (a *App) NeedsSetup() bool {
 // Setup stores what the first-run wizard collected and starts the servant.
 // A new network makes this computer its seed: the seed list becomes the
 // servant's own advertised address. Joining stores the given seeds (at
-// least one, each "host:port").
+// least one, each "host:port"). A Listen whose port is in use is refused
+// (ErrPortInUse) before anything is stored.
 func (a *App) Setup(s Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := a.checkSetup(s); err != nil {
 		return err
 	}
 	if !s.NewNetwork {
@@ -152,6 +202,11 @@ func (a *App) Setup(s Setup) error {
 	}
 	if err := a.store.SetSetting(keyDisplayName, strings.TrimSpace(s.DisplayName)); err != nil {
 		return err
+	}
+	if s.Listen != "" {
+		if err := a.store.SetSetting(keyListen, s.Listen); err != nil {
+			return err
+		}
 	}
 	seeds := s.Seeds
 	if s.NewNetwork {
@@ -169,13 +224,9 @@ func (a *App) Setup(s Setup) error {
 	}
 	if s.NewNetwork {
 		if addr := a.Addr(); addr != "" {
-			if err := a.store.SetSeeds([]string{addr}); err != nil {
+			if err := a.becomeSeed(addr); err != nil {
 				return err
 			}
-			if err := a.applySeeds([]string{addr}, false); err != nil {
-				return err
-			}
-			a.net.SeedOwnNetwork(addr)
 		}
 	}
 	if err := a.store.SetSetting(keySetupDone, "true"); err != nil {
@@ -183,6 +234,20 @@ func (a *App) Setup(s Setup) error {
 	}
 	a.events.emit(Event{Kind: StatusChanged})
 	return nil
+}
+
+// checkSetup checks what Setup and JoinByInvitation can check before they
+// change anything: the display name, and that the servant will be able to
+// listen (the address chosen, or the settings').
+func (a *App) checkSetup(s Setup) error {
+	if err := checkDisplayName(s.DisplayName, true); err != nil {
+		return err
+	}
+	if s.Listen == "" && a.opts.Listen == "" && a.opts.MovePortIfTaken {
+		return nil // the start moves off a taken port (movePortIfTaken)
+	}
+	// Options.Listen (serve --listen, tests) wins over what is stored.
+	return a.checkNewListen(cmp.Or(a.opts.Listen, s.Listen, a.Settings().Listen))
 }
 
 // Seeds returns the stored seed list in priority order.

@@ -34,6 +34,9 @@ type Entry struct {
 	// Acknowledged is when the reader confirmed this must-read item
 	// (news.Item.MustRead, App.Acknowledge); zero if not yet.
 	Acknowledged time.Time
+	// Kept: the reader keeps this item (App.Keep), so retention never
+	// deletes it.
+	Kept bool
 }
 
 // Retraction says why and when an item was retracted here.
@@ -67,7 +70,7 @@ var (
 )
 
 func entryView(e storage.Entry) Entry {
-	v := Entry{Item: e.Item, Read: e.Read, Acknowledged: e.Acknowledged}
+	v := Entry{Item: e.Item, Read: e.Read, Acknowledged: e.Acknowledged, Kept: e.Kept}
 	if r := e.Retracted; r != nil {
 		v.Retracted = &Retraction{ItemID: r.ItemID, Reason: r.Reason, At: r.At, Expired: r.Expired}
 	}

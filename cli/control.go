@@ -184,6 +184,11 @@ func isLocalHost(hostport string) bool {
 
 // statusJSON is the /v1/status answer. The first block is the fixed shape;
 // the rest are additions.
+// aloneJSON is statusJSON.Alone.
+type aloneJSON struct {
+	Seeds []string `json:"seeds"`
+}
+
 type statusJSON struct {
 	ID      string   `json:"id"`
 	IDValue uint64   `json:"idValue"`
@@ -225,6 +230,13 @@ type statusJSON struct {
 	// full"), "" when none wait; Unstored counts them.
 	StoreProblem string `json:"storeProblem"`
 	Unstored     int    `json:"unstored"`
+
+	// Alone is set while this servant is the vertex of a network of its
+	// own although it should be attached below a seed: items of others
+	// do not reach it. Its seeds are those it should be below, none of
+	// which answers (empty: it joined a network that lists no seed).
+	// null otherwise.
+	Alone *aloneJSON `json:"alone"`
 
 	// Rejected counts the multicast messages this servant dropped on
 	// arrival, per reason (trust.Rejection: "unsigned", "badSignature",
@@ -332,6 +344,9 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 			DirectSent: st.Counters.DirectSent, DirectReceived: st.Counters.DirectReceived,
 		},
 		Direct: make([]directJSON, len(st.Direct)),
+	}
+	if al := ns.Alone; al != nil {
+		out.Alone = &aloneJSON{Seeds: strs(al.Seeds)}
 	}
 	if m := ns.Moved; m != nil {
 		out.AddressChanged = &addressChangeJSON{From: m.From, To: m.To, At: m.At.UTC().Format(time.RFC3339)}

@@ -102,6 +102,8 @@ func (c *control) inviteError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, app.ErrNotRunning), errors.Is(err, app.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, err.Error())
+	case errors.Is(err, app.ErrNoSeed):
+		writeJSON(w, http.StatusConflict, map[string]string{"error": "noSeed", "detail": err.Error()})
 	default:
 		writeError(w, http.StatusBadRequest, err.Error())
 	}
@@ -188,6 +190,8 @@ code, one line to hand to the person joining (` + "`newsdesk join CODE`" + `, or
 counts the invitation's uses for the whole network, so the servant must be
 running: on a data directory in use, the command talks to its control API
 (serve --control); list and revoke also work on a directory not in use.
+A network that lists no seed gets no invitation: whoever joined would have
+nowhere to connect.
 
 Flags:
 `
@@ -458,7 +462,9 @@ Joins a network with an invitation code (from an admin: ` + "`newsdesk invite cr
 or Admin → Invite… in the desktop app). It redeems the code at a seed of
 the network, checks the network definition it receives against the code,
 and imports it into DIR (a fresh data directory), as serve --network FILE
-would; then ` + "`newsdesk serve --data DIR --listen HOST:PORT`" + ` runs as a member.
+would, with the network's seeds (or, when it lists none, the admin's
+servant the code names) as the seeds to connect through; then
+` + "`newsdesk serve --data DIR --listen HOST:PORT`" + ` runs as a member.
 A refused code (used up, expired, revoked, wrong) changes nothing and
 exits non-zero with the reason. --name is listed as the publisher's name
 when the invitation makes this installation a publisher.
@@ -518,9 +524,21 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
+	if len(c.Seeds) == 0 {
+		// A code made before networks always listed a seed: the admin's
+		// servant it names is the one place known to be in the network.
+		fmt.Fprintf(stderr, "the invitation names no seed of the network; joining through the admin's servant %s\n", c.Via)
+	}
 	sn, err := network.Redeem(ctx, c, id, strings.TrimSpace(*name))
 	if err != nil {
 		return fmt.Errorf("join refused: %w", err)
+	}
+	// The seeds the servant connects through, as the desktop's "Join a
+	// network" stores them (app.JoinByInvitation). Stored only when the
+	// definition lists none: its own are stored when it is imported.
+	var seeds []string
+	if len(sn.Seeds) == 0 {
+		seeds = network.JoinSeeds(sn, c)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("join: %w", err)
@@ -530,10 +548,11 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("join: %w", err)
 		}
 	}
-	a, err := app.Open(ctx, app.Options{DataDir: dir, Network: sn})
+	a, err := app.Open(ctx, app.Options{DataDir: dir, Network: sn, Seeds: seeds})
 	if err != nil {
 		return fmt.Errorf("join: importing the network definition: %w", err)
 	}
+	seeds = a.Seeds()
 	if n := strings.TrimSpace(*name); n != "" {
 		s := a.Settings()
 		s.DisplayName = n
@@ -549,7 +568,7 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if _, ok := sn.Publisher(id.Public); ok {
 		role = "a publisher"
 	}
-	fmt.Fprintf(stdout, "joined network %q (version %d) as %s; start the servant with: newsdesk serve --data %s --listen HOST:PORT\n",
-		sn.Name, sn.Version, role, dir)
+	fmt.Fprintf(stdout, "joined network %q (version %d) as %s, through the seed%s %s; start the servant with: newsdesk serve --data %s --listen HOST:PORT\n",
+		sn.Name, sn.Version, role, plural(len(seeds)), strings.Join(seeds, ", "), dir)
 	return nil
 }

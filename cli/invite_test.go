@@ -141,7 +141,8 @@ func TestInviteAndJoinHeadless(t *testing.T) {
 // `newsdesk invite` on a directory no servant runs on: list and revoke
 // work, create says the servant must run; and usage errors.
 func TestInviteCommandOffline(t *testing.T) {
-	a := startServe(t, apptest.NoTestNetwork)
+	// A fixed port: a new network's servant on one is its seed.
+	a := startServe(t, apptest.NoTestNetwork, "--listen", apptest.FreeAddr(t))
 	ctx := context.Background()
 	var out, errOut bytes.Buffer
 	if err := InviteCommand(ctx, []string{"create", "--data", a.Data}, &out, &errOut); err != nil {

@@ -16,7 +16,7 @@ import (
 	"newsdesk/trust"
 )
 
-const networkUsage = `usage: newsdesk network init --name NAME --out FILE [--seeds A,B] [--open-publishing]
+const networkUsage = `usage: newsdesk network init --name NAME --out FILE [--seeds A,B] [--fanout N] [--open-publishing]
 
 Creates a new network: writes its signed definition to FILE (owner-only: it
 holds the network secret, hand it to members only) and the admin's private
@@ -25,7 +25,9 @@ later version). Servants join with ` + "`newsdesk serve --network FILE`" + `. Th
 may publish everywhere; with --open-publishing every member may publish
 (items are still signed and verified) — for small teams and tests. A
 servant whose data directory holds FILE.admin-key as identity.key is the
-admin.
+admin. --fanout is how many down-servants a servant takes, and so how
+wide and flat the tree is; every servant of the network uses the
+definition's (an admin can change it later; servants restart for it).
 
 Flags:
 `
@@ -48,6 +50,8 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "`FILE` to write the signed definition to; the admin key goes to FILE.admin-key (required)")
 	seeds := fs.String("seeds", "", "comma-separated seed `list` (HOST:PORT,...) in priority order")
 	open := fs.Bool("open-publishing", false, "every member may publish (items are still signed and verified)")
+	fanout := fs.Int("fanout", trust.DefaultFanout, fmt.Sprintf("maximum down-servants per servant (the partition base `N`), %d to %d: "+
+		"higher makes a flatter tree (fewer hops, more links per servant)", trust.MinFanout, trust.MaxFanout))
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -58,6 +62,10 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 		return usagef("network init: --name NAME is required")
 	case *out == "":
 		return usagef("network init: --out FILE is required")
+	case *fanout < trust.MinFanout || *fanout > trust.MaxFanout:
+		// The bounds every definition is checked against
+		// (trust.Network.Validate), an admin's edits included.
+		return usagef("network init: --fanout must be %d to %d, got %d", trust.MinFanout, trust.MaxFanout, *fanout)
 	}
 	var seedList []string
 	for s := range strings.SplitSeq(*seeds, ",") {
@@ -83,6 +91,13 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("network init: %w", err)
 	}
+	if *fanout != sn.Fanout {
+		n := sn.Network.Clone()
+		n.Fanout = *fanout
+		if sn, err = admin.SignNetwork(n); err != nil {
+			return fmt.Errorf("network init: %w", err)
+		}
+	}
 	if err := trust.VerifySelfSigned(sn); err != nil {
 		return usagef("network init: %v", err)
 	}
@@ -97,7 +112,7 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 		os.Remove(keyPath)
 		return fmt.Errorf("network init: %w", err)
 	}
-	fmt.Fprintf(stdout, "network %q (id %s, version %d) written to %s\n", sn.Name, sn.ID, sn.Version, *out)
+	fmt.Fprintf(stdout, "network %q (id %s, version %d, fanout %d) written to %s\n", sn.Name, sn.ID, sn.Version, sn.Fanout, *out)
 	fmt.Fprintf(stdout, "admin key %s written to %s (keep it safe)\n", trust.PublicKeyString(admin.Public), keyPath)
 	if sn.OpenPublishing {
 		fmt.Fprintln(stdout, "open publishing: every member may publish")

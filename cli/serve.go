@@ -21,6 +21,7 @@ import (
 	"newsdesk/app"
 	"newsdesk/categories"
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 const serveUsage = `usage: newsdesk serve --listen HOST:PORT --data DIR [flags]
@@ -33,7 +34,11 @@ DIR; --seeds and --subscribe replace the stored lists, and without them the
 stored ones are used. --network FILE imports a network definition (the
 first one as is, a later one only when signed by an admin of the one held);
 its seeds apply when --seeds is absent. Without --network the stored
-network is used, and a fresh DIR starts a new one-computer network.
+network is used, and a fresh DIR starts a new one-computer network. An
+admin's servant of a network that lists no seed (such as that new one)
+makes itself the network's first seed, with the address others dial, so
+that invitations lead somewhere; on port 0, whose address changes at every
+start, it does not.
 
 Flags:
 `
@@ -126,8 +131,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		return cfg, usagef("--listen HOST:PORT is required")
 	case cfg.data == "":
 		return cfg, usagef("--data DIR is required")
-	case cfg.fanout < 2 || cfg.fanout > 1024:
-		return cfg, usagef("--fanout must be 2..1024, got %d", cfg.fanout)
+	case cfg.fanout < trust.MinFanout || cfg.fanout > trust.MaxFanout:
+		return cfg, usagef("--fanout must be %d to %d, got %d", trust.MinFanout, trust.MaxFanout, cfg.fanout)
 	case cfg.direct < 0:
 		return cfg, usagef("--direct must be 0 (never) or more, got %d", cfg.direct)
 	case cfg.reset && cfg.network == "":

@@ -112,10 +112,28 @@ type RedeemError struct {
 }
 
 func (e *RedeemError) Error() string {
-	if e.Seed == "" {
-		return e.Msg
+	msg := e.Msg
+	if next := e.next(); next != "" && !strings.Contains(msg, "ask ") {
+		msg += ": " + next // the holder (perhaps of an older release) did not say
 	}
-	return e.Msg + " (asked " + e.Seed + ")"
+	if e.Seed == "" {
+		return msg
+	}
+	return msg + " (asked " + e.Seed + ")"
+}
+
+// next is what the joiner does about a refusal that ends the invitation
+// for them: only an admin can help.
+func (e *RedeemError) next() string {
+	switch e.Reason {
+	case ReasonUsedUp, ReasonExpired, ReasonRevoked, ReasonUnknown:
+		return "ask the admin who sent it for a new invitation"
+	case ReasonNotAdmin, ReasonViaUnsigned, ReasonFingerprint:
+		return "ask an admin of the network for a new invitation"
+	case ReasonRevokedKey:
+		return "ask an admin of the network why"
+	}
+	return ""
 }
 
 // Definitive reports whether asking another seed cannot help: the holder
@@ -523,4 +541,19 @@ func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trus
 		return nil, bad("the invitation was not signed by an admin of network %q", sn.Name)
 	}
 	return sn, nil
+}
+
+// JoinSeeds is the seed list a servant that redeemed code and received sn
+// connects through: the network's seeds, else the seeds the code names and
+// the admin's servant it names as via, the one servant known to be in the
+// network (a code made while the network listed no seed).
+func JoinSeeds(sn *trust.SignedNetwork, code *trust.InviteCode) []string {
+	if len(sn.Seeds) > 0 {
+		return slices.Clone(sn.Seeds)
+	}
+	seeds := slices.Clone(code.Seeds)
+	if !slices.Contains(seeds, code.Via) {
+		seeds = append(seeds, code.Via)
+	}
+	return seeds
 }

@@ -233,6 +233,30 @@ func (k *Keeper) SeedOwnNetwork(addr string) {
 	}
 }
 
+// ReplaceOwnSeed replaces prev with addr among the network's seeds when
+// this installation is an admin: its servant's address changed (another
+// port), and members and invitations must find it at the new one.
+// Failures are logged.
+func (k *Keeper) ReplaceOwnSeed(prev, addr string) {
+	cur := k.Definition()
+	i := slices.Index(cur.Seeds, prev)
+	if !cur.IsAdmin(k.identity.Public) || i < 0 || slices.Contains(cur.Seeds, addr) {
+		return
+	}
+	n := cur.Network.Clone()
+	n.Version++
+	n.Seeds[i] = addr
+	next, err := k.identity.SignNetwork(n)
+	if err == nil {
+		err = k.Publish(next)
+	}
+	if err != nil {
+		k.log.Warn("moving this computer's seed entry to its new address failed", "from", prev, "to", addr, "err", err)
+		return
+	}
+	k.log.Info("the network's seed entry of this computer follows its new address", "from", prev, "to", addr, "version", next.Version)
+}
+
 // AnnounceImported announces the definition New imported over an older
 // one (Config.Import), if any: the rest of the network learns it from this
 // servant. The application calls it once, after starting its servant (the

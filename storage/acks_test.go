@@ -160,7 +160,7 @@ func TestMigrateToAcks(t *testing.T) {
 	mr := f.putMustRead(t, "hr", "Read the new policy", 4, f.items[2].Created.Add(time.Hour))
 	storagetest.CheckAndClose(t, f.s, f.dir)
 	editFile(t, f.dir, func(tx *bbolt.Tx) error {
-		for _, b := range [][]byte{storage.BucketAcks, storage.BucketReach} { // schema 6 and 7
+		for _, b := range [][]byte{storage.BucketAcks, storage.BucketReach, storage.BucketKept} { // schema 6, 7 and 8
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}

@@ -84,6 +84,7 @@ func checkStartup(tx *bbolt.Tx) error {
 		{bucketScheduled, func(k, v []byte) error { _, err := decodeScheduled(k, v); return err }},
 		{bucketAcks, func(k, v []byte) error { _, err := decodeAck(k, v); return err }},
 		{bucketReach, func(k, v []byte) error { _, err := decodeReach(k, v); return err }},
+		{bucketKept, checkKept},
 	} {
 		if err := tx.Bucket(c.bucket).ForEach(c.fn); err != nil {
 			return err
@@ -162,6 +163,16 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	err = b.acks.ForEach(func(k, _ []byte) error {
 		if len(k) != 16 || !mustRead[uuid.UUID(k)] {
 			return corruptf("acknowledgement of %x, which is not a stored must-read item", k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Only a stored item is kept.
+	err = b.kept.ForEach(func(k, _ []byte) error {
+		if len(k) != 16 || !ids[uuid.UUID(k)] {
+			return corruptf("kept mark of %x, which is not a stored item", k)
 		}
 		return nil
 	})

@@ -39,6 +39,9 @@ var BucketAcks = bucketAcks
 // BucketReach: the bucket schema 7 added.
 var BucketReach = bucketReach
 
+// BucketKept: the bucket schema 8 added.
+var BucketKept = bucketKept
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

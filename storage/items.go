@@ -23,6 +23,9 @@ type Entry struct {
 	// Acknowledged is when the reader confirmed a must-read item (see
 	// acks.go); zero if not.
 	Acknowledged time.Time
+	// Kept: the reader keeps this item; retention never purges it (see
+	// kept.go).
+	Kept bool
 }
 
 // An items value: a format byte, the received time (int64 Unix ns,
@@ -88,6 +91,7 @@ type buckets struct {
 	expiring, expired                                                            *bbolt.Bucket // expiry.go
 	acks                                                                         *bbolt.Bucket // acks.go
 	reach                                                                        *bbolt.Bucket // reach.go
+	kept                                                                         *bbolt.Bucket // kept.go
 	// now is the clock insert checks expiry by; zero where nothing is
 	// inserted.
 	now time.Time
@@ -107,6 +111,7 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		expired:    tx.Bucket(bucketExpired),
 		acks:       tx.Bucket(bucketAcks),
 		reach:      tx.Bucket(bucketReach),
+		kept:       tx.Bucket(bucketKept),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -197,6 +202,9 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 	if err := b.reach.Delete(id[:]); err != nil {
 		return err
 	}
+	if err := b.kept.Delete(id[:]); err != nil {
+		return err
+	}
 	read := b.read.Get(id[:]) != nil
 	if read {
 		if err := b.read.Delete(id[:]); err != nil {
@@ -280,7 +288,7 @@ func (b buckets) visibleEntry(id []byte) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Entry{Item: it, Read: b.read.Get(id) != nil, Acknowledged: acked}, nil
+	return &Entry{Item: it, Read: b.read.Get(id) != nil, Acknowledged: acked, Kept: b.kept.Get(id) != nil}, nil
 }
 
 // Get returns one item by ID, or ErrNotFound.

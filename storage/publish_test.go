@@ -214,7 +214,7 @@ func TestOwnLastMigration(t *testing.T) {
 	}
 	storagetest.CheckAndClose(t, s, dir)
 	editFile(t, dir, func(tx *bbolt.Tx) error {
-		for _, b := range [][]byte{storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired, storage.BucketScheduled, storage.BucketAcks, storage.BucketReach} { // schema 3 to 7
+		for _, b := range [][]byte{storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired, storage.BucketScheduled, storage.BucketAcks, storage.BucketReach, storage.BucketKept} { // schema 3 to 8
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}

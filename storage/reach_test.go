@@ -83,8 +83,10 @@ func TestMigrateToReach(t *testing.T) {
 	f := newRetractFixture(t)
 	storagetest.CheckAndClose(t, f.s, f.dir)
 	editFile(t, f.dir, func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket(storage.BucketReach); err != nil {
-			return err
+		for _, b := range [][]byte{storage.BucketReach, storage.BucketKept} { // schema 7 and 8
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(storage.BucketMeta).Put(storage.KeySchema, binary.BigEndian.AppendUint32(nil, 6))
 	})

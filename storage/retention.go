@@ -64,7 +64,9 @@ func (s *Store) PurgeExpired() (int, error) {
 
 // Purge deletes every item received before cutoff, with its index entries,
 // read state and counts, and returns how many it deleted. Items of pinned
-// categories (WithPinned) stay. It walks the by-received index from the
+// categories (WithPinned) stay, and so do the items the reader keeps
+// (SetKept) and the must-read items the reader has not confirmed yet
+// (Acknowledge): those are the reader's to let go, not the clock's. It walks the by-received index from the
 // oldest entry, in transactions that each look at no more than purgeChunk
 // entries; each continues after the last entry the previous one looked at,
 // so pinned items among the oldest are read once per Purge, not once per
@@ -114,7 +116,7 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 			if err != nil {
 				return 0, false, err
 			}
-			if s.pinned(it.Category) {
+			if s.pinned(it.Category) || b.kept.Get(id[:]) != nil || it.MustRead && b.acks.Get(id[:]) == nil {
 				continue
 			}
 			if err := b.remove(it, ch); err != nil {

@@ -336,7 +336,7 @@ func TestMigrateToRetractions(t *testing.T) {
 	dir := t.TempDir()
 	fillStore(t, dir, 5)
 	editFile(t, dir, func(tx *bbolt.Tx) error {
-		for _, b := range [][]byte{storage.BucketRetracted, storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired, storage.BucketScheduled, storage.BucketAcks, storage.BucketReach} { // schema 2 to 7
+		for _, b := range [][]byte{storage.BucketRetracted, storage.BucketOwnLast, storage.BucketExpiring, storage.BucketExpired, storage.BucketScheduled, storage.BucketAcks, storage.BucketReach, storage.BucketKept} { // schema 2 to 8
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}

@@ -31,6 +31,7 @@ var (
 	bucketScheduled  = []byte("scheduled") // since schema 5: own publications waiting for their time (scheduled.go)
 	bucketAcks       = []byte("acks")      // since schema 6: item ID → when the reader acknowledged it (acks.go)
 	bucketReach      = []byte("reach")     // since schema 7: own item ID → its latest reach report (reach.go)
+	bucketKept       = []byte("kept")      // since schema 8: item ID → "", the items the reader keeps (kept.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -41,6 +42,7 @@ var dataBuckets = [][]byte{
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
 	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks, bucketReach,
+	bucketKept,
 }
 
 // Keys of the meta bucket.
@@ -105,6 +107,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// exist before.
 	func(tx *bbolt.Tx) error {
 		_, err := tx.CreateBucket(bucketReach)
+		return err
+	},
+	// 7 → 8: items the reader keeps (kept.go); none were kept before.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket(bucketKept)
 		return err
 	},
 }

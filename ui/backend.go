@@ -28,6 +28,9 @@ type Backend interface {
 	// read and returns when it was confirmed (the first time, when
 	// confirmed again); app.ErrNotFound, app.ErrNotMustRead.
 	Acknowledge(id uuid.UUID) (time.Time, error)
+	// Keep marks an item kept (retention never deletes it) or lets it go
+	// again; app.ErrNotFound.
+	Keep(id uuid.UUID, keep bool) error
 
 	// Categories and subscriptions.
 	Catalog() *categories.Catalog
@@ -50,6 +53,12 @@ type Backend interface {
 	// First run: NeedsSetup is true until the wizard's Setup succeeded.
 	NeedsSetup() bool
 	Setup(app.Setup) error
+	// ProposeListen proposes where the servant accepts links: listen
+	// ("" for the settings' address) when its port is free on this
+	// computer, else the next free port; taken reports that listen's
+	// port was in use (app.App.ProposeListen). It binds a socket for a
+	// moment: call it from a background goroutine.
+	ProposeListen(listen string) (proposal string, taken bool)
 
 	// Settings.
 	Settings() app.Settings

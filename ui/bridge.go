@@ -62,8 +62,15 @@ func (u *UI) ticker() {
 	}
 }
 
+// tick re-reads what changes without an event: the network view's
+// counters while it is shown, and once a minute the status line and the
+// list's relative times ("5 min ago"). Nothing is re-read or redrawn more
+// often while nothing is shown that needs it: an idle desktop should cost
+// next to nothing.
 func (u *UI) tick(minute bool) {
-	u.statusRef.trigger()
+	if minute || u.detailsOpen || u.showing(u.network.content) {
+		u.statusRef.trigger()
+	}
 	if minute {
 		u.reader.list.Refresh()
 	}
@@ -77,7 +84,7 @@ func (u *UI) handleEvents(evs []app.Event) {
 		return
 	}
 	var ids, arrived, urgent []uuid.UUID
-	items, all, posts, status, catalog := false, false, false, false, false
+	items, all, posts, status, catalog, invites := false, false, false, false, false, false
 	var reach []uuid.UUID
 	reachAll := false
 	// Items confirmed, retracted or expired elsewhere may leave the
@@ -110,6 +117,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 		case app.ReachChanged:
 			reach = append(reach, ev.Items...)
 			reachAll = reachAll || ev.Items == nil
+		case app.InvitationsChanged:
+			invites = true
 		}
 	}
 	if len(arrived) > 0 || len(urgent) > 0 {
@@ -147,5 +156,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 	}
 	if status || catalog {
 		u.rolesRef.trigger() // a new network definition may change the roles
+	}
+	if invites && u.showing(u.invites.content) {
+		u.invites.load() // else when the screen is shown
 	}
 }

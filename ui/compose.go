@@ -148,7 +148,7 @@ func (c *composer) renderPreview() {
 		c.preview.Refresh()
 		return
 	}
-	setMarkdown(c.preview, md)
+	c.u.setMarkdown(c.preview, md)
 }
 
 var previewHintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: false, TextStyle: fyne.TextStyle{Italic: true}}

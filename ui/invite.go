@@ -280,13 +280,12 @@ func wrapText(s string) string {
 // as a QR code.
 func (v *invitesView) showCode(inv app.Invite) {
 	v.lastCode = inv.Code
-	code := widget.NewEntry()
-	code.MultiLine = true
+	// A label grows to every line of the code, where an entry of a fixed
+	// number of rows cut the last one off; it can still be selected.
+	code := widget.NewLabel(inv.Code)
 	code.Wrapping = fyne.TextWrapBreak
 	code.TextStyle = fyne.TextStyle{Monospace: true}
-	code.SetText(inv.Code)
-	code.SetMinRowsVisible(4)
-	code.OnChanged = func(string) { code.SetText(inv.Code) } // read-only, but selectable
+	code.Selectable = true
 	note := wrappedLabel("", widget.LowImportance)
 	copyBtn := widget.NewButtonWithIcon("Copy code", theme.ContentCopyIcon(), func() {
 		v.u.app.Clipboard().SetContent(inv.Code)

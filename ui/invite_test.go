@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/widget"
 	goqr "github.com/piglig/go-qr"
@@ -52,8 +53,16 @@ func TestInvitationsScreen(t *testing.T) {
 	if err != nil {
 		t.Fatalf("shown code %q: %v", v.lastCode, err)
 	}
-	if e := find[*widget.Entry](shown, func(e *widget.Entry) bool { return e.Text == v.lastCode }); e == nil {
-		t.Error("the code is not shown as text")
+	cl := find[*widget.Label](shown, func(l *widget.Label) bool { return l.Text == v.lastCode })
+	if cl == nil {
+		t.Fatal("the code is not shown as text")
+	}
+	// Issue 26: every line of the code shows; none is cut off.
+	if !cl.Selectable || cl.Wrapping != fyne.TextWrapBreak || cl.Truncation != fyne.TextTruncateOff || cl.Size().Height < cl.MinSize().Height {
+		t.Errorf("the code's label: selectable %v, wrapping %v, %v high for %v of text", cl.Selectable, cl.Wrapping, cl.Size().Height, cl.MinSize().Height)
+	}
+	if one := widget.NewLabel("x").MinSize().Height; cl.MinSize().Height < 2*one {
+		t.Errorf("the code takes %v, one line %v: not wrapped into lines", cl.MinSize().Height, one)
 	}
 	h.tap(button(shown, "Copy code"))
 	if got := h.a.Clipboard().Content(); got != v.lastCode {
@@ -127,5 +136,28 @@ func TestQRImageLongCode(t *testing.T) {
 	}
 	if text, err := goqr.Decode(img); err != nil || text != c.String() {
 		t.Fatalf("reads %q, %v", text, err)
+	}
+}
+
+// Issue 26: the invitations list shows a redemption as it happens, without
+// switching screens.
+func TestInvitationsRefreshOnRedemption(t *testing.T) {
+	b := newFake()
+	h := newHarness(t, b)
+	inv, err := b.CreateInvitation(app.InviteOptions{Uses: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.u.tabs.Select(h.u.adminTab)
+	h.u.adminTabs.Select(h.u.invitesTab)
+	h.sync()
+	v := h.u.invites
+	if len(v.invites) != 1 || v.invites[0].State != "active" {
+		t.Fatalf("listed %+v", v.invites)
+	}
+	b.Redeemed(inv.ID, "ed25519:joiner")
+	h.sync()
+	if len(v.invites) != 1 || v.invites[0].State != "used up" || !hasLabel(v.content, "used up (1 of 1 used)") {
+		t.Errorf("after the redemption: %+v", v.invites)
 	}
 }

@@ -25,6 +25,7 @@ type itemView struct {
 	correction *widget.Label
 	original   *widget.Button // opens the corrected item
 	markUnread *widget.Button
+	keep       *widget.Button // keeps the item past the retention, or lets it go
 	retract    *widget.Button // offered to admins and the item's publisher
 	retracted  *widget.Label  // shown instead of the body once retracted
 	body       *widget.RichText
@@ -34,6 +35,7 @@ type itemView struct {
 
 	id        uuid.UUID
 	read      bool
+	kept      bool
 	sup       uuid.UUID
 	corrKnown bool // the title of what it corrects is shown
 	shown     *row // the open item's row
@@ -77,15 +79,17 @@ func newItemView(u *UI) *itemView {
 			v.onMarkUnread(v.id)
 		}
 	})
+	v.keep = widget.NewButtonWithIcon(keepText, theme.DocumentSaveIcon(), v.toggleKeep)
 	v.retract = widget.NewButtonWithIcon("Retract…", theme.DeleteIcon(), v.doRetract)
 	v.retracted.Wrapping = fyne.TextWrapWord
 	v.retracted.Importance = widget.DangerImportance
 	v.original.Importance = widget.LowImportance
 	v.markUnread.Importance = widget.LowImportance
+	v.keep.Importance = widget.LowImportance
 	v.retract.Importance = widget.LowImportance
 	header := container.NewVBox(
 		v.ack.content,
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.retract, v.markUnread), v.title),
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.retract, v.keep, v.markUnread), v.title),
 		v.meta, v.urgent, v.retracted,
 		container.NewBorder(nil, nil, nil, v.original, v.correction),
 		widget.NewSeparator(),
@@ -164,6 +168,7 @@ func (v *itemView) setHeader(r *row) {
 		v.original.Hide()
 	}
 	v.setRead(r.read)
+	v.setKept(r.kept)
 	v.setRetracted(r)
 	v.ack.set(r)
 }
@@ -182,9 +187,11 @@ func (v *itemView) setRetracted(r *row) {
 		v.retracted.SetText(text)
 		v.retracted.Show()
 		v.markUnread.Hide()
+		v.keep.Hide()
 	} else {
 		v.retracted.Hide()
 		v.markUnread.Show()
+		v.keep.Show()
 	}
 	if v.u.mayRetract(r) {
 		v.retract.Show()
@@ -231,6 +238,48 @@ func (v *itemView) setRead(read bool) {
 	}
 }
 
+// The Keep button's words: what tapping it does, and what it did.
+const (
+	keepText = "Keep"
+	keptText = "Kept"
+)
+
+// setKept shows whether the reader keeps the open item.
+func (v *itemView) setKept(kept bool) {
+	v.kept = kept
+	if kept {
+		v.keep.SetText(keptText)
+		v.keep.SetIcon(theme.ConfirmIcon())
+		v.keep.Importance = widget.MediumImportance
+	} else {
+		v.keep.SetText(keepText)
+		v.keep.SetIcon(theme.DocumentSaveIcon())
+		v.keep.Importance = widget.LowImportance
+	}
+	v.keep.Refresh()
+}
+
+// toggleKeep keeps the open item past the retention of the settings, or
+// lets it go again.
+func (v *itemView) toggleKeep() {
+	id, keep := v.id, !v.kept
+	if id == uuid.Nil {
+		return
+	}
+	v.u.w.Go(func() func() {
+		err := v.u.b.Keep(id, keep)
+		return func() {
+			if err != nil {
+				v.u.reportError("The item could not be kept", err)
+				return
+			}
+			if v.id == id {
+				v.setKept(keep)
+			}
+		}
+	})
+}
+
 func (v *itemView) loadBody(id uuid.UUID) {
 	v.u.w.Go(func() func() {
 		e, err := v.u.b.Item(id)
@@ -253,6 +302,7 @@ func (v *itemView) loadBody(id uuid.UUID) {
 				v.markRetracted(e.Retracted)
 				return
 			}
+			v.u.openLinksHere(segs)
 			v.body.Segments = segs
 			v.body.Refresh()
 		}

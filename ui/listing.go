@@ -32,6 +32,7 @@ type row struct {
 	mustRead     bool      // readers confirm it (mustread.go)
 	acknowledged time.Time // when the reader here confirmed it; zero if not
 	audience     string    // the item's audience as audienceText writes it (a string keeps row comparable); "": everyone
+	kept         bool      // the reader keeps it: retention never deletes it
 }
 
 func rowOf(e app.Entry) *row {
@@ -40,7 +41,7 @@ func rowOf(e app.Entry) *row {
 		id: it.ID, title: it.Title, category: it.Category, author: it.Author,
 		created: it.PublishedAt(), urgent: it.Urgent, read: e.Read, supersedes: it.Supersedes,
 		source: it.Source, sentLate: app.SentLate(it), mustRead: it.MustRead, acknowledged: e.Acknowledged,
-		audience: audienceText(it.Audience),
+		audience: audienceText(it.Audience), kept: e.Kept,
 	}
 	if e.Retracted != nil {
 		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired

@@ -154,9 +154,11 @@ func markdownSegments(body string) []widget.RichTextSegment {
 	return sanitize(widget.NewRichTextFromMarkdown(body).Segments, nil)
 }
 
-// setMarkdown renders body into rt, sanitised.
-func setMarkdown(rt *widget.RichText, body string) {
+// setMarkdown renders body into rt, sanitised, its links opened by u
+// (links.go).
+func (u *UI) setMarkdown(rt *widget.RichText, body string) {
 	rt.Segments = markdownSegments(body)
+	u.openLinksHere(rt.Segments)
 	rt.Refresh()
 }
 

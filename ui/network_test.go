@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/theme"
+
 	"newsdesk/app"
 	"newsdesk/ui/demobackend"
 )
@@ -55,7 +57,7 @@ func TestNetworkView(t *testing.T) {
 			t.Errorf("network view lacks %q", want)
 		}
 	}
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Attached to 10.1.0.5:7946 with 2 downlinks") || strings.Contains(got, "recovered") {
+	if got := h.u.statusBar.text.Text; got != "Connected to the company network" {
 		t.Errorf("status line %q", got)
 	}
 	if hasLabel(v, "could not be recovered") {
@@ -69,16 +71,16 @@ func TestNetworkView(t *testing.T) {
 	if !hasLabel(v, "No tree links.") || !hasLabel(v, "Up-servant") {
 		t.Errorf("after StatusChanged: %q", labels(v))
 	}
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Reconnecting…") || !strings.Contains(got, "2 items could not be recovered") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Connecting to the company network…") || !strings.Contains(got, "2 items could not be recovered") {
 		t.Errorf("status line %q", got)
 	}
 	if !hasLabel(v, "2 items could not be recovered: this servant needed them") || !hasLabel(v, "2 (needed, and no servant could") {
 		t.Errorf("network view after 2 losses: %q", labels(v))
 	}
-	st.Role = app.RoleVertex
+	st.Role, st.Leaves = app.RoleVertex, nil
 	b.SetStatus(st)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network, alone") || !strings.HasSuffix(got, " · 2 items could not be recovered") {
+	if got := h.u.statusBar.text.Text; got != "Only this computer so far · 2 items could not be recovered" {
 		t.Errorf("status line %q", got)
 	}
 	// One loss reads in the singular.
@@ -108,7 +110,7 @@ func TestNetworkView(t *testing.T) {
 	b.PresetStatus(st)
 	h.u.tick(false)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Vertex of the network with 1 downlink") {
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Connected to the company network") {
 		t.Errorf("status line after a tick %q", got)
 	}
 }
@@ -126,7 +128,7 @@ func TestNetworkViewLeaf(t *testing.T) {
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.networkTab)
 	h.sync()
-	if got := h.u.statusBar.text.Text; !strings.Contains(got, "Others cannot connect to this computer (port 7946 blocked?): it receives news as a leaf") {
+	if got := h.u.statusBar.text.Text; !strings.Contains(got, "Others cannot connect to this computer (port 7946 blocked?); news still arrives through its own connection") {
 		t.Errorf("status line %q", got)
 	}
 	v := h.u.network.content
@@ -178,4 +180,84 @@ func TestNetworkViewReleases(t *testing.T) {
 			t.Errorf("network view lacks %q", want)
 		}
 	}
+}
+
+// Issue 26: a servant that runs as a network of its own although seeds
+// should be above it says so on the status line, with the seeds, and
+// with the warning colour rather than the connected one.
+func TestStatusLineAlone(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.Role, st.Up, st.Downs, st.Links = app.RoleVertex, "", nil, nil
+	st.Alone = &app.Alone{Seeds: []string{"10.1.0.5:7400"}}
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.HasPrefix(got, "Not connected: the company network does not answer at 10.1.0.5:7400") {
+		t.Errorf("status line %q", got)
+	}
+	if h.u.statusBar.icon.Resource.Name() == theme.NewSuccessThemedResource(theme.MediaRecordIcon()).Name() {
+		t.Error("the status icon says all is well")
+	}
+	st.Alone = &app.Alone{}
+	b.SetStatus(st)
+	h.sync()
+	if got := h.u.statusBar.text.Text; !strings.Contains(got, "lists no computer to connect to") || !strings.Contains(got, "ask an admin for a new invitation") {
+		t.Errorf("status line without seeds %q", got)
+	}
+}
+
+// Issue 26: a desktop that found its port taken at the start and moved to
+// a free one says so plainly on the status line.
+func TestStatusLinePortMoved(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.PortMoved = &app.PortMove{From: "0.0.0.0:7400", To: "0.0.0.0:7401"}
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.sync()
+	if got := h.u.statusBar.text.Text; got != "Connected to the company network · port 7400 was in use on this computer, perhaps by another Newsdesk, so this one uses port 7401" {
+		t.Errorf("status line %q", got)
+	}
+}
+
+// Issue 26: while nothing that needs it is shown, the periodic refresh
+// reads no status (an idle desktop should cost next to nothing); the
+// minute's refresh still does, and a shown network view is kept current.
+func TestTickReadsStatusOnlyWhenShown(t *testing.T) {
+	b := &countingStatus{fake: newFake()}
+	b.PresetStatus(attachedStatus())
+	h := newHarnessOver(t, b, func() time.Time { return testNow })
+	h.u.tabs.Select(h.u.readTab)
+	h.sync()
+	before := b.calls
+	h.u.tick(false)
+	h.sync()
+	if b.calls != before {
+		t.Errorf("a tick with the reader shown read the status %d times", b.calls-before)
+	}
+	h.u.tick(true)
+	h.sync()
+	if b.calls != before+1 {
+		t.Errorf("the minute's tick read the status %d times, want 1", b.calls-before)
+	}
+	h.u.showNetworkDetails()
+	h.sync()
+	before = b.calls
+	h.u.tick(false)
+	h.sync()
+	if b.calls != before+1 {
+		t.Errorf("a tick with the network view shown read the status %d times, want 1", b.calls-before)
+	}
+}
+
+// countingStatus counts the status reads.
+type countingStatus struct {
+	*fake
+	calls int
+}
+
+func (c *countingStatus) Status() app.NetStatus {
+	c.calls++
+	return c.fake.Status()
 }

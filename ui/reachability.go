@@ -10,7 +10,7 @@ import (
 // leafNotice is the status line's words for a computer that others cannot
 // connect to: it still receives everything, as a leaf.
 func leafNotice(st app.NetStatus) string {
-	return fmt.Sprintf("Others cannot connect to this computer (port %s blocked?): it receives news as a leaf", reachPort(st))
+	return fmt.Sprintf("Others cannot connect to this computer (port %s blocked?); news still arrives through its own connection", reachPort(st))
 }
 
 // reachabilityText is the network view's account of the last dial-back to

@@ -253,6 +253,7 @@ func (r *reader) refreshOpen() {
 		return func() {
 			if err == nil && r.view.id == id {
 				r.view.setRead(e.Read)
+				r.view.setKept(e.Kept)
 				r.view.setAcknowledged(e.Acknowledged)
 				if e.Retracted != nil {
 					r.view.markRetracted(e.Retracted)

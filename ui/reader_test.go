@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -494,5 +496,82 @@ func TestUrgentNotifiesInBurst(t *testing.T) {
 			titles = append(titles, n.Title)
 		}
 		t.Errorf("notifications %q, want the urgent one", titles)
+	}
+}
+
+// Issue 26: Keep beside an open item's title keeps it past the retention;
+// the button says so, and tapping it again lets the item go.
+func TestKeepItem(t *testing.T) {
+	b := readerFake()
+	h := newHarness(t, b)
+	r := h.u.reader
+	h.tap(rowTappable(t, r.list, "Town hall"))
+	id := b.Items()[1].ID
+	if r.view.keep.Hidden || r.view.keep.Text != "Keep" {
+		t.Fatalf("keep button %q, hidden %v", r.view.keep.Text, r.view.keep.Hidden)
+	}
+	h.tap(r.view.keep)
+	if e, _ := b.Item(id); !e.Kept {
+		t.Fatal("Keep did not reach the backend")
+	}
+	if r.view.keep.Text != "Kept" {
+		t.Errorf("after Keep the button says %q", r.view.keep.Text)
+	}
+	h.tap(rowTappable(t, r.list, "Quarterly results"))
+	if r.view.keep.Text != "Keep" {
+		t.Errorf("another item shows %q", r.view.keep.Text)
+	}
+	h.tap(rowTappable(t, r.list, "Town hall"))
+	if r.view.keep.Text != "Kept" {
+		t.Errorf("the kept item, opened again, shows %q", r.view.keep.Text)
+	}
+	h.tap(r.view.keep)
+	if e, _ := b.Item(id); e.Kept || r.view.keep.Text != "Keep" {
+		t.Errorf("after letting it go: kept %v, button %q", e.Kept, r.view.keep.Text)
+	}
+}
+
+// Issue 26: a link in an item that the system cannot open says so, with
+// the address to copy, instead of failing silently.
+func TestLinkThatCannotOpen(t *testing.T) {
+	b := newFake()
+	b.PresetSubscriptions("company")
+	it := item(1, "company", "New intranet", 10)
+	it.Body = "The policy is at https://intranet.example.com/policy today."
+	b.Add(it)
+	h := newHarness(t, b)
+	var opened []string
+	h.u.opts.openURL = func(u *url.URL) error {
+		opened = append(opened, u.String())
+		return errors.New("no browser found (xdg-open: not found)")
+	}
+	h.tap(rowTappable(t, h.u.reader.list, "New intranet"))
+	var link *widget.HyperlinkSegment
+	for _, s := range h.u.reader.view.body.Segments {
+		if p, ok := s.(*widget.ParagraphSegment); ok {
+			for _, x := range p.Texts {
+				if l, ok := x.(*widget.HyperlinkSegment); ok {
+					link = l
+				}
+			}
+		}
+		if l, ok := s.(*widget.HyperlinkSegment); ok {
+			link = l
+		}
+	}
+	if link == nil || link.OnTapped == nil {
+		t.Fatalf("no link of ours in %d segments", len(h.u.reader.view.body.Segments))
+	}
+	link.OnTapped()
+	if !slices.Equal(opened, []string{"https://intranet.example.com/policy"}) {
+		t.Errorf("opened %q", opened)
+	}
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, "could not open this link in a browser: no browser found") || !hasLabel(top, "https://intranet.example.com/policy") {
+		t.Fatal("the failure is not shown")
+	}
+	h.tap(button(top, "Copy the address"))
+	if got := h.a.Clipboard().Content(); got != "https://intranet.example.com/policy" {
+		t.Errorf("clipboard %q", got)
 	}
 }

@@ -142,6 +142,20 @@ func (u *UI) rolesChanged() {
 			u.adminTabs.Select(u.networkTab)
 		}
 	}
+	// An Admin tab holding only the network view is no admin's: the
+	// status line's Details… shows that view to everyone else.
+	items = slices.Clone(u.tabs.Items)
+	hasAdmin := slices.Contains(items, u.adminTab)
+	switch wantAdmin := len(admin) > 1; {
+	case wantAdmin && !hasAdmin:
+		u.tabs.SetItems(slices.Insert(items, len(items)-1, u.adminTab)) // before Settings
+	case !wantAdmin && hasAdmin:
+		sel := u.tabs.Selected()
+		u.tabs.Remove(u.adminTab)
+		if sel == u.adminTab {
+			u.tabs.Select(u.readTab)
+		}
+	}
 	u.compose.setCatalog()
 	u.compose.picker.setNamed(r.named)
 	u.audiencesEd.setNamed(r.named, r.network)

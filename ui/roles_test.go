@@ -70,6 +70,16 @@ func TestRolesMember(t *testing.T) {
 	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Network"}) {
 		t.Errorf("a non-admin has the admin screens %q", got)
 	}
+	// Issue 26: no Admin tab holding only the diagnostics; the status
+	// line's Details… shows them.
+	if got := tabTitles(h.u.tabs.Items); slices.Contains(got, "Admin") {
+		t.Errorf("a non-admin has the tabs %q", got)
+	}
+	h.tap(h.u.statusBar.details)
+	if top := h.win.Canvas().Overlays().Top(); top == nil || !hasLabel(top, "Servant ID") {
+		t.Error("Details… does not show the network view")
+	}
+	h.win.Canvas().Overlays().Remove(h.win.Canvas().Overlays().Top())
 	if h.u.prefs.key.Text != trust.PublicKeyString(b.Identity().Public) {
 		t.Errorf("settings show the key %q", h.u.prefs.key.Text)
 	}
@@ -81,7 +91,7 @@ func TestRolesMember(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.sync()
-	if got := tabTitles(h.u.tabs.Items); !slices.Equal(got, []string{"Read", "Subscriptions", "Newsroom", "Admin", "Settings"}) {
+	if got := tabTitles(h.u.tabs.Items); !slices.Equal(got, []string{"Read", "Subscriptions", "Newsroom", "Settings"}) {
 		t.Errorf("a publisher has the tabs %q", got)
 	}
 	if !slices.Equal(h.u.compose.catIDs, []string{"it"}) || !slices.Equal(h.u.compose.category.Options, []string{"IT"}) {
@@ -122,6 +132,14 @@ func TestRolesAdmin(t *testing.T) {
 	h := newHarness(t, b)
 	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Seeds", "Categories", "Publishers", "Network", "Invitations", "Named ranges"}) {
 		t.Errorf("an admin has the admin screens %q", got)
+	}
+	if got := tabTitles(h.u.tabs.Items); !slices.Equal(got, []string{"Read", "Subscriptions", "Newsroom", "Admin", "Settings"}) {
+		t.Errorf("an admin has the tabs %q", got)
+	}
+	// Details… in the status line opens Admin → Network.
+	h.tap(h.u.statusBar.details)
+	if h.u.tabs.Selected() != h.u.adminTab || h.u.adminTabs.Selected() != h.u.networkTab {
+		t.Errorf("Details… selected %q / %q", h.u.tabs.Selected().Text, h.u.adminTabs.Selected().Text)
 	}
 	if !slices.Equal(h.u.compose.catIDs, b.Catalog().IDs()) {
 		t.Errorf("compose offers %q", h.u.compose.catIDs)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -29,6 +30,7 @@ type settingsView struct {
 	copyKey   *widget.Button
 	keyRow    *fyne.Container
 	notify    *widget.Check
+	retention *widget.Select
 	cats      *widget.CheckGroup
 	catIDs    []string // parallel to cats.Options
 	save      *widget.Button
@@ -72,6 +74,8 @@ func newSettingsView(u *UI) *settingsView {
 	themeNote.Importance = widget.LowImportance
 	dataNote := widget.NewLabel("Start Newsdesk with --data DIR to use another directory.")
 	dataNote.Importance = widget.LowImportance
+	v.retention = widget.NewSelect(retentionLabels(), nil)
+	keepNote := wrappedLabel("Items you keep (Keep, beside an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
 
 	form := widget.NewForm(
 		widget.NewFormItem("Display name", v.name),
@@ -80,6 +84,8 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
 		widget.NewFormItem("Public key", v.keyRow),
 		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
+		widget.NewFormItem("Keep items", container.NewVBox(
+			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.retention.MinSize().Height), v.retention)), keepNote)),
 		widget.NewFormItem("Theme", themeNote),
 	)
 	v.setKey("")
@@ -120,7 +126,60 @@ func (v *settingsView) load() {
 		v.dataDir.SetText("(held by the application)")
 	}
 	v.notify.SetChecked(s.Notify)
+	v.retention.Options = retentionLabels()
+	if l := retentionLabel(s.Retention); !slices.Contains(v.retention.Options, l) {
+		v.retention.Options = append(v.retention.Options, l) // set elsewhere: kept unless changed
+	}
+	v.retention.SetSelected(retentionLabel(s.Retention))
 	v.setCatalog()
+}
+
+// The retention choices of the settings, shortest first.
+var retentionChoices = []struct {
+	label string
+	d     time.Duration
+}{
+	{"30 days", 30 * day},
+	{"90 days", 90 * day},
+	{"6 months", 182 * day},
+	{"1 year (recommended)", app.DesktopRetention},
+	{"2 years", 2 * 365 * day},
+	{"Forever", 0},
+}
+
+const day = 24 * time.Hour
+
+func retentionLabels() []string {
+	out := make([]string, len(retentionChoices))
+	for i, c := range retentionChoices {
+		out[i] = c.label
+	}
+	return out
+}
+
+// retentionLabel names d among the choices; a retention set elsewhere (an
+// archive's, a data directory moved from a server) is named in days.
+func retentionLabel(d time.Duration) string {
+	for _, c := range retentionChoices {
+		if c.d == d {
+			return c.label
+		}
+	}
+	return fmt.Sprintf("%d days", int(d/day))
+}
+
+// retentionOf is the retention a label names; ok is false for none.
+func retentionOf(label string) (time.Duration, bool) {
+	for _, c := range retentionChoices {
+		if c.label == label {
+			return c.d, true
+		}
+	}
+	var n int
+	if _, err := fmt.Sscanf(label, "%d days", &n); err == nil {
+		return time.Duration(n) * day, true
+	}
+	return 0, false
 }
 
 // setCatalog offers the catalog's categories for notifications.
@@ -186,6 +245,11 @@ func (v *settingsView) settings() (app.Settings, string) {
 	if p := checkDisplayName(s.DisplayName); p != "" {
 		return s, p
 	}
+	d, ok := retentionOf(v.retention.Selected)
+	if !ok {
+		d = v.u.settings.Retention // nothing chosen: unchanged
+	}
+	s.Retention = d
 	if s.Listen != "" {
 		if err := checkListen(s.Listen); err != nil {
 			return s, fmt.Sprintf("Listen address %q: %v.", s.Listen, err)
@@ -207,6 +271,7 @@ func (v *settingsView) doSave() {
 	}
 	v.save.Disable()
 	v.note.SetText("Saving…")
+	moved := s.Listen != v.u.settings.Listen || s.Advertise != v.u.settings.Advertise
 	v.u.w.Go(func() func() {
 		err := v.u.b.SaveSettings(s)
 		return func() {
@@ -217,7 +282,21 @@ func (v *settingsView) doSave() {
 				return
 			}
 			v.u.settings = s
-			v.note.SetText("Saved.")
+			v.note.SetText(savedText(moved, v.u.roles.isAdmin()))
 		}
 	})
+}
+
+// savedText is what the settings say once saved: a new address applies at
+// once (the servant restarts under it, no restart of Newsdesk needed), and
+// an admin's invitations made before name the old one.
+func savedText(moved, admin bool) string {
+	if !moved {
+		return "Saved."
+	}
+	text := "Saved. Newsdesk reconnects under the new address now; there is no need to restart it."
+	if admin {
+		text += " Invitations made before name the old address: make new ones."
+	}
+	return text
 }

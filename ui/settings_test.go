@@ -55,8 +55,16 @@ func TestSettings(t *testing.T) {
 	if s.DisplayName != "Dana W." || s.Listen != ":7400" || s.Advertise != "10.0.0.1:7400" || !slices.Equal(s.NotifyCategories, []string{"company", "it"}) {
 		t.Errorf("saved %+v", s)
 	}
-	if v.note.Text != "Saved." || h.u.settings.DisplayName != "Dana W." {
+	// Issue 26: a new address applies at once, and the admin hears that
+	// older invitations name the old one.
+	if !strings.HasPrefix(v.note.Text, "Saved. Newsdesk reconnects under the new address now; there is no need to restart it.") ||
+		!strings.Contains(v.note.Text, "Invitations made before name the old address") || h.u.settings.DisplayName != "Dana W." {
 		t.Errorf("note %q", v.note.Text)
+	}
+	h.typeInto(v.name, "Dana")
+	h.tap(v.save)
+	if v.note.Text != "Saved." {
+		t.Errorf("note after saving the name alone %q", v.note.Text)
 	}
 }
 
@@ -123,3 +131,47 @@ type fakeDesktop struct {
 func (d *fakeDesktop) SetSystemTrayMenu(m *fyne.Menu)    { d.menu = m }
 func (d *fakeDesktop) SetSystemTrayIcon(r fyne.Resource) { d.icon = r }
 func (d *fakeDesktop) SetSystemTrayWindow(w fyne.Window) {}
+
+// Issue 26: the settings say how long items are kept, with the year the
+// desktop keeps them by default recommended, and Save stores the choice;
+// a retention set elsewhere is shown in days and kept unless changed.
+func TestSettingsRetention(t *testing.T) {
+	b := newFake()
+	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Retention: app.DesktopRetention})
+	h := newHarness(t, b)
+	h.u.prefs.load()
+	v := h.u.prefs
+	for _, ti := range h.u.tabs.Items {
+		if ti.Content == v.content {
+			h.u.tabs.Select(ti)
+		}
+	}
+	h.sync()
+	if v.retention.Selected != "1 year (recommended)" {
+		t.Errorf("retention shown as %q", v.retention.Selected)
+	}
+	if !hasLabel(v.content, "must-read items you have not confirmed stay") {
+		t.Error("the settings do not say what is never deleted")
+	}
+	for _, c := range []struct {
+		label string
+		want  time.Duration
+	}{{"90 days", 90 * 24 * time.Hour}, {"Forever", 0}} {
+		v.retention.SetSelected(c.label)
+		h.tap(v.save)
+		if got := b.Settings().Retention; got != c.want || v.note.Text != "Saved." {
+			t.Errorf("%s: saved %v (%q), want %v", c.label, got, v.note.Text+v.problem.Text, c.want)
+		}
+	}
+
+	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Retention: 45 * 24 * time.Hour})
+	h.u.settings = b.Settings()
+	v.load()
+	if v.retention.Selected != "45 days" {
+		t.Errorf("a retention set elsewhere shown as %q", v.retention.Selected)
+	}
+	h.tap(v.save)
+	if got := b.Settings().Retention; got != 45*24*time.Hour {
+		t.Errorf("saving unchanged made the retention %v", got)
+	}
+}

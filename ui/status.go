@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -17,14 +18,18 @@ import (
 // line.
 const messageFor = 15 * time.Second
 
-// statusLine is the bar at the bottom of the window: where this servant is
-// in the tree, and the last problem worth telling.
+// statusLine is the bar at the bottom of the window: whether this computer
+// is connected to the company network, in an employee's words, with the
+// details (the network view) one click away, and the last problem worth
+// telling.
 type statusLine struct {
 	u       *UI
 	icon    *widget.Icon
 	text    *widget.Label
 	msg     *widget.Label
+	details *widget.Button
 	msgGen  int
+	shown   string // the text and icon last set, to skip identical redraws
 	content fyne.CanvasObject
 }
 
@@ -32,28 +37,31 @@ func newStatusLine(u *UI) *statusLine {
 	s := &statusLine{u: u, icon: widget.NewIcon(theme.MediaRecordIcon()), text: widget.NewLabel("Starting…"), msg: widget.NewLabel("")}
 	s.msg.Importance = widget.DangerImportance
 	s.msg.Truncation = fyne.TextTruncateEllipsis
-	s.content = container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, container.NewHBox(s.icon, s.text), nil, s.msg))
+	s.details = widget.NewButton("Details…", u.showNetworkDetails)
+	s.details.Importance = widget.LowImportance
+	s.content = container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, container.NewHBox(s.icon, s.text), s.details, s.msg))
 	return s
 }
 
-// statusText is the status line's sentence for st.
+// statusText is the status line's sentence for st: what an employee needs
+// to know (connected, alone, or not), with the protocol's terms left to
+// the network details.
 func statusText(st app.NetStatus) string {
-	downs := len(st.Downs)
 	var s string
 	switch st.Role {
 	case app.RoleAttached:
-		s = fmt.Sprintf("Attached to %s", st.Up)
-		if downs > 0 {
-			s += " with " + plural(downs, "downlink", "downlinks")
-		}
+		s = "Connected to the company network"
 	case app.RoleVertex:
-		if downs == 0 {
-			s = "Vertex of the network, alone"
-		} else {
-			s = "Vertex of the network with " + plural(downs, "downlink", "downlinks")
+		switch {
+		case st.Alone != nil:
+			s = aloneText(st.Alone)
+		case len(st.Downs) > 0 || len(st.Leaves) > 0:
+			s = "Connected to the company network"
+		default:
+			s = "Only this computer so far"
 		}
 	case app.RoleConnecting:
-		s = "Reconnecting…"
+		s = "Connecting to the company network…"
 	case app.RoleStopped:
 		s = "Stopped"
 	case app.RoleIdle:
@@ -61,8 +69,8 @@ func statusText(st app.NetStatus) string {
 	default:
 		s = "Starting…"
 	}
-	if st.ID != "" {
-		s += " · this servant " + st.ID
+	if m := st.PortMoved; m != nil {
+		s += " · " + portMovedText(m)
 	}
 	if st.Leaf {
 		s += " · " + leafNotice(st)
@@ -74,6 +82,22 @@ func statusText(st app.NetStatus) string {
 		s += " · " + unstoredText(st)
 	}
 	return s
+}
+
+// portMovedText says that the start found the port taken and moved on.
+func portMovedText(m *app.PortMove) string {
+	_, from, _ := net.SplitHostPort(m.From)
+	_, to, _ := net.SplitHostPort(m.To)
+	return fmt.Sprintf("port %s was in use on this computer, perhaps by another Newsdesk, so this one uses port %s", from, to)
+}
+
+// aloneText says that the servant runs as a network of its own although
+// it should not, and why.
+func aloneText(al *app.Alone) string {
+	if len(al.Seeds) == 0 {
+		return "Not connected: the company network lists no computer to connect to, so news from others does not arrive; ask an admin for a new invitation"
+	}
+	return "Not connected: the company network does not answer at " + strings.Join(al.Seeds, ", ") + ", so news from others does not arrive until it does"
 }
 
 // unstoredText is how the status line says that delivered items wait for
@@ -89,15 +113,26 @@ func lostText(n uint64) string {
 	return plural(int(n), "item", "items") + " could not be recovered"
 }
 
+// set shows st, and redraws nothing when it reads as before: the status
+// is re-read every few seconds, and a redraw of the window is the costliest
+// thing an idle desktop does (software rendering).
 func (s *statusLine) set(st app.NetStatus) {
-	s.text.SetText(statusText(st))
-	switch st.Role {
-	case app.RoleAttached, app.RoleVertex:
-		s.icon.SetResource(theme.NewSuccessThemedResource(theme.MediaRecordIcon()))
-	case app.RoleConnecting:
-		s.icon.SetResource(theme.NewWarningThemedResource(theme.MediaRecordIcon()))
+	text := statusText(st)
+	var icon fyne.Resource
+	switch {
+	case st.Alone != nil:
+		icon = theme.NewWarningThemedResource(theme.MediaRecordIcon())
+	case st.Role == app.RoleAttached, st.Role == app.RoleVertex:
+		icon = theme.NewSuccessThemedResource(theme.MediaRecordIcon())
+	case st.Role == app.RoleConnecting:
+		icon = theme.NewWarningThemedResource(theme.MediaRecordIcon())
 	default:
-		s.icon.SetResource(theme.NewDisabledResource(theme.MediaRecordIcon()))
+		icon = theme.NewDisabledResource(theme.MediaRecordIcon())
+	}
+	if shown := text + "\x00" + icon.Name(); shown != s.shown {
+		s.shown = shown
+		s.text.SetText(text)
+		s.icon.SetResource(icon)
 	}
 }
 

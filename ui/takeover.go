@@ -199,7 +199,7 @@ func (t *takeover) show() {
 		meta = "By " + it.Author + " · " + meta
 	}
 	t.meta.SetText(meta)
-	setMarkdown(t.body, it.Body)
+	t.u.setMarkdown(t.body, it.Body)
 	t.refused.Hide()
 	if t.needsConfirm() {
 		t.prompt.Show()

@@ -21,16 +21,23 @@ package ui
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 
 	"newsdesk/app"
 	"newsdesk/categories"
+
+	// Before Fyne works out the locale: a C locale reads as English, not
+	// as an error at every start (clocale's doc says how).
+	_ "clocale"
 )
 
 const mainTitle = "Newsdesk"
@@ -62,6 +69,7 @@ type UI struct {
 	tabs      *container.AppTabs
 	readTab   *container.TabItem
 	newsTab   *container.TabItem
+	adminTab  *container.TabItem // offered when it holds more than the network view (roles.go)
 	newsTabs  *container.AppTabs
 	adminTabs *container.AppTabs
 
@@ -88,6 +96,7 @@ type UI struct {
 	wizard      *wizard
 
 	statusRef, catalogRef, rolesRef *refresher
+	detailsOpen                     bool // the network view shows in a window of its own
 }
 
 // options are what tests change: a worker that runs on the test
@@ -100,6 +109,8 @@ type options struct {
 	trayOK  func() bool   // whether a system tray can be used
 	desktop desktop.App   // the tray's app; nil: the fyne.App if it is one
 	tick    time.Duration // status refresh period
+	// openURL opens links (links.go); nil: the current fyne.App's OpenURL.
+	openURL func(*url.URL) error
 }
 
 // New returns the UI of a over b, with no window shown yet.
@@ -107,7 +118,7 @@ func New(a fyne.App, b Backend) *UI {
 	return newUI(a, b, options{worker: goWorker{}, bridge: true, now: time.Now, trayOK: trayAvailable, tick: statusEvery})
 }
 
-// statusEvery is how often the network view and status line re-read the
+// statusEvery is how often a shown network view re-reads the
 // servant's status besides StatusChanged events.
 const statusEvery = 3 * time.Second
 
@@ -196,11 +207,12 @@ func (u *UI) startMain() {
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.readTab = container.NewTabItemWithIcon("Read", theme.MailComposeIcon(), u.reader.content)
 	u.newsTab = container.NewTabItemWithIcon("Newsroom", theme.DocumentCreateIcon(), u.newsTabs)
+	u.adminTab = container.NewTabItemWithIcon("Admin", theme.SettingsIcon(), u.adminTabs)
 	u.tabs = container.NewAppTabs(
 		u.readTab,
 		container.NewTabItemWithIcon("Subscriptions", theme.CheckButtonCheckedIcon(), u.subsView.content),
 		u.newsTab,
-		container.NewTabItemWithIcon("Admin", theme.SettingsIcon(), u.adminTabs),
+		u.adminTab,
 		container.NewTabItemWithIcon("Settings", theme.AccountIcon(), u.prefs.content),
 	)
 	u.tabs.OnSelected = func(*container.TabItem) { u.tabShown() }
@@ -266,6 +278,23 @@ func (u *UI) tabShown() {
 	if u.showing(u.invites.content) {
 		u.invites.load()
 	}
+}
+
+// showNetworkDetails shows the network view (the status line's Details…):
+// as Admin → Network where the Admin tab is offered, else in a window of
+// its own.
+func (u *UI) showNetworkDetails() {
+	u.statusRef.trigger()
+	if slices.Contains(u.tabs.Items, u.adminTab) {
+		u.tabs.Select(u.adminTab)
+		u.adminTabs.Select(u.networkTab)
+		return
+	}
+	d := dialog.NewCustom("Network details", "Close", u.network.content, u.win)
+	d.Resize(fyne.NewSize(mainSize.Width*0.85, mainSize.Height*0.8))
+	d.SetOnClosed(func() { u.detailsOpen = false })
+	u.detailsOpen = true
+	d.Show()
 }
 
 // showRead switches to the reading screen.

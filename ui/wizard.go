@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +62,12 @@ type wizard struct {
 	importPath string
 	finish     *widget.Button
 	problem    *widget.Label
+
+	// The port other computers connect to (issue 26): proposed free (a
+	// second profile on this computer cannot take 7400 too), and said so.
+	port       *widget.Entry
+	portInfo   *widget.Label
+	listenHost string // the host part of the listen address, kept as it is
 	probes     *prober
 	probeDeb   debouncer
 	busy       bool
@@ -94,7 +102,7 @@ func newWizard(u *UI, onDone func()) *wizard {
 		z.code.Wrapping = fyne.TextWrapBreak
 		z.code.TextStyle = fyne.TextStyle{Monospace: true}
 		z.code.SetPlaceHolder("newsdesk:join?net=…")
-		z.code.SetMinRowsVisible(3)
+		z.code.SetMinRowsVisible(5) // a whole code, none of its lines cut off
 		z.codeInfo = wrappedLabel("", widget.LowImportance)
 		z.code.OnChanged = func(string) {
 			z.problem.SetText("")
@@ -139,6 +147,17 @@ func newWizard(u *UI, onDone func()) *wizard {
 		}
 	})
 	z.mode.SetSelected(choiceNew)
+	z.port = widget.NewEntry()
+	z.port.SetPlaceHolder("7400")
+	z.port.OnChanged = func(string) {
+		z.problem.SetText("")
+		z.portInfo.Hide()
+	}
+	z.portInfo = wrappedLabel("", widget.WarningImportance)
+	z.portInfo.Hide() // shown with a note, so no empty line takes room
+	z.listenHost = "0.0.0.0"
+	portRow := container.NewHBox(widget.NewLabel("Other computers connect to this one on port"),
+		container.NewGridWrap(fyne.NewSize(110, z.port.MinSize().Height), z.port))
 	z.finish = widget.NewButtonWithIcon("Start Newsdesk", theme.NavigateNextIcon(), z.doFinish)
 	z.finish.Importance = widget.HighImportance
 	z.problem.Importance = widget.DangerImportance
@@ -153,11 +172,70 @@ func newWizard(u *UI, onDone func()) *wizard {
 		z.name,
 		widget.NewLabelWithStyle("2. The network", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		z.mode, newNote, z.joinBox, z.importBox,
+		portRow, z.portInfo,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, z.finish, z.problem),
 	)
 	z.content = container.NewVScroll(container.New(&columnLayout{width: 680}, container.NewPadded(form)))
+	z.proposePort()
 	return z
+}
+
+// proposePort fills in the port of the settings' listen address, or a free
+// one when another program (another Newsdesk profile) holds it, and says
+// so (background).
+func (z *wizard) proposePort() {
+	z.u.w.Go(func() func() {
+		proposal, taken := z.u.b.ProposeListen("")
+		wanted := z.u.b.Settings().Listen
+		return func() {
+			host, port, err := net.SplitHostPort(proposal)
+			if err != nil || z.port.Text != "" {
+				return // typed meanwhile
+			}
+			z.listenHost = host
+			z.port.SetText(port)
+			if taken {
+				_, was, _ := net.SplitHostPort(wanted)
+				z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s.", was, port))
+				z.portInfo.Show()
+			}
+		}
+	})
+}
+
+// proposeAfterTaken fills in a free port after the one chosen turned out
+// taken (another Newsdesk started meanwhile), so Start works the next
+// time, and says so beside the refusal (background).
+func (z *wizard) proposeAfterTaken() {
+	listen, _ := z.listen()
+	z.u.w.Go(func() func() {
+		proposal, taken := z.u.b.ProposeListen(listen)
+		return func() {
+			_, port, err := net.SplitHostPort(proposal)
+			if err != nil || !taken || z.busy {
+				return
+			}
+			was, refusal := strings.TrimSpace(z.port.Text), z.problem.Text
+			z.port.SetText(port) // clears the refusal (OnChanged): put back
+			z.problem.SetText(refusal)
+			z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s. Press Start again.", was, port))
+			z.portInfo.Show()
+		}
+	})
+}
+
+// listen is the listen address the port entry makes, or the problem with
+// it.
+func (z *wizard) listen() (string, string) {
+	p := strings.TrimSpace(z.port.Text)
+	if p == "" {
+		return "", "" // the settings' address
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+		return "", "The port must be a number from 1 to 65535."
+	}
+	return net.JoinHostPort(z.listenHost, p), ""
 }
 
 // seedLine is one line of the seed list with its verdict.
@@ -245,6 +323,10 @@ func (z *wizard) setup() (app.Setup, string) {
 	if p := checkDisplayName(s.DisplayName); p != "" {
 		return s, p
 	}
+	var p string
+	if s.Listen, p = z.listen(); p != "" {
+		return s, p
+	}
 	if s.NewNetwork {
 		return s, ""
 	}
@@ -317,20 +399,34 @@ func (z *wizard) doFinish() {
 		return func() {
 			z.busy = false
 			z.finish.Enable()
-			if inviting {
-				z.showCode()
-			}
 			if err != nil {
-				what := "Newsdesk could not be set up: "
 				if inviting {
-					what = "Newsdesk could not join with this invitation: "
+					z.codeInfo.SetText("") // no tick beside a refusal
 				}
-				z.problem.SetText(what + err.Error())
+				z.problem.SetText(z.failure(err, inviting))
+				if errors.Is(err, app.ErrPortInUse) {
+					z.proposeAfterTaken()
+				}
 				return
 			}
 			z.onDone()
 		}
 	})
+}
+
+// failure says why the wizard could not finish, and what to do.
+func (z *wizard) failure(err error, inviting bool) string {
+	if errors.Is(err, app.ErrPortInUse) {
+		text := fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk. Choose another port above.", strings.TrimSpace(z.port.Text))
+		if inviting {
+			text += " The invitation was not used."
+		}
+		return text
+	}
+	if inviting {
+		return "Newsdesk could not join with this invitation: " + err.Error()
+	}
+	return "Newsdesk could not be set up: " + err.Error()
 }
 
 // joinTimeout bounds a redemption as the wizard waits for it.
@@ -351,11 +447,11 @@ func (z *wizard) showCode() {
 		return
 	}
 	z.codeInfo.Importance = widget.SuccessImportance
-	at := strings.Join(c.Seeds, ", ")
-	if at == "" {
-		at = c.Via
+	at := c.Via
+	if len(c.Seeds) > 0 {
+		at = c.Seeds[0]
 	}
-	z.codeInfo.SetText(fmt.Sprintf("Invitation %s to the network with fingerprint %s…; it is redeemed at %s.", c.ID, c.Network[:12], at))
+	z.codeInfo.SetText(fmt.Sprintf("The code is complete (invitation %s). When you start, Newsdesk asks the network at %s to let this computer in.", c.ID, at))
 }
 
 // readDefinition reads a network definition file for the wizard

@@ -160,8 +160,10 @@ func TestWizardJoinByInvitation(t *testing.T) {
 		t.Errorf("a code with another via: %q", z.codeInfo.Text)
 	}
 	h.typeInto(z.code, "  "+code+"\n")
-	if !strings.HasPrefix(z.codeInfo.Text, "Invitation ") || !strings.Contains(z.codeInfo.Text, "10.1.0.5:7400, 10.2.0.9:7400") {
-		t.Errorf("a good code: %q", z.codeInfo.Text)
+	// A complete code, not one redeemed yet (issue 26).
+	if got := z.codeInfo.Text; !strings.HasPrefix(got, "The code is complete") || !strings.Contains(got, "asks the network at 10.1.0.5:7400") ||
+		strings.Contains(got, "redeemed") {
+		t.Errorf("a good code: %q", got)
 	}
 
 	// Refused: the whole reason shows, wrapped inside the window.
@@ -174,6 +176,9 @@ func TestWizardJoinByInvitation(t *testing.T) {
 	}
 	if !strings.Contains(z.problem.Text, reason) || !strings.HasSuffix(z.problem.Text, "(asked 10.2.0.9:7400)") {
 		t.Errorf("the refusal shows as %q", z.problem.Text)
+	}
+	if z.codeInfo.Text != "" {
+		t.Errorf("beside the refusal the code still says %q", z.codeInfo.Text)
 	}
 	if z.problem.Wrapping != fyne.TextWrapWord || z.problem.Truncation != fyne.TextTruncateOff {
 		t.Error("the problem label does not wrap")
@@ -200,4 +205,65 @@ func TestWizardJoinByInvitation(t *testing.T) {
 	if s := b.Settings(); s.DisplayName != "Sam" {
 		t.Errorf("display name %q", s.DisplayName)
 	}
+}
+
+// Issue 26: a second profile on this computer finds port 7400 taken; the
+// wizard proposes the next free port and says so plainly, joins with it,
+// and a port that turns out taken is refused before the invitation is
+// used, saying what to do.
+func TestWizardPortTaken(t *testing.T) {
+	b := newFake()
+	b.PresetNeedsSetup(true)
+	b.PresetSettings(app.Settings{})
+	b.PresetStatus(attachedStatus())
+	b.PresetPortTaken("7400")
+	h := newHarness(t, b)
+	z := h.u.wizard
+	if z.port.Text != "7401" || !strings.Contains(z.portInfo.Text, "Port 7400 is in use on this computer") ||
+		!strings.Contains(z.portInfo.Text, "this one will use port 7401") {
+		t.Fatalf("port %q, note %q", z.port.Text, z.portInfo.Text)
+	}
+	h.typeInto(z.name, "Sam")
+	z.mode.SetSelected(choiceJoin)
+	h.typeInto(z.code, goodCode(t))
+	h.typeInto(z.port, "7400")
+	h.tap(z.finish)
+	if got := z.problem.Text; !strings.Contains(got, "Port 7400 is in use on this computer") || !strings.Contains(got, "Choose another port") ||
+		!strings.Contains(got, "The invitation was not used.") {
+		t.Errorf("joining on a taken port: %q", got)
+	}
+	if h.u.running {
+		t.Fatal("set up on a taken port")
+	}
+	// A free port is filled in for the next try.
+	if z.port.Text != "7401" || !z.portInfo.Visible() || !strings.Contains(z.portInfo.Text, "Press Start again") {
+		t.Errorf("after the refusal: port %q, note %q", z.port.Text, z.portInfo.Text)
+	}
+	h.typeInto(z.port, "70000")
+	h.tap(z.finish)
+	if !strings.Contains(z.problem.Text, "from 1 to 65535") {
+		t.Errorf("port 70000: %q", z.problem.Text)
+	}
+	h.typeInto(z.port, "7401")
+	h.tap(z.finish)
+	if !h.u.running {
+		t.Fatalf("not set up on a free port: %q", z.problem.Text)
+	}
+	if got := b.Settings().Listen; got != "0.0.0.0:7401" {
+		t.Errorf("listen address after setup %q", got)
+	}
+}
+
+// goodCode is an invitation code that parses, naming 10.1.0.5:7400.
+func goodCode(t *testing.T) string {
+	t.Helper()
+	id, _ := trust.NewInviteID()
+	tok, _ := trust.NewInviteToken()
+	signer, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &trust.InviteCode{ID: id, Token: tok, Via: "10.1.0.5:7400", Seeds: []string{"10.1.0.5:7400"}}
+	c.SignVia(signer)
+	return c.String()
 }

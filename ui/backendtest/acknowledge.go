@@ -47,3 +47,36 @@ func testAcknowledge(t *testing.T, s Subject) {
 		t.Errorf("a refused acknowledgement changed the item: read %v, acknowledged %v", e.Read, e.Acknowledged)
 	}
 }
+
+// Keep marks an item kept, announced with ReadStateChanged, and lets it go
+// again; marking it as it is changes nothing. An unknown item is
+// app.ErrNotFound.
+func testKeep(t *testing.T, s Subject) {
+	it := received(1, "hr", "Holiday calendar 2026", "", 10)
+	receive(t, s, it)
+	if e := item(t, s, it.ID); e.Kept {
+		t.Fatal("a received item is kept before the reader chose to")
+	}
+	if err := s.Keep(it.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	await(t, s, "ReadStateChanged after Keep", announced(app.ReadStateChanged, it.ID, "hr"))
+	if e := item(t, s, it.ID); !e.Kept {
+		t.Error("not kept after Keep")
+	}
+	if es, _, _ := s.Newest([]string{"hr"}, 10, ""); len(es) != 1 || !es[0].Kept {
+		t.Errorf("Newest does not carry the mark: %+v", es)
+	}
+	if err := s.Keep(it.ID, true); err != nil {
+		t.Errorf("keeping it again: %v", err)
+	}
+	if err := s.Keep(it.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if e := item(t, s, it.ID); e.Kept {
+		t.Error("still kept after letting it go")
+	}
+	if err := s.Keep(news.IDAt(base, 99), true); !errors.Is(err, app.ErrNotFound) {
+		t.Errorf("Keep of an unknown ID: %v, want app.ErrNotFound", err)
+	}
+}

@@ -78,6 +78,7 @@ func Run(t *testing.T, open Opener) {
 		{"ReadState", testReadState},
 		{"MarkAllRead", testMarkAllRead},
 		{"Acknowledge", testAcknowledge},
+		{"Keep", testKeep},
 		{"Subscriptions", testSubscriptions},
 		{"Catalog", testCatalog},
 		{"PublishRefused", testPublishRefused},
@@ -709,16 +710,18 @@ func testMyPostsPaging(t *testing.T, s Subject) {
 // notification categories sorted without duplicates) and refuses what
 // breaks a rule, changing nothing.
 func testSettings(t *testing.T, s Subject) {
-	in := app.Settings{DisplayName: "  Dana Whitfield ", Listen: "0.0.0.0:7401", Advertise: "10.0.0.5:7401", Notify: false, NotifyCategories: []string{"sales", "company", "sales"}}
+	in := app.Settings{DisplayName: "  Dana Whitfield ", Listen: "0.0.0.0:7401", Advertise: "10.0.0.5:7401", Notify: false,
+		NotifyCategories: []string{"sales", "company", "sales"}, Retention: 90 * 24 * time.Hour}
 	if err := s.SaveSettings(in); err != nil {
 		t.Fatal(err)
 	}
-	want := app.Settings{DisplayName: "Dana Whitfield", Listen: "0.0.0.0:7401", Advertise: "10.0.0.5:7401", NotifyCategories: []string{"company", "sales"}}
+	want := app.Settings{DisplayName: "Dana Whitfield", Listen: "0.0.0.0:7401", Advertise: "10.0.0.5:7401", NotifyCategories: []string{"company", "sales"},
+		Retention: 90 * 24 * time.Hour}
 	check := func(when string) {
 		t.Helper()
 		got := s.Settings()
 		if got.DisplayName != want.DisplayName || got.Listen != want.Listen || got.Advertise != want.Advertise ||
-			got.Notify != want.Notify || !slices.Equal(got.NotifyCategories, want.NotifyCategories) {
+			got.Notify != want.Notify || !slices.Equal(got.NotifyCategories, want.NotifyCategories) || got.Retention != want.Retention {
 			t.Errorf("%s: settings %+v, want %+v", when, got, want)
 		}
 	}
@@ -730,6 +733,8 @@ func testSettings(t *testing.T, s Subject) {
 		{DisplayName: "Dana", Listen: "0.0.0.0:port"},
 		{DisplayName: "Dana", Listen: "0.0.0.0:7401", Advertise: "10.0.0.5"},
 		{DisplayName: "Dana", Listen: "0.0.0.0:7401", NotifyCategories: []string{"Sales!"}},
+		{DisplayName: "Dana", Listen: "0.0.0.0:7401", Retention: time.Hour},
+		{DisplayName: "Dana", Listen: "0.0.0.0:7401", Retention: -24 * time.Hour},
 	} {
 		if err := s.SaveSettings(bad); err == nil {
 			t.Errorf("SaveSettings(%+v) accepted", bad)

@@ -42,3 +42,25 @@ func (m *Backend) PresetAcknowledged(at time.Time, ids ...uuid.UUID) {
 		m.read[id] = true
 	}
 }
+
+// Keep marks an item kept, or lets it go, as the application does,
+// announcing a change with ReadStateChanged; an unknown item is
+// app.ErrNotFound.
+func (m *Backend) Keep(id uuid.UUID, keep bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.byID[id]
+	if !ok {
+		return fmt.Errorf("%w: item %s", app.ErrNotFound, id)
+	}
+	if m.kept[id] == keep {
+		return nil
+	}
+	if keep {
+		m.kept[id] = true
+	} else {
+		delete(m.kept, id)
+	}
+	m.emitLocked(app.Event{Kind: app.ReadStateChanged, Categories: []string{it.Category}, Items: []uuid.UUID{id}})
+	return nil
+}

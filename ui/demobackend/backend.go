@@ -38,7 +38,10 @@ type Backend struct {
 	byID  map[uuid.UUID]*news.Item
 	read  map[uuid.UUID]bool
 	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
-	reach map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
+	kept  map[uuid.UUID]bool      // items the reader keeps (Keep)
+
+	takenPorts map[string]bool         // ports in use by "another program" (listen.go)
+	reach      map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
 	// retracted holds the retractions applied, as the store keeps them:
 	// the item stays, out of every list but My posts.
 	retracted map[uuid.UUID]*app.Retraction
@@ -89,11 +92,14 @@ func New(now func() time.Time) *Backend {
 		byID:     map[uuid.UUID]*news.Item{},
 		read:     map[uuid.UUID]bool{},
 		acked:    map[uuid.UUID]time.Time{},
-		catalog:  categories.Default(),
-		settings: app.Settings{Notify: true},
-		source:   source,
-		status:   app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
-		events:   make(chan app.Event, 256),
+		kept:     map[uuid.UUID]bool{},
+
+		takenPorts: map[string]bool{},
+		catalog:    categories.Default(),
+		settings:   app.Settings{Notify: true},
+		source:     source,
+		status:     app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
+		events:     make(chan app.Event, 256),
 	}
 }
 
@@ -253,7 +259,7 @@ func (m *Backend) Close() error {
 }
 
 func (m *Backend) entry(it *news.Item) app.Entry {
-	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID]}
+	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID], Kept: m.kept[it.ID]}
 }
 
 // visible reports whether it shows in lists, searches and counts.
@@ -614,6 +620,9 @@ func (m *Backend) Setup(s app.Setup) error {
 	if err := checkDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
+	if err := m.checkListen(s.Listen); err != nil {
+		return err
+	}
 	if !s.NewNetwork {
 		if len(s.Seeds) == 0 {
 			return errors.New("seeds: at least one seed is needed to join a network")
@@ -626,6 +635,9 @@ func (m *Backend) Setup(s app.Setup) error {
 	m.mu.Lock()
 	m.setup = false
 	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
+	if s.Listen != "" {
+		m.settings.Listen = s.Listen
+	}
 	if s.NewNetwork {
 		addr := cmp.Or(m.status.ID, self.Advertise, self.Listen)
 		m.seeds = []string{addr}
@@ -671,6 +683,9 @@ func (m *Backend) SaveSettings(s app.Settings) error {
 		if err := categories.ValidateID(c); err != nil {
 			return fmt.Errorf("notification categories: %w", err)
 		}
+	}
+	if err := app.CheckRetention(s.Retention); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

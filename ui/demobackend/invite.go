@@ -150,6 +150,9 @@ func (m *Backend) JoinByInvitation(ctx context.Context, code string, s app.Setup
 	if err := checkDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
+	if err := m.checkListen(s.Listen); err != nil {
+		return err
+	}
 	if !m.NeedsSetup() {
 		return errors.New("this installation is set up already; joining another network needs a fresh data directory")
 	}
@@ -160,4 +163,18 @@ func (m *Backend) JoinByInvitation(ctx context.Context, code string, s app.Setup
 	addrs := append(slices.Clone(c.Seeds), c.Via)
 	return &network.RedeemError{Reason: network.ReasonNoSeed,
 		Msg: "no servant named in the invitation could be reached: " + strings.Join(addrs, ", ") + ": the demo has no network"}
+}
+
+// Redeemed counts a use of invitation id, as the admin's servant does
+// when a joiner redeems it, and announces it with InvitationsChanged.
+func (m *Backend) Redeemed(id, key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.invites {
+		if m.invites[i].ID == id {
+			m.invites[i].Used++
+			m.invites[i].Redeemed = append(m.invites[i].Redeemed, key)
+		}
+	}
+	m.emitLocked(app.Event{Kind: app.InvitationsChanged})
 }
