@@ -207,7 +207,7 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		case r.CategoriesOnly:
 			cats = append(cats, CountCategory{Count: k, Category: m.Category})
 		default:
-			s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Msg: m})
+			s.sendAnswer(from, r.Trail, m)
 		}
 	}
 	if len(cats) > 0 {

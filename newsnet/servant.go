@@ -35,6 +35,12 @@ type Servant struct {
 	leaf     bool
 	dialback dialBackState // dialback.go
 
+	// Catch-up pages being read by the host (pages.go), and the conduct
+	// of peers that exceeded their budgets (conduct.go).
+	pages   map[uint64]pageRequest
+	pageSeq uint64
+	conduct conductState
+
 	// connector is the join search (connector.go): the targets still to
 	// try, the attempt under way, the redirects followed.
 	connector connector
@@ -127,6 +133,11 @@ type Counters struct {
 	// ReportFrames are reach reports sent (reach.go).
 	ReportFrames uint64
 
+	// Requests within budget (requests.go, pages.go): requests that had to
+	// wait for their link's answers to drain, those refused beyond the
+	// waiting bounds, and catch-up pages read off the loop.
+	RequestsWaited, RequestsRefused, PagesRead uint64
+
 	// TooNew counts frames not sent because the link runs at a wire
 	// version older than the frame (newer).
 	TooNew uint64
@@ -184,11 +195,18 @@ type link struct {
 	// when the host last reported progress (or the queue became
 	// non-empty), what is withheld while the link is busy (keys counts
 	// the items among it), and the streams whose edge it is owed.
-	inflight   int
-	progressAt time.Time
-	backlog    []withheld
-	keys       int
-	edgesOwed  map[edgeKey]bool
+	inflight     int
+	progressAt   time.Time
+	backlog      []withheld
+	keys         int
+	backlogBytes int // the frames and keyed answers among backlog (withheld.size)
+	edgesOwed    map[edgeKey]bool
+
+	// Requests from the peer that wait for the link's answers to drain,
+	// and whether a catch-up page for it is being read (requests.go).
+	parked      []parkedRequest
+	parkedBytes int
+	paging      bool
 
 	// sources is the link's reverse-path list (reverse.go): the sources
 	// whose items arrived over it, with when they last did.
@@ -305,6 +323,8 @@ func (s *Servant) Step(ev Event) []Action {
 		}
 	case reachEvent:
 		s.stepReach(e)
+	case PageRead:
+		s.pageRead(e)
 	case Publish:
 		if s.checkCategory(e.Msg.Category) {
 			s.publish(e.Msg)
@@ -636,7 +656,7 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *Recover:
 		if l.kind == linkUp || l.kind == linkDown {
-			s.handleRecover(l, m)
+			s.takeRequest(l, m)
 		}
 	case *Recovered:
 		if l.kind == linkUp || l.kind == linkDown {

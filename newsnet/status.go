@@ -30,9 +30,11 @@ type Status struct {
 	Leaf   bool
 	// Reach is what the last dial-back to this servant found, ReachAddr
 	// the address dialed and ReachAt when (dialback.go).
-	Reach         Reach
-	ReachAddr     ServantID
-	ReachAt       time.Time
+	Reach     Reach
+	ReachAddr ServantID
+	ReachAt   time.Time
+	// Misconduct: peers that exceeded their budgets (conduct.go).
+	Misconduct    Misconduct
 	Range         [2]uint64 // subtree range [vmin, vmax]
 	Partition     Partition
 	RootPath      []ServantID // from the vertex to the up-servant
@@ -105,6 +107,7 @@ func (s *Servant) Status() Status {
 		Reach:         s.dialback.self,
 		ReachAddr:     s.dialback.addr,
 		ReachAt:       s.dialback.at,
+		Misconduct:    s.misconductStatus(),
 	}
 	if s.up != nil {
 		st.Up = s.up.peer

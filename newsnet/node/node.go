@@ -126,6 +126,8 @@ type Node struct {
 	// LinkDown, or the core would take a deliberate move for a failure.
 	fromPeers chan fromPeer
 	requests  chan request
+	// pagesRead carries catch-up pages read off the loop (readPage).
+	pagesRead chan newsnet.PageRead
 	// wrote wakes the loop to collect the writers' Written reports from
 	// their queues' counters; a writer never waits on it.
 	wrote chan struct{}
@@ -242,6 +244,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		dialed:    make(chan dialed),
 		fromPeers: make(chan fromPeer, 256),
 		requests:  make(chan request),
+		pagesRead: make(chan newsnet.PageRead),
 		wrote:     make(chan struct{}, 1),
 		servant:   s,
 		peers:     make(map[newsnet.LinkID]*peer),
@@ -330,6 +333,8 @@ func (n *Node) run() {
 		case r := <-n.requests:
 			r.f(n.servant)
 			close(r.done)
+		case p := <-n.pagesRead:
+			n.step(p)
 		case <-n.ctx.Done():
 			n.shutdown()
 			return
@@ -500,10 +505,27 @@ func (n *Node) act(a newsnet.Action) {
 		if n.onReach != nil {
 			n.onReach(a)
 		}
+	case newsnet.ReadPage:
+		n.wg.Add(1)
+		go n.readPage(a)
 	case newsnet.Note:
 		n.log.Info(a.Text)
 	default:
 		n.log.Error("unknown action from the core", "action", fmt.Sprintf("%T", a))
+	}
+}
+
+// readPage reads a catch-up page from the archive off the loop, as the
+// core asks (it bounds the reads in flight), and hands it to the loop.
+func (n *Node) readPage(a newsnet.ReadPage) {
+	defer n.wg.Done()
+	var msgs []*newsnet.Multicast
+	if n.core.Archive != nil {
+		msgs = n.core.Archive.CatchUp(a.Categories, a.Known, a.Since, a.Limit)
+	}
+	select {
+	case n.pagesRead <- newsnet.PageRead{Req: a.Req, Msgs: msgs}:
+	case <-n.ctx.Done():
 	}
 }
 

@@ -733,6 +733,14 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		}
 	case newsnet.Progress:
 		nd.Expected[a.Source] = a.Next
+	case newsnet.ReadPage:
+		// Read at once, answered as the next event: a host reads off its
+		// loop, and the servant steps on meanwhile.
+		var msgs []*newsnet.Multicast
+		if arch := nd.archive(); arch != nil {
+			msgs = arch.CatchUp(a.Categories, a.Known, a.Since, a.Limit)
+		}
+		n.schedule(n.now, event{kind: evPageRead, to: pipeEnd{nd.ID, 0}, req: a.Req, msgs: msgs})
 	case newsnet.Lost:
 		nd.Lost = a.Total
 	case newsnet.Note:
@@ -770,6 +778,14 @@ func (h *Host) report(a newsnet.Action) {
 			h.OnNote(a.Text)
 		}
 	}
+}
+
+// archive is the store nd's servant answers from.
+func (nd *Node) archive() newsnet.Archive {
+	if nd.host != nil {
+		return nd.cfg.Archive
+	}
+	return nd.Store
 }
 
 func (n *Network) dial(nd *Node, d newsnet.Dial) {
@@ -820,6 +836,8 @@ func (n *Network) dispatch(ev event) {
 		n.step(nd, newsnet.Received{Link: ev.to.link, Msg: ev.msg})
 	case evWritten:
 		n.step(nd, newsnet.Written{Link: ev.to.link, Bytes: ev.bytes})
+	case evPageRead:
+		n.step(nd, newsnet.PageRead{Req: ev.req, Msgs: ev.msgs})
 	}
 }
 
@@ -846,6 +864,7 @@ const (
 	evLinkDown
 	evFrame
 	evWritten
+	evPageRead
 )
 
 type event struct {
@@ -858,6 +877,8 @@ type event struct {
 	msg         newsnet.Message
 	reason      string
 	bytes       int
+	req         uint64               // evPageRead
+	msgs        []*newsnet.Multicast // evPageRead
 }
 
 type eventHeap []event
