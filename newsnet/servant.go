@@ -137,6 +137,10 @@ type Counters struct {
 	// wait for their link's answers to drain, those refused beyond the
 	// waiting bounds, and catch-up pages read off the loop.
 	RequestsWaited, RequestsRefused, PagesRead uint64
+	// Reach reports within budget (reach_budget.go): reports and report
+	// entries refused beyond their rate, and entries whose identity lists
+	// were dropped beyond the link's bytes.
+	ReportsRefused, ReachListsDropped uint64
 
 	// TooNew counts frames not sent because the link runs at a wire
 	// version older than the frame (newer).
