@@ -63,6 +63,10 @@ type LinkStatus struct {
 	// items withheld until the link drains.
 	Queued   int
 	Withheld int
+	// Answers: bytes of answers withheld until the link drains (keyed or
+	// whole); Parked: the peer's requests waiting for them (requests.go).
+	Answers int
+	Parked  int
 	// Version is the wire version the link runs at, Release the peer's
 	// release ("" when its hello had none).
 	Version uint16
@@ -114,7 +118,7 @@ func (s *Servant) Status() Status {
 	}
 	for _, l := range s.treeLinks() {
 		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Leaf: l.leaf, Received: l.received, Sent: l.sent,
-			Queued: l.inflight, Withheld: l.keys, Version: l.version, Release: l.release})
+			Queued: l.inflight, Withheld: l.keys, Answers: l.backlogBytes, Parked: len(l.parked), Version: l.version, Release: l.release})
 		switch {
 		case l == s.up:
 		case l.leaf:
