@@ -242,8 +242,23 @@ type statusJSON struct {
 	// arrival, per reason (trust.Rejection: "unsigned", "badSignature",
 	// "untrustedKey", …); every reason is present, zeros included.
 	Rejected map[string]uint64 `json:"rejected"`
-	Key      string            `json:"key"`     // this installation's public key (trust.PublicKeyString)
-	Network  networkJSON       `json:"network"` // the network definition held
+	// Misconduct: peers that exceeded their budgets (requests, reach
+	// reports), per reason (every reason present, zeros included), and the
+	// servants whose joins are refused for it now.
+	Misconduct misconductJSON `json:"misconduct"`
+	Key        string         `json:"key"`     // this installation's public key (trust.PublicKeyString)
+	Network    networkJSON    `json:"network"` // the network definition held
+}
+
+type misconductJSON struct {
+	Counts map[string]uint64 `json:"counts"`
+	Banned []string          `json:"banned"`
+	// Requests that waited for their link's answers to drain, and those
+	// refused beyond the waiting bounds; reach reports refused beyond
+	// their rate.
+	RequestsWaited  uint64 `json:"requestsWaited"`
+	RequestsRefused uint64 `json:"requestsRefused"`
+	ReportsRefused  uint64 `json:"reportsRefused"`
 }
 
 type addressChangeJSON struct {
@@ -365,6 +380,11 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	}
 	for r, n := range st.Rejected {
 		out.Rejected[r] += n
+	}
+	out.Misconduct = misconductJSON{Counts: map[string]uint64{}, Banned: strs(st.Misconduct.Banned),
+		RequestsWaited: st.Counters.RequestsWaited, RequestsRefused: st.Counters.RequestsRefused, ReportsRefused: st.Counters.ReportsRefused}
+	for _, r := range newsnet.MisconductReasons() {
+		out.Misconduct.Counts[r] = st.Misconduct.Counts[r]
 	}
 	sn := c.a.Network()
 	key := c.a.Identity().Public

@@ -23,6 +23,9 @@ const (
 	reasonReach    = "reach"    // reach reports beyond their rate or size
 )
 
+// MisconductReasons lists the reasons peers are counted for.
+func MisconductReasons() []string { return []string{reasonRequests, reasonReach} }
+
 const (
 	conductHalfLife = time.Minute
 	conductLimit    = 32.0
