@@ -88,15 +88,24 @@ func (s *Servant) sendBulk(l *link, m Message) {
 }
 
 // sendAnswer sends m, found in this servant's cache or store, to the
-// requester at the end of trail over l; when l is backed up it keeps only
-// the key and looks the message up again once l drains, so a requester
-// that asks much and reads slowly costs keys here, not payloads.
+// requester at the end of trail over l. When l is backed up, the answer
+// waits whole within the link's answer budget, and beyond it as a key,
+// looked up again once l drains: a requester that asks much and reads
+// slowly costs keys here, not payloads.
 func (s *Servant) sendAnswer(l *link, trail []ServantID, m *Multicast) {
 	if !s.backedUp(l) {
 		s.send(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		return
 	}
-	size := SizeOf(&Recovered{Trail: trail, Source: m.Source, Msg: m})
+	r := &Recovered{Trail: trail, Source: m.Source, Msg: m}
+	size := SizeOf(r)
+	if l.backlogBytes+size <= s.answerBudget() {
+		// Within the budget the answer waits whole: looking it up again
+		// would cost the honest requester a second read.
+		l.backlogBytes += size
+		l.backlog = append(l.backlog, withheld{msg: r, size: size})
+		return
+	}
 	l.backlogBytes += size
 	l.backlog = append(l.backlog, withheld{source: m.Source, count: m.Count, trail: trail, size: size})
 }

@@ -12,7 +12,8 @@ import "slices"
 // parked, not served: they are served in order as the answers drain
 // (serveParked). Parked requests are bounded too, in bytes per link and in
 // entries per requester; a newer request from the same requester for the
-// same thing replaces the one waiting, as an honest retry means. What
+// same thing is merged into the one waiting (a retry, or more counts of
+// the same source), so repeats cost nothing. What
 // exceeds that is refused, and when the link's own servant asked (not a
 // servant it relays for), the refusal counts against it (conduct.go).
 
@@ -85,6 +86,8 @@ func (s *Servant) park(l *link, m Message) {
 		}
 	}
 	if mine >= 0 {
+		m = merged(l.parked[mine].msg, m)
+		size = SizeOf(m)
 		l.parkedBytes += size - l.parked[mine].size
 		l.parked[mine] = parkedRequest{msg: m, size: size}
 		return
@@ -158,7 +161,27 @@ func sameRequest(a, b Message) bool {
 	case *Recover:
 		b, ok := b.(*Recover)
 		return ok && a.Source == b.Source && a.CategoriesOnly == b.CategoriesOnly && a.Search == b.Search &&
-			slices.Equal(a.Trail, b.Trail)
+			slices.Equal(a.Trail, b.Trail) && len(unionCounts(a.Counts, b.Counts)) <= MaxCounts
 	}
 	return false
+}
+
+// merged is what a waiting request a and a newer one b for the same thing
+// ask together: b for a catch-up page (it starts where the requester is
+// now), both sets of counts for a retransmission (a requester that asks
+// more than one frame holds at a time sends several).
+func merged(a, b Message) Message {
+	ra, ok := a.(*Recover)
+	if !ok {
+		return b
+	}
+	rb := *b.(*Recover)
+	rb.Counts = unionCounts(ra.Counts, rb.Counts)
+	return &rb
+}
+
+func unionCounts(a, b []uint64) []uint64 {
+	u := slices.Concat(a, b)
+	slices.Sort(u)
+	return slices.Compact(u)
 }

@@ -10,32 +10,6 @@ import (
 	"newsdesk/newsnet"
 )
 
-// copyingArchive returns a fresh copy of every message it is asked for, as
-// a store that decodes what it reads does: what the servant keeps of the
-// answers costs memory of its own.
-type copyingArchive struct{ *memArchive }
-
-func (a copyingArchive) Lookup(source string, count uint64) *newsnet.Multicast {
-	m := a.memArchive.Lookup(source, count)
-	if m == nil {
-		return nil
-	}
-	c := *m
-	c.Payload = append([]byte(nil), m.Payload...)
-	return &c
-}
-
-func (a copyingArchive) CatchUp(cats newsnet.CategorySet, known map[string]uint64, since time.Time, limit int) []*newsnet.Multicast {
-	ms := a.memArchive.CatchUp(cats, known, since, limit)
-	out := make([]*newsnet.Multicast, len(ms))
-	for i, m := range ms {
-		c := *m
-		c.Payload = append([]byte(nil), m.Payload...)
-		out[i] = &c
-	}
-	return out
-}
-
 // heapWatch samples the heap in use until stopped and keeps the peak.
 type heapWatch struct {
 	stop chan struct{}
