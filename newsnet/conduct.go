@@ -21,10 +21,11 @@ import (
 const (
 	reasonRequests = "requests" // retransmission or catch-up requests beyond their budget
 	reasonReach    = "reach"    // reach reports beyond their rate or size
+	reasonEdges    = "edges"    // edges of new sources beyond the link's allowance
 )
 
 // MisconductReasons lists the reasons peers are counted for.
-func MisconductReasons() []string { return []string{reasonRequests, reasonReach} }
+func MisconductReasons() []string { return []string{reasonRequests, reasonReach, reasonEdges} }
 
 const (
 	conductHalfLife = time.Minute

@@ -185,3 +185,29 @@ func unionCounts(a, b []uint64) []uint64 {
 	slices.Sort(u)
 	return slices.Compact(u)
 }
+
+// Edges name sources, and a source this servant meets for the first time
+// costs it state and probes for what of it is owed (owed.go). A new link
+// brings the edges of every stream its peer knows, so honest peers
+// introduce hundreds of sources at once; a peer that makes up sources
+// introduces them without end. So a link may introduce newSourceBurst
+// sources at once and newSourceBurst more per minute; edges of further new
+// sources are dropped (the items, if real, still come with their own
+// headers) and count against the peer.
+const newSourceBurst = 1024
+
+// takeNewSource reports whether l may introduce one more source.
+func (s *Servant) takeNewSource(l *link) bool {
+	if l.sourceAt.IsZero() {
+		l.sourceTokens, l.sourceAt = newSourceBurst, s.now
+	}
+	l.sourceTokens = min(newSourceBurst, l.sourceTokens+newSourceBurst*s.now.Sub(l.sourceAt).Minutes())
+	l.sourceAt = s.now
+	if l.sourceTokens < 1 {
+		s.counters.EdgesRefused++
+		s.misbehaved(l, reasonEdges)
+		return false
+	}
+	l.sourceTokens--
+	return true
+}

@@ -292,3 +292,17 @@ func TestReachReportFloodBounded(t *testing.T) {
 		t.Fatalf("a member sending reports 20 times a second is still linked: %+v", st.Misconduct)
 	}
 }
+
+// Edges of made-up sources: a link introduces at most a burst of new
+// sources and a steady trickle after; beyond that its edges are dropped
+// and count against it.
+func TestEdgeFloodOfNewSourcesBounded(t *testing.T) {
+	f := newFloodHarness(t, testArchive{})
+	for i := 0; i < 3000 && !f.closed; i++ {
+		f.ask(&newsnet.Edge{Source: fmt.Sprintf("fake-%04d", i), Category: "news", Count: 65536})
+	}
+	st := f.s.Status()
+	if st.Counters.EdgesRefused == 0 || !f.closed {
+		t.Fatalf("3,000 made-up sources taken: refused %d, closed %v", st.Counters.EdgesRefused, f.closed)
+	}
+}

@@ -141,6 +141,8 @@ type Counters struct {
 	// entries refused beyond their rate, and entries whose identity lists
 	// were dropped beyond the link's bytes.
 	ReportsRefused, ReachListsDropped uint64
+	// EdgesRefused: edges of new sources beyond a link's allowance.
+	EdgesRefused uint64
 
 	// TooNew counts frames not sent because the link runs at a wire
 	// version older than the frame (newer).
@@ -211,6 +213,9 @@ type link struct {
 	parked      []parkedRequest
 	parkedBytes int
 	paging      bool
+	// The sources the peer's edges may still introduce (requests.go).
+	sourceTokens float64
+	sourceAt     time.Time
 
 	// sources is the link's reverse-path list (reverse.go): the sources
 	// whose items arrived over it, with when they last did.
