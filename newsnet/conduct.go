@@ -21,11 +21,10 @@ import (
 const (
 	reasonRequests = "requests" // retransmission or catch-up requests beyond their budget
 	reasonReach    = "reach"    // reach reports beyond their rate or size
-	reasonEdges    = "edges"    // edges of new sources beyond the link's allowance
 )
 
 // MisconductReasons lists the reasons peers are counted for.
-func MisconductReasons() []string { return []string{reasonRequests, reasonReach, reasonEdges} }
+func MisconductReasons() []string { return []string{reasonRequests, reasonReach} }
 
 const (
 	conductHalfLife = time.Minute

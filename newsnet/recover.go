@@ -174,6 +174,14 @@ func (s *Servant) sendRecover(l *link, r *Recover) {
 // noteLost records n needed messages of source given up on, for the
 // counters and for the host to persist.
 func (s *Servant) noteLost(source string, n uint64) {
+	if !s.genuine[source] && s.cfg.Expected[source] == 0 {
+		// No item of this source ever passed verification here: all we
+		// know of it are edges, which anyone can make up. Shown apart, so
+		// that made-up sources cannot fill the count of what was lost.
+		s.counters.LostUnconfirmed += n
+		s.note("gave up on %d messages of %s, a source none of whose items reached this servant: counted as unconfirmed", n, source)
+		return
+	}
 	s.counters.Lost += n
 	s.note("gave up on %d messages of %s: lost", n, source)
 	s.out = append(s.out, Lost{Source: source, N: n, Total: s.counters.Lost})
@@ -228,7 +236,13 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 	}
 	// A search, or no way toward the source but back (the path the
 	// requester followed is stale): pass it on over every other tree link.
-	// The trail keeps it from visiting a servant twice.
+	// The trail keeps it from visiting a servant twice. Not for a source
+	// this servant never heard of: none of its items or edges passed here,
+	// so its holders do not lie beyond us, and a made-up source would make
+	// every request a flood of the whole tree.
+	if !s.heardOf(r.Source) {
+		return
+	}
 	for _, l := range s.treeLinks() {
 		if l != from {
 			s.send(l, fwd)
@@ -352,4 +366,18 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}
+}
+
+// heardOf reports whether an item or an edge of source has passed this
+// servant.
+func (s *Servant) heardOf(source string) bool {
+	if s.sources[source] != nil {
+		return true
+	}
+	for _, l := range s.treeLinks() {
+		if _, ok := l.sources[source]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package newsnet
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Requests from peers within budget. A retransmission request or a
 // catch-up page costs the servant that answers it what it must hold until
@@ -14,8 +17,11 @@ import "slices"
 // entries per requester; a newer request from the same requester for the
 // same thing is merged into the one waiting (a retry, or more counts of
 // the same source), so repeats cost nothing. What
-// exceeds that is refused, and when the link's own servant asked (not a
-// servant it relays for), the refusal counts against it (conduct.go).
+// exceeds that is refused: the requester asks again later. A refusal is
+// not held against the peer: honest servants fed made-up edges by another
+// ask for made-up sources too. What is held against it (conduct.go) is a
+// request whose trail does not end with the peer, which no honest servant
+// sends.
 
 // parkedRequest is a request from a link that waits for the link's answers
 // to drain: a *Recover or a *CatchUp.
@@ -38,8 +44,33 @@ func (s *Servant) parkedBudget() int { return s.cfg.LinkBuffer / 2 }
 // in flight, rarely more.
 const parkedPerRequester = 16
 
+// Requests per link come at a bounded rate: requestRate a second with a
+// burst of requestBurst, searches (which go to every tree link) at a tenth
+// of that. A subtree recovering after a cut asks each missing source once
+// per retry interval per requester, far below; a modified peer asks
+// without end. Beyond the rate a request is dropped (its requester asks
+// again later).
+const (
+	requestRate  = 200
+	requestBurst = 1000
+)
+
 // takeRequest serves a request from l now, or parks it behind l's answers.
 func (s *Servant) takeRequest(l *link, m Message) {
+	trail := requestTrail(m)
+	if l.kind == linkDown && (len(trail) == 0 || trail[len(trail)-1] != l.peer) {
+		// A down-servant names itself last in every request it passes on.
+		s.misbehaved(l, reasonRequests)
+		return
+	}
+	search := false
+	if r, ok := m.(*Recover); ok {
+		search = r.Search
+	}
+	if !s.takeRequestToken(l, search) {
+		s.counters.RequestsRefused++
+		return
+	}
 	if len(l.parked) == 0 && !s.mustWait(l, m) {
 		s.serveRequest(l, m)
 		return
@@ -94,11 +125,6 @@ func (s *Servant) park(l *link, m Message) {
 	}
 	if requester >= parkedPerRequester || l.parkedBytes+size > s.parkedBudget() {
 		s.counters.RequestsRefused++
-		if len(requestTrail(m)) == 1 {
-			// The peer asked for itself: an honest one keeps to one page
-			// and its recovery window, so it would never get here.
-			s.misbehaved(l, reasonRequests)
-		}
 		return
 	}
 	l.parkedBytes += size
@@ -187,27 +213,60 @@ func unionCounts(a, b []uint64) []uint64 {
 }
 
 // Edges name sources, and a source this servant meets for the first time
-// costs it state and probes for what of it is owed (owed.go). A new link
-// brings the edges of every stream its peer knows, so honest peers
-// introduce hundreds of sources at once; a peer that makes up sources
-// introduces them without end. So a link may introduce newSourceBurst
-// sources at once and newSourceBurst more per minute; edges of further new
-// sources are dropped (the items, if real, still come with their own
-// headers) and count against the peer.
-const newSourceBurst = 1024
+// costs it state and probes for what of it is owed (owed.go), here and at
+// every servant the edge goes on to. A down-servant's edges name mostly
+// sources that came down the tree, which we know; the new ones are the
+// publishers in its subtree, a few. A peer that makes sources up names new
+// ones without end. So a downlink may introduce newSourceBurst sources at
+// once and newSourceBurst more a minute; edges of further new sources are
+// dropped (a real source's items still come with their own headers). The
+// uplink is not held to it: the up-servant
+// decides what reaches us anyway.
+const newSourceBurst = 64
 
 // takeNewSource reports whether l may introduce one more source.
 func (s *Servant) takeNewSource(l *link) bool {
+	if l.kind != linkDown {
+		return true
+	}
 	if l.sourceAt.IsZero() {
 		l.sourceTokens, l.sourceAt = newSourceBurst, s.now
 	}
 	l.sourceTokens = min(newSourceBurst, l.sourceTokens+newSourceBurst*s.now.Sub(l.sourceAt).Minutes())
 	l.sourceAt = s.now
 	if l.sourceTokens < 1 {
+		// Not counted against the peer: an honest relay passes on the
+		// made-up sources a peer of its own let through within its
+		// allowance, and edges do not say who made them.
 		s.counters.EdgesRefused++
-		s.misbehaved(l, reasonEdges)
 		return false
 	}
 	l.sourceTokens--
 	return true
+}
+
+// takeRequestToken reports whether a request from l fits its rate.
+func (s *Servant) takeRequestToken(l *link, search bool) bool {
+	b := &l.requests
+	if b.at.IsZero() {
+		b.tokens, b.searches, b.at = requestBurst, requestBurst/10, s.now
+	}
+	d := s.now.Sub(b.at).Seconds()
+	b.tokens = min(requestBurst, b.tokens+requestRate*d)
+	b.searches = min(requestBurst/10, b.searches+requestRate/10*d)
+	b.at = s.now
+	if b.tokens < 1 || search && b.searches < 1 {
+		return false
+	}
+	b.tokens--
+	if search {
+		b.searches--
+	}
+	return true
+}
+
+// requestBucket is a link's allowance of requests (takeRequestToken).
+type requestBucket struct {
+	tokens, searches float64
+	at               time.Time
 }

@@ -57,6 +57,7 @@ type Servant struct {
 
 	// Ordered delivery and retransmission (JP3679935B2).
 	sources    map[string]*sourceState
+	genuine    map[string]bool     // sources with an item that passed verification here
 	progressed map[string]bool     // sources whose next count moved this step
 	known      map[uint32][]string // short ID -> categories seen
 	cache      relayCache
@@ -99,6 +100,10 @@ type Counters struct {
 	Duplicates uint64 // copies dropped by ID
 	Resets     uint64 // tree optimization resets this servant sent
 	Lost       uint64 // needed messages no holder could retransmit (Config.Lost included)
+	// LostUnconfirmed: the same, of sources none of whose items ever
+	// passed verification here (known from edges only, which a modified
+	// peer can make up).
+	LostUnconfirmed uint64
 
 	// Flow control: items withheld from a busy link (sent later from the
 	// cache or store), and those of them dropped for good (the backlog was
@@ -213,6 +218,7 @@ type link struct {
 	parked      []parkedRequest
 	parkedBytes int
 	paging      bool
+	requests    requestBucket
 	// The sources the peer's edges may still introduce (requests.go).
 	sourceTokens float64
 	sourceAt     time.Time
@@ -246,6 +252,7 @@ func New(cfg Config) (*Servant, error) {
 		vmax:       v,
 		seen:       newSeenSet(cfg.SeenWindow),
 		sources:    map[string]*sourceState{},
+		genuine:    map[string]bool{},
 		progressed: map[string]bool{},
 		known:      map[uint32][]string{},
 		cache:      relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},

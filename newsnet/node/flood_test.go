@@ -47,7 +47,7 @@ func (w *heapWatch) growth() uint64 {
 
 // A member running a modified servant asks its up-servant for 512 items of
 // 60 KB per request, of forty sources, and catch-up pages fifty at a time,
-// and reads nothing. The up-servant's memory stays bounded, it keeps
+// sends reach reports ten at a time, and reads nothing. The up-servant's memory stays bounded, it keeps
 // answering its API and its honest member, and it closes the flooding
 // member's link and refuses its joins.
 func TestFloodingMemberBounded(t *testing.T) {
@@ -101,6 +101,11 @@ func TestFloodingMemberBounded(t *testing.T) {
 			}
 			for range 50 {
 				if newsnet.WriteFrame(c, &newsnet.CatchUp{Categories: newsnet.NewCategorySet("news"), Trail: trail}) != nil {
+					return
+				}
+			}
+			for range 10 { // reach reports far beyond an honest rate
+				if newsnet.WriteFrame(c, &newsnet.ReachReport{HasCensus: true, Census: []newsnet.CategoryCount{{Category: "news", Count: 500}}}) != nil {
 					return
 				}
 			}

@@ -415,6 +415,21 @@ func (n *Network) CutLink(a, b newsnet.ServantID) {
 	}
 }
 
+// Inject sends m from servant from to its link peer to, as a modified
+// servant would: a frame its core never sent. It reports whether from had
+// a link to to.
+func (n *Network) Inject(from, to newsnet.ServantID, m newsnet.Message) bool {
+	for _, p := range n.pipesOf(from) {
+		if end := p.other(from); end.node == to {
+			if !p.blackHole {
+				n.schedule(n.arrival(p, to), event{kind: evFrame, to: end, msg: m})
+			}
+			return true
+		}
+	}
+	return false
+}
+
 func cutKey(a, b newsnet.ServantID) [2]newsnet.ServantID {
 	if a > b {
 		a, b = b, a
