@@ -321,9 +321,14 @@ type claim struct {
 // claims are decided one after the other against the count the last one
 // left. A publisher invitation first publishes the next definition with
 // the joiner's key among the publishers. It returns the definition to
-// hand over and the confirmation proof; a refusal changes nothing. A key
-// that redeemed the invitation before gets the definition again without
-// a use counted (its first answer may have been lost on the way).
+// hand over and the confirmation proof; a refusal changes nothing.
+//
+// A key that redeemed the invitation before (its first answer may have
+// been lost on the way) gets the definition held now, and nothing else:
+// no use is counted, and no right is added or restored. A publisher the
+// admin removed since stays removed, a publisher whose categories changed
+// keeps the current ones (issue 32). It is still refused when the
+// invitation was revoked or expired, or its key revoked, since.
 func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
@@ -361,6 +366,12 @@ func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) 
 	if sn.IsRevoked(c.key) {
 		return nil, nil, refusal(ReasonRevokedKey, "this installation's key %s is revoked in the network", keyText)
 	}
+	confirm := trust.InvitationProof(r.Token, trust.RoleInviter, c.id, c.network, c.exporter, c.key)
+	if again {
+		iv.k.log.Info("invitation redeemed again by the same key: the current definition, no rights added", "id", c.id, "key", keyText,
+			"version", sn.Version)
+		return sn, confirm, nil
+	}
 	if r.Publisher {
 		next, err := iv.addPublisher(c.key, c.name, r)
 		if err != nil {
@@ -368,18 +379,15 @@ func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) 
 		}
 		sn = next
 	}
-	if !again {
-		invs[i].Used++
-		invs[i].Redeemed = append(invs[i].Redeemed, keyText)
-		if invs[i].Used >= invs[i].Uses {
-			invs[i].UsedUpAt = now.UTC()
-		}
-		if err := iv.save(invs); err != nil {
-			return nil, nil, refusal(ReasonInternal, "the admin's servant could not count the use: %v", err)
-		}
-		iv.k.log.Info("invitation redeemed", "id", c.id, "key", keyText, "used", invs[i].Used, "uses", r.Uses)
+	invs[i].Used++
+	invs[i].Redeemed = append(invs[i].Redeemed, keyText)
+	if invs[i].Used >= invs[i].Uses {
+		invs[i].UsedUpAt = now.UTC()
 	}
-	confirm := trust.InvitationProof(r.Token, trust.RoleInviter, c.id, c.network, c.exporter, c.key)
+	if err := iv.save(invs); err != nil {
+		return nil, nil, refusal(ReasonInternal, "the admin's servant could not count the use: %v", err)
+	}
+	iv.k.log.Info("invitation redeemed", "id", c.id, "key", keyText, "used", invs[i].Used, "uses", r.Uses)
 	return sn, confirm, nil
 }
 
