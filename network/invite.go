@@ -205,7 +205,7 @@ func (iv *Inviter) Create(req InviteRequest) (string, Invitation, error) {
 		}
 		code.Seeds = append(code.Seeds, s)
 	}
-	code.SignVia(iv.k.identity)
+	code.Sign(iv.k.identity)
 	if err := code.Check(); err != nil {
 		return "", Invitation{}, fmt.Errorf("this servant's address %q cannot be named in an invitation: %w", req.Via, err)
 	}

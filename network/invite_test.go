@@ -162,7 +162,7 @@ func (n *testNet) only(code *trust.InviteCode, seed string) *trust.InviteCode {
 func onlySigned(code *trust.InviteCode, seed string, signer *trust.Identity) *trust.InviteCode {
 	c := *code
 	c.Seeds = []string{seed}
-	c.SignVia(signer)
+	c.Sign(signer)
 	return &c
 }
 
@@ -295,7 +295,7 @@ func TestRedeemRefusals(t *testing.T) {
 	// A code for another network: the seed's fingerprint differs.
 	other := *code
 	other.Network[0] ^= 1
-	other.SignVia(n.admin.id)
+	other.Sign(n.admin.id)
 	check("fingerprint mismatch", n.only(&other, n.seedA.addr), ReasonFingerprint)
 
 	// via names a servant that does not hold the invitation (an admin
@@ -303,15 +303,14 @@ func TestRedeemRefusals(t *testing.T) {
 	secondAdmin := start(t, listen(t), n.admin.id, n.def)
 	elsewhere := *code
 	elsewhere.Via = secondAdmin.addr
-	elsewhere.SignVia(n.admin.id)
+	elsewhere.Sign(n.admin.id)
 	check("unknown at via", n.only(&elsewhere, n.seedA.addr), ReasonUnknown)
 
 	// via, signed by the admin, is not an admin's servant.
 	notAdmin := *code
 	notAdmin.Via = n.seedB.addr
-	notAdmin.SignVia(n.admin.id)
-	_, err := redeem(&trust.InviteCode{Network: notAdmin.Network, ID: notAdmin.ID, Token: notAdmin.Token, Via: notAdmin.Via, Seeds: []string{n.seedA.addr},
-		Signer: notAdmin.Signer, Signature: notAdmin.Signature}, joiner)
+	notAdmin.Sign(n.admin.id)
+	_, err := redeem(n.only(&notAdmin, n.seedA.addr), joiner)
 	wantReason(t, err, ReasonNotAdmin)
 
 	// The good code still works once after all that.
@@ -422,7 +421,7 @@ func TestRedeemRogueSeed(t *testing.T) {
 	rogueOnly := *code
 	rogueOnly.Seeds = []string{ln.Addr().String()}
 	rogueOnly.Via = ln.Addr().String()
-	rogueOnly.SignVia(n.admin.id) // so that the joiner asks the rogue alone
+	rogueOnly.Sign(n.admin.id) // so that the joiner asks the rogue alone
 	_, err = redeem(&rogueOnly, newIdentity(t))
 	wantReason(t, err, ReasonBadAnswer)
 	got := <-seen

@@ -90,9 +90,9 @@ func TestRedeemForgedViaNotDialled(t *testing.T) {
 
 	bearer := newIdentity(t)
 	selfSigned := changed
-	selfSigned.SignVia(bearer)
+	selfSigned.Sign(bearer)
 	memberSigned := changed
-	memberSigned.SignVia(n.seedB.id)
+	memberSigned.Sign(n.seedB.id)
 	unsigned := changed
 	unsigned.Signer, unsigned.Signature = nil, nil
 	for _, c := range []struct {

@@ -33,8 +33,9 @@ package network
 // signed definition, secret included, and a confirmation proof under
 // the token (role inviter); the seed passes the answer on.
 //
-// The joiner checks the signature of via against the key the code names
-// before it dials anything (a code altered on the way is refused there),
+// The joiner checks the signatures of via and of the seed list (the
+// code's seal) against the key the code names before it dials anything (a
+// code altered on the way is refused there, issue 32),
 // and accepts only a definition that verifies as signed by one of
 // its own admins and whose fingerprint is the code's, and a confirmation
 // that checks: a seed that does not hold the token can neither fake a
@@ -95,6 +96,7 @@ const (
 	ReasonRevokedKey  = "revokedKey"  // the joiner's key is revoked
 	ReasonNotAdmin    = "notAdmin"    // via is not (or no longer) an admin's servant
 	ReasonViaUnsigned = "viaUnsigned" // via is not signed by an admin of the network: never dialled
+	ReasonUnsigned    = "unsigned"    // the code's seed list is not signed by the key it names (altered, or an older code): nothing dialled
 	ReasonUnreachable = "unreachable" // the seed cannot reach via
 	ReasonBusy        = "busy"        // too many redemptions at once
 	ReasonNotMember   = "notMember"   // a relay from a servant that proved no membership
@@ -128,7 +130,7 @@ func (e *RedeemError) next() string {
 	switch e.Reason {
 	case ReasonUsedUp, ReasonExpired, ReasonRevoked, ReasonUnknown:
 		return "ask the admin who sent it for a new invitation"
-	case ReasonNotAdmin, ReasonViaUnsigned, ReasonFingerprint:
+	case ReasonNotAdmin, ReasonViaUnsigned, ReasonUnsigned, ReasonFingerprint:
 		return "ask an admin of the network for a new invitation"
 	case ReasonRevokedKey:
 		return "ask an admin of the network why"
@@ -140,7 +142,7 @@ func (e *RedeemError) next() string {
 // of the invitation decided.
 func (e *RedeemError) Definitive() bool {
 	switch e.Reason {
-	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin, ReasonViaUnsigned:
+	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin, ReasonViaUnsigned, ReasonUnsigned:
 		return true
 	}
 	return false
@@ -433,7 +435,9 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 
 // Redeem redeems an invitation code for the installation id: it checks
 // that the code's via is signed by the key the code names (before it dials
-// anything: ReasonViaUnsigned), asks the code's seeds in order, then via,
+// anything: ReasonViaUnsigned), and its seed list too (the seal:
+// ReasonUnsigned; an older code without one is redeemed only when it
+// names no seeds, through via), asks the code's seeds in order, then via,
 // until one answers with the network's definition, and returns that
 // definition, checked: signed by one of its own admins, of the code's
 // fingerprint, with the key that signed via among its admins, and
@@ -445,9 +449,15 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 // (unreachable, busy, of another network) makes it try the next. Errors
 // are *RedeemError.
 func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
-	if err := trust.VerifyInviteVia(code.Network, code.ID, code.Via, code.Signer, code.Signature); err != nil {
+	switch err := code.VerifySignatures(); {
+	case errors.Is(err, trust.ErrInviteViaSignature):
 		return nil, &RedeemError{Reason: ReasonViaUnsigned,
 			Msg: fmt.Sprintf("the invitation code was altered: %v (%s); ask the admin for a new invitation", err, code.Via)}
+	case errors.Is(err, trust.ErrInviteSeal):
+		return nil, &RedeemError{Reason: ReasonUnsigned,
+			Msg: fmt.Sprintf("the invitation code was altered: %v (%s); ask the admin for a new invitation", err, strings.Join(code.Seeds, ","))}
+	case err != nil:
+		return nil, &RedeemError{Reason: ReasonUnsigned, Msg: "the invitation code cannot be used: " + err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, redeemTimeout)
 	defer cancel()
