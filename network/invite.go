@@ -117,13 +117,15 @@ type Inviter struct {
 	now func() time.Time
 
 	mu sync.Mutex // the invitations stored: every read-modify-write
-	// relays bounds the redemptions served at once (redeem.go).
+	// relays bounds the redemptions served at once, unread those of one
+	// address still waiting for their request (redeem.go).
 	relays chan struct{}
+	unread *addressLimit
 }
 
 // NewInviter returns the Inviter of k's installation.
 func NewInviter(k *Keeper) *Inviter {
-	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions)}
+	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions), unread: newAddressLimit(maxUnreadPerAddress)}
 }
 
 func (iv *Inviter) load() ([]invitation, error) {

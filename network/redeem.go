@@ -53,8 +53,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"newsdesk/trust"
@@ -71,8 +73,16 @@ const (
 	serveTimeout  = 25 * time.Second
 	redeemTimeout = 30 * time.Second
 	// maxRedemptions bounds the redemptions a servant serves at once; more
-	// are answered "busy".
+	// are answered "busy". A redemption takes its slot only once its
+	// request has been read (issue 32: idle connections held them all).
 	maxRedemptions = 8
+	// requestTimeout bounds the wait for a connection's request after the
+	// TLS handshake: a joiner or a relaying seed sends it at once.
+	requestTimeout = 3 * time.Second
+	// maxUnreadPerAddress bounds the connections from one address (an
+	// IPv4 address, an IPv6 /64) whose request has not been read yet;
+	// more are answered "busy" at once.
+	maxUnreadPerAddress = 4
 	// maxFrameBytes bounds one frame: an answer carries a definition.
 	maxFrameBytes = trust.MaxDefinitionBytes + 64<<10
 	// maxRequestBytes bounds a request frame (no definition in it).
@@ -212,14 +222,38 @@ func readFrame(r io.Reader, v any, limit int) error {
 // Serve serves one redemption connection (node.Security.Invitations): a
 // joiner's request, or a seed's relay when this servant holds the
 // invitation. It bounds its own time and answers once.
+//
+// Nobody who merely connects holds anything for long (issue 32): the
+// request must arrive within requestTimeout, while at most
+// maxUnreadPerAddress connections of one address wait for theirs, and
+// one of the maxRedemptions slots is taken only once a request has been
+// read, for the time it is decided (a relay to via included). So idle
+// connections, however many and from however many addresses, cannot make
+// joins fail as "busy".
 func (iv *Inviter) Serve(conn *tls.Conn) {
-	conn.SetDeadline(time.Now().Add(serveTimeout))
+	conn.SetDeadline(time.Now().Add(requestTimeout))
 	defer func() {
 		// Let the peer read the answer before the node closes the socket.
 		conn.CloseWrite()
 		conn.SetReadDeadline(time.Now().Add(2 * time.Second))
 		io.Copy(io.Discard, io.LimitReader(conn, 1<<16))
 	}()
+	from := addressKey(conn.RemoteAddr())
+	if !iv.unread.acquire(from) {
+		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "too many redemption connections from %s at once; try again in a moment", from)))
+		return
+	}
+	var req request
+	err := readFrame(conn, &req, maxRequestBytes)
+	iv.unread.release(from)
+	if err != nil {
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			err = fmt.Errorf("no request within %v", requestTimeout)
+		}
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		writeFrame(conn, refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: %v", err)))
+		return
+	}
 	select {
 	case iv.relays <- struct{}{}:
 		defer func() { <-iv.relays }()
@@ -227,6 +261,7 @@ func (iv *Inviter) Serve(conn *tls.Conn) {
 		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "the seed is busy with other redemptions; try again in a moment")))
 		return
 	}
+	conn.SetDeadline(time.Now().Add(serveTimeout))
 	cs := conn.ConnectionState()
 	key, err := trust.PeerKey(cs)
 	if err != nil {
@@ -234,11 +269,6 @@ func (iv *Inviter) Serve(conn *tls.Conn) {
 	}
 	exporter, err := trust.ExporterValue(cs)
 	if err != nil {
-		return
-	}
-	var req request
-	if err := readFrame(conn, &req, maxRequestBytes); err != nil {
-		writeFrame(conn, refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: %v", err)))
 		return
 	}
 	var ans answer
@@ -255,6 +285,58 @@ func (iv *Inviter) Serve(conn *tls.Conn) {
 			"reason", ans.Reason, "err", ans.Error)
 	}
 	writeFrame(conn, ans)
+}
+
+// addressKey is what the per-address limit counts a peer under: its IP
+// address, or for IPv6 its /64 (one host commonly holds a whole /64).
+func addressKey(a net.Addr) string {
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	ip := ap.Addr().Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
+}
+
+// addressLimit counts connections per address key, up to max each. Safe
+// for concurrent use.
+type addressLimit struct {
+	mu  sync.Mutex
+	max int
+	n   map[string]int
+}
+
+func newAddressLimit(max int) *addressLimit { return &addressLimit{max: max, n: map[string]int{}} }
+
+// acquire counts one more connection of key, unless key has max already.
+func (l *addressLimit) acquire(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[key] >= l.max {
+		return false
+	}
+	l.n[key]++
+	return true
+}
+
+// release uncounts one connection of key.
+func (l *addressLimit) release(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[key]--; l.n[key] <= 0 {
+		delete(l.n, key)
+	}
+}
+
+// count is how many connections of key are counted now.
+func (l *addressLimit) count(key string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n[key]
 }
 
 // parseClaim checks the fields of a request common to both kinds.
