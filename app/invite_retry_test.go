@@ -40,6 +40,7 @@ func TestJoinByInvitationAfterLostAnswer(t *testing.T) {
 	if _, err := network.Redeem(context.Background(), code, first.Identity(), "Joiner"); err != nil {
 		t.Fatal(err)
 	}
+	waitEvent(t, admin, "the admin's list told of the redemption", func(e Event) bool { return e.Kind == InvitationsChanged })
 	if l, _ := admin.Invitations(); l[0].Used != 1 {
 		t.Fatalf("used %d", l[0].Used)
 	}

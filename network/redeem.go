@@ -230,7 +230,10 @@ func readFrame(r io.Reader, v any, limit int) error {
 // read, for the time it is decided (a relay to via included). So idle
 // connections, however many and from however many addresses, cannot make
 // joins fail as "busy".
-func (iv *Inviter) Serve(conn *tls.Conn) {
+//
+// It reports whether this servant decided a claim on one of its own
+// invitations (so their uses may have changed).
+func (iv *Inviter) Serve(conn *tls.Conn) (decided bool) {
 	conn.SetDeadline(time.Now().Add(requestTimeout))
 	defer func() {
 		// Let the peer read the answer before the node closes the socket.
@@ -241,7 +244,7 @@ func (iv *Inviter) Serve(conn *tls.Conn) {
 	from := addressKey(conn.RemoteAddr())
 	if !iv.unread.acquire(from) {
 		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "too many redemption connections from %s at once; try again in a moment", from)))
-		return
+		return false
 	}
 	var req request
 	err := readFrame(conn, &req, maxRequestBytes)
@@ -252,31 +255,31 @@ func (iv *Inviter) Serve(conn *tls.Conn) {
 		}
 		conn.SetWriteDeadline(time.Now().Add(time.Second))
 		writeFrame(conn, refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: %v", err)))
-		return
+		return false
 	}
 	select {
 	case iv.relays <- struct{}{}:
 		defer func() { <-iv.relays }()
 	default:
 		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "the seed is busy with other redemptions; try again in a moment")))
-		return
+		return false
 	}
 	conn.SetDeadline(time.Now().Add(serveTimeout))
 	cs := conn.ConnectionState()
 	key, err := trust.PeerKey(cs)
 	if err != nil {
-		return
+		return false
 	}
 	exporter, err := trust.ExporterValue(cs)
 	if err != nil {
-		return
+		return false
 	}
 	var ans answer
 	switch req.Kind {
 	case kindRedeem:
-		ans = iv.serveRedeem(req, exporter, key)
+		ans, decided = iv.serveRedeem(req, exporter, key)
 	case kindRelay:
-		ans = iv.serveRelay(req, exporter, key)
+		ans, decided = iv.serveRelay(req, exporter, key)
 	default:
 		ans = refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: kind %q", req.Kind))
 	}
@@ -285,6 +288,7 @@ func (iv *Inviter) Serve(conn *tls.Conn) {
 			"reason", ans.Reason, "err", ans.Error)
 	}
 	writeFrame(conn, ans)
+	return decided
 }
 
 // addressKey is what the per-address limit counts a peer under: its IP
@@ -376,24 +380,24 @@ func checkVia(sn *trust.SignedNetwork, c claim, req request) *RedeemError {
 // serveRedeem is a seed's part: check the fingerprint and that an admin
 // named via, then decide (this servant holds the invitation) or relay to
 // via.
-func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicKey) answer {
+func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicKey) (ans answer, decided bool) {
 	c, bad := parseClaim(req)
 	if bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	c.exporter, c.key = exporter, key
 	sn := iv.k.Definition()
 	if !trust.SameFingerprint(trust.NetworkFingerprint(&sn.Network), c.network) {
 		return refusedAnswer(refusal(ReasonFingerprint,
-			"this seed belongs to another network than the invitation names (the network fingerprints differ): the code is for another network, or the seed was given to another network"))
+			"this seed belongs to another network than the invitation names (the network fingerprints differ): the code is for another network, or the seed was given to another network")), false
 	}
 	if bad := checkVia(sn, c, req); bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	if iv.holds(c.id) {
-		return iv.decide(c)
+		return iv.decide(c), true
 	}
-	return iv.relay(req, c)
+	return iv.relay(req, c), false
 }
 
 // holds reports whether this servant keeps the invitation id.
@@ -475,7 +479,7 @@ func (iv *Inviter) relay(req request, c claim) answer {
 
 // serveRelay is the holder's part of a relayed claim: the relaying seed
 // must prove membership on this session and not be revoked.
-func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.PublicKey) answer {
+func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.PublicKey) (ans answer, decided bool) {
 	member := false
 	for _, s := range iv.k.Secrets() {
 		if trust.CheckLinkProof(s, exporter, trust.RoleClient, req.Member) {
@@ -485,21 +489,21 @@ func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.Publ
 	}
 	sn := iv.k.Definition()
 	if !member || sn.IsRevoked(seedKey) {
-		return refusedAnswer(refusal(ReasonNotMember, "the seed that relayed this redemption is not a member of the network"))
+		return refusedAnswer(refusal(ReasonNotMember, "the seed that relayed this redemption is not a member of the network")), false
 	}
 	c, bad := parseClaim(req)
 	if bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	if bad := checkVia(sn, c, req); bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	key, err := trust.ParsePublicKey(req.Key)
 	if err != nil || len(req.Exporter) != trust.ExporterSize {
-		return refusedAnswer(refusal(ReasonBadRequest, "bad relayed redemption: key or exporter"))
+		return refusedAnswer(refusal(ReasonBadRequest, "bad relayed redemption: key or exporter")), false
 	}
 	c.exporter, c.key = req.Exporter, key
-	return iv.decide(c)
+	return iv.decide(c), true
 }
 
 // dialInvite connects to addr and runs the TLS handshake for a
