@@ -94,3 +94,34 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// The per-address limit counts an IPv4 address, and an IPv6 /64 (one
+// host commonly holds a whole /64), whatever the port.
+func TestAddressKey(t *testing.T) {
+	key := func(s string) string {
+		a, err := net.ResolveTCPAddr("tcp", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return addressKey(a)
+	}
+	for _, c := range []struct{ a, b string }{
+		{"192.0.2.1:1", "192.0.2.1:2"},
+		{"[::ffff:192.0.2.1]:1", "192.0.2.1:2"},
+		{"[2001:db8:1:2::1]:1", "[2001:db8:1:2:ffff::9]:2"},
+		{"[fe80::1%1]:1", "[fe80::2%1]:1"},
+	} {
+		if key(c.a) != key(c.b) {
+			t.Errorf("%s (%s) and %s (%s) counted apart", c.a, key(c.a), c.b, key(c.b))
+		}
+	}
+	for _, c := range []struct{ a, b string }{
+		{"192.0.2.1:1", "192.0.2.2:1"},
+		{"[2001:db8:1:2::1]:1", "[2001:db8:1:3::1]:1"},
+		{"[fe80::1%1]:1", "[2001:db8:1:3::1]:1"},
+	} {
+		if key(c.a) == key(c.b) {
+			t.Errorf("%s and %s counted together (%s)", c.a, c.b, key(c.a))
+		}
+	}
+}
