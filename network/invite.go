@@ -121,11 +121,14 @@ type Inviter struct {
 	// address still waiting for their request (redeem.go).
 	relays chan struct{}
 	unread *addressLimit
+	// refusedLines limits the log of refused redemptions per address.
+	refusedLines *lineLimit
 }
 
 // NewInviter returns the Inviter of k's installation.
 func NewInviter(k *Keeper) *Inviter {
-	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions), unread: newAddressLimit(maxUnreadPerAddress)}
+	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions), unread: newAddressLimit(maxUnreadPerAddress),
+		refusedLines: newLineLimit(refusalLogEvery, refusalLogAddrs)}
 }
 
 func (iv *Inviter) load() ([]invitation, error) {

@@ -1,10 +1,14 @@
 package network
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,4 +128,71 @@ func TestAddressKey(t *testing.T) {
 			t.Errorf("%s and %s counted together (%s)", c.a, c.b, key(c.a))
 		}
 	}
+}
+
+// A stream of bad requests from one address writes one log line a
+// minute, the next saying how many were not written; other addresses
+// are not held back; and the addresses remembered are bounded.
+func TestRefusedRedemptionLogLimit(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	l := newLineLimit(time.Minute, 3)
+	if ok, _ := l.allow("a", t0); !ok {
+		t.Fatal("the first line of a was not allowed")
+	}
+	for i := range 20 {
+		if ok, _ := l.allow("a", t0.Add(time.Duration(i)*time.Second)); ok {
+			t.Fatalf("line %d of a within the minute allowed", i+2)
+		}
+	}
+	if ok, _ := l.allow("b", t0); !ok {
+		t.Fatal("b held back by a")
+	}
+	if ok, quiet := l.allow("a", t0.Add(time.Minute)); !ok || quiet != 20 {
+		t.Fatalf("a after a minute: %v, %d not logged, want true, 20", ok, quiet)
+	}
+	l.allow("c", t0)
+	if ok, _ := l.allow("d", t0.Add(time.Second)); ok {
+		t.Fatal("a fourth address remembered beyond the bound")
+	}
+	if ok, _ := l.allow("d", t0.Add(2*time.Minute)); !ok {
+		t.Fatal("d not allowed once older addresses were forgotten")
+	}
+}
+
+// Through Serve: 20 bad requests from one address, one line.
+func TestRefusedRedemptionsLoggedOncePerAddress(t *testing.T) {
+	var buf syncBuffer
+	n := newTestNetLogged(t, slog.New(slog.NewTextHandler(&buf, nil)))
+	for range 20 {
+		c := idleRedemption(t, "127.0.0.2", n.admin.addr)
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := writeFrame(c, request{Kind: kindRedeem, Network: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		var ans answer
+		if err := readFrame(c, &ans, maxFrameBytes); err != nil || ans.Reason != ReasonBadRequest {
+			t.Fatalf("%+v, %v", ans, err)
+		}
+		c.Close()
+	}
+	if got := strings.Count(buf.String(), "invitation redemption refused"); got != 1 {
+		t.Fatalf("%d log lines for 20 bad requests from one address:\n%s", got, buf.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

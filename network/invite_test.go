@@ -73,12 +73,18 @@ func listen(t *testing.T) net.Listener {
 // start runs a servant of def with identity id on ln.
 func start(t *testing.T, ln net.Listener, id *trust.Identity, def *trust.SignedNetwork) *testServant {
 	t.Helper()
+	return startLogged(t, ln, id, def, slog.New(slog.DiscardHandler))
+}
+
+// startLogged is start, logging to log.
+func startLogged(t *testing.T, ln net.Listener, id *trust.Identity, def *trust.SignedNetwork, log *slog.Logger) *testServant {
+	t.Helper()
 	st, err := storage.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	k, err := New(Config{Store: st, Identity: id, Log: slog.New(slog.DiscardHandler), Host: &quietHost{}, Import: def})
+	k, err := New(Config{Store: st, Identity: id, Log: log, Host: &quietHost{}, Import: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +128,12 @@ type testNet struct {
 
 func newTestNet(t *testing.T) *testNet {
 	t.Helper()
+	return newTestNetLogged(t, slog.New(slog.DiscardHandler))
+}
+
+// newTestNetLogged is newTestNet, the admin's servant logging to log.
+func newTestNetLogged(t *testing.T, log *slog.Logger) *testNet {
+	t.Helper()
 	lnAdmin, lnA, lnB := listen(t), listen(t), listen(t)
 	adminID := newIdentity(t)
 	def, err := trust.NewNetwork("Test", adminID, []string{lnA.Addr().String(), lnB.Addr().String()}, false)
@@ -130,7 +142,7 @@ func newTestNet(t *testing.T) *testNet {
 	}
 	return &testNet{
 		def:   def,
-		admin: start(t, lnAdmin, adminID, def),
+		admin: startLogged(t, lnAdmin, adminID, def, log),
 		seedA: start(t, lnA, newIdentity(t), def),
 		seedB: start(t, lnB, newIdentity(t), def),
 	}

@@ -284,8 +284,10 @@ func (iv *Inviter) Serve(conn *tls.Conn) (decided bool) {
 		ans = refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: kind %q", req.Kind))
 	}
 	if !ans.OK {
-		iv.k.log.Info("invitation redemption refused", "kind", req.Kind, "id", req.ID, "peer", conn.RemoteAddr().String(),
-			"reason", ans.Reason, "err", ans.Error)
+		if ok, quiet := iv.refusedLines.allow(from, time.Now()); ok {
+			iv.k.log.Info("invitation redemption refused", "kind", req.Kind, "id", req.ID, "peer", conn.RemoteAddr().String(),
+				"reason", ans.Reason, "err", ans.Error, "notLogged", quiet)
+		}
 	}
 	writeFrame(conn, ans)
 	return decided
@@ -341,6 +343,63 @@ func (l *addressLimit) count(key string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.n[key]
+}
+
+// Bounds of the log of refused redemptions: a stream of bad requests
+// from one address writes at most one line a refusalLogEvery, saying how
+// many were not logged since; at most refusalLogAddrs addresses are
+// remembered (a refusal from a further one is not logged).
+const (
+	refusalLogEvery = time.Minute
+	refusalLogAddrs = 4096
+)
+
+// lineLimit allows a log line per key per period. Safe for concurrent
+// use.
+type lineLimit struct {
+	every time.Duration
+	max   int
+
+	mu   sync.Mutex
+	last map[string]*keyLines
+}
+
+type keyLines struct {
+	logged time.Time // when its last line was written
+	quiet  int       // lines not written since
+}
+
+func newLineLimit(every time.Duration, max int) *lineLimit {
+	return &lineLimit{every: every, max: max, last: map[string]*keyLines{}}
+}
+
+// allow reports whether key may write a line at now, and how many of its
+// lines were not written since its last one.
+func (l *lineLimit) allow(key string, now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := l.last[key]
+	if k == nil {
+		if len(l.last) >= l.max {
+			for key, k := range l.last {
+				if now.Sub(k.logged) >= l.every {
+					delete(l.last, key)
+				}
+			}
+			if len(l.last) >= l.max {
+				return false, 0
+			}
+		}
+		l.last[key] = &keyLines{logged: now}
+		return true, 0
+	}
+	if now.Sub(k.logged) < l.every {
+		k.quiet++
+		return false, 0
+	}
+	quiet := k.quiet
+	k.logged, k.quiet = now, 0
+	return true, quiet
 }
 
 // parseClaim checks the fields of a request common to both kinds.
