@@ -123,12 +123,14 @@ type Inviter struct {
 	unread *addressLimit
 	// refusedLines limits the log of refused redemptions per address.
 	refusedLines *lineLimit
+	// relayTimeout bounds a relay to via (relayTimeout; tests shorten it).
+	relayTimeout time.Duration
 }
 
 // NewInviter returns the Inviter of k's installation.
 func NewInviter(k *Keeper) *Inviter {
 	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions), unread: newAddressLimit(maxUnreadPerAddress),
-		refusedLines: newLineLimit(refusalLogEvery, refusalLogAddrs)}
+		refusedLines: newLineLimit(refusalLogEvery, refusalLogAddrs), relayTimeout: relayTimeout}
 }
 
 func (iv *Inviter) load() ([]invitation, error) {

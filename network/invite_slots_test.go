@@ -196,3 +196,44 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A seed's relay to via is bounded by the relay timeout as a whole, not
+// only its dial: an admin's servant that accepts the relay and then says
+// nothing (a laptop gone to sleep) does not hold the seed's slot, or the
+// joiner, for longer.
+func TestRelayToStalledViaBounded(t *testing.T) {
+	n := newTestNet(t)
+	ln := listen(t)
+	stalled := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		tc := tls.Server(c, trust.TLSConfigFor(n.admin.id, true, trust.InviteALPN))
+		if tc.Handshake() != nil {
+			c.Close()
+			return
+		}
+		stalled <- c // read nothing, answer nothing
+	}()
+	t.Cleanup(func() {
+		select {
+		case c := <-stalled:
+			c.Close()
+		default:
+		}
+	})
+	code := n.invite(t, InviteRequest{})
+	code.Via = ln.Addr().String()
+	code.Sign(n.admin.id)
+	n.seedA.iv.relayTimeout = time.Second
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := redeemAt(ctx, n.seedA.addr, code, newIdentity(t), "")
+	wantReason(t, err, ReasonUnreachable)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("the relay to a stalled via took %v, relay timeout 1s", took)
+	}
+}

@@ -497,13 +497,19 @@ func (iv *Inviter) relay(req request, c claim) answer {
 			"the admin's servant that made this invitation (%s) cannot be reached from this seed: it counts the invitation's uses "+
 				"for the whole network, so it must be running and reachable; try again later, or ask the admin (%v)", req.Via, err))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), iv.relayTimeout)
 	defer cancel()
 	conn, err := dialInvite(ctx, req.Via, iv.k.identity)
 	if err != nil {
 		return unreachable(err)
 	}
 	defer conn.Close()
+	// The whole relay within its time, not only the dial: a via that
+	// accepts and then says nothing (a laptop gone to sleep) must not hold
+	// this servant's slot and the joiner.
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
 	cs := conn.ConnectionState()
 	viaKey, err := trust.PeerKey(cs)
 	if err != nil {
