@@ -137,6 +137,9 @@ const (
 	statusPoll        = 500 * time.Millisecond
 	lastAttachedEvery = 15 * time.Second
 	purgeEvery        = time.Hour
+	// limitedSaveEvery is how often the counts of rate-limited sources
+	// are stored while they change (network/limits.go).
+	limitedSaveEvery = 10 * time.Second
 	// expirySweepEvery is how often the store is asked whether an item's
 	// expiry (plus storage.ExpirySkew) has passed: an expired item is
 	// hidden at most this long after that.
@@ -223,6 +226,9 @@ type App struct {
 	// servant, in count order.
 	pubMu sync.Mutex
 	pub   *publisher
+	// limiter is the entry check of the network's publishing limits
+	// (entrylimit.go).
+	limiter entryLimiter
 
 	// sched sends scheduled publications at their time (schedule.go).
 	sched *scheduler
@@ -765,6 +771,9 @@ func (a *App) monitor() {
 		addrAt    = time.Now() // when the address was last worked out
 		wasAlone  bool
 		aloneAt   time.Time // when alone was last worked out
+		// limitedSaved: when the counts of rate-limited sources were
+		// last offered to the store (saved only when they changed).
+		limitedSaved time.Time
 	)
 	a.purge()
 	for {
@@ -806,6 +815,12 @@ func (a *App) monitor() {
 			if lostUplink || now.Sub(addrAt) >= cmp.Or(a.opts.addressCheckEvery, addressCheckEvery) {
 				addrAt = now
 				a.checkAddress()
+			}
+			if now.Sub(limitedSaved) >= limitedSaveEvery {
+				limitedSaved = now
+				if err := a.net.SaveRateLimited(); err != nil {
+					a.log.Warn("storing the counts of rate-limited sources failed", "err", err)
+				}
 			}
 			if st.Role == newsnet.RoleAttached && now.Sub(lastSaved) >= lastAttachedEvery {
 				lastSaved = now

@@ -7,7 +7,9 @@ package cli
 //
 //	GET  /v1/status          the servant's place in the tree and its links
 //	POST /v1/publish         {"category","title","body"[,"expires","at","urgent","mustRead","audience"]} → {"id","suppressed"[,"queued"]};
-//	                         with "at" in the future → {"id","scheduled"} (scheduled.go)
+//	                         with "at" in the future → {"id","scheduled"} (scheduled.go);
+//	                         429 {"error":"rateLimited","detail"} with Retry-After beyond the network's
+//	                         publishing limits, 413 {"error":"tooLarge","detail"} beyond the category's byte cap
 //	POST /v1/ack             {"id"} → 204: the reader confirms a must-read item (ack.go)
 //	GET  /v1/reach?id=       {"subscribers","delivered","read","acknowledged"[,"pending"]}: reach of an own post (reach.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
@@ -30,6 +32,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -246,8 +249,13 @@ type statusJSON struct {
 	// reports), per reason (every reason present, zeros included), and the
 	// servants whose joins are refused for it now.
 	Misconduct misconductJSON `json:"misconduct"`
-	Key        string         `json:"key"`     // this installation's public key (trust.PublicKeyString)
-	Network    networkJSON    `json:"network"` // the network definition held
+	// RateLimited lists the sources of which this servant refused items
+	// as beyond their publisher's limits ("rateLimited") or their
+	// category's byte cap ("tooLarge"), most recent first, counted over
+	// every run ([] when none).
+	RateLimited []network.LimitedSource `json:"rateLimited"`
+	Key         string                  `json:"key"`     // this installation's public key (trust.PublicKeyString)
+	Network     networkJSON             `json:"network"` // the network definition held
 }
 
 type misconductJSON struct {
@@ -386,6 +394,7 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	for _, r := range newsnet.MisconductReasons() {
 		out.Misconduct.Counts[r] = st.Misconduct.Counts[r]
 	}
+	out.RateLimited = c.a.RateLimited()
 	sn := c.a.Network()
 	key := c.a.Identity().Public
 	_, listed := sn.Publisher(key)
@@ -517,9 +526,13 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := publish(it)
 	var fe *news.FieldError
+	var le *app.LimitError
 	switch {
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case errors.As(err, &le):
+		writeLimitError(w, le)
 		return
 	case errors.Is(err, app.ErrTooManyScheduled):
 		writeError(w, http.StatusConflict, err.Error())
@@ -678,6 +691,18 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// writeLimitError answers a publication refused by the network's
+// publishing limits: 429 with Retry-After (whole seconds, rounded up) for
+// rateLimited, 413 for tooLarge; the body names the reason and says why.
+func writeLimitError(w http.ResponseWriter, le *app.LimitError) {
+	code := http.StatusRequestEntityTooLarge
+	if le.Reason == trust.RateLimited {
+		code = http.StatusTooManyRequests
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((le.RetryAfter+time.Second-1)/time.Second), 10))
+	}
+	writeJSON(w, code, map[string]string{"error": string(le.Reason), "detail": le.Error()})
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

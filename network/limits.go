@@ -99,8 +99,9 @@ type hourCount struct {
 	ids   map[uuid.UUID]struct{}
 }
 
-// LimitedSource counts the items of one source refused as beyond its
-// publisher's limits (trust.RateLimited) by this servant.
+// LimitedSource counts the items of one source this servant refused as
+// beyond its publisher's limits (trust.RateLimited) or its category's
+// byte cap (trust.TooLarge).
 type LimitedSource struct {
 	Source    uuid.UUID `json:"source"`
 	Key       string    `json:"key"`       // the publisher key, "ed25519:…"
@@ -247,19 +248,19 @@ func (k *Keeper) checkLimits(sn *trust.SignedNetwork, it *news.Item, size int) s
 		return string(trust.Invalid)
 	}
 	now := k.now()
-	ok := IsSystemItem(it) || sn.Limits.CheckItemSize(it.Category, size) == nil
-	if ok {
-		ok = k.rates.admit(key, it.ID, it.PublishedAt(), size, sn.Limits.Rate(), now)
-	}
-	if ok {
-		return ""
+	reason := trust.TooLarge
+	if IsSystemItem(it) || sn.Limits.CheckItemSize(it.Category, size) == nil {
+		if k.rates.admit(key, it.ID, it.PublishedAt(), size, sn.Limits.Rate(), now) {
+			return ""
+		}
+		reason = trust.RateLimited
 	}
 	name := ""
 	if p, listed := sn.Publisher(key); listed {
 		name = p.Name
 	}
 	k.rates.refused(it.Source, key, name, size, now)
-	return string(trust.RateLimited)
+	return string(reason)
 }
 
 func (k *Keeper) now() time.Time {

@@ -145,7 +145,7 @@ func TestRelayRefusesOversizeItem(t *testing.T) {
 	if r := ln.k.Verify(ln.item(t, ln.now, 1000)); r != "" {
 		t.Fatalf("small item: %q", r)
 	}
-	if r := ln.k.Verify(ln.item(t, ln.now, 4000)); r != string(trust.RateLimited) {
+	if r := ln.k.Verify(ln.item(t, ln.now, 4000)); r != string(trust.TooLarge) {
 		t.Fatalf("item beyond the cap: %q", r)
 	}
 }

@@ -52,7 +52,7 @@ const (
 const (
 	MaxItemsPerHour   = 1_000_000
 	MaxBurstItems     = 1_000_000
-	MinBytesLimit     = 64 << 10 // BytesPerHour and BurstBytes: at least one item of the largest size
+	MinBytesLimit     = 128 << 10 // BytesPerHour and BurstBytes: at least one item of the largest size
 	MaxBytesLimit     = 1 << 40
 	MinItemBytesCap   = 512     // an item of a title and a line
 	MaxItemBytesCap   = 1 << 20 // above any valid item (news.MaxBodyBytes is 64 KiB)
@@ -63,9 +63,13 @@ const (
 	categoryCapsField = "categoryItemBytes"
 )
 
-// RateLimited is the Rejection of an item beyond its publisher's limits or
-// beyond the byte cap of its category.
-const RateLimited Rejection = "rateLimited"
+// RateLimited is the Rejection of an item beyond its publisher's limits
+// (items or bytes per hour); TooLarge of one beyond the byte cap of its
+// category.
+const (
+	RateLimited Rejection = "rateLimited"
+	TooLarge    Rejection = "tooLarge"
+)
 
 // PublishLimits are the publishing limits of a network. The zero value is
 // the defaults; a field at 0 takes its default.
@@ -145,10 +149,10 @@ func (l PublishLimits) ItemCap(category string) int {
 }
 
 // CheckItemSize refuses an item of category whose signed encoding is size
-// bytes when that is beyond the category's cap (RateLimited).
+// bytes when that is beyond the category's cap (TooLarge).
 func (l PublishLimits) CheckItemSize(category string, size int) error {
 	if c := l.ItemCap(category); c > 0 && size > c {
-		return reject(RateLimited, fmt.Sprintf("item of %d bytes in %q, at most %d allowed there", size, category, c))
+		return reject(TooLarge, fmt.Sprintf("item of %d bytes in %q, at most %d allowed there", size, category, c))
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func TestPublishLimitsField(t *testing.T) {
 	if c := got.Limits.ItemCap("news"); c != 0 {
 		t.Errorf("cap of news %d", c)
 	}
-	if err := got.Limits.CheckItemSize("alerts", 1025); !errors.Is(err, RateLimited) {
+	if err := got.Limits.CheckItemSize("alerts", 1025); !errors.Is(err, TooLarge) {
 		t.Errorf("1025 bytes in alerts: %v", err)
 	}
 
