@@ -256,6 +256,8 @@ type App struct {
 	// newerRelease is the newest release newer than ours that a
 	// neighbour's hello named, "" when none did.
 	newerRelease atomic.Pointer[string]
+	// evicted is what the storage quota removed last (quota.go).
+	evicted atomic.Pointer[Eviction]
 
 	// sysCounts counts the servant's own system publications, which the
 	// UI's counters leave out (syscount.go).
@@ -320,6 +322,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		stop:      make(chan struct{}),
 	}
 	a.storeTrouble.Store(new(storeTrouble))
+	a.loadEviction()
 	a.archive = &storeArchive{store: st, log: log}
 	a.persist = newPersister(a)
 	a.pub = newPublisher(a)
@@ -765,6 +768,8 @@ func (a *App) monitor() {
 	defer purge.Stop()
 	expiry := time.NewTicker(expirySweepEvery)
 	defer expiry.Stop()
+	quota := time.NewTicker(quotaCheckEvery)
+	defer quota.Stop()
 	var (
 		last      statusKey
 		lastSaved time.Time
@@ -784,6 +789,8 @@ func (a *App) monitor() {
 			a.purge()
 		case <-a.purgeNow:
 			a.purge()
+		case <-quota.C:
+			a.enforceQuota()
 		case <-expiry.C:
 			a.hideExpired()
 		case now := <-poll.C:
@@ -853,6 +860,7 @@ func (a *App) purge() {
 		a.log.Info("purged expired items", "items", n)
 		a.events.emit(Event{Kind: ItemsChanged})
 	}
+	a.enforceQuota()
 }
 
 // hideExpired hides the items whose expiry has passed (storage.HideExpired),

@@ -254,8 +254,17 @@ type statusJSON struct {
 	// category's byte cap ("tooLarge"), most recent first, counted over
 	// every run ([] when none).
 	RateLimited []network.LimitedSource `json:"rateLimited"`
-	Key         string                  `json:"key"`     // this installation's public key (trust.PublicKeyString)
-	Network     networkJSON             `json:"network"` // the network definition held
+	// Storage is what the stored items take against the storage quota,
+	// and what the quota removed last.
+	Storage storageJSON `json:"storage"`
+	Key     string      `json:"key"`     // this installation's public key (trust.PublicKeyString)
+	Network networkJSON `json:"network"` // the network definition held
+}
+
+type storageJSON struct {
+	Used    int64         `json:"used"`    // bytes of stored items (the quota's measure)
+	Quota   int64         `json:"quota"`   // bytes; -1: none
+	Evicted *app.Eviction `json:"evicted"` // the last eviction, null when none
 }
 
 type misconductJSON struct {
@@ -395,6 +404,11 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		out.Misconduct.Counts[r] = st.Misconduct.Counts[r]
 	}
 	out.RateLimited = c.a.RateLimited()
+	used, quota, err := c.a.StoredBytes()
+	if err != nil {
+		c.log.Warn("reading the stored size failed", "err", err)
+	}
+	out.Storage = storageJSON{Used: used, Quota: quota, Evicted: ns.Evicted}
 	sn := c.a.Network()
 	key := c.a.Identity().Public
 	_, listed := sn.Publisher(key)

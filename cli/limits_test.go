@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"newsdesk/app"
 	"newsdesk/app/apptest"
 	"newsdesk/trust"
 )
@@ -62,5 +63,17 @@ func TestPublishOverLimitIs429(t *testing.T) {
 	json.Unmarshal(body, &e)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || e.Error != string(trust.TooLarge) {
 		t.Fatalf("beyond the byte cap: %d %s, want 413 tooLarge", resp.StatusCode, body)
+	}
+	code, raw := a.Call(t, "GET", "/v1/status", nil)
+	var st struct {
+		RateLimited []any `json:"rateLimited"`
+		Storage     struct {
+			Used, Quota int64
+			Evicted     any
+		} `json:"storage"`
+	}
+	if err := json.Unmarshal(raw, &st); code != http.StatusOK || err != nil || st.RateLimited == nil || len(st.RateLimited) != 0 ||
+		st.Storage.Used <= 0 || st.Storage.Quota != app.DefaultStorageQuota || st.Storage.Evicted != nil {
+		t.Errorf("status: %d %v %s", code, err, raw)
 	}
 }
