@@ -229,3 +229,49 @@ func earlier(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// ErrLimitsChanged: the publishing limits of the definition held are no
+// longer the ones an edit started from; another admin changed them.
+var ErrLimitsChanged = errors.New("another admin changed the publishing limits meanwhile")
+
+// PublishLimits returns the publishing limits of the definition held (the
+// zero value: the defaults).
+func (a *App) PublishLimits() trust.PublishLimits { return a.Network().Limits }
+
+// SetPublishLimits makes now the network's publishing limits (admins only:
+// ErrNotAdmin) and returns the version of the definition that has them. It
+// signs the next version with this installation's key and publishes it;
+// everything else in it stays as held. was is what the edit started from:
+// when the definition held has other limits by now, nothing is published
+// and the error is ErrLimitsChanged (the limits merge as one field, as
+// trust.Merge does it). Limits the definition refuses are an error naming
+// the rule.
+func (a *App) SetPublishLimits(was, now trust.PublishLimits) (uint64, error) {
+	for attempt := 1; ; attempt++ {
+		cur := a.Network()
+		if !cur.IsAdmin(a.identity.Public) {
+			return 0, ErrNotAdmin
+		}
+		if cur.Limits.Equal(now) {
+			return cur.Version, nil
+		}
+		if !cur.Limits.Equal(was) {
+			return 0, ErrLimitsChanged
+		}
+		n := cur.Network.Clone()
+		n.Version = cur.Version + 1
+		n.Limits = now
+		next, err := a.identity.SignNetwork(n)
+		if err != nil {
+			return 0, err
+		}
+		err = a.PublishNetwork(next)
+		switch {
+		case err == nil:
+			a.log.Info("publishing limits published", "version", next.Version, "limits", now.String())
+			return next.Version, nil
+		case !errors.Is(err, trust.ErrNotNewer) || attempt == namedAudienceAttempts:
+			return 0, fmt.Errorf("publishing the limits: %w", err)
+		}
+	}
+}

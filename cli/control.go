@@ -18,6 +18,7 @@ package cli
 //	POST /v1/invites         {"uses","expires","publisher","categories"} → {"code","id",…} (admins only, invite.go)
 //	GET  /v1/invites         the invitations this servant made; DELETE /v1/invites/<id> revokes one
 //	GET  /v1/scheduled       publications waiting for their "at"; DELETE /v1/scheduled/<id> cancels one
+//	GET  /v1/limits          the network's publishing limits; PUT sets them (admins only, limits.go)
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -111,6 +112,7 @@ func (c *control) routes() map[string]endpoint {
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
 		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},
 		invitesPath + "/":   {http.MethodDelete: c.revokeInvite}, // + the invitation's ID (invite.go)
+		limitsPath:          {http.MethodGet: c.getLimits, http.MethodPut: c.setLimits},
 		scheduledPath:       {http.MethodGet: c.listScheduled},
 		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
 	}

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,5 +77,69 @@ func TestPublishOverLimitIs429(t *testing.T) {
 	if err := json.Unmarshal(raw, &st); code != http.StatusOK || err != nil || st.RateLimited == nil || len(st.RateLimited) != 0 ||
 		st.Storage.Used <= 0 || st.Storage.Quota != app.DefaultStorageQuota || st.Storage.Evicted != nil {
 		t.Errorf("status: %d %v %s", code, err, raw)
+	}
+}
+
+// An admin sets the publishing limits through the control API: the next
+// definition carries them and the entry check applies them at once; a
+// member that is no admin gets 403, limits out of range 400.
+func TestLimitsSetByAdmin(t *testing.T) {
+	a := startServe(t, apptest.NoTestNetwork, "--listen", "127.0.0.1:0")
+	var got struct {
+		Limits    map[string]any
+		Effective struct{ ItemsPerHour, BurstItems int }
+		Version   uint64
+	}
+	code, raw := a.Call(t, "GET", "/v1/limits", nil)
+	if err := json.Unmarshal(raw, &got); code != http.StatusOK || err != nil || len(got.Limits) != 0 ||
+		got.Effective.ItemsPerHour != trust.DefaultItemsPerHour || got.Effective.BurstItems != trust.DefaultBurstItems {
+		t.Fatalf("GET: %d %s", code, raw)
+	}
+	v0 := got.Version
+	if code, raw := a.Call(t, "PUT", "/v1/limits", map[string]int{"itemsPerHour": -5}); code != http.StatusBadRequest {
+		t.Errorf("negative rate: %d %s", code, raw)
+	}
+	if code, raw := a.Call(t, "PUT", "/v1/limits", map[string]int{"burstItems": 2, "itemsPerHour": 10}); code != http.StatusOK {
+		t.Fatalf("PUT: %d %s", code, raw)
+	}
+	code, raw = a.Call(t, "GET", "/v1/limits", nil)
+	if err := json.Unmarshal(raw, &got); err != nil || got.Version != v0+1 || got.Effective.BurstItems != 2 || got.Effective.ItemsPerHour != 10 {
+		t.Fatalf("after PUT: %d %s", code, raw)
+	}
+	for i := range 3 {
+		code, raw := a.Call(t, "POST", "/v1/publish", map[string]string{"category": "general", "title": "News", "body": "x"})
+		if want := map[bool]int{true: http.StatusOK, false: http.StatusTooManyRequests}[i < 2]; code != want {
+			t.Errorf("publication %d: %d %s, want %d", i, code, raw, want)
+		}
+	}
+
+	member := startServe(t, "--listen", "127.0.0.1:0")
+	if code, raw := member.Call(t, "PUT", "/v1/limits", map[string]int{"burstItems": 1000}); code != http.StatusForbidden {
+		t.Errorf("PUT by a member: %d %s", code, raw)
+	}
+}
+
+// network init sets the publishing limits; limits out of range are a
+// usage error and write nothing.
+func TestNetworkInitLimits(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "limited.json")
+	if err := NetworkCommand([]string{"init", "--name", "Limited", "--out", out, "--items-per-hour", "30", "--item-bytes", "8192"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	sn, err := app.ReadNetworkFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trust.VerifySelfSigned(sn); err != nil || sn.Limits.ItemsPerHour != 30 || sn.Limits.ItemBytes != 8192 || sn.Limits.BurstItems != 0 {
+		t.Fatalf("definition: limits %+v, %v", sn.Limits, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	err = NetworkCommand([]string{"init", "--name", "x", "--out", bad, "--burst-items", "-1"}, io.Discard, io.Discard)
+	if ec, ok := errors.AsType[usageError](err); !ok || ec.ExitCode() != 2 {
+		t.Errorf("--burst-items -1 = %v, want a usage error", err)
+	}
+	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("wrote %s", bad)
 	}
 }
