@@ -84,7 +84,11 @@ type rateBook struct {
 
 type keyBook struct {
 	hours map[int64]*hourCount // by hour since the Unix epoch of the items' times
-	used  uint64
+	// seen holds every item counted in hours, whichever hour: an item
+	// counted once (say, dated ahead and counted now) is never counted
+	// again when it comes again.
+	seen map[uuid.UUID]struct{}
+	used uint64
 	// old is the bucket of items dated before the horizon: tokens left as
 	// of at.
 	oldItems float64
@@ -96,7 +100,7 @@ type keyBook struct {
 type hourCount struct {
 	items int
 	bytes int64
-	ids   map[uuid.UUID]struct{}
+	ids   []uuid.UUID // counted here, to forget with the hour
 }
 
 // LimitedSource counts the items of one source this servant refused as
@@ -125,22 +129,23 @@ func (b *rateBook) admit(key ed25519.PublicKey, id uuid.UUID, at time.Time, size
 	if at.Before(now.Add(-limitHorizon)) {
 		return kb.admitOld(id, size, float64(ceilItems), float64(ceilBytes), now)
 	}
+	if _, ok := kb.seen[id]; ok {
+		return true // counted when it first passed
+	}
 	h := hourOf(at)
 	hc := kb.hours[h]
 	if hc == nil {
-		hc = &hourCount{ids: map[uuid.UUID]struct{}{}}
+		hc = &hourCount{}
 		kb.hours[h] = hc
 		kb.prune(now)
-	}
-	if _, ok := hc.ids[id]; ok {
-		return true // counted when it first passed
 	}
 	if hc.items+1 > maxItems || hc.bytes+int64(size) > maxBytes {
 		return false
 	}
 	hc.items++
 	hc.bytes += int64(size)
-	hc.ids[id] = struct{}{}
+	hc.ids = append(hc.ids, id)
+	kb.seen[id] = struct{}{}
 	return true
 }
 
@@ -163,18 +168,21 @@ func (b *rateBook) keyBook(key ed25519.PublicKey) *keyBook {
 			}
 			delete(b.keys, oldest)
 		}
-		kb = &keyBook{hours: map[int64]*hourCount{}, oldIDs: map[uuid.UUID]struct{}{}}
+		kb = &keyBook{hours: map[int64]*hourCount{}, seen: map[uuid.UUID]struct{}{}, oldIDs: map[uuid.UUID]struct{}{}}
 		b.keys[string(key)] = kb
 	}
 	kb.used = b.tick
 	return kb
 }
 
-// prune forgets the hours before the horizon.
+// prune forgets the hours before the horizon, and their items.
 func (kb *keyBook) prune(now time.Time) {
 	first := hourOf(now.Add(-limitHorizon))
-	for h := range kb.hours {
+	for h, hc := range kb.hours {
 		if h < first {
+			for _, id := range hc.ids {
+				delete(kb.seen, id)
+			}
 			delete(kb.hours, h)
 		}
 	}
@@ -185,6 +193,9 @@ func (kb *keyBook) prune(now time.Time) {
 func (kb *keyBook) admitOld(id uuid.UUID, size int, ceilItems, ceilBytes float64, now time.Time) bool {
 	if _, ok := kb.oldIDs[id]; ok {
 		return true
+	}
+	if _, ok := kb.seen[id]; ok {
+		return true // counted in its hour before the hour passed the horizon
 	}
 	capItems, capBytes := oldBurstHours*ceilItems, oldBurstHours*ceilBytes
 	if kb.oldAt.IsZero() {

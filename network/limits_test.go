@@ -115,6 +115,25 @@ func TestRelayRefusesFlood(t *testing.T) {
 	if r := ln.k.Verify(ln.item(t, ln.now.Add(48*time.Hour), 1000)); r != string(trust.RateLimited) {
 		t.Errorf("an item dated two days ahead: %q", r)
 	}
+	// An item dated ahead and counted now is not counted again in its own
+	// hour when it comes again then.
+	ahead := newLimitNet(t, trust.PublishLimits{})
+	ahead.pub, ahead.source, ahead.now = ln.pub, ln.source, ln.now
+	ahead.k = rekey(t, ln, ahead)
+	var early []*newsnet.Multicast
+	for i := range allowed {
+		m := ln.item(t, ln.now.Add(2*time.Hour+time.Duration(i)*time.Second), 1000)
+		if r := ahead.k.Verify(m); r != "" {
+			t.Fatalf("item %d dated ahead: %q", i, r)
+		}
+		early = append(early, m)
+	}
+	ahead.now = ahead.now.Add(2 * time.Hour)
+	for _, m := range early {
+		if r := ahead.k.Verify(m); r != "" {
+			t.Fatalf("item %d again in its own hour: %q", m.Count, r)
+		}
+	}
 	// Dating it back beyond the hours kept: one bucket for all of them,
 	// a day of ceilings, then refused.
 	old := ln.now.Add(-400 * 24 * time.Hour)
