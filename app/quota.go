@@ -111,6 +111,15 @@ func (a *App) saveStorageQuota(n int64) error {
 	return nil
 }
 
+// SetStorageQuota sets the storage quota alone (`serve --storage-limit`):
+// 0 for the default, NoStorageQuota for none.
+func (a *App) SetStorageQuota(n int64) error {
+	if err := CheckStorageQuota(n); err != nil {
+		return err
+	}
+	return a.saveStorageQuota(n)
+}
+
 // StoredBytes returns how much the stored items take (the quota's
 // measure) and the quota (NoStorageQuota: none).
 func (a *App) StoredBytes() (used, quota int64, err error) {

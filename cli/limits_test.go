@@ -143,3 +143,24 @@ func TestNetworkInitLimits(t *testing.T) {
 		t.Errorf("wrote %s", bad)
 	}
 }
+
+// serve --storage-limit sets the storage quota, kept in the data
+// directory; a size out of range or malformed is a usage error.
+func TestServeStorageLimit(t *testing.T) {
+	for v, want := range map[string]int64{"100MiB": 100 << 20, "2gb": 2 << 30, "none": app.NoStorageQuota, "1TiB": 1 << 40} {
+		if got, err := parseStorageLimit(v); err != nil || got != want {
+			t.Errorf("%s: %d, %v; want %d", v, got, err, want)
+		}
+	}
+	for _, bad := range []string{"1MiB", "2TiB", "-4GiB", "lots", "4.5GiB"} {
+		if _, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--storage-limit", bad}, io.Discard); err == nil {
+			t.Errorf("--storage-limit %q accepted", bad)
+		}
+	}
+	s := startServe(t, "--storage-limit", "100MiB")
+	code, raw := s.Call(t, "GET", "/v1/status", nil)
+	var st struct{ Storage struct{ Quota int64 } }
+	if err := json.Unmarshal(raw, &st); code != http.StatusOK || err != nil || st.Storage.Quota != 100<<20 {
+		t.Errorf("status: %d %s", code, raw)
+	}
+}
