@@ -35,8 +35,10 @@ import (
 )
 
 // LimitError: the network's publishing limits refuse the item. Reason is
-// trust.RateLimited (come back after RetryAfter) or trust.TooLarge (the
-// item is beyond its category's byte cap; RetryAfter is 0).
+// trust.RateLimited (come back after RetryAfter; 0 when waiting does not
+// help: a scheduled item sent late into an hour that is full) or
+// trust.TooLarge (the item is beyond its category's byte cap; RetryAfter
+// is 0).
 type LimitError struct {
 	Reason     trust.Rejection
 	RetryAfter time.Duration
@@ -44,8 +46,11 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	if e.Reason == trust.TooLarge {
+	switch {
+	case e.Reason == trust.TooLarge:
 		return "too large for the network: " + e.Detail
+	case e.RetryAfter == 0:
+		return "beyond the network's publishing limit: " + e.Detail
 	}
 	return fmt.Sprintf("the network's publishing limit for this computer is reached (%s); try again in %s",
 		e.Detail, roundUp(e.RetryAfter))
@@ -135,6 +140,13 @@ func (l *entryLimiter) take(r trust.Rate, at time.Time, size int, now time.Time)
 		r.ItemsPerHour, trust.FormatBytes(r.BytesPerHour), r.BurstItems, trust.FormatBytes(r.BurstBytes))
 	if use.items+1 > ceilItems || use.bytes+int64(size) > ceilBytes {
 		wait := time.Unix((h+1)*3600, 0).Sub(now)
+		if wait <= 0 {
+			// A scheduled item sent late, dated in an hour that is full:
+			// waiting does not help, another time does.
+			return &LimitError{Reason: trust.RateLimited, Detail: fmt.Sprintf(
+				"the hour of its publication time, %s, holds %d items already, the most the network allows; schedule it for a later time",
+				time.Unix(h*3600, 0).Local().Format("2 Jan 15:04"), use.items)}
+		}
 		return &LimitError{Reason: trust.RateLimited, RetryAfter: max(wait, time.Second), Detail: detail}
 	}
 	if int64(size) > r.BurstBytes {

@@ -114,7 +114,11 @@ func TestEntryAcceptedNeverRefusedAtRelay(t *testing.T) {
 	// start at 09:40 and retried as the entry check allows.
 	due := start.Add(25 * time.Hour)
 	scheduled := 150
-	for now.Before(start.Add(72 * time.Hour)) {
+	days := 3
+	if testing.Short() {
+		days = 2
+	}
+	for now.Before(start.Add(time.Duration(days) * 24 * time.Hour)) {
 		switch r := rng.Float64(); {
 		case r < 0.05: // a burst
 			for range 1 + rng.IntN(80) {
@@ -137,7 +141,7 @@ func TestEntryAcceptedNeverRefusedAtRelay(t *testing.T) {
 		}
 		now = now.Add(time.Duration(rng.ExpFloat64() * float64(20*time.Second)))
 	}
-	if refusedAtEntry == 0 || len(accepted) < 3*24*trust.DefaultItemsPerHour*9/10 {
+	if refusedAtEntry == 0 || len(accepted) < days*24*trust.DefaultItemsPerHour*9/10 {
 		t.Fatalf("%d accepted, %d refused at entry: the publisher did not press the limits", len(accepted), refusedAtEntry)
 	}
 	// A relay away for the three days gets all of it at once, shuffled,
@@ -151,7 +155,10 @@ func TestEntryAcceptedNeverRefusedAtRelay(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d items accepted at entry over 3 days, %d refusals at entry", len(accepted), refusedAtEntry)
+	if scheduled > 0 {
+		t.Logf("%d of the scheduled items still wait: their hour is full", scheduled)
+	}
+	t.Logf("%d items accepted at entry over %d days, %d refusals at entry", len(accepted), days, refusedAtEntry)
 }
 
 // The entry check survives a restart: the app reads its own recent items

@@ -18,7 +18,8 @@ import (
 // a restart. The default is DefaultStorageQuota; out-of-range limits are
 // refused.
 func TestStorageQuotaEvictsOldestAndSaysSo(t *testing.T) {
-	defer func(f int64) { storageQuotaFloor = f }(storageQuotaFloor)
+	floor := storageQuotaFloor
+	t.Cleanup(func() { storageQuotaFloor = floor }) // after the apps' cleanups: they read it
 	storageQuotaFloor = 1 << 10
 	dir := t.TempDir()
 	a := openApp(t, Options{DataDir: dir})

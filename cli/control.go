@@ -716,7 +716,9 @@ func writeLimitError(w http.ResponseWriter, le *app.LimitError) {
 	code := http.StatusRequestEntityTooLarge
 	if le.Reason == trust.RateLimited {
 		code = http.StatusTooManyRequests
-		w.Header().Set("Retry-After", strconv.FormatInt(int64((le.RetryAfter+time.Second-1)/time.Second), 10))
+		if le.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.FormatInt(int64((le.RetryAfter+time.Second-1)/time.Second), 10))
+		}
 	}
 	writeJSON(w, code, map[string]string{"error": string(le.Reason), "detail": le.Error()})
 }
