@@ -71,12 +71,20 @@ const (
 	maxLimitedSources = 256
 )
 
+// maxBookItems bounds the items the book remembers, over all keys (about
+// 60 bytes each): beyond it the least recently seen keys are forgotten,
+// which only ever makes the book more lenient. A hundred busy publishers'
+// month is under a million. A variable only so that tests can make it
+// small.
+var maxBookItems = 2 << 20
+
 // rateBook is the relay's count of items per publisher key. Safe for
 // concurrent use (Verify runs on the node's loop; the app asks for the
 // counts from others).
 type rateBook struct {
 	mu    sync.Mutex
 	keys  map[string]*keyBook
+	items int    // the items the keys' books remember (seen and oldIDs)
 	tick  uint64 // a use counter: keyBook.used orders keys for forgetting
 	limit map[uuid.UUID]*LimitedSource
 	dirty bool
@@ -127,7 +135,7 @@ func (b *rateBook) admit(key ed25519.PublicKey, id uuid.UUID, at time.Time, size
 		at = now // dated ahead: counted now
 	}
 	if at.Before(now.Add(-limitHorizon)) {
-		return kb.admitOld(id, size, float64(ceilItems), float64(ceilBytes), now)
+		return b.admitOld(kb, id, size, float64(ceilItems), float64(ceilBytes), now)
 	}
 	if _, ok := kb.seen[id]; ok {
 		return true // counted when it first passed
@@ -137,7 +145,7 @@ func (b *rateBook) admit(key ed25519.PublicKey, id uuid.UUID, at time.Time, size
 	if hc == nil {
 		hc = &hourCount{}
 		kb.hours[h] = hc
-		kb.prune(now)
+		b.grew(kb, -kb.prune(now))
 	}
 	if hc.items+1 > maxItems || hc.bytes+int64(size) > maxBytes {
 		return false
@@ -146,7 +154,33 @@ func (b *rateBook) admit(key ed25519.PublicKey, id uuid.UUID, at time.Time, size
 	hc.bytes += int64(size)
 	hc.ids = append(hc.ids, id)
 	kb.seen[id] = struct{}{}
+	b.grew(kb, 1)
 	return true
+}
+
+// grew notes n more items remembered for kb (negative: forgotten), and
+// forgets the least recently seen other keys while the book holds more
+// than maxBookItems.
+func (b *rateBook) grew(kb *keyBook, n int) {
+	b.items += n
+	for b.items > maxBookItems && len(b.keys) > 1 {
+		b.forgetOldest(kb)
+	}
+}
+
+// forgetOldest forgets the least recently seen key but keep.
+func (b *rateBook) forgetOldest(keep *keyBook) {
+	var oldest string
+	var used uint64
+	for k, v := range b.keys {
+		if v != keep && (oldest == "" || v.used < used) {
+			oldest, used = k, v.used
+		}
+	}
+	if kb := b.keys[oldest]; kb != nil {
+		b.items -= len(kb.seen) + len(kb.oldIDs)
+		delete(b.keys, oldest)
+	}
 }
 
 func hourOf(t time.Time) int64 { return t.Unix() / 3600 }
@@ -159,14 +193,7 @@ func (b *rateBook) keyBook(key ed25519.PublicKey) *keyBook {
 	kb := b.keys[string(key)]
 	if kb == nil {
 		if len(b.keys) >= maxBookKeys {
-			var oldest string
-			var used uint64
-			for k, v := range b.keys {
-				if oldest == "" || v.used < used {
-					oldest, used = k, v.used
-				}
-			}
-			delete(b.keys, oldest)
+			b.forgetOldest(nil)
 		}
 		kb = &keyBook{hours: map[int64]*hourCount{}, seen: map[uuid.UUID]struct{}{}, oldIDs: map[uuid.UUID]struct{}{}}
 		b.keys[string(key)] = kb
@@ -175,22 +202,26 @@ func (b *rateBook) keyBook(key ed25519.PublicKey) *keyBook {
 	return kb
 }
 
-// prune forgets the hours before the horizon, and their items.
-func (kb *keyBook) prune(now time.Time) {
+// prune forgets the hours before the horizon, and their items, and
+// returns how many items it forgot.
+func (kb *keyBook) prune(now time.Time) int {
 	first := hourOf(now.Add(-limitHorizon))
+	n := 0
 	for h, hc := range kb.hours {
 		if h < first {
 			for _, id := range hc.ids {
 				delete(kb.seen, id)
 			}
+			n += len(hc.ids)
 			delete(kb.hours, h)
 		}
 	}
+	return n
 }
 
 // admitOld takes an item dated before the horizon from the key's old-items
 // bucket, refilled by arrival time.
-func (kb *keyBook) admitOld(id uuid.UUID, size int, ceilItems, ceilBytes float64, now time.Time) bool {
+func (b *rateBook) admitOld(kb *keyBook, id uuid.UUID, size int, ceilItems, ceilBytes float64, now time.Time) bool {
 	if _, ok := kb.oldIDs[id]; ok {
 		return true
 	}
@@ -211,9 +242,11 @@ func (kb *keyBook) admitOld(id uuid.UUID, size int, ceilItems, ceilBytes float64
 	kb.oldItems--
 	kb.oldBytes -= float64(size)
 	if len(kb.oldIDs) >= int(capItems) {
+		b.grew(kb, -len(kb.oldIDs))
 		clear(kb.oldIDs) // bounded: a duplicate after this costs a token again
 	}
 	kb.oldIDs[id] = struct{}{}
+	b.grew(kb, 1)
 	return true
 }
 

@@ -235,3 +235,42 @@ func rekey(t *testing.T, ln, to *limitNet) *Keeper {
 	}
 	return k
 }
+
+// The book's memory is bounded over all keys: beyond maxBookItems the
+// least recently seen key is forgotten (which only makes it more
+// lenient), never the key being counted.
+func TestRateBookBounded(t *testing.T) {
+	defer func(n int) { maxBookItems = n }(maxBookItems)
+	maxBookItems = 100
+	var b rateBook
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	r := trust.PublishLimits{}.Rate()
+	keys := make([][]byte, 3)
+	for i := range keys {
+		keys[i] = make([]byte, 32)
+		keys[i][0] = byte(i + 1)
+	}
+	for i := range 60 {
+		for _, k := range keys[:2] {
+			if !b.admit(k, uuid.New(), now.Add(-time.Duration(i)*time.Hour), 100, r, now) {
+				t.Fatalf("item %d refused", i)
+			}
+		}
+	}
+	if b.items > maxBookItems || len(b.keys) > 2 {
+		t.Fatalf("%d items remembered for %d keys, bound %d", b.items, len(b.keys), maxBookItems)
+	}
+	for i := range 50 {
+		b.admit(keys[2], uuid.New(), now.Add(-time.Duration(i)*time.Hour), 100, r, now)
+	}
+	if b.items > maxBookItems || b.keys[string(keys[2])] == nil {
+		t.Fatalf("%d items remembered; the key being counted kept: %v", b.items, b.keys[string(keys[2])] != nil)
+	}
+	total := 0
+	for _, kb := range b.keys {
+		total += len(kb.seen) + len(kb.oldIDs)
+	}
+	if total != b.items {
+		t.Errorf("book says %d items, keys hold %d", b.items, total)
+	}
+}
