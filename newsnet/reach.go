@@ -369,6 +369,7 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 			if ri.from == nil {
 				ri.from = map[LinkID]ItemReach{}
 			}
+			s.checkBlobs(l, &it)
 			if ok {
 				s.fitBlobs(rl, &prev, &it)
 			} else {

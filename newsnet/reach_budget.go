@@ -100,3 +100,29 @@ func blobBytes(it *ItemReach) int {
 	}
 	return n
 }
+
+// checkBlobs drops the blobs of it that do not verify (Config.
+// VerifyReachBlob) and counts the report against l's peer when any did
+// not.
+func (s *Servant) checkBlobs(l *link, it *ItemReach) {
+	if s.cfg.VerifyReachBlob == nil || len(it.Pending)+len(it.Acks) == 0 {
+		return
+	}
+	bad := 0
+	keep := func(bs [][]byte, ack bool) [][]byte {
+		out := bs[:0:0]
+		for _, b := range bs {
+			if s.cfg.VerifyReachBlob(it.ID, b, ack) {
+				out = append(out, b)
+			} else {
+				bad++
+			}
+		}
+		return out
+	}
+	it.Pending, it.Acks = keep(it.Pending, false), keep(it.Acks, true)
+	if bad > 0 {
+		s.counters.ReachBlobsRefused += uint64(bad)
+		s.misbehaved(l, reasonReach)
+	}
+}

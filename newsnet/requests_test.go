@@ -67,7 +67,16 @@ type floodHarness struct {
 }
 
 func newFloodHarness(t *testing.T, arch testArchive) *floodHarness {
-	h := newHarnessWith(t, "10.0.0.1:7400", func(c *newsnet.Config) { c.Archive = arch }, "10.0.0.1:7400")
+	return newFloodHarnessWith(t, arch, nil)
+}
+
+func newFloodHarnessWith(t *testing.T, arch testArchive, set func(*newsnet.Config)) *floodHarness {
+	h := newHarnessWith(t, "10.0.0.1:7400", func(c *newsnet.Config) {
+		c.Archive = arch
+		if set != nil {
+			set(c)
+		}
+	}, "10.0.0.1:7400")
 	h.step(newsnet.Start{})
 	h.step(newsnet.Subscribe{Category: newsnet.AllCategories})
 	f := &floodHarness{t: t, s: h.s, now: h.now, member: "10.0.9.9:7400", link: 900}
@@ -307,5 +316,22 @@ func TestEdgeFloodOfNewSourcesBounded(t *testing.T) {
 	}
 	if st := f.s.Status(); st.Counters.EdgesRefused != 3000-64 {
 		t.Fatalf("%d of 3,000 made-up sources refused, want all but 64", st.Counters.EdgesRefused)
+	}
+}
+
+// Identity and acknowledgement blobs that do not verify are dropped at the
+// first servant they reach, and count against the peer that sent them.
+func TestUnverifiedReachBlobsDropped(t *testing.T) {
+	f := newFloodHarnessWith(t, testArchive{}, func(c *newsnet.Config) {
+		c.VerifyReachBlob = func(_ [16]byte, b []byte, _ bool) bool { return string(b[:2]) == "ok" }
+	})
+	var id [16]byte
+	id[0] = 1
+	f.ask(&newsnet.ReachReport{Sources: []newsnet.SourceReach{{Source: "pub", Category: "news", Items: []newsnet.ItemReach{
+		{ID: id, Delivered: 3, Acknowledged: 2, Acks: [][]byte{[]byte("aa-junk"), []byte("ok-real")}, Pending: [][]byte{[]byte("ok-reader")}},
+	}}}})
+	st := f.s.Status()
+	if st.Counters.ReachBlobsRefused != 1 || st.Misconduct.Counts["reach"] != 1 {
+		t.Fatalf("junk acknowledgement: refused %d, misconduct %+v", st.Counters.ReachBlobsRefused, st.Misconduct)
 	}
 }

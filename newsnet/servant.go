@@ -146,6 +146,9 @@ type Counters struct {
 	// entries refused beyond their rate, and entries whose identity lists
 	// were dropped beyond the link's bytes.
 	ReportsRefused, ReachListsDropped uint64
+	// ReachBlobsRefused: identity and acknowledgement blobs in reports
+	// that did not verify (Config.VerifyReachBlob).
+	ReachBlobsRefused uint64
 	// EdgesRefused: edges of new sources beyond a link's allowance.
 	EdgesRefused uint64
 
