@@ -324,10 +324,6 @@ type countersJSON struct {
 	Duplicates uint64 `json:"duplicates"`
 	Resets     uint64 `json:"resets"`
 	Lost       uint64 `json:"lost"` // needed items no holder could retransmit
-	// LostUnconfirmed: the same, of sources none of whose items ever
-	// reached this servant (known from edges alone, which a modified peer
-	// can make up).
-	LostUnconfirmed uint64 `json:"lostUnconfirmed"`
 
 	MulticastFrames uint64 `json:"multicastFrames"`
 	PeriodicFrames  uint64 `json:"periodicFrames"`
@@ -377,7 +373,6 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 			Published: st.Counters.Published, Suppressed: st.Counters.Suppressed,
 			Delivered: st.Counters.Delivered, Relayed: st.Counters.Relayed,
 			Duplicates: st.Counters.Duplicates, Resets: st.Counters.Resets, Lost: st.Counters.Lost,
-			LostUnconfirmed: st.Counters.LostUnconfirmed,
 			MulticastFrames: st.Counters.MulticastFrames, PeriodicFrames: st.Counters.PeriodicFrames,
 			ControlFrames: st.Counters.ControlFrames, RecoveryFrames: st.Counters.RecoveryFrames,
 			DirectSent: st.Counters.DirectSent, DirectReceived: st.Counters.DirectReceived,

@@ -174,14 +174,6 @@ func (s *Servant) sendRecover(l *link, r *Recover) {
 // noteLost records n needed messages of source given up on, for the
 // counters and for the host to persist.
 func (s *Servant) noteLost(source string, n uint64) {
-	if !s.genuine[source] && s.cfg.Expected[source] == 0 {
-		// No item of this source ever passed verification here: all we
-		// know of it are edges, which anyone can make up. Shown apart, so
-		// that made-up sources cannot fill the count of what was lost.
-		s.counters.LostUnconfirmed += n
-		s.note("gave up on %d messages of %s, a source none of whose items reached this servant: counted as unconfirmed", n, source)
-		return
-	}
 	s.counters.Lost += n
 	s.note("gave up on %d messages of %s: lost", n, source)
 	s.out = append(s.out, Lost{Source: source, N: n, Total: s.counters.Lost})

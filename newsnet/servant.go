@@ -100,10 +100,6 @@ type Counters struct {
 	Duplicates uint64 // copies dropped by ID
 	Resets     uint64 // tree optimization resets this servant sent
 	Lost       uint64 // needed messages no holder could retransmit (Config.Lost included)
-	// LostUnconfirmed: the same, of sources none of whose items ever
-	// passed verification here (known from edges only, which a modified
-	// peer can make up).
-	LostUnconfirmed uint64
 
 	// Flow control: items withheld from a busy link (sent later from the
 	// cache or store), and those of them dropped for good (the backlog was
@@ -255,7 +251,6 @@ func New(cfg Config) (*Servant, error) {
 		vmax:       v,
 		seen:       newSeenSet(cfg.SeenWindow),
 		sources:    map[string]*sourceState{},
-		genuine:    map[string]bool{},
 		progressed: map[string]bool{},
 		known:      map[uint32][]string{},
 		cache:      relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
