@@ -3,6 +3,7 @@ package newsnet
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -205,7 +206,18 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		case m == nil:
 			rest = append(rest, k)
 		case r.CategoriesOnly:
-			cats = append(cats, CountCategory{Count: k, Category: m.Category})
+			// To a requester outside an audience, the item's category is
+			// its first range ("@10.1.4.0~22"): foreign, so the item is
+			// not asked for, and its category is not told.
+			c := m.Category
+			if len(m.Audience) > 0 && !requesterInside(r.Trail[0], m) {
+				p := m.Audience[0]
+				c = "@" + p.Addr().String() + "~" + strconv.Itoa(p.Bits())
+			}
+			cats = append(cats, CountCategory{Count: k, Category: c})
+		case !s.mayAnswer(from, r.Trail[0], m):
+			// Not for the requester: not answered here, nor asked for
+			// further on.
 		default:
 			s.sendAnswer(from, r.Trail, m)
 		}
@@ -259,6 +271,9 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	back := trail[n-2]
 	for _, l := range s.treeLinks() {
 		if l.peer == back {
+			if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.mayAnswer(l, trail[0], r.Msg) {
+				return false
+			}
 			switch m := m.(type) {
 			case *Recovered:
 				fwd := *m

@@ -3,6 +3,7 @@ package newsnet
 import (
 	"cmp"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 )
@@ -147,6 +148,9 @@ type Counters struct {
 	ReachBlobsRefused uint64
 	// EdgesRefused: edges of new sources beyond a link's allowance.
 	EdgesRefused uint64
+	// AudienceWithheld: retransmissions and catch-up items not sent to a
+	// requester outside the item's audience (audience.go).
+	AudienceWithheld uint64
 
 	// TooNew counts frames not sent because the link runs at a wire
 	// version older than the frame (newer).
@@ -187,8 +191,11 @@ type link struct {
 	avoidUntil          time.Time
 	reach               Reach // what our last dial-back to the peer found
 	// version is the link's wire version, release the peer's release.
-	version  uint16
-	release  string
+	version uint16
+	release string
+	// remote: the peer's address as its inbound connection showed it
+	// (LinkUp.Remote), invalid when the host did not say.
+	remote   netip.Addr
 	received CategorySet
 	sent     CategorySet
 	// infoSent and infoKnown: routing information went out on this link at
@@ -550,7 +557,7 @@ func (s *Servant) linkUp(e LinkUp) {
 			return
 		}
 		s.links[e.Link] = &link{id: e.Link, kind: linkAccepted, opened: s.now, lastRecv: s.now, lastSend: s.now,
-			version: cmp.Or(e.Version, ProtocolVersion), release: e.Release}
+			version: cmp.Or(e.Version, ProtocolVersion), release: e.Release, remote: e.Remote.Unmap().WithZone("")}
 		return
 	}
 	l := s.links[e.Link]

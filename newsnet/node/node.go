@@ -76,6 +76,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -300,7 +301,7 @@ func (n *Node) run() {
 			p := a.peer
 			p.id = n.nextInbound
 			n.linkUp(p)
-			n.step(newsnet.LinkUp{Link: p.id, Inbound: true, Version: p.wire, Release: p.hello.Release})
+			n.step(newsnet.LinkUp{Link: p.id, Inbound: true, Version: p.wire, Release: p.hello.Release, Remote: remoteAddr(p.raw)})
 		case d := <-n.dialed:
 			if d.peer == nil {
 				n.log.Debug("dial failed", "link", d.link, "err", d.err)
@@ -513,6 +514,15 @@ func (n *Node) act(a newsnet.Action) {
 	default:
 		n.log.Error("unknown action from the core", "action", fmt.Sprintf("%T", a))
 	}
+}
+
+// remoteAddr is the IP address conn comes from, the zero Addr when it is
+// not a TCP connection.
+func remoteAddr(conn net.Conn) netip.Addr {
+	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr()
+	}
+	return netip.Addr{}
 }
 
 // readPage reads a catch-up page from the archive off the loop, as the

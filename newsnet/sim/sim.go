@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -48,6 +49,7 @@ type Network struct {
 	delays map[[2]newsnet.ServantID]time.Duration
 	// firewalled servants take no inbound connection (see Firewall).
 	firewalled map[newsnet.ServantID]bool
+	seenFrom   map[newsnet.ServantID]netip.Addr // ConnectFrom
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
@@ -413,6 +415,32 @@ func (n *Network) CutLink(a, b newsnet.ServantID) {
 			n.dropPipe(p, "", false)
 		}
 	}
+}
+
+// ConnectFrom makes the connections id opens come from addr rather than
+// from the address it advertises: a servant behind a NAT, or one that
+// advertises an address it does not use. The zero Addr undoes it.
+func (n *Network) ConnectFrom(id newsnet.ServantID, addr netip.Addr) {
+	if n.seenFrom == nil {
+		n.seenFrom = map[newsnet.ServantID]netip.Addr{}
+	}
+	if !addr.IsValid() {
+		delete(n.seenFrom, id)
+		return
+	}
+	n.seenFrom[id] = addr
+}
+
+// seenAddr is the address id's connections come from.
+func (n *Network) seenAddr(id newsnet.ServantID) netip.Addr {
+	if a, ok := n.seenFrom[id]; ok {
+		return a
+	}
+	ap, err := netip.ParseAddrPort(string(id))
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr()
 }
 
 // Inject sends m from servant from to its link peer to, as a modified
@@ -844,7 +872,13 @@ func (n *Network) dispatch(ev event) {
 			}
 			return
 		}
-		n.step(nd, newsnet.LinkUp{Link: ev.to.link, Inbound: ev.inbound})
+		up := newsnet.LinkUp{Link: ev.to.link, Inbound: ev.inbound}
+		if ev.inbound {
+			if p := n.pipes[ev.to]; p != nil {
+				up.Remote = n.seenAddr(p.other(nd.ID).node)
+			}
+		}
+		n.step(nd, up)
 	case evLinkDown:
 		n.step(nd, newsnet.LinkDown{Link: ev.to.link, Reason: ev.reason})
 	case evFrame:
