@@ -627,6 +627,11 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	proto.LeafCapacity = a.Network().LeafCapacity
 	proto.Verify = a.net.Verify
+	// A signature that does not match what it signs is a tampered item:
+	// every servant verifies before it passes an item on, so the one that
+	// sent it made it. The other reasons can come of definitions not yet
+	// the same everywhere.
+	proto.ForgedReasons = []string{string(trust.BadSignature)}
 	if t := a.opts.DirectThreshold; t != 0 {
 		proto.DirectThreshold = max(t, 0)
 	}

@@ -21,10 +21,16 @@ import (
 const (
 	reasonRequests = "requests" // retransmission or catch-up requests beyond their budget
 	reasonReach    = "reach"    // reach reports beyond their rate or size
+	reasonForged   = "forged"   // items that failed verification for a reason no honest servant passes on
 )
 
+// forgedPoints is what one forged item counts: four in a few minutes close
+// the link. One is a fluke of a broken disk perhaps; a relay that tampers
+// with what it passes on does it to every item.
+const forgedPoints = conductLimit / 4
+
 // MisconductReasons lists the reasons peers are counted for.
-func MisconductReasons() []string { return []string{reasonRequests, reasonReach} }
+func MisconductReasons() []string { return []string{reasonRequests, reasonReach, reasonForged} }
 
 const (
 	conductHalfLife = time.Minute
@@ -48,7 +54,10 @@ type peerConduct struct {
 
 // misbehaved counts one point against l's peer for reason, and closes the
 // link and bans the peer when its points pass the limit.
-func (s *Servant) misbehaved(l *link, reason string) {
+func (s *Servant) misbehaved(l *link, reason string) { s.misbehavedBy(l, reason, 1) }
+
+// misbehavedBy is misbehaved for points points.
+func (s *Servant) misbehavedBy(l *link, reason string, points float64) {
 	c := &s.conduct
 	if c.counts == nil {
 		c.counts = map[string]uint64{}
@@ -64,7 +73,7 @@ func (s *Servant) misbehaved(l *link, reason string) {
 		p = &peerConduct{at: s.now}
 		c.peers[l.peer] = p
 	}
-	p.points = decayed(p.points, s.now.Sub(p.at)) + 1
+	p.points = decayed(p.points, s.now.Sub(p.at)) + points
 	p.at = s.now
 	if p.points < conductLimit {
 		if s.now.Sub(p.noted) >= conductNoteGap {

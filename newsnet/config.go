@@ -266,6 +266,13 @@ type Config struct {
 	// peer and reason. Called from Step: it must be quick and pure (a
 	// signature check against the network definition).
 	Verify func(*Multicast) (reason string)
+	// ForgedReasons are the reasons of Verify that no honest servant
+	// passes on (a signature that does not match what it signs): an item
+	// rejected for one counts against the peer it came from (conduct.go),
+	// and one that keeps sending such items is left. Reasons that can come
+	// of servants holding different network definitions (an unknown key)
+	// do not belong here.
+	ForgedReasons []string
 
 	// VerifyReachBlob, if set, checks each identity blob (ack false: a
 	// reader still to confirm) and acknowledgement blob (ack true) of

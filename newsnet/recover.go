@@ -306,7 +306,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		return // our own messages, from a catch-up: we have them
 	}
 	st := s.source(r.Source)
-	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verified("retransmission", m) {
+	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verifiedOn(from, m) {
 		s.cache.add(m)
 		s.takeRecovered(st, m, from)
 	}

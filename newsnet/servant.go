@@ -148,6 +148,8 @@ type Counters struct {
 	ReachBlobsRefused uint64
 	// EdgesRefused: edges of new sources beyond a link's allowance.
 	EdgesRefused uint64
+	// Forged: items rejected for a reason in Config.ForgedReasons.
+	Forged uint64
 	// AudienceWithheld: retransmissions and catch-up items not sent to a
 	// requester outside the item's audience (audience.go).
 	AudienceWithheld uint64
