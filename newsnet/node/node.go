@@ -129,6 +129,10 @@ type Node struct {
 	requests  chan request
 	// pagesRead carries catch-up pages read off the loop (readPage).
 	pagesRead chan newsnet.PageRead
+
+	// source is the address dials come from (sourceIP).
+	sourceOnce sync.Once
+	source     netip.Addr
 	// wrote wakes the loop to collect the writers' Written reports from
 	// their queues' counters; a writer never waits on it.
 	wrote chan struct{}
@@ -714,8 +718,7 @@ func (n *Node) dial(link newsnet.LinkID, addr newsnet.ServantID) {
 	defer n.wg.Done()
 	ctx, cancel := context.WithTimeout(n.ctx, n.core.JoinTimeout)
 	defer cancel()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", string(addr))
+	conn, err := n.dialFrom(ctx, string(addr))
 	var p *peer
 	if err == nil {
 		if n.wrapDial != nil {
@@ -738,6 +741,50 @@ func (n *Node) dial(link newsnet.LinkID, addr newsnet.ServantID) {
 			p.raw.Close()
 		}
 	}
+}
+
+// dialFrom dials addr from this servant's advertised address when that is
+// an address of this computer, so that the connection comes from where
+// the servant says it is: what up-servants judge audiences by for a leaf
+// (newsnet/audience.go). A computer with several addresses (a VPN beside
+// its LAN) would otherwise connect from whichever its routes pick. Where
+// binding fails, it dials as the system chooses.
+func (n *Node) dialFrom(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	if ip := n.sourceIP(); ip.IsValid() {
+		bound := net.Dialer{LocalAddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, 0))}
+		if conn, err := bound.DialContext(ctx, "tcp", addr); err == nil || ctx.Err() != nil {
+			return conn, err
+		}
+	}
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// sourceIP is the advertised address when it is one of this computer's
+// (checked once), the zero Addr otherwise.
+func (n *Node) sourceIP() netip.Addr {
+	n.sourceOnce.Do(func() {
+		ap, err := netip.ParseAddrPort(string(n.id))
+		if err != nil {
+			return
+		}
+		ip := ap.Addr().Unmap()
+		if ip.IsLoopback() {
+			n.source = ip
+			return
+		}
+		addrs, err := net.InterfaceAddrs()
+		if err != nil {
+			return
+		}
+		for _, a := range addrs {
+			if pfx, err := netip.ParsePrefix(a.String()); err == nil && pfx.Addr().Unmap() == ip {
+				n.source = ip
+				return
+			}
+		}
+	})
+	return n.source
 }
 
 // acceptLoop accepts connections and runs each one's handshake in its own
