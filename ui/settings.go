@@ -83,9 +83,11 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem("Advertised address", v.advertise),
 		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
 		widget.NewFormItem("Public key", v.keyRow),
-		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
+		// Before the notifications, whose list of categories is as long
+		// as the catalog and would push it out of sight.
 		widget.NewFormItem("Keep items", container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.retention.MinSize().Height), v.retention)), keepNote)),
+		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
 		widget.NewFormItem("Theme", themeNote),
 	)
 	v.setKey("")
