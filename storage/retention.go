@@ -66,11 +66,13 @@ func (s *Store) PurgeExpired() (int, error) {
 // read state and counts, and returns how many it deleted. Items of pinned
 // categories (WithPinned) stay, and so do the items the reader keeps
 // (SetKept) and the must-read items the reader has not confirmed yet
-// (Acknowledge): those are the reader's to let go, not the clock's. It walks the by-received index from the
-// oldest entry, in transactions that each look at no more than purgeChunk
-// entries; each continues after the last entry the previous one looked at,
-// so pinned items among the oldest are read once per Purge, not once per
-// transaction.
+// (Acknowledge): those are the reader's to let go, not the clock's. A
+// retracted or expired must-read item is hidden and can no longer be
+// confirmed, so it would stay forever: it goes like any other. It walks
+// the by-received index from the oldest entry, in transactions that each
+// look at no more than purgeChunk entries; each continues after the last
+// entry the previous one looked at, so pinned items among the oldest are
+// read once per Purge, not once per transaction.
 func (s *Store) Purge(cutoff time.Time) (int, error) {
 	bound := receivedBound(cutoff)
 	var after []byte // the last by-received key looked at
@@ -116,7 +118,7 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 			if err != nil {
 				return 0, false, err
 			}
-			if s.pinned(it.Category) || b.kept.Get(id[:]) != nil || it.MustRead && b.acks.Get(id[:]) == nil {
+			if s.pinned(it.Category) || b.kept.Get(id[:]) != nil || toConfirm(b, it.MustRead, id[:]) {
 				continue
 			}
 			if err := b.remove(it, ch); err != nil {
@@ -153,4 +155,11 @@ func (s *Store) removeInBatches(op string, batch func(b buckets, ch *txChanges) 
 // pinned reports whether items of category are exempt from purging.
 func (s *Store) pinned(category string) bool {
 	return categories.CoveredByAny(s.opts.pinned, category)
+}
+
+// toConfirm reports whether item id, must-read when mustRead, still waits
+// for the reader's confirmation: not confirmed, and not hidden by a
+// retraction or its expiry (a hidden item offers nothing to confirm).
+func toConfirm(b buckets, mustRead bool, id []byte) bool {
+	return mustRead && b.acks.Get(id) == nil && b.retracted.Get(id) == nil
 }
