@@ -113,7 +113,7 @@ key Up
 key Return # open the urgent item under the cursor
 shot item
 cp "$OUT/item.png" "$OUT/main.png" # the README's picture
-click 1010 103 # Retract…: the dialog asks for a reason
+click 930 89 # Retract… (the actions row above the title): the dialog asks for a reason
 typetext "Resolved at 10:40"
 shot retract
 click 552 437 # Cancel: nothing is retracted
