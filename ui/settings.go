@@ -75,7 +75,7 @@ func newSettingsView(u *UI) *settingsView {
 	dataNote := widget.NewLabel("Start Newsdesk with --data DIR to use another directory.")
 	dataNote.Importance = widget.LowImportance
 	v.retention = widget.NewSelect(retentionLabels(), nil)
-	keepNote := wrappedLabel("Items you keep (Keep, beside an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
+	keepNote := wrappedLabel("Items you keep (Keep, above an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
 
 	form := widget.NewForm(
 		widget.NewFormItem("Display name", v.name),
