@@ -193,6 +193,10 @@ type AppStatus struct {
 	// own although it should be attached below a seed (firstseed.go):
 	// items of others do not reach it then.
 	Alone *Alone
+
+	// Evicted is what the storage quota removed last (quota.go), nil
+	// when it never removed anything.
+	Evicted *Eviction
 }
 
 // Settings are the user's preferences.
@@ -208,6 +212,10 @@ type Settings struct {
 	// them forever. Kept items and must-read items not yet confirmed
 	// stay whatever their age.
 	Retention time.Duration
+	// StorageQuota bounds the bytes the received items take (quota.go):
+	// beyond it the oldest go first, kept and unconfirmed must-read items
+	// stay. 0 is the default (DefaultStorageQuota), NoStorageQuota none.
+	StorageQuota int64
 }
 
 // Probe is the result of a reachability test of one seed address.

@@ -137,6 +137,9 @@ const (
 	statusPoll        = 500 * time.Millisecond
 	lastAttachedEvery = 15 * time.Second
 	purgeEvery        = time.Hour
+	// limitedSaveEvery is how often the counts of rate-limited sources
+	// are stored while they change (network/limits.go).
+	limitedSaveEvery = 10 * time.Second
 	// expirySweepEvery is how often the store is asked whether an item's
 	// expiry (plus storage.ExpirySkew) has passed: an expired item is
 	// hidden at most this long after that.
@@ -223,6 +226,9 @@ type App struct {
 	// servant, in count order.
 	pubMu sync.Mutex
 	pub   *publisher
+	// limiter is the entry check of the network's publishing limits
+	// (entrylimit.go).
+	limiter entryLimiter
 
 	// sched sends scheduled publications at their time (schedule.go).
 	sched *scheduler
@@ -250,6 +256,8 @@ type App struct {
 	// newerRelease is the newest release newer than ours that a
 	// neighbour's hello named, "" when none did.
 	newerRelease atomic.Pointer[string]
+	// evicted is what the storage quota removed last (quota.go).
+	evicted atomic.Pointer[Eviction]
 
 	// sysCounts counts the servant's own system publications, which the
 	// UI's counters leave out (syscount.go).
@@ -314,6 +322,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		stop:      make(chan struct{}),
 	}
 	a.storeTrouble.Store(new(storeTrouble))
+	a.loadEviction()
 	a.archive = &storeArchive{store: st, log: log}
 	a.persist = newPersister(a)
 	a.pub = newPublisher(a)
@@ -618,6 +627,11 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	proto.LeafCapacity = a.Network().LeafCapacity
 	proto.Verify = a.net.Verify
+	// A signature that does not match what it signs is a tampered item:
+	// every servant verifies before it passes an item on, so the one that
+	// sent it made it. The other reasons can come of definitions not yet
+	// the same everywhere.
+	proto.ForgedReasons = []string{string(trust.BadSignature)}
 	if t := a.opts.DirectThreshold; t != 0 {
 		proto.DirectThreshold = max(t, 0)
 	}
@@ -759,12 +773,17 @@ func (a *App) monitor() {
 	defer purge.Stop()
 	expiry := time.NewTicker(expirySweepEvery)
 	defer expiry.Stop()
+	quota := time.NewTicker(quotaCheckEvery)
+	defer quota.Stop()
 	var (
 		last      statusKey
 		lastSaved time.Time
 		addrAt    = time.Now() // when the address was last worked out
 		wasAlone  bool
 		aloneAt   time.Time // when alone was last worked out
+		// limitedSaved: when the counts of rate-limited sources were
+		// last offered to the store (saved only when they changed).
+		limitedSaved time.Time
 	)
 	a.purge()
 	for {
@@ -775,6 +794,8 @@ func (a *App) monitor() {
 			a.purge()
 		case <-a.purgeNow:
 			a.purge()
+		case <-quota.C:
+			a.enforceQuota()
 		case <-expiry.C:
 			a.hideExpired()
 		case now := <-poll.C:
@@ -807,6 +828,12 @@ func (a *App) monitor() {
 				addrAt = now
 				a.checkAddress()
 			}
+			if now.Sub(limitedSaved) >= limitedSaveEvery {
+				limitedSaved = now
+				if err := a.net.SaveRateLimited(); err != nil {
+					a.log.Warn("storing the counts of rate-limited sources failed", "err", err)
+				}
+			}
 			if st.Role == newsnet.RoleAttached && now.Sub(lastSaved) >= lastAttachedEvery {
 				lastSaved = now
 				a.saveLastAttached(now)
@@ -838,6 +865,7 @@ func (a *App) purge() {
 		a.log.Info("purged expired items", "items", n)
 		a.events.emit(Event{Kind: ItemsChanged})
 	}
+	a.enforceQuota()
 }
 
 // hideExpired hides the items whose expiry has passed (storage.HideExpired),

@@ -17,8 +17,9 @@ import (
 
 // storeArchive is the store as the protocol core's archive (newsnet.Archive):
 // it answers retransmission and catch-up requests from what this
-// installation keeps. Its methods run on the node's loop goroutine and only
-// read the local store.
+// installation keeps. Lookup runs on the node's loop goroutine, CatchUp on
+// a reader of its own (catch-up pages are read off the loop); both only
+// read the local store, which is safe to read from several goroutines.
 type storeArchive struct {
 	store *storage.Store
 	log   *slog.Logger

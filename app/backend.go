@@ -172,7 +172,8 @@ func (a *App) Status() NetStatus {
 func (a *App) ServantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
 	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored,
-		Moved: a.addrChange.Load(), PortMoved: a.portMoved.Load(), Release: Release, NewerNetwork: a.Network().NewerMembers()}}
+		Moved: a.addrChange.Load(), PortMoved: a.portMoved.Load(), Release: Release, NewerNetwork: a.Network().NewerMembers(),
+		Evicted: a.evicted.Load()}}
 	if r := a.newerRelease.Load(); r != nil {
 		ns.NewerRelease = *r
 	}

@@ -86,11 +86,14 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 }
 
 // serveInvitation serves a redemption on the servant's port
-// (network.Inviter.Serve) and tells the UI that the invitations' uses may
-// have changed, so an admin's list shows the redemption at once.
+// (network.Inviter.Serve) and, when this servant decided a claim on one
+// of its invitations, tells the UI that their uses may have changed, so an
+// admin's list shows the redemption at once. Connections that decide
+// nothing (idle, malformed, relayed elsewhere) do not reload the list.
 func (a *App) serveInvitation(conn *tls.Conn) {
-	a.invites.Serve(conn)
-	a.events.emit(Event{Kind: InvitationsChanged})
+	if a.invites.Serve(conn) {
+		a.events.emit(Event{Kind: InvitationsChanged})
+	}
 }
 
 // Invitations lists the invitations this installation made, oldest first.

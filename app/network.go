@@ -26,6 +26,10 @@ func (a *App) MayPublish(category string) error {
 	return a.Network().MayPublish(a.identity.Public, category)
 }
 
+// RateLimited lists the sources of which this servant refused items as
+// beyond their publisher's limits, most recent first (network/limits.go).
+func (a *App) RateLimited() []network.LimitedSource { return a.net.RateLimited() }
+
 // IsAdmin reports whether this installation is an admin of its network.
 func (a *App) IsAdmin() bool { return a.Network().IsAdmin(a.identity.Public) }
 

@@ -113,8 +113,12 @@ var ErrBusy = errors.New("publish: the servant is busy; nothing was stored, try 
 // restart, from the outbox).
 //
 // A publication the pipeline could not take within publishBusyWait returns
-// ErrBusy and is not stored.
+// ErrBusy and is not stored. One beyond the network's publishing limits
+// returns a *LimitError and is not stored either (entrylimit.go).
 func (a *App) PublishItem(it *news.Item) (PublishResult, error) {
+	if err := a.checkLimits(it, time.Now()); err != nil {
+		return PublishResult{}, err
+	}
 	if publishVia != nil {
 		return publishVia(a, it)
 	}

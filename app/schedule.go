@@ -106,6 +106,9 @@ func (a *App) ScheduleItem(it *news.Item) (PublishResult, error) {
 	if err := it.Validate(); err != nil {
 		return PublishResult{}, err
 	}
+	if _, err := a.checkItemCap(it); err != nil {
+		return PublishResult{}, err
+	}
 	if err := a.sched.add(it); err != nil {
 		return PublishResult{}, err
 	}

@@ -64,6 +64,7 @@ func (a *App) Settings() Settings {
 	if s.Retention, err = a.store.Retention(); err != nil {
 		a.log.Warn("reading the retention failed", "err", err)
 	}
+	s.StorageQuota = a.storageQuota()
 	return s
 }
 
@@ -99,6 +100,9 @@ func (a *App) SaveSettings(s Settings) error {
 	if err := CheckRetention(s.Retention); err != nil {
 		return err
 	}
+	if err := CheckStorageQuota(s.StorageQuota); err != nil {
+		return err
+	}
 	cats, err := json.Marshal(normalizeSubs(s.NotifyCategories))
 	if err != nil {
 		return err
@@ -115,6 +119,9 @@ func (a *App) SaveSettings(s Settings) error {
 		}
 	}
 	if err := a.saveRetention(s.Retention); err != nil {
+		return err
+	}
+	if err := a.saveStorageQuota(s.StorageQuota); err != nil {
 		return err
 	}
 	moved := s.Listen != old.Listen && a.opts.Listen == "" || s.Advertise != old.Advertise && a.opts.Advertise == ""

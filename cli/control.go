@@ -7,7 +7,9 @@ package cli
 //
 //	GET  /v1/status          the servant's place in the tree and its links
 //	POST /v1/publish         {"category","title","body"[,"expires","at","urgent","mustRead","audience"]} → {"id","suppressed"[,"queued"]};
-//	                         with "at" in the future → {"id","scheduled"} (scheduled.go)
+//	                         with "at" in the future → {"id","scheduled"} (scheduled.go);
+//	                         429 {"error":"rateLimited","detail"} with Retry-After beyond the network's
+//	                         publishing limits, 413 {"error":"tooLarge","detail"} beyond the category's byte cap
 //	POST /v1/ack             {"id"} → 204: the reader confirms a must-read item (ack.go)
 //	GET  /v1/reach?id=       {"subscribers","delivered","read","acknowledged"[,"pending"]}: reach of an own post (reach.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
@@ -16,6 +18,7 @@ package cli
 //	POST /v1/invites         {"uses","expires","publisher","categories"} → {"code","id",…} (admins only, invite.go)
 //	GET  /v1/invites         the invitations this servant made; DELETE /v1/invites/<id> revokes one
 //	GET  /v1/scheduled       publications waiting for their "at"; DELETE /v1/scheduled/<id> cancels one
+//	GET  /v1/limits          the network's publishing limits; PUT sets them (admins only, limits.go)
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -30,6 +33,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -108,6 +112,7 @@ func (c *control) routes() map[string]endpoint {
 		"/v1/subscriptions": {http.MethodGet: c.subscriptions, http.MethodPut: c.setSubscriptions},
 		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},
 		invitesPath + "/":   {http.MethodDelete: c.revokeInvite}, // + the invitation's ID (invite.go)
+		limitsPath:          {http.MethodGet: c.getLimits, http.MethodPut: c.setLimits},
 		scheduledPath:       {http.MethodGet: c.listScheduled},
 		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
 	}
@@ -242,8 +247,37 @@ type statusJSON struct {
 	// arrival, per reason (trust.Rejection: "unsigned", "badSignature",
 	// "untrustedKey", …); every reason is present, zeros included.
 	Rejected map[string]uint64 `json:"rejected"`
-	Key      string            `json:"key"`     // this installation's public key (trust.PublicKeyString)
-	Network  networkJSON       `json:"network"` // the network definition held
+	// Misconduct: peers that exceeded their budgets (requests, reach
+	// reports), per reason (every reason present, zeros included), and the
+	// servants whose joins are refused for it now.
+	Misconduct misconductJSON `json:"misconduct"`
+	// RateLimited lists the sources of which this servant refused items
+	// as beyond their publisher's limits ("rateLimited") or their
+	// category's byte cap ("tooLarge"), most recent first, counted over
+	// every run ([] when none).
+	RateLimited []network.LimitedSource `json:"rateLimited"`
+	// Storage is what the stored items take against the storage quota,
+	// and what the quota removed last.
+	Storage storageJSON `json:"storage"`
+	Key     string      `json:"key"`     // this installation's public key (trust.PublicKeyString)
+	Network networkJSON `json:"network"` // the network definition held
+}
+
+type storageJSON struct {
+	Used    int64         `json:"used"`    // bytes of stored items (the quota's measure)
+	Quota   int64         `json:"quota"`   // bytes; -1: none
+	Evicted *app.Eviction `json:"evicted"` // the last eviction, null when none
+}
+
+type misconductJSON struct {
+	Counts map[string]uint64 `json:"counts"`
+	Banned []string          `json:"banned"`
+	// Requests that waited for their link's answers to drain, and those
+	// refused beyond the waiting bounds; reach reports refused beyond
+	// their rate.
+	RequestsWaited  uint64 `json:"requestsWaited"`
+	RequestsRefused uint64 `json:"requestsRefused"`
+	ReportsRefused  uint64 `json:"reportsRefused"`
 }
 
 type addressChangeJSON struct {
@@ -366,6 +400,17 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 	for r, n := range st.Rejected {
 		out.Rejected[r] += n
 	}
+	out.Misconduct = misconductJSON{Counts: map[string]uint64{}, Banned: strs(st.Misconduct.Banned),
+		RequestsWaited: st.Counters.RequestsWaited, RequestsRefused: st.Counters.RequestsRefused, ReportsRefused: st.Counters.ReportsRefused}
+	for _, r := range newsnet.MisconductReasons() {
+		out.Misconduct.Counts[r] = st.Misconduct.Counts[r]
+	}
+	out.RateLimited = c.a.RateLimited()
+	used, quota, err := c.a.StoredBytes()
+	if err != nil {
+		c.log.Warn("reading the stored size failed", "err", err)
+	}
+	out.Storage = storageJSON{Used: used, Quota: quota, Evicted: ns.Evicted}
 	sn := c.a.Network()
 	key := c.a.Identity().Public
 	_, listed := sn.Publisher(key)
@@ -497,9 +542,13 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := publish(it)
 	var fe *news.FieldError
+	var le *app.LimitError
 	switch {
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case errors.As(err, &le):
+		writeLimitError(w, le)
 		return
 	case errors.Is(err, app.ErrTooManyScheduled):
 		writeError(w, http.StatusConflict, err.Error())
@@ -658,6 +707,20 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// writeLimitError answers a publication refused by the network's
+// publishing limits: 429 with Retry-After (whole seconds, rounded up) for
+// rateLimited, 413 for tooLarge; the body names the reason and says why.
+func writeLimitError(w http.ResponseWriter, le *app.LimitError) {
+	code := http.StatusRequestEntityTooLarge
+	if le.Reason == trust.RateLimited {
+		code = http.StatusTooManyRequests
+		if le.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.FormatInt(int64((le.RetryAfter+time.Second-1)/time.Second), 10))
+		}
+	}
+	writeJSON(w, code, map[string]string{"error": string(le.Reason), "detail": le.Error()})
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

@@ -91,9 +91,14 @@ func TestReadmeHeadlessSteps(t *testing.T) {
 		}
 		return nil
 	})
-	if log := s1.Log.String(); !strings.Contains(log, "attached under "+s0.ID) || strings.Contains(log, "alone") {
-		t.Errorf("the joined servant's log does not say it attached under %s, or says it is alone:\n%s", s0.ID, log)
-	}
+	// The first servant lists the joined one as soon as it accepted it;
+	// the joined servant logs its attach once it has read the answer.
+	waitFor(t, "the joined servant's log says it attached", func() error {
+		if log := s1.Log.String(); !strings.Contains(log, "attached under "+s0.ID) || strings.Contains(log, "alone") {
+			return fmt.Errorf("the joined servant's log does not say it attached under %s, or says it is alone:\n%s", s0.ID, log)
+		}
+		return nil
+	})
 
 	// Beyond the README: a reader of the joined servant gets the news.
 	s1.Stop()

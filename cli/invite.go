@@ -466,11 +466,25 @@ would, with the network's seeds (or, when it lists none, the admin's
 servant the code names) as the seeds to connect through; then
 ` + "`newsdesk serve --data DIR --listen HOST:PORT`" + ` runs as a member.
 A refused code (used up, expired, revoked, wrong) changes nothing and
-exits non-zero with the reason. --name is listed as the publisher's name
+exits non-zero with the reason. The installation's key is made in DIR
+before the code is redeemed: when the join fails on the way (no answer,
+a seed unreachable), running the same command again redeems with the
+same key, which the admin's servant answers again without counting
+another use. --name is listed as the publisher's name
 when the invitation makes this installation a publisher.
 
 Flags:
 `
+
+// forgetJoinKey removes the key a refused join made, and the directory
+// when the join made it too (and nothing else is in it), so a refused code
+// leaves nothing behind.
+func forgetJoinKey(dir, keyPath string, newDir bool) {
+	os.Remove(keyPath)
+	if newDir {
+		os.Remove(dir) // only when empty
+	}
+}
 
 // JoinCommand runs `newsdesk join` with args (the arguments after "join").
 func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -515,12 +529,18 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return fmt.Errorf("join: %s belongs to network %q already; join with a fresh data directory", dir, sn.Name)
 	}
+	// The key is made and saved before the code is redeemed (issue 32):
+	// the admin's servant counts the use for this key, so when the answer
+	// is lost on its way back, the same command run again redeems with
+	// the same key, which the admin's servant answers again without
+	// counting a use. A key made after the answer would be a new one, and
+	// find the code used up.
+	_, statErr := os.Stat(dir)
+	newDir := errors.Is(statErr, os.ErrNotExist)
 	keyPath := filepath.Join(dir, trust.IdentityFile)
-	id, err := trust.LoadIdentityFile(keyPath)
-	fresh := errors.Is(err, os.ErrNotExist)
-	if fresh {
-		id, err = trust.GenerateIdentity() // written only once the code is redeemed
-	}
+	_, statErr = os.Stat(keyPath)
+	newKey := errors.Is(statErr, os.ErrNotExist)
+	id, err := trust.LoadOrCreateIdentity(dir)
 	if err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
@@ -530,8 +550,17 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "the invitation names no seed of the network; joining through the admin's servant %s\n", c.Via)
 	}
 	sn, err := network.Redeem(ctx, c, id, strings.TrimSpace(*name))
-	if err != nil {
+	if re, ok := errors.AsType[*network.RedeemError](err); ok && re.Definitive() {
+		// Decided by the admin's servant (used up, expired, revoked, a
+		// wrong code): no retry can help, so a key made for it goes.
+		if newKey {
+			forgetJoinKey(dir, keyPath, newDir)
+		}
 		return fmt.Errorf("join refused: %w", err)
+	}
+	if err != nil {
+		return fmt.Errorf("join failed: %w; this installation's key is kept in %s: run the same command again to retry "+
+			"(if the admin's servant counted the use, it answers the same key again)", err, dir)
 	}
 	// The seeds the servant connects through, as the desktop's "Join a
 	// network" stores them (app.JoinByInvitation). Stored only when the
@@ -539,14 +568,6 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var seeds []string
 	if len(sn.Seeds) == 0 {
 		seeds = network.JoinSeeds(sn, c)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("join: %w", err)
-	}
-	if fresh {
-		if err := id.WriteFile(keyPath); err != nil {
-			return fmt.Errorf("join: %w", err)
-		}
 	}
 	a, err := app.Open(ctx, app.Options{DataDir: dir, Network: sn, Seeds: seeds})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 )
 
 const networkUsage = `usage: newsdesk network init --name NAME --out FILE [--seeds A,B] [--fanout N] [--open-publishing]
+                             [--items-per-hour N] [--burst-items N] [--bytes-per-hour N] [--burst-bytes N] [--item-bytes N]
 
 Creates a new network: writes its signed definition to FILE (owner-only: it
 holds the network secret, hand it to members only) and the admin's private
@@ -28,6 +29,8 @@ servant whose data directory holds FILE.admin-key as identity.key is the
 admin. --fanout is how many down-servants a servant takes, and so how
 wide and flat the tree is; every servant of the network uses the
 definition's (an admin can change it later; servants restart for it).
+The publishing limits bound what one publisher key puts into the network
+(0 takes the default; an admin changes them later with PUT /v1/limits).
 
 Flags:
 `
@@ -52,6 +55,12 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 	open := fs.Bool("open-publishing", false, "every member may publish (items are still signed and verified)")
 	fanout := fs.Int("fanout", trust.DefaultFanout, fmt.Sprintf("maximum down-servants per servant (the partition base `N`), %d to %d: "+
 		"higher makes a flatter tree (fewer hops, more links per servant)", trust.MinFanout, trust.MaxFanout))
+	var limits trust.PublishLimits
+	fs.IntVar(&limits.ItemsPerHour, "items-per-hour", 0, fmt.Sprintf("items one publisher key may publish per hour, sustained (0: %d)", trust.DefaultItemsPerHour))
+	fs.IntVar(&limits.BurstItems, "burst-items", 0, fmt.Sprintf("items one publisher key may publish at once (0: %d)", trust.DefaultBurstItems))
+	fs.Int64Var(&limits.BytesPerHour, "bytes-per-hour", 0, fmt.Sprintf("bytes of items one publisher key may publish per hour (0: %d)", trust.DefaultBytesPerHour))
+	fs.Int64Var(&limits.BurstBytes, "burst-bytes", 0, fmt.Sprintf("bytes of items one publisher key may publish at once (0: %d)", trust.DefaultBurstBytes))
+	fs.IntVar(&limits.ItemBytes, "item-bytes", 0, "the most bytes one item may have, in every category (0: no cap beyond the item format's)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -91,11 +100,12 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("network init: %w", err)
 	}
-	if *fanout != sn.Fanout {
+	if *fanout != sn.Fanout || !limits.IsZero() {
 		n := sn.Network.Clone()
 		n.Fanout = *fanout
+		n.Limits = limits
 		if sn, err = admin.SignNetwork(n); err != nil {
-			return fmt.Errorf("network init: %w", err)
+			return usagef("network init: %v", err)
 		}
 	}
 	if err := trust.VerifySelfSigned(sn); err != nil {

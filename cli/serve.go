@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ type serveConfig struct {
 	network   string // --network FILE, "" for none
 	reset     bool   // --reset-store
 	direct    int    // --direct N: the direct-delivery threshold, 0 for never
+	// storageLimit is --storage-limit in bytes (app.NoStorageQuota for
+	// none), 0 when not given.
+	storageLimit int64
 
 	seedsSet, subscribeSet, fanoutSet bool // the flags were given
 }
@@ -107,6 +111,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	control := fs.String("control", "", "loopback `HOST:PORT` for the control API; port 0 picks a free one (default: none)")
 	direct := fs.Int("direct", newsnet.SuggestedDirectThreshold, "ask a source for direct delivery after `N` of its items within a minute, from two hops away\n"+
 		"or more; 0 never asks. Sources answer requests either way")
+	storageLimit := fs.String("storage-limit", "", "the most the stored items may take, like `4GiB`, 500MiB or none; beyond it the oldest go first\n"+
+		"(kept and unconfirmed must-read items stay); kept in the data directory (default: the stored limit, else 4GiB)")
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
 	reset := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\n"+
@@ -119,8 +125,16 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 	if fs.NArg() > 0 {
 		return serveConfig{}, usagef("unexpected argument %q", fs.Arg(0))
 	}
+	var quota int64
+	if *storageLimit != "" {
+		var err error
+		if quota, err = parseStorageLimit(*storageLimit); err != nil {
+			return serveConfig{}, usagef("--storage-limit: %v", err)
+		}
+	}
 
-	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network, reset: *reset, direct: *direct}
+	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network, reset: *reset, direct: *direct,
+		storageLimit: quota}
 	fs.Visit(func(f *flag.Flag) {
 		cfg.seedsSet = cfg.seedsSet || f.Name == "seeds"
 		cfg.subscribeSet = cfg.subscribeSet || f.Name == "subscribe"
@@ -268,6 +282,11 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer a.Close()
+	if cfg.storageLimit != 0 {
+		if err := a.SetStorageQuota(cfg.storageLimit); err != nil {
+			return fmt.Errorf("--storage-limit: %w", err)
+		}
+	}
 
 	var (
 		srv        *http.Server
@@ -328,4 +347,34 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	log.Info("stopped")
 	return failure
+}
+
+// parseStorageLimit reads --storage-limit: "none", or a whole number of
+// bytes with an optional unit B, KiB, MiB, GiB or TiB (KB, MB, GB and TB
+// are read as the same powers of 1024, as disks show them rarely but
+// people write them often).
+func parseStorageLimit(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "none") {
+		return app.NoStorageQuota, nil
+	}
+	units := []struct {
+		suffix string
+		mul    int64
+	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}}
+	num, mul := strings.ToUpper(v), int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mul = strings.TrimSpace(n), u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > app.MaxStorageQuota/mul {
+		return 0, fmt.Errorf("%q: want none, or a size like 4GiB or 500MiB", v)
+	}
+	if err := app.CheckStorageQuota(n * mul); err != nil {
+		return 0, err
+	}
+	return n * mul, nil
 }

@@ -190,24 +190,35 @@ func (k *Keeper) Replace(sn *trust.SignedNetwork) error {
 
 // Verify is the servant's newsnet.Config.Verify: it checks every multicast
 // message that arrives before it is relayed, delivered or cached, and
-// returns "" or the trust.Rejection that drops it. It runs on the node's
-// loop goroutine: a decode, a comparison and a signature check (and, for a
-// correction, one read of the local store).
+// returns "" or the trust.Rejection that drops it; last, an item beyond its
+// publisher's limits is trust.RateLimited (limits.go). It runs on the
+// node's loop goroutine: a decode, a comparison, a signature check and a
+// count (and, for a correction, one read of the local store).
 func (k *Keeper) Verify(m *newsnet.Multicast) string {
 	sn := k.Definition()
+	it, reason := k.verify(sn, m)
+	if reason != "" {
+		return reason
+	}
+	return k.checkLimits(sn, it, len(m.Payload))
+}
+
+// verify is Verify but for the publishing limits (limits.go): the item
+// decoded, or the reason to drop it.
+func (k *Keeper) verify(sn *trust.SignedNetwork, m *newsnet.Multicast) (*news.Item, string) {
 	it := new(news.Item)
 	if err := it.UnmarshalBinary(m.Payload); err != nil {
-		return string(trust.Invalid)
+		return nil, string(trust.Invalid)
 	}
 	if it.ID != uuid.UUID(m.ID) || it.Category != m.Category || it.Source.String() != m.Source || it.SourceCount != m.Count ||
 		!slices.Equal(it.Audience, m.Audience) {
-		return string(trust.Mismatch)
+		return nil, string(trust.Mismatch)
 	}
 	switch it.Category {
 	case NetworkCategory:
-		return k.verifyDefinition(sn, it)
+		return it, k.verifyDefinition(sn, it)
 	case RetractionCategory:
-		return k.verifyRetraction(sn, it)
+		return it, k.verifyRetraction(sn, it)
 	}
 	var err error
 	if it.Supersedes != uuid.Nil {
@@ -220,12 +231,12 @@ func (k *Keeper) Verify(m *newsnet.Multicast) string {
 		_, err = sn.VerifyItem(it)
 	}
 	if err == nil {
-		return ""
+		return it, ""
 	}
 	if r := trust.ReasonOf(err); r != "" {
-		return string(r)
+		return nil, string(r)
 	}
-	return string(trust.Invalid)
+	return nil, string(trust.Invalid)
 }
 
 // Secrets is node.Security.Secrets: the current network secret first,

@@ -117,13 +117,20 @@ type Inviter struct {
 	now func() time.Time
 
 	mu sync.Mutex // the invitations stored: every read-modify-write
-	// relays bounds the redemptions served at once (redeem.go).
+	// relays bounds the redemptions served at once, unread those of one
+	// address still waiting for their request (redeem.go).
 	relays chan struct{}
+	unread *addressLimit
+	// refusedLines limits the log of refused redemptions per address.
+	refusedLines *lineLimit
+	// relayTimeout bounds a relay to via (relayTimeout; tests shorten it).
+	relayTimeout time.Duration
 }
 
 // NewInviter returns the Inviter of k's installation.
 func NewInviter(k *Keeper) *Inviter {
-	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions)}
+	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions), unread: newAddressLimit(maxUnreadPerAddress),
+		refusedLines: newLineLimit(refusalLogEvery, refusalLogAddrs), relayTimeout: relayTimeout}
 }
 
 func (iv *Inviter) load() ([]invitation, error) {
@@ -205,7 +212,7 @@ func (iv *Inviter) Create(req InviteRequest) (string, Invitation, error) {
 		}
 		code.Seeds = append(code.Seeds, s)
 	}
-	code.SignVia(iv.k.identity)
+	code.Sign(iv.k.identity)
 	if err := code.Check(); err != nil {
 		return "", Invitation{}, fmt.Errorf("this servant's address %q cannot be named in an invitation: %w", req.Via, err)
 	}
@@ -321,9 +328,14 @@ type claim struct {
 // claims are decided one after the other against the count the last one
 // left. A publisher invitation first publishes the next definition with
 // the joiner's key among the publishers. It returns the definition to
-// hand over and the confirmation proof; a refusal changes nothing. A key
-// that redeemed the invitation before gets the definition again without
-// a use counted (its first answer may have been lost on the way).
+// hand over and the confirmation proof; a refusal changes nothing.
+//
+// A key that redeemed the invitation before (its first answer may have
+// been lost on the way) gets the definition held now, and nothing else:
+// no use is counted, and no right is added or restored. A publisher the
+// admin removed since stays removed, a publisher whose categories changed
+// keeps the current ones (issue 32). It is still refused when the
+// invitation was revoked or expired, or its key revoked, since.
 func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
@@ -361,6 +373,12 @@ func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) 
 	if sn.IsRevoked(c.key) {
 		return nil, nil, refusal(ReasonRevokedKey, "this installation's key %s is revoked in the network", keyText)
 	}
+	confirm := trust.InvitationProof(r.Token, trust.RoleInviter, c.id, c.network, c.exporter, c.key)
+	if again {
+		iv.k.log.Info("invitation redeemed again by the same key: the current definition, no rights added", "id", c.id, "key", keyText,
+			"version", sn.Version)
+		return sn, confirm, nil
+	}
 	if r.Publisher {
 		next, err := iv.addPublisher(c.key, c.name, r)
 		if err != nil {
@@ -368,18 +386,15 @@ func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) 
 		}
 		sn = next
 	}
-	if !again {
-		invs[i].Used++
-		invs[i].Redeemed = append(invs[i].Redeemed, keyText)
-		if invs[i].Used >= invs[i].Uses {
-			invs[i].UsedUpAt = now.UTC()
-		}
-		if err := iv.save(invs); err != nil {
-			return nil, nil, refusal(ReasonInternal, "the admin's servant could not count the use: %v", err)
-		}
-		iv.k.log.Info("invitation redeemed", "id", c.id, "key", keyText, "used", invs[i].Used, "uses", r.Uses)
+	invs[i].Used++
+	invs[i].Redeemed = append(invs[i].Redeemed, keyText)
+	if invs[i].Used >= invs[i].Uses {
+		invs[i].UsedUpAt = now.UTC()
 	}
-	confirm := trust.InvitationProof(r.Token, trust.RoleInviter, c.id, c.network, c.exporter, c.key)
+	if err := iv.save(invs); err != nil {
+		return nil, nil, refusal(ReasonInternal, "the admin's servant could not count the use: %v", err)
+	}
+	iv.k.log.Info("invitation redeemed", "id", c.id, "key", keyText, "used", invs[i].Used, "uses", r.Uses)
 	return sn, confirm, nil
 }
 

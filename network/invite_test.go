@@ -73,12 +73,18 @@ func listen(t *testing.T) net.Listener {
 // start runs a servant of def with identity id on ln.
 func start(t *testing.T, ln net.Listener, id *trust.Identity, def *trust.SignedNetwork) *testServant {
 	t.Helper()
+	return startLogged(t, ln, id, def, slog.New(slog.DiscardHandler))
+}
+
+// startLogged is start, logging to log.
+func startLogged(t *testing.T, ln net.Listener, id *trust.Identity, def *trust.SignedNetwork, log *slog.Logger) *testServant {
+	t.Helper()
 	st, err := storage.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	k, err := New(Config{Store: st, Identity: id, Log: slog.New(slog.DiscardHandler), Host: &quietHost{}, Import: def})
+	k, err := New(Config{Store: st, Identity: id, Log: log, Host: &quietHost{}, Import: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +128,12 @@ type testNet struct {
 
 func newTestNet(t *testing.T) *testNet {
 	t.Helper()
+	return newTestNetLogged(t, slog.New(slog.DiscardHandler))
+}
+
+// newTestNetLogged is newTestNet, the admin's servant logging to log.
+func newTestNetLogged(t *testing.T, log *slog.Logger) *testNet {
+	t.Helper()
 	lnAdmin, lnA, lnB := listen(t), listen(t), listen(t)
 	adminID := newIdentity(t)
 	def, err := trust.NewNetwork("Test", adminID, []string{lnA.Addr().String(), lnB.Addr().String()}, false)
@@ -130,7 +142,7 @@ func newTestNet(t *testing.T) *testNet {
 	}
 	return &testNet{
 		def:   def,
-		admin: start(t, lnAdmin, adminID, def),
+		admin: startLogged(t, lnAdmin, adminID, def, log),
 		seedA: start(t, lnA, newIdentity(t), def),
 		seedB: start(t, lnB, newIdentity(t), def),
 	}
@@ -152,10 +164,17 @@ func (n *testNet) invite(t *testing.T, req InviteRequest) *trust.InviteCode {
 	return code
 }
 
-// only returns code with only the given seed to ask (and via after it).
-func only(code *trust.InviteCode, seed string) *trust.InviteCode {
+// only returns code with only the given seed to ask (and via after it),
+// signed again by the admin (the seed list is signed).
+func (n *testNet) only(code *trust.InviteCode, seed string) *trust.InviteCode {
+	return onlySigned(code, seed, n.admin.id)
+}
+
+// onlySigned is only, signed by signer.
+func onlySigned(code *trust.InviteCode, seed string, signer *trust.Identity) *trust.InviteCode {
 	c := *code
 	c.Seeds = []string{seed}
+	c.Sign(signer)
 	return &c
 }
 
@@ -187,7 +206,7 @@ func TestRedeemThroughSeed(t *testing.T) {
 	n := newTestNet(t)
 	code := n.invite(t, InviteRequest{})
 	joiner := newIdentity(t)
-	sn, err := redeem(only(code, n.seedA.addr), joiner)
+	sn, err := redeem(n.only(code, n.seedA.addr), joiner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +219,7 @@ func TestRedeemThroughSeed(t *testing.T) {
 	}
 	// The same joiner again (its answer lost on the way): the definition
 	// again, no use counted.
-	if _, err := redeem(only(code, n.seedB.addr), joiner); err != nil {
+	if _, err := redeem(n.only(code, n.seedB.addr), joiner); err != nil {
 		t.Fatalf("the same key again: %v", err)
 	}
 	if l := n.uses(t); l[0].Used != 1 {
@@ -209,7 +228,7 @@ func TestRedeemThroughSeed(t *testing.T) {
 	// Another joiner: used up, at either seed and at the admin's servant.
 	other := newIdentity(t)
 	for _, at := range []string{n.seedA.addr, n.seedB.addr, n.admin.addr} {
-		_, err := redeem(only(code, at), other)
+		_, err := redeem(n.only(code, at), other)
 		wantReason(t, err, ReasonUsedUp)
 	}
 }
@@ -228,7 +247,7 @@ func TestRedeemConcurrentAtTwoSeeds(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = Redeem(context.Background(), only(code, seed), newIdentity(t), "")
+				_, errs[i] = Redeem(context.Background(), n.only(code, seed), newIdentity(t), "")
 			}()
 		}
 		wg.Wait()
@@ -272,43 +291,42 @@ func TestRedeemRefusals(t *testing.T) {
 	wrong := *code
 	wrong.Token = bytes.Clone(code.Token)
 	wrong.Token[0] ^= 1
-	check("wrong token", only(&wrong, n.seedA.addr), ReasonWrongToken)
+	check("wrong token", n.only(&wrong, n.seedA.addr), ReasonWrongToken)
 
 	revoked := n.invite(t, InviteRequest{})
 	if err := n.admin.iv.Revoke(revoked.ID); err != nil {
 		t.Fatal(err)
 	}
-	check("revoked", only(revoked, n.seedA.addr), ReasonRevoked)
+	check("revoked", n.only(revoked, n.seedA.addr), ReasonRevoked)
 
 	expired := n.invite(t, InviteRequest{Expires: time.Hour})
 	n.admin.iv.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
-	check("expired", only(expired, n.seedB.addr), ReasonExpired)
+	check("expired", n.only(expired, n.seedB.addr), ReasonExpired)
 	n.admin.iv.now = time.Now
 
 	// A code for another network: the seed's fingerprint differs.
 	other := *code
 	other.Network[0] ^= 1
-	other.SignVia(n.admin.id)
-	check("fingerprint mismatch", only(&other, n.seedA.addr), ReasonFingerprint)
+	other.Sign(n.admin.id)
+	check("fingerprint mismatch", n.only(&other, n.seedA.addr), ReasonFingerprint)
 
 	// via names a servant that does not hold the invitation (an admin
 	// servant of the network, but not the one that made it).
 	secondAdmin := start(t, listen(t), n.admin.id, n.def)
 	elsewhere := *code
 	elsewhere.Via = secondAdmin.addr
-	elsewhere.SignVia(n.admin.id)
-	check("unknown at via", only(&elsewhere, n.seedA.addr), ReasonUnknown)
+	elsewhere.Sign(n.admin.id)
+	check("unknown at via", n.only(&elsewhere, n.seedA.addr), ReasonUnknown)
 
 	// via, signed by the admin, is not an admin's servant.
 	notAdmin := *code
 	notAdmin.Via = n.seedB.addr
-	notAdmin.SignVia(n.admin.id)
-	_, err := redeem(&trust.InviteCode{Network: notAdmin.Network, ID: notAdmin.ID, Token: notAdmin.Token, Via: notAdmin.Via, Seeds: []string{n.seedA.addr},
-		Signer: notAdmin.Signer, Signature: notAdmin.Signature}, joiner)
+	notAdmin.Sign(n.admin.id)
+	_, err := redeem(n.only(&notAdmin, n.seedA.addr), joiner)
 	wantReason(t, err, ReasonNotAdmin)
 
 	// The good code still works once after all that.
-	if _, err := redeem(only(code, n.seedB.addr), joiner); err != nil {
+	if _, err := redeem(n.only(code, n.seedB.addr), joiner); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -320,7 +338,7 @@ func TestRedeemPublisher(t *testing.T) {
 	n := newTestNet(t)
 	code := n.invite(t, InviteRequest{Publisher: true, Categories: []string{"it"}})
 	joiner := newIdentity(t)
-	sn, err := Redeem(context.Background(), only(code, n.seedA.addr), joiner, "Helpdesk")
+	sn, err := Redeem(context.Background(), n.only(code, n.seedA.addr), joiner, "Helpdesk")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +433,7 @@ func TestRedeemRogueSeed(t *testing.T) {
 	rogueOnly := *code
 	rogueOnly.Seeds = []string{ln.Addr().String()}
 	rogueOnly.Via = ln.Addr().String()
-	rogueOnly.SignVia(n.admin.id) // so that the joiner asks the rogue alone
+	rogueOnly.Sign(n.admin.id) // so that the joiner asks the rogue alone
 	_, err = redeem(&rogueOnly, newIdentity(t))
 	wantReason(t, err, ReasonBadAnswer)
 	got := <-seen

@@ -90,9 +90,9 @@ func TestRedeemForgedViaNotDialled(t *testing.T) {
 
 	bearer := newIdentity(t)
 	selfSigned := changed
-	selfSigned.SignVia(bearer)
+	selfSigned.Sign(bearer)
 	memberSigned := changed
-	memberSigned.SignVia(n.seedB.id)
+	memberSigned.Sign(n.seedB.id)
 	unsigned := changed
 	unsigned.Signer, unsigned.Signature = nil, nil
 	for _, c := range []struct {
@@ -111,8 +111,14 @@ func TestRedeemForgedViaNotDialled(t *testing.T) {
 		}},
 		// Consistent codes: the joiner's check passes, the seed refuses,
 		// and the refusal is definitive (via is not asked either).
-		{"re-signed by the bearer", &selfSigned, func(c *trust.InviteCode) error { _, err := redeem(only(c, n.seedA.addr), joiner); return err }},
-		{"signed by a member, not an admin", &memberSigned, func(c *trust.InviteCode) error { _, err := redeem(only(c, n.seedB.addr), joiner); return err }},
+		{"re-signed by the bearer", &selfSigned, func(c *trust.InviteCode) error {
+			_, err := redeem(onlySigned(c, n.seedA.addr, bearer), joiner)
+			return err
+		}},
+		{"signed by a member, not an admin", &memberSigned, func(c *trust.InviteCode) error {
+			_, err := redeem(onlySigned(c, n.seedB.addr, n.seedB.id), joiner)
+			return err
+		}},
 	} {
 		err := c.ask(c.code)
 		wantReason(t, err, ReasonViaUnsigned)
@@ -126,7 +132,7 @@ func TestRedeemForgedViaNotDialled(t *testing.T) {
 	}
 
 	// The code as the admin made it redeems through the relaying seed.
-	sn, err := redeem(only(code, n.seedA.addr), joiner)
+	sn, err := redeem(n.only(code, n.seedA.addr), joiner)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -83,6 +84,9 @@ type Config struct {
 	// KeepSeeds: the application was given its seeds, so an imported or
 	// new definition's seeds do not replace them.
 	KeepSeeds bool
+	// Now is the clock of the publishing limits (limits.go); nil is
+	// time.Now. For tests.
+	Now func() time.Time
 }
 
 // Keeper does the network's business for one installation. Its methods are
@@ -102,6 +106,8 @@ type Keeper struct {
 	ownEdit ownEdit             // the last definition this installation signed (rival.go)
 	parts   definitionAssembler // parts of large definitions (defparts.go)
 	pending pendingRetractions  // publishers' retractions of items not here yet (retract.go)
+	rates   rateBook            // items per publisher key, for the limits at relays (limits.go)
+	clock   func() time.Time    // Config.Now
 
 	bg sync.WaitGroup // goroutines of the Keeper's own (rival.go)
 }
@@ -111,7 +117,7 @@ type Keeper struct {
 // the retractions that wait for their items, and the parts of definitions
 // not yet complete.
 func New(cfg Config) (*Keeper, error) {
-	k := &Keeper{store: cfg.Store, identity: cfg.Identity, log: cfg.Log, host: cfg.Host}
+	k := &Keeper{store: cfg.Store, identity: cfg.Identity, log: cfg.Log, host: cfg.Host, clock: cfg.Now}
 	if err := k.initDefinition(cfg.Import, cfg.KeepSeeds); err != nil {
 		return nil, err
 	}
@@ -119,6 +125,9 @@ func New(cfg Config) (*Keeper, error) {
 		return nil, err
 	}
 	if err := k.loadDefinitionParts(); err != nil {
+		return nil, err
+	}
+	if err := k.loadRateLimited(); err != nil {
 		return nil, err
 	}
 	return k, nil

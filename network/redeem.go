@@ -33,8 +33,9 @@ package network
 // signed definition, secret included, and a confirmation proof under
 // the token (role inviter); the seed passes the answer on.
 //
-// The joiner checks the signature of via against the key the code names
-// before it dials anything (a code altered on the way is refused there),
+// The joiner checks the signatures of via and of the seed list (the
+// code's seal) against the key the code names before it dials anything (a
+// code altered on the way is refused there, issue 32),
 // and accepts only a definition that verifies as signed by one of
 // its own admins and whose fingerprint is the code's, and a confirmation
 // that checks: a seed that does not hold the token can neither fake a
@@ -52,8 +53,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"newsdesk/trust"
@@ -70,8 +73,16 @@ const (
 	serveTimeout  = 25 * time.Second
 	redeemTimeout = 30 * time.Second
 	// maxRedemptions bounds the redemptions a servant serves at once; more
-	// are answered "busy".
+	// are answered "busy". A redemption takes its slot only once its
+	// request has been read (issue 32: idle connections held them all).
 	maxRedemptions = 8
+	// requestTimeout bounds the wait for a connection's request after the
+	// TLS handshake: a joiner or a relaying seed sends it at once.
+	requestTimeout = 3 * time.Second
+	// maxUnreadPerAddress bounds the connections from one address (an
+	// IPv4 address, an IPv6 /64) whose request has not been read yet;
+	// more are answered "busy" at once.
+	maxUnreadPerAddress = 4
 	// maxFrameBytes bounds one frame: an answer carries a definition.
 	maxFrameBytes = trust.MaxDefinitionBytes + 64<<10
 	// maxRequestBytes bounds a request frame (no definition in it).
@@ -95,6 +106,7 @@ const (
 	ReasonRevokedKey  = "revokedKey"  // the joiner's key is revoked
 	ReasonNotAdmin    = "notAdmin"    // via is not (or no longer) an admin's servant
 	ReasonViaUnsigned = "viaUnsigned" // via is not signed by an admin of the network: never dialled
+	ReasonUnsigned    = "unsigned"    // the code's seed list is not signed by the key it names (altered, or an older code): nothing dialled
 	ReasonUnreachable = "unreachable" // the seed cannot reach via
 	ReasonBusy        = "busy"        // too many redemptions at once
 	ReasonNotMember   = "notMember"   // a relay from a servant that proved no membership
@@ -128,7 +140,7 @@ func (e *RedeemError) next() string {
 	switch e.Reason {
 	case ReasonUsedUp, ReasonExpired, ReasonRevoked, ReasonUnknown:
 		return "ask the admin who sent it for a new invitation"
-	case ReasonNotAdmin, ReasonViaUnsigned, ReasonFingerprint:
+	case ReasonNotAdmin, ReasonViaUnsigned, ReasonUnsigned, ReasonFingerprint:
 		return "ask an admin of the network for a new invitation"
 	case ReasonRevokedKey:
 		return "ask an admin of the network why"
@@ -140,7 +152,7 @@ func (e *RedeemError) next() string {
 // of the invitation decided.
 func (e *RedeemError) Definitive() bool {
 	switch e.Reason {
-	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin, ReasonViaUnsigned:
+	case ReasonUnknown, ReasonWrongToken, ReasonRevoked, ReasonExpired, ReasonUsedUp, ReasonRevokedKey, ReasonNotAdmin, ReasonViaUnsigned, ReasonUnsigned:
 		return true
 	}
 	return false
@@ -210,49 +222,184 @@ func readFrame(r io.Reader, v any, limit int) error {
 // Serve serves one redemption connection (node.Security.Invitations): a
 // joiner's request, or a seed's relay when this servant holds the
 // invitation. It bounds its own time and answers once.
-func (iv *Inviter) Serve(conn *tls.Conn) {
-	conn.SetDeadline(time.Now().Add(serveTimeout))
+//
+// Nobody who merely connects holds anything for long (issue 32): the
+// request must arrive within requestTimeout, while at most
+// maxUnreadPerAddress connections of one address wait for theirs, and
+// one of the maxRedemptions slots is taken only once a request has been
+// read, for the time it is decided (a relay to via included). So idle
+// connections, however many and from however many addresses, cannot make
+// joins fail as "busy".
+//
+// It reports whether this servant decided a claim on one of its own
+// invitations (so their uses may have changed).
+func (iv *Inviter) Serve(conn *tls.Conn) (decided bool) {
+	conn.SetDeadline(time.Now().Add(requestTimeout))
 	defer func() {
 		// Let the peer read the answer before the node closes the socket.
 		conn.CloseWrite()
 		conn.SetReadDeadline(time.Now().Add(2 * time.Second))
 		io.Copy(io.Discard, io.LimitReader(conn, 1<<16))
 	}()
+	from := addressKey(conn.RemoteAddr())
+	if !iv.unread.acquire(from) {
+		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "too many redemption connections from %s at once; try again in a moment", from)))
+		return false
+	}
+	var req request
+	err := readFrame(conn, &req, maxRequestBytes)
+	iv.unread.release(from)
+	if err != nil {
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			err = fmt.Errorf("no request within %v", requestTimeout)
+		}
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		writeFrame(conn, refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: %v", err)))
+		return false
+	}
 	select {
 	case iv.relays <- struct{}{}:
 		defer func() { <-iv.relays }()
 	default:
 		writeFrame(conn, refusedAnswer(refusal(ReasonBusy, "the seed is busy with other redemptions; try again in a moment")))
-		return
+		return false
 	}
+	conn.SetDeadline(time.Now().Add(serveTimeout))
 	cs := conn.ConnectionState()
 	key, err := trust.PeerKey(cs)
 	if err != nil {
-		return
+		return false
 	}
 	exporter, err := trust.ExporterValue(cs)
 	if err != nil {
-		return
-	}
-	var req request
-	if err := readFrame(conn, &req, maxRequestBytes); err != nil {
-		writeFrame(conn, refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: %v", err)))
-		return
+		return false
 	}
 	var ans answer
 	switch req.Kind {
 	case kindRedeem:
-		ans = iv.serveRedeem(req, exporter, key)
+		ans, decided = iv.serveRedeem(req, exporter, key)
 	case kindRelay:
-		ans = iv.serveRelay(req, exporter, key)
+		ans, decided = iv.serveRelay(req, exporter, key)
 	default:
 		ans = refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: kind %q", req.Kind))
 	}
 	if !ans.OK {
-		iv.k.log.Info("invitation redemption refused", "kind", req.Kind, "id", req.ID, "peer", conn.RemoteAddr().String(),
-			"reason", ans.Reason, "err", ans.Error)
+		if ok, quiet := iv.refusedLines.allow(from, time.Now()); ok {
+			iv.k.log.Info("invitation redemption refused", "kind", req.Kind, "id", req.ID, "peer", conn.RemoteAddr().String(),
+				"reason", ans.Reason, "err", ans.Error, "notLogged", quiet)
+		}
 	}
 	writeFrame(conn, ans)
+	return decided
+}
+
+// addressKey is what the per-address limit counts a peer under: its IP
+// address, or for IPv6 its /64 (one host commonly holds a whole /64).
+func addressKey(a net.Addr) string {
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	ip := ap.Addr().Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
+}
+
+// addressLimit counts connections per address key, up to max each. Safe
+// for concurrent use.
+type addressLimit struct {
+	mu  sync.Mutex
+	max int
+	n   map[string]int
+}
+
+func newAddressLimit(max int) *addressLimit { return &addressLimit{max: max, n: map[string]int{}} }
+
+// acquire counts one more connection of key, unless key has max already.
+func (l *addressLimit) acquire(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[key] >= l.max {
+		return false
+	}
+	l.n[key]++
+	return true
+}
+
+// release uncounts one connection of key.
+func (l *addressLimit) release(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[key]--; l.n[key] <= 0 {
+		delete(l.n, key)
+	}
+}
+
+// count is how many connections of key are counted now.
+func (l *addressLimit) count(key string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n[key]
+}
+
+// Bounds of the log of refused redemptions: a stream of bad requests
+// from one address writes at most one line a refusalLogEvery, saying how
+// many were not logged since; at most refusalLogAddrs addresses are
+// remembered (a refusal from a further one is not logged).
+const (
+	refusalLogEvery = time.Minute
+	refusalLogAddrs = 4096
+)
+
+// lineLimit allows a log line per key per period. Safe for concurrent
+// use.
+type lineLimit struct {
+	every time.Duration
+	max   int
+
+	mu   sync.Mutex
+	last map[string]*keyLines
+}
+
+type keyLines struct {
+	logged time.Time // when its last line was written
+	quiet  int       // lines not written since
+}
+
+func newLineLimit(every time.Duration, max int) *lineLimit {
+	return &lineLimit{every: every, max: max, last: map[string]*keyLines{}}
+}
+
+// allow reports whether key may write a line at now, and how many of its
+// lines were not written since its last one.
+func (l *lineLimit) allow(key string, now time.Time) (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := l.last[key]
+	if k == nil {
+		if len(l.last) >= l.max {
+			for key, k := range l.last {
+				if now.Sub(k.logged) >= l.every {
+					delete(l.last, key)
+				}
+			}
+			if len(l.last) >= l.max {
+				return false, 0
+			}
+		}
+		l.last[key] = &keyLines{logged: now}
+		return true, 0
+	}
+	if now.Sub(k.logged) < l.every {
+		k.quiet++
+		return false, 0
+	}
+	quiet := k.quiet
+	k.logged, k.quiet = now, 0
+	return true, quiet
 }
 
 // parseClaim checks the fields of a request common to both kinds.
@@ -292,24 +439,24 @@ func checkVia(sn *trust.SignedNetwork, c claim, req request) *RedeemError {
 // serveRedeem is a seed's part: check the fingerprint and that an admin
 // named via, then decide (this servant holds the invitation) or relay to
 // via.
-func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicKey) answer {
+func (iv *Inviter) serveRedeem(req request, exporter []byte, key ed25519.PublicKey) (ans answer, decided bool) {
 	c, bad := parseClaim(req)
 	if bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	c.exporter, c.key = exporter, key
 	sn := iv.k.Definition()
 	if !trust.SameFingerprint(trust.NetworkFingerprint(&sn.Network), c.network) {
 		return refusedAnswer(refusal(ReasonFingerprint,
-			"this seed belongs to another network than the invitation names (the network fingerprints differ): the code is for another network, or the seed was given to another network"))
+			"this seed belongs to another network than the invitation names (the network fingerprints differ): the code is for another network, or the seed was given to another network")), false
 	}
 	if bad := checkVia(sn, c, req); bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	if iv.holds(c.id) {
-		return iv.decide(c)
+		return iv.decide(c), true
 	}
-	return iv.relay(req, c)
+	return iv.relay(req, c), false
 }
 
 // holds reports whether this servant keeps the invitation id.
@@ -350,13 +497,19 @@ func (iv *Inviter) relay(req request, c claim) answer {
 			"the admin's servant that made this invitation (%s) cannot be reached from this seed: it counts the invitation's uses "+
 				"for the whole network, so it must be running and reachable; try again later, or ask the admin (%v)", req.Via, err))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), iv.relayTimeout)
 	defer cancel()
 	conn, err := dialInvite(ctx, req.Via, iv.k.identity)
 	if err != nil {
 		return unreachable(err)
 	}
 	defer conn.Close()
+	// The whole relay within its time, not only the dial: a via that
+	// accepts and then says nothing (a laptop gone to sleep) must not hold
+	// this servant's slot and the joiner.
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
 	cs := conn.ConnectionState()
 	viaKey, err := trust.PeerKey(cs)
 	if err != nil {
@@ -391,7 +544,7 @@ func (iv *Inviter) relay(req request, c claim) answer {
 
 // serveRelay is the holder's part of a relayed claim: the relaying seed
 // must prove membership on this session and not be revoked.
-func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.PublicKey) answer {
+func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.PublicKey) (ans answer, decided bool) {
 	member := false
 	for _, s := range iv.k.Secrets() {
 		if trust.CheckLinkProof(s, exporter, trust.RoleClient, req.Member) {
@@ -401,21 +554,21 @@ func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.Publ
 	}
 	sn := iv.k.Definition()
 	if !member || sn.IsRevoked(seedKey) {
-		return refusedAnswer(refusal(ReasonNotMember, "the seed that relayed this redemption is not a member of the network"))
+		return refusedAnswer(refusal(ReasonNotMember, "the seed that relayed this redemption is not a member of the network")), false
 	}
 	c, bad := parseClaim(req)
 	if bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	if bad := checkVia(sn, c, req); bad != nil {
-		return refusedAnswer(bad)
+		return refusedAnswer(bad), false
 	}
 	key, err := trust.ParsePublicKey(req.Key)
 	if err != nil || len(req.Exporter) != trust.ExporterSize {
-		return refusedAnswer(refusal(ReasonBadRequest, "bad relayed redemption: key or exporter"))
+		return refusedAnswer(refusal(ReasonBadRequest, "bad relayed redemption: key or exporter")), false
 	}
 	c.exporter, c.key = req.Exporter, key
-	return iv.decide(c)
+	return iv.decide(c), true
 }
 
 // dialInvite connects to addr and runs the TLS handshake for a
@@ -433,7 +586,9 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 
 // Redeem redeems an invitation code for the installation id: it checks
 // that the code's via is signed by the key the code names (before it dials
-// anything: ReasonViaUnsigned), asks the code's seeds in order, then via,
+// anything: ReasonViaUnsigned), and its seed list too (the seal:
+// ReasonUnsigned; an older code without one is redeemed only when it
+// names no seeds, through via), asks the code's seeds in order, then via,
 // until one answers with the network's definition, and returns that
 // definition, checked: signed by one of its own admins, of the code's
 // fingerprint, with the key that signed via among its admins, and
@@ -445,9 +600,15 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 // (unreachable, busy, of another network) makes it try the next. Errors
 // are *RedeemError.
 func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
-	if err := trust.VerifyInviteVia(code.Network, code.ID, code.Via, code.Signer, code.Signature); err != nil {
+	switch err := code.VerifySignatures(); {
+	case errors.Is(err, trust.ErrInviteViaSignature):
 		return nil, &RedeemError{Reason: ReasonViaUnsigned,
 			Msg: fmt.Sprintf("the invitation code was altered: %v (%s); ask the admin for a new invitation", err, code.Via)}
+	case errors.Is(err, trust.ErrInviteSeal):
+		return nil, &RedeemError{Reason: ReasonUnsigned,
+			Msg: fmt.Sprintf("the invitation code was altered: %v (%s); ask the admin for a new invitation", err, strings.Join(code.Seeds, ","))}
+	case err != nil:
+		return nil, &RedeemError{Reason: ReasonUnsigned, Msg: "the invitation code cannot be used: " + err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, redeemTimeout)
 	defer cancel()

@@ -118,7 +118,10 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 		return true
 	}
 	if l != s.up && l.leaf {
-		return containsValue(rs, l.value) // nothing lies beyond a leaf
+		// Nothing lies beyond a leaf, and nobody dialed it at the address
+		// it advertises: where its connection comes from must be inside
+		// too.
+		return containsValue(rs, l.value) && containsValue(rs, s.seenValue(l))
 	}
 	if l != s.up {
 		lo, hi := s.part.SlotRange(l.slot)
@@ -318,3 +321,53 @@ type wireAudienceError struct{ kind, err error }
 
 func (e wireAudienceError) Error() string   { return "audience: " + e.err.Error() }
 func (e wireAudienceError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// seenValue is the ID value of a downlink's peer at the address its
+// connection came from (link.remote) and the port it advertises; its
+// advertised value when the host did not say where it came from.
+func (s *Servant) seenValue(l *link) uint64 {
+	if !l.remote.IsValid() {
+		return l.value
+	}
+	_, port, err := net.SplitHostPort(string(l.peer))
+	if err != nil {
+		return l.value
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return l.value
+	}
+	return IDValue(ServantID(netip.AddrPortFrom(l.remote, uint16(p)).String()))
+}
+
+// mayAnswer reports whether a retransmission or catch-up answer carrying m
+// may go over l to requester (the first of the request's trail): for an
+// item with an audience, only when the requester advertises an address
+// inside it and the link can lead there (audienceLink). A servant outside
+// never needs such an item (its gap classification treats it as foreign),
+// so only a servant that means to read what is not for it asks.
+func (s *Servant) mayAnswer(l *link, requester ServantID, m *Multicast) bool {
+	if len(m.Audience) == 0 || s.cfg.Flood {
+		return true
+	}
+	if !requesterInside(requester, m) || !s.audienceLink(l, audienceIDRanges(m.Audience)) {
+		s.counters.AudienceWithheld++
+		return false
+	}
+	return true
+}
+
+// requesterInside reports whether requester advertises an address inside
+// m's audience.
+func requesterInside(requester ServantID, m *Multicast) bool {
+	addr := advertisedAddr(requester)
+	if !addr.IsValid() {
+		return false
+	}
+	for _, p := range m.Audience {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}

@@ -347,22 +347,5 @@ func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
 		s.send(s.up, &fwd)
 		return
 	}
-	var page []*Multicast
-	if s.cfg.Archive != nil {
-		known := make(map[string]uint64, len(c.Known))
-		for _, k := range c.Known {
-			known[k.Source] = k.Next
-		}
-		page = s.cfg.Archive.CatchUp(c.Categories, known, time.Unix(0, c.Since), s.cfg.CatchUpLimit)
-	}
-	next := map[string]uint64{}
-	for _, m := range page {
-		s.sendBulk(from, &Recovered{Trail: c.Trail, Source: m.Source, Msg: m})
-		next[m.Source] = max(next[m.Source], m.Count+1)
-	}
-	done := &CatchUpDone{Trail: c.Trail, More: len(page) >= s.cfg.CatchUpLimit}
-	for _, src := range slices.Sorted(maps.Keys(next)) {
-		done.Next = append(done.Next, SourceCount{Source: src, Next: next[src]})
-	}
-	s.sendBulk(from, done)
+	s.takeRequest(from, c) // answered here, within the link's budget (requests.go)
 }

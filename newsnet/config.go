@@ -266,6 +266,22 @@ type Config struct {
 	// peer and reason. Called from Step: it must be quick and pure (a
 	// signature check against the network definition).
 	Verify func(*Multicast) (reason string)
+	// ForgedReasons are the reasons of Verify that no honest servant
+	// passes on (a signature that does not match what it signs): an item
+	// rejected for one counts against the peer it came from (conduct.go),
+	// and one that keeps sending such items is left. Reasons that can come
+	// of servants holding different network definitions (an unknown key)
+	// do not belong here.
+	ForgedReasons []string
+
+	// VerifyReachBlob, if set, checks each identity blob (ack false: a
+	// reader still to confirm) and acknowledgement blob (ack true) of
+	// must-read item id in a reach report as it arrives from a tree link.
+	// Every servant checks what its links report, so a blob that fails
+	// was made by the peer that sent it: it is dropped and counts against
+	// the peer (conduct.go), and junk never reaches the lists that are
+	// passed on. Called from Step: it must be quick (hosts cache verdicts).
+	VerifyReachBlob func(id [16]byte, blob []byte, ack bool) bool
 
 	// Flood turns the servant into the benchmark baseline: no multicast
 	// routing information is exchanged and every multicast message is

@@ -198,6 +198,10 @@ func (s *Servant) tryNextTarget() {
 	}
 	t := c.targets[0]
 	c.targets = c.targets[1:]
+	if _, banned := s.bannedUntil(t); banned {
+		s.tryNextTarget() // it forged what it passed on (conduct.go)
+		return
+	}
 	c.redirects = 0
 	c.redirector = ""
 	s.dial(t)
@@ -291,6 +295,16 @@ func (c *connector) redirected(s *Servant, l *link, m *JoinRedirect) {
 		return
 	}
 	redirects := c.redirects
+	if _, banned := s.bannedUntil(to); banned {
+		// Sent to a servant we left for forging what it passed on: back
+		// to the redirector, which places us elsewhere, as for a servant
+		// we cannot dial.
+		s.note("%s sent us to %s, which we left for misconduct: asking %s to place us elsewhere", l.peer, to, l.peer)
+		c.avoid = remember(c.avoid, to)
+		s.dial(l.peer)
+		c.redirects = redirects
+		return
+	}
 	s.dial(to)
 	c.redirects, c.redirector = redirects, l.peer
 }

@@ -377,7 +377,7 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 		s.directLost(l, "foreign item")
 		return
 	}
-	if !s.verified(l.peer, m) {
+	if !s.verifiedOn(l, m) {
 		return
 	}
 	if sub := s.direct.subs[m.Source]; sub != nil && sub.link == l && sub.first == 0 {

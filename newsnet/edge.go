@@ -111,6 +111,9 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 	if old := s.edges[k]; old != nil && old.Count >= e.Count {
 		return // nothing new (this also ends any loop)
 	}
+	if s.sources[e.Source] == nil && s.edges[k] == nil && !s.takeNewSource(from) {
+		return
+	}
 	if len(s.edges) < maxEdges || s.edges[k] != nil {
 		if s.edges == nil {
 			s.edges = map[edgeKey]*Edge{}

@@ -1,6 +1,9 @@
 package newsnet
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // LinkID names one connection for the lifetime of that connection. The core
 // allocates IDs for links it dials (high bit set); the host allocates IDs for
@@ -34,6 +37,11 @@ type LinkUp struct {
 	// from its hello, "" when unknown.
 	Version uint16
 	Release string
+	// Remote is the peer's IP address as the connection shows it, for an
+	// inbound link; the zero Addr when the host cannot tell. What a joiner
+	// advertises is its own claim; where its connection comes from is not
+	// (audience.go).
+	Remote netip.Addr
 }
 
 // LinkDown reports that a connection closed or that a Dial failed.

@@ -26,13 +26,20 @@ import (
 // was written for LinkTimeout while frames were queued.
 
 // withheld is one entry of a busy link's backlog: an item to send again by
-// key (msg nil), or a frame to send as it is (an answer, a page end, an
-// edge), which the requester's window bounds.
+// key (msg and trail nil), an answer to a retransmission request from this
+// servant's own cache or store, also by key (trail set: it goes out as a
+// Recovered along that trail), or a frame to send as it is (a page, an
+// answer passed back, an edge). Frames count toward the link's backlog
+// bytes, and keyed answers toward them by the size they had when looked up,
+// so that requests from the link wait while its answers pile up
+// (requests.go).
 type withheld struct {
 	msg      Message
 	source   string
 	count    uint64
 	category string
+	trail    []ServantID
+	size     int
 }
 
 // edgeKey names a source's stream in one category.
@@ -72,10 +79,35 @@ func (s *Servant) forward(l *link, m *Multicast) {
 // withholds.
 func (s *Servant) sendBulk(l *link, m Message) {
 	if s.backedUp(l) {
-		l.backlog = append(l.backlog, withheld{msg: m})
+		size := SizeOf(m)
+		l.backlogBytes += size
+		l.backlog = append(l.backlog, withheld{msg: m, size: size})
 		return
 	}
 	s.send(l, m)
+}
+
+// sendAnswer sends m, found in this servant's cache or store, to the
+// requester at the end of trail over l. When l is backed up, the answer
+// waits whole within the link's answer budget, and beyond it as a key,
+// looked up again once l drains: a requester that asks much and reads
+// slowly costs keys here, not payloads.
+func (s *Servant) sendAnswer(l *link, trail []ServantID, m *Multicast) {
+	if !s.backedUp(l) {
+		s.send(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
+		return
+	}
+	r := &Recovered{Trail: trail, Source: m.Source, Msg: m}
+	size := SizeOf(r)
+	if l.backlogBytes+size <= s.answerBudget() {
+		// Within the budget the answer waits whole: looking it up again
+		// would cost the honest requester a second read.
+		l.backlogBytes += size
+		l.backlog = append(l.backlog, withheld{msg: r, size: size})
+		return
+	}
+	l.backlogBytes += size
+	l.backlog = append(l.backlog, withheld{source: m.Source, count: m.Count, trail: trail, size: size})
 }
 
 func (s *Servant) oweEdge(l *link, source, category string) {
@@ -104,8 +136,17 @@ func (s *Servant) drainLink(l *link) {
 		w := l.backlog[0]
 		l.backlog[0] = withheld{}
 		l.backlog = l.backlog[1:]
-		if w.msg != nil {
+		l.backlogBytes -= w.size
+		switch {
+		case w.msg != nil:
 			s.send(l, w.msg)
+			continue
+		case w.trail != nil:
+			// Gone from the cache and the store since: the requester asks
+			// again, and a holder further on answers.
+			if m := s.lookup(w.source, w.count); m != nil {
+				s.send(l, &Recovered{Trail: w.trail, Source: m.Source, Msg: m})
+			}
 			continue
 		}
 		l.keys--
@@ -119,6 +160,7 @@ func (s *Servant) drainLink(l *link) {
 		}
 	}
 	if len(l.backlog) > 0 {
+		s.serveParked(l)
 		return
 	}
 	l.backlog = nil
@@ -128,6 +170,7 @@ func (s *Servant) drainLink(l *link) {
 		}
 	}
 	l.edgesOwed = nil
+	s.serveParked(l)
 }
 
 // stalled reports whether l has had frames queued and nothing written for

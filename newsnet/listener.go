@@ -3,6 +3,7 @@ package newsnet
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // handleJoin is listener processing (JP4353827B2 Fig. 4): widen the subtree
@@ -14,6 +15,10 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 	c := req.From
 	if _, err := ParseServantID(string(c)); err != nil {
 		s.refuse(l, "bad servant id")
+		return
+	}
+	if until, ok := s.bannedUntil(c); ok {
+		s.refuse(l, fmt.Sprintf("%s kept exceeding its budgets: refused until %s", c, until.UTC().Format(time.TimeOnly)))
 		return
 	}
 	switch {

@@ -169,9 +169,10 @@ type reachLink struct {
 	publishers  []string          // the far side's publishers, as last reported
 	censusSent  map[string]uint64 // what we last reported
 	pubsSent    []string
-	sentCensus  bool      // censusSent is valid
-	censusStale bool      // our side's census may have changed
-	nextAt      time.Time // the earliest next report on this link
+	sentCensus  bool        // censusSent is valid
+	censusStale bool        // our side's census may have changed
+	nextAt      time.Time   // the earliest next report on this link
+	budget      reachBudget // what the link's reports may cost (reach_budget.go)
 }
 
 // restoreReach tracks again what the host kept (Config.Reach).
@@ -213,6 +214,11 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 	if len(r.items) >= s.cfg.ReachItems {
 		oldest := r.items[r.order[0]]
 		r.order = r.order[1:]
+		for id, it := range oldest.from {
+			if rl := r.links[id]; rl != nil {
+				rl.budget.blobBytes -= blobBytes(&it)
+			}
+		}
 		delete(r.items, oldest.id)
 		delete(r.dirty, oldest.id)
 		delete(r.ownDirty, oldest.id)
@@ -337,6 +343,9 @@ func (s *Servant) subscribed(ri *reachItem) bool {
 // receiveReach takes a report from tree link l.
 func (s *Servant) receiveReach(l *link, m *ReachReport) {
 	rl := s.reachLink(l.id)
+	if !s.takeReport(l, rl) {
+		return
+	}
 	if m.HasCensus {
 		rl.census = censusOf(m.Census)
 		rl.publishers = m.Publishers
@@ -344,15 +353,27 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 	}
 	for _, sr := range m.Sources {
 		for _, it := range sr.Items {
+			if s.reach.items[it.ID] == nil && (sr.Source == s.cfg.Source || !s.mayTrack(l, rl)) {
+				// Our own items are tracked from the moment we publish
+				// them: one we do not track is forgotten or made up.
+				continue
+			}
 			ri := s.trackReach(it.ID, sr.Source, sr.Category)
 			if ri == nil || ri.source != sr.Source {
 				continue // another source's item under this ID: not ours to count
 			}
-			if prev, ok := ri.from[l.id]; ok && sameReach(&prev, &it) {
+			prev, ok := ri.from[l.id]
+			if ok && sameReach(&prev, &it) {
 				continue
 			}
 			if ri.from == nil {
 				ri.from = map[LinkID]ItemReach{}
+			}
+			s.checkBlobs(l, &it)
+			if ok {
+				s.fitBlobs(rl, &prev, &it)
+			} else {
+				s.fitBlobs(rl, nil, &it)
 			}
 			ri.from[l.id] = it
 			s.markReach(ri)

@@ -3,6 +3,7 @@ package newsnet
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -205,9 +206,20 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		case m == nil:
 			rest = append(rest, k)
 		case r.CategoriesOnly:
-			cats = append(cats, CountCategory{Count: k, Category: m.Category})
+			// To a requester outside an audience, the item's category is
+			// its first range ("@10.1.4.0~22"): foreign, so the item is
+			// not asked for, and its category is not told.
+			c := m.Category
+			if len(m.Audience) > 0 && !requesterInside(r.Trail[0], m) {
+				p := m.Audience[0]
+				c = "@" + p.Addr().String() + "~" + strconv.Itoa(p.Bits())
+			}
+			cats = append(cats, CountCategory{Count: k, Category: c})
+		case !s.mayAnswer(from, r.Trail[0], m):
+			// Not for the requester: not answered here, nor asked for
+			// further on.
 		default:
-			s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Msg: m})
+			s.sendAnswer(from, r.Trail, m)
 		}
 	}
 	if len(cats) > 0 {
@@ -228,7 +240,13 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 	}
 	// A search, or no way toward the source but back (the path the
 	// requester followed is stale): pass it on over every other tree link.
-	// The trail keeps it from visiting a servant twice.
+	// The trail keeps it from visiting a servant twice. Not for a source
+	// this servant never heard of: none of its items or edges passed here,
+	// so its holders do not lie beyond us, and a made-up source would make
+	// every request a flood of the whole tree.
+	if !s.heardOf(r.Source) {
+		return
+	}
 	for _, l := range s.treeLinks() {
 		if l != from {
 			s.send(l, fwd)
@@ -253,6 +271,9 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	back := trail[n-2]
 	for _, l := range s.treeLinks() {
 		if l.peer == back {
+			if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.mayAnswer(l, trail[0], r.Msg) {
+				return false
+			}
 			switch m := m.(type) {
 			case *Recovered:
 				fwd := *m
@@ -285,7 +306,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		return // our own messages, from a catch-up: we have them
 	}
 	st := s.source(r.Source)
-	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verified("retransmission", m) {
+	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verifiedOn(from, m) {
 		s.cache.add(m)
 		s.takeRecovered(st, m, from)
 	}
@@ -352,4 +373,18 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}
+}
+
+// heardOf reports whether an item or an edge of source has passed this
+// servant.
+func (s *Servant) heardOf(source string) bool {
+	if s.sources[source] != nil {
+		return true
+	}
+	for _, l := range s.treeLinks() {
+		if _, ok := l.sources[source]; ok {
+			return true
+		}
+	}
+	return false
 }

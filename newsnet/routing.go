@@ -78,7 +78,7 @@ func (s *Servant) setSelf(set CategorySet) {
 // Local delivery of a counted message goes through the source's sequence
 // (order.go), which holds it back until what it follows is resolved.
 func (s *Servant) route(from *link, m *Multicast) {
-	if !s.verified(from.peer, m) {
+	if !s.verifiedOn(from, m) {
 		return
 	}
 	if !s.seen.add(m.ID) || s.replayed(m) {
@@ -135,12 +135,32 @@ func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 // verified runs Config.Verify on a message from peer. A rejected message is
 // not marked seen, so a forged copy cannot shadow the real one.
 func (s *Servant) verified(peer ServantID, m *Multicast) bool {
+	return s.verify(peer, m) == ""
+}
+
+// verifiedOn is verified for a message that came over l: one rejected
+// for a reason no honest servant passes on (Config.ForgedReasons) counts
+// against l's peer, which forged or tampered with it (conduct.go). A
+// relay that does so to every item would otherwise cut its subtree off
+// unnoticed: nothing of the items arrives, so no gap shows.
+func (s *Servant) verifiedOn(l *link, m *Multicast) bool {
+	reason := s.verify(l.peer, m)
+	if reason != "" && slices.Contains(s.cfg.ForgedReasons, reason) {
+		s.counters.Forged++
+		s.misbehavedBy(l, reasonForged, forgedPoints)
+	}
+	return reason == ""
+}
+
+// verify returns why m is rejected, "" when it is not, and counts and
+// notes a rejection.
+func (s *Servant) verify(peer ServantID, m *Multicast) string {
 	if s.cfg.Verify == nil {
-		return true
+		return ""
 	}
 	reason := s.cfg.Verify(m)
 	if reason == "" {
-		return true
+		return ""
 	}
 	if s.rejected == nil {
 		s.rejected, s.noted = map[string]uint64{}, map[string]bool{}
@@ -150,7 +170,7 @@ func (s *Servant) verified(peer ServantID, m *Multicast) bool {
 		s.noted[key] = true
 		s.note("dropping multicast messages from %s: %s", peer, reason)
 	}
-	return false
+	return reason
 }
 
 // replayed reports whether m is older than what we already resolved of its

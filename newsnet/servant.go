@@ -3,6 +3,7 @@ package newsnet
 import (
 	"cmp"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 )
@@ -35,6 +36,12 @@ type Servant struct {
 	leaf     bool
 	dialback dialBackState // dialback.go
 
+	// Catch-up pages being read by the host (pages.go), and the conduct
+	// of peers that exceeded their budgets (conduct.go).
+	pages   map[uint64]pageRequest
+	pageSeq uint64
+	conduct conductState
+
 	// connector is the join search (connector.go): the targets still to
 	// try, the attempt under way, the redirects followed.
 	connector connector
@@ -51,6 +58,7 @@ type Servant struct {
 
 	// Ordered delivery and retransmission (JP3679935B2).
 	sources    map[string]*sourceState
+	genuine    map[string]bool     // sources with an item that passed verification here
 	progressed map[string]bool     // sources whose next count moved this step
 	known      map[uint32][]string // short ID -> categories seen
 	cache      relayCache
@@ -127,6 +135,25 @@ type Counters struct {
 	// ReportFrames are reach reports sent (reach.go).
 	ReportFrames uint64
 
+	// Requests within budget (requests.go, pages.go): requests that had to
+	// wait for their link's answers to drain, those refused beyond the
+	// waiting bounds, and catch-up pages read off the loop.
+	RequestsWaited, RequestsRefused, PagesRead uint64
+	// Reach reports within budget (reach_budget.go): reports and report
+	// entries refused beyond their rate, and entries whose identity lists
+	// were dropped beyond the link's bytes.
+	ReportsRefused, ReachListsDropped uint64
+	// ReachBlobsRefused: identity and acknowledgement blobs in reports
+	// that did not verify (Config.VerifyReachBlob).
+	ReachBlobsRefused uint64
+	// EdgesRefused: edges of new sources beyond a link's allowance.
+	EdgesRefused uint64
+	// Forged: items rejected for a reason in Config.ForgedReasons.
+	Forged uint64
+	// AudienceWithheld: retransmissions and catch-up items not sent to a
+	// requester outside the item's audience (audience.go).
+	AudienceWithheld uint64
+
 	// TooNew counts frames not sent because the link runs at a wire
 	// version older than the frame (newer).
 	TooNew uint64
@@ -166,8 +193,11 @@ type link struct {
 	avoidUntil          time.Time
 	reach               Reach // what our last dial-back to the peer found
 	// version is the link's wire version, release the peer's release.
-	version  uint16
-	release  string
+	version uint16
+	release string
+	// remote: the peer's address as its inbound connection showed it
+	// (LinkUp.Remote), invalid when the host did not say.
+	remote   netip.Addr
 	received CategorySet
 	sent     CategorySet
 	// infoSent and infoKnown: routing information went out on this link at
@@ -184,11 +214,22 @@ type link struct {
 	// when the host last reported progress (or the queue became
 	// non-empty), what is withheld while the link is busy (keys counts
 	// the items among it), and the streams whose edge it is owed.
-	inflight   int
-	progressAt time.Time
-	backlog    []withheld
-	keys       int
-	edgesOwed  map[edgeKey]bool
+	inflight     int
+	progressAt   time.Time
+	backlog      []withheld
+	keys         int
+	backlogBytes int // the frames and keyed answers among backlog (withheld.size)
+	edgesOwed    map[edgeKey]bool
+
+	// Requests from the peer that wait for the link's answers to drain,
+	// and whether a catch-up page for it is being read (requests.go).
+	parked      []parkedRequest
+	parkedBytes int
+	paging      bool
+	requests    requestBucket
+	// The sources the peer's edges may still introduce (requests.go).
+	sourceTokens float64
+	sourceAt     time.Time
 
 	// sources is the link's reverse-path list (reverse.go): the sources
 	// whose items arrived over it, with when they last did.
@@ -305,6 +346,8 @@ func (s *Servant) Step(ev Event) []Action {
 		}
 	case reachEvent:
 		s.stepReach(e)
+	case PageRead:
+		s.pageRead(e)
 	case Publish:
 		if s.checkCategory(e.Msg.Category) {
 			s.publish(e.Msg)
@@ -516,7 +559,7 @@ func (s *Servant) linkUp(e LinkUp) {
 			return
 		}
 		s.links[e.Link] = &link{id: e.Link, kind: linkAccepted, opened: s.now, lastRecv: s.now, lastSend: s.now,
-			version: cmp.Or(e.Version, ProtocolVersion), release: e.Release}
+			version: cmp.Or(e.Version, ProtocolVersion), release: e.Release, remote: e.Remote.Unmap().WithZone("")}
 		return
 	}
 	l := s.links[e.Link]
@@ -636,7 +679,7 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *Recover:
 		if l.kind == linkUp || l.kind == linkDown {
-			s.handleRecover(l, m)
+			s.takeRequest(l, m)
 		}
 	case *Recovered:
 		if l.kind == linkUp || l.kind == linkDown {

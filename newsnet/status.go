@@ -30,9 +30,11 @@ type Status struct {
 	Leaf   bool
 	// Reach is what the last dial-back to this servant found, ReachAddr
 	// the address dialed and ReachAt when (dialback.go).
-	Reach         Reach
-	ReachAddr     ServantID
-	ReachAt       time.Time
+	Reach     Reach
+	ReachAddr ServantID
+	ReachAt   time.Time
+	// Misconduct: peers that exceeded their budgets (conduct.go).
+	Misconduct    Misconduct
 	Range         [2]uint64 // subtree range [vmin, vmax]
 	Partition     Partition
 	RootPath      []ServantID // from the vertex to the up-servant
@@ -61,6 +63,10 @@ type LinkStatus struct {
 	// items withheld until the link drains.
 	Queued   int
 	Withheld int
+	// Answers: bytes of answers withheld until the link drains (keyed or
+	// whole); Parked: the peer's requests waiting for them (requests.go).
+	Answers int
+	Parked  int
 	// Version is the wire version the link runs at, Release the peer's
 	// release ("" when its hello had none).
 	Version uint16
@@ -105,13 +111,14 @@ func (s *Servant) Status() Status {
 		Reach:         s.dialback.self,
 		ReachAddr:     s.dialback.addr,
 		ReachAt:       s.dialback.at,
+		Misconduct:    s.misconductStatus(),
 	}
 	if s.up != nil {
 		st.Up = s.up.peer
 	}
 	for _, l := range s.treeLinks() {
 		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Leaf: l.leaf, Received: l.received, Sent: l.sent,
-			Queued: l.inflight, Withheld: l.keys, Version: l.version, Release: l.release})
+			Queued: l.inflight, Withheld: l.keys, Answers: l.backlogBytes, Parked: len(l.parked), Version: l.version, Release: l.release})
 		switch {
 		case l == s.up:
 		case l.leaf:

@@ -11,6 +11,7 @@ func (s *Servant) tick() {
 	s.tickOpenings()
 	s.tickCatchUp()
 	s.tickDirect()
+	s.tickConduct()
 	s.tickReach() // last: a tick's items go before its reports
 }
 

@@ -147,6 +147,7 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 			return false, err
 		}
 	}
+	ch.bytes += storedSize(val)
 	if !it.Expires.IsZero() {
 		if b.expiredNow(it) {
 			return true, b.hideExpired(it, ch, false)
@@ -176,6 +177,9 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 // by-category entry, counts and search entry; its retraction record stays.
 func (b buckets) remove(it *news.Item, ch *txChanges) error {
 	id := it.ID
+	if v := b.items.Get(id[:]); v != nil {
+		ch.bytes -= storedSize(v)
+	}
 	dels := []struct {
 		b *bbolt.Bucket
 		k []byte

@@ -11,6 +11,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"newsdesk/categories"
+	"newsdesk/news"
 )
 
 // purgeChunk bounds one purge transaction, so purging a large backlog does
@@ -75,11 +76,32 @@ func (s *Store) PurgeExpired() (int, error) {
 // read once per Purge, not once per transaction.
 func (s *Store) Purge(cutoff time.Time) (int, error) {
 	bound := receivedBound(cutoff)
+	n, _, err := s.removeOldest("purge", func(receivedKey []byte, _ int64) bool {
+		return bytes.Compare(receivedKey, bound) >= 0
+	})
+	return n, err
+}
+
+// removeOldest removes items oldest received first, sparing those Purge
+// spares, until enough says so: it is asked before each item with the
+// item's by-received key and the bytes removed so far. It returns how many
+// items and bytes it removed. Purge and the quota (quota.go) share it.
+//
+// It walks the by-received index from the oldest entry, in transactions
+// that each look at no more than purgeChunk entries; each continues after
+// the last entry the previous one looked at, so spared items among the
+// oldest are read once per call, not once per transaction.
+func (s *Store) removeOldest(op string, enough func(receivedKey []byte, freed int64) bool) (int, int64, error) {
 	var after []byte // the last by-received key looked at
-	return s.removeInBatches("purge", func(b buckets, ch *txChanges) (int, bool, error) {
+	var freed int64
+	n, err := s.removeInBatches(op, func(b buckets, ch *txChanges) (int, bool, error) {
 		// Collect first: deleting from a bucket under a live cursor
 		// can make the cursor skip keys.
-		var ids []uuid.UUID
+		type entry struct {
+			id  uuid.UUID
+			key []byte
+		}
+		var found []entry
 		var last []byte
 		done := true
 		c := b.byReceived.Cursor()
@@ -90,26 +112,27 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 			}
 		}
 		for looked := 0; k != nil; k, _ = c.Next() {
-			at, id, err := decodeReceivedKey(k)
+			_, id, err := decodeReceivedKey(k)
 			if err != nil {
 				return 0, false, err
-			}
-			if bytes.Compare(at, bound) >= 0 {
-				break
 			}
 			if looked == purgeChunk {
 				done = false
 				break
 			}
 			looked++
-			ids = append(ids, uuid.UUID(id))
+			found = append(found, entry{uuid.UUID(id), k})
 			last = k
 		}
 		if last != nil {
 			after = bytes.Clone(last)
 		}
 		n := 0
-		for _, id := range ids {
+		for _, e := range found {
+			if enough(e.key, freed) {
+				return n, true, nil
+			}
+			id := e.id
 			v := b.items.Get(id[:])
 			if v == nil {
 				return 0, false, corruptf("by-received entry for missing item %x", id)
@@ -118,16 +141,27 @@ func (s *Store) Purge(cutoff time.Time) (int, error) {
 			if err != nil {
 				return 0, false, err
 			}
-			if s.pinned(it.Category) || b.kept.Get(id[:]) != nil || toConfirm(b, it.MustRead, id[:]) {
+			if s.spared(b, it) {
 				continue
 			}
+			size := storedSize(v)
 			if err := b.remove(it, ch); err != nil {
 				return 0, false, err
 			}
+			freed += size
 			n++
 		}
 		return n, done, nil
 	})
+	return n, freed, err
+}
+
+// spared reports whether the clock and the quota must leave a stored item
+// alone: an item of a pinned category (WithPinned), one the reader keeps
+// (SetKept), a must-read item the reader has not confirmed (Acknowledge)
+// and still can (toConfirm).
+func (s *Store) spared(b buckets, it *news.Item) bool {
+	return s.pinned(it.Category) || b.kept.Get(it.ID[:]) != nil || toConfirm(b, it.MustRead, it.ID[:])
 }
 
 // removeInBatches runs batch in one write transaction after another until a

@@ -42,6 +42,11 @@ type Store struct {
 	bg   sync.WaitGroup
 
 	search *searchIndex
+
+	// itemBytes is the total size of the stored items (quota.go), known
+	// once bytesKnown; both guarded by wmu.
+	itemBytes  int64
+	bytesKnown bool
 }
 
 // Open opens the store in dir, creating the directory and a new store if
@@ -301,6 +306,9 @@ func (s *Store) Close() error {
 // order, so the search index can follow after the commit.
 type txChanges struct {
 	ops []indexOp
+	// bytes is what the transaction added to the stored items' size
+	// (negative when it removed more), kept in Store.itemBytes.
+	bytes int64
 }
 
 // update runs fn in a write transaction and, once it has committed, applies
@@ -321,6 +329,9 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 	}
 	if len(ch.ops) > 0 {
 		s.search.apply(&ch)
+	}
+	if s.bytesKnown {
+		s.itemBytes += ch.bytes
 	}
 	return nil
 }

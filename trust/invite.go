@@ -4,7 +4,7 @@ package trust
 // or an e-mail, with which a new installation joins the network without a
 // definition file.
 //
-//	newsdesk:join?net=FINGERPRINT&id=ID&token=TOKEN&via=HOST:PORT&seeds=HOST:PORT,HOST:PORT&admin=KEY&sig=SIGNATURE
+//	newsdesk:join?net=FINGERPRINT&id=ID&token=TOKEN&via=HOST:PORT&seeds=HOST:PORT,HOST:PORT&admin=KEY&sig=SIGNATURE&seal=SIGNATURE
 //
 //   - net: the network's fingerprint (NetworkFingerprint: its ID and its
 //     admin keys), so the joiner can check that the definition it receives
@@ -26,6 +26,19 @@ package trust
 //     The joiner checks sig against admin when it parses the code (Check),
 //     so a via changed on the way is caught before anything is dialled.
 //     Codes without them (the first, unsigned format) are refused.
+//   - seal: the same key's signature of everything in the code the joiner
+//     acts on: net, id, via and the seed list, in order
+//     (InviteSealSigningBytes). The joiner checks it when it parses the
+//     code, so seeds changed on the way (pointing the joiner at servants
+//     of someone else's choosing) are caught before anything is dialled
+//     (issue 32). The token is not covered: it is the code's secret, a
+//     changed token only fails the redemption, and seeds never see it.
+//     sig stays separate from seal because seeds check sig, and must not
+//     need the seed list (nor older seeds a new format) to do so.
+//     A code without seal (made before seed lists were signed) is
+//     accepted only when it names no seeds: then via, which sig covers,
+//     is all the joiner acts on. One that names seeds is refused
+//     (ErrInviteUnsealed), asking for a new code.
 //
 // Values are written without escapes: fingerprint, ID, token, key and
 // signature in unpadded base64url, addresses as "host:port" ("[v6]:port").
@@ -74,6 +87,7 @@ const (
 	inviteDomain      = "newsdesk invite v1"
 	fingerprintDomain = "newsdesk network fingerprint v1\x00"
 	inviteViaDomain   = "newsdesk invite via v1\x00"
+	inviteSealDomain  = "newsdesk invite seal v1\x00"
 )
 
 // Errors of invitation codes.
@@ -86,6 +100,13 @@ var (
 	// ErrInviteViaNotAdmin: the key that signed via is not an admin's
 	// (CheckInviteVia).
 	ErrInviteViaNotAdmin = errors.New("the invitation was not signed by an admin of this network")
+	// ErrInviteSeal: the code's seal (its seed list) is not signed by the
+	// key it names (Check, VerifySignatures).
+	ErrInviteSeal = errors.New("the seed list is not signed by the admin key the code names")
+	// ErrInviteUnsealed: a code that names seeds carries no seal: cut off,
+	// or made by a release that did not sign seed lists.
+	ErrInviteUnsealed = errors.New("its seed list is not signed (no seal): the code was cut off, or made by an older release " +
+		"before seed lists were signed; ask the admin for a new invitation")
 )
 
 // Fingerprint names a network and its admins: see NetworkFingerprint.
@@ -136,9 +157,11 @@ type InviteCode struct {
 	Seeds   []string // "host:port" each, at most MaxInviteSeeds
 	// Signer is the installation key of the admin's servant that made
 	// the invitation, Signature its signature of InviteViaSigningBytes
-	// (SignVia).
+	// and Seal its signature of InviteSealSigningBytes (Sign). Seal is nil
+	// in a code of the older format, which then names no seeds.
 	Signer    ed25519.PublicKey
 	Signature []byte
+	Seal      []byte
 }
 
 // NewInviteID returns a fresh invitation ID.
@@ -174,6 +197,9 @@ func (c *InviteCode) String() string {
 	// rather than losing something optional unnoticed.
 	b.WriteString("&admin=" + base64.RawURLEncoding.EncodeToString(c.Signer))
 	b.WriteString("&sig=" + base64.RawURLEncoding.EncodeToString(c.Signature))
+	if c.Seal != nil {
+		b.WriteString("&seal=" + base64.RawURLEncoding.EncodeToString(c.Seal))
+	}
 	return b.String()
 }
 
@@ -191,12 +217,61 @@ func InviteViaSigningBytes(net Fingerprint, id, via string) []byte {
 	return append(b, via...)
 }
 
-// SignVia signs c's network, ID and via with signer (the installation key
-// of the admin's servant that holds the invitation) and sets Signer and
-// Signature. Sign again after changing any of the three.
-func (c *InviteCode) SignVia(signer *Identity) {
+// InviteSealSigningBytes is the message an admin's servant signs to seal
+// what a joiner acts on in invitation id of network net:
+//
+//	"newsdesk invite seal v1\x00" || net || lp(id) || lp(via) || uvarint(len(seeds)) || lp(seed) ...
+//
+// lp is a uvarint length prefix; the seeds in the code's order (their
+// priority).
+func InviteSealSigningBytes(net Fingerprint, id, via string, seeds []string) []byte {
+	b := append([]byte(inviteSealDomain), net[:]...)
+	for _, s := range []string{id, via} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(seeds)))
+	for _, s := range seeds {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// Sign signs c with signer (the installation key of the admin's servant
+// that holds the invitation): Signature over its network, ID and via (for
+// seeds), Seal over those and its seed list (for the joiner), and sets
+// Signer. Sign again after changing any of them.
+func (c *InviteCode) Sign(signer *Identity) {
 	c.Signer = slices.Clone(signer.Public)
 	c.Signature = signer.Sign(InviteViaSigningBytes(c.Network, c.ID, c.Via))
+	c.Seal = signer.Sign(InviteSealSigningBytes(c.Network, c.ID, c.Via, c.Seeds))
+}
+
+// SignVia is Sign, under the name it had before the seal was added.
+//
+// Deprecated: use Sign.
+func (c *InviteCode) SignVia(signer *Identity) { c.Sign(signer) }
+
+// VerifySignatures reports whether c's signatures verify under the key it
+// names: its via (ErrInviteViaSignature) and its seal
+// (ErrInviteSeal), or, in a code without a seal, that it names no seeds
+// (ErrInviteUnsealed). Not whether the key is an admin's.
+func (c *InviteCode) VerifySignatures() error {
+	if err := VerifyInviteVia(c.Network, c.ID, c.Via, c.Signer, c.Signature); err != nil {
+		return err
+	}
+	if c.Seal == nil {
+		if len(c.Seeds) > 0 {
+			return ErrInviteUnsealed
+		}
+		return nil
+	}
+	if len(c.Signer) != ed25519.PublicKeySize || len(c.Seal) != ed25519.SignatureSize ||
+		!ed25519.Verify(c.Signer, InviteSealSigningBytes(c.Network, c.ID, c.Via, c.Seeds), c.Seal) {
+		return ErrInviteSeal
+	}
+	return nil
 }
 
 // VerifyInviteVia reports whether sig is signer's signature of
@@ -221,9 +296,10 @@ func (n *Network) CheckInviteVia(net Fingerprint, id, via string, signer ed25519
 	return VerifyInviteVia(net, id, via, signer, sig)
 }
 
-// Check reports what is wrong with c, or nil. It verifies the signature
-// of via against the key the code names (not whether that key is an
-// admin's: the joiner learns the admins only with the definition).
+// Check reports what is wrong with c, or nil. It verifies the signatures
+// (of via, and the seal of the seed list) against the key the code names
+// (not whether that key is an admin's: the joiner learns the admins only
+// with the definition).
 func (c *InviteCode) Check() error {
 	if err := checkInviteID(c.ID); err != nil {
 		return err
@@ -251,8 +327,16 @@ func (c *InviteCode) Check() error {
 	if len(c.Signature) != ed25519.SignatureSize {
 		return fmt.Errorf("%w: sig: %d bytes, want %d", ErrBadInviteCode, len(c.Signature), ed25519.SignatureSize)
 	}
-	if err := VerifyInviteVia(c.Network, c.ID, c.Via, c.Signer, c.Signature); err != nil {
+	if c.Seal != nil && len(c.Seal) != ed25519.SignatureSize {
+		return fmt.Errorf("%w: seal: %d bytes, want %d", ErrBadInviteCode, len(c.Seal), ed25519.SignatureSize)
+	}
+	switch err := c.VerifySignatures(); {
+	case errors.Is(err, ErrInviteViaSignature):
 		return fmt.Errorf("%w: %w (%s): the code was altered; ask the admin for a new invitation", ErrBadInviteCode, err, c.Via)
+	case errors.Is(err, ErrInviteSeal):
+		return fmt.Errorf("%w: %w (%s): the code was altered; ask the admin for a new invitation", ErrBadInviteCode, err, strings.Join(c.Seeds, ","))
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrBadInviteCode, err)
 	}
 	return nil
 }
@@ -342,6 +426,12 @@ func ParseInviteCode(s string) (*InviteCode, error) {
 				return nil, fmt.Errorf("%w: sig: want %d characters of base64url (was the code cut off?)", ErrBadInviteCode, base64.RawURLEncoding.EncodedLen(ed25519.SignatureSize))
 			}
 			c.Signature = b
+		case "seal":
+			b, err := base64.RawURLEncoding.Strict().DecodeString(val)
+			if err != nil || len(b) != ed25519.SignatureSize {
+				return nil, fmt.Errorf("%w: seal: want %d characters of base64url (was the code cut off?)", ErrBadInviteCode, base64.RawURLEncoding.EncodedLen(ed25519.SignatureSize))
+			}
+			c.Seal = b
 		default:
 			return nil, fmt.Errorf("%w: unknown key %.20q", ErrBadInviteCode, key)
 		}

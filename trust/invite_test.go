@@ -26,7 +26,7 @@ func exampleCode(t testing.TB) *InviteCode {
 		Via:     "10.0.0.9:7400",
 		Seeds:   []string{"seed1.example.com:7400", "[2001:db8::1]:7400"},
 	}
-	c.SignVia(adminID)
+	c.Sign(adminID)
 	return c
 }
 
@@ -45,6 +45,7 @@ func TestInviteCodeRoundTrip(t *testing.T) {
 	}
 	// Keys in another order mean the same.
 	c.Seeds = nil
+	c.Sign(adminID)
 	s = c.String()
 	parts := strings.Split(strings.TrimPrefix(s, InviteScheme), "&")
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
@@ -85,7 +86,7 @@ func TestParseInviteCodeErrors(t *testing.T) {
 	// bearer with a key of its own (which only a seed can tell: see
 	// TestCheckInviteVia).
 	other := *c
-	other.SignVia(outsiderID)
+	other.Sign(outsiderID)
 	flipped := bytes.Clone(c.Signature)
 	flipped[10] ^= 1
 	for _, c := range []struct{ code, want string }{
@@ -107,7 +108,8 @@ func TestParseInviteCodeErrors(t *testing.T) {
 		{unsigned, "made before invitation codes were signed; ask the admin for a new invitation"},
 		{strings.Replace(good, "&admin="+admin, "", 1), "admin is missing"},
 		{strings.Replace(good, "&sig="+sig, "", 1), "sig is missing"},
-		{good[:len(good)-5], "sig: want 86 characters"},
+		{good[:len(good)-5], "seal: want 86 characters"},
+		{strings.Replace(good, "&sig="+sig, "&sig="+sig[:80], 1), "sig: want 86 characters"},
 		{strings.Replace(good, "&via=10.0.0.9:7400", "&via=10.0.0.1:22", 1), "is not signed by the admin key the code names (10.0.0.1:22): the code was altered; ask the admin"},
 		{strings.Replace(good, sig, base64.RawURLEncoding.EncodeToString(flipped), 1), "not signed"},
 		{strings.Replace(good, sig, base64.RawURLEncoding.EncodeToString(other.Signature), 1), "not signed"},
@@ -127,7 +129,10 @@ func FuzzParseInviteCode(f *testing.F) {
 	f.Add(exampleCode(f).String())
 	c := exampleCode(f)
 	c.Seeds = nil
+	c.Sign(adminID)
 	f.Add(c.String())
+	c.Seal = nil
+	f.Add(c.String()) // the older format, without seeds
 	f.Add("newsdesk:join?")
 	f.Add("newsdesk:join?net=&id=&token=&via=")
 	f.Add("newsdesk:join?seeds=[::1]:7400,a:1&via=b:2")
@@ -168,7 +173,7 @@ func TestCheckInviteVia(t *testing.T) {
 	// own: the code parses (it is consistent), a seed refuses it.
 	forged := *c
 	forged.Via = "192.0.2.1:22"
-	forged.SignVia(outsiderID)
+	forged.Sign(outsiderID)
 	if _, err := ParseInviteCode(forged.String()); err != nil {
 		t.Fatalf("a self-consistent code: %v", err)
 	}
@@ -249,5 +254,65 @@ func TestInvitationProof(t *testing.T) {
 		if ok {
 			t.Errorf("%s: the proof checks", name)
 		}
+	}
+}
+
+// Issue 32 B: the seed list is signed. A code whose seeds were changed on
+// the way (replaced, added, dropped, reordered) is refused as it is
+// parsed, before anything is dialled; so is one whose seal was taken from
+// another code, or signed by another key, or one of the older format (no
+// seal) that names seeds. An older code without seeds is still accepted:
+// via, which its signature covers, is all a joiner acts on.
+func TestInviteSealCoversSeeds(t *testing.T) {
+	c := exampleCode(t)
+	good := c.String()
+	if _, err := ParseInviteCode(good); err != nil {
+		t.Fatal(err)
+	}
+	seeds := "seeds=" + strings.Join(c.Seeds, ",")
+	seal := base64.RawURLEncoding.EncodeToString(c.Seal)
+	other := exampleCode(t) // another invitation, same admin and seeds
+	byOutsider := *c
+	byOutsider.Seal = outsiderID.Sign(InviteSealSigningBytes(c.Network, c.ID, c.Via, c.Seeds))
+	for _, tc := range []struct{ name, code, want string }{
+		{"seed replaced", strings.Replace(good, "seed1.example.com:7400", "evil.example.com:7400", 1), "seed list is not signed"},
+		{"seed added", strings.Replace(good, seeds, seeds+",evil.example.com:7400", 1), "seed list is not signed"},
+		{"seed dropped", strings.Replace(good, seeds, "seeds="+c.Seeds[1], 1), "seed list is not signed"},
+		{"seeds reordered", strings.Replace(good, seeds, "seeds="+c.Seeds[1]+","+c.Seeds[0], 1), "seed list is not signed"},
+		{"seeds removed", strings.Replace(good, "&"+seeds, "", 1), "seed list is not signed"},
+		{"seal of another code", strings.Replace(good, seal, base64.RawURLEncoding.EncodeToString(other.Seal), 1), "seed list is not signed"},
+		{"seal by another key", byOutsider.String(), "seed list is not signed"},
+		{"seal is the via signature", strings.Replace(good, seal, base64.RawURLEncoding.EncodeToString(c.Signature), 1), "seed list is not signed"},
+		{"older format with seeds", strings.Replace(good, "&seal="+seal, "", 1), "made by an older release before seed lists were signed; ask the admin for a new invitation"},
+	} {
+		_, err := ParseInviteCode(tc.code)
+		if err == nil || !errors.Is(err, ErrBadInviteCode) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	// Sign covers a changed seed list again.
+	changed := *c
+	changed.Seeds = []string{"seed2.example.com:7400"}
+	if err := changed.VerifySignatures(); !errors.Is(err, ErrInviteSeal) {
+		t.Errorf("changed seeds before signing again: %v", err)
+	}
+	changed.Sign(adminID)
+	if _, err := ParseInviteCode(changed.String()); err != nil {
+		t.Errorf("signed again: %v", err)
+	}
+	// An older code (via signed, no seal) that names no seeds.
+	old := *c
+	old.Seeds, old.Seal = nil, nil
+	old.Signature = adminID.Sign(InviteViaSigningBytes(old.Network, old.ID, old.Via))
+	got, err := ParseInviteCode(old.String())
+	if err != nil || got.Seal != nil || len(got.Seeds) != 0 || got.Via != c.Via {
+		t.Fatalf("an older code without seeds: %+v, %v", got, err)
+	}
+	if strings.Contains(old.String(), "seal=") {
+		t.Errorf("a code without a seal writes one: %q", old.String())
+	}
+	// The sealed message is of a purpose of its own.
+	if bytes.HasPrefix(InviteSealSigningBytes(c.Network, c.ID, c.Via, nil), InviteViaSigningBytes(c.Network, c.ID, c.Via)[:len(inviteViaDomain)]) {
+		t.Error("the seal shares the via signature's domain")
 	}
 }

@@ -148,3 +148,15 @@ func (n *Network) VerifyCorrection(original, correction *news.Item) error {
 	}
 	return nil
 }
+
+// SignatureKey returns the key an item's signature blob names, without
+// checking the signature: for an item that passed VerifyItem or
+// ItemSigner already (the relays' limits count items per key after the
+// check). Nil for a malformed blob.
+func SignatureKey(it *news.Item) ed25519.PublicKey {
+	sig := it.Signature
+	if len(sig) != ItemSignatureSize || sig[0] != sigSchemeEd25519 {
+		return nil
+	}
+	return ed25519.PublicKey(bytes.Clone(sig[1 : 1+ed25519.PublicKeySize]))
+}

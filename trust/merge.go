@@ -25,7 +25,8 @@ import (
 //     key: an entry only one side changed (added, removed, edited) takes
 //     that side; an entry both changed alike is fine; an entry both changed
 //     differently is a conflict;
-//   - name, fanout, secret, open publishing, the named ranges and the seed
+//   - name, fanout, leaf capacity, publish limits (all of them as one
+//     field), secret, open publishing, the named ranges and the seed
 //     list as a whole: the seed list is a priority order whose first reachable seed becomes
 //     the root, so an interleaving of two orders would be an order neither
 //     admin chose;
@@ -65,9 +66,10 @@ const (
 	FieldOpenPublishing Field = "open publishing"
 	FieldAudiences      Field = "named ranges"
 	FieldLeafCapacity   Field = "leaf capacity"
+	FieldPublishLimits  Field = "publish limits"
 )
 
-var fieldOrder = []Field{FieldName, FieldAdmins, FieldSeeds, FieldCatalog, FieldPublishers, FieldRevoked, FieldFanout, FieldSecret, FieldOpenPublishing, FieldAudiences, FieldLeafCapacity}
+var fieldOrder = []Field{FieldName, FieldAdmins, FieldSeeds, FieldCatalog, FieldPublishers, FieldRevoked, FieldFanout, FieldSecret, FieldOpenPublishing, FieldAudiences, FieldLeafCapacity, FieldPublishLimits}
 
 // ConflictKind says why part of an edit was not applied.
 type ConflictKind int
@@ -180,6 +182,8 @@ func Merge(base, mine, theirs *Network) (*Network, []Conflict) {
 		func() { out.Fanout = mine.Fanout })
 	whole(FieldLeafCapacity, mine.LeafCapacity == base.LeafCapacity, theirs.LeafCapacity == base.LeafCapacity, mine.LeafCapacity == theirs.LeafCapacity,
 		func() { out.LeafCapacity = mine.LeafCapacity })
+	whole(FieldPublishLimits, mine.Limits.Equal(base.Limits), theirs.Limits.Equal(base.Limits), mine.Limits.Equal(theirs.Limits),
+		func() { out.Limits = mine.Limits.clone() })
 	whole(FieldSecret, bytes.Equal(mine.Secret, base.Secret), bytes.Equal(theirs.Secret, base.Secret), bytes.Equal(mine.Secret, theirs.Secret),
 		func() { out.Secret = slices.Clone(mine.Secret) })
 	whole(FieldOpenPublishing, mine.OpenPublishing == base.OpenPublishing, theirs.OpenPublishing == base.OpenPublishing, mine.OpenPublishing == theirs.OpenPublishing,

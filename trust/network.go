@@ -84,6 +84,9 @@ type Network struct {
 	// 0, the default, means 4 × Fanout (newsnet.DefaultLeafCapacity).
 	// At most MaxLeafCapacity.
 	LeafCapacity int
+	// Limits are the publishing limits per publisher key and the byte
+	// caps per item (limits.go); the zero value is the defaults.
+	Limits PublishLimits
 	// Secret is the network secret (SecretSize random bytes): knowing it is
 	// membership (see LinkProof). Rotate it by signing a new version with a
 	// NewSecret.
@@ -165,6 +168,7 @@ func (n *Network) Clone() *Network {
 	c.Revoked = cloneKeys(n.Revoked)
 	c.Secret = slices.Clone(n.Secret)
 	c.Audiences = cloneNamedRanges(n.Audiences)
+	c.Limits = n.Limits.clone()
 	c.newer = slices.Clone(n.newer)
 	if n.Publishers != nil {
 		c.Publishers = make([]Publisher, len(n.Publishers))
@@ -205,6 +209,7 @@ func (n *Network) normalize() {
 		n.Publishers[i].Categories = nilIfEmpty(n.Publishers[i].Categories)
 	}
 	n.Audiences = normalizeNamedRanges(n.Audiences)
+	n.Limits.CategoryItemBytes = nilIfEmptyMap(n.Limits.CategoryItemBytes)
 	slices.SortFunc(n.Admins, compareKeys)
 	slices.SortFunc(n.Revoked, compareKeys)
 	slices.SortFunc(n.Publishers, func(a, b Publisher) int { return compareKeys(a.Key, b.Key) })
@@ -307,6 +312,9 @@ func (n *Network) validate() error {
 	}
 	if n.LeafCapacity < 0 || n.LeafCapacity > MaxLeafCapacity {
 		return fmt.Errorf("leaf capacity: %d outside 0 (the default) to %d", n.LeafCapacity, MaxLeafCapacity)
+	}
+	if err := n.Limits.validate(); err != nil {
+		return err
 	}
 	if len(n.Secret) != SecretSize {
 		return fmt.Errorf("secret: %d bytes, want %d", len(n.Secret), SecretSize)

@@ -31,26 +31,28 @@ import (
 //	 "audiences":[{"name":…,"ranges":[…]}]},
 //	 "signer":"ed25519:…","signature":"…"}
 //
-// "audiences" and "leafCapacity" are left out when empty or 0, the default
+// "audiences", "leafCapacity" and "publishLimits" are left out when empty,
+// 0 or all defaults
 // (and refused when present so): definitions signed before they existed
 // encode, and so verify, exactly as they did (audiences.go).
 //
 // The signature is over networkDomain followed by the bytes of the
 // "network" member.
 type networkDoc struct {
-	ID             string          `json:"id"`
-	Name           string          `json:"name"`
-	Version        uint64          `json:"version"`
-	Admins         []string        `json:"admins"`
-	Seeds          []string        `json:"seeds"`
-	Catalog        json.RawMessage `json:"catalog"`
-	Publishers     []publisherDoc  `json:"publishers"`
-	Revoked        []string        `json:"revoked"`
-	Fanout         int             `json:"fanout"`
-	Secret         string          `json:"secret"`
-	OpenPublishing bool            `json:"openPublishing"`
-	Audiences      []namedRangeDoc `json:"audiences,omitempty"`
-	LeafCapacity   int             `json:"leafCapacity,omitempty"`
+	ID             string            `json:"id"`
+	Name           string            `json:"name"`
+	Version        uint64            `json:"version"`
+	Admins         []string          `json:"admins"`
+	Seeds          []string          `json:"seeds"`
+	Catalog        json.RawMessage   `json:"catalog"`
+	Publishers     []publisherDoc    `json:"publishers"`
+	Revoked        []string          `json:"revoked"`
+	Fanout         int               `json:"fanout"`
+	Secret         string            `json:"secret"`
+	OpenPublishing bool              `json:"openPublishing"`
+	Audiences      []namedRangeDoc   `json:"audiences,omitempty"`
+	LeafCapacity   int               `json:"leafCapacity,omitempty"`
+	PublishLimits  *publishLimitsDoc `json:"publishLimits,omitempty"`
 }
 
 type publisherDoc struct {
@@ -110,6 +112,7 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 		OpenPublishing: n.OpenPublishing,
 		Audiences:      namedRangeDocs(n.Audiences),
 		LeafCapacity:   n.LeafCapacity,
+		PublishLimits:  publishLimitsDocOf(n.Limits),
 	})
 	if err != nil {
 		return nil, err
@@ -227,12 +230,13 @@ func parseNetwork(data []byte) (*Network, error) {
 			Key        *string   `json:"key"`
 			Categories *[]string `json:"categories"`
 		} `json:"publishers"`
-		Revoked        *[]string       `json:"revoked"`
-		Fanout         *int            `json:"fanout"`
-		Secret         *string         `json:"secret"`
-		OpenPublishing *bool           `json:"openPublishing"`
-		Audiences      *[]namedRangeIn `json:"audiences"`
-		LeafCapacity   *int            `json:"leafCapacity"`
+		Revoked        *[]string        `json:"revoked"`
+		Fanout         *int             `json:"fanout"`
+		Secret         *string          `json:"secret"`
+		OpenPublishing *bool            `json:"openPublishing"`
+		Audiences      *[]namedRangeIn  `json:"audiences"`
+		LeafCapacity   *int             `json:"leafCapacity"`
+		PublishLimits  *publishLimitsIn `json:"publishLimits"`
 	}
 	known, newer, err := splitNewer(data)
 	if err != nil {
@@ -306,6 +310,9 @@ func parseNetwork(data []byte) (*Network, error) {
 			return nil, errors.New("leafCapacity: 0 is written by leaving it out")
 		}
 		n.LeafCapacity = *doc.LeafCapacity
+	}
+	if n.Limits, err = parsePublishLimits(doc.PublishLimits); err != nil {
+		return nil, err
 	}
 	n.Seeds = nilIfEmpty(n.Seeds)
 	n.Revoked = nilIfEmpty(n.Revoked)

@@ -53,7 +53,7 @@ const (
 // Rejections returns every reason, for initialising counters so that a
 // status report shows zeros rather than missing keys.
 func Rejections() []Rejection {
-	return []Rejection{Invalid, Unsigned, BadSignature, UntrustedKey, RevokedKey, CategoryNotAllowed, NotAuthorized, UnknownItem, Mismatch, ForeignSource, AheadOfChain}
+	return []Rejection{Invalid, Unsigned, BadSignature, UntrustedKey, RevokedKey, CategoryNotAllowed, NotAuthorized, UnknownItem, Mismatch, ForeignSource, AheadOfChain, RateLimited, TooLarge}
 }
 
 func (r Rejection) Error() string { return string(r) }

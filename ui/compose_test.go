@@ -14,7 +14,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
 
+	"newsdesk/app"
 	"newsdesk/news"
+	"newsdesk/trust"
 )
 
 // composeHarness opens the compose screen.
@@ -252,6 +254,14 @@ func TestPublishOutcomes(t *testing.T) {
 	}
 	if c.title.Text != "Failed item" {
 		t.Error("a failed publication cleared the form")
+	}
+	// Issue 32: beyond the network's publishing limits, Compose says why
+	// and when to try again, and keeps the draft.
+	b.publishErr = &app.LimitError{Reason: trust.RateLimited, RetryAfter: 4 * time.Minute, Detail: "120 items and 2 MiB an hour, 60 items or 4 MiB at once"}
+	publish("it", "Limited item")
+	if want := "Not published: the network's publishing limit for this computer is reached (120 items and 2 MiB an hour, 60 items or 4 MiB at once); try again in 4m0s"; c.outcome.Text != want ||
+		c.outcome.Importance != widget.DangerImportance || c.title.Text != "Limited item" {
+		t.Errorf("rate limited: %q", c.outcome.Text)
 	}
 
 	h.u.newsTabs.SelectIndex(1)

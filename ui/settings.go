@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
+	"newsdesk/trust"
 )
 
 // settingsView edits the user's preferences: display name, the addresses
@@ -31,6 +32,8 @@ type settingsView struct {
 	keyRow    *fyne.Container
 	notify    *widget.Check
 	retention *widget.Select
+	quota     *widget.Select
+	evicted   *widget.Label // what the storage limit removed last
 	cats      *widget.CheckGroup
 	catIDs    []string // parallel to cats.Options
 	save      *widget.Button
@@ -76,6 +79,10 @@ func newSettingsView(u *UI) *settingsView {
 	dataNote.Importance = widget.LowImportance
 	v.retention = widget.NewSelect(retentionLabels(), nil)
 	keepNote := wrappedLabel("Items you keep (Keep, above an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
+	v.quota = widget.NewSelect(quotaLabels(), nil)
+	quotaNote := wrappedLabel("When the items take more, the oldest go first; items you keep and must-read items you have not confirmed stay.", widget.LowImportance)
+	v.evicted = wrappedLabel("", widget.WarningImportance)
+	v.evicted.Hide()
 
 	form := widget.NewForm(
 		widget.NewFormItem("Display name", v.name),
@@ -84,9 +91,11 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
 		widget.NewFormItem("Public key", v.keyRow),
 		// Before the notifications, whose list of categories is as long
-		// as the catalog and would push it out of sight.
+		// as the catalog and would push them out of sight.
 		widget.NewFormItem("Keep items", container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.retention.MinSize().Height), v.retention)), keepNote)),
+		widget.NewFormItem("Storage limit", container.NewVBox(
+			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.quota.MinSize().Height), v.quota)), quotaNote, v.evicted)),
 		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
 		widget.NewFormItem("Theme", themeNote),
 	)
@@ -133,7 +142,69 @@ func (v *settingsView) load() {
 		v.retention.Options = append(v.retention.Options, l) // set elsewhere: kept unless changed
 	}
 	v.retention.SetSelected(retentionLabel(s.Retention))
+	v.quota.Options = quotaLabels()
+	if l := quotaLabel(s.StorageQuota); !slices.Contains(v.quota.Options, l) {
+		v.quota.Options = append(v.quota.Options, l) // set elsewhere: kept unless changed
+	}
+	v.quota.SetSelected(quotaLabel(s.StorageQuota))
+	if e := v.u.b.Status().Evicted; e != nil {
+		v.evicted.SetText(capitalize(e.Text()) + ".")
+		v.evicted.Show()
+	} else {
+		v.evicted.Hide()
+	}
 	v.setCatalog()
+}
+
+// The storage limits offered, smallest first.
+var quotaChoices = []struct {
+	label string
+	n     int64
+}{
+	{"1 GiB", 1 << 30},
+	{"4 GiB (recommended)", app.DefaultStorageQuota},
+	{"16 GiB", 16 << 30},
+	{"64 GiB", 64 << 30},
+	{"No limit", app.NoStorageQuota},
+}
+
+func quotaLabels() []string {
+	out := make([]string, len(quotaChoices))
+	for i, c := range quotaChoices {
+		out[i] = c.label
+	}
+	return out
+}
+
+// quotaLabel names n among the choices; a limit set elsewhere is named
+// in its size (0, the default, as the default).
+func quotaLabel(n int64) string {
+	if n == 0 {
+		n = app.DefaultStorageQuota
+	}
+	for _, c := range quotaChoices {
+		if c.n == n {
+			return c.label
+		}
+	}
+	return trust.FormatBytes(n)
+}
+
+// quotaOf is the limit a label names; ok is false for none.
+func quotaOf(label string) (int64, bool) {
+	for _, c := range quotaChoices {
+		if c.label == label {
+			return c.n, true
+		}
+	}
+	return 0, false
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // The retention choices of the settings, shortest first.
@@ -252,6 +323,11 @@ func (v *settingsView) settings() (app.Settings, string) {
 		d = v.u.settings.Retention // nothing chosen: unchanged
 	}
 	s.Retention = d
+	if n, ok := quotaOf(v.quota.Selected); ok {
+		s.StorageQuota = n
+	} else {
+		s.StorageQuota = v.u.settings.StorageQuota // nothing chosen, or set elsewhere: unchanged
+	}
 	if s.Listen != "" {
 		if err := checkListen(s.Listen); err != nil {
 			return s, fmt.Sprintf("Listen address %q: %v.", s.Listen, err)

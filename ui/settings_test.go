@@ -175,3 +175,42 @@ func TestSettingsRetention(t *testing.T) {
 		t.Errorf("saving unchanged made the retention %v", got)
 	}
 }
+
+// Issue 32: Settings offer the storage limit, with the default
+// recommended, and Save stores the choice; what the limit removed last is
+// said beside it, and in the status line for a day.
+func TestSettingsStorageLimit(t *testing.T) {
+	b := newFake()
+	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Retention: app.DesktopRetention})
+	ev := &app.Eviction{At: time.Now().Add(-time.Hour), Items: 120, Bytes: 3 << 20, Quota: app.DefaultStorageQuota}
+	st := b.Status()
+	st.Evicted = ev
+	b.PresetStatus(st)
+	h := newHarness(t, b)
+	h.u.prefs.load()
+	v := h.u.prefs
+	h.sync()
+	if v.quota.Selected != "4 GiB (recommended)" {
+		t.Errorf("storage limit shown as %q", v.quota.Selected)
+	}
+	if !v.evicted.Visible() || !strings.Contains(v.evicted.Text, "the 120 oldest items (3 MiB) were removed") {
+		t.Errorf("eviction shown as %q (visible %v)", v.evicted.Text, v.evicted.Visible())
+	}
+	if s := statusText(st); !strings.Contains(s, "Storage limit of 4 GiB reached") {
+		t.Errorf("status line %q", s)
+	}
+	st.Evicted = &app.Eviction{At: time.Now().Add(-48 * time.Hour), Items: 1, Quota: app.DefaultStorageQuota}
+	if s := statusText(st); strings.Contains(s, "Storage limit") {
+		t.Errorf("status line two days later %q", s)
+	}
+	for _, c := range []struct {
+		label string
+		want  int64
+	}{{"16 GiB", 16 << 30}, {"No limit", app.NoStorageQuota}} {
+		v.quota.SetSelected(c.label)
+		h.tap(v.save)
+		if got := b.Settings().StorageQuota; got != c.want || v.note.Text != "Saved." {
+			t.Errorf("%s: saved %d (%q), want %d", c.label, got, v.note.Text+v.problem.Text, c.want)
+		}
+	}
+}

@@ -81,6 +81,9 @@ func statusText(st app.NetStatus) string {
 	if st.StoreProblem != "" {
 		s += " · " + unstoredText(st)
 	}
+	if e := st.Evicted; e.Recent(time.Now()) {
+		s += " · " + capitalize(e.Text())
+	}
 	return s
 }
 

@@ -19,7 +19,9 @@ import (
 
 // The servants of a test join one network: the test network, created once
 // per test binary with open publishing, so that any two servants of a test
-// can link up and publish to each other as they did before issue 6.
+// can link up and publish to each other as they did before issue 6. It
+// lifts the publishing limits (issue 32) as far as a definition may: load
+// tests measure throughput; the limits have tests of their own.
 var (
 	testNetOnce  sync.Once
 	testNetAdmin *trust.Identity
@@ -34,13 +36,22 @@ func Network(t testing.TB) *trust.SignedNetwork {
 		if testNetAdmin, testNetErr = trust.GenerateIdentity(); testNetErr != nil {
 			return
 		}
-		testNet, testNetErr = trust.NewNetwork("test network", testNetAdmin, nil, true)
+		if testNet, testNetErr = trust.NewNetwork("test network", testNetAdmin, nil, true); testNetErr != nil {
+			return
+		}
+		n := testNet.Network.Clone()
+		n.Limits = Unlimited
+		testNet, testNetErr = testNetAdmin.SignNetwork(n)
 	})
 	if testNetErr != nil {
 		t.Fatalf("test network: %v", testNetErr)
 	}
 	return testNet
 }
+
+// Unlimited are the highest publishing limits a definition may set.
+var Unlimited = trust.PublishLimits{ItemsPerHour: trust.MaxItemsPerHour, BurstItems: trust.MaxBurstItems,
+	BytesPerHour: trust.MaxBytesLimit, BurstBytes: trust.MaxBytesLimit}
 
 // NetworkAdmin returns the key of the test network's admin, which signs
 // its later versions.

@@ -76,6 +76,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -126,6 +127,8 @@ type Node struct {
 	// LinkDown, or the core would take a deliberate move for a failure.
 	fromPeers chan fromPeer
 	requests  chan request
+	// pagesRead carries catch-up pages read off the loop (readPage).
+	pagesRead chan newsnet.PageRead
 	// wrote wakes the loop to collect the writers' Written reports from
 	// their queues' counters; a writer never waits on it.
 	wrote chan struct{}
@@ -242,6 +245,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		dialed:    make(chan dialed),
 		fromPeers: make(chan fromPeer, 256),
 		requests:  make(chan request),
+		pagesRead: make(chan newsnet.PageRead),
 		wrote:     make(chan struct{}, 1),
 		servant:   s,
 		peers:     make(map[newsnet.LinkID]*peer),
@@ -297,7 +301,7 @@ func (n *Node) run() {
 			p := a.peer
 			p.id = n.nextInbound
 			n.linkUp(p)
-			n.step(newsnet.LinkUp{Link: p.id, Inbound: true, Version: p.wire, Release: p.hello.Release})
+			n.step(newsnet.LinkUp{Link: p.id, Inbound: true, Version: p.wire, Release: p.hello.Release, Remote: remoteAddr(p.raw)})
 		case d := <-n.dialed:
 			if d.peer == nil {
 				n.log.Debug("dial failed", "link", d.link, "err", d.err)
@@ -330,6 +334,8 @@ func (n *Node) run() {
 		case r := <-n.requests:
 			r.f(n.servant)
 			close(r.done)
+		case p := <-n.pagesRead:
+			n.step(p)
 		case <-n.ctx.Done():
 			n.shutdown()
 			return
@@ -500,10 +506,36 @@ func (n *Node) act(a newsnet.Action) {
 		if n.onReach != nil {
 			n.onReach(a)
 		}
+	case newsnet.ReadPage:
+		n.wg.Add(1)
+		go n.readPage(a)
 	case newsnet.Note:
 		n.log.Info(a.Text)
 	default:
 		n.log.Error("unknown action from the core", "action", fmt.Sprintf("%T", a))
+	}
+}
+
+// remoteAddr is the IP address conn comes from, the zero Addr when it is
+// not a TCP connection.
+func remoteAddr(conn net.Conn) netip.Addr {
+	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr()
+	}
+	return netip.Addr{}
+}
+
+// readPage reads a catch-up page from the archive off the loop, as the
+// core asks (it bounds the reads in flight), and hands it to the loop.
+func (n *Node) readPage(a newsnet.ReadPage) {
+	defer n.wg.Done()
+	var msgs []*newsnet.Multicast
+	if n.core.Archive != nil {
+		msgs = n.core.Archive.CatchUp(a.Categories, a.Known, a.Since, a.Limit)
+	}
+	select {
+	case n.pagesRead <- newsnet.PageRead{Req: a.Req, Msgs: msgs}:
+	case <-n.ctx.Done():
 	}
 }
 

@@ -262,11 +262,11 @@ func TestStartAddresses(t *testing.T) {
 
 // rawConn is a hand-driven peer for feeding a node bytes no servant would send.
 type rawConn struct {
-	t *testing.T
+	t testing.TB
 	net.Conn
 }
 
-func dialRaw(t *testing.T, addr newsnet.ServantID) *rawConn {
+func dialRaw(t testing.TB, addr newsnet.ServantID) *rawConn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", string(addr), 5*time.Second)
 	if err != nil {

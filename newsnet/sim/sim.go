@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -48,6 +49,7 @@ type Network struct {
 	delays map[[2]newsnet.ServantID]time.Duration
 	// firewalled servants take no inbound connection (see Firewall).
 	firewalled map[newsnet.ServantID]bool
+	seenFrom   map[newsnet.ServantID]netip.Addr // ConnectFrom
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
@@ -415,6 +417,47 @@ func (n *Network) CutLink(a, b newsnet.ServantID) {
 	}
 }
 
+// ConnectFrom makes the connections id opens come from addr rather than
+// from the address it advertises: a servant behind a NAT, or one that
+// advertises an address it does not use. The zero Addr undoes it.
+func (n *Network) ConnectFrom(id newsnet.ServantID, addr netip.Addr) {
+	if n.seenFrom == nil {
+		n.seenFrom = map[newsnet.ServantID]netip.Addr{}
+	}
+	if !addr.IsValid() {
+		delete(n.seenFrom, id)
+		return
+	}
+	n.seenFrom[id] = addr
+}
+
+// seenAddr is the address id's connections come from.
+func (n *Network) seenAddr(id newsnet.ServantID) netip.Addr {
+	if a, ok := n.seenFrom[id]; ok {
+		return a
+	}
+	ap, err := netip.ParseAddrPort(string(id))
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr()
+}
+
+// Inject sends m from servant from to its link peer to, as a modified
+// servant would: a frame its core never sent. It reports whether from had
+// a link to to.
+func (n *Network) Inject(from, to newsnet.ServantID, m newsnet.Message) bool {
+	for _, p := range n.pipesOf(from) {
+		if end := p.other(from); end.node == to {
+			if !p.blackHole {
+				n.schedule(n.arrival(p, to), event{kind: evFrame, to: end, msg: m})
+			}
+			return true
+		}
+	}
+	return false
+}
+
 func cutKey(a, b newsnet.ServantID) [2]newsnet.ServantID {
 	if a > b {
 		a, b = b, a
@@ -733,6 +776,14 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		}
 	case newsnet.Progress:
 		nd.Expected[a.Source] = a.Next
+	case newsnet.ReadPage:
+		// Read at once, answered as the next event: a host reads off its
+		// loop, and the servant steps on meanwhile.
+		var msgs []*newsnet.Multicast
+		if arch := nd.archive(); arch != nil {
+			msgs = arch.CatchUp(a.Categories, a.Known, a.Since, a.Limit)
+		}
+		n.schedule(n.now, event{kind: evPageRead, to: pipeEnd{nd.ID, 0}, req: a.Req, msgs: msgs})
 	case newsnet.Lost:
 		nd.Lost = a.Total
 	case newsnet.Note:
@@ -770,6 +821,14 @@ func (h *Host) report(a newsnet.Action) {
 			h.OnNote(a.Text)
 		}
 	}
+}
+
+// archive is the store nd's servant answers from.
+func (nd *Node) archive() newsnet.Archive {
+	if nd.host != nil {
+		return nd.cfg.Archive
+	}
+	return nd.Store
 }
 
 func (n *Network) dial(nd *Node, d newsnet.Dial) {
@@ -813,13 +872,21 @@ func (n *Network) dispatch(ev event) {
 			}
 			return
 		}
-		n.step(nd, newsnet.LinkUp{Link: ev.to.link, Inbound: ev.inbound})
+		up := newsnet.LinkUp{Link: ev.to.link, Inbound: ev.inbound}
+		if ev.inbound {
+			if p := n.pipes[ev.to]; p != nil {
+				up.Remote = n.seenAddr(p.other(nd.ID).node)
+			}
+		}
+		n.step(nd, up)
 	case evLinkDown:
 		n.step(nd, newsnet.LinkDown{Link: ev.to.link, Reason: ev.reason})
 	case evFrame:
 		n.step(nd, newsnet.Received{Link: ev.to.link, Msg: ev.msg})
 	case evWritten:
 		n.step(nd, newsnet.Written{Link: ev.to.link, Bytes: ev.bytes})
+	case evPageRead:
+		n.step(nd, newsnet.PageRead{Req: ev.req, Msgs: ev.msgs})
 	}
 }
 
@@ -846,6 +913,7 @@ const (
 	evLinkDown
 	evFrame
 	evWritten
+	evPageRead
 )
 
 type event struct {
@@ -858,6 +926,8 @@ type event struct {
 	msg         newsnet.Message
 	reason      string
 	bytes       int
+	req         uint64               // evPageRead
+	msgs        []*newsnet.Multicast // evPageRead
 }
 
 type eventHeap []event
