@@ -130,4 +130,9 @@ func TestFirstRunWithoutPreset(t *testing.T) {
 	if application.Addr() != "" {
 		t.Fatal("the servant started before the wizard ran")
 	}
+	// A desktop keeps items for a time someone chose, not forever by
+	// omission: the year of app.DesktopRetention until the reader picks.
+	if got := application.Settings().Retention; got != app.DesktopRetention {
+		t.Errorf("a new desktop keeps items %v, want %v", got, app.DesktopRetention)
+	}
 }

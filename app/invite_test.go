@@ -54,6 +54,9 @@ func TestJoinByInvitation(t *testing.T) {
 	if joiner.NeedsSetup() || joiner.Network().ID != admin.Network().ID || !slices.Equal(joiner.Seeds(), admin.Network().Seeds) {
 		t.Fatalf("joiner: setup needed %v, network %s (want %s), seeds %v", joiner.NeedsSetup(), joiner.Network().ID, admin.Network().ID, joiner.Seeds())
 	}
+	// The admin's list of invitations follows the redemption as it
+	// happens, without being asked again.
+	waitEvent(t, admin, "InvitationsChanged on the admin's side", func(e Event) bool { return e.Kind == InvitationsChanged })
 	waitFor(t, "the joiner attached to the admin's servant", func() error {
 		if st := joiner.ServantStatus(); !st.Connected || st.Up != admin.currentNode().Addr() {
 			return fmt.Errorf("joiner status %+v", st.Status)

@@ -187,13 +187,13 @@ func isLocalHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// statusJSON is the /v1/status answer. The first block is the fixed shape;
-// the rest are additions.
 // aloneJSON is statusJSON.Alone.
 type aloneJSON struct {
 	Seeds []string `json:"seeds"`
 }
 
+// statusJSON is the /v1/status answer. The first block is the fixed shape;
+// the rest are additions.
 type statusJSON struct {
 	ID      string   `json:"id"`
 	IDValue uint64   `json:"idValue"`

@@ -16,8 +16,11 @@ import (
 	"newsdesk/app/apptest"
 )
 
-// readmeHeadless is the README's "Headless, the same", word for word as
-// issue 26 quotes it: a seed operator's first steps.
+// readmeHeadless are a seed operator's first steps as the README once
+// gave them and issue 26 quotes them. docs/operations.md ("A network from
+// one headless servant") shows them today, and docs_test runs that block
+// with the built binary; this runs them in-process, where the servants'
+// logs and status can be looked at.
 const readmeHeadless = `
 newsdesk serve --listen 127.0.0.1:17700 --data s0 --control 127.0.0.1:17780
 newsdesk invite create --data s0

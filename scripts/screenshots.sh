@@ -113,7 +113,7 @@ key Up
 key Return # open the urgent item under the cursor
 shot item
 cp "$OUT/item.png" "$OUT/main.png" # the README's picture
-click 1010 103 # Retract…: the dialog asks for a reason
+click 930 89 # Retract… (the actions row above the title): the dialog asks for a reason
 typetext "Resolved at 10:40"
 shot retract
 click 552 437 # Cancel: nothing is retracted
@@ -191,7 +191,7 @@ click 600 420 # the code
 typetext "newsdesk:join?net=bdT03v85EMXSMV5F0c1ALMjxNqZ1JskFy4hF7pcaNbE&id=G98z6jVc76GH&token=_CJahOqAIzh_-q4MskVrYA&via=10.1.4.23:7946&seeds=10.1.0.5:7946,10.2.0.9:7946&admin=VOtgjxycq_AKhGTQnfLn7MPt9xubNU3YS-BTH2v_Epo&sig=tFAnhloYlAEI6vdiu0f6q9rNMT7c3RkdYOTKLi4FjUz47md38AbSiLmQgqh6jeGvEx1ZvWnJ62g00jOnM0l2DA"
 settle
 shot wizard
-click 860 539 # Start Newsdesk: the demo has no network to redeem at
+click 860 611 # Start Newsdesk (below the port): the demo has no network to redeem at
 sleep 1
 shot wizard-refused
 stop_app
@@ -272,7 +272,7 @@ click 505 407 # its path
 typetext "$tmp/acme.json"
 click 898 407 # Load: the definition's name, version and seeds appear
 sleep 1
-click 860 530 # Start Newsdesk
+click 860 568 # Start Newsdesk (below the port)
 sleep 3 # joins the seed
 key ctrl+2
 click 22 128 # subscribe to Company
@@ -289,7 +289,8 @@ sleep 2
 key ctrl+1
 key Return # open the newest item
 shot real-reading
-key ctrl+4 # a member that is not an admin sees the network view only
+click 1157 737 # Details… on the status line: a member has no Admin tab
+sleep 1
 shot real-network
 stop_app
 stop "$seed_pid"

@@ -22,6 +22,12 @@ func TestPurgeKeepsKeptAndUnconfirmed(t *testing.T) {
 	old := f.items[0].Created
 	confirmed := f.putMustRead(t, "hr", "Confirmed policy", 4, old.Add(time.Minute))
 	pending := f.putMustRead(t, "hr", "Policy still to confirm", 5, old.Add(2*time.Minute))
+	// Retracted before the reader confirmed it: nothing is left to
+	// confirm, so it must not stay forever.
+	withdrawn := f.putMustRead(t, "hr", "Policy withdrawn", 6, old.Add(3*time.Minute))
+	if _, err := f.s.Retract(storage.Retraction{ItemID: withdrawn.ID, Reason: "Withdrawn", At: old.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := f.s.Acknowledge(confirmed.ID, old.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +48,10 @@ func TestPurgeKeepsKeptAndUnconfirmed(t *testing.T) {
 	}
 
 	n, err := f.s.Purge(old.Add(24 * time.Hour))
-	if err != nil || n != 3 { // sales/emea, it, the confirmed must-read item
-		t.Fatalf("Purge = %d, %v; want 3", n, err)
+	if err != nil || n != 4 { // sales/emea, it, the confirmed and the withdrawn must-read items
+		t.Fatalf("Purge = %d, %v; want 4", n, err)
 	}
-	for id, want := range map[uuid.UUID]bool{kept: true, pending.ID: true, letGo: false, f.items[2].ID: false, confirmed.ID: false} {
+	for id, want := range map[uuid.UUID]bool{kept: true, pending.ID: true, letGo: false, f.items[2].ID: false, confirmed.ID: false, withdrawn.ID: false} {
 		if ok, _ := f.s.Has(id); ok != want {
 			t.Errorf("item %s stored %v after the purge, want %v", id, ok, want)
 		}

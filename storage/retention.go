@@ -67,11 +67,13 @@ func (s *Store) PurgeExpired() (int, error) {
 // read state and counts, and returns how many it deleted. Items of pinned
 // categories (WithPinned) stay, and so do the items the reader keeps
 // (SetKept) and the must-read items the reader has not confirmed yet
-// (Acknowledge): those are the reader's to let go, not the clock's. It walks the by-received index from the
-// oldest entry, in transactions that each look at no more than purgeChunk
-// entries; each continues after the last entry the previous one looked at,
-// so pinned items among the oldest are read once per Purge, not once per
-// transaction.
+// (Acknowledge): those are the reader's to let go, not the clock's. A
+// retracted or expired must-read item is hidden and can no longer be
+// confirmed, so it would stay forever: it goes like any other. It walks
+// the by-received index from the oldest entry, in transactions that each
+// look at no more than purgeChunk entries; each continues after the last
+// entry the previous one looked at, so pinned items among the oldest are
+// read once per Purge, not once per transaction.
 func (s *Store) Purge(cutoff time.Time) (int, error) {
 	bound := receivedBound(cutoff)
 	n, _, err := s.removeOldest("purge", func(receivedKey []byte, _ int64) bool {
@@ -156,9 +158,10 @@ func (s *Store) removeOldest(op string, enough func(receivedKey []byte, freed in
 
 // spared reports whether the clock and the quota must leave a stored item
 // alone: an item of a pinned category (WithPinned), one the reader keeps
-// (SetKept), a must-read item the reader has not confirmed (Acknowledge).
+// (SetKept), a must-read item the reader has not confirmed (Acknowledge)
+// and still can (toConfirm).
 func (s *Store) spared(b buckets, it *news.Item) bool {
-	return s.pinned(it.Category) || b.kept.Get(it.ID[:]) != nil || it.MustRead && b.acks.Get(it.ID[:]) == nil
+	return s.pinned(it.Category) || b.kept.Get(it.ID[:]) != nil || toConfirm(b, it.MustRead, it.ID[:])
 }
 
 // removeInBatches runs batch in one write transaction after another until a
@@ -186,4 +189,11 @@ func (s *Store) removeInBatches(op string, batch func(b buckets, ch *txChanges) 
 // pinned reports whether items of category are exempt from purging.
 func (s *Store) pinned(category string) bool {
 	return categories.CoveredByAny(s.opts.pinned, category)
+}
+
+// toConfirm reports whether item id, must-read when mustRead, still waits
+// for the reader's confirmation: not confirmed, and not hidden by a
+// retraction or its expiry (a hidden item offers nothing to confirm).
+func toConfirm(b buckets, mustRead bool, id []byte) bool {
+	return mustRead && b.acks.Get(id) == nil && b.retracted.Get(id) == nil
 }

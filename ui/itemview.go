@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -87,9 +88,12 @@ func newItemView(u *UI) *itemView {
 	v.markUnread.Importance = widget.LowImportance
 	v.keep.Importance = widget.LowImportance
 	v.retract.Importance = widget.LowImportance
+	// The actions get a row of their own above the title: beside it, the
+	// three of them left a reading pane's title a few words a line.
 	header := container.NewVBox(
 		v.ack.content,
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.retract, v.keep, v.markUnread), v.title),
+		container.NewHBox(layout.NewSpacer(), v.retract, v.keep, v.markUnread),
+		v.title,
 		v.meta, v.urgent, v.retracted,
 		container.NewBorder(nil, nil, nil, v.original, v.correction),
 		widget.NewSeparator(),

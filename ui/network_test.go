@@ -261,3 +261,33 @@ func (c *countingStatus) Status() app.NetStatus {
 	c.calls++
 	return c.fake.Status()
 }
+
+// The status is re-read every minute, and every few seconds while the
+// network view shows; a re-read that finds the status line's words and
+// colour as they were sets nothing, since every set label redraws the
+// window (in software, on an idle desktop). One that finds a change shows
+// it.
+func TestStatusLineSetsOnlyChanges(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	b.PresetStatus(st)
+	h := newHarnessOver(t, b, func() time.Time { return testNow })
+	h.sync()
+	s := h.u.statusBar
+	if s.text.Text != "Connected to the company network" {
+		t.Fatalf("status line %q", s.text.Text)
+	}
+	s.text.Text = "left as it was" // what a SetText would overwrite
+	h.u.tick(true)
+	h.sync()
+	if s.text.Text != "left as it was" {
+		t.Errorf("an unchanged status was set again: %q", s.text.Text)
+	}
+	st.Lost = 1
+	b.PresetStatus(st)
+	h.u.tick(true)
+	h.sync()
+	if s.text.Text != "Connected to the company network · 1 item could not be recovered" {
+		t.Errorf("a changed status shows as %q", s.text.Text)
+	}
+}

@@ -78,7 +78,7 @@ func newSettingsView(u *UI) *settingsView {
 	dataNote := widget.NewLabel("Start Newsdesk with --data DIR to use another directory.")
 	dataNote.Importance = widget.LowImportance
 	v.retention = widget.NewSelect(retentionLabels(), nil)
-	keepNote := wrappedLabel("Items you keep (Keep, beside an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
+	keepNote := wrappedLabel("Items you keep (Keep, above an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
 	v.quota = widget.NewSelect(quotaLabels(), nil)
 	quotaNote := wrappedLabel("When the items take more, the oldest go first; items you keep and must-read items you have not confirmed stay.", widget.LowImportance)
 	v.evicted = wrappedLabel("", widget.WarningImportance)
@@ -90,11 +90,13 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem("Advertised address", v.advertise),
 		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
 		widget.NewFormItem("Public key", v.keyRow),
-		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
+		// Before the notifications, whose list of categories is as long
+		// as the catalog and would push them out of sight.
 		widget.NewFormItem("Keep items", container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.retention.MinSize().Height), v.retention)), keepNote)),
 		widget.NewFormItem("Storage limit", container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.quota.MinSize().Height), v.quota)), quotaNote, v.evicted)),
+		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
 		widget.NewFormItem("Theme", themeNote),
 	)
 	v.setKey("")

@@ -53,6 +53,7 @@ func newDemo(now time.Time, firstRun bool) *Backend {
 		Advertise:        demoSelf,
 		Notify:           true,
 		NotifyCategories: []string{"company"},
+		Retention:        app.DesktopRetention, // what a desktop keeps until its reader chooses
 	}
 	m.status = DemoStatus(m.subs)
 	m.status.Source = m.source.String()
