@@ -19,9 +19,10 @@ import (
 // Reach reports (issue 15; the overlay's side is newsnet/reach.go). The
 // application tells its servant what the reader did with the items stored
 // here: opened or marked read (ReadItem), holds a must-read one (MustReadItem,
-// with the reader's identity: installation key and display name,
-// trust.ReaderIdentity), confirmed it (AcknowledgeItem, with a proof signed
-// by the installation key, trust.SignAck). The store is the record of all
+// with the reader's identity: installation key and display name, signed
+// for the item with the membership certificate, trust.SignReachBlob, or
+// trust.ReaderIdentity without one), confirmed it (AcknowledgeItem, with
+// a signed proof of the same kind: reachtrust.go). The store is the record of all
 // three (read state, must-read items, acknowledgements): a servant that is
 // not running is told nothing, and every start passes the recent items'
 // marks back in Config.Reach (ownReach), so nothing is lost across restarts;

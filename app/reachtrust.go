@@ -31,9 +31,11 @@ import (
 // Settings keys of the membership certificate and of the admin's servant
 // that issued it (or the invitation named): asked again when the
 // certificate no longer verifies.
+// MemberCertSetting is exported for tests that prepare a data directory.
 const (
-	keyMemberCert = "membership-certificate"
-	keyMemberVia  = "membership-via"
+	MemberCertSetting = "membership-certificate"
+	keyMemberCert     = MemberCertSetting
+	keyMemberVia      = "membership-via"
 )
 
 // certifyRetry is how long the app waits before it asks again for a
