@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -230,20 +231,57 @@ func (r *reachRenderer) Objects() []fyne.CanvasObject { return r.objects }
 func (r *reachRenderer) Destroy()                     {}
 
 // pendingLabel is the text of a must-read post's button to its pending
-// list.
+// list; "256+" when the network listed as many readers as it lists at
+// most (the list is partial).
 func pendingLabel(r app.Reach) string {
+	if pendingPartial(r) {
+		return fmt.Sprintf("Not confirmed (%d+)…", len(r.Pending))
+	}
 	return fmt.Sprintf("Not confirmed (%d)…", len(r.Pending))
+}
+
+// maxPendingListed is the most readers a pending list holds (the
+// overlay's newsnet.MaxReachIdentities; the UI does not import newsnet).
+const maxPendingListed = 256
+
+// pendingPartial reports whether more readers may be pending than listed.
+func pendingPartial(r app.Reach) bool { return len(r.Pending) >= maxPendingListed }
+
+// reachNote says what of a must-read post's reach is not verified (issue
+// 32): the relays' count of confirmations when it is not the verified
+// one, and readers of older releases, which prove no membership; "" when
+// everything shown is verified.
+func reachNote(r app.Reach) string {
+	if !r.MustRead {
+		return ""
+	}
+	var parts []string
+	if r.ReportedAcknowledged != r.Acknowledged {
+		parts = append(parts, fmt.Sprintf("%d confirmed, verified; relays report %d", r.Acknowledged, r.ReportedAcknowledged))
+	}
+	if n := r.UnverifiedAcknowledged + r.UnverifiedPending; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d confirmed and %d pending by older versions, not verified", r.UnverifiedAcknowledged, r.UnverifiedPending))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // showPending shows who has the must-read post title and has not
 // confirmed it, with "Export CSV…".
 func (u *UI) showPending(title string, r app.Reach) {
-	intro := widget.NewLabel(fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title))
-	intro.Wrapping = fyne.TextWrapWord
-	if len(r.Pending) == 0 {
-		intro.SetText(fmt.Sprintf("Everyone who has “%s” has confirmed it.", title))
+	text := fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title)
+	switch {
+	case pendingPartial(r):
+		text = fmt.Sprintf("At least %d readers have “%s” and have not confirmed it; the network lists at most %d.", len(r.Pending), title, maxPendingListed)
+	case len(r.Pending) == 0 && r.UnverifiedPending == 0:
+		text = fmt.Sprintf("Everyone who has “%s” has confirmed it.", title)
 	}
+	if note := reachNote(r); note != "" {
+		text += "\n" + note + ". Delivered and read are as relays report them."
+	}
+	intro := widget.NewLabel(text)
+	intro.Wrapping = fyne.TextWrapWord
 	pending := r.Pending
+	partial := pendingPartial(r)
 	list := widget.NewList(
 		func() int { return len(pending) },
 		func() fyne.CanvasObject {
@@ -260,7 +298,7 @@ func (u *UI) showPending(title string, r app.Reach) {
 			key.SetText(pending[i].Key)
 		},
 	)
-	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(title, pending) })
+	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(title, pending, partial) })
 	if len(pending) == 0 {
 		export.Disable()
 	}
@@ -280,13 +318,16 @@ func readerName(r app.Reader) string {
 }
 
 // pendingCSV is the pending list as CSV: a header line "name,key", then a
-// line per reader.
-func pendingCSV(pending []app.Reader) []byte {
+// line per reader; a partial list ends with a line that says so.
+func pendingCSV(pending []app.Reader, partial bool) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write([]string{"name", "key"}) // a bytes.Buffer does not fail
 	for _, p := range pending {
 		_ = w.Write([]string{p.Name, p.Key})
+	}
+	if partial {
+		_ = w.Write([]string{fmt.Sprintf("(partial list: the network lists at most %d readers)", maxPendingListed), ""})
 	}
 	w.Flush()
 	return b.Bytes()
@@ -294,8 +335,8 @@ func pendingCSV(pending []app.Reader) []byte {
 
 // exportPending asks where to save the pending list and writes it there,
 // off the UI thread.
-func (u *UI) exportPending(title string, pending []app.Reader) {
-	data := pendingCSV(pending)
+func (u *UI) exportPending(title string, pending []app.Reader, partial bool) {
+	data := pendingCSV(pending, partial)
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
 			u.reportError("The list could not be saved", err)

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -133,7 +134,43 @@ func TestMyPostsPendingList(t *testing.T) {
 		t.Error("no Export CSV… button")
 	}
 	want := "name,key\nAda Lovelace,ed25519:AAAA\n,ed25519:BBBB\n\"Bo \"\"Boss\"\", Jr.\",ed25519:CCCC\n"
-	if got := string(pendingCSV(pending)); got != want {
+	if got := string(pendingCSV(pending, false)); got != want {
 		t.Errorf("CSV:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Issue 32 C: the publisher sees the confirmations that verified, with
+// the relays' count beside them as reported, and what older versions
+// listed as not verified. Issue 26: a list as long as the network lists
+// says it is partial, on its button, in its dialog and in its CSV.
+func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
+	b := newFake()
+	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := make([]app.Reader, maxPendingListed)
+	for i := range pending {
+		pending[i] = app.Reader{Name: fmt.Sprintf("Reader %03d", i), Key: fmt.Sprintf("ed25519:%03d", i)}
+	}
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 5, Delivered: 1005, Read: 1002, Acknowledged: 2, ReportedAcknowledged: 1002,
+		UnverifiedPending: 1, Pending: pending})
+	h := newHarness(t, b)
+	h.win.Resize(fyne.NewSize(1200, 760))
+	showMyPosts(h)
+
+	if got := drawn(postPicture(t, h, "New travel policy")); !strings.Contains(got, "Confirmed 2 ") {
+		t.Errorf("the picture shows %s, want the 2 verified confirmations", got)
+	}
+	const label = "Not confirmed (256+)…"
+	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == label }))
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, "At least 256 readers") || !hasLabel(top, "relays report 1002") ||
+		!hasLabel(top, "0 confirmed and 1 pending by older versions, not verified") {
+		t.Fatalf("the pending dialog says %q", labels(top))
+	}
+	csv := string(pendingCSV(pending, true))
+	if !strings.HasSuffix(csv, "\n(partial list: the network lists at most 256 readers),\n") {
+		t.Errorf("the CSV of a partial list ends %q", csv[len(csv)-80:])
 	}
 }
