@@ -68,6 +68,17 @@ type Reach struct {
 	// who have it and have not (at most newsnet.MaxReachIdentities).
 	MustRead bool
 	Pending  []Reader
+	// Offline: readers once pending who are listed no more and have not
+	// confirmed as far as the publisher knows: their computers are not in
+	// the network now (or a confirmation of theirs did not verify), each
+	// with when it was last reported. Most recently seen first.
+	Offline []OfflineReader
+}
+
+// OfflineReader is a pending reader whose computer is offline.
+type OfflineReader struct {
+	Reader
+	LastSeen time.Time
 }
 
 // Reader is a reader in a pending list: the display name they set and
@@ -98,6 +109,9 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 		for _, p := range r.Pending {
 			v.Pending = append(v.Pending, Reader(p))
 		}
+		for _, o := range r.Offline {
+			v.Offline = append(v.Offline, OfflineReader{Reader: Reader(o.Reader), LastSeen: o.LastSeen})
+		}
 	}
 	return v, nil
 }
@@ -121,6 +135,9 @@ func (a *App) storeReach(us []reachReport) {
 			continue // superseded, or the network's own business
 		}
 		r := a.reachRecord(u.ReachUpdated, u.at)
+		if prev, ok, err := a.store.Reach(uuid.UUID(u.ID)); err == nil && ok {
+			r.Offline = offlineReaders(prev, r, a.acknowledgedKeys(u.ReachUpdated))
+		}
 		if err := a.store.SetReach(uuid.UUID(u.ID), r); err != nil {
 			a.log.Warn("storing the reach of a publication failed", "id", uuid.UUID(u.ID), "err", err)
 			continue
@@ -193,6 +210,57 @@ func (a *App) reachRecord(u newsnet.ReachUpdated, at time.Time) storage.Reach {
 	slices.SortFunc(r.Pending, func(x, y storage.Reader) int { return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key)) })
 	return r
 }
+
+// acknowledgedKeys returns the keys whose confirmations in u verify
+// (verdicts cached: reachRecord just checked them).
+func (a *App) acknowledgedKeys(u newsnet.ReachUpdated) map[string]bool {
+	sn := a.Network()
+	out := map[string]bool{}
+	for _, p := range u.Acks {
+		if v := a.blobs.verify(sn, u.ID, p, true); v.err == nil {
+			out[v.reader.KeyString()] = true
+		}
+	}
+	return out
+}
+
+// offlineReaders is who was pending in prev (or offline then) and is
+// neither listed nor acknowledged in r (issue 26): their servants are not
+// in the tree now, so the network counts them no more, yet as far as the
+// publisher knows they have not confirmed. Each keeps when it was last
+// reported. When r's list is full (partial) a reader missing from it may
+// merely not fit: nobody new is taken as offline then. The most recently
+// seen maxOffline are kept.
+func offlineReaders(prev, r storage.Reach, acked map[string]bool) []storage.OfflineReader {
+	listed := map[string]bool{}
+	for _, p := range r.Pending {
+		listed[p.Key] = true
+	}
+	seen := map[string]bool{}
+	var out []storage.OfflineReader
+	add := func(o storage.OfflineReader) {
+		if listed[o.Key] || acked[o.Key] || seen[o.Key] {
+			return
+		}
+		seen[o.Key] = true
+		out = append(out, o)
+	}
+	for _, o := range prev.Offline {
+		add(o)
+	}
+	if len(r.Pending) < newsnet.MaxReachIdentities {
+		for _, p := range prev.Pending {
+			add(storage.OfflineReader{Reader: p, LastSeen: prev.At})
+		}
+	}
+	slices.SortFunc(out, func(x, y storage.OfflineReader) int {
+		return cmp.Or(y.LastSeen.Compare(x.LastSeen), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key))
+	})
+	return out[:min(len(out), maxOffline)]
+}
+
+// maxOffline bounds the offline readers kept per item (storage's bound).
+const maxOffline = newsnet.MaxReachIdentities
 
 // tellRead tells the running servant that the reader read the items ids
 // (someone else's: the publisher is not its own reader). Without a

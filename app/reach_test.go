@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,21 @@ func reachString(r Reach) string {
 		}
 	}
 	return s
+}
+
+// offlineNames lists the offline readers of id at a, by name, sorted;
+// each must have a last-seen time.
+func offlineNames(a *App, id uuid.UUID) string {
+	r, _ := a.Reach(id)
+	var names []string
+	for _, o := range r.Offline {
+		if o.LastSeen.IsZero() {
+			return "no last-seen time for " + o.Name
+		}
+		names = append(names, o.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, " ")
 }
 
 // certify gives a the membership certificate the test network's admin
@@ -119,8 +135,17 @@ func TestReachOfMustReadPost(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitReach(t, a, id, "subscribers 3 delivered 3 read 3 acknowledged 1 pending Bo")
+		// Issue 26: she is still shown, as not confirmed, with when she
+		// was last reported; so is Eve, listed no more since her servant
+		// carried a confirmation that did not verify.
+		if got := offlineNames(a, id); got != "Di Eve" {
+			t.Errorf("offline %s, want Di and Eve with a last-seen time", got)
+		}
 		readers["Di"] = sn.open(t, Options{DataDir: dirs["Di"], Start: true})
 		waitReach(t, a, id, "subscribers 4 delivered 4 read 3 acknowledged 1 pending Bo Di")
+		if got := offlineNames(a, id); got != "Eve" {
+			t.Errorf("offline %s after Di came back, want Eve", got)
+		}
 		if _, err := readers["Di"].Acknowledge(id); err != nil {
 			t.Fatal(err)
 		}

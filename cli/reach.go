@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"newsdesk/app"
 )
@@ -12,7 +13,8 @@ import (
 //
 //	GET /v1/reach?id=<uuid> → {"subscribers":N,"delivered":N,"read":N,"acknowledged":N,
 //	                          "reportedAcknowledged":N,"unverifiedAcknowledged":N,"unverifiedPending":N
-//	                          [,"pending":[{"name":"…","key":"ed25519:…"}]]}
+//	                          [,"pending":[{"name":"…","key":"ed25519:…"}]]
+//	                          [,"offline":[{"name":"…","key":"ed25519:…","lastSeen":"RFC 3339"}]]}
 //
 // "pending" is there for must-read posts only (possibly empty): the readers
 // who have the post and have not confirmed it, each proven a member.
@@ -39,6 +41,16 @@ type reachResponse struct {
 	// pointer, so that an empty list of a must-read post is [], not left
 	// out.
 	Pending *[]pendingReader `json:"pending,omitempty"`
+	// Offline: readers once pending whose computers are not in the
+	// network now, not confirmed (issue 26); left out when none.
+	Offline []offlineReader `json:"offline,omitempty"`
+}
+
+// offlineReader is a pending reader whose computer is offline.
+type offlineReader struct {
+	Name     string    `json:"name"`
+	Key      string    `json:"key"`
+	LastSeen time.Time `json:"lastSeen"`
 }
 
 // pendingReader is one reader who has not confirmed a must-read post.
@@ -70,6 +82,9 @@ func (c *control) reach(w http.ResponseWriter, r *http.Request) {
 			pending = append(pending, pendingReader(p))
 		}
 		resp.Pending = &pending
+		for _, o := range rc.Offline {
+			resp.Offline = append(resp.Offline, offlineReader{Name: o.Name, Key: o.Key, LastSeen: o.LastSeen.UTC()})
+		}
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

@@ -95,12 +95,23 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 		t.Fatalf("publish: %d %s", code, out)
 	}
 	id := res.ID
-	waitReach := func(what, want string) {
+	// waitReach waits for the reach want, and for the offline readers
+	// offline (issue 26: readers once pending whose servants are away).
+	waitReach := func(what, want string, offline ...string) {
 		t.Helper()
 		waitForUpTo(t, 60*time.Second, what, func() error {
-			code, _, out := reachOf(t, p, id)
-			if got := string(out); code != http.StatusOK || got != want+"\n" && got != want {
-				return fmt.Errorf("%d %s\nwant %s", code, out, want)
+			code, r, out := reachOf(t, p, id)
+			var keys []string
+			for _, o := range r.Offline {
+				if o.LastSeen.IsZero() {
+					return fmt.Errorf("offline %s without a last-seen time", o.Key)
+				}
+				keys = append(keys, o.Key)
+			}
+			r.Offline = nil
+			got, _ := json.Marshal(r)
+			if code != http.StatusOK || string(got) != want || !slices.Equal(keys, offline) {
+				return fmt.Errorf("%d %s\nwant %s, offline %v", code, out, want, offline)
 			}
 			return nil
 		})
@@ -131,7 +142,7 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 	const late = 5
 	rs[late].Stop()
 	stillPending := slices.DeleteFunc(pendingBut(ackers...), func(k string) bool { return k == keys[late] })
-	waitReach("reader 5 away", wantReach(readers-1, readers-1, len(ackers), len(ackers), stillPending))
+	waitReach("reader 5 away", wantReach(readers-1, readers-1, len(ackers), len(ackers), stillPending), keys[late])
 	rs[late] = startServeIn(t, rs[late].Data, "--seeds", p.ID, "--subscribe", "hr")
 	waitReach("reader 5 back", wantReach(readers, readers, len(ackers), len(ackers), pendingBut(ackers...)))
 	if code, out := rs[late].Call(t, "POST", "/v1/ack", `{"id":"`+id+`"}`); code != http.StatusNoContent {

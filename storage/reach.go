@@ -21,6 +21,8 @@ import (
 //	reportedAcknowledged, unverifiedAcknowledged, unverifiedPending
 //	              uvarints (version 2 only)
 //	pending       uvarint n, then n × (uvarint len, name; uvarint len, key)
+//	offline       (version 2 only) uvarint n, then n × (uvarint len, name;
+//	              uvarint len, key; 8 bytes big-endian Unix nanoseconds last seen)
 //
 // A version-1 entry was written before acknowledgements were verified
 // against the network's members (issue 32): its acknowledged count is
@@ -49,6 +51,16 @@ type Reach struct {
 	// membership; not in Pending.
 	UnverifiedPending uint64
 	Pending           []Reader // must-read items: who has it and has not confirmed, verified
+	// Offline: readers once listed as pending whose servants are not in
+	// the tree now, with when they were last reported; not confirmed as
+	// far as the publisher knows.
+	Offline []OfflineReader
+}
+
+// OfflineReader is a pending reader last reported at LastSeen.
+type OfflineReader struct {
+	Reader
+	LastSeen time.Time
 }
 
 // Reader is one entry of a pending list: a display name and a public key
@@ -61,8 +73,8 @@ type Reader struct {
 // An item that is not stored is ErrNotFound: its report has nothing to
 // belong to.
 func (s *Store) SetReach(id uuid.UUID, r Reach) error {
-	if len(r.Pending) > maxReachPending {
-		return fmt.Errorf("storage: reach of %s: %d pending readers, at most %d", id, len(r.Pending), maxReachPending)
+	if len(r.Pending) > maxReachPending || len(r.Offline) > maxReachPending {
+		return fmt.Errorf("storage: reach of %s: %d pending and %d offline readers, at most %d each", id, len(r.Pending), len(r.Offline), maxReachPending)
 	}
 	v := encodeReach(r)
 	return s.update("set reach", func(tx *bbolt.Tx, _ *txChanges) error {
@@ -103,6 +115,14 @@ func encodeReach(r Reach) []byte {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Offline)))
+	for _, p := range r.Offline {
+		for _, s := range []string{p.Name, p.Key} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+		b = binary.BigEndian.AppendUint64(b, uint64(p.LastSeen.UnixNano()))
 	}
 	return b
 }
@@ -162,6 +182,22 @@ func decodeReach(k, v []byte) (Reach, error) {
 			return bad("malformed pending reader")
 		}
 		r.Pending = append(r.Pending, Reader{Name: name, Key: key})
+	}
+	if v[0] == reachVersion {
+		n, ok := next()
+		if !ok || n > maxReachPending {
+			return bad("malformed offline list")
+		}
+		for range n {
+			name, ok1 := str()
+			key, ok2 := str()
+			if !ok1 || !ok2 || len(rest) < 8 {
+				return bad("malformed offline reader")
+			}
+			seen := time.Unix(0, int64(binary.BigEndian.Uint64(rest)))
+			rest = rest[8:]
+			r.Offline = append(r.Offline, OfflineReader{Reader: Reader{Name: name, Key: key}, LastSeen: seen})
+		}
 	}
 	if len(rest) != 0 {
 		return bad("trailing bytes")

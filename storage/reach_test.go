@@ -27,6 +27,7 @@ func TestReach(t *testing.T) {
 	first := storage.Reach{At: time.Unix(100, 5), Subscribers: 30, Delivered: 29, Read: 3}
 	latest := storage.Reach{At: time.Unix(200, 7), Subscribers: 30, Delivered: 30, Read: 12, Acknowledged: 10,
 		ReportedAcknowledged: 1002, UnverifiedAcknowledged: 3, UnverifiedPending: 4,
+		Offline: []storage.OfflineReader{{Reader: storage.Reader{Name: "Cy", Key: "ed25519:CCC"}, LastSeen: time.Unix(150, 0)}},
 		Pending: []storage.Reader{{Name: "Ada", Key: "ed25519:AAA"}, {Name: "", Key: "ed25519:BBB"}}}
 	must(t, f.s.SetReach(id, first))
 	must(t, f.s.SetReach(id, latest))
