@@ -28,10 +28,10 @@ import (
 // never as verified. It asks for a certificate when it joins, and on
 // start when it has none (certifyLoop).
 
-// Settings keys of the membership certificate and of the admin's servant
-// that issued it (or the invitation named): asked again when the
-// certificate no longer verifies.
-// MemberCertSetting is exported for tests that prepare a data directory.
+// Settings keys of the membership certificate (trust.MemberCert text) and
+// of the admin's servant that issued it, asked again when the certificate
+// no longer verifies. MemberCertSetting is exported for tests and tools
+// that prepare a data directory.
 const (
 	MemberCertSetting = "membership-certificate"
 	keyMemberCert     = MemberCertSetting
