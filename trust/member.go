@@ -62,12 +62,11 @@ const (
 	reachBlobMarker     = 0
 	reachBlobFormat2    = 2
 	reachBlob2Head      = 2 + ed25519.PublicKeySize + ed25519.SignatureSize + 1
-	legacyBlobVersion   = reachBlobVersion
-	maxReachName2Bytes  = MaxReachBlob - reachBlob2Head - MemberCertSize
 )
 
-// MaxReachName2 bounds the display name in a format-2 blob.
-const MaxReachName2 = maxReachName2Bytes
+// MaxReachName2 bounds the display name in a format-2 blob: what is left
+// of MaxReachBlob with a certificate (77 bytes).
+const MaxReachName2 = MaxReachBlob - reachBlob2Head - MemberCertSize
 
 // Errors of VerifyReachBlob besides ErrBadReachBlob, errors.Is targets.
 var (
@@ -216,7 +215,7 @@ func SignReachBlob(id *Identity, network uuid.UUID, cert *MemberCert, item [16]b
 // parses and, for a confirmation, its signature verifies); one that does
 // not verify is ErrBadReachBlob; a key not admitted is ErrNotAdmitted.
 func (n *Network) VerifyReachBlob(item [16]byte, b []byte, ack bool) (Reader, error) {
-	if len(b) > 0 && b[0] == legacyBlobVersion {
+	if len(b) > 0 && b[0] == reachBlobVersion {
 		var r Reader
 		var err error
 		if ack {

@@ -2,6 +2,7 @@ package trust
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,10 @@ func TestReachBlobsProveMembership(t *testing.T) {
 		if _, err := n.VerifyReachBlob(item, tampered, ack); !errors.Is(err, ErrBadReachBlob) {
 			t.Errorf("ack %v: renamed: %v", ack, err)
 		}
+	}
+	long := SignReachBlob(member, n.ID, cert, item, strings.Repeat("é", 200), true)
+	if r, err := n.VerifyReachBlob(item, long, true); err != nil || len(long) > MaxReachBlob || len(r.Name) > MaxReachName2 || MaxReachName2 != 77 {
+		t.Errorf("a long name: %d bytes, name of %d: %v", len(long), len(r.Name), err)
 	}
 	if _, err := n.VerifyReachBlob(item, SignAck(member, item, "Bo"), true); !errors.Is(err, ErrLegacyReachBlob) {
 		t.Errorf("version-1 confirmation: %v", err)
