@@ -212,6 +212,10 @@ type App struct {
 	archive   *storeArchive
 	identity  *trust.Identity // the installation's key pair
 	acks      ackHooks        // who hears of acknowledgements (ack.go)
+	// cert is the installation's membership certificate, nil when it
+	// holds none (reachtrust.go); blobs checks reach blobs once each.
+	cert  atomic.Pointer[trust.MemberCert]
+	blobs *blobVerifier
 
 	// net does the network's own business: the definition held and how it
 	// changes, retractions (package network; App is its Host, host.go).
@@ -328,6 +332,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	a.pub = newPublisher(a)
 	a.sched = newScheduler(a)
 	a.OnAcknowledge(a.reportAck)
+	a.blobs = newBlobVerifier()
 	if err := a.init(ctx); err != nil {
 		a.pub.close()
 		a.persist.close()
@@ -335,8 +340,11 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		st.Close()
 		return nil, damagedStore(opts.DataDir, err)
 	}
+	a.loadMemberCert()
 	a.bg.Add(1)
 	go a.monitor()
+	a.bg.Add(1)
+	go a.certifyLoop()
 	if opts.Start {
 		if err := a.Start(); err != nil {
 			a.Close()
@@ -627,6 +635,9 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	proto.LeafCapacity = a.Network().LeafCapacity
 	proto.Verify = a.net.Verify
+	// Identity and confirmation blobs of must-read items are checked at
+	// the first servant they reach (reachtrust.go).
+	proto.VerifyReachBlob = a.verifyReachBlob
 	// A signature that does not match what it signs is a tampered item:
 	// every servant verifies before it passes an item on, so the one that
 	// sent it made it. The other reasons can come of definitions not yet

@@ -57,6 +57,11 @@ func TestJoinByInvitation(t *testing.T) {
 	// The admin's list of invitations follows the redemption as it
 	// happens, without being asked again.
 	waitEvent(t, admin, "InvitationsChanged on the admin's side", func(e Event) bool { return e.Kind == InvitationsChanged })
+	// Issue 32 C: the joiner holds the certificate the admin's servant
+	// signed for its key, so its confirmations count as verified.
+	if c := joiner.memberCert(); c == nil || !c.Key.Equal(joiner.identity.Public) {
+		t.Fatalf("the joiner holds no membership certificate: %+v", c)
+	}
 	waitFor(t, "the joiner attached to the admin's servant", func() error {
 		if st := joiner.ServantStatus(); !st.Connected || st.Up != admin.currentNode().Addr() {
 			return fmt.Errorf("joiner status %+v", st.Status)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -18,9 +19,10 @@ import (
 // Reach reports (issue 15; the overlay's side is newsnet/reach.go). The
 // application tells its servant what the reader did with the items stored
 // here: opened or marked read (ReadItem), holds a must-read one (MustReadItem,
-// with the reader's identity: installation key and display name,
-// trust.ReaderIdentity), confirmed it (AcknowledgeItem, with a proof signed
-// by the installation key, trust.SignAck). The store is the record of all
+// with the reader's identity: installation key and display name, signed
+// for the item with the membership certificate, trust.SignReachBlob, or
+// trust.ReaderIdentity without one), confirmed it (AcknowledgeItem, with
+// a signed proof of the same kind: reachtrust.go). The store is the record of all
 // three (read state, must-read items, acknowledgements): a servant that is
 // not running is told nothing, and every start passes the recent items'
 // marks back in Config.Reach (ownReach), so nothing is lost across restarts;
@@ -34,10 +36,13 @@ import (
 // across its own restarts. So a reader who goes offline drops out of the
 // counts and the pending list until its servant is back and reports again;
 // what was reported before the publisher restarted is shown until the
-// network reports anew. Acknowledgements are verified here: a proof that
-// does not verify for the item (forged by a servant on the way, or
-// damaged) is not counted, and its reader is neither acknowledged nor
-// pending.
+// network reports anew. Acknowledgements and pending readers are verified
+// (reachtrust.go, issue 32): acknowledged counts the distinct readers
+// whose confirmation is signed by a key admitted to the network for this
+// item, pending lists such readers' signed identities, one per key; the
+// relays' own count of confirmations is kept beside it as reported, and
+// blobs of older releases, which prove no membership, are counted as
+// unverified.
 //
 // Only the publisher learns an item's totals (they travel to it alone),
 // so Reach answers for this installation's own publications; admins see
@@ -50,13 +55,30 @@ type Reach struct {
 	// Subscribers: servants subscribed to its category now; for an item
 	// with an audience, those of them inside it that have it. Delivered:
 	// servants that stored it. Read: readers who opened it (or marked it
-	// read). Acknowledged: readers who confirmed a must-read item, with a
-	// verified signature.
+	// read). All three as the relays reported them: a relay can misreport
+	// its subtree's. Acknowledged: distinct readers who confirmed a
+	// must-read item, verified (signed by a key admitted to the network).
 	Subscribers, Delivered, Read, Acknowledged uint64
+	// ReportedAcknowledged: the relays' count of confirmations.
+	// UnverifiedAcknowledged and UnverifiedPending: readers listed who
+	// prove no membership (older releases, or no certificate yet); they
+	// are not in Acknowledged or Pending.
+	ReportedAcknowledged, UnverifiedAcknowledged, UnverifiedPending uint64
 	// MustRead: the item asks readers to confirm it; Pending lists those
 	// who have it and have not (at most newsnet.MaxReachIdentities).
 	MustRead bool
 	Pending  []Reader
+	// Offline: readers once pending who are listed no more and have not
+	// confirmed as far as the publisher knows: their computers are not in
+	// the network now (or a confirmation of theirs did not verify), each
+	// with when it was last reported. Most recently seen first.
+	Offline []OfflineReader
+}
+
+// OfflineReader is a pending reader whose computer is offline.
+type OfflineReader struct {
+	Reader
+	LastSeen time.Time
 }
 
 // Reader is a reader in a pending list: the display name they set and
@@ -80,11 +102,15 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 		return Reach{}, err
 	}
 	v := Reach{At: r.At, Subscribers: r.Subscribers, Delivered: r.Delivered, Read: r.Read, Acknowledged: r.Acknowledged,
-		MustRead: e.Item.MustRead}
+		ReportedAcknowledged: r.ReportedAcknowledged, UnverifiedAcknowledged: r.UnverifiedAcknowledged,
+		UnverifiedPending: r.UnverifiedPending, MustRead: e.Item.MustRead}
 	if v.MustRead {
 		v.Pending = make([]Reader, 0, len(r.Pending))
 		for _, p := range r.Pending {
 			v.Pending = append(v.Pending, Reader(p))
+		}
+		for _, o := range r.Offline {
+			v.Offline = append(v.Offline, OfflineReader{Reader: Reader(o.Reader), LastSeen: o.LastSeen})
 		}
 	}
 	return v, nil
@@ -109,6 +135,9 @@ func (a *App) storeReach(us []reachReport) {
 			continue // superseded, or the network's own business
 		}
 		r := a.reachRecord(u.ReachUpdated, u.at)
+		if prev, ok, err := a.store.Reach(uuid.UUID(u.ID)); err == nil && ok {
+			r.Offline = offlineReaders(prev, r, a.acknowledgedKeys(u.ReachUpdated))
+		}
 		if err := a.store.SetReach(uuid.UUID(u.ID), r); err != nil {
 			a.log.Warn("storing the reach of a publication failed", "id", uuid.UUID(u.ID), "err", err)
 			continue
@@ -126,51 +155,112 @@ type reachReport struct {
 	at time.Time
 }
 
-// reachRecord turns the servant's totals into what is stored: the
-// acknowledgements verified (one that does not verify is not counted),
-// the pending identities decoded, sorted by name.
+// reachRecord turns the servant's totals into what is stored (issue 32):
+// acknowledged is the number of distinct readers whose confirmation
+// verifies, signed by a key admitted to the network (reachtrust.go), the
+// relays' own count kept beside it as reported; pending are the verified
+// identities, one per key, less the readers who confirmed, sorted by
+// name. Blobs of older releases (version 1) prove no membership: they
+// are counted as unverified, never named or counted as verified.
 func (a *App) reachRecord(u newsnet.ReachUpdated, at time.Time) storage.Reach {
-	r := storage.Reach{At: at, Subscribers: u.Subscribers, Delivered: u.Delivered, Read: u.Read}
-	bad := uint64(0)
-	acked := map[string]bool{}
+	r := storage.Reach{At: at, Subscribers: u.Subscribers, Delivered: u.Delivered, Read: u.Read,
+		ReportedAcknowledged: u.Acknowledged}
+	sn := a.Network()
+	bad := 0
+	acked, legacyAcked := map[string]bool{}, map[string]bool{}
 	for _, p := range u.Acks {
-		rd, err := trust.VerifyAck(p, u.ID)
-		if err != nil {
+		v := a.blobs.verify(sn, u.ID, p, true)
+		switch {
+		case v.err == nil:
+			acked[v.reader.KeyString()] = true
+		case errors.Is(v.err, trust.ErrLegacyReachBlob):
+			legacyAcked[v.reader.KeyString()] = true
+		default:
 			bad++
-			continue
 		}
-		acked[rd.KeyString()] = true
+	}
+	r.Acknowledged = uint64(len(acked))
+	for k := range legacyAcked {
+		if !acked[k] {
+			r.UnverifiedAcknowledged++
+		}
+	}
+	listed, legacyListed := map[string]bool{}, map[string]bool{}
+	for _, b := range u.Pending {
+		v := a.blobs.verify(sn, u.ID, b, false)
+		k := v.reader.KeyString()
+		switch {
+		case v.err == nil:
+			if !acked[k] && !listed[k] && len(r.Pending) < newsnet.MaxReachIdentities {
+				listed[k] = true
+				r.Pending = append(r.Pending, storage.Reader{Name: v.reader.Name, Key: k})
+			}
+		case errors.Is(v.err, trust.ErrLegacyReachBlob):
+			if !acked[k] && !legacyAcked[k] && !legacyListed[k] {
+				legacyListed[k] = true
+				r.UnverifiedPending++
+			}
+		default:
+			bad++
+		}
 	}
 	if bad > 0 {
-		a.log.Warn("acknowledgements that do not verify are not counted", "id", uuid.UUID(u.ID), "bad", bad)
-	}
-	r.Acknowledged = u.Acknowledged - min(bad, u.Acknowledged)
-	for _, b := range u.Pending {
-		rd, err := trust.ParseReaderIdentity(b)
-		if err != nil {
-			a.log.Warn("a pending reader's identity does not parse", "id", uuid.UUID(u.ID), "err", err)
-			continue
-		}
-		if !acked[rd.KeyString()] {
-			r.Pending = append(r.Pending, storage.Reader{Name: rd.Name, Key: rd.KeyString()})
-		}
+		a.log.Warn("reach entries that do not verify are not counted", "id", uuid.UUID(u.ID), "bad", bad)
 	}
 	slices.SortFunc(r.Pending, func(x, y storage.Reader) int { return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key)) })
 	return r
 }
 
-// readerIdentity is the identity blob this installation's reader is listed
-// under in a must-read item's pending list.
-func (a *App) readerIdentity() []byte {
-	return trust.ReaderIdentity(a.identity, a.settings().DisplayName)
+// acknowledgedKeys returns the keys whose confirmations in u verify
+// (verdicts cached: reachRecord just checked them).
+func (a *App) acknowledgedKeys(u newsnet.ReachUpdated) map[string]bool {
+	sn := a.Network()
+	out := map[string]bool{}
+	for _, p := range u.Acks {
+		if v := a.blobs.verify(sn, u.ID, p, true); v.err == nil {
+			out[v.reader.KeyString()] = true
+		}
+	}
+	return out
 }
 
-// ackProof is the signed confirmation of must-read item id by this
-// installation's reader. Ed25519 signatures are deterministic, so the
-// proof made again after a restart is the same.
-func (a *App) ackProof(id uuid.UUID) []byte {
-	return trust.SignAck(a.identity, id, a.settings().DisplayName)
+// offlineReaders is who was pending in prev (or offline then) and is
+// neither listed nor acknowledged in r (issue 26): their servants are not
+// in the tree now, so the network counts them no more, yet as far as the
+// publisher knows they have not confirmed. Each keeps when it was last
+// reported. When r's list is full (partial) a reader missing from it may
+// merely not fit: nobody new is taken as offline then. The most recently
+// seen maxOffline are kept.
+func offlineReaders(prev, r storage.Reach, acked map[string]bool) []storage.OfflineReader {
+	listed := map[string]bool{}
+	for _, p := range r.Pending {
+		listed[p.Key] = true
+	}
+	seen := map[string]bool{}
+	var out []storage.OfflineReader
+	add := func(o storage.OfflineReader) {
+		if listed[o.Key] || acked[o.Key] || seen[o.Key] {
+			return
+		}
+		seen[o.Key] = true
+		out = append(out, o)
+	}
+	for _, o := range prev.Offline {
+		add(o)
+	}
+	if len(r.Pending) < newsnet.MaxReachIdentities {
+		for _, p := range prev.Pending {
+			add(storage.OfflineReader{Reader: p, LastSeen: prev.At})
+		}
+	}
+	slices.SortFunc(out, func(x, y storage.OfflineReader) int {
+		return cmp.Or(y.LastSeen.Compare(x.LastSeen), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key))
+	})
+	return out[:min(len(out), maxOffline)]
 }
+
+// maxOffline bounds the offline readers kept per item (storage's bound).
+const maxOffline = newsnet.MaxReachIdentities
 
 // tellRead tells the running servant that the reader read the items ids
 // (someone else's: the publisher is not its own reader). Without a
@@ -227,9 +317,8 @@ func (a *App) tellStored(mustRead []*news.Item) {
 	if n == nil {
 		return
 	}
-	identity := a.readerIdentity()
 	for _, it := range mustRead {
-		if err := n.MustRead(it.ID, it.Source.String(), identity); err != nil {
+		if err := n.MustRead(it.ID, it.Source.String(), a.reachBlob(it.ID, false)); err != nil {
 			return
 		}
 	}
@@ -239,7 +328,7 @@ func (a *App) tellStored(mustRead []*news.Item) {
 // confirmation to the publisher.
 func (a *App) reportAck(ack Acknowledgement) {
 	if n := a.currentNode(); n != nil {
-		if err := n.Acknowledge(ack.ItemID, ack.Source.String(), a.ackProof(ack.ItemID)); err != nil {
+		if err := n.Acknowledge(ack.ItemID, ack.Source.String(), a.reachBlob(ack.ItemID, true)); err != nil {
 			a.log.Debug("the servant stopped before it heard of an acknowledgement; the next start tells it", "id", ack.ItemID)
 		}
 	}
@@ -257,7 +346,6 @@ func (a *App) ownReach() ([]newsnet.OwnReach, error) {
 	if err != nil {
 		return nil, err
 	}
-	var identity []byte
 	out := make([]newsnet.OwnReach, 0, len(entries))
 	for _, e := range entries {
 		it := e.Item
@@ -266,12 +354,9 @@ func (a *App) ownReach() ([]newsnet.OwnReach, error) {
 		}
 		o := newsnet.OwnReach{ID: it.ID, Source: it.Source.String(), Category: it.Category, Audience: it.Audience, Read: e.Read}
 		if it.MustRead && !a.opts.Archive {
-			if identity == nil {
-				identity = a.readerIdentity()
-			}
-			o.Identity = identity
+			o.Identity = a.reachBlob(it.ID, false)
 			if !e.Acknowledged.IsZero() {
-				o.Proof = a.ackProof(it.ID)
+				o.Proof = a.reachBlob(it.ID, true)
 			}
 		}
 		out = append(out, o)

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
+	"newsdesk/app/apptest"
 	"newsdesk/trust"
 )
 
@@ -21,6 +24,31 @@ func reachString(r Reach) string {
 		}
 	}
 	return s
+}
+
+// offlineNames lists the offline readers of id at a, by name, sorted;
+// each must have a last-seen time.
+func offlineNames(a *App, id uuid.UUID) string {
+	r, _ := a.Reach(id)
+	var names []string
+	for _, o := range r.Offline {
+		if o.LastSeen.IsZero() {
+			return "no last-seen time for " + o.Name
+		}
+		names = append(names, o.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, " ")
+}
+
+// certify gives a the membership certificate the test network's admin
+// signs, as its servant would on a certify request.
+func certify(t *testing.T, a *App) {
+	t.Helper()
+	c := apptest.NetworkAdmin(t).SignMemberCert(a.Network().ID, a.identity.Public, time.Now())
+	if err := a.adoptMemberCert(c, ""); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitReach waits until a's reach of id shows as want.
@@ -57,6 +85,7 @@ func TestReachOfMustReadPost(t *testing.T) {
 			if err := r.SaveSettings(Settings{DisplayName: name, Listen: "127.0.0.1:0"}); err != nil {
 				t.Fatal(err)
 			}
+			certify(t, r)
 			readers[name] = r
 		}
 		waitFor(t, "the readers' subscriptions at the publisher", func() error {
@@ -89,6 +118,9 @@ func TestReachOfMustReadPost(t *testing.T) {
 		}
 		waitReach(t, a, id, "subscribers 4 delivered 4 read 3 acknowledged 1 pending Bo Di")
 		r, _ := a.Reach(id)
+		if r.ReportedAcknowledged > 2 {
+			t.Errorf("reported acknowledged %d", r.ReportedAcknowledged)
+		}
 		if i := slices.IndexFunc(r.Pending, func(p Reader) bool { return p.Name == "Di" }); i < 0 ||
 			r.Pending[i].Key != trust.PublicKeyString(readers["Di"].identity.Public) {
 			t.Errorf("pending %+v: want Di under her installation key", r.Pending)
@@ -103,8 +135,17 @@ func TestReachOfMustReadPost(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitReach(t, a, id, "subscribers 3 delivered 3 read 3 acknowledged 1 pending Bo")
+		// Issue 26: she is still shown, as not confirmed, with when she
+		// was last reported; so is Eve, listed no more since her servant
+		// carried a confirmation that did not verify.
+		if got := offlineNames(a, id); got != "Di Eve" {
+			t.Errorf("offline %s, want Di and Eve with a last-seen time", got)
+		}
 		readers["Di"] = sn.open(t, Options{DataDir: dirs["Di"], Start: true})
 		waitReach(t, a, id, "subscribers 4 delivered 4 read 3 acknowledged 1 pending Bo Di")
+		if got := offlineNames(a, id); got != "Eve" {
+			t.Errorf("offline %s after Di came back, want Eve", got)
+		}
 		if _, err := readers["Di"].Acknowledge(id); err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ package cli
 //	                         429 {"error":"rateLimited","detail"} with Retry-After beyond the network's
 //	                         publishing limits, 413 {"error":"tooLarge","detail"} beyond the category's byte cap
 //	POST /v1/ack             {"id"} → 204: the reader confirms a must-read item (ack.go)
-//	GET  /v1/reach?id=       {"subscribers","delivered","read","acknowledged"[,"pending"]}: reach of an own post (reach.go)
+//	GET  /v1/reach?id=       {"subscribers","delivered","read","acknowledged","reportedAcknowledged",…[,"pending"]}: reach of an own post (reach.go)
 //	POST /v1/retract         {"id","reason"} → {"retracted"}; 403 {"error":reason} if not allowed
 //	GET  /v1/items?category= items of a category (and below it), oldest first
 //	PUT  /v1/subscriptions   ["it","hr"] → 204; GET returns the current list

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"newsdesk/app"
 )
@@ -10,11 +11,16 @@ import (
 // reachPath reports the reach of one of this installation's posts (reach
 // reports, issue 15; app/reach.go):
 //
-//	GET /v1/reach?id=<uuid> → {"subscribers":N,"delivered":N,"read":N,"acknowledged":N
-//	                          [,"pending":[{"name":"…","key":"ed25519:…"}]]}
+//	GET /v1/reach?id=<uuid> → {"subscribers":N,"delivered":N,"read":N,"acknowledged":N,
+//	                          "reportedAcknowledged":N,"unverifiedAcknowledged":N,"unverifiedPending":N
+//	                          [,"pending":[{"name":"…","key":"ed25519:…"}]]
+//	                          [,"offline":[{"name":"…","key":"ed25519:…","lastSeen":"RFC 3339"}]]}
 //
 // "pending" is there for must-read posts only (possibly empty): the readers
-// who have the post and have not confirmed it. The counts are the latest
+// who have the post and have not confirmed it, each proven a member.
+// "acknowledged" counts the readers whose confirmation verified (issue
+// 32); "reportedAcknowledged" is the relays' count, "unverified…" the
+// entries listed that prove no membership (older releases). The counts are the latest
 // the network reported: servants in the tree now. 400 for a bad id, 404 for
 // an item that is not this installation's post (only its publisher learns
 // an item's reach).
@@ -26,10 +32,25 @@ type reachResponse struct {
 	Delivered    uint64 `json:"delivered"`
 	Read         uint64 `json:"read"`
 	Acknowledged uint64 `json:"acknowledged"`
+	// The relays' count of confirmations, and the entries listed that
+	// prove no membership (issue 32).
+	ReportedAcknowledged   uint64 `json:"reportedAcknowledged"`
+	UnverifiedAcknowledged uint64 `json:"unverifiedAcknowledged"`
+	UnverifiedPending      uint64 `json:"unverifiedPending"`
 	// Pending is nil, and left out, for a post that is not must-read; a
 	// pointer, so that an empty list of a must-read post is [], not left
 	// out.
 	Pending *[]pendingReader `json:"pending,omitempty"`
+	// Offline: readers once pending whose computers are not in the
+	// network now, not confirmed (issue 26); left out when none.
+	Offline []offlineReader `json:"offline,omitempty"`
+}
+
+// offlineReader is a pending reader whose computer is offline.
+type offlineReader struct {
+	Name     string    `json:"name"`
+	Key      string    `json:"key"`
+	LastSeen time.Time `json:"lastSeen"`
 }
 
 // pendingReader is one reader who has not confirmed a must-read post.
@@ -53,13 +74,17 @@ func (c *control) reach(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	resp := reachResponse{Subscribers: rc.Subscribers, Delivered: rc.Delivered, Read: rc.Read, Acknowledged: rc.Acknowledged}
+	resp := reachResponse{Subscribers: rc.Subscribers, Delivered: rc.Delivered, Read: rc.Read, Acknowledged: rc.Acknowledged,
+		ReportedAcknowledged: rc.ReportedAcknowledged, UnverifiedAcknowledged: rc.UnverifiedAcknowledged, UnverifiedPending: rc.UnverifiedPending}
 	if rc.MustRead {
 		pending := make([]pendingReader, 0, len(rc.Pending))
 		for _, p := range rc.Pending {
 			pending = append(pending, pendingReader(p))
 		}
 		resp.Pending = &pending
+		for _, o := range rc.Offline {
+			resp.Offline = append(resp.Offline, offlineReader{Name: o.Name, Key: o.Key, LastSeen: o.LastSeen.UTC()})
+		}
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

@@ -4,11 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"newsdesk/app"
+	"newsdesk/app/apptest"
 	"newsdesk/newsnet"
+	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
 // reachOf is GET /v1/reach on s, decoded.
@@ -31,8 +36,32 @@ func wantReach(subscribers, delivered, read, acked int, pending []string) string
 		readers = append(readers, pendingReader{Key: k}) // serve sets no display name
 	}
 	b, _ := json.Marshal(reachResponse{Subscribers: uint64(subscribers), Delivered: uint64(delivered), Read: uint64(read),
-		Acknowledged: uint64(acked), Pending: &readers})
+		Acknowledged: uint64(acked), ReportedAcknowledged: uint64(acked), Pending: &readers})
 	return string(b)
+}
+
+// certifiedData returns a data directory whose installation holds the
+// membership certificate of the test network's admin, as one that joined
+// by invitation does (issue 32), so that its confirmations count as
+// verified.
+func certifiedData(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	id, err := trust.LoadOrCreateIdentity(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := apptest.Network(t)
+	c := apptest.NetworkAdmin(t).SignMemberCert(sn.ID, id.Public, time.Now())
+	st, err := storage.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.SetSetting(app.MemberCertSetting, c.String()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // Issue 15: 30 servants on loopback; a must-read item is acknowledged by
@@ -48,7 +77,7 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 	rs := make([]*servant, readers)
 	keys := make([]string, readers)
 	for i := range rs {
-		rs[i] = startServe(t, "--seeds", p.ID, "--subscribe", "hr")
+		rs[i] = startServeIn(t, certifiedData(t), "--seeds", p.ID, "--subscribe", "hr")
 	}
 	for i, r := range rs {
 		r.WaitAttached(t)
@@ -66,12 +95,23 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 		t.Fatalf("publish: %d %s", code, out)
 	}
 	id := res.ID
-	waitReach := func(what, want string) {
+	// waitReach waits for the reach want, and for the offline readers
+	// offline (issue 26: readers once pending whose servants are away).
+	waitReach := func(what, want string, offline ...string) {
 		t.Helper()
 		waitForUpTo(t, 60*time.Second, what, func() error {
-			code, _, out := reachOf(t, p, id)
-			if got := string(out); code != http.StatusOK || got != want+"\n" && got != want {
-				return fmt.Errorf("%d %s\nwant %s", code, out, want)
+			code, r, out := reachOf(t, p, id)
+			var keys []string
+			for _, o := range r.Offline {
+				if o.LastSeen.IsZero() {
+					return fmt.Errorf("offline %s without a last-seen time", o.Key)
+				}
+				keys = append(keys, o.Key)
+			}
+			r.Offline = nil
+			got, _ := json.Marshal(r)
+			if code != http.StatusOK || string(got) != want || !slices.Equal(keys, offline) {
+				return fmt.Errorf("%d %s\nwant %s, offline %v", code, out, want, offline)
 			}
 			return nil
 		})
@@ -102,7 +142,7 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 	const late = 5
 	rs[late].Stop()
 	stillPending := slices.DeleteFunc(pendingBut(ackers...), func(k string) bool { return k == keys[late] })
-	waitReach("reader 5 away", wantReach(readers-1, readers-1, len(ackers), len(ackers), stillPending))
+	waitReach("reader 5 away", wantReach(readers-1, readers-1, len(ackers), len(ackers), stillPending), keys[late])
 	rs[late] = startServeIn(t, rs[late].Data, "--seeds", p.ID, "--subscribe", "hr")
 	waitReach("reader 5 back", wantReach(readers, readers, len(ackers), len(ackers), pendingBut(ackers...)))
 	if code, out := rs[late].Call(t, "POST", "/v1/ack", `{"id":"`+id+`"}`); code != http.StatusNoContent {
@@ -127,7 +167,7 @@ func TestControlReachShape(t *testing.T) {
 	s := startServe(t)
 	plain := s.Publish(t, "hr", "Canteen menu", "")
 	code, out := s.Call(t, "GET", "/v1/reach?id="+plain.ID, nil)
-	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
+	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
 		t.Errorf("reach of a plain post nobody has: %d %s, want %s", code, out, want)
 	}
 	code, out = s.Call(t, "POST", "/v1/publish", `{"category":"hr","title":"Policy","mustRead":true}`)
@@ -136,7 +176,7 @@ func TestControlReachShape(t *testing.T) {
 		t.Fatalf("publish: %d %s", code, out)
 	}
 	code, out = s.Call(t, "GET", "/v1/reach?id="+res.ID, nil)
-	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"pending":[]}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
+	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0,"pending":[]}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
 		t.Errorf("reach of a must-read post nobody has: %d %s, want %s", code, out, want)
 	}
 }
@@ -176,7 +216,7 @@ func TestServeReachOfAudienceItem(t *testing.T) {
 			return nil
 		})
 	}
-	const plain = `{"subscribers":%d,"delivered":%d,"read":0,"acknowledged":0}`
+	const plain = `{"subscribers":%d,"delivered":%d,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0}`
 	waitReach("the office item", office.ID, fmt.Sprintf(plain, 2, 2))
 	waitReach("the item for everyone", everyone.ID, fmt.Sprintf(plain, 4, 4))
 

@@ -394,6 +394,9 @@ func (iv *Inviter) redeem(c claim) (*trust.SignedNetwork, []byte, *RedeemError) 
 	if err := iv.save(invs); err != nil {
 		return nil, nil, refusal(ReasonInternal, "the admin's servant could not count the use: %v", err)
 	}
+	if err := iv.noteAdmitted(keyText); err != nil {
+		iv.k.log.Warn("recording an admitted key failed: it is still on record in its invitation", "key", keyText, "err", err)
+	}
 	iv.k.log.Info("invitation redeemed", "id", c.id, "key", keyText, "used", invs[i].Used, "uses", r.Uses)
 	return sn, confirm, nil
 }

@@ -93,6 +93,7 @@ const (
 const (
 	kindRedeem = "redeem" // a joiner to a seed
 	kindRelay  = "relay"  // a seed to the servant holding the invitation
+	// kindCertify (certify.go): a member to an admin's servant.
 )
 
 // Reasons of a RedeemError.
@@ -187,6 +188,10 @@ type answer struct {
 	Error      string          `json:"error,omitempty"`
 	Definition json.RawMessage `json:"definition,omitempty"` // the signed definition, secret included
 	Confirm    []byte          `json:"confirm,omitempty"`
+	// Certificate answers a certify request (certify.go):
+	// trust.MemberCert text. Never in an answer to an older kind, whose
+	// askers may be of a release that refuses unknown fields.
+	Certificate string `json:"certificate,omitempty"`
 }
 
 func refusedAnswer(e *RedeemError) answer { return answer{Reason: e.Reason, Error: e.Msg} }
@@ -280,6 +285,8 @@ func (iv *Inviter) Serve(conn *tls.Conn) (decided bool) {
 		ans, decided = iv.serveRedeem(req, exporter, key)
 	case kindRelay:
 		ans, decided = iv.serveRelay(req, exporter, key)
+	case kindCertify:
+		ans = iv.serveCertify(req, exporter, key)
 	default:
 		ans = refusedAnswer(refusal(ReasonBadRequest, "bad redemption request: kind %q", req.Kind))
 	}

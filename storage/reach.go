@@ -15,14 +15,24 @@ import (
 // bucket so My posts and GET /v1/reach show them after a restart, before
 // the network has reported again. Key the item ID; value:
 //
-//	version       1 byte (= 1)
+//	version       1 byte (= 2; 1 before schema 9)
 //	at            8 bytes, big-endian Unix nanoseconds of the report
 //	subscribers, delivered, read, acknowledged   uvarints
+//	reportedAcknowledged, unverifiedAcknowledged, unverifiedPending
+//	              uvarints (version 2 only)
 //	pending       uvarint n, then n × (uvarint len, name; uvarint len, key)
+//	offline       (version 2 only) uvarint n, then n × (uvarint len, name;
+//	              uvarint len, key; 8 bytes big-endian Unix nanoseconds last seen)
 //
+// A version-1 entry was written before acknowledgements were verified
+// against the network's members (issue 32): its acknowledged count is
+// the relays' (it reads as ReportedAcknowledged, with nothing verified).
 // The entry goes with its item when the item is purged.
 
-const reachVersion = 1
+const (
+	reachVersion  = 2
+	reachVersion1 = 1
+)
 
 // maxReachPending bounds the pending list of one entry, as the overlay
 // bounds it (newsnet.MaxReachIdentities).
@@ -30,9 +40,27 @@ const maxReachPending = 256
 
 // Reach is the latest reach report of one own publication.
 type Reach struct {
-	At                                         time.Time // when it was reported
-	Subscribers, Delivered, Read, Acknowledged uint64
-	Pending                                    []Reader // must-read items: who has it and has not confirmed
+	At                           time.Time // when it was reported
+	Subscribers, Delivered, Read uint64    // as the relays reported them
+	// Acknowledged: distinct readers whose confirmation verified, signed
+	// by a key admitted to the network. ReportedAcknowledged: the relays'
+	// count. UnverifiedAcknowledged: confirmations listed that prove no
+	// membership (from older releases, or readers without a certificate).
+	Acknowledged, ReportedAcknowledged, UnverifiedAcknowledged uint64
+	// UnverifiedPending: readers listed as pending who prove no
+	// membership; not in Pending.
+	UnverifiedPending uint64
+	Pending           []Reader // must-read items: who has it and has not confirmed, verified
+	// Offline: readers once listed as pending whose servants are not in
+	// the tree now, with when they were last reported; not confirmed as
+	// far as the publisher knows.
+	Offline []OfflineReader
+}
+
+// OfflineReader is a pending reader last reported at LastSeen.
+type OfflineReader struct {
+	Reader
+	LastSeen time.Time
 }
 
 // Reader is one entry of a pending list: a display name and a public key
@@ -45,8 +73,8 @@ type Reader struct {
 // An item that is not stored is ErrNotFound: its report has nothing to
 // belong to.
 func (s *Store) SetReach(id uuid.UUID, r Reach) error {
-	if len(r.Pending) > maxReachPending {
-		return fmt.Errorf("storage: reach of %s: %d pending readers, at most %d", id, len(r.Pending), maxReachPending)
+	if len(r.Pending) > maxReachPending || len(r.Offline) > maxReachPending {
+		return fmt.Errorf("storage: reach of %s: %d pending and %d offline readers, at most %d each", id, len(r.Pending), len(r.Offline), maxReachPending)
 	}
 	v := encodeReach(r)
 	return s.update("set reach", func(tx *bbolt.Tx, _ *txChanges) error {
@@ -78,7 +106,7 @@ func (s *Store) Reach(id uuid.UUID) (Reach, bool, error) {
 func encodeReach(r Reach) []byte {
 	b := []byte{reachVersion}
 	b = binary.BigEndian.AppendUint64(b, uint64(r.At.UnixNano()))
-	for _, n := range []uint64{r.Subscribers, r.Delivered, r.Read, r.Acknowledged} {
+	for _, n := range []uint64{r.Subscribers, r.Delivered, r.Read, r.Acknowledged, r.ReportedAcknowledged, r.UnverifiedAcknowledged, r.UnverifiedPending} {
 		b = binary.AppendUvarint(b, n)
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Pending)))
@@ -87,6 +115,14 @@ func encodeReach(r Reach) []byte {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Offline)))
+	for _, p := range r.Offline {
+		for _, s := range []string{p.Name, p.Key} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+		b = binary.BigEndian.AppendUint64(b, uint64(p.LastSeen.UnixNano()))
 	}
 	return b
 }
@@ -99,7 +135,7 @@ func decodeReach(k, v []byte) (Reach, error) {
 	if len(k) != 16 {
 		return bad("key is not an item ID")
 	}
-	if len(v) < 9 || v[0] != reachVersion {
+	if len(v) < 9 || v[0] != reachVersion && v[0] != reachVersion1 {
 		return bad("malformed header")
 	}
 	r := Reach{At: time.Unix(0, int64(binary.BigEndian.Uint64(v[1:9])))}
@@ -112,11 +148,19 @@ func decodeReach(k, v []byte) (Reach, error) {
 		rest = rest[w:]
 		return n, true
 	}
-	for _, p := range []*uint64{&r.Subscribers, &r.Delivered, &r.Read, &r.Acknowledged} {
+	counts := []*uint64{&r.Subscribers, &r.Delivered, &r.Read, &r.Acknowledged}
+	if v[0] == reachVersion {
+		counts = append(counts, &r.ReportedAcknowledged, &r.UnverifiedAcknowledged, &r.UnverifiedPending)
+	}
+	for _, p := range counts {
 		var ok bool
 		if *p, ok = next(); !ok {
 			return bad("malformed count")
 		}
+	}
+	if v[0] == reachVersion1 {
+		// Nothing was verified against the members then.
+		r.ReportedAcknowledged, r.Acknowledged = r.Acknowledged, 0
 	}
 	n, ok := next()
 	if !ok || n > maxReachPending {
@@ -138,6 +182,22 @@ func decodeReach(k, v []byte) (Reach, error) {
 			return bad("malformed pending reader")
 		}
 		r.Pending = append(r.Pending, Reader{Name: name, Key: key})
+	}
+	if v[0] == reachVersion {
+		n, ok := next()
+		if !ok || n > maxReachPending {
+			return bad("malformed offline list")
+		}
+		for range n {
+			name, ok1 := str()
+			key, ok2 := str()
+			if !ok1 || !ok2 || len(rest) < 8 {
+				return bad("malformed offline reader")
+			}
+			seen := time.Unix(0, int64(binary.BigEndian.Uint64(rest)))
+			rest = rest[8:]
+			r.Offline = append(r.Offline, OfflineReader{Reader: Reader{Name: name, Key: key}, LastSeen: seen})
+		}
 	}
 	if len(rest) != 0 {
 		return bad("trailing bytes")

@@ -26,6 +26,8 @@ func TestReach(t *testing.T) {
 	}
 	first := storage.Reach{At: time.Unix(100, 5), Subscribers: 30, Delivered: 29, Read: 3}
 	latest := storage.Reach{At: time.Unix(200, 7), Subscribers: 30, Delivered: 30, Read: 12, Acknowledged: 10,
+		ReportedAcknowledged: 1002, UnverifiedAcknowledged: 3, UnverifiedPending: 4,
+		Offline: []storage.OfflineReader{{Reader: storage.Reader{Name: "Cy", Key: "ed25519:CCC"}, LastSeen: time.Unix(150, 0)}},
 		Pending: []storage.Reader{{Name: "Ada", Key: "ed25519:AAA"}, {Name: "", Key: "ed25519:BBB"}}}
 	must(t, f.s.SetReach(id, first))
 	must(t, f.s.SetReach(id, latest))
@@ -92,5 +94,42 @@ func TestMigrateToReach(t *testing.T) {
 	})
 	s := storagetest.MustOpenDir(t, f.dir)
 	must(t, s.SetReach(f.items[2].ID, storage.Reach{At: time.Unix(1, 0), Delivered: 1}))
+	storagetest.CheckAndClose(t, s, f.dir)
+}
+
+// TestReachVersion1: a reach entry written before acknowledgements were
+// verified (issue 32) reads with its acknowledged count as the relays'
+// and nothing verified, after a store of schema 8 is upgraded.
+func TestReachVersion1(t *testing.T) {
+	f := newRetractFixture(t)
+	id := f.items[0].ID
+	storagetest.CheckAndClose(t, f.s, f.dir)
+	v := []byte{1}
+	v = binary.BigEndian.AppendUint64(v, uint64(time.Unix(5, 0).UnixNano()))
+	for _, n := range []uint64{7, 6, 5, 4} {
+		v = binary.AppendUvarint(v, n)
+	}
+	v = binary.AppendUvarint(v, 1)
+	for _, s := range []string{"Ada", "ed25519:AAA"} {
+		v = binary.AppendUvarint(v, uint64(len(s)))
+		v = append(v, s...)
+	}
+	editFile(t, f.dir, func(tx *bbolt.Tx) error {
+		if err := tx.Bucket(storage.BucketReach).Put(id[:], v); err != nil {
+			return err
+		}
+		return tx.Bucket(storage.BucketMeta).Put(storage.KeySchema, binary.BigEndian.AppendUint32(nil, 8))
+	})
+	s := storagetest.MustOpenDir(t, f.dir)
+	got, ok, err := s.Reach(id)
+	want := storage.Reach{At: time.Unix(5, 0), Subscribers: 7, Delivered: 6, Read: 5, ReportedAcknowledged: 4,
+		Pending: []storage.Reader{{Name: "Ada", Key: "ed25519:AAA"}}}
+	if err != nil || !ok || !got.At.Equal(want.At) {
+		t.Fatalf("Reach = %+v, %v, %v", got, ok, err)
+	}
+	got.At = want.At
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Reach = %+v, want %+v", got, want)
+	}
 	storagetest.CheckAndClose(t, s, f.dir)
 }

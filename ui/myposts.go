@@ -94,9 +94,12 @@ func newMyPosts(u *UI) *myPosts {
 			} else {
 				r.retract.Hide()
 			}
-			r.meta.SetText(meta)
 			id, title := it.id, it.title
 			reach, known := p.reach.get(id)
+			if note := reachNote(reach); known && note != "" {
+				meta += " · " + note
+			}
+			r.meta.SetText(meta)
 			r.reach.set(reach, known)
 			if known && reach.MustRead && !it.retracted {
 				r.pending.SetText(pendingLabel(reach))

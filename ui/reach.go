@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image/color"
 	"strconv"
+	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -230,22 +232,65 @@ func (r *reachRenderer) Objects() []fyne.CanvasObject { return r.objects }
 func (r *reachRenderer) Destroy()                     {}
 
 // pendingLabel is the text of a must-read post's button to its pending
-// list.
+// list; "256+" when the network listed as many readers as it lists at
+// most (the list is partial).
 func pendingLabel(r app.Reach) string {
+	if pendingPartial(r) {
+		return fmt.Sprintf("Not confirmed (%d+)…", len(r.Pending))
+	}
 	return fmt.Sprintf("Not confirmed (%d)…", len(r.Pending))
+}
+
+// maxPendingListed is the most readers a pending list holds (the
+// overlay's newsnet.MaxReachIdentities; the UI does not import newsnet).
+const maxPendingListed = 256
+
+// pendingPartial reports whether more readers may be pending than listed.
+func pendingPartial(r app.Reach) bool { return len(r.Pending) >= maxPendingListed }
+
+// reachNote says what of a must-read post's reach is not verified (issue
+// 32): the relays' count of confirmations when it is not the verified
+// one, and readers of older releases, which prove no membership; "" when
+// everything shown is verified.
+func reachNote(r app.Reach) string {
+	if !r.MustRead {
+		return ""
+	}
+	var parts []string
+	if r.ReportedAcknowledged != r.Acknowledged {
+		parts = append(parts, fmt.Sprintf("%d confirmed, verified; relays report %d", r.Acknowledged, r.ReportedAcknowledged))
+	}
+	if n := r.UnverifiedAcknowledged + r.UnverifiedPending; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d confirmed and %d pending by older versions, not verified", r.UnverifiedAcknowledged, r.UnverifiedPending))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // showPending shows who has the must-read post title and has not
 // confirmed it, with "Export CSV…".
 func (u *UI) showPending(title string, r app.Reach) {
-	intro := widget.NewLabel(fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title))
-	intro.Wrapping = fyne.TextWrapWord
-	if len(r.Pending) == 0 {
-		intro.SetText(fmt.Sprintf("Everyone who has “%s” has confirmed it.", title))
+	text := fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title)
+	switch {
+	case pendingPartial(r):
+		text = fmt.Sprintf("At least %d readers have “%s” and have not confirmed it; the network lists at most %d.", len(r.Pending), title, maxPendingListed)
+	case len(r.Pending) == 0 && r.UnverifiedPending == 0 && len(r.Offline) == 0:
+		text = fmt.Sprintf("Everyone who has “%s” has confirmed it.", title)
 	}
+	if note := reachNote(r); note != "" {
+		text += "\n" + note + ". Delivered and read are as relays report them."
+	}
+	intro := widget.NewLabel(text)
+	intro.Wrapping = fyne.TextWrapWord
 	pending := r.Pending
+	partial := pendingPartial(r)
+	offline := r.Offline
+	if len(offline) > 0 {
+		text += fmt.Sprintf("\n%d more not in the network now: not confirmed, last seen as shown.", len(offline))
+		intro.SetText(text)
+	}
+	now := time.Now()
 	list := widget.NewList(
-		func() int { return len(pending) },
+		func() int { return len(pending) + len(offline) },
 		func() fyne.CanvasObject {
 			name, key := widget.NewLabel("Name"), widget.NewLabel("ed25519:key")
 			name.TextStyle.Bold = true
@@ -256,12 +301,18 @@ func (u *UI) showPending(title string, r app.Reach) {
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			c := o.(*fyne.Container)
 			key, name := c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
-			name.SetText(readerName(pending[i]))
-			key.SetText(pending[i].Key)
+			if i < len(pending) {
+				name.SetText(readerName(pending[i]))
+				key.SetText(pending[i].Key)
+				return
+			}
+			off := offline[i-len(pending)]
+			name.SetText(readerName(off.Reader))
+			key.SetText("not confirmed, last seen " + relTime(off.LastSeen, now) + " · " + off.Key)
 		},
 	)
-	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(title, pending) })
-	if len(pending) == 0 {
+	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(title, pending, offline, partial) })
+	if len(pending)+len(offline) == 0 {
 		export.Disable()
 	}
 	body := container.NewBorder(intro, container.NewHBox(export), nil, nil, list)
@@ -279,14 +330,22 @@ func readerName(r app.Reader) string {
 	return r.Name
 }
 
-// pendingCSV is the pending list as CSV: a header line "name,key", then a
-// line per reader.
-func pendingCSV(pending []app.Reader) []byte {
+// pendingCSV is the pending list as CSV: a header line "name,key,last
+// seen", then a line per reader (last seen empty: in the network now;
+// else RFC 3339, the reader's computer is offline); a partial list ends
+// with a line that says so.
+func pendingCSV(pending []app.Reader, offline []app.OfflineReader, partial bool) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"name", "key"}) // a bytes.Buffer does not fail
+	_ = w.Write([]string{"name", "key", "last seen"}) // a bytes.Buffer does not fail
 	for _, p := range pending {
-		_ = w.Write([]string{p.Name, p.Key})
+		_ = w.Write([]string{p.Name, p.Key, ""})
+	}
+	for _, o := range offline {
+		_ = w.Write([]string{o.Name, o.Key, o.LastSeen.UTC().Format(time.RFC3339)})
+	}
+	if partial {
+		_ = w.Write([]string{fmt.Sprintf("(partial list: the network lists at most %d readers in the network now)", maxPendingListed), "", ""})
 	}
 	w.Flush()
 	return b.Bytes()
@@ -294,8 +353,8 @@ func pendingCSV(pending []app.Reader) []byte {
 
 // exportPending asks where to save the pending list and writes it there,
 // off the UI thread.
-func (u *UI) exportPending(title string, pending []app.Reader) {
-	data := pendingCSV(pending)
+func (u *UI) exportPending(title string, pending []app.Reader, offline []app.OfflineReader, partial bool) {
+	data := pendingCSV(pending, offline, partial)
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
 			u.reportError("The list could not be saved", err)

@@ -3,7 +3,9 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -132,8 +134,70 @@ func TestMyPostsPendingList(t *testing.T) {
 	if find[*widget.Button](top, func(b *widget.Button) bool { return b.Text == "Export CSV…" && !b.Disabled() }) == nil {
 		t.Error("no Export CSV… button")
 	}
-	want := "name,key\nAda Lovelace,ed25519:AAAA\n,ed25519:BBBB\n\"Bo \"\"Boss\"\", Jr.\",ed25519:CCCC\n"
-	if got := string(pendingCSV(pending)); got != want {
+	want := "name,key,last seen\nAda Lovelace,ed25519:AAAA,\n,ed25519:BBBB,\n\"Bo \"\"Boss\"\", Jr.\",ed25519:CCCC,\n"
+	if got := string(pendingCSV(pending, nil, false)); got != want {
+		t.Errorf("CSV:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Issue 32 C: the publisher sees the confirmations that verified, with
+// the relays' count beside them as reported, and what older versions
+// listed as not verified. Issue 26: a list as long as the network lists
+// says it is partial, on its button, in its dialog and in its CSV.
+func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
+	b := newFake()
+	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := make([]app.Reader, maxPendingListed)
+	for i := range pending {
+		pending[i] = app.Reader{Name: fmt.Sprintf("Reader %03d", i), Key: fmt.Sprintf("ed25519:%03d", i)}
+	}
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 5, Delivered: 1005, Read: 1002, Acknowledged: 2, ReportedAcknowledged: 1002,
+		UnverifiedPending: 1, Pending: pending})
+	h := newHarness(t, b)
+	h.win.Resize(fyne.NewSize(1200, 760))
+	showMyPosts(h)
+
+	if got := drawn(postPicture(t, h, "New travel policy")); !strings.Contains(got, "Confirmed 2 ") {
+		t.Errorf("the picture shows %s, want the 2 verified confirmations", got)
+	}
+	const label = "Not confirmed (256+)…"
+	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == label }))
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, "At least 256 readers") || !hasLabel(top, "relays report 1002") ||
+		!hasLabel(top, "0 confirmed and 1 pending by older versions, not verified") {
+		t.Fatalf("the pending dialog says %q", labels(top))
+	}
+	csv := string(pendingCSV(pending, nil, true))
+	if !strings.HasSuffix(csv, "\n(partial list: the network lists at most 256 readers in the network now),,\n") {
+		t.Errorf("the CSV of a partial list ends %q", csv[len(csv)-80:])
+	}
+}
+
+// Issue 26: readers whose computers are offline show as not confirmed,
+// with when they were last seen, in the list and in the CSV.
+func TestMyPostsOfflineReaders(t *testing.T) {
+	b := newFake()
+	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	offline := []app.OfflineReader{{Reader: app.Reader{Name: "Di", Key: "ed25519:DDDD"}, LastSeen: seen}}
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 3, Delivered: 3, Read: 1, Acknowledged: 1, ReportedAcknowledged: 1,
+		Pending: []app.Reader{{Name: "Bo", Key: "ed25519:BBBB"}}, Offline: offline})
+	h := newHarness(t, b)
+	h.win.Resize(fyne.NewSize(1200, 760))
+	showMyPosts(h)
+	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == "Not confirmed (1)…" }))
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, "1 more not in the network now") || !hasLabel(top, "not confirmed, last seen") || !hasExactLabel(top, "Di") {
+		t.Fatalf("the pending dialog says %q", labels(top))
+	}
+	want := "name,key,last seen\nBo,ed25519:BBBB,\nDi,ed25519:DDDD,2026-03-02T09:30:00Z\n"
+	if got := string(pendingCSV([]app.Reader{{Name: "Bo", Key: "ed25519:BBBB"}}, offline, false)); got != want {
 		t.Errorf("CSV:\n%s\nwant\n%s", got, want)
 	}
 }

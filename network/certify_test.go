@@ -1,0 +1,41 @@
+package network
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// Issue 32 C: the admin's servant certifies a key that redeemed one of its
+// invitations, and no other: a member cannot have keys it made up
+// certified (its confirmations of must-read items would count), nor can
+// an outsider without the network secret. Another servant than the
+// admin's cannot certify.
+func TestCertifyOnlyRedeemedKeys(t *testing.T) {
+	n := newTestNet(t)
+	code := n.invite(t, InviteRequest{})
+	x := newIdentity(t)
+	sn, err := Redeem(context.Background(), n.only(code, n.seedA.addr), x, "Bo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := sn.Secret
+	c, err := Certify(context.Background(), n.admin.addr, x, sn, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Key.Equal(x.Public) || sn.VerifyMemberCert(c) != nil {
+		t.Fatalf("certificate %+v", c)
+	}
+
+	made := newIdentity(t)
+	_, err = Certify(context.Background(), n.admin.addr, made, sn, secret)
+	wantReason(t, err, ReasonUnknown)
+
+	_, err = Certify(context.Background(), n.admin.addr, x, sn, []byte("not the secret, not the secret!!"))
+	wantReason(t, err, ReasonNotMember)
+
+	if _, err := Certify(context.Background(), n.seedA.addr, x, sn, secret); !errors.Is(err, ErrNotCertified) {
+		t.Fatalf("a seed that is not an admin's servant: %v", err)
+	}
+}
