@@ -340,23 +340,6 @@ func (s *Servant) seenValue(l *link) uint64 {
 	return IDValue(ServantID(netip.AddrPortFrom(l.remote, uint16(p)).String()))
 }
 
-// mayAnswer reports whether a retransmission or catch-up answer carrying m
-// may go over l to requester (the first of the request's trail): for an
-// item with an audience, only when the requester advertises an address
-// inside it and the link can lead there (audienceLink). A servant outside
-// never needs such an item (its gap classification treats it as foreign),
-// so only a servant that means to read what is not for it asks.
-func (s *Servant) mayAnswer(l *link, requester ServantID, m *Multicast) bool {
-	if len(m.Audience) == 0 || s.cfg.Flood {
-		return true
-	}
-	if !requesterInside(requester, m) || !s.audienceLink(l, audienceIDRanges(m.Audience)) {
-		s.counters.AudienceWithheld++
-		return false
-	}
-	return true
-}
-
 // requesterInside reports whether requester advertises an address inside
 // m's audience.
 func requesterInside(requester ServantID, m *Multicast) bool {
@@ -368,6 +351,25 @@ func requesterInside(requester ServantID, m *Multicast) bool {
 		if p.Contains(addr) {
 			return true
 		}
+	}
+	return false
+}
+
+// withheldFrom reports whether m must not go over l although it was asked
+// for: l leads to a leaf that advertises an address inside m's audience
+// while its connection comes from outside it (audienceLink). Such a leaf
+// takes itself to be inside and asks for what it missed; an answer would
+// hand it what the tree withholds. Leaves that advertise an address
+// outside never need the item, and are answered as before (their probes
+// for the counts a source starts at must not wait for nothing).
+func (s *Servant) withheldFrom(l *link, m *Multicast) bool {
+	if len(m.Audience) == 0 || l == s.up || !l.leaf || s.cfg.Flood {
+		return false
+	}
+	rs := audienceIDRanges(m.Audience)
+	if containsValue(rs, l.value) && !containsValue(rs, s.seenValue(l)) {
+		s.counters.AudienceWithheld++
+		return true
 	}
 	return false
 }

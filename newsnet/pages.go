@@ -88,9 +88,7 @@ func (s *Servant) pageRead(ev PageRead) {
 func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	next := map[string]uint64{}
 	for _, m := range page {
-		// An item the requester may not have is left out, but the page
-		// still ends after it: the requester's next page starts beyond.
-		if s.mayAnswer(l, trail[0], m) {
+		if !s.withheldFrom(l, m) {
 			s.sendBulk(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		}
 		next[m.Source] = max(next[m.Source], m.Count+1)

@@ -215,9 +215,7 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 				c = "@" + p.Addr().String() + "~" + strconv.Itoa(p.Bits())
 			}
 			cats = append(cats, CountCategory{Count: k, Category: c})
-		case !s.mayAnswer(from, r.Trail[0], m):
-			// Not for the requester: not answered here, nor asked for
-			// further on.
+		case s.withheldFrom(from, m):
 		default:
 			s.sendAnswer(from, r.Trail, m)
 		}
@@ -271,7 +269,7 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	back := trail[n-2]
 	for _, l := range s.treeLinks() {
 		if l.peer == back {
-			if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.mayAnswer(l, trail[0], r.Msg) {
+			if r, ok := m.(*Recovered); ok && r.Msg != nil && s.withheldFrom(l, r.Msg) {
 				return false
 			}
 			switch m := m.(type) {

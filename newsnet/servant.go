@@ -150,8 +150,8 @@ type Counters struct {
 	EdgesRefused uint64
 	// Forged: items rejected for a reason in Config.ForgedReasons.
 	Forged uint64
-	// AudienceWithheld: retransmissions and catch-up items not sent to a
-	// requester outside the item's audience (audience.go).
+	// AudienceWithheld: answers not sent to a leaf that advertises an
+	// address inside the item's audience while it connects from outside.
 	AudienceWithheld uint64
 
 	// TooNew counts frames not sent because the link runs at a wire
