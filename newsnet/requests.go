@@ -9,19 +9,19 @@ import (
 // catch-up page costs the servant that answers it what it must hold until
 // the answers are written: honest requesters keep that small (a recovery
 // window, one page at a time), but a modified peer can ask for 4,096 counts
-// of 60 KB items ten times a second and read slowly. So answers wait in the
-// link's backlog as keys (sendAnswer), their bytes counted, and once a
-// link's answers reach its budget (answerBudget) its further requests are
-// parked, not served: they are served in order as the answers drain
-// (serveParked). Parked requests are bounded too, in bytes per link and in
-// entries per requester; a newer request from the same requester for the
-// same thing is merged into the one waiting (a retry, or more counts of
-// the same source), so repeats cost nothing. What
-// exceeds that is refused: the requester asks again later. A refusal is
-// not held against the peer: honest servants fed made-up edges by another
-// ask for made-up sources too. What is held against it (conduct.go) is a
-// request whose trail does not end with the peer, which no honest servant
-// sends.
+// of 60 KB items ten times a second and read slowly. So the answers a busy
+// link withholds count their bytes, waiting whole within its budget
+// (answerBudget) and as keys beyond it (sendAnswer); once they reach the
+// budget, the link's further requests are parked, not served, and served
+// in order as the answers drain (serveParked). Parked requests are bounded
+// too, in bytes per link and in entries per requester; a newer request
+// from the same requester for the same thing is merged into the one
+// waiting (a retry, or more counts of the same source), so repeats cost
+// nothing. What exceeds that is refused: the requester asks again later.
+// A refusal is not held against the peer: honest servants fed made-up
+// edges by another ask for made-up sources too. What is held against it
+// (conduct.go) is a request whose trail does not end with the peer, which
+// no honest servant sends.
 
 // parkedRequest is a request from a link that waits for the link's answers
 // to drain: a *Recover or a *CatchUp.
