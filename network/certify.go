@@ -35,7 +35,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"newsdesk/trust"
 )
@@ -154,16 +153,11 @@ func (iv *Inviter) serveCertify(req request, exporter []byte, key ed25519.Public
 func Certify(ctx context.Context, addr string, id *trust.Identity, sn *trust.SignedNetwork, secret []byte) (*trust.MemberCert, error) {
 	ctx, cancel := context.WithTimeout(ctx, relayTimeout)
 	defer cancel()
-	conn, err := dialInvite(ctx, addr, id)
+	conn, closeConn, err := dialInviteFor(ctx, addr, id)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
+	defer closeConn()
 	peer, err := trust.PeerKey(conn.ConnectionState())
 	if err != nil {
 		return nil, err

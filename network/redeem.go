@@ -655,19 +655,29 @@ func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, nam
 		Msg: "no servant named in the invitation could be reached: " + strings.Join(dialErrs, "; ")}
 }
 
-// redeemAt asks one servant. A connection failure is a plain error; an
-// answer that refuses, or one the joiner cannot accept, is a *RedeemError.
-func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
-	conn, err := dialInvite(ctx, addr, id)
+// dialInviteFor dials addr as dialInvite does and holds the connection to
+// ctx: its deadline, and an end of ctx breaks off any read or write.
+// closeConn closes it and lets go of ctx.
+func dialInviteFor(ctx context.Context, addr string, id *trust.Identity) (conn *tls.Conn, closeConn func(), err error) {
+	conn, err = dialInvite(ctx, addr, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
+	return conn, func() { stop(); conn.Close() }, nil
+}
+
+// redeemAt asks one servant. A connection failure is a plain error; an
+// answer that refuses, or one the joiner cannot accept, is a *RedeemError.
+func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
+	conn, closeConn, err := dialInviteFor(ctx, addr, id)
+	if err != nil {
+		return nil, err
+	}
+	defer closeConn()
 	exporter, err := trust.ExporterValue(conn.ConnectionState())
 	if err != nil {
 		return nil, err
