@@ -33,8 +33,7 @@ func (s *Servant) reachNewItems() int { return max(1, s.cfg.ReachItems/4) }
 
 // reachBudget is a link's account of its reports (on reachLink).
 type reachBudget struct {
-	tokens    float64   // reports that may come now
-	filledAt  time.Time // when tokens was last brought up to date
+	reports   allowance // reports that may come
 	blobBytes int       // bytes of the Pending and Acks blobs held from the link
 	newItems  int       // items newly tracked from its reports in the current period
 	periodAt  time.Time // when the current period began
@@ -42,20 +41,15 @@ type reachBudget struct {
 
 // takeReport reports whether a report from l fits its rate.
 func (s *Servant) takeReport(l *link, rl *reachLink) bool {
-	b := &rl.budget
-	if b.filledAt.IsZero() {
-		b.tokens, b.filledAt = reachBurst, s.now
-	}
+	rate := 0.0
 	if s.cfg.ReportPeriod > 0 {
-		b.tokens = min(reachBurst, b.tokens+float64(s.now.Sub(b.filledAt))/float64(s.cfg.ReportPeriod))
+		rate = 1 / s.cfg.ReportPeriod.Seconds()
 	}
-	b.filledAt = s.now
-	if b.tokens < 1 {
+	if !rl.budget.reports.take(s.now, reachBurst, rate) {
 		s.counters.ReportsRefused++
 		s.misbehaved(l, reasonReach)
 		return false
 	}
-	b.tokens--
 	return true
 }
 

@@ -1,9 +1,6 @@
 package newsnet
 
-import (
-	"slices"
-	"time"
-)
+import "slices"
 
 // Requests from peers within budget. A retransmission request or a
 // catch-up page costs the servant that answers it what it must hold until
@@ -229,44 +226,29 @@ func (s *Servant) takeNewSource(l *link) bool {
 	if l.kind != linkDown {
 		return true
 	}
-	if l.sourceAt.IsZero() {
-		l.sourceTokens, l.sourceAt = newSourceBurst, s.now
-	}
-	l.sourceTokens = min(newSourceBurst, l.sourceTokens+newSourceBurst*s.now.Sub(l.sourceAt).Minutes())
-	l.sourceAt = s.now
-	if l.sourceTokens < 1 {
+	if !l.newSources.take(s.now, newSourceBurst, newSourceBurst/60.0) {
 		// Not counted against the peer: an honest relay passes on the
 		// made-up sources a peer of its own let through within its
 		// allowance, and edges do not say who made them.
 		s.counters.EdgesRefused++
 		return false
 	}
-	l.sourceTokens--
 	return true
 }
 
 // takeRequestToken reports whether a request from l fits its rate.
 func (s *Servant) takeRequestToken(l *link, search bool) bool {
 	b := &l.requests
-	if b.at.IsZero() {
-		b.tokens, b.searches, b.at = requestBurst, requestBurst/10, s.now
-	}
-	d := s.now.Sub(b.at).Seconds()
-	b.tokens = min(requestBurst, b.tokens+requestRate*d)
-	b.searches = min(requestBurst/10, b.searches+requestRate/10*d)
-	b.at = s.now
-	if b.tokens < 1 || search && b.searches < 1 {
+	b.searches.fill(s.now, requestBurst/10, requestRate/10)
+	if search && b.searches.tokens < 1 || !b.all.take(s.now, requestBurst, requestRate) {
 		return false
 	}
-	b.tokens--
 	if search {
-		b.searches--
+		b.searches.tokens--
 	}
 	return true
 }
 
-// requestBucket is a link's allowance of requests (takeRequestToken).
-type requestBucket struct {
-	tokens, searches float64
-	at               time.Time
-}
+// requestBucket is a link's allowance of requests (takeRequestToken): of
+// all, and of searches among them.
+type requestBucket struct{ all, searches allowance }

@@ -228,8 +228,7 @@ type link struct {
 	paging      bool
 	requests    requestBucket
 	// The sources the peer's edges may still introduce (requests.go).
-	sourceTokens float64
-	sourceAt     time.Time
+	newSources allowance
 
 	// sources is the link's reverse-path list (reverse.go): the sources
 	// whose items arrived over it, with when they last did.
