@@ -140,19 +140,5 @@ func runMisbehaving(t *testing.T, seed uint64) {
 	// sources nobody can retransmit, and servants that need them count
 	// them lost (a real source's loss must never go unsaid, and an edge
 	// cannot tell the two apart).
-	wrong := 0
-	for _, nd := range n.Alive() {
-		for _, id := range order {
-			if got, w := nd.Delivered[id], honest(nd, id, published[id]); got != w {
-				if wrong++; wrong <= 5 {
-					t.Errorf("seed %d: %s holds item %x %d times, want %d", seed, nd.ID, id[:3], got, w)
-				}
-			}
-		}
-		for src, counts := range nd.Order {
-			if !slices.IsSorted(counts) || len(slices.Compact(slices.Clone(counts))) != len(counts) {
-				t.Errorf("seed %d: %s delivered %s's messages out of order: %v", seed, nd.ID, src, counts)
-			}
-		}
-	}
+	checkHoldings(t, seed, n, order, published, "", honest)
 }
