@@ -120,7 +120,7 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 		}
 		s.edges[k] = e
 	}
-	s.noteArrival(from, e.Source)
+	s.noteArrival(from, e.Source, true)
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, e.Category) && !s.exceptedAt(l, e.Source, e.Category, e.Count) {
 			s.sendBulk(l, e)

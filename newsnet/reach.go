@@ -167,6 +167,7 @@ type reachItem struct {
 type reachLink struct {
 	census      map[string]uint64 // the far side's census, as last reported
 	publishers  []string          // the far side's publishers, as last reported
+	claimedAt   map[string]uint64 // when each publisher was first named (reachToward)
 	censusSent  map[string]uint64 // what we last reported
 	pubsSent    []string
 	sentCensus  bool        // censusSent is valid
@@ -348,7 +349,7 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 	}
 	if m.HasCensus {
 		rl.census = censusOf(m.Census)
-		rl.publishers = m.Publishers
+		s.notePublishers(rl, m.Publishers)
 		s.censusChanged(l.id)
 	}
 	for _, sr := range m.Sources {

@@ -27,28 +27,81 @@ import (
 
 // The census also names the publishers on the sender's side: the sources
 // with publications whose reach they track. That is the reports' way to a
-// publisher. The reverse-path lists (reverse.go) learn a source's link
-// only from its items, so after the publisher moves in the tree they point
-// where it was until its next item in each category passes; the census
-// follows it within a few report periods, as routing information does.
+// publisher only where its items never passed: the reverse-path lists
+// (reverse.go) learn a source's link from its items and edges, and a link
+// that never carried one (a servant that just joined, or after the
+// publisher moved, until its next item) has nothing to say, while the
+// census follows a move within a few report periods, as routing
+// information does.
 
-// reachToward returns the tree link that leads to source's servant: the one
-// whose census names it, else the reverse path.
+// reachToward returns the tree link that leads to source's servant. Two
+// things tell: the reverse path its own items and edges came along
+// (JP5458944B2), and the census of each link, which names the publishers
+// on its far side. The newer wins: the census follows a publisher that
+// moved and published nothing since, and its items correct a census that
+// named it wrongly. A link's claim dates from when the link first named the
+// source (claimedAt), so a relay cannot renew a false claim by dropping
+// the name and naming it again: it diverts a publisher's reports at most
+// until that publisher's next item. With neither, the uplink.
 func (s *Servant) reachToward(source string) *link {
+	best, at := s.lastArrivalLink(source, nil, true)
 	for _, l := range s.treeLinks() {
-		if rl := s.reach.links[l.id]; rl != nil {
-			if _, ok := slices.BinarySearch(rl.publishers, source); ok {
-				return l
-			}
+		rl := s.reach.links[l.id]
+		if rl == nil {
+			continue
 		}
+		if _, ok := slices.BinarySearch(rl.publishers, source); ok && rl.claimedAt[source] > at {
+			best, at = l, rl.claimedAt[source]
+		}
+	}
+	if best != nil {
+		return best
 	}
 	return s.towardSource(source, nil)
 }
 
+// notePublishers takes the publishers link l's census names now. A name it
+// never gave before is dated now, on the clock of the reverse-path stamps;
+// one it gave before keeps its date while the link lives. At most
+// maxClaims names are dated per link: beyond that a new name dates from
+// the link's first report, and loses to any item's path.
+func (s *Servant) notePublishers(rl *reachLink, pubs []string) {
+	rl.publishers = pubs
+	if rl.claimedAt == nil {
+		rl.claimedAt = map[string]uint64{}
+	}
+	for _, p := range pubs {
+		if _, ok := rl.claimedAt[p]; !ok && len(rl.claimedAt) < maxClaims {
+			s.arrivals++
+			rl.claimedAt[p] = s.arrivals
+		}
+	}
+}
+
+// reachPathMoved notes that source's items now arrive over another tree
+// link: its reports go there from now on, and no census we send names it
+// back toward it (publishersFor).
+func (s *Servant) reachPathMoved(source string) {
+	for _, l := range s.treeLinks() {
+		s.reachLink(l.id).censusStale = true
+	}
+	for _, ri := range s.reach.items {
+		if ri.source == source {
+			s.markReach(ri)
+		}
+	}
+}
+
+// maxClaims bounds the dated publisher names of one link.
+const maxClaims = 4 * MaxReachPublishers
+
 // publishersFor lists the publishers on our side of link l: us, when we
-// track publications of ours, and those every other tree link reported.
-// Beyond MaxReachPublishers the last in byte order are left out (their
-// reports fall back to the reverse path).
+// track publications of ours, and those every other tree link reported,
+// less those we find through l itself (reachToward): a name that came from
+// elsewhere while its items come over l is a stale or a false claim, and
+// passing it on toward the publisher would spread it where it does most
+// harm. Beyond MaxReachPublishers the last in byte order are left out
+// (their reports fall back to the reverse path).
 func (s *Servant) publishersFor(l *link) []string {
 	var pubs []string
 	if s.reach.advertised {
@@ -61,6 +114,7 @@ func (s *Servant) publishersFor(l *link) []string {
 	}
 	slices.Sort(pubs)
 	pubs = slices.Compact(pubs)
+	pubs = slices.DeleteFunc(pubs, func(p string) bool { return p != s.cfg.Source && s.reachToward(p) == l })
 	return pubs[:min(len(pubs), MaxReachPublishers):min(len(pubs), MaxReachPublishers)]
 }
 

@@ -294,7 +294,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		if st := s.sources[r.Source]; st != nil {
 			st.arrival = from.id
 		}
-		s.noteArrival(from, r.Source)
+		s.noteArrival(from, r.Source, false)
 	}
 	if !s.retrace(r.Trail, r) {
 		return

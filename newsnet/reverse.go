@@ -22,26 +22,45 @@ package newsnet
 // per link at worst, far above the publishers of one network.
 const maxLinkSources = 4096
 
-// noteArrival records that an item (or an answer, or an edge) of source
-// arrived over tree link l.
-func (s *Servant) noteArrival(l *link, source string) {
+// arrivalStamps are when a source's traffic last arrived over one link:
+// any (items, edges, repair answers) and original (items and edges only).
+// A repair answer comes from whichever servant held the item, which need
+// not lie toward the source, so reach reports, which must reach the
+// source itself, follow the originals (reachToward).
+type arrivalStamps struct{ any, original uint64 }
+
+// noteArrival records that an item or an edge of source (original), or a
+// repair answer (not original), arrived over tree link l.
+func (s *Servant) noteArrival(l *link, source string, original bool) {
 	if source == "" || source == s.cfg.Source || !l.tree() {
 		return
+	}
+	var before *link
+	if original {
+		before = s.listedToward(source, nil, true)
 	}
 	s.arrivals++
 	if _, ok := l.sources[source]; !ok && len(l.sources) >= maxLinkSources {
 		oldest, at := "", uint64(0)
 		for src, stamp := range l.sources {
-			if oldest == "" || stamp < at || stamp == at && src < oldest {
-				oldest, at = src, stamp
+			if oldest == "" || stamp.any < at || stamp.any == at && src < oldest {
+				oldest, at = src, stamp.any
 			}
 		}
 		delete(l.sources, oldest)
 	}
 	if l.sources == nil {
-		l.sources = map[string]uint64{}
+		l.sources = map[string]arrivalStamps{}
 	}
-	l.sources[source] = s.arrivals
+	stamp := l.sources[source]
+	stamp.any = s.arrivals
+	if original {
+		stamp.original = s.arrivals
+	}
+	l.sources[source] = stamp
+	if original && before != l {
+		s.reachPathMoved(source)
+	}
 }
 
 // towardSource returns the tree link leading toward source: of the links
@@ -49,18 +68,8 @@ func (s *Servant) noteArrival(l *link, source string) {
 // arrival link of its sequence; else the uplink. Never except, never a link
 // that is not a tree link. Nil when there is none.
 func (s *Servant) towardSource(source string, except *link) *link {
-	var best *link
-	var at uint64
-	for _, l := range s.treeLinks() {
-		if l == except {
-			continue
-		}
-		if stamp, ok := l.sources[source]; ok && stamp > at {
-			best, at = l, stamp
-		}
-	}
-	if best != nil {
-		return best
+	if l := s.listedToward(source, except, false); l != nil {
+		return l
 	}
 	if st := s.sources[source]; st != nil {
 		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
@@ -71,6 +80,34 @@ func (s *Servant) towardSource(source string, except *link) *link {
 		return s.up
 	}
 	return nil
+}
+
+// listedToward returns, of the tree links (but except) whose list holds
+// source, the one it arrived on most recently, counting only items and
+// edges when original; nil when none does.
+func (s *Servant) listedToward(source string, except *link, original bool) *link {
+	l, _ := s.lastArrivalLink(source, except, original)
+	return l
+}
+
+// lastArrivalLink is listedToward with the arrival stamp of the link.
+func (s *Servant) lastArrivalLink(source string, except *link, original bool) (*link, uint64) {
+	var best *link
+	var at uint64
+	for _, l := range s.treeLinks() {
+		if l == except {
+			continue
+		}
+		stamp, ok := l.sources[source]
+		when := stamp.any
+		if original {
+			when = stamp.original
+		}
+		if ok && when > at {
+			best, at = l, when
+		}
+	}
+	return best, at
 }
 
 // tree reports whether l is an established tree link.

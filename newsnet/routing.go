@@ -88,7 +88,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 	s.relay(m, from)
 	s.cache.add(m)
 	s.noteEdge(m)
-	s.noteArrival(from, m.Source)
+	s.noteArrival(from, m.Source, true)
 	switch {
 	case m.Source == s.cfg.Source:
 		// Our own publication come back: we never deliver to ourselves.

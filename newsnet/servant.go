@@ -231,8 +231,8 @@ type link struct {
 	newSources allowance
 
 	// sources is the link's reverse-path list (reverse.go): the sources
-	// whose items arrived over it, with when they last did.
-	sources map[string]uint64
+	// whose traffic arrived over it, with when it last did.
+	sources map[string]arrivalStamps
 	// except holds a tree link's exceptions per source, and direct a
 	// direct link's state (direct.go).
 	except map[string]*exception
