@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 
 	"newsdesk/netrange"
 )
@@ -354,6 +355,30 @@ func requesterInside(requester ServantID, m *Multicast) bool {
 	}
 	return false
 }
+
+// notForRequester reports whether m has an audience that requester, the
+// servant a retransmission request or a catch-up came from, does not
+// advertise an address in: it is answered with notForYou instead of the
+// item. A flooding network has no audiences.
+func (s *Servant) notForRequester(requester ServantID, m *Multicast) bool {
+	if len(m.Audience) == 0 || s.cfg.Flood || requesterInside(requester, m) {
+		return false
+	}
+	s.counters.AudienceWithheld++
+	return true
+}
+
+// notForYou is the category an answer gives for an item whose audience
+// the requester is outside of: its first range ("@10.1.4.0~22"), which is
+// no category, so the requester skips the count as foreign (an archive,
+// which follows every category, too) and learns nothing of the item.
+func notForYou(m *Multicast) string {
+	p := m.Audience[0]
+	return "@" + p.Addr().String() + "~" + strconv.Itoa(p.Bits())
+}
+
+// isNotForYou reports whether an answer's category is notForYou's.
+func isNotForYou(c string) bool { return strings.HasPrefix(c, "@") }
 
 // withheldFrom reports whether m must not go over l although it was asked
 // for: l leads to a leaf that advertises an address inside m's audience

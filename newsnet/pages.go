@@ -88,7 +88,7 @@ func (s *Servant) pageRead(ev PageRead) {
 func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	next := map[string]uint64{}
 	for _, m := range page {
-		if !s.withheldFrom(l, m) {
+		if !s.notForRequester(trail[0], m) && !s.withheldFrom(l, m) {
 			s.sendBulk(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		}
 		next[m.Source] = max(next[m.Source], m.Count+1)

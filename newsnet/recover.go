@@ -3,7 +3,6 @@ package newsnet
 import (
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -205,17 +204,14 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		switch {
 		case m == nil:
 			rest = append(rest, k)
+		case s.notForRequester(r.Trail[0], m) || s.withheldFrom(from, m):
+			// To a requester outside an audience (or a leaf that cannot
+			// show it is inside), the item's category is its first range
+			// ("@10.1.4.0~22"): foreign, so the item is not asked for
+			// again, and neither it nor its category is told.
+			cats = append(cats, CountCategory{Count: k, Category: notForYou(m)})
 		case r.CategoriesOnly:
-			// To a requester outside an audience, the item's category is
-			// its first range ("@10.1.4.0~22"): foreign, so the item is
-			// not asked for, and its category is not told.
-			c := m.Category
-			if len(m.Audience) > 0 && !requesterInside(r.Trail[0], m) {
-				p := m.Audience[0]
-				c = "@" + p.Addr().String() + "~" + strconv.Itoa(p.Bits())
-			}
-			cats = append(cats, CountCategory{Count: k, Category: c})
-		case s.withheldFrom(from, m):
+			cats = append(cats, CountCategory{Count: k, Category: m.Category})
 		default:
 			s.sendAnswer(from, r.Trail, m)
 		}
@@ -309,7 +305,19 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		s.takeRecovered(st, m, from)
 	}
 	for _, cc := range r.Categories {
+		if o := st.open; o != nil && cc.Count == o.probe && isNotForYou(cc.Category) {
+			// The probed item is not for us, and so not dated for us:
+			// give up looking, as for an undated item.
+			s.settleOpening(r.Source, st, o.fallback())
+			continue
+		}
 		w := st.wanted[cc.Count]
+		if w != nil && isNotForYou(cc.Category) {
+			delete(st.wanted, cc.Count)
+			s.counters.GapSkipped++
+			st.skip[cc.Count] = true
+			continue
+		}
 		if w == nil || !w.categoryOnly {
 			continue
 		}
