@@ -12,7 +12,7 @@ import (
 // keeps them equal). It goes into every hello, so that servants can show
 // which releases run on the network. A test build of another release sets
 // it with -ldflags "-X newsdesk/app.Release=…".
-var Release = "0.1.0"
+var Release = "0.2.0"
 
 // compareReleases orders releases "major.minor.patch" numerically, a
 // pre-release ("0.2.0-rc1") before its release; ok is false when either

@@ -1,9 +1,9 @@
 // Package interop runs servants of different builds together on TCP: this
 // build, and a build of the next wire version (tag wirenext: it speaks
-// versions 5 and 6, and at 6 every Ping carries one more field, which this
+// versions 5 to 7, and at 7 every Ping carries one more field, which this
 // build would refuse). A company upgrades one computer at a time, so a
-// network always runs mixed: links between the two run at version 5, links
-// between two of the next build at 6, and items cross both.
+// network always runs mixed: links between the two run at version 6, links
+// between two of the next build at 7, and items cross both.
 package interop
 
 import (
@@ -54,7 +54,7 @@ func buildAll(t *testing.T) (cur, next string) {
 		if builds.err = build(builds.cur, "-tags", "headless"); builds.err != nil {
 			return
 		}
-		builds.err = build(builds.next, "-tags", "headless,wirenext", "-ldflags", "-X newsdesk/app.Release=0.2.0-next")
+		builds.err = build(builds.next, "-tags", "headless,wirenext", "-ldflags", "-X newsdesk/app.Release=0.3.0-next")
 	})
 	if builds.err != nil {
 		t.Fatal(builds.err)
@@ -205,7 +205,7 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() error) 
 // The addresses nest (127.0.0.1, then 127.1.0.1, 127.1.0.17 and two ports
 // of 127.1.0.18), so that every servant's partition lies strictly inside
 // its up-servant's and the chain stays as built. Links between the builds
-// run at version 5, s3–s4 at 6; items published at both ends and in the
+// run at version 6, s3–s4 at 7; items published at both ends and in the
 // middle reach every servant once, and each servant names its neighbours'
 // releases.
 func TestMixedVersionsChain(t *testing.T) {
@@ -247,7 +247,7 @@ func TestMixedVersionsChain(t *testing.T) {
 		})
 	}
 	// The links' versions and the releases named.
-	wantVersion := map[[2]int]int{{0, 1}: 5, {1, 2}: 5, {2, 3}: 5, {3, 4}: 6}
+	wantVersion := map[[2]int]int{{0, 1}: 6, {1, 2}: 6, {2, 3}: 6, {3, 4}: 7}
 	for pair, v := range wantVersion {
 		var st status
 		if err := ss[pair[1]].get(t, "/v1/status", &st); err != nil {
@@ -258,9 +258,9 @@ func TestMixedVersionsChain(t *testing.T) {
 			t.Fatalf("%s has no uplink: %+v", ss[pair[1]].name, st.Links)
 		}
 		l := st.Links[i]
-		wantRel := "0.1.0"
+		wantRel := "0.2.0"
 		if bins[pair[0]] == next {
-			wantRel = "0.2.0-next"
+			wantRel = "0.3.0-next"
 		}
 		if l.Version != v || l.Release != wantRel {
 			t.Errorf("link %s–%s: version %d, release %q; want %d, %q", ss[pair[0]].name, ss[pair[1]].name, l.Version, l.Release, v, wantRel)
@@ -271,7 +271,7 @@ func TestMixedVersionsChain(t *testing.T) {
 		if err := ss[2].get(t, "/v1/status", &st); err != nil {
 			return err
 		}
-		if st.NewerRelease != "0.2.0-next" {
+		if st.NewerRelease != "0.3.0-next" {
 			return fmt.Errorf("newerRelease %q", st.NewerRelease)
 		}
 		return nil
@@ -304,11 +304,11 @@ func TestMixedVersionsChain(t *testing.T) {
 			return nil
 		})
 	}
-	// Pings at version 6 go between s3 and s4 whenever their link idles
+	// Pings at version 7 go between s3 and s4 whenever their link idles
 	// (every second), and any frame encoded at the wrong version would
 	// have closed its link: the chain holds as built.
 	// Let heartbeats go: a Ping goes over a link idle for a second, at
-	// version 6 from s4 to s3 and at 5 from s1 to s0. One encoded at the
+	// version 7 from s4 to s3 and at 6 from s1 to s0. One encoded at the
 	// wrong version would close its link, and the servant would attach
 	// again.
 	for _, k := range []int{1, 4} {

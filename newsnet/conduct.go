@@ -22,6 +22,7 @@ const (
 	reasonRequests = "requests" // retransmission or catch-up requests beyond their budget
 	reasonReach    = "reach"    // reach reports beyond their rate or size
 	reasonForged   = "forged"   // items that failed verification for a reason no honest servant passes on
+	reasonSilent   = "silent"   // an up-servant that passed on nothing a seed knew existed (opinion.go)
 )
 
 // forgedPoints is what one forged item counts: four in a few minutes close
@@ -30,7 +31,9 @@ const (
 const forgedPoints = conductLimit / 4
 
 // MisconductReasons lists the reasons peers are counted for.
-func MisconductReasons() []string { return []string{reasonRequests, reasonReach, reasonForged} }
+func MisconductReasons() []string {
+	return []string{reasonRequests, reasonReach, reasonForged, reasonSilent}
+}
 
 const (
 	conductHalfLife = time.Minute

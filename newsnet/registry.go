@@ -48,6 +48,8 @@ var messages = [...]messageKind{
 	kindOf[DialBack](),
 	kindOf[DialBackReply](),
 	kindOf[Reachability](),
+	kindOf[StreamQuery](),
+	kindOf[StreamHeads](),
 }
 
 // Type bytes. Append only: a deployed servant must keep understanding every
@@ -76,6 +78,8 @@ func (*ReachReport) msgType() msgType   { return 20 }
 func (*DialBack) msgType() msgType      { return 21 }
 func (*DialBackReply) msgType() msgType { return 22 }
 func (*Reachability) msgType() msgType  { return 23 }
+func (*StreamQuery) msgType() msgType   { return 24 }
+func (*StreamHeads) msgType() msgType   { return 25 }
 
 // messageKind is one registered message type.
 type messageKind struct {

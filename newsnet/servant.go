@@ -35,6 +35,7 @@ type Servant struct {
 	// could not dial us back (leaf.go).
 	leaf     bool
 	dialback dialBackState // dialback.go
+	opinion  opinionState  // opinion.go
 
 	// Catch-up pages being read by the host (pages.go), and the conduct
 	// of peers that exceeded their budgets (conduct.go).
@@ -150,6 +151,10 @@ type Counters struct {
 	EdgesRefused uint64
 	// Forged: items rejected for a reason in Config.ForgedReasons.
 	Forged uint64
+	// Opinions: second opinions asked of seeds; SilentUps: up-servants
+	// left because they passed on nothing of a stream a seed knew had
+	// moved on (opinion.go).
+	Opinions, SilentUps uint64
 	// AudienceWithheld: answers not sent to a leaf that advertises an
 	// address inside the item's audience while it connects from outside.
 	AudienceWithheld uint64
@@ -174,6 +179,7 @@ const (
 	linkDown                          // established downlink
 	linkDirectDialing                 // outbound direct link, dialed (direct.go)
 	linkDirect                        // established direct link: not a tree link
+	linkOpinion                       // outbound, asking a seed for a second opinion (opinion.go)
 	linkDialBack                      // outbound, dialing a servant back (dialback.go)
 )
 
@@ -573,6 +579,10 @@ func (s *Servant) linkUp(e LinkUp) {
 		s.dialBackUp(l)
 		return
 	}
+	if l != nil && l.kind == linkOpinion {
+		s.opinionLinkUp(l)
+		return
+	}
 	if l == nil || l.kind != linkJoining {
 		// An attempt we gave up on meanwhile.
 		s.out = append(s.out, Close{Link: e.Link, Reason: "join attempt abandoned"})
@@ -601,6 +611,8 @@ func (s *Servant) linkLost(l *link, reason string) {
 		s.directLost(l, reason)
 	case linkDialBack:
 		s.dialBackFailed(l, reason)
+	case linkOpinion:
+		s.opinion.asking = 0
 	}
 }
 
@@ -646,6 +658,14 @@ func (s *Servant) receive(l *link, m Message) {
 	case *Reachability:
 		if l.kind == linkUp {
 			s.receiveReachability(m)
+		}
+	case *StreamQuery:
+		if l.kind == linkAccepted {
+			s.answerOpinion(l, m)
+		}
+	case *StreamHeads:
+		if l.kind == linkOpinion {
+			s.takeOpinion(l, m)
 		}
 	case *Siblings:
 		if l.kind == linkUp {

@@ -12,6 +12,7 @@ func (s *Servant) tick() {
 	s.tickCatchUp()
 	s.tickDirect()
 	s.tickConduct()
+	s.tickOpinion()
 	s.tickReach() // last: a tick's items go before its reports
 }
 
@@ -24,7 +25,7 @@ func (s *Servant) tickLinks() {
 			continue // closed while handling an earlier link
 		}
 		switch l.kind {
-		case linkJoining, linkDirectDialing, linkDialBack:
+		case linkJoining, linkDirectDialing, linkDialBack, linkOpinion:
 			continue // the connector, the host or tickDialBack times the attempt
 		case linkAccepted:
 			if s.now.Sub(l.opened) >= s.cfg.JoinTimeout {

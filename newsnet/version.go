@@ -7,8 +7,8 @@ package newsnet
 // the one before it, so that a company can upgrade one computer at a time
 // (docs/protocol.md, "Mixed versions").
 const (
-	ProtocolVersion    = 5 // the newest
-	MinProtocolVersion = 5 // the oldest: 5 is the first released wire version
+	ProtocolVersion    = 6 // the newest: 6 adds the second opinion (opinion.go)
+	MinProtocolVersion = 5 // the oldest: 5 is the first released wire version (0.1.0)
 )
 
 // The next version's fields, written and read only on links that run at

@@ -60,6 +60,8 @@ func wireSamples() []Message {
 		&DialBack{Nonce: 0x5eed5eed5eed5eed},
 		&DialBackReply{Nonce: 0x5eed5eed5eed5eed, From: "10.0.0.7:7400"},
 		&Reachability{Addr: "10.0.0.7:7400", Leaf: true},
+		&StreamQuery{Categories: CategorySet{"hr", "it"}},
+		&StreamHeads{Heads: []StreamHead{{Source: "hq", Category: "hr", Count: 300}, {Source: "10.0.0.9:7400", Category: "it", Count: 1 << 33}}},
 	}
 }
 

@@ -118,3 +118,100 @@ func runTamperingRelay(t *testing.T, seed uint64) {
 		}
 	}
 }
+
+// A relay passes on nothing to its down-servants: no item, no edge, no
+// answer, while it keeps the links alive with heartbeats (issue 32, E).
+// Nothing below it sees a gap. Their second opinion does: a seed knows the
+// stream has moved on while nothing of it came from their up-servant, so
+// within minutes they leave the relay, join elsewhere and recover what it
+// swallowed, every subscriber holding every item once, in order.
+func TestSilentRelayIsLeft(t *testing.T) {
+	for _, seed := range scenarioSeeds(2) {
+		runSilentRelay(t, seed)
+	}
+}
+
+func runSilentRelay(t *testing.T, seed uint64) {
+	n := New(seed)
+	checkEveryStep(t, n)
+	n.Base.Fanout = 4
+	r := n.Rand()
+	used := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for range 60 {
+		ids = append(ids, randomID(r, used))
+	}
+	for i, id := range ids {
+		subs := []string{"news"}
+		if i == 0 {
+			subs = []string{newsnet.AllCategories}
+		}
+		n.Add(id, ids[:2], subs...)
+	}
+	if !n.RunUntil(2*time.Minute, n.Converged) {
+		t.Fatalf("seed %d: no convergence: %v", seed, n.CheckTree())
+	}
+	publisher := ids[2]
+	var relay newsnet.ServantID
+	var below []newsnet.ServantID
+	for _, id := range ids[3:] {
+		if st := n.Node(id).Servant.Status(); len(st.Downs) >= 2 && !slices.Contains(n.subtree(id), publisher) {
+			relay, below = id, st.Downs
+			break
+		}
+	}
+	if relay == "" {
+		t.Skipf("seed %d: no relay with two down-servants apart from the publisher", seed)
+	}
+	// Before the relay goes silent, its subtree has heard of the publisher.
+	var order [][16]byte
+	publish := func() {
+		order = append(order, n.Publish(publisher, "news"))
+		n.RunFor(500 * time.Millisecond)
+	}
+	publish()
+	n.RunFor(5 * time.Second)
+	n.Filter = func(from, to newsnet.ServantID, m newsnet.Message) bool {
+		if from != relay || !slices.Contains(n.Node(relay).Servant.Status().Downs, to) {
+			return true
+		}
+		switch m.(type) {
+		case *newsnet.Multicast, *newsnet.Edge, *newsnet.Recovered, *newsnet.CatchUpDone:
+			return false
+		}
+		return true
+	}
+	for range 20 {
+		publish()
+	}
+	n.RunFor(15 * time.Minute)
+	for _, id := range below {
+		st := n.Node(id).Servant.Status()
+		if st.Up == relay {
+			t.Errorf("seed %d: %s is still below the silent relay", seed, id)
+		}
+		if st.Counters.SilentUps == 0 || st.Misconduct.Counts["silent"] == 0 {
+			t.Errorf("seed %d: %s never found its up-servant silent: %+v", seed, id, st.Misconduct)
+		}
+	}
+	for _, nd := range n.Alive() {
+		if nd.ID == relay || nd.ID == publisher {
+			continue
+		}
+		for _, id := range order {
+			if got := nd.Delivered[id]; got != 1 {
+				t.Errorf("seed %d: %s (below the relay: %v) holds item %x %d times", seed, nd.ID, slices.Contains(below, nd.ID), id[:3], got)
+				break
+			}
+		}
+		if counts := nd.Order[string(publisher)]; !slices.IsSorted(counts) {
+			t.Errorf("seed %d: %s delivered out of order: %v", seed, nd.ID, counts)
+		}
+		if c := nd.Servant.Status().Counters; c.Lost != 0 {
+			t.Errorf("seed %d: %s counts %d lost", seed, nd.ID, c.Lost)
+		}
+	}
+	if v := n.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+}
