@@ -93,10 +93,12 @@ type OwnReach struct {
 // ReachTotals is the reach of one of our publications.
 type ReachTotals struct {
 	Subscribers, Delivered, Read, Acknowledged uint64
-	// Pending and Acks: see ItemReach. Delivered−Acknowledged readers of
-	// a must-read item are pending; beyond ReachIdentities some of them
-	// are not listed.
+	// Pending and Acks: see ItemReach. Beyond ReachIdentities some
+	// readers are not listed.
 	Pending, Acks [][]byte
+	// PendingCount is how many readers hold the must-read item and have not
+	// acknowledged it, as the relays add it up: exact where Pending stops.
+	PendingCount uint64
 }
 
 // ReachUpdated reports that the reach of one of our publications changed.
@@ -583,6 +585,7 @@ func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
 		acks = append(acks, ri.proof)
 	case ri.identity != nil:
 		pending = append(pending, ri.identity)
+		t.PendingCount++
 	}
 	for _, l := range s.treeLinks() {
 		r, ok := ri.from[l.id]
@@ -593,6 +596,7 @@ func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
 		t.Delivered += r.Delivered
 		t.Read += r.Read
 		t.Acknowledged += r.Acknowledged
+		t.PendingCount += pendingOf(&r)
 		pending = append(pending, r.Pending...)
 		acks = append(acks, r.Acks...)
 	}
@@ -650,7 +654,7 @@ func (s *Servant) ownTotals(ri *reachItem) ReachTotals {
 	return ReachTotals{
 		Subscribers: subscribers,
 		Delivered:   t.Delivered, Read: t.Read, Acknowledged: t.Acknowledged,
-		Pending: t.Pending, Acks: t.Acks,
+		Pending: t.Pending, Acks: t.Acks, PendingCount: t.PendingCount,
 	}
 }
 
@@ -695,11 +699,12 @@ func compareStrings(a, b string) int {
 
 func sameReach(a, b *ItemReach) bool {
 	return a.ID == b.ID && a.Subscribers == b.Subscribers && a.Delivered == b.Delivered && a.Read == b.Read && a.Acknowledged == b.Acknowledged &&
+		a.PendingCount == b.PendingCount &&
 		slices.EqualFunc(a.Pending, b.Pending, bytes.Equal) && slices.EqualFunc(a.Acks, b.Acks, bytes.Equal)
 }
 
 func sameTotals(a, b *ReachTotals) bool {
 	return a.Subscribers == b.Subscribers && a.Delivered == b.Delivered && a.Read == b.Read &&
-		a.Acknowledged == b.Acknowledged &&
+		a.Acknowledged == b.Acknowledged && a.PendingCount == b.PendingCount &&
 		slices.EqualFunc(a.Pending, b.Pending, bytes.Equal) && slices.EqualFunc(a.Acks, b.Acks, bytes.Equal)
 }

@@ -56,7 +56,21 @@ type ItemReach struct {
 	ID                                         [16]byte
 	Subscribers, Delivered, Read, Acknowledged uint64
 	Pending, Acks                              [][]byte
+	// PendingCount is how many servants on the sender's side hold the
+	// must-read item with an identity and have not acknowledged it: exact
+	// where the Pending list stops at ReachIdentities. Sent from wire
+	// version reachPendingSince on; a peer of an older version reports
+	// only its list, and counts as len(Pending) (pendingOf).
+	PendingCount uint64
 }
+
+// reachPendingSince is the first wire version whose ItemReach carries
+// PendingCount.
+const reachPendingSince = 6
+
+// pendingOf is r's pending count, from its list where an older peer sent
+// no count.
+func pendingOf(r *ItemReach) uint64 { return max(r.PendingCount, uint64(len(r.Pending))) }
 
 // Limits of a well-formed ReachReport, checked by the decoder before
 // allocating. MaxReachIdentities × MaxIdentityBytes × 2 lists keeps one
@@ -140,6 +154,9 @@ func (m *ReachReport) marshal(e *encoder) {
 			e.uvarint(it.Acknowledged)
 			e.blobs("pending", it.Pending)
 			e.blobs("acks", it.Acks)
+			if e.version >= reachPendingSince {
+				e.uvarint(it.PendingCount)
+			}
 		}
 	}
 }
@@ -213,6 +230,9 @@ func (m *ReachReport) unmarshal(d *decoder) {
 			it.Acknowledged = d.uvarint("acknowledged")
 			it.Pending = d.blobs("pending")
 			it.Acks = d.blobs("acks")
+			if d.version >= reachPendingSince {
+				it.PendingCount = d.uvarint("pending count")
+			}
 		}
 		if d.err != nil {
 			m.Census, m.Publishers, m.Sources = nil, nil, nil
@@ -289,7 +309,7 @@ func reachReportSize(m *ReachReport) int {
 }
 
 func itemReachSize(it *ItemReach) int {
-	n := 16 + 4*2 + 2
+	n := 16 + 5*2 + 2
 	for _, b := range it.Pending {
 		n += len(b) + 2
 	}

@@ -20,7 +20,7 @@ func reachSample(id [16]byte) *ReachReport {
 		Sources: []SourceReach{
 			{Source: "hq", Category: "hr", Items: []ItemReach{
 				{ID: id, Subscribers: 320, Delivered: 310, Read: 200, Acknowledged: 1,
-					Pending: [][]byte{[]byte("ana"), []byte("bo")}, Acks: [][]byte{[]byte("signed:cy")}},
+					Pending: [][]byte{[]byte("ana"), []byte("bo")}, Acks: [][]byte{[]byte("signed:cy")}, PendingCount: 309},
 				{ID: id2, Delivered: 1 << 20},
 			}},
 			{Source: "hq", Category: "it", Items: []ItemReach{{ID: id, Read: 1}}},

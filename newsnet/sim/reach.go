@@ -150,6 +150,7 @@ func (n *Network) TrueReach(from newsnet.ServantID, item [16]byte, cat string) n
 			t.Acks = append(t.Acks, m.proof)
 		case m.identity != nil:
 			t.Pending = append(t.Pending, m.identity)
+			t.PendingCount++
 		}
 	}
 	slices.SortFunc(t.Pending, compareBytes)
@@ -220,6 +221,6 @@ func (n *Network) CheckReach(from newsnet.ServantID, item [16]byte, cat string) 
 }
 
 func briefReach(t newsnet.ReachTotals) string {
-	return fmt.Sprintf("subscribers %d delivered %d read %d acknowledged %d pending %d acks %d",
-		t.Subscribers, t.Delivered, t.Read, t.Acknowledged, len(t.Pending), len(t.Acks))
+	return fmt.Sprintf("subscribers %d delivered %d read %d acknowledged %d pending %d (%d listed) acks %d",
+		t.Subscribers, t.Delivered, t.Read, t.Acknowledged, t.PendingCount, len(t.Pending), len(t.Acks))
 }

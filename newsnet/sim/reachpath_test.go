@@ -128,3 +128,49 @@ func TestReachFollowsMovedPublisher(t *testing.T) {
 		}
 	}
 }
+
+// More readers have a must-read item unconfirmed than a report's list can
+// name: the list stops at ReachIdentities, and the publisher still learns
+// exactly how many are pending, also as some confirm.
+func TestReachPendingCountBeyondTheList(t *testing.T) {
+	n := New(5)
+	n.Base.ReachIdentities = 4
+	r := n.Rand()
+	used := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for range 40 {
+		ids = append(ids, randomID(r, used))
+	}
+	for _, id := range ids {
+		n.Add(id, ids[:2], "company")
+	}
+	if !n.RunUntil(2*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	pub := ids[0]
+	item := n.Publish(pub, "company")
+	n.RunFor(5 * time.Second)
+	for _, id := range ids[1:] {
+		n.MustRead(id, item, []byte("reader "+string(id)))
+	}
+	check := func(stage string, pending uint64) {
+		t.Helper()
+		ok := func() bool {
+			got, _ := n.Node(pub).Servant.Reach(item)
+			return got.PendingCount == pending
+		}
+		n.RunUntil(20*n.Base.ReportPeriod, ok)
+		got, _ := n.Node(pub).Servant.Reach(item)
+		if want := n.TrueReach(pub, item, "company"); got.PendingCount != pending || want.PendingCount != pending {
+			t.Errorf("%s: pending %d, truth %d, want %d", stage, got.PendingCount, want.PendingCount, pending)
+		}
+		if len(got.Pending) != min(4, int(pending)) {
+			t.Errorf("%s: %d pending listed, want %d", stage, len(got.Pending), min(4, int(pending)))
+		}
+	}
+	check("all told", uint64(len(ids)-1))
+	for _, id := range ids[1:11] {
+		n.Acknowledge(id, item, []byte("ack "+string(id)))
+	}
+	check("ten confirmed", uint64(len(ids)-11))
+}
