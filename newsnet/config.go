@@ -83,6 +83,11 @@ type Config struct {
 	// about 17 short connections a second spread over the seeds.
 	OpinionInterval time.Duration
 
+	// Release is this build's release ("0.2.0") and Kind its host's kind
+	// (KindDesktop, KindHeadless), both counted in the network census
+	// (netcensus.go); "" when the host does not say.
+	Release, Kind string
+
 	// SeenWindow is how many recent multicast IDs are remembered to drop
 	// copies a re-forming tree may deliver twice. Default 8192.
 	SeenWindow int

@@ -176,6 +176,7 @@ type reachLink struct {
 	censusStale bool        // our side's census may have changed
 	nextAt      time.Time   // the earliest next report on this link
 	budget      reachBudget // what the link's reports may cost (reach_budget.go)
+	net         *NetCensus  // a downlink's subtree census, as last reported (netcensus.go)
 }
 
 // restoreReach tracks again what the host kept (Config.Reach).
@@ -349,6 +350,7 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 	if !s.takeReport(l, rl) {
 		return
 	}
+	s.receiveNetCensus(l, rl, m)
 	if m.HasCensus {
 		rl.census = censusOf(m.Census)
 		s.notePublishers(rl, m.Publishers)
@@ -417,6 +419,8 @@ func (s *Servant) tickReach() {
 		s.censusChanged(0)
 	}
 	s.reportOwnReach()
+	s.forgetCensusLinks()
+	s.builtCensus()
 	if !s.reportDue() {
 		return
 	}
@@ -424,7 +428,11 @@ func (s *Servant) tickReach() {
 	for _, l := range s.treeLinks() {
 		rl := s.reachLink(l.id)
 		batch := batches[l.id]
-		if s.now.Before(rl.nextAt) || !rl.censusStale && len(batch) == 0 {
+		if s.now.Before(rl.nextAt) {
+			continue
+		}
+		subtree, network := s.netCensusFor(l)
+		if !rl.censusStale && len(batch) == 0 && subtree == nil && network == nil {
 			continue
 		}
 		if s.backedUp(l) || l.inflight > s.cfg.LinkBuffer/4 {
@@ -449,7 +457,8 @@ func (s *Servant) tickReach() {
 			p.item.sentTo, p.item.sent = l.id, &p.total
 			delete(s.reach.dirty, p.item.id)
 		}
-		if !m.HasCensus && len(m.Sources) == 0 {
+		s.addNetCensus(l, m, subtree, network)
+		if !m.HasCensus && len(m.Sources) == 0 && m.Subtree == nil && m.Network == nil {
 			continue
 		}
 		rl.nextAt = s.now.Add(s.cfg.ReportPeriod)
@@ -462,7 +471,14 @@ func (s *Servant) tickReach() {
 func (s *Servant) reportDue() bool {
 	due := func(l *link) bool {
 		rl := s.reachLink(l.id)
-		return !s.now.Before(rl.nextAt) && (rl.censusStale || len(s.reach.dirty) > 0)
+		if s.now.Before(rl.nextAt) {
+			return false
+		}
+		if rl.censusStale || len(s.reach.dirty) > 0 {
+			return true
+		}
+		subtree, network := s.netCensusFor(l)
+		return subtree != nil || network != nil
 	}
 	if s.up != nil && due(s.up) {
 		return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ReachReport carries reach reports over one tree link (reach.go): what the
@@ -22,6 +23,11 @@ type ReachReport struct {
 	Census     []CategoryCount // ascending by category, no zero counts
 	Publishers []string        // ascending, not empty
 	Sources    []SourceReach   // ascending by source, then category
+	// Subtree is the sender's subtree census, up the tree; Network the
+	// whole network's, down the tree, made by the vertex at NetworkAt (Unix
+	// nanoseconds). From wire version netCensusSince on (netcensus.go).
+	Subtree, Network *NetCensus
+	NetworkAt        int64
 }
 
 // CategoryCount is one census entry.
@@ -159,6 +165,13 @@ func (m *ReachReport) marshal(e *encoder) {
 			}
 		}
 	}
+	if e.version >= netCensusSince {
+		e.netCensus(m.Subtree)
+		e.netCensus(m.Network)
+		if m.Network != nil {
+			e.uvarint(uint64(m.NetworkAt))
+		}
+	}
 }
 
 func (m *ReachReport) unmarshal(d *decoder) {
@@ -202,6 +215,7 @@ func (m *ReachReport) unmarshal(d *decoder) {
 	}
 	n := d.count("reach sources", MaxReachItems)
 	if n == 0 {
+		m.unmarshalNetCensus(d)
 		return
 	}
 	m.Sources = make([]SourceReach, n)
@@ -238,6 +252,23 @@ func (m *ReachReport) unmarshal(d *decoder) {
 			m.Census, m.Publishers, m.Sources = nil, nil, nil
 			return
 		}
+	}
+	m.unmarshalNetCensus(d)
+}
+
+// unmarshalNetCensus reads the censuses of a report of version
+// netCensusSince or later.
+func (m *ReachReport) unmarshalNetCensus(d *decoder) {
+	if d.version < netCensusSince || d.err != nil {
+		return
+	}
+	m.Subtree = d.netCensus()
+	m.Network = d.netCensus()
+	if m.Network != nil {
+		m.NetworkAt = int64(d.uvarint("network at"))
+	}
+	if d.err != nil {
+		m.Subtree, m.Network = nil, nil
 	}
 }
 
@@ -305,8 +336,35 @@ func reachReportSize(m *ReachReport) int {
 			n += itemReachSize(&it)
 		}
 	}
+	n += 2 + netCensusSize(m.Subtree) + netCensusSize(m.Network)
+	if m.Network != nil {
+		n += uvarintLen(uint64(m.NetworkAt))
+	}
 	return n
 }
+
+// netCensusSize is the encoded size of an optional census, its presence
+// flag counted by the caller.
+func netCensusSize(c *NetCensus) int {
+	if c == nil {
+		return 0
+	}
+	n := 0
+	for _, v := range []uint64{c.Servants, c.Seeds, c.Archives, c.Leaves, c.Desktops, c.Headless, c.Lost, c.LostServants,
+		c.Depth, c.MostDowns, c.MostLeaves, c.MinVersion, c.MaxVersion, uint64(len(c.Releases)), uint64(len(c.WorstLost))} {
+		n += uvarintLen(v)
+	}
+	for _, r := range c.Releases {
+		n += uvarintLen(uint64(len(r.Name))) + len(r.Name) + uvarintLen(r.Count)
+	}
+	for _, w := range c.WorstLost {
+		n += uvarintLen(uint64(len(w.ID))) + len(w.ID) + uvarintLen(w.Count)
+	}
+	return n
+}
+
+// uvarintLen is the encoded length of v.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 func itemReachSize(it *ItemReach) int {
 	n := 16 + 5*2 + 2
@@ -317,4 +375,54 @@ func itemReachSize(it *ItemReach) int {
 		n += len(b) + 2
 	}
 	return n
+}
+
+// netCensus encodes an optional census: a presence flag, then its fields.
+func (e *encoder) netCensus(c *NetCensus) {
+	e.flag(c != nil)
+	if c == nil {
+		return
+	}
+	for _, v := range []uint64{c.Servants, c.Seeds, c.Archives, c.Leaves, c.Desktops, c.Headless, c.Lost, c.LostServants,
+		c.Depth, c.MostDowns, c.MostLeaves, c.MinVersion, c.MaxVersion} {
+		e.uvarint(v)
+	}
+	if len(c.Releases) > maxCensusReleases || len(c.WorstLost) > censusWorst {
+		e.fail(fmt.Errorf("census lists: %w", errTooMany))
+		return
+	}
+	e.uvarint(uint64(len(c.Releases)))
+	for _, r := range c.Releases {
+		e.string("census release", r.Name, MaxReleaseBytes)
+		e.uvarint(r.Count)
+	}
+	e.uvarint(uint64(len(c.WorstLost)))
+	for _, w := range c.WorstLost {
+		e.id("census servant", w.ID)
+		e.uvarint(w.Count)
+	}
+}
+
+func (d *decoder) netCensus() *NetCensus {
+	if !d.flag("census") {
+		return nil
+	}
+	c := &NetCensus{}
+	for _, v := range []*uint64{&c.Servants, &c.Seeds, &c.Archives, &c.Leaves, &c.Desktops, &c.Headless, &c.Lost, &c.LostServants,
+		&c.Depth, &c.MostDowns, &c.MostLeaves, &c.MinVersion, &c.MaxVersion} {
+		*v = d.uvarint("census")
+	}
+	if n := d.count("census releases", maxCensusReleases); n > 0 {
+		c.Releases = make([]NameCount, n)
+		for i := range c.Releases {
+			c.Releases[i] = NameCount{Name: d.string("census release", MaxReleaseBytes), Count: d.uvarint("census release count")}
+		}
+	}
+	if n := d.count("census servants", censusWorst); n > 0 {
+		c.WorstLost = make([]ServantCount, n)
+		for i := range c.WorstLost {
+			c.WorstLost[i] = ServantCount{ID: d.id("census servant"), Count: d.uvarint("census servant count")}
+		}
+	}
+	return c
 }

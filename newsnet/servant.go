@@ -33,9 +33,10 @@ type Servant struct {
 	siblings []ServantID // our up-servant's downs, as it last told us
 	// leaf: we hang below our up-servant without a slot, because it
 	// could not dial us back (leaf.go).
-	leaf     bool
-	dialback dialBackState // dialback.go
-	opinion  opinionState  // opinion.go
+	leaf      bool
+	dialback  dialBackState  // dialback.go
+	opinion   opinionState   // opinion.go
+	netCensus netCensusState // netcensus.go
 
 	// Catch-up pages being read by the host (pages.go), and the conduct
 	// of peers that exceeded their budgets (conduct.go).

@@ -49,6 +49,10 @@ type Status struct {
 	// Direct lists the direct links (direct.go), which are not tree links
 	// and so not in Links.
 	Direct []DirectStatus
+	// Subtree is the census of our subtree, Network the whole network's
+	// as last heard from the vertex (netcensus.go).
+	Subtree NetCensus
+	Network NetworkCensus
 }
 
 // LinkStatus describes one tree link.
@@ -112,7 +116,10 @@ func (s *Servant) Status() Status {
 		ReachAddr:     s.dialback.addr,
 		ReachAt:       s.dialback.at,
 		Misconduct:    s.misconductStatus(),
+		Subtree:       cloneCensus(&s.netCensus.subtree),
+		Network:       s.netCensus.network,
 	}
+	st.Network.NetCensus = cloneCensus(&s.netCensus.network.NetCensus)
 	if s.up != nil {
 		st.Up = s.up.peer
 	}

@@ -1,0 +1,318 @@
+package newsnet
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// The network census (issue 30): what the network looks like, aggregated up
+// the tree. Every servant reports a summary of its subtree (itself plus
+// what each down-servant and leaf reported) up its tree link, in the reach
+// report frames it sends anyway (reach.go), so it costs no frame of its
+// own: at most one per link and ReportPeriod, and only when it changed. The
+// vertex's summary is the whole network's; it travels back down in the
+// same frames at most once a networkCensusPeriod, so every servant (an
+// admin's among them) knows the network's figures, with the time the vertex
+// made them.
+//
+// A summary is bounded whatever the subtree's size: counts, maxima and
+// top-k lists (releases, the servants with the most lost items). Merging is
+// by link and state-based like the reach totals: a new summary from a link
+// replaces its old one, and a link that goes down takes its subtree's
+// figures with it. So a servant that lies can change only the figures of
+// its own subtree: its up-servant adds up every other link's summary
+// itself.
+
+// NetCensus summarizes the servants of a subtree (or of the network).
+type NetCensus struct {
+	Servants uint64
+	// Seeds, Archives and Leaves count the servants in the seed list, those
+	// that keep every category (archives), and those others cannot dial.
+	Seeds, Archives, Leaves uint64
+	// Desktops and Headless count the servants by their host's kind
+	// (Config.Kind); servants of a host that does not say count in
+	// neither.
+	Desktops, Headless uint64
+	// Releases counts the servants by release, most first, at most
+	// maxCensusReleases ("other" holds the rest; "" the unknown).
+	Releases []NameCount
+	// Lost is the sum of the servants' lost counters, LostServants how many
+	// have one above 0, and WorstLost the censusWorst with the most.
+	Lost, LostServants uint64
+	WorstLost          []ServantCount
+	// Depth is the levels of the subtree (1: the servant alone);
+	// MostDowns and MostLeaves the most any one servant holds.
+	Depth, MostDowns, MostLeaves uint64
+	// MinVersion and MaxVersion are the wire versions the servants speak
+	// at most (their ProtocolVersion): the oldest and the newest build.
+	MinVersion, MaxVersion uint64
+}
+
+// NameCount is one entry of a census list.
+type NameCount struct {
+	Name  string
+	Count uint64
+}
+
+// ServantCount names a servant with a count.
+type ServantCount struct {
+	ID    ServantID
+	Count uint64
+}
+
+// NetworkCensus is the whole network's census as this servant last heard
+// it from the vertex (or made it, being the vertex), and when the vertex
+// made it. At is zero before any came.
+type NetworkCensus struct {
+	NetCensus
+	At time.Time
+}
+
+const (
+	maxCensusReleases = 16
+	censusWorst       = 20
+	// networkCensusPeriod: the whole network's census goes down a link at
+	// most this often.
+	networkCensusPeriod = time.Minute
+	// netCensusSince is the first wire version whose reach reports carry
+	// censuses.
+	netCensusSince = 6
+	// otherRelease collects the releases beyond maxCensusReleases.
+	otherRelease = "other"
+)
+
+// netCensusState is the servant's census bookkeeping.
+type netCensusState struct {
+	network  NetworkCensus // the whole network, from the vertex
+	subtree  NetCensus     // our subtree, as last built
+	builtAt  time.Time     // when subtree was built: at most once a ReportPeriod
+	upSent   *NetCensus    // what we last reported up
+	upSentTo LinkID
+	downSent map[LinkID]censusSent
+}
+
+// censusSent is the network census last sent down a link: the vertex's
+// time of it, and when it went.
+type censusSent struct{ at, when time.Time }
+
+// ownCensusEntry is this servant alone.
+func (s *Servant) ownCensusEntry() NetCensus {
+	c := NetCensus{Servants: 1, Depth: 1, MinVersion: ProtocolVersion, MaxVersion: ProtocolVersion,
+		Releases: []NameCount{{Name: s.cfg.Release, Count: 1}}}
+	if s.isSeed() {
+		c.Seeds = 1
+	}
+	if s.self.Has(AllCategories) && s.cfg.Archive != nil {
+		c.Archives = 1
+	}
+	if s.leaf {
+		c.Leaves = 1
+	}
+	switch s.cfg.Kind {
+	case KindDesktop:
+		c.Desktops = 1
+	case KindHeadless:
+		c.Headless = 1
+	}
+	if s.counters.Lost > 0 {
+		c.Lost, c.LostServants = s.counters.Lost, 1
+		c.WorstLost = []ServantCount{{ID: s.id, Count: s.counters.Lost}}
+	}
+	for _, l := range s.treeLinks() {
+		switch {
+		case l == s.up:
+		case l.leaf:
+			c.MostLeaves++
+		default:
+			c.MostDowns++
+		}
+	}
+	return c
+}
+
+// Host kinds (Config.Kind).
+const (
+	KindDesktop  = "desktop"
+	KindHeadless = "headless"
+)
+
+// subtreeCensus is our own entry merged with every downlink's report.
+func (s *Servant) subtreeCensus() NetCensus {
+	c := s.ownCensusEntry()
+	for _, l := range s.treeLinks() {
+		if l == s.up {
+			continue
+		}
+		if rl := s.reach.links[l.id]; rl != nil && rl.net != nil {
+			c.merge(rl.net)
+		}
+	}
+	return c
+}
+
+// merge adds o, a disjoint subtree, to c.
+func (c *NetCensus) merge(o *NetCensus) {
+	if o.Servants == 0 {
+		return
+	}
+	if c.Servants == 0 {
+		c.MinVersion, c.MaxVersion = o.MinVersion, o.MaxVersion
+	} else {
+		c.MinVersion, c.MaxVersion = min(c.MinVersion, o.MinVersion), max(c.MaxVersion, o.MaxVersion)
+	}
+	c.Servants += o.Servants
+	c.Seeds += o.Seeds
+	c.Archives += o.Archives
+	c.Leaves += o.Leaves
+	c.Desktops += o.Desktops
+	c.Headless += o.Headless
+	c.Lost += o.Lost
+	c.LostServants += o.LostServants
+	c.Depth = max(c.Depth, o.Depth+1)
+	c.MostDowns = max(c.MostDowns, o.MostDowns)
+	c.MostLeaves = max(c.MostLeaves, o.MostLeaves)
+	c.Releases = mergeReleases(c.Releases, o.Releases)
+	c.WorstLost = mergeWorst(c.WorstLost, o.WorstLost)
+}
+
+// mergeReleases adds two release lists, keeping the most common
+// maxCensusReleases−1 by name and folding the rest into "other".
+func mergeReleases(a, b []NameCount) []NameCount {
+	counts := map[string]uint64{}
+	for _, l := range [][]NameCount{a, b} {
+		for _, nc := range l {
+			counts[nc.Name] += nc.Count
+		}
+	}
+	out := make([]NameCount, 0, len(counts))
+	for name, n := range counts {
+		out = append(out, NameCount{name, n})
+	}
+	slices.SortFunc(out, func(x, y NameCount) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Name, y.Name))
+	})
+	if len(out) > maxCensusReleases {
+		var other uint64
+		kept := out[:0]
+		for i, nc := range out {
+			if i < maxCensusReleases-1 && nc.Name != otherRelease {
+				kept = append(kept, nc)
+			} else {
+				other += nc.Count
+			}
+		}
+		out = append(kept, NameCount{otherRelease, other})
+	}
+	return out
+}
+
+// mergeWorst keeps the censusWorst servants with the most, ties by ID.
+func mergeWorst(a, b []ServantCount) []ServantCount {
+	out := slices.Concat(a, b)
+	slices.SortFunc(out, func(x, y ServantCount) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.ID, y.ID))
+	})
+	out = slices.CompactFunc(out, func(x, y ServantCount) bool { return x.ID == y.ID })
+	return out[:min(len(out), censusWorst):min(len(out), censusWorst)]
+}
+
+// equal reports whether c and o hold the same figures.
+func (c *NetCensus) equal(o *NetCensus) bool {
+	return c.Servants == o.Servants && c.Seeds == o.Seeds && c.Archives == o.Archives && c.Leaves == o.Leaves &&
+		c.Desktops == o.Desktops && c.Headless == o.Headless && c.Lost == o.Lost && c.LostServants == o.LostServants &&
+		c.Depth == o.Depth && c.MostDowns == o.MostDowns && c.MostLeaves == o.MostLeaves &&
+		c.MinVersion == o.MinVersion && c.MaxVersion == o.MaxVersion &&
+		slices.Equal(c.Releases, o.Releases) && slices.Equal(c.WorstLost, o.WorstLost)
+}
+
+// receiveNetCensus takes the censuses of a reach report from tree link l:
+// a down-servant's subtree, or the whole network from the up-servant.
+func (s *Servant) receiveNetCensus(l *link, rl *reachLink, m *ReachReport) {
+	if m.Subtree != nil && l != s.up {
+		rl.net = m.Subtree
+	}
+	if m.Network != nil && l == s.up {
+		s.netCensus.network = NetworkCensus{NetCensus: *m.Network, At: time.Unix(0, m.NetworkAt)}
+	}
+}
+
+// builtCensus is our subtree's census, built again at most once a
+// ReportPeriod: it is looked at on every tick.
+func (s *Servant) builtCensus() *NetCensus {
+	st := &s.netCensus
+	if st.builtAt.IsZero() || s.now.Sub(st.builtAt) >= s.cfg.ReportPeriod {
+		st.subtree, st.builtAt = s.subtreeCensus(), s.now
+		if s.Role() == RoleVertex && (st.network.At.IsZero() || !st.network.equal(&st.subtree)) {
+			st.network = NetworkCensus{NetCensus: st.subtree, At: s.now}
+		}
+	}
+	return &st.subtree
+}
+
+// netCensusFor returns what census tree link l is due: our subtree's when
+// l is the uplink and it changed since we last reported it, the network's
+// when l is a downlink and a newer one has not gone there within a
+// networkCensusPeriod. Both nil when nothing is due, or l's peer speaks a
+// version without censuses.
+func (s *Servant) netCensusFor(l *link) (subtree, network *NetCensus) {
+	if l.version != 0 && l.version < netCensusSince {
+		return nil, nil
+	}
+	st := &s.netCensus
+	if l == s.up {
+		if c := s.builtCensus(); st.upSent == nil || st.upSentTo != l.id || !st.upSent.equal(c) {
+			return c, nil
+		}
+		return nil, nil
+	}
+	s.builtCensus()
+	if st.network.At.IsZero() {
+		return nil, nil
+	}
+	if sent, ok := st.downSent[l.id]; ok && (sent.at.Equal(st.network.At) || s.now.Sub(sent.when) < networkCensusPeriod) {
+		return nil, nil
+	}
+	return nil, &st.network.NetCensus
+}
+
+// addNetCensus puts into m, about to go over l, the censuses l is due
+// (netCensusFor), and notes them sent.
+func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus) {
+	st := &s.netCensus
+	if subtree != nil {
+		c := cloneCensus(subtree)
+		m.Subtree = &c
+		st.upSent, st.upSentTo = &c, l.id
+	}
+	if network != nil {
+		c := cloneCensus(network)
+		m.Network, m.NetworkAt = &c, st.network.At.UnixNano()
+		if st.downSent == nil {
+			st.downSent = map[LinkID]censusSent{}
+		}
+		st.downSent[l.id] = censusSent{at: st.network.At, when: s.now}
+	}
+}
+
+// forgetCensusLinks forgets the sending times of links that are gone.
+func (s *Servant) forgetCensusLinks() {
+	for id := range s.netCensus.downSent {
+		if s.links[id] == nil {
+			delete(s.netCensus.downSent, id)
+		}
+	}
+}
+
+func cloneCensus(c *NetCensus) NetCensus {
+	o := *c
+	o.Releases, o.WorstLost = slices.Clone(c.Releases), slices.Clone(c.WorstLost)
+	return o
+}
+
+// Census returns our subtree's census and the network's as last heard.
+func (s *Servant) Census() (subtree NetCensus, network NetworkCensus) {
+	n := s.netCensus.network
+	n.NetCensus = cloneCensus(&n.NetCensus)
+	return s.subtreeCensus(), n
+}

@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"newsdesk/newsnet"
+)
+
+// censusTruth is the network census as the simulator knows it.
+func censusTruth(n *Network) newsnet.NetCensus {
+	var c newsnet.NetCensus
+	up := map[newsnet.ServantID]newsnet.ServantID{}
+	for _, nd := range n.Alive() {
+		st := nd.Servant.Status()
+		up[nd.ID] = st.Up
+		c.Servants++
+		if st.Leaf {
+			c.Leaves++
+		}
+		if newsnet.NewCategorySet(nd.Subscriptions...).Has(newsnet.AllCategories) {
+			c.Archives++
+		}
+		c.MostDowns = max(c.MostDowns, uint64(len(st.Downs)))
+		c.MostLeaves = max(c.MostLeaves, uint64(len(st.Leaves)))
+		if st.Counters.Lost > 0 {
+			c.Lost += st.Counters.Lost
+			c.LostServants++
+		}
+	}
+	for id := range up {
+		d := uint64(1)
+		for x := up[id]; x != ""; x = up[x] {
+			d++
+		}
+		c.Depth = max(c.Depth, d)
+	}
+	return c
+}
+
+// vertexCensus is the census the vertex holds of the whole network.
+func vertexCensus(n *Network) (newsnet.NetworkCensus, bool) {
+	for _, nd := range n.Alive() {
+		if nd.Servant.Role() == newsnet.RoleVertex {
+			_, network := nd.Servant.Census()
+			return network, true
+		}
+	}
+	return newsnet.NetworkCensus{}, false
+}
+
+// censusMatches compares the figures the simulator can check.
+func censusMatches(got, want newsnet.NetCensus) error {
+	type fig struct {
+		name      string
+		got, want uint64
+	}
+	for _, f := range []fig{{"servants", got.Servants, want.Servants}, {"leaves", got.Leaves, want.Leaves},
+		{"archives", got.Archives, want.Archives}, {"depth", got.Depth, want.Depth},
+		{"most downs", got.MostDowns, want.MostDowns}, {"most leaves", got.MostLeaves, want.MostLeaves},
+		{"lost", got.Lost, want.Lost}, {"servants with lost", got.LostServants, want.LostServants}} {
+		if f.got != f.want {
+			return fmt.Errorf("%s: census %d, truth %d", f.name, f.got, f.want)
+		}
+	}
+	return nil
+}
+
+// The network census (issue 30): with servants joining, crashing and
+// leaving, the vertex's census matches the truth within a few report
+// periods of the network settling, and every servant hears it.
+func TestNetworkCensusFollowsTheNetwork(t *testing.T) {
+	size := 1000
+	if testing.Short() {
+		size = 200
+	}
+	n, ids := reachNetwork(t, 7, size)
+	agree := func() bool {
+		c, ok := vertexCensus(n)
+		return ok && censusMatches(c.NetCensus, censusTruth(n)) == nil
+	}
+	check := func(stage string) {
+		t.Helper()
+		n.RunUntil(10*n.Base.ReportPeriod, agree)
+		c, ok := vertexCensus(n)
+		if !ok {
+			t.Fatalf("%s: no vertex", stage)
+		}
+		if err := censusMatches(c.NetCensus, censusTruth(n)); err != nil {
+			t.Errorf("%s: %v", stage, err)
+		}
+		if c.Seeds != 2 || c.MinVersion != newsnet.ProtocolVersion || c.MaxVersion != newsnet.ProtocolVersion {
+			t.Errorf("%s: seeds %d, versions %d–%d", stage, c.Seeds, c.MinVersion, c.MaxVersion)
+		}
+	}
+	check("settled")
+	if c, ok := vertexCensus(n); ok {
+		t.Logf("settled: %+v", c)
+	}
+	r := n.Rand()
+	for i := range size / 20 {
+		victim := ids[2+r.IntN(len(ids)-2)]
+		if i%2 == 0 {
+			n.Crash(victim)
+		} else {
+			n.Close(victim)
+		}
+	}
+	n.RunFor(n.Base.LinkTimeout + 5*time.Second)
+	if !n.RunUntil(10*time.Minute, n.Settled) {
+		t.Fatalf("no convergence after the churn: %v", n.CheckTree())
+	}
+	check("after a twentieth left")
+	// Every servant hears the vertex's census within two periods.
+	n.RunFor(2*time.Minute + 2*n.Base.ReportPeriod)
+	want, _ := vertexCensus(n)
+	stale := 0
+	for _, nd := range n.Alive() {
+		if _, network := nd.Servant.Census(); network.Servants != want.Servants {
+			stale++
+		}
+	}
+	if stale > 0 {
+		t.Errorf("%d servants do not hold the network's census of %d servants", stale, want.Servants)
+	}
+}
+
+// A servant that lies about its subtree changes only that subtree's
+// figures: the vertex counts everyone else as they are.
+func TestNetworkCensusLiarChangesOnlyItsSubtree(t *testing.T) {
+	n, ids := reachNetwork(t, 8, 120)
+	var liar newsnet.ServantID
+	for _, id := range ids[2:] {
+		if st := n.Node(id).Servant.Status(); len(st.Downs) > 0 && st.Up != "" {
+			liar = id
+			break
+		}
+	}
+	const claimed = 500
+	n.Filter = func(from, to newsnet.ServantID, m newsnet.Message) bool {
+		rr, ok := m.(*newsnet.ReachReport)
+		if !ok || from != liar || rr.Subtree == nil {
+			return true
+		}
+		lie := *rr
+		sub := *rr.Subtree
+		sub.Servants, sub.Lost, sub.LostServants = claimed, 1000, 5
+		lie.Subtree = &sub
+		n.Inject(from, to, &lie)
+		return false
+	}
+	n.Subscribe(liar, "lies") // makes it report again
+	truth := censusTruth(n)
+	real := uint64(len(n.subtree(liar)))
+	want := truth.Servants - real + claimed
+	n.RunUntil(20*n.Base.ReportPeriod, func() bool { c, _ := vertexCensus(n); return c.Servants == want })
+	c, _ := vertexCensus(n)
+	if c.Servants != want || c.Lost != truth.Lost+1000 || c.LostServants != truth.LostServants+5 {
+		t.Errorf("vertex counts %d servants, lost %d on %d; want %d (%d less the liar's %d, plus its claim of %d), lost %d on %d",
+			c.Servants, c.Lost, c.LostServants, want, truth.Servants, real, claimed, truth.Lost+1000, truth.LostServants+5)
+	}
+}
