@@ -131,6 +131,7 @@ func openApplication(ctx context.Context, env install.Env, dir string, resetStor
 		logger.Warn("data directory not restricted to this user", "err", err)
 	}
 	application, err := app.Open(ctx, app.Options{
+		Kind:             app.KindDesktop,
 		DataDir:          dir,
 		ResetStore:       resetStore,
 		Logger:           logger,

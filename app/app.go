@@ -36,6 +36,10 @@ import (
 
 // Options configure Open.
 type Options struct {
+	// Kind is what runs the servant, KindDesktop or KindHeadless, as the
+	// network census counts it; "" when the caller does not say.
+	Kind string
+
 	// DataDir holds the store (newsdesk.db), the installation's key
 	// (identity.key) and source (installation-id); created 0700 if missing.
 	// Required.
@@ -632,6 +636,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto := newsnet.DefaultConfig("")
 	proto.Seeds = seeds
 	proto.Source = a.sourceStr
+	proto.Release, proto.Kind = Release, a.opts.Kind
 	proto.Fanout = a.Network().Fanout // network-wide: never a per-servant setting (Options.Fanout)
 	proto.LeafCapacity = a.Network().LeafCapacity
 	proto.Verify = a.net.Verify

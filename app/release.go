@@ -14,6 +14,12 @@ import (
 // it with -ldflags "-X newsdesk/app.Release=…".
 var Release = "0.2.0"
 
+// What runs a servant (Options.Kind), as the network census counts it.
+const (
+	KindDesktop  = newsnet.KindDesktop
+	KindHeadless = newsnet.KindHeadless
+)
+
 // compareReleases orders releases "major.minor.patch" numerically, a
 // pre-release ("0.2.0-rc1") before its release; ok is false when either
 // does not parse.

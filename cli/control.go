@@ -19,6 +19,7 @@ package cli
 //	GET  /v1/invites         the invitations this servant made; DELETE /v1/invites/<id> revokes one
 //	GET  /v1/scheduled       publications waiting for their "at"; DELETE /v1/scheduled/<id> cancels one
 //	GET  /v1/limits          the network's publishing limits; PUT sets them (admins only, limits.go)
+//	GET  /v1/network         the network census, aggregated up the tree (admins only, network.go)
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -115,6 +116,7 @@ func (c *control) routes() map[string]endpoint {
 		limitsPath:          {http.MethodGet: c.getLimits, http.MethodPut: c.setLimits},
 		scheduledPath:       {http.MethodGet: c.listScheduled},
 		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
+		networkPath:         {http.MethodGet: c.network},
 	}
 }
 

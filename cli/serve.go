@@ -244,6 +244,7 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	opts := app.Options{
+		Kind:       app.KindHeadless,
 		DataDir:    cfg.data,
 		Listen:     cfg.listen,
 		Advertise:  string(cfg.advertise),

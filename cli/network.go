@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"newsdesk/app"
+	"newsdesk/newsnet"
+)
+
+// networkPath is the network census (admins only).
+const networkPath = "/v1/network"
+
+// censusJSON is GET /v1/network's answer.
+type censusJSON struct {
+	Servants     uint64            `json:"servants"`
+	At           time.Time         `json:"at"`
+	AgeSeconds   float64           `json:"ageSeconds"`
+	Seeds        uint64            `json:"seeds"`
+	Archives     uint64            `json:"archives"`
+	Leaves       uint64            `json:"leaves"`
+	Desktops     uint64            `json:"desktops"`
+	Headless     uint64            `json:"headless"`
+	Releases     []releaseJSON     `json:"releases"`
+	Lost         uint64            `json:"lost"`
+	LostServants uint64            `json:"lostServants"`
+	WorstLost    []lostServantJSON `json:"worstLost"`
+	Depth        uint64            `json:"depth"`
+	MostDowns    uint64            `json:"mostDowns"`
+	MostLeaves   uint64            `json:"mostLeaves"`
+	Protocol     struct {
+		Min uint64 `json:"min"`
+		Max uint64 `json:"max"`
+	} `json:"protocol"`
+}
+
+type releaseJSON struct {
+	Release  string `json:"release"`
+	Servants uint64 `json:"servants"`
+}
+
+type lostServantJSON struct {
+	Servant string `json:"servant"`
+	Lost    uint64 `json:"lost"`
+}
+
+// network: GET /v1/network, the network census as the vertex last made
+// it. 403 for a servant that is not an admin's, 503 before the census has
+// come.
+func (c *control) network(w http.ResponseWriter, _ *http.Request) {
+	nc, err := c.a.NetworkCensus()
+	switch {
+	case errors.Is(err, app.ErrNotAdmin):
+		writeError(w, http.StatusForbidden, "only an admin of the network may read its census")
+		return
+	case errors.Is(err, app.ErrNoCensus):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, censusOut(nc, time.Now()))
+}
+
+func censusOut(nc newsnet.NetworkCensus, now time.Time) censusJSON {
+	out := censusJSON{Servants: nc.Servants, At: nc.At.UTC(), AgeSeconds: now.Sub(nc.At).Seconds(),
+		Seeds: nc.Seeds, Archives: nc.Archives, Leaves: nc.Leaves, Desktops: nc.Desktops, Headless: nc.Headless,
+		Lost: nc.Lost, LostServants: nc.LostServants, Depth: nc.Depth, MostDowns: nc.MostDowns, MostLeaves: nc.MostLeaves,
+		Releases: []releaseJSON{}, WorstLost: []lostServantJSON{}}
+	out.Protocol.Min, out.Protocol.Max = nc.MinVersion, nc.MaxVersion
+	for _, r := range nc.Releases {
+		out.Releases = append(out.Releases, releaseJSON{Release: r.Name, Servants: r.Count})
+	}
+	for _, l := range nc.WorstLost {
+		out.WorstLost = append(out.WorstLost, lostServantJSON{Servant: string(l.ID), Lost: l.Count})
+	}
+	return out
+}
