@@ -51,6 +51,9 @@ func main() {
 	var ro reachOptions
 	flag.IntVar(&ro.N, "reach", 0, "servants in the simulated reach-report table (0 skips it, 1000 as in docs/benchmarks.md)")
 	reachOnly := flag.Bool("reach-only", false, "run the reach-report table alone")
+	var co censusOptions
+	flag.IntVar(&co.N, "census", 10000, "servants in the simulated network-census table")
+	censusOnly := flag.Bool("census-only", false, "run the network-census table alone")
 	var lo leafOptions
 	flag.IntVar(&lo.N, "leaves", 0, "servants in the simulated leaf table: 0 %, 50 % and 90 % of them undialable (0 skips it, 1000 as in docs/benchmarks.md)")
 	leavesOnly := flag.Bool("leaves-only", false, "run the leaf table alone")
@@ -85,8 +88,13 @@ func main() {
 			}
 		}
 	}
+	co.Seed = *seed
 	if *reachOnly {
 		reachMain(os.Stdout, ro)
+		return
+	}
+	if *censusOnly {
+		censusMain(os.Stdout, co)
 		return
 	}
 	if *leavesOnly {
