@@ -2,7 +2,10 @@ package interop
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +86,8 @@ func TestReleasesFile(t *testing.T) {
 }
 
 // The previous release, built from its commit, in one network with this
-// build: an old seed with a new member and a new seed with an old member.
+// build: an old seed with a new member and a new seed with an old member,
+// plain, audience and must-read items and retractions each way.
 // It needs a release before this one in RELEASES; until there is one the
 // test says so and stops.
 func TestAgainstPreviousRelease(t *testing.T) {
@@ -126,14 +130,103 @@ func runPair(t *testing.T, seedBin, memberBin string) {
 	ids := []string{seed.publish(t, "from the seed"), member.publish(t, "from the member")}
 	for _, s := range []*servant{seed, member} {
 		waitFor(t, 30*time.Second, "both items on "+s.name, func() error {
-			var items []item
-			if err := s.get(t, "/v1/items?category=it", &items); err != nil {
+			return s.holds(t, ids...)
+		})
+	}
+	// Each side publishes for an audience that holds both (loopback) and
+	// for one that holds neither, a must-read item, and retracts its plain
+	// item: the other side shows the first, never the second, confirms the
+	// must-read item (the publisher's relays count it) and drops the
+	// retracted one.
+	for _, pair := range [][2]*servant{{seed, member}, {member, seed}} {
+		from, to := pair[0], pair[1]
+		inside := from.publishWith(t, `"title":"for loopback","audience":["127.0.0.0/8"]`)
+		outside := from.publishWith(t, `"title":"for an office elsewhere","audience":["10.99.0.0/16"]`)
+		mustRead := from.publishWith(t, `"title":"read this","mustRead":true`)
+		waitFor(t, 30*time.Second, to.name+" to hold what "+from.name+" sent it", func() error {
+			return to.holds(t, inside, mustRead)
+		})
+		if to.has(t, outside) {
+			t.Errorf("%s holds the item for an audience it is outside of", to.name)
+		}
+		if code, body := to.post(t, "/v1/ack", fmt.Sprintf(`{"id":%q}`, mustRead)); code != http.StatusNoContent {
+			t.Errorf("ack on %s: %d %s", to.name, code, body)
+		}
+		waitFor(t, 60*time.Second, from.name+" to hear of the confirmation", func() error {
+			var r struct {
+				Reported int `json:"reportedAcknowledged"`
+			}
+			if err := from.get(t, "/v1/reach?id="+mustRead, &r); err != nil {
 				return err
 			}
-			if len(items) != len(ids) {
-				return fmt.Errorf("%d items", len(items))
+			if r.Reported < 1 {
+				return fmt.Errorf("%+v", r)
+			}
+			return nil
+		})
+		own := ids[0]
+		if from == member {
+			own = ids[1]
+		}
+		if code, body := from.post(t, "/v1/retract", fmt.Sprintf(`{"id":%q,"reason":"test"}`, own)); code != http.StatusOK {
+			t.Fatalf("retract on %s: %d %s", from.name, code, body)
+		}
+		waitFor(t, 30*time.Second, to.name+" to drop the retracted item", func() error {
+			if to.has(t, own) {
+				return fmt.Errorf("still holds %s", own)
 			}
 			return nil
 		})
 	}
+}
+
+// publishWith publishes in "it" with the JSON fields given (title among them).
+func (s *servant) publishWith(t *testing.T, fields string) string {
+	t.Helper()
+	code, body := s.post(t, "/v1/publish", fmt.Sprintf(`{"category":"it","body":"from %s",%s}`, s.name, fields))
+	var out struct {
+		ID string `json:"id"`
+	}
+	if code != http.StatusOK || json.Unmarshal(body, &out) != nil {
+		t.Fatalf("publish %s on %s: %d %s", fields, s.name, code, body)
+	}
+	return out.ID
+}
+
+// post sends a JSON body to the control API.
+func (s *servant) post(t *testing.T, path, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post("http://"+s.control+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// holds reports an error unless every id is among the items of "it".
+func (s *servant) holds(t *testing.T, ids ...string) error {
+	t.Helper()
+	for _, id := range ids {
+		if !s.has(t, id) {
+			return fmt.Errorf("%s does not hold %s", s.name, id)
+		}
+	}
+	return nil
+}
+
+// has reports whether item id is among the items of "it".
+func (s *servant) has(t *testing.T, id string) bool {
+	t.Helper()
+	var items []item
+	if err := s.get(t, "/v1/items?category=it", &items); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.ID == id {
+			return true
+		}
+	}
+	return false
 }
