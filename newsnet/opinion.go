@@ -70,7 +70,10 @@ func (s *Servant) tickOpinion() {
 	if s.cfg.OpinionInterval == 0 {
 		return
 	}
-	if l := s.links[o.asking]; l != nil && s.now.Sub(l.opened) >= 2*s.cfg.JoinTimeout {
+	switch l := s.links[o.asking]; {
+	case l == nil:
+		o.asking = 0 // closed under us, or never asked
+	case s.now.Sub(l.opened) >= 2*s.cfg.JoinTimeout:
 		s.closeLink(l, "second opinion timed out")
 		o.asking = 0
 	}
