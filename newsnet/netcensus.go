@@ -230,11 +230,39 @@ func (c *NetCensus) equal(o *NetCensus) bool {
 // a down-servant's subtree, or the whole network from the up-servant.
 func (s *Servant) receiveNetCensus(l *link, rl *reachLink, m *ReachReport) {
 	if m.Subtree != nil && l != s.up {
-		rl.net = m.Subtree
+		rl.net = s.plausibleCensus(l, m.Subtree)
 	}
 	if m.Network != nil && l == s.up {
 		s.netCensus.network = NetworkCensus{NetCensus: *m.Network, At: time.Unix(0, m.NetworkAt)}
 	}
+}
+
+// plausibleCensus is c, a downlink's subtree census, cut to what its
+// subtree can hold: the servants it names with lost items lie in the
+// link's slot range (or are the down-servant itself), and nothing lies
+// beyond a leaf. So a servant that lies can make up figures for its own
+// subtree only, never name a servant elsewhere.
+func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
+	out := cloneCensus(c)
+	inside := func(id ServantID) bool { return id == l.peer }
+	if !l.leaf {
+		lo, hi := s.part.SlotRange(l.slot)
+		inside = func(id ServantID) bool {
+			v := IDValue(id)
+			return id == l.peer || lo <= v && v <= hi
+		}
+	}
+	out.WorstLost = slices.DeleteFunc(out.WorstLost, func(w ServantCount) bool { return !inside(w.ID) })
+	if l.leaf {
+		one := func(v uint64) uint64 { return min(v, 1) }
+		out.Servants, out.Depth, out.MostDowns, out.MostLeaves = 1, 1, 0, 0
+		out.Seeds, out.Archives, out.Leaves = one(out.Seeds), one(out.Archives), one(out.Leaves)
+		out.Desktops, out.Headless, out.LostServants = one(out.Desktops), one(out.Headless), one(out.LostServants)
+		if len(out.Releases) > 0 {
+			out.Releases = []NameCount{{Name: out.Releases[0].Name, Count: 1}}
+		}
+	}
+	return &out
 }
 
 // builtCensus is our subtree's census, built again at most once a

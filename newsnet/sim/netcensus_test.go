@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -138,6 +139,13 @@ func TestNetworkCensusLiarChangesOnlyItsSubtree(t *testing.T) {
 		}
 	}
 	const claimed = 500
+	var elsewhere newsnet.ServantID
+	for _, id := range ids[2:] {
+		if !slices.Contains(n.subtree(liar), id) && id != n.Node(liar).Servant.Status().Up {
+			elsewhere = id
+			break
+		}
+	}
 	n.Filter = func(from, to newsnet.ServantID, m newsnet.Message) bool {
 		rr, ok := m.(*newsnet.ReachReport)
 		if !ok || from != liar || rr.Subtree == nil {
@@ -146,6 +154,8 @@ func TestNetworkCensusLiarChangesOnlyItsSubtree(t *testing.T) {
 		lie := *rr
 		sub := *rr.Subtree
 		sub.Servants, sub.Lost, sub.LostServants = claimed, 1000, 5
+		// It also names a servant elsewhere as the worst off.
+		sub.WorstLost = append(slices.Clone(sub.WorstLost), newsnet.ServantCount{ID: elsewhere, Count: 999})
 		lie.Subtree = &sub
 		n.Inject(from, to, &lie)
 		return false
@@ -156,6 +166,9 @@ func TestNetworkCensusLiarChangesOnlyItsSubtree(t *testing.T) {
 	want := truth.Servants - real + claimed
 	n.RunUntil(20*n.Base.ReportPeriod, func() bool { c, _ := vertexCensus(n); return c.Servants == want })
 	c, _ := vertexCensus(n)
+	if slices.ContainsFunc(c.WorstLost, func(w newsnet.ServantCount) bool { return w.ID == elsewhere }) {
+		t.Errorf("the liar named %s, outside its subtree, among the worst off: %+v", elsewhere, c.WorstLost)
+	}
 	if c.Servants != want || c.Lost != truth.Lost+1000 || c.LostServants != truth.LostServants+5 {
 		t.Errorf("vertex counts %d servants, lost %d on %d; want %d (%d less the liar's %d, plus its claim of %d), lost %d on %d",
 			c.Servants, c.Lost, c.LostServants, want, truth.Servants, real, claimed, truth.Lost+1000, truth.LostServants+5)
