@@ -64,6 +64,10 @@ type Reach struct {
 	// prove no membership (older releases, or no certificate yet); they
 	// are not in Acknowledged or Pending.
 	ReportedAcknowledged, UnverifiedAcknowledged, UnverifiedPending uint64
+	// ReportedPending: the relays' count of readers who have a must-read
+	// item and have not confirmed it, exact where Pending stops at 256;
+	// 0 from publications reported before relays counted them.
+	ReportedPending uint64
 	// MustRead: the item asks readers to confirm it; Pending lists those
 	// who have it and have not (at most newsnet.MaxReachIdentities).
 	MustRead bool
@@ -103,7 +107,7 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 	}
 	v := Reach{At: r.At, Subscribers: r.Subscribers, Delivered: r.Delivered, Read: r.Read, Acknowledged: r.Acknowledged,
 		ReportedAcknowledged: r.ReportedAcknowledged, UnverifiedAcknowledged: r.UnverifiedAcknowledged,
-		UnverifiedPending: r.UnverifiedPending, MustRead: e.Item.MustRead}
+		UnverifiedPending: r.UnverifiedPending, ReportedPending: r.ReportedPending, MustRead: e.Item.MustRead}
 	if v.MustRead {
 		v.Pending = make([]Reader, 0, len(r.Pending))
 		for _, p := range r.Pending {
@@ -164,7 +168,7 @@ type reachReport struct {
 // are counted as unverified, never named or counted as verified.
 func (a *App) reachRecord(u newsnet.ReachUpdated, at time.Time) storage.Reach {
 	r := storage.Reach{At: at, Subscribers: u.Subscribers, Delivered: u.Delivered, Read: u.Read,
-		ReportedAcknowledged: u.Acknowledged}
+		ReportedAcknowledged: u.Acknowledged, ReportedPending: u.PendingCount}
 	sn := a.Network()
 	bad := 0
 	acked, legacyAcked := map[string]bool{}, map[string]bool{}

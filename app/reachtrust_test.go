@@ -116,9 +116,12 @@ func TestReachInventedPendingReaders(t *testing.T) {
 	if a.verifyReachBlob(item, pending[1], false) || a.verifyReachBlob(item, pending[2], false) {
 		t.Error("an invented or misplaced identity passes the relays' check")
 	}
-	r := a.reachRecord(newsnet.ReachUpdated{ID: item, ReachTotals: newsnet.ReachTotals{Delivered: 5, Pending: pending}}, time.Now())
+	r := a.reachRecord(newsnet.ReachUpdated{ID: item, ReachTotals: newsnet.ReachTotals{Delivered: 5, Pending: pending, PendingCount: 5}}, time.Now())
 	if len(r.Pending) != 1 || r.Pending[0].Name != "Di" || r.Pending[0].Key != trust.PublicKeyString(di.id.Public) {
 		t.Fatalf("pending %+v, want Di alone", r.Pending)
+	}
+	if r.ReportedPending != 5 {
+		t.Errorf("reported pending %d, want the relays' 5", r.ReportedPending)
 	}
 	if r.UnverifiedPending != 2 {
 		t.Errorf("unverified pending %d, want 2", r.UnverifiedPending)

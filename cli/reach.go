@@ -37,6 +37,7 @@ type reachResponse struct {
 	ReportedAcknowledged   uint64 `json:"reportedAcknowledged"`
 	UnverifiedAcknowledged uint64 `json:"unverifiedAcknowledged"`
 	UnverifiedPending      uint64 `json:"unverifiedPending"`
+	ReportedPending        uint64 `json:"reportedPending"`
 	// Pending is nil, and left out, for a post that is not must-read; a
 	// pointer, so that an empty list of a must-read post is [], not left
 	// out.
@@ -75,7 +76,8 @@ func (c *control) reach(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := reachResponse{Subscribers: rc.Subscribers, Delivered: rc.Delivered, Read: rc.Read, Acknowledged: rc.Acknowledged,
-		ReportedAcknowledged: rc.ReportedAcknowledged, UnverifiedAcknowledged: rc.UnverifiedAcknowledged, UnverifiedPending: rc.UnverifiedPending}
+		ReportedAcknowledged: rc.ReportedAcknowledged, UnverifiedAcknowledged: rc.UnverifiedAcknowledged, UnverifiedPending: rc.UnverifiedPending,
+		ReportedPending: rc.ReportedPending}
 	if rc.MustRead {
 		pending := make([]pendingReader, 0, len(rc.Pending))
 		for _, p := range rc.Pending {

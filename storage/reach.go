@@ -15,14 +15,15 @@ import (
 // bucket so My posts and GET /v1/reach show them after a restart, before
 // the network has reported again. Key the item ID; value:
 //
-//	version       1 byte (= 2; 1 before schema 9)
+//	version       1 byte (= 3; 2 before schema 10, 1 before schema 9)
 //	at            8 bytes, big-endian Unix nanoseconds of the report
 //	subscribers, delivered, read, acknowledged   uvarints
 //	reportedAcknowledged, unverifiedAcknowledged, unverifiedPending
-//	              uvarints (version 2 only)
+//	              uvarints (version 2 on)
 //	pending       uvarint n, then n × (uvarint len, name; uvarint len, key)
-//	offline       (version 2 only) uvarint n, then n × (uvarint len, name;
+//	offline       (version 2 on) uvarint n, then n × (uvarint len, name;
 //	              uvarint len, key; 8 bytes big-endian Unix nanoseconds last seen)
+//	reportedPending  (version 3 only) uvarint
 //
 // A version-1 entry was written before acknowledgements were verified
 // against the network's members (issue 32): its acknowledged count is
@@ -30,7 +31,8 @@ import (
 // The entry goes with its item when the item is purged.
 
 const (
-	reachVersion  = 2
+	reachVersion  = 3
+	reachVersion2 = 2
 	reachVersion1 = 1
 )
 
@@ -50,7 +52,10 @@ type Reach struct {
 	// UnverifiedPending: readers listed as pending who prove no
 	// membership; not in Pending.
 	UnverifiedPending uint64
-	Pending           []Reader // must-read items: who has it and has not confirmed, verified
+	// ReportedPending: the relays' count of readers who have it and have
+	// not confirmed, exact where Pending stops at 256.
+	ReportedPending uint64
+	Pending         []Reader // must-read items: who has it and has not confirmed, verified
 	// Offline: readers once listed as pending whose servants are not in
 	// the tree now, with when they were last reported; not confirmed as
 	// far as the publisher knows.
@@ -124,7 +129,7 @@ func encodeReach(r Reach) []byte {
 		}
 		b = binary.BigEndian.AppendUint64(b, uint64(p.LastSeen.UnixNano()))
 	}
-	return b
+	return binary.AppendUvarint(b, r.ReportedPending)
 }
 
 // decodeReach decodes a reach entry; a malformed one is ErrCorrupt.
@@ -135,7 +140,7 @@ func decodeReach(k, v []byte) (Reach, error) {
 	if len(k) != 16 {
 		return bad("key is not an item ID")
 	}
-	if len(v) < 9 || v[0] != reachVersion && v[0] != reachVersion1 {
+	if len(v) < 9 || v[0] != reachVersion && v[0] != reachVersion2 && v[0] != reachVersion1 {
 		return bad("malformed header")
 	}
 	r := Reach{At: time.Unix(0, int64(binary.BigEndian.Uint64(v[1:9])))}
@@ -149,7 +154,7 @@ func decodeReach(k, v []byte) (Reach, error) {
 		return n, true
 	}
 	counts := []*uint64{&r.Subscribers, &r.Delivered, &r.Read, &r.Acknowledged}
-	if v[0] == reachVersion {
+	if v[0] >= reachVersion2 {
 		counts = append(counts, &r.ReportedAcknowledged, &r.UnverifiedAcknowledged, &r.UnverifiedPending)
 	}
 	for _, p := range counts {
@@ -183,7 +188,7 @@ func decodeReach(k, v []byte) (Reach, error) {
 		}
 		r.Pending = append(r.Pending, Reader{Name: name, Key: key})
 	}
-	if v[0] == reachVersion {
+	if v[0] >= reachVersion2 {
 		n, ok := next()
 		if !ok || n > maxReachPending {
 			return bad("malformed offline list")
@@ -197,6 +202,11 @@ func decodeReach(k, v []byte) (Reach, error) {
 			seen := time.Unix(0, int64(binary.BigEndian.Uint64(rest)))
 			rest = rest[8:]
 			r.Offline = append(r.Offline, OfflineReader{Reader: Reader{Name: name, Key: key}, LastSeen: seen})
+		}
+	}
+	if v[0] >= reachVersion {
+		if r.ReportedPending, ok = next(); !ok {
+			return bad("malformed reported pending count")
 		}
 	}
 	if len(rest) != 0 {

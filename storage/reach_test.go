@@ -133,3 +133,48 @@ func TestReachVersion1(t *testing.T) {
 	}
 	storagetest.CheckAndClose(t, s, f.dir)
 }
+
+// TestReachVersion2: a reach entry written before the relays counted
+// pending readers (schema 9) reads with everything it had and no
+// reported pending count, after the store is upgraded; one written now
+// keeps the count.
+func TestReachVersion2(t *testing.T) {
+	f := newRetractFixture(t)
+	id := f.items[0].ID
+	storagetest.CheckAndClose(t, f.s, f.dir)
+	v := []byte{2}
+	v = binary.BigEndian.AppendUint64(v, uint64(time.Unix(5, 0).UnixNano()))
+	for _, n := range []uint64{7, 6, 5, 4, 9, 1, 2} {
+		v = binary.AppendUvarint(v, n)
+	}
+	v = binary.AppendUvarint(v, 1)
+	for _, s := range []string{"Ada", "ed25519:AAA"} {
+		v = binary.AppendUvarint(v, uint64(len(s)))
+		v = append(v, s...)
+	}
+	v = binary.AppendUvarint(v, 0) // no offline readers
+	editFile(t, f.dir, func(tx *bbolt.Tx) error {
+		if err := tx.Bucket(storage.BucketReach).Put(id[:], v); err != nil {
+			return err
+		}
+		return tx.Bucket(storage.BucketMeta).Put(storage.KeySchema, binary.BigEndian.AppendUint32(nil, 9))
+	})
+	s := storagetest.MustOpenDir(t, f.dir)
+	got, ok, err := s.Reach(id)
+	want := storage.Reach{At: time.Unix(5, 0), Subscribers: 7, Delivered: 6, Read: 5, Acknowledged: 4,
+		ReportedAcknowledged: 9, UnverifiedAcknowledged: 1, UnverifiedPending: 2,
+		Pending: []storage.Reader{{Name: "Ada", Key: "ed25519:AAA"}}}
+	if err != nil || !ok {
+		t.Fatalf("Reach = %+v, %v, %v", got, ok, err)
+	}
+	got.At = want.At
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Reach = %+v, want %+v", got, want)
+	}
+	want.ReportedPending = 312
+	must(t, s.SetReach(id, want))
+	if got, _, err := s.Reach(id); err != nil || got.ReportedPending != 312 {
+		t.Errorf("after SetReach: %+v, %v", got, err)
+	}
+	storagetest.CheckAndClose(t, s, f.dir)
+}

@@ -120,6 +120,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// which would take a version-2 entry for damage, from opening the
 	// file.
 	func(tx *bbolt.Tx) error { return nil },
+	// 9 → 10: reach entries of version 3 (reach.go: the relays' count of
+	// pending readers, exact beyond the list). Version-2 entries stay
+	// readable; the schema number keeps an older release from opening the
+	// file, as above.
+	func(tx *bbolt.Tx) error { return nil },
 }
 
 // SchemaVersion is the schema this code writes.

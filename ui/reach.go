@@ -232,10 +232,14 @@ func (r *reachRenderer) Objects() []fyne.CanvasObject { return r.objects }
 func (r *reachRenderer) Destroy()                     {}
 
 // pendingLabel is the text of a must-read post's button to its pending
-// list; "256+" when the network listed as many readers as it lists at
-// most (the list is partial).
+// list: the relays' count when it goes beyond the list, else "256+" when
+// the network listed as many readers as it lists at most (the list is
+// partial and the relays did not count: older releases).
 func pendingLabel(r app.Reach) string {
-	if pendingPartial(r) {
+	switch {
+	case pendingPartial(r) && r.ReportedPending > uint64(len(r.Pending)):
+		return fmt.Sprintf("Not confirmed (%d)…", r.ReportedPending)
+	case pendingPartial(r):
 		return fmt.Sprintf("Not confirmed (%d+)…", len(r.Pending))
 	}
 	return fmt.Sprintf("Not confirmed (%d)…", len(r.Pending))
@@ -271,6 +275,8 @@ func reachNote(r app.Reach) string {
 func (u *UI) showPending(title string, r app.Reach) {
 	text := fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title)
 	switch {
+	case pendingPartial(r) && r.ReportedPending > uint64(len(r.Pending)):
+		text = fmt.Sprintf("%d readers have “%s” and have not confirmed it, as relays count them; the network lists %d of them by name.", r.ReportedPending, title, len(r.Pending))
 	case pendingPartial(r):
 		text = fmt.Sprintf("At least %d readers have “%s” and have not confirmed it; the network lists at most %d.", len(r.Pending), title, maxPendingListed)
 	case len(r.Pending) == 0 && r.UnverifiedPending == 0 && len(r.Offline) == 0:

@@ -176,6 +176,30 @@ func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
 	}
 }
 
+// Issue 26: beyond the 256 readers a list names, the relays' count of
+// pending readers is exact, and the button and the dialog give it.
+func TestMyPostsPendingCountBeyondTheList(t *testing.T) {
+	b := newFake()
+	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := make([]app.Reader, maxPendingListed)
+	for i := range pending {
+		pending[i] = app.Reader{Name: fmt.Sprintf("Reader %03d", i), Key: fmt.Sprintf("ed25519:%03d", i)}
+	}
+	b.PresetReach(policy.ID, app.Reach{Subscribers: 400, Delivered: 400, Read: 100, Acknowledged: 88, ReportedAcknowledged: 88,
+		ReportedPending: 312, Pending: pending})
+	h := newHarness(t, b)
+	h.win.Resize(fyne.NewSize(1200, 760))
+	showMyPosts(h)
+	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == "Not confirmed (312)…" }))
+	top := h.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, "312 readers have “New travel policy” and have not confirmed it, as relays count them; the network lists 256 of them by name.") {
+		t.Fatalf("the pending dialog says %q", labels(top))
+	}
+}
+
 // Issue 26: readers whose computers are offline show as not confirmed,
 // with when they were last seen, in the list and in the CSV.
 func TestMyPostsOfflineReaders(t *testing.T) {
