@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"time"
 
 	"newsdesk/newsnet"
 )
@@ -10,21 +11,60 @@ import (
 // not started, or the vertex's census has not come down to it).
 var ErrNoCensus = errors.New("the network's census has not reached this servant yet")
 
+// Census is the whole network as the vertex last summed it up
+// (newsnet/netcensus.go): the servants online by release, kind and
+// reachability, the items lost and where, the shape of the tree.
+type Census struct {
+	At                                time.Time // when the vertex made it
+	Servants, Seeds, Archives, Leaves uint64
+	Desktops, Headless                uint64
+	Releases                          []ReleaseCount // most first
+	Lost, LostServants                uint64
+	WorstLost                         []LostServant // the most first, at most 20
+	Depth, MostDowns, MostLeaves      uint64
+	MinProtocol, MaxProtocol          uint64 // the wire versions of the oldest and newest builds
+}
+
+// ReleaseCount is how many servants run one release ("" unknown, "other"
+// the releases beyond the 15 most common).
+type ReleaseCount struct {
+	Release  string
+	Servants uint64
+}
+
+// LostServant is a servant with items it gave up on.
+type LostServant struct {
+	Servant string
+	Lost    uint64
+}
+
 // NetworkCensus returns the whole network's census as this servant last
-// heard it from the vertex (newsnet/netcensus.go): servants online by
-// release, role and reachability, the items lost and where, the tree's
-// depth. Only admins may read it (ErrNotAdmin): it names computers.
-func (a *App) NetworkCensus() (newsnet.NetworkCensus, error) {
+// heard it from the vertex. Only admins may read it (ErrNotAdmin): it
+// names computers. ErrNoCensus before one has come.
+func (a *App) NetworkCensus() (Census, error) {
 	if !a.IsAdmin() {
-		return newsnet.NetworkCensus{}, ErrNotAdmin
+		return Census{}, ErrNotAdmin
 	}
 	n := a.currentNode()
 	if n == nil {
-		return newsnet.NetworkCensus{}, ErrNoCensus
+		return Census{}, ErrNoCensus
 	}
 	c := n.Status().Network
 	if c.At.IsZero() {
-		return newsnet.NetworkCensus{}, ErrNoCensus
+		return Census{}, ErrNoCensus
 	}
-	return c, nil
+	return censusView(c), nil
+}
+
+func censusView(c newsnet.NetworkCensus) Census {
+	v := Census{At: c.At, Servants: c.Servants, Seeds: c.Seeds, Archives: c.Archives, Leaves: c.Leaves,
+		Desktops: c.Desktops, Headless: c.Headless, Lost: c.Lost, LostServants: c.LostServants,
+		Depth: c.Depth, MostDowns: c.MostDowns, MostLeaves: c.MostLeaves, MinProtocol: c.MinVersion, MaxProtocol: c.MaxVersion}
+	for _, r := range c.Releases {
+		v.Releases = append(v.Releases, ReleaseCount{Release: r.Name, Servants: r.Count})
+	}
+	for _, l := range c.WorstLost {
+		v.WorstLost = append(v.WorstLost, LostServant{Servant: string(l.ID), Lost: l.Count})
+	}
+	return v
 }

@@ -20,6 +20,13 @@ const (
 	KindHeadless = newsnet.KindHeadless
 )
 
+// ReleaseOlder reports whether release a is older than b; false when
+// either does not parse.
+func ReleaseOlder(a, b string) bool {
+	order, ok := compareReleases(a, b)
+	return ok && order < 0
+}
+
 // compareReleases orders releases "major.minor.patch" numerically, a
 // pre-release ("0.2.0-rc1") before its release; ok is false when either
 // does not parse.

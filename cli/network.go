@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"newsdesk/app"
-	"newsdesk/newsnet"
 )
 
 // networkPath is the network census (admins only).
@@ -64,17 +63,17 @@ func (c *control) network(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, censusOut(nc, time.Now()))
 }
 
-func censusOut(nc newsnet.NetworkCensus, now time.Time) censusJSON {
+func censusOut(nc app.Census, now time.Time) censusJSON {
 	out := censusJSON{Servants: nc.Servants, At: nc.At.UTC(), AgeSeconds: now.Sub(nc.At).Seconds(),
 		Seeds: nc.Seeds, Archives: nc.Archives, Leaves: nc.Leaves, Desktops: nc.Desktops, Headless: nc.Headless,
 		Lost: nc.Lost, LostServants: nc.LostServants, Depth: nc.Depth, MostDowns: nc.MostDowns, MostLeaves: nc.MostLeaves,
 		Releases: []releaseJSON{}, WorstLost: []lostServantJSON{}}
-	out.Protocol.Min, out.Protocol.Max = nc.MinVersion, nc.MaxVersion
+	out.Protocol.Min, out.Protocol.Max = nc.MinProtocol, nc.MaxProtocol
 	for _, r := range nc.Releases {
-		out.Releases = append(out.Releases, releaseJSON{Release: r.Name, Servants: r.Count})
+		out.Releases = append(out.Releases, releaseJSON(r))
 	}
 	for _, l := range nc.WorstLost {
-		out.WorstLost = append(out.WorstLost, lostServantJSON{Servant: string(l.ID), Lost: l.Count})
+		out.WorstLost = append(out.WorstLost, lostServantJSON(l))
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -19,6 +20,9 @@ import (
 type networkView struct {
 	u       *UI
 	lost    *widget.Label   // "N items could not be recovered", hidden at 0
+	whole   *fyne.Container // the whole network (census.go), for admins; hidden without a census
+	census  *fyne.Container // form layout of the census
+	health  *fyne.Container // what needs an admin's attention
 	servant *fyne.Container // form layout: label, value
 	links   *fyne.Container
 	counts  *fyne.Container
@@ -30,6 +34,8 @@ func newNetworkView(u *UI) *networkView {
 	v := &networkView{
 		u:       u,
 		lost:    widget.NewLabel(""),
+		census:  container.New(layout.NewFormLayout()),
+		health:  container.NewVBox(),
 		servant: container.New(layout.NewFormLayout()),
 		links:   container.NewVBox(),
 		counts:  container.New(layout.NewFormLayout()),
@@ -40,7 +46,9 @@ func newNetworkView(u *UI) *networkView {
 	v.lost.Importance = widget.DangerImportance
 	v.lost.Wrapping = fyne.TextWrapWord
 	v.lost.Hide()
-	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, heading("This servant"), v.servant)))
+	v.whole = container.NewVBox(heading("The whole network"), v.census, v.health, widget.NewSeparator())
+	v.whole.Hide()
+	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, v.whole, heading("This servant"), v.servant)))
 	right := container.NewVScroll(container.NewPadded(container.NewVBox(
 		heading("Links: routing sets, direct links"), v.links,
 		widget.NewSeparator(), heading("Counters"), v.counts,
@@ -182,10 +190,15 @@ func lostNotice(st app.NetStatus) string {
 		"The count covers every run of this installation."
 }
 
-func (v *networkView) set(st app.NetStatus) {
+func (v *networkView) set(st app.NetStatus, census *app.Census) {
 	servant, links, counters := networkFields(st)
 	notice := lostNotice(st)
-	sig := fmt.Sprint(notice, servant, links, counters)
+	var whole []field
+	var health []string
+	if census != nil {
+		whole, health = censusFields(*census, time.Now()), healthNotes(*census, st.Release)
+	}
+	sig := fmt.Sprint(notice, servant, links, counters, whole, health)
 	if sig == v.shown {
 		return
 	}
@@ -196,6 +209,7 @@ func (v *networkView) set(st app.NetStatus) {
 	} else {
 		v.lost.Show()
 	}
+	v.setCensus(whole, health)
 	setFields(v.servant, servant)
 	v.links.Objects = v.links.Objects[:0]
 	if len(links) == 0 {
@@ -213,4 +227,28 @@ func (v *networkView) set(st app.NetStatus) {
 	}
 	v.links.Refresh()
 	setFields(v.counts, counters)
+}
+
+// setCensus shows the whole network's figures and health notes, or hides
+// them without a census (not an admin, or none has come yet).
+func (v *networkView) setCensus(whole []field, health []string) {
+	if whole == nil {
+		v.whole.Hide()
+		return
+	}
+	setFields(v.census, whole)
+	v.health.Objects = v.health.Objects[:0]
+	if len(health) == 0 {
+		ok := widget.NewLabel("Nothing needs attention.")
+		ok.Importance = widget.SuccessImportance
+		v.health.Objects = append(v.health.Objects, ok)
+	}
+	for _, h := range health {
+		l := widget.NewLabel("• " + h)
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = widget.WarningImportance
+		v.health.Objects = append(v.health.Objects, l)
+	}
+	v.health.Refresh()
+	v.whole.Show()
 }

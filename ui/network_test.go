@@ -291,3 +291,41 @@ func TestStatusLineSetsOnlyChanges(t *testing.T) {
 		t.Errorf("a changed status shows as %q", s.text.Text)
 	}
 }
+
+// Issue 30: an admin's network view shows the whole network, as the census
+// summed it up, and what needs attention: the computer that lost items,
+// the computers on an older release, a network mostly of leaves. A member
+// sees none of it.
+func TestNetworkViewCensus(t *testing.T) {
+	b := newFake()
+	st := attachedStatus()
+	st.Release = "0.2.0"
+	b.PresetStatus(st)
+	b.PresetCensus(app.Census{At: testNow.Add(-30 * time.Second), Servants: 2043, Seeds: 3, Archives: 2, Leaves: 1288,
+		Desktops: 2031, Headless: 12, Releases: []app.ReleaseCount{{Release: "0.2.0", Servants: 1850}, {Release: "0.1.0", Servants: 193}},
+		Lost: 7, LostServants: 1, WorstLost: []app.LostServant{{Servant: "10.3.8.41:7400", Lost: 7}},
+		Depth: 4, MostDowns: 16, MostLeaves: 64, MinProtocol: 5, MaxProtocol: 6})
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.u.adminTabs.Select(h.u.networkTab)
+	h.sync()
+	v := h.u.network.content
+	for _, want := range []string{"The whole network", "Computers online", "0.2.0: 1850, 0.1.0: 193", "versions 5 to 6",
+		"7 items on 1 computer",
+		"• 10.3.8.41:7400 could not recover 7 items. Check that it reaches a seed, and that an archive keeps the category.",
+		"• 193 computers run a release older than this one (0.2.0). Roll out the update: news still crosses, newer features do not reach them.",
+		"• 1288 of 2043 computers cannot be dialled by others, so they cannot relay. Allow the Newsdesk port through the firewall on office computers (see the admin guide)."} {
+		if !hasLabel(v, want) {
+			t.Errorf("network view lacks %q", want)
+		}
+	}
+	if !h.u.network.whole.Visible() {
+		t.Error("the whole network is hidden from an admin")
+	}
+
+	asMember(t, b)
+	h.u.loadStatus()()
+	if h.u.census != nil || h.u.network.whole.Visible() {
+		t.Error("a member's network view shows the whole network")
+	}
+}

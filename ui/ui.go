@@ -64,6 +64,7 @@ type UI struct {
 	subs     []string
 	settings app.Settings
 	status   app.NetStatus
+	census   *app.Census // the whole network, for admins (census.go); nil without one
 	roles    roles
 
 	tabs      *container.AppTabs
@@ -313,18 +314,25 @@ func (u *UI) reportError(what string, err error) {
 	}
 }
 
-// loadStatus reads the servant's status (background).
+// loadStatus reads the servant's status, and the network's census when
+// the backend gives admins one (background).
 func (u *UI) loadStatus() func() {
 	st := u.b.Status()
+	var census *app.Census
+	if cb, ok := u.b.(CensusBackend); ok {
+		if c, err := cb.NetworkCensus(); err == nil {
+			census = &c
+		}
+	}
 	return func() {
-		u.status = st
+		u.status, u.census = st, census
 		u.statusChanged()
 	}
 }
 
 func (u *UI) statusChanged() {
 	u.statusBar.set(u.status)
-	u.network.set(u.status)
+	u.network.set(u.status, u.census)
 }
 
 // loadCatalog reads the catalog and subscriptions (background).

@@ -40,6 +40,7 @@ type Backend struct {
 	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
 	kept  map[uuid.UUID]bool      // items the reader keeps (Keep)
 
+	census     *app.Census             // the network's census (census.go); nil: none yet
 	takenPorts map[string]bool         // ports in use by "another program" (listen.go)
 	reach      map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
 	// retracted holds the retractions applied, as the store keeps them:
