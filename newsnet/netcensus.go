@@ -47,6 +47,11 @@ type NetCensus struct {
 	// MinVersion and MaxVersion are the wire versions the servants speak
 	// at most (their ProtocolVersion): the oldest and the newest build.
 	MinVersion, MaxVersion uint64
+	// SeedsOnline are the seeds in the tree (at most censusSeeds, in byte
+	// order), and SeedLeaves the leaves they hold between them: the seed
+	// list's health, for admins.
+	SeedsOnline []ServantID
+	SeedLeaves  uint64
 }
 
 // NameCount is one entry of a census list.
@@ -72,6 +77,7 @@ type NetworkCensus struct {
 const (
 	maxCensusReleases = 16
 	censusWorst       = 20
+	censusSeeds       = 32
 	// networkCensusPeriod: the whole network's census goes down a link at
 	// most this often.
 	networkCensusPeriod = time.Minute
@@ -102,6 +108,7 @@ func (s *Servant) ownCensusEntry() NetCensus {
 		Releases: []NameCount{{Name: s.cfg.Release, Count: 1}}}
 	if s.isSeed() {
 		c.Seeds = 1
+		c.SeedsOnline = []ServantID{s.id}
 	}
 	if s.self.Has(AllCategories) && s.cfg.Archive != nil {
 		c.Archives = 1
@@ -124,6 +131,9 @@ func (s *Servant) ownCensusEntry() NetCensus {
 		case l == s.up:
 		case l.leaf:
 			c.MostLeaves++
+			if s.isSeed() {
+				c.SeedLeaves++
+			}
 		default:
 			c.MostDowns++
 		}
@@ -174,6 +184,9 @@ func (c *NetCensus) merge(o *NetCensus) {
 	c.MostLeaves = max(c.MostLeaves, o.MostLeaves)
 	c.Releases = mergeReleases(c.Releases, o.Releases)
 	c.WorstLost = mergeWorst(c.WorstLost, o.WorstLost)
+	c.SeedLeaves += o.SeedLeaves
+	c.SeedsOnline = slices.Compact(slices.Sorted(slices.Values(slices.Concat(c.SeedsOnline, o.SeedsOnline))))
+	c.SeedsOnline = c.SeedsOnline[:min(len(c.SeedsOnline), censusSeeds):min(len(c.SeedsOnline), censusSeeds)]
 }
 
 // mergeReleases adds two release lists, keeping the most common
@@ -223,7 +236,8 @@ func (c *NetCensus) equal(o *NetCensus) bool {
 		c.Desktops == o.Desktops && c.Headless == o.Headless && c.Lost == o.Lost && c.LostServants == o.LostServants &&
 		c.Depth == o.Depth && c.MostDowns == o.MostDowns && c.MostLeaves == o.MostLeaves &&
 		c.MinVersion == o.MinVersion && c.MaxVersion == o.MaxVersion &&
-		slices.Equal(c.Releases, o.Releases) && slices.Equal(c.WorstLost, o.WorstLost)
+		slices.Equal(c.Releases, o.Releases) && slices.Equal(c.WorstLost, o.WorstLost) &&
+		c.SeedLeaves == o.SeedLeaves && slices.Equal(c.SeedsOnline, o.SeedsOnline)
 }
 
 // receiveNetCensus takes the censuses of a reach report from tree link l:
@@ -253,6 +267,7 @@ func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
 		}
 	}
 	out.WorstLost = slices.DeleteFunc(out.WorstLost, func(w ServantCount) bool { return !inside(w.ID) })
+	out.SeedsOnline = slices.DeleteFunc(out.SeedsOnline, func(id ServantID) bool { return !inside(id) })
 	if l.leaf {
 		one := func(v uint64) uint64 { return min(v, 1) }
 		out.Servants, out.Depth, out.MostDowns, out.MostLeaves = 1, 1, 0, 0
@@ -261,6 +276,7 @@ func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
 		if len(out.Releases) > 0 {
 			out.Releases = []NameCount{{Name: out.Releases[0].Name, Count: 1}}
 		}
+		out.SeedLeaves = 0 // a leaf holds no leaves
 	}
 	return &out
 }
@@ -334,7 +350,7 @@ func (s *Servant) forgetCensusLinks() {
 
 func cloneCensus(c *NetCensus) NetCensus {
 	o := *c
-	o.Releases, o.WorstLost = slices.Clone(c.Releases), slices.Clone(c.WorstLost)
+	o.Releases, o.WorstLost, o.SeedsOnline = slices.Clone(c.Releases), slices.Clone(c.WorstLost), slices.Clone(c.SeedsOnline)
 	return o
 }
 

@@ -360,6 +360,10 @@ func netCensusSize(c *NetCensus) int {
 	for _, w := range c.WorstLost {
 		n += uvarintLen(uint64(len(w.ID))) + len(w.ID) + uvarintLen(w.Count)
 	}
+	n += uvarintLen(uint64(len(c.SeedsOnline))) + uvarintLen(c.SeedLeaves)
+	for _, id := range c.SeedsOnline {
+		n += uvarintLen(uint64(len(id))) + len(id)
+	}
 	return n
 }
 
@@ -401,6 +405,8 @@ func (e *encoder) netCensus(c *NetCensus) {
 		e.id("census servant", w.ID)
 		e.uvarint(w.Count)
 	}
+	e.idsUpTo("census seeds", c.SeedsOnline, censusSeeds)
+	e.uvarint(c.SeedLeaves)
 }
 
 func (d *decoder) netCensus() *NetCensus {
@@ -424,5 +430,7 @@ func (d *decoder) netCensus() *NetCensus {
 			c.WorstLost[i] = ServantCount{ID: d.id("census servant"), Count: d.uvarint("census servant count")}
 		}
 	}
+	c.SeedsOnline = d.idsUpTo("census seeds", censusSeeds)
+	c.SeedLeaves = d.uvarint("census seed leaves")
 	return c
 }

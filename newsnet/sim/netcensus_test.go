@@ -94,6 +94,17 @@ func TestNetworkCensusFollowsTheNetwork(t *testing.T) {
 		if c.Seeds != 2 || c.MinVersion != newsnet.ProtocolVersion || c.MaxVersion != newsnet.ProtocolVersion {
 			t.Errorf("%s: seeds %d, versions %d–%d", stage, c.Seeds, c.MinVersion, c.MaxVersion)
 		}
+		seeds := slices.Sorted(slices.Values(ids[:2]))
+		if !slices.Equal(c.SeedsOnline, seeds) {
+			t.Errorf("%s: seeds online %v, want %v", stage, c.SeedsOnline, seeds)
+		}
+		var seedLeaves uint64
+		for _, id := range seeds {
+			seedLeaves += uint64(len(n.Node(id).Servant.Status().Leaves))
+		}
+		if c.SeedLeaves != seedLeaves {
+			t.Errorf("%s: %d leaves on seeds, truth %d", stage, c.SeedLeaves, seedLeaves)
+		}
 	}
 	check("settled")
 	if c, ok := vertexCensus(n); ok {
