@@ -271,6 +271,10 @@ type App struct {
 	// UI's counters leave out (syscount.go).
 	sysCounts systemCounts
 
+	// seedWatch remembers when each seed was last in the network
+	// (seedwatch.go).
+	seedWatch seedWatch
+
 	// purgeNow asks the monitor to purge at once (a shorter retention
 	// was chosen).
 	purgeNow chan struct{}

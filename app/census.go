@@ -23,6 +23,12 @@ type Census struct {
 	WorstLost                         []LostServant // the most first, at most 20
 	Depth, MostDowns, MostLeaves      uint64
 	MinProtocol, MaxProtocol          uint64 // the wire versions of the oldest and newest builds
+	// SeedsOnline are the seeds in the tree now, SeedLeaves the leaves
+	// they hold between them, and SeedsAway the listed seeds that have not
+	// been in the network for a day (as this servant has watched).
+	SeedsOnline []string
+	SeedLeaves  uint64
+	SeedsAway   []SeedAway
 }
 
 // ReleaseCount is how many servants run one release ("" unknown, "other"
@@ -53,7 +59,9 @@ func (a *App) NetworkCensus() (Census, error) {
 	if c.At.IsZero() {
 		return Census{}, ErrNoCensus
 	}
-	return censusView(c), nil
+	v := censusView(c)
+	v.SeedsAway = a.watchSeeds(a.Seeds(), v.SeedsOnline, time.Now())
+	return v, nil
 }
 
 func censusView(c newsnet.NetworkCensus) Census {
@@ -66,5 +74,9 @@ func censusView(c newsnet.NetworkCensus) Census {
 	for _, l := range c.WorstLost {
 		v.WorstLost = append(v.WorstLost, LostServant{Servant: string(l.ID), Lost: l.Count})
 	}
+	for _, s := range c.SeedsOnline {
+		v.SeedsOnline = append(v.SeedsOnline, string(s))
+	}
+	v.SeedLeaves = c.SeedLeaves
 	return v
 }

@@ -32,6 +32,17 @@ type censusJSON struct {
 		Min uint64 `json:"min"`
 		Max uint64 `json:"max"`
 	} `json:"protocol"`
+	SeedsOnline []string       `json:"seedsOnline"`
+	SeedLeaves  uint64         `json:"seedLeaves"`
+	SeedsAway   []seedAwayJSON `json:"seedsAway"`
+}
+
+// seedAwayJSON is a listed seed out of the network for a day or more;
+// lastSeen is left out when it was never seen since watched.
+type seedAwayJSON struct {
+	Seed     string     `json:"seed"`
+	LastSeen *time.Time `json:"lastSeen,omitempty"`
+	Watched  time.Time  `json:"watchedSince"`
 }
 
 type releaseJSON struct {
@@ -67,7 +78,16 @@ func censusOut(nc app.Census, now time.Time) censusJSON {
 	out := censusJSON{Servants: nc.Servants, At: nc.At.UTC(), AgeSeconds: now.Sub(nc.At).Seconds(),
 		Seeds: nc.Seeds, Archives: nc.Archives, Leaves: nc.Leaves, Desktops: nc.Desktops, Headless: nc.Headless,
 		Lost: nc.Lost, LostServants: nc.LostServants, Depth: nc.Depth, MostDowns: nc.MostDowns, MostLeaves: nc.MostLeaves,
-		Releases: []releaseJSON{}, WorstLost: []lostServantJSON{}}
+		Releases: []releaseJSON{}, WorstLost: []lostServantJSON{}, SeedsOnline: append([]string{}, nc.SeedsOnline...),
+		SeedLeaves: nc.SeedLeaves, SeedsAway: []seedAwayJSON{}}
+	for _, a := range nc.SeedsAway {
+		j := seedAwayJSON{Seed: a.Seed, Watched: a.Watched.UTC()}
+		if !a.LastSeen.IsZero() {
+			seen := a.LastSeen.UTC()
+			j.LastSeen = &seen
+		}
+		out.SeedsAway = append(out.SeedsAway, j)
+	}
 	out.Protocol.Min, out.Protocol.Max = nc.MinProtocol, nc.MaxProtocol
 	for _, r := range nc.Releases {
 		out.Releases = append(out.Releases, releaseJSON(r))

@@ -39,6 +39,7 @@ type seedEditor struct {
 	add, remove, up, down *widget.Button
 	test, save, revert    *widget.Button
 	problem, note         *widget.Label
+	advice                *widget.Label // the census's advice on the list (census.go), hidden without any
 	content               fyne.CanvasObject
 }
 
@@ -93,14 +94,17 @@ func newSeedEditor(u *UI) *seedEditor {
 	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), s.revertEdits)
 	s.problem = wrappedLabel("", widget.DangerImportance)
 	s.note = wrappedLabel("", widget.MediumImportance)
+	s.advice = wrappedLabel("", widget.WarningImportance)
+	s.advice.Hide()
 
 	intro := widget.NewLabel("Seeds are the servants a connection starts from, in priority order: the first reachable seed is the root of the tree. " +
 		"The list is stored on this computer and used at the next connection.")
 	intro.Wrapping = fyne.TextWrapWord
+	top := container.NewVBox(intro, s.advice)
 	addRow := container.NewBorder(nil, nil, nil, s.add, s.addr)
 	side := container.NewVBox(s.up, s.down, s.remove, widget.NewSeparator(), s.test)
 	bottom := container.NewVBox(addRow, s.problem, container.NewBorder(nil, nil, container.NewHBox(s.save, s.revert), nil, s.note))
-	s.content = container.NewPadded(container.NewBorder(intro, bottom, nil, side, s.list))
+	s.content = container.NewPadded(container.NewBorder(top, bottom, nil, side, s.list))
 	s.updateButtons()
 	return s
 }
@@ -311,4 +315,23 @@ func (s *seedEditor) doSave() {
 			}
 		}
 	})
+}
+
+// setAdvice shows what the network's census says of the seed list: seeds
+// away for a day, seeds carrying most leaves.
+func (s *seedEditor) setAdvice(census *app.Census) {
+	var notes []string
+	if census != nil {
+		notes = seedNotes(*census)
+	}
+	text := strings.Join(notes, "\n")
+	if text == s.advice.Text {
+		return
+	}
+	s.advice.SetText(text)
+	if text == "" {
+		s.advice.Hide()
+	} else {
+		s.advice.Show()
+	}
 }

@@ -84,9 +84,29 @@ func healthNotes(c app.Census, ownRelease string) []string {
 		notes = append(notes, fmt.Sprintf("%s run a release older than this one (%s). Roll out the update: news still crosses, newer features do not reach them.",
 			plural(int(older), "computer", "computers"), ownRelease))
 	}
+	notes = append(notes, seedNotes(c)...)
 	if c.Servants > 0 && c.Leaves*2 > c.Servants {
 		notes = append(notes, fmt.Sprintf("%d of %d computers cannot be dialled by others, so they cannot relay. Allow the Newsdesk port through the firewall on office computers (see the admin guide).",
 			c.Leaves, c.Servants))
+	}
+	return notes
+}
+
+// seedNotes is the census's advice on the seed list: seeds that have been
+// away for a day, and seeds that carry most of the network's leaves.
+func seedNotes(c app.Census) []string {
+	var notes []string
+	for _, a := range c.SeedsAway {
+		since := "since this computer began watching, " + a.Watched.Local().Format("2 Jan 15:04")
+		if !a.LastSeen.IsZero() {
+			since = "since " + a.LastSeen.Local().Format("2 Jan 15:04")
+		}
+		notes = append(notes, fmt.Sprintf("Seed %s has not been in the network %s. Check that computer, or replace it in the Seeds tab of Admin: newcomers try it first.",
+			a.Seed, since))
+	}
+	if c.Leaves >= 8 && c.SeedLeaves*2 > c.Leaves {
+		notes = append(notes, fmt.Sprintf("The seeds hold %d of the %d computers others cannot dial. Add a seed, or open the Newsdesk port on office computers so that they can take some.",
+			c.SeedLeaves, c.Leaves))
 	}
 	return notes
 }

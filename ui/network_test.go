@@ -323,9 +323,26 @@ func TestNetworkViewCensus(t *testing.T) {
 		t.Error("the whole network is hidden from an admin")
 	}
 
+	// The seed list's health, in the network view and in Admin → Seeds.
+	c, _ := b.NetworkCensus()
+	c.SeedLeaves, c.SeedsAway = 1000, []app.SeedAway{{Seed: "10.2.0.9:7946", LastSeen: time.Date(2026, 3, 1, 8, 15, 0, 0, time.Local)}}
+	b.PresetCensus(c)
+	h.u.loadStatus()()
+	for _, want := range []string{
+		"• Seed 10.2.0.9:7946 has not been in the network since 1 Mar 08:15. Check that computer, or replace it in the Seeds tab of Admin: newcomers try it first.",
+		"• The seeds hold 1000 of the 1288 computers others cannot dial. Add a seed, or open the Newsdesk port on office computers so that they can take some."} {
+		if !hasLabel(v, want) {
+			t.Errorf("network view lacks %q", want)
+		}
+	}
+	if got := h.u.seeds.advice.Text; !h.u.seeds.advice.Visible() || !strings.Contains(got, "Seed 10.2.0.9:7946 has not been in the network since 1 Mar 08:15") ||
+		!strings.Contains(got, "The seeds hold 1000 of the 1288") {
+		t.Errorf("Admin → Seeds advises %q", got)
+	}
+
 	asMember(t, b)
 	h.u.loadStatus()()
-	if h.u.census != nil || h.u.network.whole.Visible() {
+	if h.u.census != nil || h.u.network.whole.Visible() || h.u.seeds.advice.Visible() {
 		t.Error("a member's network view shows the whole network")
 	}
 }

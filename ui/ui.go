@@ -333,6 +333,7 @@ func (u *UI) loadStatus() func() {
 func (u *UI) statusChanged() {
 	u.statusBar.set(u.status)
 	u.network.set(u.status, u.census)
+	u.seeds.setAdvice(u.census)
 }
 
 // loadCatalog reads the catalog and subscriptions (background).
