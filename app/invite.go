@@ -56,6 +56,7 @@ func inviteView(v network.Invitation, now time.Time) Invite {
 var (
 	ErrNotAdmin          = network.ErrNotAdmin
 	ErrUnknownInvitation = network.ErrUnknownInvitation
+	ErrRevokedMember     = network.ErrRevokedMember
 	ErrNotRunning        = errors.New("the servant is not running, so no address to redeem invitations through is known: start it first")
 )
 
@@ -179,3 +180,21 @@ func (e *NoSeedError) Error() string {
 }
 
 func (e *NoSeedError) Is(target error) bool { return target == ErrNoSeed }
+
+// AdmitMember records an installation's key (trust.PublicKeyString form)
+// as admitted by this admin's servant, so that the member gets a
+// membership certificate when it next asks (it asks every hour until it
+// has one): for members whose invitation this servant no longer has on
+// record. Admins only (ErrNotAdmin); never a revoked key
+// (ErrRevokedMember); a key that does not parse is an error.
+func (a *App) AdmitMember(key string) error {
+	k, err := trust.ParsePublicKey(key)
+	if err != nil {
+		return err
+	}
+	if err := a.invites.Admit(k); err != nil {
+		return err
+	}
+	a.log.Info("member key admitted: it gets a membership certificate when it asks", "key", trust.PublicKeyString(k))
+	return nil
+}

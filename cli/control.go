@@ -20,6 +20,7 @@ package cli
 //	GET  /v1/scheduled       publications waiting for their "at"; DELETE /v1/scheduled/<id> cancels one
 //	GET  /v1/limits          the network's publishing limits; PUT sets them (admins only, limits.go)
 //	GET  /v1/network         the network census, aggregated up the tree (admins only, network.go)
+//	POST /v1/admitted        {"key"} → {"admitted"}: a member's key gets a certificate when it asks (admins only, invite.go)
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -117,6 +118,7 @@ func (c *control) routes() map[string]endpoint {
 		scheduledPath:       {http.MethodGet: c.listScheduled},
 		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
 		networkPath:         {http.MethodGet: c.network},
+		admittedPath:        {http.MethodPost: c.admitMember},
 	}
 }
 

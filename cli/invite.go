@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -183,6 +184,7 @@ const invitesPath = "/v1/invites"
 const inviteUsage = `usage: newsdesk invite create --data DIR [--uses N] [--expires 7d] [--publisher [--categories a,b]]
        newsdesk invite list --data DIR
        newsdesk invite revoke --data DIR ID
+       newsdesk invite admit --data DIR KEY
 
 Makes, lists and revokes invitation codes (admins only). create prints the
 code, one line to hand to the person joining (` + "`newsdesk join CODE`" + `, or
@@ -191,7 +193,11 @@ counts the invitation's uses for the whole network, so the servant must be
 running: on a data directory in use, the command talks to its control API
 (serve --control); list and revoke also work on a directory not in use.
 A network that lists no seed gets no invitation: whoever joined would have
-nowhere to connect.
+nowhere to connect. admit records a member's installation key (ed25519:…,
+as its Settings or the must-read reports show it) as if it had redeemed one
+of this servant's invitations, so that it gets a membership certificate
+when it next asks: for members whose invitation is no longer on record,
+which must-read reports list as not verified. Never a revoked key.
 
 Flags:
 `
@@ -199,15 +205,15 @@ Flags:
 // InviteCommand runs `newsdesk invite` with args (the arguments after
 // "invite").
 func InviteCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || !(args[0] == "create" || args[0] == "list" || args[0] == "revoke") {
+	if len(args) == 0 || !slices.Contains([]string{"create", "list", "revoke", "admit"}, args[0]) {
 		fmt.Fprint(stderr, inviteUsage)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			return flag.ErrHelp
 		}
 		if len(args) == 0 {
-			return usagef("invite: a subcommand is required (create, list or revoke)")
+			return usagef("invite: a subcommand is required (create, list, revoke or admit)")
 		}
-		return usagef("invite: unknown subcommand %q (want create, list or revoke)", args[0])
+		return usagef("invite: unknown subcommand %q (want create, list, revoke or admit)", args[0])
 	}
 	sub := args[0]
 	fs := newFlagSet("newsdesk invite "+sub, inviteUsage, stderr)
@@ -233,9 +239,11 @@ func InviteCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usagef("invite %s: --data DIR is required", sub)
 	case sub == "revoke" && fs.NArg() != 1:
 		return usagef("invite revoke: the invitation's ID is required (see invite list)")
-	case sub != "revoke" && fs.NArg() > 0:
+	case sub == "admit" && fs.NArg() != 1:
+		return usagef("invite admit: the member's installation key is required (ed25519:…)")
+	case sub != "revoke" && sub != "admit" && fs.NArg() > 0:
 		return usagef("invite %s: unexpected argument %q", sub, fs.Arg(0))
-	case sub == "revoke":
+	case sub == "revoke", sub == "admit":
 		id = fs.Arg(0)
 	}
 	var req inviteRequest
@@ -301,6 +309,11 @@ func InviteCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fmt.Errorf("invite revoke: %w", err)
 		}
 		fmt.Fprintf(stdout, "revoked %s\n", id)
+	case "admit":
+		if err := inv.admit(ctx, id); err != nil {
+			return fmt.Errorf("invite admit: %w", err)
+		}
+		fmt.Fprintf(stdout, "admitted %s: it gets a membership certificate when it next asks (within an hour, or at its next start)\n", id)
 	}
 	return nil
 }
@@ -318,6 +331,7 @@ type inviter interface {
 	create(ctx context.Context, req inviteRequest) (inviteCreated, error)
 	list(ctx context.Context) ([]inviteJSON, error)
 	revoke(ctx context.Context, id string) error
+	admit(ctx context.Context, key string) error
 }
 
 // runningControl returns the control API of the servant running on dir,
@@ -393,6 +407,8 @@ func (i *appInviter) list(context.Context) ([]inviteJSON, error) {
 
 func (i *appInviter) revoke(_ context.Context, id string) error { return i.a.RevokeInvitation(id) }
 
+func (i *appInviter) admit(_ context.Context, key string) error { return i.a.AdmitMember(key) }
+
 type apiInviter struct{ base string }
 
 // call does one request of the control API and decodes a 2xx answer into
@@ -454,6 +470,31 @@ func (i *apiInviter) list(ctx context.Context) ([]inviteJSON, error) {
 
 func (i *apiInviter) revoke(ctx context.Context, id string) error {
 	return i.call(ctx, http.MethodDelete, invitesPath+"/"+id, nil, nil)
+}
+
+func (i *apiInviter) admit(ctx context.Context, key string) error {
+	return i.call(ctx, http.MethodPost, admittedPath, map[string]string{"key": key}, nil)
+}
+
+// admittedPath records a member's key as admitted (admins only).
+const admittedPath = "/v1/admitted"
+
+// admitMember: POST /v1/admitted {"key"} (admins only) → {"admitted": key}.
+func (c *control) admitMember(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Key string `json:"key"`
+	}
+	if !readJSON(w, r, &req) {
+		return
+	}
+	switch err := c.a.AdmitMember(req.Key); {
+	case errors.Is(err, app.ErrRevokedMember):
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "revokedKey", "detail": err.Error()})
+	case err != nil:
+		c.inviteError(w, err)
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"admitted": req.Key})
+	}
 }
 
 const joinUsage = `usage: newsdesk join CODE --data DIR [--name NAME]

@@ -174,3 +174,30 @@ func TestInviteCommandOffline(t *testing.T) {
 		}
 	}
 }
+
+// An admin admits a member's key whose invitation is no longer on record,
+// through the command (which talks to the running servant) and the API;
+// a key that does not parse is 400, a member's servant answers 403.
+func TestInviteAdmit(t *testing.T) {
+	addr := apptest.FreeAddr(t)
+	a := startServe(t, apptest.NoTestNetwork, "--listen", addr, "--seeds", addr)
+	member, err := trust.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := trust.PublicKeyString(member.Public)
+	var out, errOut bytes.Buffer
+	if err := InviteCommand(context.Background(), []string{"admit", "--data", a.Data, key}, &out, &errOut); err != nil {
+		t.Fatalf("invite admit: %v\n%s", err, errOut.String())
+	}
+	if !strings.HasPrefix(out.String(), "admitted "+key) {
+		t.Errorf("invite admit printed %q", out.String())
+	}
+	if code, body := a.Call(t, http.MethodPost, admittedPath, map[string]string{"key": "ed25519:nonsense"}); code != http.StatusBadRequest {
+		t.Errorf("a key that does not parse: %d %s", code, body)
+	}
+	m := startServe(t)
+	if code, body := m.Call(t, http.MethodPost, admittedPath, map[string]string{"key": key}); code != http.StatusForbidden {
+		t.Errorf("a member admits: %d %s", code, body)
+	}
+}

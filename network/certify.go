@@ -89,6 +89,24 @@ func (iv *Inviter) admitted() ([]string, error) {
 	return keys, nil
 }
 
+// Admit records key as admitted here, as if it had redeemed one of this
+// servant's invitations, so that its next certify request succeeds: for a
+// member that joined before certificates existed and whose invitation
+// record is gone, which stays "not verified" otherwise. Admins only
+// (ErrNotAdmin); never a revoked key (ErrRevokedMember).
+func (iv *Inviter) Admit(key ed25519.PublicKey) error {
+	sn := iv.k.Definition()
+	if !sn.IsAdmin(iv.k.identity.Public) {
+		return ErrNotAdmin
+	}
+	if sn.IsRevoked(key) {
+		return fmt.Errorf("%w: %s", ErrRevokedMember, trust.PublicKeyString(key))
+	}
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	return iv.noteAdmitted(trust.PublicKeyString(key))
+}
+
 // onRecord reports whether key redeemed one of this servant's invitations.
 func (iv *Inviter) onRecord(key ed25519.PublicKey) (bool, error) {
 	iv.mu.Lock()

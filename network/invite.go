@@ -53,6 +53,7 @@ const (
 var (
 	ErrNotAdmin          = errors.New("only an admin of the network can manage invitations")
 	ErrUnknownInvitation = errors.New("no such invitation")
+	ErrRevokedMember     = errors.New("the key is revoked in the network definition")
 )
 
 // InviteRequest is what an admin asks for.
