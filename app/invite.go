@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"newsdesk/network"
@@ -26,6 +27,9 @@ type InviteOptions struct {
 	Expires    time.Duration // validity from now; 0 means 7 days
 	Publisher  bool          // the joiner becomes a publisher
 	Categories []string      // with Publisher: the categories it may publish in; empty: all
+	// Anyway makes the invitation although no seed answers (a seed
+	// being set up, say): whoever joins waits alone until one does.
+	Anyway bool
 }
 
 // Invite is an invitation as the admin's views show it. Code is set only
@@ -64,7 +68,10 @@ var (
 // returns it with its code. The code names this servant, which counts the
 // invitation's uses, so the servant must be running (ErrNotRunning), and
 // the network's seeds, where the joiner connects, so the network must list
-// one (a *NoSeedError, matching ErrNoSeed).
+// one (a *NoSeedError, matching ErrNoSeed), and one of them must answer
+// unless o.Anyway (a *SeedsUnreachableError, matching ErrSeedsUnreachable):
+// a code whose seeds do not answer leads the joiner into a network of one.
+// It probes the seeds, so it may take probeTimeout.
 func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	via := a.Addr()
 	if !a.IsAdmin() {
@@ -73,8 +80,14 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	if via == "" {
 		return Invite{}, ErrNotRunning
 	}
-	if sn := a.Network(); len(sn.Seeds) == 0 {
+	sn := a.Network()
+	if len(sn.Seeds) == 0 {
 		return Invite{}, &NoSeedError{Network: sn.Name}
+	}
+	if !o.Anyway {
+		if err := a.someSeedAnswers(sn.Seeds); err != nil {
+			return Invite{}, err
+		}
 	}
 	code, v, err := a.invites.Create(network.InviteRequest{Uses: o.Uses, Expires: o.Expires, Publisher: o.Publisher,
 		Categories: o.Categories, Via: via})
@@ -180,6 +193,40 @@ func (e *NoSeedError) Error() string {
 }
 
 func (e *NoSeedError) Is(target error) bool { return target == ErrNoSeed }
+
+// ErrSeedsUnreachable: no seed of the network answered when an invitation
+// was made.
+var ErrSeedsUnreachable = errors.New("no seed of the network answers")
+
+// SeedsUnreachableError says which seeds were tried and what each did.
+type SeedsUnreachableError struct{ Probes []Probe }
+
+func (e *SeedsUnreachableError) Error() string {
+	tried := make([]string, len(e.Probes))
+	for i, p := range e.Probes {
+		tried[i] = p.Addr + " (" + p.Problem + ")"
+	}
+	return "no invitation made: no seed of the network answers, so whoever joins would wait alone: tried " +
+		strings.Join(tried, ", ") + ". Start a seed, or fix the seed list; make the invitation anyway only when a seed will be up before the code is used"
+}
+
+func (e *SeedsUnreachableError) Is(target error) bool { return target == ErrSeedsUnreachable }
+
+// someSeedAnswers probes seeds at once and returns nil when one answers.
+func (a *App) someSeedAnswers(seeds []string) error {
+	probes := make([]Probe, len(seeds))
+	var wg sync.WaitGroup
+	for i, s := range seeds {
+		wg.Go(func() { probes[i] = a.Probe(context.Background(), s) })
+	}
+	wg.Wait()
+	for _, p := range probes {
+		if p.OK {
+			return nil
+		}
+	}
+	return &SeedsUnreachableError{Probes: probes}
+}
 
 // AdmitMember records an installation's key (trust.PublicKeyString form)
 // as admitted by this admin's servant, so that the member gets a

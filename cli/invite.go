@@ -57,6 +57,7 @@ type inviteRequest struct {
 	Expires    string   `json:"expires"` // a Go duration ("168h") or days ("7d"); "" for 7 days
 	Publisher  bool     `json:"publisher"`
 	Categories []string `json:"categories"`
+	Anyway     bool     `json:"anyway"` // make it although no seed answers
 }
 
 // inviteCreated is the answer of POST /v1/invites.
@@ -105,6 +106,8 @@ func (c *control) inviteError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, app.ErrNoSeed):
 		writeJSON(w, http.StatusConflict, map[string]string{"error": "noSeed", "detail": err.Error()})
+	case errors.Is(err, app.ErrSeedsUnreachable):
+		writeJSON(w, http.StatusConflict, map[string]string{"error": "seedsUnreachable", "detail": err.Error()})
 	default:
 		writeError(w, http.StatusBadRequest, err.Error())
 	}
@@ -120,7 +123,7 @@ func (c *control) createInvite(w http.ResponseWriter, r *http.Request) {
 		c.inviteError(w, app.ErrNotAdmin)
 		return
 	}
-	o := app.InviteOptions{Uses: req.Uses, Publisher: req.Publisher, Categories: req.Categories}
+	o := app.InviteOptions{Uses: req.Uses, Publisher: req.Publisher, Categories: req.Categories, Anyway: req.Anyway}
 	if req.Uses < 0 {
 		writeError(w, http.StatusBadRequest, "uses: must be positive")
 		return
@@ -223,12 +226,14 @@ func InviteCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		expires   *string
 		publisher *bool
 		cats      *string
+		anyway    *bool
 	)
 	if sub == "create" {
 		uses = fs.Int("uses", 1, "how many installations may join with the code")
 		expires = fs.String("expires", "7d", "how long the code is valid: days (7d) or a duration (168h, 90m)")
 		publisher = fs.Bool("publisher", false, "who joins with it becomes a publisher")
 		cats = fs.String("categories", "", "with --publisher: the comma-separated `categories` it may publish in (default: all)")
+		anyway = fs.Bool("anyway", false, "make it although no seed of the network answers now")
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -248,7 +253,7 @@ func InviteCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var req inviteRequest
 	if sub == "create" {
-		req = inviteRequest{Uses: *uses, Expires: *expires, Publisher: *publisher}
+		req = inviteRequest{Uses: *uses, Expires: *expires, Publisher: *publisher, Anyway: *anyway}
 		var err error
 		if req.Categories, err = parseCategoryList(*cats); err != nil {
 			return usagef("invite create: --categories: %v", err)
@@ -379,7 +384,7 @@ func (i *appInviter) create(_ context.Context, req inviteRequest) (inviteCreated
 	if err != nil {
 		return inviteCreated{}, err
 	}
-	v, err := i.a.CreateInvitation(app.InviteOptions{Uses: req.Uses, Expires: d, Publisher: req.Publisher, Categories: req.Categories})
+	v, err := i.a.CreateInvitation(app.InviteOptions{Uses: req.Uses, Expires: d, Publisher: req.Publisher, Categories: req.Categories, Anyway: req.Anyway})
 	if errors.Is(err, app.ErrNotRunning) {
 		return inviteCreated{}, errors.New("no servant runs on this data directory: start it (newsdesk serve --data DIR --listen HOST:PORT " +
 			"--control 127.0.0.1:0), then make the invitation; the code names the running servant, which counts its uses")

@@ -201,3 +201,26 @@ func TestInviteAdmit(t *testing.T) {
 		t.Errorf("a member admits: %d %s", code, body)
 	}
 }
+
+// Issue 26: an invitation whose seeds do not answer would lead the joiner
+// into a network of one: refused with the seeds tried (409
+// seedsUnreachable), made with "anyway".
+func TestInviteWhenNoSeedAnswers(t *testing.T) {
+	dead := apptest.FreeAddr(t) // nothing listens there
+	a := startServe(t, apptest.NoTestNetwork, "--listen", apptest.FreeAddr(t), "--seeds", dead)
+	code, body := a.Call(t, http.MethodPost, "/v1/invites", `{"uses":1}`)
+	if code != http.StatusConflict || !strings.Contains(string(body), `"seedsUnreachable"`) || !strings.Contains(string(body), dead) {
+		t.Fatalf("POST /v1/invites with no seed up = %d %s", code, body)
+	}
+	var out, errOut bytes.Buffer
+	if err := InviteCommand(context.Background(), []string{"create", "--data", a.Data}, &out, &errOut); err == nil ||
+		!strings.Contains(err.Error(), "no seed of the network answers") {
+		t.Errorf("invite create with no seed up: %v", err)
+	}
+	if err := InviteCommand(context.Background(), []string{"create", "--data", a.Data, "--anyway"}, &out, &errOut); err != nil {
+		t.Fatalf("invite create --anyway: %v\n%s", err, errOut.String())
+	}
+	if _, err := trust.ParseInviteCode(strings.TrimSpace(out.String())); err != nil {
+		t.Errorf("invite create --anyway printed %q: %v", out.String(), err)
+	}
+}

@@ -36,7 +36,7 @@ func wantReach(subscribers, delivered, read, acked int, pending []string) string
 		readers = append(readers, pendingReader{Key: k}) // serve sets no display name
 	}
 	b, _ := json.Marshal(reachResponse{Subscribers: uint64(subscribers), Delivered: uint64(delivered), Read: uint64(read),
-		Acknowledged: uint64(acked), ReportedAcknowledged: uint64(acked), Pending: &readers})
+		Acknowledged: uint64(acked), ReportedAcknowledged: uint64(acked), ReportedPending: uint64(len(pending)), Pending: &readers})
 	return string(b)
 }
 
@@ -167,7 +167,7 @@ func TestControlReachShape(t *testing.T) {
 	s := startServe(t)
 	plain := s.Publish(t, "hr", "Canteen menu", "")
 	code, out := s.Call(t, "GET", "/v1/reach?id="+plain.ID, nil)
-	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
+	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0,"reportedPending":0}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
 		t.Errorf("reach of a plain post nobody has: %d %s, want %s", code, out, want)
 	}
 	code, out = s.Call(t, "POST", "/v1/publish", `{"category":"hr","title":"Policy","mustRead":true}`)
@@ -176,7 +176,7 @@ func TestControlReachShape(t *testing.T) {
 		t.Fatalf("publish: %d %s", code, out)
 	}
 	code, out = s.Call(t, "GET", "/v1/reach?id="+res.ID, nil)
-	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0,"pending":[]}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
+	if want := `{"subscribers":0,"delivered":0,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0,"reportedPending":0,"pending":[]}`; code != http.StatusOK || string(out) != want+"\n" && string(out) != want {
 		t.Errorf("reach of a must-read post nobody has: %d %s, want %s", code, out, want)
 	}
 }
@@ -216,7 +216,7 @@ func TestServeReachOfAudienceItem(t *testing.T) {
 			return nil
 		})
 	}
-	const plain = `{"subscribers":%d,"delivered":%d,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0}`
+	const plain = `{"subscribers":%d,"delivered":%d,"read":0,"acknowledged":0,"reportedAcknowledged":0,"unverifiedAcknowledged":0,"unverifiedPending":0,"reportedPending":0}`
 	waitReach("the office item", office.ID, fmt.Sprintf(plain, 2, 2))
 	waitReach("the item for everyone", everyone.ID, fmt.Sprintf(plain, 4, 4))
 

@@ -6,6 +6,7 @@ package ui
 // Offered to admins of a backend that is an InviteBackend.
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -239,20 +240,34 @@ func (v *invitesView) showInviteDialog() {
 		if o.Publisher {
 			o.Categories = slices.Clone(cats.Selected)
 		}
-		v.u.w.Go(func() func() {
-			inv, err := ib.CreateInvitation(o)
-			return func() {
-				if err != nil {
-					dialog.ShowInformation("No invitation made", wrapText(err.Error()), v.u.win)
-					return
-				}
-				v.showCode(inv)
-				v.load()
-			}
-		})
+		v.create(ib, o)
 	}, v.u.win)
 	d.Resize(fyne.NewSize(640, 420))
 	d.Show()
+}
+
+// create makes the invitation o (in the background: the seeds are probed)
+// and shows its code. When no seed answers, the admin may make it anyway.
+func (v *invitesView) create(ib InviteBackend, o app.InviteOptions) {
+	v.u.w.Go(func() func() {
+		inv, err := ib.CreateInvitation(o)
+		return func() {
+			switch {
+			case errors.Is(err, app.ErrSeedsUnreachable) && !o.Anyway:
+				dialog.ShowConfirm("No seed answers", wrapText(err.Error())+"\n\nMake the invitation anyway?", func(yes bool) {
+					if yes {
+						o.Anyway = true
+						v.create(ib, o)
+					}
+				}, v.u.win)
+			case err != nil:
+				dialog.ShowInformation("No invitation made", wrapText(err.Error()), v.u.win)
+			default:
+				v.showCode(inv)
+				v.load()
+			}
+		}
+	})
 }
 
 // wrapText breaks a long message into lines for an information dialog,

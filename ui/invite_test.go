@@ -161,3 +161,31 @@ func TestInvitationsRefreshOnRedemption(t *testing.T) {
 		t.Errorf("after the redemption: %+v", v.invites)
 	}
 }
+
+// Issue 26: when no seed of the network answers, the admin is told which
+// seeds were tried, and may make the invitation anyway.
+func TestInviteWhenNoSeedAnswers(t *testing.T) {
+	b := newFake()
+	b.PresetNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) { n.Seeds = []string{"192.0.2.7:7400"} }))
+	b.SetProbe(func(addr string) app.Probe { return app.Probe{Addr: addr, Problem: "connection refused"} })
+	h := newHarness(t, b)
+	h.u.tabs.SelectIndex(3)
+	h.sync()
+	h.u.adminTabs.Select(h.u.invitesTab)
+	h.sync()
+	h.tap(h.u.invites.invite)
+	h.tap(button(h.win.Canvas().Overlays().Top(), "Create"))
+	h.sync()
+	asked := h.win.Canvas().Overlays().Top()
+	if asked == nil || !hasLabel(asked, "Make the invitation anyway?") || h.u.invites.lastCode != "" {
+		t.Fatalf("no question, or a code made: %q", labels(asked))
+	}
+	if !strings.Contains(strings.Join(labels(asked), " "), "192.0.2.7:7400 (connection refused)") {
+		t.Errorf("the question does not name the seed tried: %q", labels(asked))
+	}
+	h.tap(button(asked, "Yes"))
+	h.sync()
+	if h.u.invites.lastCode == "" {
+		t.Error("no code made anyway")
+	}
+}

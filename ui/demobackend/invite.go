@@ -45,10 +45,20 @@ func (m *Backend) inviteView(v demoInvite, now time.Time) app.Invite {
 // CreateInvitation makes an invitation of the backend's network, under
 // the application's rules: admins only, with the servant running (set
 // up), uses 1 to 1000, valid a minute to 90 days, categories only for a
-// publisher and only from the catalog.
+// publisher and only from the catalog, and a seed must answer (Probe)
+// unless o.Anyway.
 func (m *Backend) CreateInvitation(o app.InviteOptions) (app.Invite, error) {
 	if !m.IsAdmin() {
 		return app.Invite{}, app.ErrNotAdmin
+	}
+	if seeds := m.Network().Seeds; len(seeds) > 0 && !o.Anyway {
+		var probes []app.Probe
+		for _, s := range seeds {
+			probes = append(probes, m.Probe(context.Background(), s))
+		}
+		if !slices.ContainsFunc(probes, func(p app.Probe) bool { return p.OK }) {
+			return app.Invite{}, &app.SeedsUnreachableError{Probes: probes}
+		}
 	}
 	self := m.Settings()
 	m.mu.Lock()
