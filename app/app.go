@@ -322,6 +322,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, damagedStore(opts.DataDir, err)
 		}
 	}
+	st.SetOwnSource(source)
 	a := &App{
 		opts:      opts,
 		log:       log,

@@ -176,3 +176,28 @@ func TestMigrateToAcks(t *testing.T) {
 	}
 	storagetest.CheckAndClose(t, s, f.dir)
 }
+
+// Issue 26: an unconfirmed must-read item stays whatever its age, but one
+// of this installation's own posts does not: nobody confirms their own
+// post, so it follows the clock like any other item.
+func TestPurgeOwnMustRead(t *testing.T) {
+	f := newRetractFixture(t)
+	old := time.Now().Add(-48 * time.Hour)
+	mr := f.putMustRead(t, "hr", "Our own policy", 4, old)
+	f.s.SetOwnSource(f.src)
+	if _, err := f.s.Purge(time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Get(mr.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the own must-read post outlived its retention: %v", err)
+	}
+	f.s.SetOwnSource(uuid.New())
+	theirs := f.putMustRead(t, "hr", "Read the new policy", 5, old)
+	if _, err := f.s.Purge(time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Get(theirs.ID); err != nil {
+		t.Errorf("an unconfirmed must-read item of another source was purged: %v", err)
+	}
+	storagetest.CheckAndClose(t, f.s, f.dir)
+}

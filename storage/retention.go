@@ -159,9 +159,21 @@ func (s *Store) removeOldest(op string, enough func(receivedKey []byte, freed in
 // spared reports whether the clock and the quota must leave a stored item
 // alone: an item of a pinned category (WithPinned), one the reader keeps
 // (SetKept), a must-read item the reader has not confirmed (Acknowledge)
-// and still can (toConfirm).
+// and still can (toConfirm). A must-read item of this installation's own
+// (SetOwnSource) is no exception: nobody confirms their own post, so it
+// follows the clock like any other, and its report with it.
 func (s *Store) spared(b buckets, it *news.Item) bool {
-	return s.pinned(it.Category) || b.kept.Get(it.ID[:]) != nil || toConfirm(b, it.MustRead, it.ID[:])
+	return s.pinned(it.Category) || b.kept.Get(it.ID[:]) != nil ||
+		toConfirm(b, it.MustRead, it.ID[:]) && !s.isOwn(it.Source)
+}
+
+// SetOwnSource tells the store which source is this installation's own:
+// its must-read posts are not held back for a confirmation (spared).
+func (s *Store) SetOwnSource(src uuid.UUID) { s.ownSource.Store(&src) }
+
+func (s *Store) isOwn(src uuid.UUID) bool {
+	own := s.ownSource.Load()
+	return own != nil && *own == src
 }
 
 // removeInBatches runs batch in one write transaction after another until a

@@ -10,7 +10,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/google/uuid"
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -25,6 +27,9 @@ type Store struct {
 	db   *bbolt.DB
 	path string
 	opts options
+	// ownSource is this installation's source (SetOwnSource), nil until
+	// set: retention treats its must-read posts like any other item.
+	ownSource atomic.Pointer[uuid.UUID]
 
 	// wmu serialises write transactions together with the search index
 	// update that follows each commit, so the index sees commits in commit
