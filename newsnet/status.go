@@ -53,6 +53,11 @@ type Status struct {
 	// as last heard from the vertex (netcensus.go).
 	Subtree NetCensus
 	Network NetworkCensus
+	// Subscribers counts the servants of the whole network per category,
+	// as the subscriber census counts them (reach_census.go): each servant
+	// once per category it subscribes to, less those an ancestor of which
+	// it also subscribes to ("hr" covers "hr/payroll", "*" everything).
+	Subscribers map[string]uint64
 }
 
 // LinkStatus describes one tree link.
@@ -117,6 +122,7 @@ func (s *Servant) Status() Status {
 		ReachAt:       s.dialback.at,
 		Misconduct:    s.misconductStatus(),
 		Subtree:       cloneCensus(&s.netCensus.subtree),
+		Subscribers:   s.censusFor(nil),
 		Network:       s.netCensus.network,
 	}
 	st.Network.NetCensus = cloneCensus(&s.netCensus.network.NetCensus)

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +40,28 @@ func censusTruth(n *Network) newsnet.NetCensus {
 		c.Depth = max(c.Depth, d)
 	}
 	return c
+}
+
+// categoryTruth counts the live servants per category as the subscriber
+// census does: once per category, less those covered by another of the
+// same servant's ("*" covers every one).
+func categoryTruth(n *Network) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, nd := range n.Alive() {
+		subs := newsnet.NewCategorySet(nd.Subscriptions...)
+		for _, c := range subs {
+			covered := false
+			for _, o := range subs {
+				if o != c && (o == newsnet.AllCategories || strings.HasPrefix(c, o+"/")) {
+					covered = true
+				}
+			}
+			if !covered {
+				out[c]++
+			}
+		}
+	}
+	return out
 }
 
 // vertexCensus is the census the vertex holds of the whole network.
@@ -93,6 +117,14 @@ func TestNetworkCensusFollowsTheNetwork(t *testing.T) {
 		}
 		if c.Seeds != 2 || c.MinVersion != newsnet.ProtocolVersion || c.MaxVersion != newsnet.ProtocolVersion {
 			t.Errorf("%s: seeds %d, versions %d–%d", stage, c.Seeds, c.MinVersion, c.MaxVersion)
+		}
+		for _, nd := range n.Alive() {
+			if nd.Servant.Role() != newsnet.RoleVertex {
+				continue
+			}
+			if got, want := nd.Servant.Status().Subscribers, categoryTruth(n); !maps.Equal(got, want) {
+				t.Errorf("%s: subscribers per category %v, truth %v", stage, got, want)
+			}
 		}
 		seeds := slices.Sorted(slices.Values(ids[:2]))
 		if !slices.Equal(c.SeedsOnline, seeds) {
