@@ -1,9 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"time"
 
+	"newsdesk/network"
 	"newsdesk/newsnet"
 )
 
@@ -29,6 +32,16 @@ type Census struct {
 	SeedsOnline []string
 	SeedLeaves  uint64
 	SeedsAway   []SeedAway
+	// Subscribers counts the servants per category, most first: each
+	// once per category it subscribes to, less those an ancestor of which
+	// it also subscribes to ("hr" covers "hr/payroll"; "*" is everything).
+	Subscribers []CategoryCount
+}
+
+// CategoryCount is how many servants subscribe to one category.
+type CategoryCount struct {
+	Category    string
+	Subscribers uint64
 }
 
 // ReleaseCount is how many servants run one release ("" unknown, "other"
@@ -55,11 +68,20 @@ func (a *App) NetworkCensus() (Census, error) {
 	if n == nil {
 		return Census{}, ErrNoCensus
 	}
-	c := n.Status().Network
+	st := n.Status()
+	c := st.Network
 	if c.At.IsZero() {
 		return Census{}, ErrNoCensus
 	}
 	v := censusView(c)
+	for cat, k := range st.Subscribers {
+		if !network.IsSystemCategory(cat) {
+			v.Subscribers = append(v.Subscribers, CategoryCount{Category: cat, Subscribers: k})
+		}
+	}
+	slices.SortFunc(v.Subscribers, func(a, b CategoryCount) int {
+		return cmp.Or(cmp.Compare(b.Subscribers, a.Subscribers), cmp.Compare(a.Category, b.Category))
+	})
 	v.SeedsAway = a.watchSeeds(a.Seeds(), v.SeedsOnline, time.Now())
 	return v, nil
 }

@@ -32,9 +32,10 @@ type censusJSON struct {
 		Min uint64 `json:"min"`
 		Max uint64 `json:"max"`
 	} `json:"protocol"`
-	SeedsOnline []string       `json:"seedsOnline"`
-	SeedLeaves  uint64         `json:"seedLeaves"`
-	SeedsAway   []seedAwayJSON `json:"seedsAway"`
+	Subscribers map[string]uint64 `json:"subscribers"`
+	SeedsOnline []string          `json:"seedsOnline"`
+	SeedLeaves  uint64            `json:"seedLeaves"`
+	SeedsAway   []seedAwayJSON    `json:"seedsAway"`
 }
 
 // seedAwayJSON is a listed seed out of the network for a day or more;
@@ -79,7 +80,10 @@ func censusOut(nc app.Census, now time.Time) censusJSON {
 		Seeds: nc.Seeds, Archives: nc.Archives, Leaves: nc.Leaves, Desktops: nc.Desktops, Headless: nc.Headless,
 		Lost: nc.Lost, LostServants: nc.LostServants, Depth: nc.Depth, MostDowns: nc.MostDowns, MostLeaves: nc.MostLeaves,
 		Releases: []releaseJSON{}, WorstLost: []lostServantJSON{}, SeedsOnline: append([]string{}, nc.SeedsOnline...),
-		SeedLeaves: nc.SeedLeaves, SeedsAway: []seedAwayJSON{}}
+		SeedLeaves: nc.SeedLeaves, SeedsAway: []seedAwayJSON{}, Subscribers: map[string]uint64{}}
+	for _, c := range nc.Subscribers {
+		out.Subscribers[c.Category] = c.Subscribers
+	}
 	for _, a := range nc.SeedsAway {
 		j := seedAwayJSON{Seed: a.Seed, Watched: a.Watched.UTC()}
 		if !a.LastSeen.IsZero() {

@@ -54,7 +54,7 @@ func TestNetworkCensusAPI(t *testing.T) {
 	})
 	if got.Headless != members+1 || got.Seeds != 1 || len(got.Releases) != 1 || got.Releases[0].Servants != members+1 ||
 		got.Protocol.Min == 0 || got.Depth < 2 || got.At.IsZero() || len(got.SeedsOnline) != 1 || got.SeedsOnline[0] != addr ||
-		len(got.SeedsAway) != 0 {
+		len(got.SeedsAway) != 0 || got.Subscribers["it"] != members {
 		t.Errorf("census: %+v", got)
 	}
 	if code, body := joined[0].Call(t, http.MethodGet, networkPath, nil); code != http.StatusForbidden {

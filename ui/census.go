@@ -26,6 +26,7 @@ func censusFields(c app.Census, now time.Time) []field {
 			plural(int(c.Leaves), "leaf (cannot be dialled)", "leaves (cannot be dialled)"))},
 		{"Kinds", fmt.Sprintf("%d desktop, %d headless", c.Desktops, c.Headless)},
 		{"Releases", releasesText(c.Releases)},
+		{"Subscribers", subscribersText(c.Subscribers)},
 		{"Protocol", protocolText(c)},
 		{"Tree", fmt.Sprintf("%s deep; at most %d down-servants and %s on one computer",
 			plural(int(c.Depth), "level", "levels"), c.MostDowns, plural(int(c.MostLeaves), "leaf", "leaves"))},
@@ -109,4 +110,24 @@ func seedNotes(c app.Census) []string {
 			c.SeedLeaves, c.Leaves))
 	}
 	return notes
+}
+
+// subscribersText lists the most subscribed categories, at most eight.
+func subscribersText(cs []app.CategoryCount) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	var parts []string
+	for i, c := range cs {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-i))
+			break
+		}
+		name := c.Category
+		if name == "*" {
+			name = "everything"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", name, c.Subscribers))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -304,13 +304,15 @@ func TestNetworkViewCensus(t *testing.T) {
 	b.PresetCensus(app.Census{At: testNow.Add(-30 * time.Second), Servants: 2043, Seeds: 3, Archives: 2, Leaves: 1288,
 		Desktops: 2031, Headless: 12, Releases: []app.ReleaseCount{{Release: "0.2.0", Servants: 1850}, {Release: "0.1.0", Servants: 193}},
 		Lost: 7, LostServants: 1, WorstLost: []app.LostServant{{Servant: "10.3.8.41:7400", Lost: 7}},
-		Depth: 4, MostDowns: 16, MostLeaves: 64, MinProtocol: 5, MaxProtocol: 6})
+		Depth: 4, MostDowns: 16, MostLeaves: 64, MinProtocol: 5, MaxProtocol: 6,
+		Subscribers: []app.CategoryCount{{Category: "company", Subscribers: 2031}, {Category: "hr", Subscribers: 310}, {Category: "*", Subscribers: 2}}})
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.networkTab)
 	h.sync()
 	v := h.u.network.content
 	for _, want := range []string{"The whole network", "Computers online", "0.2.0: 1850, 0.1.0: 193", "versions 5 to 6",
+		"company: 2031, hr: 310, everything: 2",
 		"7 items on 1 computer",
 		"• 10.3.8.41:7400 could not recover 7 items. Check that it reaches a seed, and that an archive keeps the category.",
 		"• 193 computers run a release older than this one (0.2.0). Roll out the update: news still crosses, newer features do not reach them.",

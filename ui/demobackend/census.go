@@ -34,5 +34,8 @@ func demoCensus(now time.Time) *app.Census {
 		Desktops: 2031, Headless: 12,
 		Releases: []app.ReleaseCount{{Release: app.Release, Servants: 1850}, {Release: app.Release + "-rc1", Servants: 193}},
 		Lost:     7, LostServants: 1, WorstLost: []app.LostServant{{Servant: "10.3.8.41:7400", Lost: 7}},
-		Depth: 4, MostDowns: 16, MostLeaves: 64, MinProtocol: 6, MaxProtocol: 6}
+		Depth: 4, MostDowns: 16, MostLeaves: 64, MinProtocol: 6, MaxProtocol: 6,
+		Subscribers: []app.CategoryCount{{Category: "company", Subscribers: 2031}, {Category: "it", Subscribers: 412},
+			{Category: "hr", Subscribers: 310}, {Category: "sales", Subscribers: 288}, {Category: "facilities", Subscribers: 97},
+			{Category: "*", Subscribers: 2}}}
 }
