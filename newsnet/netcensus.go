@@ -52,6 +52,11 @@ type NetCensus struct {
 	// list's health, for admins.
 	SeedsOnline []ServantID
 	SeedLeaves  uint64
+	// Refused are the peers servants of the subtree refuse now for
+	// misconduct (conduct.go: floods, forged items, silence), with how
+	// many servants refuse each, most first, at most censusWorst: the
+	// misbehaving relays, for admins.
+	Refused []ServantCount
 }
 
 // NameCount is one entry of a census list.
@@ -126,6 +131,12 @@ func (s *Servant) ownCensusEntry() NetCensus {
 		c.Lost, c.LostServants = s.counters.Lost, 1
 		c.WorstLost = []ServantCount{{ID: s.id, Count: s.counters.Lost}}
 	}
+	for id, until := range s.conduct.banned {
+		if s.now.Before(until) {
+			c.Refused = append(c.Refused, ServantCount{ID: id, Count: 1})
+		}
+	}
+	c.Refused = mergeCounts(c.Refused, nil)
 	for _, l := range s.treeLinks() {
 		switch {
 		case l == s.up:
@@ -184,6 +195,7 @@ func (c *NetCensus) merge(o *NetCensus) {
 	c.MostLeaves = max(c.MostLeaves, o.MostLeaves)
 	c.Releases = mergeReleases(c.Releases, o.Releases)
 	c.WorstLost = mergeWorst(c.WorstLost, o.WorstLost)
+	c.Refused = mergeCounts(c.Refused, o.Refused)
 	c.SeedLeaves += o.SeedLeaves
 	c.SeedsOnline = slices.Compact(slices.Sorted(slices.Values(slices.Concat(c.SeedsOnline, o.SeedsOnline))))
 	c.SeedsOnline = c.SeedsOnline[:min(len(c.SeedsOnline), censusSeeds):min(len(c.SeedsOnline), censusSeeds)]
@@ -230,6 +242,25 @@ func mergeWorst(a, b []ServantCount) []ServantCount {
 	return out[:min(len(out), censusWorst):min(len(out), censusWorst)]
 }
 
+// mergeCounts adds the counts of two lists by servant and keeps the
+// censusWorst highest, ties by ID.
+func mergeCounts(a, b []ServantCount) []ServantCount {
+	sum := map[ServantID]uint64{}
+	for _, l := range [][]ServantCount{a, b} {
+		for _, sc := range l {
+			sum[sc.ID] += sc.Count
+		}
+	}
+	out := make([]ServantCount, 0, len(sum))
+	for id, n := range sum {
+		out = append(out, ServantCount{ID: id, Count: n})
+	}
+	slices.SortFunc(out, func(x, y ServantCount) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.ID, y.ID))
+	})
+	return out[:min(len(out), censusWorst):min(len(out), censusWorst)]
+}
+
 // equal reports whether c and o hold the same figures.
 func (c *NetCensus) equal(o *NetCensus) bool {
 	return c.Servants == o.Servants && c.Seeds == o.Seeds && c.Archives == o.Archives && c.Leaves == o.Leaves &&
@@ -237,7 +268,7 @@ func (c *NetCensus) equal(o *NetCensus) bool {
 		c.Depth == o.Depth && c.MostDowns == o.MostDowns && c.MostLeaves == o.MostLeaves &&
 		c.MinVersion == o.MinVersion && c.MaxVersion == o.MaxVersion &&
 		slices.Equal(c.Releases, o.Releases) && slices.Equal(c.WorstLost, o.WorstLost) &&
-		c.SeedLeaves == o.SeedLeaves && slices.Equal(c.SeedsOnline, o.SeedsOnline)
+		c.SeedLeaves == o.SeedLeaves && slices.Equal(c.SeedsOnline, o.SeedsOnline) && slices.Equal(c.Refused, o.Refused)
 }
 
 // receiveNetCensus takes the censuses of a reach report from tree link l:
@@ -268,6 +299,10 @@ func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
 	}
 	out.WorstLost = slices.DeleteFunc(out.WorstLost, func(w ServantCount) bool { return !inside(w.ID) })
 	out.SeedsOnline = slices.DeleteFunc(out.SeedsOnline, func(id ServantID) bool { return !inside(id) })
+	for i := range out.Refused {
+		// A subtree has no more servants to refuse a peer than it has.
+		out.Refused[i].Count = min(out.Refused[i].Count, out.Servants)
+	}
 	if l.leaf {
 		one := func(v uint64) uint64 { return min(v, 1) }
 		out.Servants, out.Depth, out.MostDowns, out.MostLeaves = 1, 1, 0, 0
@@ -277,6 +312,9 @@ func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
 			out.Releases = []NameCount{{Name: out.Releases[0].Name, Count: 1}}
 		}
 		out.SeedLeaves = 0 // a leaf holds no leaves
+		for i := range out.Refused {
+			out.Refused[i].Count = min(out.Refused[i].Count, 1)
+		}
 	}
 	return &out
 }
@@ -351,6 +389,7 @@ func (s *Servant) forgetCensusLinks() {
 func cloneCensus(c *NetCensus) NetCensus {
 	o := *c
 	o.Releases, o.WorstLost, o.SeedsOnline = slices.Clone(c.Releases), slices.Clone(c.WorstLost), slices.Clone(c.SeedsOnline)
+	o.Refused = slices.Clone(c.Refused)
 	return o
 }
 

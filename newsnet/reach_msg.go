@@ -360,7 +360,10 @@ func netCensusSize(c *NetCensus) int {
 	for _, w := range c.WorstLost {
 		n += uvarintLen(uint64(len(w.ID))) + len(w.ID) + uvarintLen(w.Count)
 	}
-	n += uvarintLen(uint64(len(c.SeedsOnline))) + uvarintLen(c.SeedLeaves)
+	n += uvarintLen(uint64(len(c.SeedsOnline))) + uvarintLen(c.SeedLeaves) + uvarintLen(uint64(len(c.Refused)))
+	for _, r := range c.Refused {
+		n += uvarintLen(uint64(len(r.ID))) + len(r.ID) + uvarintLen(r.Count)
+	}
 	for _, id := range c.SeedsOnline {
 		n += uvarintLen(uint64(len(id))) + len(id)
 	}
@@ -407,6 +410,15 @@ func (e *encoder) netCensus(c *NetCensus) {
 	}
 	e.idsUpTo("census seeds", c.SeedsOnline, censusSeeds)
 	e.uvarint(c.SeedLeaves)
+	if len(c.Refused) > censusWorst {
+		e.fail(fmt.Errorf("census refused: %w", errTooMany))
+		return
+	}
+	e.uvarint(uint64(len(c.Refused)))
+	for _, r := range c.Refused {
+		e.id("census refused", r.ID)
+		e.uvarint(r.Count)
+	}
 }
 
 func (d *decoder) netCensus() *NetCensus {
@@ -432,5 +444,11 @@ func (d *decoder) netCensus() *NetCensus {
 	}
 	c.SeedsOnline = d.idsUpTo("census seeds", censusSeeds)
 	c.SeedLeaves = d.uvarint("census seed leaves")
+	if n := d.count("census refused", censusWorst); n > 0 {
+		c.Refused = make([]ServantCount, n)
+		for i := range c.Refused {
+			c.Refused[i] = ServantCount{ID: d.id("census refused"), Count: d.uvarint("census refused count")}
+		}
+	}
 	return c
 }

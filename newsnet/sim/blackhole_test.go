@@ -184,7 +184,17 @@ func runSilentRelay(t *testing.T, seed uint64) {
 	for range 20 {
 		publish()
 	}
-	n.RunFor(15 * time.Minute)
+	// The relay is reported: the network's census names it among the
+	// servants refused for misconduct, while the refusals last.
+	start := n.Now()
+	reported := n.RunUntil(15*time.Minute, func() bool {
+		c, ok := vertexCensus(n)
+		return ok && slices.ContainsFunc(c.Refused, func(r newsnet.ServantCount) bool { return r.ID == relay })
+	})
+	if !reported {
+		t.Errorf("seed %d: the census never named the silent relay %s among the refused", seed, relay)
+	}
+	n.RunFor(15*time.Minute - n.Now().Sub(start))
 	for _, id := range below {
 		st := n.Node(id).Servant.Status()
 		if st.Up == relay {
