@@ -36,6 +36,15 @@ type Census struct {
 	// once per category it subscribes to, less those an ancestor of which
 	// it also subscribes to ("hr" covers "hr/payroll"; "*" is everything).
 	Subscribers []CategoryCount
+	// Refused are the servants others refuse now for misconduct (floods,
+	// forged items, passing nothing on), with how many refuse each.
+	Refused []RefusedServant
+}
+
+// RefusedServant is a servant refused by By others for misconduct.
+type RefusedServant struct {
+	Servant string
+	By      uint64
 }
 
 // CategoryCount is how many servants subscribe to one category.
@@ -100,5 +109,8 @@ func censusView(c newsnet.NetworkCensus) Census {
 		v.SeedsOnline = append(v.SeedsOnline, string(s))
 	}
 	v.SeedLeaves = c.SeedLeaves
+	for _, r := range c.Refused {
+		v.Refused = append(v.Refused, RefusedServant{Servant: string(r.ID), By: r.Count})
+	}
 	return v
 }

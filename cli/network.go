@@ -36,6 +36,13 @@ type censusJSON struct {
 	SeedsOnline []string          `json:"seedsOnline"`
 	SeedLeaves  uint64            `json:"seedLeaves"`
 	SeedsAway   []seedAwayJSON    `json:"seedsAway"`
+	Refused     []refusedJSON     `json:"refused"`
+}
+
+// refusedJSON is a servant others refuse for misconduct, and how many.
+type refusedJSON struct {
+	Servant string `json:"servant"`
+	By      uint64 `json:"by"`
 }
 
 // seedAwayJSON is a listed seed out of the network for a day or more;
@@ -80,7 +87,10 @@ func censusOut(nc app.Census, now time.Time) censusJSON {
 		Seeds: nc.Seeds, Archives: nc.Archives, Leaves: nc.Leaves, Desktops: nc.Desktops, Headless: nc.Headless,
 		Lost: nc.Lost, LostServants: nc.LostServants, Depth: nc.Depth, MostDowns: nc.MostDowns, MostLeaves: nc.MostLeaves,
 		Releases: []releaseJSON{}, WorstLost: []lostServantJSON{}, SeedsOnline: append([]string{}, nc.SeedsOnline...),
-		SeedLeaves: nc.SeedLeaves, SeedsAway: []seedAwayJSON{}, Subscribers: map[string]uint64{}}
+		SeedLeaves: nc.SeedLeaves, SeedsAway: []seedAwayJSON{}, Subscribers: map[string]uint64{}, Refused: []refusedJSON{}}
+	for _, r := range nc.Refused {
+		out.Refused = append(out.Refused, refusedJSON(r))
+	}
 	for _, c := range nc.Subscribers {
 		out.Subscribers[c.Category] = c.Subscribers
 	}

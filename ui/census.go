@@ -85,6 +85,10 @@ func healthNotes(c app.Census, ownRelease string) []string {
 		notes = append(notes, fmt.Sprintf("%s run a release older than this one (%s). Roll out the update: news still crosses, newer features do not reach them.",
 			plural(int(older), "computer", "computers"), ownRelease))
 	}
+	for _, r := range c.Refused {
+		notes = append(notes, fmt.Sprintf("%s is refused by %s for misbehaving: flooding its neighbours, passing on forged items, or passing on nothing. Check that computer and the program it runs.",
+			r.Servant, plural(int(r.By), "computer", "computers")))
+	}
 	notes = append(notes, seedNotes(c)...)
 	if c.Servants > 0 && c.Leaves*2 > c.Servants {
 		notes = append(notes, fmt.Sprintf("%d of %d computers cannot be dialled by others, so they cannot relay. Allow the Newsdesk port through the firewall on office computers (see the admin guide).",

@@ -305,7 +305,8 @@ func TestNetworkViewCensus(t *testing.T) {
 		Desktops: 2031, Headless: 12, Releases: []app.ReleaseCount{{Release: "0.2.0", Servants: 1850}, {Release: "0.1.0", Servants: 193}},
 		Lost: 7, LostServants: 1, WorstLost: []app.LostServant{{Servant: "10.3.8.41:7400", Lost: 7}},
 		Depth: 4, MostDowns: 16, MostLeaves: 64, MinProtocol: 5, MaxProtocol: 6,
-		Subscribers: []app.CategoryCount{{Category: "company", Subscribers: 2031}, {Category: "hr", Subscribers: 310}, {Category: "*", Subscribers: 2}}})
+		Subscribers: []app.CategoryCount{{Category: "company", Subscribers: 2031}, {Category: "hr", Subscribers: 310}, {Category: "*", Subscribers: 2}},
+		Refused:     []app.RefusedServant{{Servant: "10.6.0.9:7400", By: 3}}})
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.networkTab)
@@ -314,6 +315,7 @@ func TestNetworkViewCensus(t *testing.T) {
 	for _, want := range []string{"The whole network", "Computers online", "0.2.0: 1850, 0.1.0: 193", "versions 5 to 6",
 		"company: 2031, hr: 310, everything: 2",
 		"7 items on 1 computer",
+		"• 10.6.0.9:7400 is refused by 3 computers for misbehaving: flooding its neighbours, passing on forged items, or passing on nothing. Check that computer and the program it runs.",
 		"• 10.3.8.41:7400 could not recover 7 items. Check that it reaches a seed, and that an archive keeps the category.",
 		"• 193 computers run a release older than this one (0.2.0). Roll out the update: news still crosses, newer features do not reach them.",
 		"• 1288 of 2043 computers cannot be dialled by others, so they cannot relay. Allow the Newsdesk port through the firewall on office computers (see the admin guide)."} {
