@@ -147,7 +147,8 @@ package-windows:
 # test runs in a network namespace of its own (unshare --net), so the
 # desktop app's port 7400 and the test's ports meet nothing else on the
 # machine. Screenshots and logs: build/wine/. A chroot or prefix that
-# cannot be set up fails the target.
+# cannot be set up fails the target. On a failure the test's own messages
+# are printed once more at the end, below the servant logs.
 WINE_OUT := $(CURDIR)/build/wine
 test-windows: package-windows
 	scripts/wine-chroot.sh --check
@@ -160,7 +161,10 @@ test-windows: package-windows
 	NEWSDESK_WINE_CHROOT=$(CURDIR)/scripts/wine-chroot.sh \
 	NEWSDESK_WINE_OUT=$(WINE_OUT) \
 	  $(if $(SUDO),$(SUDO) -E )unshare --net sh -c 'ip link set lo up && exec "$$0" "$$@"' \
-	  build/winetest.test -test.v -test.count=1 -test.timeout 20m -test.run 'TestWindows$$'
+	  build/winetest.test -test.v -test.count=1 -test.timeout 20m -test.run 'TestWindows$$' \
+	  >$(WINE_OUT)/test.log 2>&1; rc=$$?; cat $(WINE_OUT)/test.log; \
+	if [ $$rc -ne 0 ]; then echo '--- test-windows failed; its messages (the servant logs above them are in $(WINE_OUT)):'; \
+	  grep -E '^ +[a-z_]+_test\.go:[0-9]+: |^ *--- FAIL' $(WINE_OUT)/test.log | tail -25; fi; exit $$rc
 
 fmt:
 	$(GO) fmt ./...

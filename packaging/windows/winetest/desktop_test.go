@@ -133,8 +133,12 @@ func (h *harness) desktop(t *testing.T, n *linuxNet) {
 	// What wine reports of the ACL that the app gave the directory
 	// (install.ProtectDataDir). wine keeps no DACL on files: it answers
 	// with one made from the Unix mode, so this is a record, not a check.
-	t.Logf("data directory %s, ACL as wine reports it: %s", dir,
-		strings.Join(strings.Fields(h.toolRun(t, "acl", `C:\users\`+h.user(t)+`\AppData\Local\Newsdesk`)), " "))
+	acl, err := h.run(command, nil, "wine", winPath(h.tool), "acl", `C:\users\`+h.user(t)+`\AppData\Local\Newsdesk`)
+	if err != nil {
+		t.Logf("data directory %s: wine did not report its ACL: %v", dir, err)
+		return
+	}
+	t.Logf("data directory %s, ACL as wine reports it: %s", dir, strings.Join(strings.Fields(acl.stdout), " "))
 }
 
 // secondStarts: a second start on the same data directory is refused,
