@@ -34,8 +34,11 @@ import (
 // application keeps the latest report of each, durably (storage/reach.go),
 // and shows it (Reach, My posts, GET /v1/reach) until the next one, also
 // across its own restarts. So a reader who goes offline drops out of the
-// counts and the pending list until its servant is back and reports again;
-// what was reported before the publisher restarted is shown until the
+// counts until its servant is back and reports again, except from what the
+// publisher keeps itself: a pending reader moves to Offline, with when it
+// was last seen, and a confirmation once verified is kept for good
+// (storage/confirmed.go) and counted while the network has not revoked
+// its reader; what was reported before the publisher restarted is shown until the
 // network reports anew. Acknowledgements and pending readers are verified
 // (reachtrust.go, issue 32): acknowledged counts the distinct readers
 // whose confirmation is signed by a key admitted to the network for this
@@ -77,6 +80,17 @@ type Reach struct {
 	// the network now (or a confirmation of theirs did not verify), each
 	// with when it was last reported. Most recently seen first.
 	Offline []OfflineReader
+	// Confirmed: the readers whose confirmation the publisher verified,
+	// kept also while their computers are offline, by name; Acknowledged
+	// counts them.
+	Confirmed []ConfirmedReader
+}
+
+// ConfirmedReader is a reader who confirmed a must-read item, with when
+// the publisher first learned of it.
+type ConfirmedReader struct {
+	Reader
+	At time.Time
 }
 
 // OfflineReader is a pending reader whose computer is offline.
@@ -109,6 +123,16 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 		ReportedAcknowledged: r.ReportedAcknowledged, UnverifiedAcknowledged: r.UnverifiedAcknowledged,
 		UnverifiedPending: r.UnverifiedPending, ReportedPending: r.ReportedPending, MustRead: e.Item.MustRead}
 	if v.MustRead {
+		confirmed, err := a.confirmations(id)
+		if err != nil {
+			return Reach{}, err
+		}
+		if len(confirmed) > 0 || r.Acknowledged == 0 {
+			v.Acknowledged = uint64(len(confirmed))
+		} // else: reported before confirmations were kept, or all revoked since
+		for _, c := range confirmed {
+			v.Confirmed = append(v.Confirmed, ConfirmedReader{Reader: Reader(c.Reader), At: c.At})
+		}
 		v.Pending = make([]Reader, 0, len(r.Pending))
 		for _, p := range r.Pending {
 			v.Pending = append(v.Pending, Reader(p))
@@ -139,8 +163,11 @@ func (a *App) storeReach(us []reachReport) {
 			continue // superseded, or the network's own business
 		}
 		r := a.reachRecord(u.ReachUpdated, u.at)
+		confirmed := a.keepConfirmations(u.ReachUpdated, u.at)
+		r.Pending = slices.DeleteFunc(r.Pending, func(p storage.Reader) bool { return confirmed[p.Key] })
+		r.Acknowledged = uint64(len(confirmed))
 		if prev, ok, err := a.store.Reach(uuid.UUID(u.ID)); err == nil && ok {
-			r.Offline = offlineReaders(prev, r, a.acknowledgedKeys(u.ReachUpdated))
+			r.Offline = offlineReaders(prev, r, confirmed)
 		}
 		if err := a.store.SetReach(uuid.UUID(u.ID), r); err != nil {
 			a.log.Warn("storing the reach of a publication failed", "id", uuid.UUID(u.ID), "err", err)
@@ -215,17 +242,56 @@ func (a *App) reachRecord(u newsnet.ReachUpdated, at time.Time) storage.Reach {
 	return r
 }
 
-// acknowledgedKeys returns the keys whose confirmations in u verify
-// (verdicts cached: reachRecord just checked them).
-func (a *App) acknowledgedKeys(u newsnet.ReachUpdated) map[string]bool {
+// keepConfirmations stores the confirmations in u that verify (verdicts
+// cached: reachRecord just checked them) with those kept before
+// (storage/confirmed.go), and returns the keys of all of them whose
+// readers are not revoked: a reader who confirmed stays confirmed when
+// their computer leaves the network. A store that fails leaves the
+// report's own confirmations.
+func (a *App) keepConfirmations(u newsnet.ReachUpdated, at time.Time) map[string]bool {
 	sn := a.Network()
 	out := map[string]bool{}
+	var fresh []storage.Confirmation
 	for _, p := range u.Acks {
-		if v := a.blobs.verify(sn, u.ID, p, true); v.err == nil {
+		if v := a.blobs.verify(sn, u.ID, p, true); v.err == nil && !out[v.reader.KeyString()] {
 			out[v.reader.KeyString()] = true
+			fresh = append(fresh, storage.Confirmation{Reader: storage.Reader{Name: v.reader.Name, Key: v.reader.KeyString()}, At: at})
 		}
 	}
+	if _, err := a.store.AddConfirmations(uuid.UUID(u.ID), fresh); err != nil {
+		a.log.Warn("keeping the confirmations of a publication failed", "id", uuid.UUID(u.ID), "err", err)
+		return out
+	}
+	kept, err := a.confirmations(uuid.UUID(u.ID))
+	if err != nil {
+		return out
+	}
+	for _, c := range kept {
+		out[c.Key] = true
+	}
 	return out
+}
+
+// confirmations returns the kept confirmations of the own item id whose
+// readers the network has not revoked since, by name.
+func (a *App) confirmations(id uuid.UUID) ([]storage.Confirmation, error) {
+	cs, damaged, err := a.store.Confirmations(id)
+	if err != nil {
+		a.log.Warn("reading the confirmations of a publication failed", "id", id, "err", err)
+		return nil, err
+	}
+	if damaged > 0 {
+		a.log.Warn("damaged confirmations skipped", "id", id, "damaged", damaged)
+	}
+	sn := a.Network()
+	cs = slices.DeleteFunc(cs, func(c storage.Confirmation) bool {
+		k, err := trust.ParsePublicKey(c.Key)
+		return err != nil || sn.IsRevoked(k)
+	})
+	slices.SortFunc(cs, func(x, y storage.Confirmation) int {
+		return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key))
+	})
+	return cs, nil
 }
 
 // offlineReaders is who was pending in prev (or offline then) and is

@@ -28,6 +28,18 @@ func reachString(r Reach) string {
 
 // offlineNames lists the offline readers of id at a, by name, sorted;
 // each must have a last-seen time.
+func confirmedNames(r Reach) string {
+	var names []string
+	for _, c := range r.Confirmed {
+		if c.At.IsZero() {
+			names = append(names, c.Name+"(no time)")
+			continue
+		}
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, " ")
+}
+
 func offlineNames(a *App, id uuid.UUID) string {
 	r, _ := a.Reach(id)
 	var names []string
@@ -149,6 +161,22 @@ func TestReachOfMustReadPost(t *testing.T) {
 		if _, err := readers["Di"].Acknowledge(id); err != nil {
 			t.Fatal(err)
 		}
+		waitReach(t, a, id, "subscribers 4 delivered 4 read 4 acknowledged 2 pending Bo")
+
+		// Cy, who confirmed, shuts down: the network counts her no more,
+		// but the publisher keeps her verified confirmation (issue 26).
+		if err := readers["Cy"].Close(); err != nil {
+			t.Fatal(err)
+		}
+		waitReach(t, a, id, "subscribers 3 delivered 3 read 3 acknowledged 2 pending Bo")
+		// The relays count Di and Eve's forged confirmation.
+		if r, _ := a.Reach(id); confirmedNames(r) != "Cy Di" || r.ReportedAcknowledged != 2 {
+			t.Errorf("confirmed %q, reported by relays %d; want Cy and Di, 2 reported", confirmedNames(r), r.ReportedAcknowledged)
+		}
+		if got := offlineNames(a, id); got != "Eve" {
+			t.Errorf("offline %s, want Eve alone: Cy confirmed", got)
+		}
+		readers["Cy"] = sn.open(t, Options{DataDir: dirs["Cy"], Start: true})
 		waitReach(t, a, id, "subscribers 4 delivered 4 read 4 acknowledged 2 pending Bo")
 
 		// The publisher restarts: it shows what it kept, and the network

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"crypto/ed25519"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -211,4 +212,49 @@ func TestReachRevokedAndFormerAdmin(t *testing.T) {
 	if a.blobs.accept(sn, item, former.blob(sn, item, "Bo", true), true) {
 		t.Error("a certificate by a key that is no admin passes")
 	}
+}
+
+// Issue 26: a reader who confirmed and then goes offline stays confirmed:
+// the publisher keeps the confirmations it verified, and counts them
+// while the network has not revoked their readers.
+func TestKeptConfirmations(t *testing.T) {
+	a := openApp(t, Options{})
+	res, err := a.Publish(Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := res.ID
+	sn := a.Network()
+	bo, cy := admittedReader(t, sn), admittedReader(t, sn)
+	report := func(acks ...[]byte) {
+		u := newsnet.ReachUpdated{ID: item, ReachTotals: newsnet.ReachTotals{Subscribers: 2, Delivered: uint64(len(acks)),
+			Acknowledged: uint64(len(acks)), Acks: acks}}
+		a.storeReach([]reachReport{{u, time.Now()}})
+	}
+	check := func(when string, want string) {
+		t.Helper()
+		r, err := a.Reach(item)
+		if got := fmt.Sprintf("%d: %s", r.Acknowledged, confirmedNames(r)); err != nil || got != want {
+			t.Errorf("%s: acknowledged %s, %v; want %s", when, got, err, want)
+		}
+	}
+	report(bo.blob(sn, item, "Bo", true), cy.blob(sn, item, "Cy", true))
+	check("both online", "2: Bo Cy")
+	report()
+	check("both offline", "2: Bo Cy")
+	report(cy.blob(sn, item, "Cy", true))
+	check("Cy back", "2: Bo Cy")
+
+	next := sn.Network.Clone()
+	next.Version++
+	next.Revoked = append(next.Revoked, bo.id.Public)
+	slices.SortFunc(next.Revoked, func(x, y ed25519.PublicKey) int { return bytes.Compare(x, y) })
+	revoked, err := apptest.NetworkAdmin(t).SignNetwork(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ImportNetwork(revoked); err != nil {
+		t.Fatal(err)
+	}
+	check("Bo revoked", "1: Cy")
 }

@@ -14,12 +14,14 @@ import (
 //	GET /v1/reach?id=<uuid> → {"subscribers":N,"delivered":N,"read":N,"acknowledged":N,
 //	                          "reportedAcknowledged":N,"unverifiedAcknowledged":N,"unverifiedPending":N
 //	                          [,"pending":[{"name":"…","key":"ed25519:…"}]]
-//	                          [,"offline":[{"name":"…","key":"ed25519:…","lastSeen":"RFC 3339"}]]}
+//	                          [,"offline":[{"name":"…","key":"ed25519:…","lastSeen":"RFC 3339"}]]
+//	                          [,"confirmed":[{"name":"…","key":"ed25519:…","at":"RFC 3339"}]]}
 //
 // "pending" is there for must-read posts only (possibly empty): the readers
 // who have the post and have not confirmed it, each proven a member.
 // "acknowledged" counts the readers whose confirmation verified (issue
-// 32); "reportedAcknowledged" is the relays' count, "unverified…" the
+// 32), listed in "confirmed" with when the publisher learned of it: kept
+// also while their computers are offline (issue 26); "reportedAcknowledged" is the relays' count, "unverified…" the
 // entries listed that prove no membership (older releases). The counts are the latest
 // the network reported: servants in the tree now. 400 for a bad id, 404 for
 // an item that is not this installation's post (only its publisher learns
@@ -45,6 +47,16 @@ type reachResponse struct {
 	// Offline: readers once pending whose computers are not in the
 	// network now, not confirmed (issue 26); left out when none.
 	Offline []offlineReader `json:"offline,omitempty"`
+	// Confirmed: the readers whose confirmation verified; left out when
+	// none.
+	Confirmed []confirmedReader `json:"confirmed,omitempty"`
+}
+
+// confirmedReader is a reader who confirmed a must-read post.
+type confirmedReader struct {
+	Name string    `json:"name"`
+	Key  string    `json:"key"`
+	At   time.Time `json:"at"`
 }
 
 // offlineReader is a pending reader whose computer is offline.
@@ -86,6 +98,9 @@ func (c *control) reach(w http.ResponseWriter, r *http.Request) {
 		resp.Pending = &pending
 		for _, o := range rc.Offline {
 			resp.Offline = append(resp.Offline, offlineReader{Name: o.Name, Key: o.Key, LastSeen: o.LastSeen.UTC()})
+		}
+		for _, c := range rc.Confirmed {
+			resp.Confirmed = append(resp.Confirmed, confirmedReader{Name: c.Name, Key: c.Key, At: c.At.UTC()})
 		}
 	}
 	writeJSON(w, http.StatusOK, resp)

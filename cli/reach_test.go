@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,8 +96,10 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 		t.Fatalf("publish: %d %s", code, out)
 	}
 	id := res.ID
-	// waitReach waits for the reach want, and for the offline readers
-	// offline (issue 26: readers once pending whose servants are away).
+	// waitReach waits for the reach want, for the offline readers
+	// offline (issue 26: readers once pending whose servants are away),
+	// and for the readers who confirmed listed as confirmed.
+	var confirmedKeys func() []string
 	waitReach := func(what, want string, offline ...string) {
 		t.Helper()
 		waitForUpTo(t, 60*time.Second, what, func() error {
@@ -109,9 +112,17 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 				keys = append(keys, o.Key)
 			}
 			r.Offline = nil
+			var confirmed []string
+			for _, c := range r.Confirmed {
+				if c.At.IsZero() {
+					return fmt.Errorf("confirmed %s without a time", c.Key)
+				}
+				confirmed = append(confirmed, c.Key)
+			}
+			r.Confirmed = nil
 			got, _ := json.Marshal(r)
-			if code != http.StatusOK || string(got) != want || !slices.Equal(keys, offline) {
-				return fmt.Errorf("%d %s\nwant %s, offline %v", code, out, want, offline)
+			if code != http.StatusOK || string(got) != want || !slices.Equal(keys, offline) || !slices.Equal(confirmed, confirmedKeys()) {
+				return fmt.Errorf("%d %s\nwant %s, offline %v, confirmed %v", code, out, want, offline, confirmedKeys())
 			}
 			return nil
 		})
@@ -126,9 +137,20 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
+	var ackers []int
+	// confirmedKeys: the readers who confirmed, as "confirmed" lists them
+	// (serve sets no display name: by key).
+	confirmedKeys = func() []string {
+		var out []string
+		for _, i := range ackers {
+			out = append(out, keys[i])
+		}
+		slices.Sort(out)
+		return out
+	}
 	waitReach("every reader pending", wantReach(readers, readers, 0, 0, pendingBut()))
 
-	ackers := []int{0, 3, 7, 12, 20, 28}
+	ackers = []int{0, 3, 7, 12, 20, 28}
 	for _, i := range ackers {
 		if code, out := rs[i].Call(t, "POST", "/v1/ack", `{"id":"`+id+`"}`); code != http.StatusNoContent {
 			t.Fatalf("ack at reader %d: %d %s", i, code, out)
@@ -151,8 +173,14 @@ func TestServeReachOfMustReadItem(t *testing.T) {
 	ackers = append(ackers, late)
 	waitReach("reader 5 confirmed", wantReach(readers, readers, len(ackers), len(ackers), pendingBut(ackers...)))
 
+	// Reader 0, who confirmed, stops: the relays count it no more, the
+	// publisher still does (issue 26).
+	rs[0].Stop()
+	away := wantReach(readers-1, readers-1, len(ackers)-1, len(ackers)-1, pendingBut(ackers...))
+	waitReach("reader 0 away, still confirmed", strings.Replace(away, `"acknowledged":6`, `"acknowledged":7`, 1))
+
 	// Only the publisher has the reach; bad IDs are refused.
-	checkControlCases(t, rs[0], []controlCase{
+	checkControlCases(t, rs[1], []controlCase{
 		{"GET", "/v1/reach?id=" + id, ``, 404, "not a post of this installation"},
 		{"GET", "/v1/reach?id=01a2332e-af3d-7e8a-8c73-ac68397e7665", ``, 404, "not a post"},
 		{"GET", "/v1/reach?id=nonsense", ``, 400, "id"},

@@ -42,6 +42,9 @@ var BucketReach = bucketReach
 // BucketKept: the bucket schema 8 added.
 var BucketKept = bucketKept
 
+// BucketConfirmed: the bucket schema 11 added.
+var BucketConfirmed = bucketConfirmed
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

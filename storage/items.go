@@ -92,6 +92,7 @@ type buckets struct {
 	acks                                                                         *bbolt.Bucket // acks.go
 	reach                                                                        *bbolt.Bucket // reach.go
 	kept                                                                         *bbolt.Bucket // kept.go
+	confirmed                                                                    *bbolt.Bucket // confirmed.go
 	// now is the clock insert checks expiry by; zero where nothing is
 	// inserted.
 	now time.Time
@@ -112,6 +113,7 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		acks:       tx.Bucket(bucketAcks),
 		reach:      tx.Bucket(bucketReach),
 		kept:       tx.Bucket(bucketKept),
+		confirmed:  tx.Bucket(bucketConfirmed),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -207,6 +209,9 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 		return err
 	}
 	if err := b.kept.Delete(id[:]); err != nil {
+		return err
+	}
+	if err := deleteConfirmations(b.confirmed, id); err != nil {
 		return err
 	}
 	read := b.read.Get(id[:]) != nil

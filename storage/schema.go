@@ -32,6 +32,7 @@ var (
 	bucketAcks       = []byte("acks")      // since schema 6: item ID → when the reader acknowledged it (acks.go)
 	bucketReach      = []byte("reach")     // since schema 7: own item ID → its latest reach report (reach.go)
 	bucketKept       = []byte("kept")      // since schema 8: item ID → "", the items the reader keeps (kept.go)
+	bucketConfirmed  = []byte("confirmed") // since schema 11: own item ID + reader key → confirmation (confirmed.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -42,7 +43,7 @@ var dataBuckets = [][]byte{
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
 	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks, bucketReach,
-	bucketKept,
+	bucketKept, bucketConfirmed,
 }
 
 // Keys of the meta bucket.
@@ -125,6 +126,13 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// readable; the schema number keeps an older release from opening the
 	// file, as above.
 	func(tx *bbolt.Tx) error { return nil },
+	// 10 → 11: the confirmations the publisher verified (confirmed.go).
+	// None were kept before: the next reach reports bring those of the
+	// readers online.
+	func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketConfirmed)
+		return err
+	},
 }
 
 // SchemaVersion is the schema this code writes.

@@ -271,7 +271,8 @@ func reachNote(r app.Reach) string {
 }
 
 // showPending shows who has the must-read post title and has not
-// confirmed it, with "Export CSV…".
+// confirmed it, with "Export CSV…" of everyone who has it, confirmed or
+// not.
 func (u *UI) showPending(title string, r app.Reach) {
 	text := fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title)
 	switch {
@@ -288,12 +289,14 @@ func (u *UI) showPending(title string, r app.Reach) {
 	intro := widget.NewLabel(text)
 	intro.Wrapping = fyne.TextWrapWord
 	pending := r.Pending
-	partial := pendingPartial(r)
 	offline := r.Offline
 	if len(offline) > 0 {
 		text += fmt.Sprintf("\n%d more not in the network now: not confirmed, last seen as shown.", len(offline))
-		intro.SetText(text)
 	}
+	if n := len(r.Confirmed); n > 0 {
+		text += fmt.Sprintf("\n%d confirmed, also those not in the network now; the export lists them too.", n)
+	}
+	intro.SetText(text)
 	now := time.Now()
 	list := widget.NewList(
 		func() int { return len(pending) + len(offline) },
@@ -317,8 +320,8 @@ func (u *UI) showPending(title string, r app.Reach) {
 			key.SetText("not confirmed, last seen " + relTime(off.LastSeen, now) + " · " + off.Key)
 		},
 	)
-	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(title, pending, offline, partial) })
-	if len(pending)+len(offline) == 0 {
+	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(r) })
+	if len(pending)+len(offline)+len(r.Confirmed) == 0 {
 		export.Disable()
 	}
 	body := container.NewBorder(intro, container.NewHBox(export), nil, nil, list)
@@ -336,31 +339,37 @@ func readerName(r app.Reader) string {
 	return r.Name
 }
 
-// pendingCSV is the pending list as CSV: a header line "name,key,last
-// seen", then a line per reader (last seen empty: in the network now;
-// else RFC 3339, the reader's computer is offline); a partial list ends
-// with a line that says so.
-func pendingCSV(pending []app.Reader, offline []app.OfflineReader, partial bool) []byte {
+// pendingCSV is a must-read post's readers as CSV, for a compliance
+// record: a header line "name,key,status,time", then a line per reader:
+// "not confirmed" (in the network now, time empty), "not confirmed,
+// offline" (time: when last seen) and "confirmed" (time: when the
+// publisher learned of it), times in RFC 3339; a partial list ends with
+// a line that says so.
+func pendingCSV(r app.Reach) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"name", "key", "last seen"}) // a bytes.Buffer does not fail
-	for _, p := range pending {
-		_ = w.Write([]string{p.Name, p.Key, ""})
+	_ = w.Write([]string{"name", "key", "status", "time"}) // a bytes.Buffer does not fail
+	for _, p := range r.Pending {
+		_ = w.Write([]string{p.Name, p.Key, "not confirmed", ""})
 	}
-	for _, o := range offline {
-		_ = w.Write([]string{o.Name, o.Key, o.LastSeen.UTC().Format(time.RFC3339)})
+	for _, o := range r.Offline {
+		_ = w.Write([]string{o.Name, o.Key, "not confirmed, offline", o.LastSeen.UTC().Format(time.RFC3339)})
 	}
-	if partial {
-		_ = w.Write([]string{fmt.Sprintf("(partial list: the network lists at most %d readers in the network now)", maxPendingListed), "", ""})
+	for _, c := range r.Confirmed {
+		_ = w.Write([]string{c.Name, c.Key, "confirmed", c.At.UTC().Format(time.RFC3339)})
+	}
+	if pendingPartial(r) {
+		_ = w.Write([]string{fmt.Sprintf("(partial list: the network lists at most %d readers not confirmed in the network now)", maxPendingListed), "", "", ""})
 	}
 	w.Flush()
 	return b.Bytes()
 }
 
-// exportPending asks where to save the pending list and writes it there,
+// exportPending asks where to save the readers of a must-read post and
+// writes them there,
 // off the UI thread.
-func (u *UI) exportPending(title string, pending []app.Reader, offline []app.OfflineReader, partial bool) {
-	data := pendingCSV(pending, offline, partial)
+func (u *UI) exportPending(r app.Reach) {
+	data := pendingCSV(r)
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
 			u.reportError("The list could not be saved", err)
@@ -382,6 +391,6 @@ func (u *UI) exportPending(title string, pending []app.Reader, offline []app.Off
 			}
 		})
 	}, u.win)
-	d.SetFileName("not-confirmed.csv")
+	d.SetFileName("confirmations.csv")
 	d.Show()
 }

@@ -134,8 +134,8 @@ func TestMyPostsPendingList(t *testing.T) {
 	if find[*widget.Button](top, func(b *widget.Button) bool { return b.Text == "Export CSV…" && !b.Disabled() }) == nil {
 		t.Error("no Export CSV… button")
 	}
-	want := "name,key,last seen\nAda Lovelace,ed25519:AAAA,\n,ed25519:BBBB,\n\"Bo \"\"Boss\"\", Jr.\",ed25519:CCCC,\n"
-	if got := string(pendingCSV(pending, nil, false)); got != want {
+	want := "name,key,status,time\nAda Lovelace,ed25519:AAAA,not confirmed,\n,ed25519:BBBB,not confirmed,\n\"Bo \"\"Boss\"\", Jr.\",ed25519:CCCC,not confirmed,\n"
+	if got := string(pendingCSV(app.Reach{MustRead: true, Pending: pending})); got != want {
 		t.Errorf("CSV:\n%s\nwant\n%s", got, want)
 	}
 }
@@ -170,8 +170,8 @@ func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
 		!hasLabel(top, "0 confirmed and 1 pending by older versions, not verified") {
 		t.Fatalf("the pending dialog says %q", labels(top))
 	}
-	csv := string(pendingCSV(pending, nil, true))
-	if !strings.HasSuffix(csv, "\n(partial list: the network lists at most 256 readers in the network now),,\n") {
+	csv := string(pendingCSV(app.Reach{MustRead: true, Pending: pending}))
+	if !strings.HasSuffix(csv, "\n(partial list: the network lists at most 256 readers not confirmed in the network now),,,\n") {
 		t.Errorf("the CSV of a partial list ends %q", csv[len(csv)-80:])
 	}
 }
@@ -201,7 +201,8 @@ func TestMyPostsPendingCountBeyondTheList(t *testing.T) {
 }
 
 // Issue 26: readers whose computers are offline show as not confirmed,
-// with when they were last seen, in the list and in the CSV.
+// with when they were last seen, in the list and in the CSV; the CSV
+// lists those who confirmed too, with when, for a compliance record.
 func TestMyPostsOfflineReaders(t *testing.T) {
 	b := newFake()
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
@@ -210,18 +211,22 @@ func TestMyPostsOfflineReaders(t *testing.T) {
 	}
 	seen := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 	offline := []app.OfflineReader{{Reader: app.Reader{Name: "Di", Key: "ed25519:DDDD"}, LastSeen: seen}}
-	b.PresetReach(policy.ID, app.Reach{Subscribers: 3, Delivered: 3, Read: 1, Acknowledged: 1, ReportedAcknowledged: 1,
-		Pending: []app.Reader{{Name: "Bo", Key: "ed25519:BBBB"}}, Offline: offline})
+	confirmed := []app.ConfirmedReader{{Reader: app.Reader{Name: "Cy", Key: "ed25519:CCCC"}, At: seen.Add(-time.Hour)}}
+	reach := app.Reach{Subscribers: 3, Delivered: 3, Read: 1, Acknowledged: 1, ReportedAcknowledged: 0, MustRead: true,
+		Pending: []app.Reader{{Name: "Bo", Key: "ed25519:BBBB"}}, Offline: offline, Confirmed: confirmed}
+	b.PresetReach(policy.ID, reach)
 	h := newHarness(t, b)
 	h.win.Resize(fyne.NewSize(1200, 760))
 	showMyPosts(h)
 	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == "Not confirmed (1)…" }))
 	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !hasLabel(top, "1 more not in the network now") || !hasLabel(top, "not confirmed, last seen") || !hasExactLabel(top, "Di") {
+	if top == nil || !hasLabel(top, "1 more not in the network now") || !hasLabel(top, "not confirmed, last seen") || !hasExactLabel(top, "Di") ||
+		!hasLabel(top, "1 confirmed, also those not in the network now") {
 		t.Fatalf("the pending dialog says %q", labels(top))
 	}
-	want := "name,key,last seen\nBo,ed25519:BBBB,\nDi,ed25519:DDDD,2026-03-02T09:30:00Z\n"
-	if got := string(pendingCSV([]app.Reader{{Name: "Bo", Key: "ed25519:BBBB"}}, offline, false)); got != want {
+	want := "name,key,status,time\nBo,ed25519:BBBB,not confirmed,\nDi,ed25519:DDDD,\"not confirmed, offline\",2026-03-02T09:30:00Z\n" +
+		"Cy,ed25519:CCCC,confirmed,2026-03-02T08:30:00Z\n"
+	if got := string(pendingCSV(reach)); got != want {
 		t.Errorf("CSV:\n%s\nwant\n%s", got, want)
 	}
 }
