@@ -13,9 +13,13 @@ import (
 func TestServeStatusListsDirectLinks(t *testing.T) {
 	fastReconnect(t)
 	pub := startServe(t)
-	mid := startServe(t, "--seeds", pub.ID)
+	// mid and sub listen on another loopback address than pub, so their
+	// values (address and port) share one of pub's slots whatever ports
+	// they get: sub stays under mid. With sub's value in another slot of
+	// pub, mid would place it right below pub (tree optimization).
+	mid := startServe(t, "--seeds", pub.ID, "--listen", "127.0.0.2:0")
 	// Under mid: two hops from pub; it opts in to direct delivery.
-	sub := startServe(t, "--seeds", mid.ID, "--subscribe", "it", "--direct", "3")
+	sub := startServe(t, "--seeds", mid.ID, "--subscribe", "it", "--direct", "3", "--listen", "127.0.0.2:0")
 	waitFor(t, "the subscriber two hops below the publisher", func() error {
 		st, _ := sub.Status(t)
 		if st.Up != mid.ID {

@@ -318,6 +318,40 @@ func TestTreeOptimizationResetsSubtreeOutsidePartition(t *testing.T) {
 	}
 }
 
+// A joiner told only of a servant below the vertex (mid-tree seed) whose
+// value lies outside that servant's slot: the servant admits it (S205
+// widens its range), its partition then equals its up-servant's, and tree
+// optimization resets the joiner (S413). Reconnecting through the seeds
+// alone (S421) would take it back to the same servant, to be reset again
+// for ever; it reconnects through the root of the tree it was in first,
+// which places it in its own slot.
+// Reference: JP4353827B2, Fig. 4 S205, Fig. 6 S413-S421; DESIGN.md, tree
+// construction.
+func TestResetJoinerRejoinsThroughTheRoot(t *testing.T) {
+	n := sim.New(9)
+	n.Base.Fanout = 10
+	seed, mid, joiner := small(50), small(11), small(33)
+	n.Add(seed, []newsnet.ServantID{seed})
+	n.Add(mid, []newsnet.ServantID{seed})
+	mustConverge(t, n, 10*time.Second)
+	n.Add(joiner, []newsnet.ServantID{mid}, "it")
+	n.RunFor(20 * time.Second) // partition messages go round every few seconds
+	mustConverge(t, n, 30*time.Second)
+	if up := n.Node(joiner).Servant.Status().Up; up != seed {
+		t.Fatalf("the joiner is under %q, want the vertex %s, which holds its slot; mid resets %d, seed downs %v, mid downs %v", up, seed, n.Node(mid).Servant.Status().Counters.Resets, downsOf(n, seed), downsOf(n, mid))
+	}
+	before := n.Node(mid).Servant.Status().Counters.Resets
+	n.RunFor(time.Minute)
+	if r := n.Node(mid).Servant.Status().Counters.Resets; r != before || before > 1 {
+		t.Errorf("the mid-tree servant reset %d times before the tree settled and %d times in the minute after; want at most once, then never", before, r-before)
+	}
+	id := n.Publish(seed, "it")
+	n.RunFor(time.Second)
+	if err := n.CheckDelivery(seed, id, "it"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // With seeds A, B: while A is down, B is the vertex and servants join it;
 // when A returns, B (probing the seeds before it) joins A, so the network
 // does not stay split and A is the vertex.

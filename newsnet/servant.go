@@ -681,10 +681,18 @@ func (s *Servant) receive(l *link, m Message) {
 		if l.kind == linkUp {
 			// S421: reconnect through the seeds. The up-servant closes the link;
 			// closing it here first keeps uplink-loss processing from running.
+			// The root of the tree we were in comes first: a seed below the
+			// vertex (a joiner told of a servant mid-tree) would admit us
+			// again outside its slot and reset us again, for ever, where the
+			// root places us by our value (TestResetJoinerRejoinsThroughTheRoot).
 			s.note("reset by %s", l.peer)
+			var first []ServantID
+			if len(s.rootPath) > 0 && s.rootPath[0] != l.peer {
+				first = []ServantID{s.rootPath[0]}
+			}
 			s.closeLink(l, "reset by up-servant")
 			s.becomeDetached()
-			s.startConnector(nil)
+			s.startConnector(first)
 		}
 	case *RoutingInfo:
 		if l.kind == linkUp || l.kind == linkDown {
