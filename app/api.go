@@ -105,6 +105,9 @@ const (
 	// InvitationsChanged: this servant decided a redemption of one of its
 	// invitations, so their uses may have changed (App.Invitations).
 	InvitationsChanged
+	// ReportsChanged: a publisher's report of a must-read post reached
+	// this admin's servant (App.NetworkReports).
+	ReportsChanged
 )
 
 var eventKindNames = [...]string{
@@ -118,6 +121,7 @@ var eventKindNames = [...]string{
 	ReachChanged:     "ReachChanged",
 
 	InvitationsChanged: "InvitationsChanged",
+	ReportsChanged:     "ReportsChanged",
 }
 
 func (k EventKind) String() string {

@@ -124,6 +124,9 @@ type Options struct {
 	localAddress func(seeds []string) string
 	// addressCheckEvery, if set, replaces addressCheckEvery.
 	addressCheckEvery time.Duration
+	// reportInterval, if set, replaces the least time between two reports
+	// of one post to the admins (reports.go).
+	reportInterval time.Duration
 }
 
 const (
@@ -240,6 +243,9 @@ type App struct {
 
 	// sched sends scheduled publications at their time (schedule.go).
 	sched *scheduler
+	// reports sends the reach of own must-read posts to the admins
+	// (reports.go).
+	reports *reportSender
 
 	mu      sync.Mutex  // guards the fields below
 	node    servantNode // nil until started, and while restarting
@@ -354,6 +360,9 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	go a.monitor()
 	a.bg.Add(1)
 	go a.certifyLoop()
+	a.reports = newReportSender(a, opts.reportInterval)
+	a.bg.Add(1)
+	go a.reports.run()
 	if opts.Start {
 		if err := a.Start(); err != nil {
 			a.Close()
@@ -749,13 +758,14 @@ func (a *App) addresses(seeds []string) (listen, advertise string) {
 }
 
 // liveSubscriptions is what the servant subscribes to: the stored
-// subscriptions, and every category for an archive.
+// subscriptions, every category for an archive, the system groups, and
+// for an admin the admin groups.
 func (a *App) liveSubscriptions() []string {
 	subs := a.Subscriptions()
 	if a.opts.Archive {
 		subs = append(subs, newsnet.AllCategories)
 	}
-	return append(subs, network.SystemCategories...)
+	return append(append(subs, network.SystemCategories...), a.liveAdminGroups()...)
 }
 
 // The node's callbacks. They run on the node's loop goroutine: they only

@@ -49,6 +49,11 @@ func (h netHost) Adopted(prev, next *trust.SignedNetwork) {
 			}
 		}()
 	}
+	if prev.IsAdmin(a.identity.Public) != next.IsAdmin(a.identity.Public) {
+		// Admins join the admin groups (reports.go). The servant's own
+		// goroutine takes the change; not under the Keeper's lock.
+		go a.applySubscriptions()
+	}
 	if newer := next.NewerMembers(); len(newer) > 0 {
 		a.log.Warn("this network uses features of a newer Newsdesk: update to use them", "features", strings.Join(newer, ", "))
 	}

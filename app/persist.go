@@ -282,6 +282,12 @@ func (p *persister) announce(it *news.Item, ev *Event) bool {
 	case network.RetractionCategory:
 		a.net.ReceiveRetraction(it)
 		return false
+	case network.ReportsCategory:
+		if _, err := a.store.MarkRead(it.ID); err != nil {
+			a.log.Warn("marking a reach report read failed", "err", err)
+		}
+		a.events.emit(Event{Kind: ReportsChanged})
+		return false
 	}
 	if a.net.RetractionsArrived(it.ID) {
 		return false // retracted before it came: nobody is told of it

@@ -177,6 +177,7 @@ func (a *App) storeReach(us []reachReport) {
 	}
 	if len(changed) > 0 {
 		a.events.emit(Event{Kind: ReachChanged, Items: changed})
+		a.reports.changed(changed)
 	}
 }
 

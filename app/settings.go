@@ -430,21 +430,29 @@ func (a *App) SetSubscriptions(ids []string) error {
 	if err := a.store.SetSubscriptions(normalizeSubs(ids)); err != nil {
 		return err
 	}
-	if n := a.currentNode(); n != nil {
-		if err := n.SetSubscriptions(a.liveSubscriptions()); err != nil {
-			return err
-		}
+	if err := a.applySubscriptions(); err != nil {
+		return err
 	}
 	a.events.emit(Event{Kind: CatalogChanged})
 	return nil
 }
 
+// applySubscriptions gives the running servant what it subscribes to now
+// (liveSubscriptions).
+func (a *App) applySubscriptions() error {
+	if n := a.currentNode(); n != nil {
+		return n.SetSubscriptions(a.liveSubscriptions())
+	}
+	return nil
+}
+
 // MaxSubscriptions is the most categories one installation subscribes to.
 // The servant's routing set holds newsnet.MaxCategories, and it also holds
-// the system groups and, for an archive, newsnet.AllCategories. The set
-// must also fit newsnet.MaxSubscriptionBytes (128 KiB: each ID's length
-// plus one byte), for a catch-up request names it.
-const MaxSubscriptions = newsnet.MaxCategories - 3
+// the two system groups, for an admin the admin group, and for an
+// archive newsnet.AllCategories. The set must also fit
+// newsnet.MaxSubscriptionBytes (128 KiB: each ID's length plus one byte),
+// for a catch-up request names it.
+const MaxSubscriptions = newsnet.MaxCategories - 4
 
 // checkSubscriptions validates a subscription list: category IDs, at most
 // MaxSubscriptions of them, small enough for the servant's frames.
@@ -458,7 +466,7 @@ func checkSubscriptions(ids []string) error {
 	if len(subs) > MaxSubscriptions {
 		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), MaxSubscriptions)
 	}
-	return newsnet.CheckSubscriptions(append(subs, append([]string{newsnet.AllCategories}, network.SystemCategories...)...))
+	return newsnet.CheckSubscriptions(slices.Concat(subs, []string{newsnet.AllCategories}, network.SystemCategories, network.AdminCategories))
 }
 
 // CheckNewSubscriptions is checkSubscriptions for a list someone enters

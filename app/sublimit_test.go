@@ -16,8 +16,8 @@ import (
 // 400 (also by App.SetSubscriptions), and one at the limit reaches the
 // up-servant whole.
 func TestSubscriptionLimit(t *testing.T) {
-	if MaxSubscriptions+len(network.SystemCategories)+1 != newsnet.MaxCategories {
-		t.Fatalf("MaxSubscriptions %d leaves no room for the system groups and an archive's *", MaxSubscriptions)
+	if MaxSubscriptions+len(network.SystemCategories)+len(network.AdminCategories)+1 != newsnet.MaxCategories {
+		t.Fatalf("MaxSubscriptions %d leaves no room for the system and admin groups and an archive's *", MaxSubscriptions)
 	}
 	names := func(n int, format string) []string {
 		out := make([]string, n)

@@ -118,6 +118,7 @@ func (c *control) routes() map[string]endpoint {
 		scheduledPath:       {http.MethodGet: c.listScheduled},
 		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
 		networkPath:         {http.MethodGet: c.network},
+		reportsPath:         {http.MethodGet: c.reports},
 		admittedPath:        {http.MethodPost: c.admitMember},
 	}
 }

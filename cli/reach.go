@@ -87,6 +87,11 @@ func (c *control) reach(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	writeJSON(w, http.StatusOK, reachJSON(rc))
+}
+
+// reachJSON is the reach of a post as the API gives it.
+func reachJSON(rc app.Reach) reachResponse {
 	resp := reachResponse{Subscribers: rc.Subscribers, Delivered: rc.Delivered, Read: rc.Read, Acknowledged: rc.Acknowledged,
 		ReportedAcknowledged: rc.ReportedAcknowledged, UnverifiedAcknowledged: rc.UnverifiedAcknowledged, UnverifiedPending: rc.UnverifiedPending,
 		ReportedPending: rc.ReportedPending}
@@ -103,5 +108,6 @@ func (c *control) reach(w http.ResponseWriter, r *http.Request) {
 			resp.Confirmed = append(resp.Confirmed, confirmedReader{Name: c.Name, Key: c.Key, At: c.At.UTC()})
 		}
 	}
-	writeJSON(w, http.StatusOK, resp)
+	return resp
+
 }

@@ -35,8 +35,8 @@ func TestSubscriptionLimit(t *testing.T) {
 		subs []string
 		want string
 	}{
-		{"4,104 categories", names(4104, "c%04d"), "4104 categories, at most 4093"},
-		{"one too many", names(app.MaxSubscriptions+1, "c%04d"), "at most 4093"},
+		{"4,104 categories", names(4104, "c%04d"), "4104 categories, at most 4092"},
+		{"one too many", names(app.MaxSubscriptions+1, "c%04d"), "at most 4092"},
 		{"too many bytes", names(4000, "department-%04d/a-rather-long-team-name"), "bytes"},
 	} {
 		code, out := b.Call(t, "PUT", "/v1/subscriptions", tt.subs)

@@ -219,6 +219,8 @@ func (k *Keeper) verify(sn *trust.SignedNetwork, m *newsnet.Multicast) (*news.It
 		return it, k.verifyDefinition(sn, it)
 	case RetractionCategory:
 		return it, k.verifyRetraction(sn, it)
+	case ReportsCategory:
+		return it, verifyReport(sn, it)
 	}
 	var err error
 	if it.Supersedes != uuid.Nil {

@@ -31,12 +31,14 @@ const (
 var SystemCategories = []string{NetworkCategory, RetractionCategory}
 
 // IsSystemCategory reports whether c is reserved for the network's own
-// business: a system group or a category below one ("newsdesk-network/x";
+// business: a system group (also one of AdminCategories) or a category
+// below one ("newsdesk-network/x";
 // a subscription to a group covers its subcategories, so every servant
 // would receive them too). Nobody publishes there, and the catalog does
 // not offer it.
 func IsSystemCategory(c string) bool {
-	return slices.ContainsFunc(SystemCategories, func(sys string) bool { return categories.Covers(sys, c) })
+	covers := func(sys string) bool { return categories.Covers(sys, c) }
+	return slices.ContainsFunc(SystemCategories, covers) || slices.ContainsFunc(AdminCategories, covers)
 }
 
 // IsSystemItem reports whether an item belongs to a system group.

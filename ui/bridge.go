@@ -84,7 +84,7 @@ func (u *UI) handleEvents(evs []app.Event) {
 		return
 	}
 	var ids, arrived, urgent []uuid.UUID
-	items, all, posts, status, catalog, invites := false, false, false, false, false, false
+	items, all, posts, status, catalog, invites, reports := false, false, false, false, false, false, false
 	var reach []uuid.UUID
 	reachAll := false
 	// Items confirmed, retracted or expired elsewhere may leave the
@@ -119,6 +119,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 			reachAll = reachAll || ev.Items == nil
 		case app.InvitationsChanged:
 			invites = true
+		case app.ReportsChanged:
+			reports = true
 		}
 	}
 	if len(arrived) > 0 || len(urgent) > 0 {
@@ -159,5 +161,8 @@ func (u *UI) handleEvents(evs []app.Event) {
 	}
 	if invites && u.showing(u.invites.content) {
 		u.invites.load() // else when the screen is shown
+	}
+	if reports && u.showing(u.reports.content) {
+		u.reports.load() // else when the screen is shown
 	}
 }

@@ -131,7 +131,10 @@ func (u *UI) rolesChanged() {
 		admin = append(admin, u.invitesTab) // after Network: the earlier tabs keep their places
 	}
 	if _, ok := u.audienceBackend(); ok && r.trusted && r.admin {
-		admin = append(admin, u.audiencesTab) // last, for the same reason
+		admin = append(admin, u.audiencesTab) // for the same reason
+	}
+	if _, ok := u.reportsBackend(); ok && r.trusted && r.admin {
+		admin = append(admin, u.reportsTab) // last, for the same reason
 	}
 	if !slices.Equal(admin, u.adminTabs.Items) {
 		sel := u.adminTabs.Selected()

@@ -78,6 +78,7 @@ type UI struct {
 	seedsTab, catalogTab, publishersTab, networkTab *container.TabItem
 	invitesTab                                      *container.TabItem // issue 13 (invite.go)
 	audiencesTab                                    *container.TabItem // named ranges (admin_audiences.go)
+	reportsTab                                      *container.TabItem // must-read reports (reports.go)
 
 	reader      *reader
 	subsView    *subscriptionsView
@@ -87,6 +88,7 @@ type UI struct {
 	catalogEd   *catalogEditor
 	publishers  *publishersEditor
 	invites     *invitesView
+	reports     *reportsView
 	audiencesEd *audiencesEditor
 	network     *networkView
 	prefs       *settingsView
@@ -186,6 +188,7 @@ func (u *UI) startMain() {
 	u.catalogEd = newCatalogEditor(u)
 	u.publishers = newPublishersEditor(u)
 	u.invites = newInvitesView(u)
+	u.reports = newReportsView(u)
 	u.audiencesEd = newAudiencesEditor(u)
 	u.network = newNetworkView(u)
 	u.prefs = newSettingsView(u)
@@ -203,6 +206,7 @@ func (u *UI) startMain() {
 	u.networkTab = container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content)
 	u.invitesTab = container.NewTabItemWithIcon("Invitations", theme.MailSendIcon(), u.invites.content)
 	u.audiencesTab = container.NewTabItemWithIcon("Named ranges", theme.HomeIcon(), u.audiencesEd.content)
+	u.reportsTab = container.NewTabItemWithIcon("Reports", theme.DocumentIcon(), u.reports.content)
 	u.adminTabs = container.NewAppTabs(u.seedsTab, u.catalogTab, u.networkTab)
 	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
@@ -278,6 +282,9 @@ func (u *UI) tabShown() {
 	}
 	if u.showing(u.invites.content) {
 		u.invites.load()
+	}
+	if u.showing(u.reports.content) {
+		u.reports.load()
 	}
 }
 

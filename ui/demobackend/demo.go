@@ -58,6 +58,7 @@ func newDemo(now time.Time, firstRun bool) *Backend {
 	m.status = DemoStatus(m.subs)
 	m.status.Source = m.source.String()
 	m.census = demoCensus(now)
+	m.reports = demoReports(now)
 	m.probe = demoProbe
 	m.Add(demoItems(now, m.source)...)
 	// Older items are read, the last day's mostly not. One of the posts
