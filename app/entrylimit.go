@@ -96,9 +96,11 @@ func entrySize(it *news.Item) (int, error) {
 
 // checkLimits takes it, about to be numbered and published now, from the
 // limits of the definition held, or returns the *LimitError that refuses
-// it. System items carrying definitions are not limited (as at relays).
+// it. System items carrying definitions are not limited (as at relays),
+// and reach summaries have a budget of their own at relays (network
+// reportRate) that the report sender stays well within.
 func (a *App) checkLimits(it *news.Item, now time.Time) error {
-	if it.Category == network.NetworkCategory {
+	if it.Category == network.NetworkCategory || it.Category == network.ReportsCategory {
 		return nil
 	}
 	limits := a.Network().Limits

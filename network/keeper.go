@@ -107,7 +107,10 @@ type Keeper struct {
 	parts   definitionAssembler // parts of large definitions (defparts.go)
 	pending pendingRetractions  // publishers' retractions of items not here yet (retract.go)
 	rates   rateBook            // items per publisher key, for the limits at relays (limits.go)
-	clock   func() time.Time    // Config.Now
+	// reportRates: reach summaries per key, a budget of their own
+	// (reports.go).
+	reportRates rateBook
+	clock       func() time.Time // Config.Now
 
 	bg sync.WaitGroup // goroutines of the Keeper's own (rival.go)
 }

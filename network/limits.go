@@ -292,6 +292,14 @@ func (k *Keeper) checkLimits(sn *trust.SignedNetwork, it *news.Item, size int) s
 		return string(trust.Invalid)
 	}
 	now := k.now()
+	if it.Category == ReportsCategory {
+		// A budget of its own: a publisher's summaries must not eat into
+		// the publishing limits of the posts they report on.
+		if k.reportRates.admit(key, it.ID, it.PublishedAt(), size, reportRate, now) {
+			return ""
+		}
+		return string(trust.RateLimited)
+	}
 	reason := trust.TooLarge
 	if IsSystemItem(it) || sn.Limits.CheckItemSize(it.Category, size) == nil {
 		if k.rates.admit(key, it.ID, it.PublishedAt(), size, sn.Limits.Rate(), now) {

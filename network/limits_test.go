@@ -274,3 +274,52 @@ func TestRateBookBounded(t *testing.T) {
 		t.Errorf("book says %d items, keys hold %d", b.items, total)
 	}
 }
+
+// report is the publisher's next reach summary, published at, as the
+// multicast message that carries it.
+func (ln *limitNet) report(t *testing.T, at time.Time) *newsnet.Multicast {
+	t.Helper()
+	ln.count++
+	body, err := MarshalSummary(ReachSummary{Post: uuid.New(), Title: "Policy", Category: "news", Publisher: trust.PublicKeyString(ln.pub.Public)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := news.NewItem(ReportsCategory, "Reach", body, "", ln.source, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.SourceCount = ln.count
+	if err := trust.SignItem(ln.pub, it); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := it.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &newsnet.Multicast{ID: it.ID, Category: it.Category, Source: it.Source.String(), Count: it.SourceCount, Payload: payload}
+}
+
+// Reach summaries have a budget of their own at relays: a publisher that
+// used up its items still reports, its reports leave its items' budget
+// alone, and a flood of reports is refused beyond their own ceiling.
+func TestRelayReportBudget(t *testing.T) {
+	ln := newLimitNet(t, trust.PublishLimits{})
+	ceil, _ := trust.PublishLimits{}.Rate().HourCeiling()
+	for i := range trust.RelayTolerance * ceil {
+		if r := ln.k.Verify(ln.item(t, ln.now.Add(time.Duration(i)*time.Millisecond), 100)); r != "" {
+			t.Fatalf("item %d: %s", i, r)
+		}
+	}
+	if r := ln.k.Verify(ln.item(t, ln.now, 100)); r != string(trust.RateLimited) {
+		t.Fatalf("an item beyond the limit: %q", r)
+	}
+	reportCeil, _ := reportRate.HourCeiling()
+	for i := range trust.RelayTolerance * reportCeil {
+		if r := ln.k.Verify(ln.report(t, ln.now.Add(time.Duration(i)*time.Millisecond))); r != "" {
+			t.Fatalf("report %d of a publisher at its item limit: %q", i, r)
+		}
+	}
+	if r := ln.k.Verify(ln.report(t, ln.now)); r != string(trust.RateLimited) {
+		t.Errorf("a report beyond the reports' own limit: %q", r)
+	}
+}

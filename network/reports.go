@@ -75,6 +75,12 @@ type SummaryReader struct {
 	Time time.Time `json:"t,omitzero"`
 }
 
+// reportRate is the relays' budget for the summaries of one key: a
+// publisher sends one per must-read post at most every five minutes while
+// its reach changes (app/reports.go), so 240 an hour is 20 posts changing
+// all hour; 16 MiB is 256 summaries of the largest size.
+var reportRate = trust.Rate{ItemsPerHour: 240, BurstItems: 120, BytesPerHour: 16 << 20, BurstBytes: 16 << 20}
+
 // ErrBadSummary: a body that is not a reach summary.
 var ErrBadSummary = errors.New("not a reach summary")
 
