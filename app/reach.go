@@ -72,13 +72,18 @@ type Reach struct {
 	// 0 from publications reported before relays counted them.
 	ReportedPending uint64
 	// MustRead: the item asks readers to confirm it; Pending lists those
-	// who have it and have not (at most newsnet.MaxReachIdentities).
+	// who have it and have not and are in the network now, as far as
+	// reports named them: a report names at most
+	// newsnet.MaxReachIdentities, in turns when there are more, so with
+	// more the names come in over a cycle of turns (reachCycle) and
+	// ReportedPending is the count.
 	MustRead bool
 	Pending  []Reader
-	// Offline: readers once pending who are listed no more and have not
-	// confirmed as far as the publisher knows: their computers are not in
-	// the network now (or a confirmation of theirs did not verify), each
-	// with when it was last reported. Most recently seen first.
+	// Offline: readers once pending who have not been listed lately and
+	// have not confirmed as far as the publisher knows: their computers
+	// are not in the network now (or a confirmation of theirs did not
+	// verify), each with when it was last reported. Most recently seen
+	// first.
 	Offline []OfflineReader
 	// Confirmed: the readers whose confirmation the publisher verified,
 	// kept also while their computers are offline, by name; Acknowledged
@@ -133,13 +138,37 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 		for _, c := range confirmed {
 			v.Confirmed = append(v.Confirmed, ConfirmedReader{Reader: Reader(c.Reader), At: c.At})
 		}
-		v.Pending = make([]Reader, 0, len(r.Pending))
-		for _, p := range r.Pending {
-			v.Pending = append(v.Pending, Reader(p))
+		keys := map[string]bool{}
+		for _, c := range confirmed {
+			keys[c.Key] = true
+		}
+		now, offline, kept := a.pendingNow(id, r, keys)
+		if !kept {
+			for _, p := range r.Pending {
+				now = append(now, Reader(p))
+			}
+		}
+		v.Pending = append(make([]Reader, 0, len(now)), now...)
+		slices.SortFunc(v.Pending, func(x, y Reader) int { return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key)) })
+		// Offline: the kept readers not listed lately, and those the
+		// entry kept from before readers were kept one by one.
+		listed := map[string]bool{}
+		for _, p := range v.Pending {
+			listed[p.Key] = true
+		}
+		for _, o := range offline {
+			listed[o.Key] = true
+			v.Offline = append(v.Offline, o)
 		}
 		for _, o := range r.Offline {
-			v.Offline = append(v.Offline, OfflineReader{Reader: Reader(o.Reader), LastSeen: o.LastSeen})
+			if !listed[o.Key] && !keys[o.Key] {
+				listed[o.Key] = true
+				v.Offline = append(v.Offline, OfflineReader{Reader: Reader(o.Reader), LastSeen: o.LastSeen})
+			}
 		}
+		slices.SortFunc(v.Offline, func(x, y OfflineReader) int {
+			return cmp.Or(y.LastSeen.Compare(x.LastSeen), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Key, y.Key))
+		})
 	}
 	return v, nil
 }
@@ -166,6 +195,7 @@ func (a *App) storeReach(us []reachReport) {
 		confirmed := a.keepConfirmations(u.ReachUpdated, u.at)
 		r.Pending = slices.DeleteFunc(r.Pending, func(p storage.Reader) bool { return confirmed[p.Key] })
 		r.Acknowledged = uint64(len(confirmed))
+		a.keepPending(uuid.UUID(u.ID), r.Pending, u.at)
 		if prev, ok, err := a.store.Reach(uuid.UUID(u.ID)); err == nil && ok {
 			r.Offline = offlineReaders(prev, r, confirmed)
 		}
@@ -271,6 +301,68 @@ func (a *App) keepConfirmations(u newsnet.ReachUpdated, at time.Time) map[string
 		out[c.Key] = true
 	}
 	return out
+}
+
+// keepPending records the readers a report listed as pending, at its
+// time: a list names at most 256 readers, in turns when there are more
+// (newsnet/reach_window.go), so the publisher learns every name over a
+// cycle of reports and keeps them (storage/confirmed.go).
+func (a *App) keepPending(id uuid.UUID, listed []storage.Reader, at time.Time) {
+	ps := make([]storage.Confirmation, len(listed))
+	for i, p := range listed {
+		ps[i] = storage.Confirmation{Reader: p, At: at}
+	}
+	if err := a.store.SeePending(id, ps); err != nil {
+		a.log.Warn("keeping the pending readers of a publication failed", "id", id, "err", err)
+	}
+}
+
+// pendingNow splits the kept pending readers of the own item id, less
+// those in confirmed, into those in the network now and those offline,
+// by when a report last listed them: a reader whose report is complete
+// (r names every pending reader) is in the network if the latest report
+// listed it; with more pending readers than a report names, if a report
+// listed it within the last cycle of turns. ok is false when none are
+// kept (reported before they were: r's own lists tell).
+func (a *App) pendingNow(id uuid.UUID, r storage.Reach, confirmed map[string]bool) (now []Reader, offline []OfflineReader, ok bool) {
+	kept, damaged, err := a.store.PendingReaders(id)
+	if err != nil || len(kept) == 0 {
+		return nil, nil, false
+	}
+	if damaged > 0 {
+		a.log.Warn("damaged pending readers skipped", "id", id, "damaged", damaged)
+	}
+	since := r.At
+	if r.ReportedPending > uint64(len(r.Pending)) || len(r.Pending) >= newsnet.MaxReachIdentities {
+		since = r.At.Add(-a.reachCycle())
+	}
+	for _, p := range kept {
+		switch {
+		case confirmed[p.Key]:
+		case !p.At.Before(since):
+			now = append(now, Reader(p.Reader))
+		default:
+			offline = append(offline, OfflineReader{Reader: Reader(p.Reader), LastSeen: p.At})
+		}
+	}
+	return now, offline, true
+}
+
+// reachCycle is how long the reach lists take to name every reader once
+// (newsnet reach windows), with a turn to spare each side.
+func (a *App) reachCycle() time.Duration {
+	every := newsnet.ReachWindowEvery(a.tunedProtocol())
+	return (newsnet.ReachWindowTurns + 2) * every
+}
+
+// tunedProtocol is the protocol configuration's timing as the servant
+// runs with it (Options.Tune).
+func (a *App) tunedProtocol() newsnet.Config {
+	cfg := newsnet.DefaultConfig("")
+	if a.opts.Tune != nil {
+		a.opts.Tune(&cfg)
+	}
+	return cfg
 }
 
 // confirmations returns the kept confirmations of the own item id whose

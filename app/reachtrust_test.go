@@ -258,3 +258,44 @@ func TestKeptConfirmations(t *testing.T) {
 	}
 	check("Bo revoked", "1: Cy")
 }
+
+// Issue 26: with more pending readers than a report names, reports name
+// them in turns, and the publisher keeps every name it heard: the list
+// grows to all of them, exportable in full; when later reports name
+// fewer (readers left), those not named within a cycle show as offline.
+func TestPendingNamesAccumulate(t *testing.T) {
+	a := openApp(t, Options{})
+	res, err := a.Publish(Draft{Category: "hr", Title: "New travel policy", MustRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := res.ID
+	sn := a.Network()
+	const readers = 600
+	blobs := make([][]byte, readers)
+	for i := range blobs {
+		blobs[i] = admittedReader(t, sn).blob(sn, item, fmt.Sprintf("Reader %03d", i), false)
+	}
+	at := time.Now()
+	report := func(pending [][]byte, count int) {
+		u := newsnet.ReachUpdated{ID: item, ReachTotals: newsnet.ReachTotals{Subscribers: readers, Delivered: readers,
+			PendingCount: uint64(count), Pending: pending}}
+		a.storeReach([]reachReport{{u, at}})
+	}
+	for start := 0; start < readers; start += newsnet.MaxReachIdentities {
+		report(blobs[start:min(start+newsnet.MaxReachIdentities, readers)], readers)
+		at = at.Add(30 * time.Second)
+	}
+	r, err := a.Reach(item)
+	if err != nil || len(r.Pending) != readers || len(r.Offline) != 0 || r.ReportedPending != readers {
+		t.Fatalf("after three turns: %d named pending, %d offline, %d counted, %v; want all %d named", len(r.Pending), len(r.Offline), r.ReportedPending, err, readers)
+	}
+	// The readers past the first 100 leave; a cycle later the reports
+	// name the 100 alone, complete.
+	at = at.Add(a.reachCycle())
+	report(blobs[:100], 100)
+	r, _ = a.Reach(item)
+	if len(r.Pending) != 100 || len(r.Offline) != readers-100 || r.Offline[0].LastSeen.IsZero() {
+		t.Errorf("after 500 left: %d pending, %d offline; want 100 and 500 with a last-seen time", len(r.Pending), len(r.Offline))
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/network"
-	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
 
@@ -106,11 +105,7 @@ type sentReport struct {
 
 func newReportSender(a *App, interval time.Duration) *reportSender {
 	if interval <= 0 {
-		cfg := newsnet.DefaultConfig("")
-		if a.opts.Tune != nil {
-			a.opts.Tune(&cfg)
-		}
-		interval = reportPeriods * cfg.ReportPeriod
+		interval = reportPeriods * a.tunedProtocol().ReportPeriod
 	}
 	return &reportSender{a: a, interval: interval, dirty: map[uuid.UUID]bool{}, sent: map[uuid.UUID]sentReport{},
 		wake: make(chan struct{}, 1)}

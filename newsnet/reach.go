@@ -146,6 +146,8 @@ type reachState struct {
 	ownItems   int
 	advertised bool
 	acted      map[[16]byte]ReachUpdated // own items reported this step
+	// turn: the reach window's turn at the last tick (reach_window.go).
+	turn int
 }
 
 // reachItem is one tracked item.
@@ -163,6 +165,9 @@ type reachItem struct {
 	sentTo           LinkID       // where its totals last went
 	sent             *ItemReach   // what went there
 	reported         *ReachTotals // own publications: what the host was told
+	// windowed: its lists held more readers than they name at the last
+	// count, so a new turn of the reach window changes them.
+	windowed bool
 }
 
 // reachLink is one tree link's reach state.
@@ -418,6 +423,14 @@ func (s *Servant) tickReach() {
 		s.reach.advertised = advertise
 		s.censusChanged(0)
 	}
+	if turn := s.reachTurn(); turn != s.reach.turn {
+		s.reach.turn = turn
+		for _, ri := range s.reach.items {
+			if ri.windowed {
+				s.markReach(ri) // the window moved on: other names
+			}
+		}
+	}
 	s.reportOwnReach()
 	s.forgetCensusLinks()
 	s.builtCensus()
@@ -616,20 +629,30 @@ func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
 		pending = append(pending, r.Pending...)
 		acks = append(acks, r.Acks...)
 	}
-	t.Pending = s.identityList(pending)
-	t.Acks = s.identityList(acks)
+	ri.windowed = len(pending) > s.cfg.ReachIdentities || len(acks) > s.cfg.ReachIdentities
+	t.Pending = s.identityList(ri.id, pending)
+	t.Acks = s.identityList(ri.id, acks)
 	return t
 }
 
-// identityList sorts bs, drops repeats and keeps the first ReachIdentities.
-func (s *Servant) identityList(bs [][]byte) [][]byte {
+// identityList drops repeats from bs and keeps at most ReachIdentities
+// of them, sorted. Beyond that many, it keeps the current window
+// (reachWindow): the lists of a must-read item with thousands of readers
+// name each of them in turn, so its publisher learns every name within a
+// cycle, however long the lists it gets are.
+func (s *Servant) identityList(item [16]byte, bs [][]byte) [][]byte {
 	if len(bs) == 0 {
 		return nil
 	}
 	slices.SortFunc(bs, bytes.Compare)
 	bs = slices.CompactFunc(bs, bytes.Equal)
-	return bs[:min(len(bs), s.cfg.ReachIdentities):min(len(bs), s.cfg.ReachIdentities)]
+	if len(bs) > s.cfg.ReachIdentities {
+		bs = reachWindow(item, bs, s.reachTurn(), s.cfg.ReachIdentities)
+		slices.SortFunc(bs, bytes.Compare)
+	}
+	return bs[:len(bs):len(bs)]
 }
+
 
 // reportOwnReach tells the host of every own publication whose totals
 // changed.

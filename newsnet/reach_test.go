@@ -1,6 +1,7 @@
 package newsnet_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -158,36 +159,42 @@ func TestReachTreeReformed(t *testing.T) {
 }
 
 // TestReachIdentitiesBounded: beyond Config.ReachIdentities the pending and
-// acknowledgement lists name the first ones in byte order only; the counts
-// stay exact, so the publisher knows how many it cannot name.
+// acknowledgement lists name that many, sorted, of the readers of their
+// kind (the current reach window, reach_window.go); the counts stay
+// exact, so the publisher knows how many it cannot name yet.
 func TestReachIdentitiesBounded(t *testing.T) {
 	n, ids := reachNet(t, 60, func(c *newsnet.Config) { c.ReachIdentities = 4 })
 	pub := ids[0]
 	item := n.Publish(pub, "company")
 	n.RunFor(time.Second)
+	pending, acked := map[string]bool{}, map[string]bool{}
 	for i, id := range ids[1:] {
 		n.MustRead(id, item, []byte(fmt.Sprintf("reader %03d", i)))
 		if i%2 == 0 {
 			n.Acknowledge(id, item, []byte(fmt.Sprintf("ack %03d", i)))
+			acked[fmt.Sprintf("ack %03d", i)] = true
+		} else {
+			pending[fmt.Sprintf("reader %03d", i)] = true
 		}
 	}
 	n.RunFor(10 * n.Base.ReportPeriod)
 	got, _ := n.Node(pub).Servant.Reach(item)
-	if got.Delivered != 59 || got.Acknowledged != 30 || got.Read != 30 {
-		t.Errorf("delivered %d acknowledged %d read %d, want 59, 30, 30", got.Delivered, got.Acknowledged, got.Read)
+	if got.Delivered != 59 || got.Acknowledged != 30 || got.Read != 30 || got.PendingCount != 29 {
+		t.Errorf("delivered %d acknowledged %d read %d pending %d, want 59, 30, 30, 29", got.Delivered, got.Acknowledged, got.Read, got.PendingCount)
 	}
-	want := func(prefix string, step int) []string {
-		var out []string
-		for i := range 4 {
-			out = append(out, fmt.Sprintf("%s %03d", prefix, i*step+step/2))
+	for _, l := range []struct {
+		name  string
+		blobs [][]byte
+		kind  map[string]bool
+	}{{"pending", got.Pending, pending}, {"acks", got.Acks, acked}} {
+		if len(l.blobs) != 4 || !slices.IsSortedFunc(l.blobs, bytes.Compare) {
+			t.Errorf("%s %s: want 4, sorted", l.name, l.blobs)
 		}
-		return out
-	}
-	if p := fmt.Sprintf("%s", got.Pending); p != fmt.Sprint(want("reader", 2)) {
-		t.Errorf("pending %s, want %v", p, want("reader", 2))
-	}
-	if a := fmt.Sprintf("%s", got.Acks); a != fmt.Sprint([]string{"ack 000", "ack 002", "ack 004", "ack 006"}) {
-		t.Errorf("acks %s", a)
+		for _, b := range l.blobs {
+			if !l.kind[string(b)] {
+				t.Errorf("%s names %q", l.name, b)
+			}
+		}
 	}
 }
 

@@ -29,6 +29,7 @@
 //	reach          own item id → latest reach report  totals and pending readers (reach.go)
 //	kept           id → ""                           items the reader keeps: never purged (kept.go)
 //	confirmed      own item id + reader key → at, name  verified confirmations (confirmed.go)
+//	pending        own item id + reader key → at, name  readers listed as not confirmed, last listed at
 //
 // Counters are changed in the same transaction as the keys they count, so an
 // unread count is never a scan and never drifts; Check verifies them.

@@ -45,6 +45,9 @@ var BucketKept = bucketKept
 // BucketConfirmed: the bucket schema 11 added.
 var BucketConfirmed = bucketConfirmed
 
+// BucketPending: the other bucket schema 11 added.
+var BucketPending = bucketPending
+
 // SetBuildChunk changes how many items the search index build reads per
 // transaction, so a test can interleave writes with a build of a small store.
 func SetBuildChunk(n int) (restore func()) {

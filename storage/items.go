@@ -92,7 +92,7 @@ type buckets struct {
 	acks                                                                         *bbolt.Bucket // acks.go
 	reach                                                                        *bbolt.Bucket // reach.go
 	kept                                                                         *bbolt.Bucket // kept.go
-	confirmed                                                                    *bbolt.Bucket // confirmed.go
+	confirmed, pending                                                           *bbolt.Bucket // confirmed.go
 	// now is the clock insert checks expiry by; zero where nothing is
 	// inserted.
 	now time.Time
@@ -114,6 +114,7 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		reach:      tx.Bucket(bucketReach),
 		kept:       tx.Bucket(bucketKept),
 		confirmed:  tx.Bucket(bucketConfirmed),
+		pending:    tx.Bucket(bucketPending),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -211,8 +212,10 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 	if err := b.kept.Delete(id[:]); err != nil {
 		return err
 	}
-	if err := deleteConfirmations(b.confirmed, id); err != nil {
-		return err
+	for _, bk := range []*bbolt.Bucket{b.confirmed, b.pending} {
+		if err := deleteReaders(bk, id); err != nil {
+			return err
+		}
 	}
 	read := b.read.Get(id[:]) != nil
 	if read {

@@ -33,6 +33,7 @@ var (
 	bucketReach      = []byte("reach")     // since schema 7: own item ID → its latest reach report (reach.go)
 	bucketKept       = []byte("kept")      // since schema 8: item ID → "", the items the reader keeps (kept.go)
 	bucketConfirmed  = []byte("confirmed") // since schema 11: own item ID + reader key → confirmation (confirmed.go)
+	bucketPending    = []byte("pending")   // since schema 11: own item ID + reader key → last listed as pending (confirmed.go)
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -43,7 +44,7 @@ var dataBuckets = [][]byte{
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
 	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks, bucketReach,
-	bucketKept, bucketConfirmed,
+	bucketKept, bucketConfirmed, bucketPending,
 }
 
 // Keys of the meta bucket.
@@ -126,12 +127,16 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// readable; the schema number keeps an older release from opening the
 	// file, as above.
 	func(tx *bbolt.Tx) error { return nil },
-	// 10 → 11: the confirmations the publisher verified (confirmed.go).
-	// None were kept before: the next reach reports bring those of the
-	// readers online.
+	// 10 → 11: the confirmations the publisher verified and the pending
+	// readers it saw (confirmed.go). None were kept before: the next
+	// reach reports bring those of the readers online.
 	func(tx *bbolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketConfirmed)
-		return err
+		for _, b := range [][]byte{bucketConfirmed, bucketPending} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
 	},
 }
 

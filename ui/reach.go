@@ -232,25 +232,39 @@ func (r *reachRenderer) Objects() []fyne.CanvasObject { return r.objects }
 func (r *reachRenderer) Destroy()                     {}
 
 // pendingLabel is the text of a must-read post's button to its pending
-// list: the relays' count when it goes beyond the list, else "256+" when
-// the network listed as many readers as it lists at most (the list is
-// partial and the relays did not count: older releases).
+// list: the relays' count when it goes beyond the names known, else
+// "256+" when the network listed as many readers as a report names and
+// the relays did not count (older releases).
 func pendingLabel(r app.Reach) string {
 	switch {
-	case pendingPartial(r) && r.ReportedPending > uint64(len(r.Pending)):
+	case unnamedPending(r) > 0:
 		return fmt.Sprintf("Not confirmed (%d)…", r.ReportedPending)
-	case pendingPartial(r):
+	case uncountedPending(r):
 		return fmt.Sprintf("Not confirmed (%d+)…", len(r.Pending))
 	}
 	return fmt.Sprintf("Not confirmed (%d)…", len(r.Pending))
 }
 
-// maxPendingListed is the most readers a pending list holds (the
-// overlay's newsnet.MaxReachIdentities; the UI does not import newsnet).
+// maxPendingListed is the most readers one report names (the overlay's
+// newsnet.MaxReachIdentities; the UI does not import newsnet). With more
+// the reports name them in turns, every one within about half an hour.
 const maxPendingListed = 256
 
-// pendingPartial reports whether more readers may be pending than listed.
-func pendingPartial(r app.Reach) bool { return len(r.Pending) >= maxPendingListed }
+// unnamedPending is how many readers the relays count as pending beyond
+// those named so far.
+func unnamedPending(r app.Reach) uint64 {
+	return r.ReportedPending - min(r.ReportedPending, uint64(len(r.Pending)))
+}
+
+// uncountedPending reports whether more readers may be pending than
+// named, without a count: relays of older releases name at most
+// maxPendingListed and count no more.
+func uncountedPending(r app.Reach) bool {
+	return r.ReportedPending == 0 && len(r.Pending) >= maxPendingListed
+}
+
+// pendingPartial reports whether more readers may be pending than named.
+func pendingPartial(r app.Reach) bool { return unnamedPending(r) > 0 || uncountedPending(r) }
 
 // reachNote says what of a must-read post's reach is not verified (issue
 // 32): the relays' count of confirmations when it is not the verified
@@ -276,10 +290,11 @@ func reachNote(r app.Reach) string {
 func (u *UI) showPending(title string, r app.Reach) {
 	text := fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title)
 	switch {
-	case pendingPartial(r) && r.ReportedPending > uint64(len(r.Pending)):
-		text = fmt.Sprintf("%d readers have “%s” and have not confirmed it, as relays count them; the network lists %d of them by name.", r.ReportedPending, title, len(r.Pending))
-	case pendingPartial(r):
-		text = fmt.Sprintf("At least %d readers have “%s” and have not confirmed it; the network lists at most %d.", len(r.Pending), title, maxPendingListed)
+	case unnamedPending(r) > 0:
+		text = fmt.Sprintf("%d readers have “%s” and have not confirmed it, as relays count them; %d of them named so far. "+
+			"The network names %d at a time: the others come within about half an hour.", r.ReportedPending, title, len(r.Pending), maxPendingListed)
+	case uncountedPending(r):
+		text = fmt.Sprintf("At least %d readers have “%s” and have not confirmed it; older versions in the network name at most %d.", len(r.Pending), title, maxPendingListed)
 	case len(r.Pending) == 0 && r.UnverifiedPending == 0 && len(r.Offline) == 0:
 		text = fmt.Sprintf("Everyone who has “%s” has confirmed it.", title)
 	}
@@ -358,8 +373,11 @@ func pendingCSV(r app.Reach) []byte {
 	for _, c := range r.Confirmed {
 		_ = w.Write([]string{c.Name, c.Key, "confirmed", c.At.UTC().Format(time.RFC3339)})
 	}
-	if pendingPartial(r) {
-		_ = w.Write([]string{fmt.Sprintf("(partial list: the network lists at most %d readers not confirmed in the network now)", maxPendingListed), "", "", ""})
+	switch {
+	case unnamedPending(r) > 0:
+		_ = w.Write([]string{fmt.Sprintf("(partial list: %d more readers not confirmed and not named yet)", unnamedPending(r)), "", "", ""})
+	case uncountedPending(r):
+		_ = w.Write([]string{fmt.Sprintf("(partial list: older versions in the network name at most %d readers not confirmed)", maxPendingListed), "", "", ""})
 	}
 	w.Flush()
 	return b.Bytes()

@@ -171,13 +171,14 @@ func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
 		t.Fatalf("the pending dialog says %q", labels(top))
 	}
 	csv := string(pendingCSV(app.Reach{MustRead: true, Pending: pending}))
-	if !strings.HasSuffix(csv, "\n(partial list: the network lists at most 256 readers not confirmed in the network now),,,\n") {
+	if !strings.HasSuffix(csv, "\n(partial list: older versions in the network name at most 256 readers not confirmed),,,\n") {
 		t.Errorf("the CSV of a partial list ends %q", csv[len(csv)-80:])
 	}
 }
 
-// Issue 26: beyond the 256 readers a list names, the relays' count of
-// pending readers is exact, and the button and the dialog give it.
+// Issue 26: beyond the readers named so far, the relays' count of
+// pending readers is exact, and the button, the dialog and the CSV give
+// it.
 func TestMyPostsPendingCountBeyondTheList(t *testing.T) {
 	b := newFake()
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
@@ -195,8 +196,11 @@ func TestMyPostsPendingCountBeyondTheList(t *testing.T) {
 	showMyPosts(h)
 	h.tap(find[*widget.Button](h.u.posts.list, func(b *widget.Button) bool { return b.Text == "Not confirmed (312)…" }))
 	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !hasLabel(top, "312 readers have “New travel policy” and have not confirmed it, as relays count them; the network lists 256 of them by name.") {
+	if top == nil || !hasLabel(top, "312 readers have “New travel policy” and have not confirmed it, as relays count them; 256 of them named so far.") {
 		t.Fatalf("the pending dialog says %q", labels(top))
+	}
+	if csv := string(pendingCSV(app.Reach{MustRead: true, ReportedPending: 312, Pending: pending})); !strings.HasSuffix(csv, "\n(partial list: 56 more readers not confirmed and not named yet),,,\n") {
+		t.Errorf("the CSV ends %q", csv[len(csv)-80:])
 	}
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -173,4 +174,126 @@ func TestReachPendingCountBeyondTheList(t *testing.T) {
 		n.Acknowledge(id, item, []byte("ack "+string(id)))
 	}
 	check("ten confirmed", uint64(len(ids)-11))
+}
+
+// Issue 26: with more pending readers than a list names, the lists name
+// them in turns (reach windows), so the publisher hears every reader's
+// name within a cycle, and every confirmation too; the counts stay exact
+// throughout.
+func TestReachWindowsNameEveryReader(t *testing.T) {
+	n := New(6)
+	n.Base.ReachIdentities = 4
+	r := n.Rand()
+	used := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for range 60 {
+		ids = append(ids, randomID(r, used))
+	}
+	for _, id := range ids {
+		n.Add(id, ids[:2], "company")
+	}
+	if !n.RunUntil(2*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	pub := ids[0]
+	item := n.Publish(pub, "company")
+	n.RunFor(5 * time.Second)
+	for _, id := range ids[1:] {
+		n.MustRead(id, item, []byte("reader "+string(id)))
+	}
+	for _, id := range ids[1:13] {
+		n.Acknowledge(id, item, []byte("ack "+string(id)))
+	}
+	pending, acks := map[string]bool{}, map[string]bool{}
+	cycle := newsnet.ReachWindowTurns * newsnet.ReachWindowEvery(n.Base)
+	for end := n.Now().Add(cycle + 2*newsnet.ReachWindowEvery(n.Base)); n.Now().Before(end); {
+		n.RunFor(n.Base.ReportPeriod)
+		got, _ := n.Node(pub).Servant.Reach(item)
+		if len(got.Pending) > 4 || len(got.Acks) > 4 {
+			t.Fatalf("lists of %d and %d, more than the 4 a list holds", len(got.Pending), len(got.Acks))
+		}
+		for _, b := range got.Pending {
+			pending[string(b)] = true
+		}
+		for _, b := range got.Acks {
+			acks[string(b)] = true
+		}
+	}
+	got, _ := n.Node(pub).Servant.Reach(item)
+	if got.PendingCount != uint64(len(ids)-13) || got.Acknowledged != 12 {
+		t.Errorf("counts: %d pending, %d acknowledged; want %d and 12", got.PendingCount, got.Acknowledged, len(ids)-13)
+	}
+	for _, id := range ids[1:] {
+		if id := string(id); !pending["reader "+id] && !acks["ack "+id] {
+			t.Errorf("%s never named in a cycle", id)
+		}
+	}
+	if len(pending) != len(ids)-13 || len(acks) != 12 {
+		t.Errorf("named %d pending and %d confirming readers in a cycle, want %d and 12", len(pending), len(acks), len(ids)-13)
+	}
+}
+
+// Issue 26, at scale: readers of a must-read item, a quarter of whom
+// confirm. The counts are exact at once; within one cycle of reach
+// windows the publisher has heard every name, pending and confirming,
+// though no list it gets names more than 256. 600 readers by default
+// (more pending than a list names); NEWSDESK_LONG_TESTS=1 runs 2,000,
+// some 8 minutes, most of it forming the tree.
+func TestReachWindowsManyReaders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hundreds of servants for a cycle of reach windows")
+	}
+	readers := 600
+	if os.Getenv("NEWSDESK_LONG_TESTS") != "" {
+		readers = 2000
+	}
+	n := New(7)
+	// Reports every second: a cycle of windows in 6.4 minutes of
+	// simulated time rather than 32, at the same number of turns.
+	n.Base.ReportPeriod = time.Second
+	r := n.Rand()
+	used := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for range readers + 1 {
+		ids = append(ids, randomID(r, used))
+	}
+	for _, id := range ids {
+		n.Add(id, ids[:2], "company")
+	}
+	if !n.RunUntil(5*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	pub := ids[0]
+	item := n.Publish(pub, "company")
+	n.RunFor(10 * time.Second)
+	for i, id := range ids[1:] {
+		n.MustRead(id, item, []byte("reader "+string(id)))
+		if i%4 == 0 {
+			n.Acknowledge(id, item, []byte("ack "+string(id)))
+		}
+	}
+	pending, acks := map[string]bool{}, map[string]bool{}
+	cycle := newsnet.ReachWindowTurns * newsnet.ReachWindowEvery(n.Base)
+	longest := 0
+	for end := n.Now().Add(cycle + 3*newsnet.ReachWindowEvery(n.Base)); n.Now().Before(end); {
+		n.RunFor(n.Base.ReportPeriod)
+		got, _ := n.Node(pub).Servant.Reach(item)
+		longest = max(longest, len(got.Pending), len(got.Acks))
+		for _, b := range got.Pending {
+			pending[string(b)] = true
+		}
+		for _, b := range got.Acks {
+			acks[string(b)] = true
+		}
+	}
+	got, _ := n.Node(pub).Servant.Reach(item)
+	confirming := (readers + 3) / 4
+	if got.Delivered != uint64(readers) || got.PendingCount != uint64(readers-confirming) || got.Acknowledged != uint64(confirming) {
+		t.Errorf("delivered %d, pending %d, acknowledged %d; want %d, %d, %d", got.Delivered, got.PendingCount, got.Acknowledged,
+			readers, readers-confirming, confirming)
+	}
+	if len(pending) != readers-confirming || len(acks) != confirming || longest > newsnet.MaxReachIdentities {
+		t.Errorf("a cycle named %d pending and %d confirming readers in lists of at most %d; want %d and %d in lists of at most %d",
+			len(pending), len(acks), longest, readers-confirming, confirming, newsnet.MaxReachIdentities)
+	}
 }
