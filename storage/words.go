@@ -9,6 +9,7 @@ import (
 
 	"github.com/rivo/uniseg"
 	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/width"
 )
@@ -45,7 +46,8 @@ var foldCaser = cases.Fold()
 // item it checks.
 type tokenizer struct {
 	text  []byte // folded text
-	nfd   []byte
+	a, b  []byte // folding steps
+	iter  norm.Iter
 	run   []byte // the current bigram run
 	marks []int  // rune starts in run, and len(run) at the end
 }
@@ -61,27 +63,110 @@ func forEachWord(text string, fn func(w []byte) bool) {
 	t.each(fn)
 }
 
-// fold sets t.text to text folded.
+// fold sets t.text to text folded. ASCII only needs lower-casing, so only
+// the stretches with other bytes go through x/text, each with the ASCII
+// byte before it: that may be the base of a combining mark. Splitting
+// there changes nothing, since the folds map each rune on its own and
+// normalization does not reach back past an ASCII letter to an ASCII one.
 func (t *tokenizer) fold(text string) {
-	t.text = t.text[:0]
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
+	out := t.text[:0]
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf && (i+1 == len(text) || text[i+1] < utf8.RuneSelf) {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
 		}
+		j := i + 1
+		for j < len(text) && (text[j] >= utf8.RuneSelf || j+1 < len(text) && text[j+1] >= utf8.RuneSelf) {
+			j++
+		}
+		out = t.foldStretch(out, text[i:j])
+		i = j
+	}
+	t.text = out
+}
+
+// foldStretch appends s folded to dst. Each step runs only when its Span
+// says it would change something: Han and kana pass all of them as is.
+func (t *tokenizer) foldStretch(dst []byte, s string) []byte {
+	// Lower-case ASCII here, so that the case fold below need not run
+	// over a run of kana for the one Latin capital in it.
+	a, b := append(t.a[:0], s...), t.b[:0]
+	for i, c := range a {
 		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+			a[i] = c + 'a' - 'A'
 		}
-		t.text = append(t.text, c)
 	}
-	if ascii {
-		return
+	if n, _ := width.Fold.Span(a, true); n < len(a) {
+		b = appendTransform(b[:0], width.Fold, a)
+		a, b = b, a
 	}
-	s := foldCaser.String(width.Fold.String(text))
-	t.nfd = stripLatinMarks(norm.NFD.AppendString(t.nfd[:0], s))
-	t.text = norm.NFC.Append(t.text[:0], t.nfd...)
+	if n, _ := foldCaser.Span(a, true); n < len(a) {
+		b = appendTransform(b[:0], foldCaser, a)
+		a, b = b, a
+	}
+	if hasLatinMarks(a) {
+		b = stripLatinMarks(t.normalize(b[:0], norm.NFD, a))
+		a, b = b, a
+	}
+	t.a, t.b = a, b
+	if norm.NFC.QuickSpan(a) == len(a) {
+		return append(dst, a...)
+	}
+	return t.normalize(dst, norm.NFC, a)
+}
+
+// normalize appends src in form f to dst. It goes through t.iter because
+// Form.Append allocates its buffer of a few hundred bytes on every call.
+func (t *tokenizer) normalize(dst []byte, f norm.Form, src []byte) []byte {
+	t.iter.Init(f, src)
+	for !t.iter.Done() {
+		dst = append(dst, t.iter.Next()...)
+	}
+	return dst
+}
+
+// appendTransform appends src transformed by tr to dst.
+func appendTransform(dst []byte, tr transform.Transformer, src []byte) []byte {
+	tr.Reset()
+	for {
+		dst = slices.Grow(dst, len(src)+utf8.UTFMax)
+		nDst, nSrc, err := tr.Transform(dst[len(dst):cap(dst)], src, true)
+		dst, src = dst[:len(dst)+nDst], src[nSrc:]
+		if err != transform.ErrShortDst {
+			// Done, or an error the folds do not return; keep the
+			// rest unfolded rather than lose it.
+			return append(dst, src...)
+		}
+	}
+}
+
+// hasLatinMarks reports whether s has a Latin letter outside ASCII (which
+// may decompose into a letter and marks) or a nonspacing mark after a Latin
+// letter: whether stripLatinMarks would change its decomposition.
+func hasLatinMarks(s []byte) bool {
+	latin := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		if r < utf8.RuneSelf {
+			latin = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+			continue
+		}
+		if unicode.Is(unicode.Mn, r) {
+			if latin {
+				return true
+			}
+			continue
+		}
+		if latin = unicode.Is(unicode.Latin, r); latin {
+			return true
+		}
+	}
+	return false
 }
 
 // stripLatinMarks removes, in place, the nonspacing marks of decomposed
@@ -104,18 +189,85 @@ func stripLatinMarks(b []byte) []byte {
 	return out
 }
 
-// each calls fn with the terms of t.text.
-func (t *tokenizer) each(fn func(w []byte) bool) {
-	t.run, t.marks = t.run[:0], t.marks[:0]
-	b, state := t.text, -1
-	for len(b) > 0 {
-		var seg []byte
-		seg, b, state = uniseg.FirstWord(b, state)
-		if !t.segment(seg, fn) {
-			return
+// hardSeparator marks the ASCII bytes at which UAX #29 always ends a word,
+// whatever comes before, as long as an ASCII byte or the end of the text
+// follows (a combining mark after it would attach to it): space, most
+// punctuation, but not "'", ".", ":", ",", ";" or "_", which join letters
+// or digits on both sides. The rules are not copied here: uniseg is asked,
+// for each byte between two letters and between two digits.
+var hardSeparator = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		if isWordRune(rune(c)) {
+			continue
+		}
+		t[c] = true
+		for _, x := range []string{"a", "1"} {
+			for _, y := range []string{"a", "1"} {
+				w, rest, state := uniseg.FirstWordInString(x+string(rune(c))+y, -1)
+				if w != x {
+					t[c] = false
+				}
+				if w, _, _ = uniseg.FirstWordInString(rest, state); w != string(rune(c)) {
+					t[c] = false
+				}
+			}
 		}
 	}
-	t.flush(fn)
+	return t
+}()
+
+// asciiWord marks the ASCII bytes of words: letters and digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
+
+// each calls fn with the terms of t.text.
+//
+// uniseg costs about 100 ns a byte, ten times the rest of indexing, so
+// text is first cut at hard separators into chunks, and a chunk of ASCII
+// letters and digits alone, most of news text, is a word without asking
+// uniseg. Cutting there does not change the segmentation: no rule looks
+// across a hard separator.
+func (t *tokenizer) each(fn func(w []byte) bool) {
+	t.run, t.marks = t.run[:0], t.marks[:0]
+	b := t.text
+	for i := 0; i < len(b); {
+		simple := true
+		j := i
+		for ; j < len(b); j++ {
+			c := b[j]
+			if c >= utf8.RuneSelf {
+				simple = false
+			} else if hardSeparator[c] && (j+1 == len(b) || b[j+1] < utf8.RuneSelf) {
+				break
+			} else if !asciiWord[c] {
+				simple = false
+			}
+		}
+		switch {
+		case i == j:
+		case simple:
+			if !fn(truncateWord(b[i:j])) {
+				return
+			}
+		default:
+			chunk, state := b[i:j], -1
+			for len(chunk) > 0 {
+				var seg []byte
+				seg, chunk, state = uniseg.FirstWord(chunk, state)
+				if !t.segment(seg, fn) {
+					return
+				}
+			}
+			if !t.flush(fn) {
+				return
+			}
+		}
+		i = j + 1
+	}
 }
 
 // segment passes on the words of one word segment. A segment may hold a

@@ -1,10 +1,17 @@
 package storage
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 )
 
 func terms(s string) []string {
@@ -105,8 +112,9 @@ func TestMatchesQueryScripts(t *testing.T) {
 	}
 }
 
-// FuzzTerms: any input gives valid UTF-8 terms of bounded length, and the
-// query path agrees with the index path on it.
+// FuzzTerms: any input gives valid UTF-8 terms of bounded length, the
+// shortcuts (folding by stretches, cutting at hard separators) change
+// nothing, and every term found in a text finds it as a query.
 func FuzzTerms(f *testing.F) {
 	for _, s := range []string{
 		"", "Hello, WORLD!", "新しい勤怠システムの説明会は午後三時から会議室Aで行います。",
@@ -122,6 +130,13 @@ func FuzzTerms(f *testing.F) {
 				t.Fatalf("term %q of %q", w, s)
 			}
 		}
+		tk := new(tokenizer)
+		if tk.fold(s); string(tk.text) != plainFold(s) {
+			t.Fatalf("fold(%q) = %q, whole-text chain %q", s, tk.text, plainFold(s))
+		}
+		if want := plainTerms(s); !slices.Equal(got, want) {
+			t.Fatalf("terms(%q) = %q, uniseg on the whole text %q", s, got, want)
+		}
 		// Every term of the text is a query that finds it.
 		for _, w := range got {
 			if !MatchesQuery(w, s) {
@@ -129,4 +144,98 @@ func FuzzTerms(f *testing.F) {
 			}
 		}
 	})
+}
+
+// plainTerms is forEachWord without the shortcut for plain ASCII words:
+// uniseg segments the whole folded text.
+func plainTerms(s string) []string {
+	var got []string
+	collect := func(w []byte) bool { got = append(got, string(w)); return true }
+	t := new(tokenizer)
+	t.fold(s)
+	b, state := t.text, -1
+	for len(b) > 0 {
+		var seg []byte
+		seg, b, state = uniseg.FirstWord(b, state)
+		t.segment(seg, collect)
+	}
+	t.flush(collect)
+	return got
+}
+
+// TestHardSeparators: cutting text at hard separators gives the words
+// uniseg gives for the whole text, on random strings of the characters
+// whose word-break rules look across neighbours.
+func TestHardSeparators(t *testing.T) {
+	for _, c := range " -!?()/\"\t\n\r" {
+		if !hardSeparator[c] {
+			t.Errorf("%q is not a hard separator", c)
+		}
+	}
+	for _, c := range "'.:,;_aZ0" {
+		if hardSeparator[c] {
+			t.Errorf("%q is a hard separator", c)
+		}
+	}
+	alphabet := []string{"a", "B", "1", "_", "'", ".", ":", ",", ";", " ", "  ", "\r", "\n", "\"", "-", "!",
+		"א", "\u0301", "\u200d", "\u00ad", "カ", "ー", "会", "ก", "\u3000", "é", "Ａ", "ｶ", "ﾞ", "🇯", "🇵", "👍", "ß"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 30000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := terms(s), plainTerms(s); !slices.Equal(got, want) {
+			t.Fatalf("terms(%q) = %q, uniseg on the whole text %q", s, got, want)
+		}
+	}
+}
+
+// BenchmarkTokenizeScripts: tokenizing about 1.5 KB of text that is not
+// plain ASCII.
+func BenchmarkTokenizeScripts(b *testing.B) {
+	for _, c := range []struct{ name, text string }{
+		{"german", "Die Straße vor dem Büro in Zürich ist ab Montag für drei Wochen gesperrt. Bitte nutzen Sie den Eingang an der Rückseite; Fahrräder können im Hof abgestellt werden. "},
+		{"japanese", "新しい勤怠システムの説明会は午後三時から会議室Aで行います。参加できない方は、後日配布する資料をご確認ください。"},
+		{"korean", "내일 오후 세 시에 회의실에서 새로운 근태 시스템 설명회를 엽니다. 참석하지 못하는 분은 나중에 자료를 확인해 주십시오. "},
+	} {
+		text := strings.Repeat(c.text, 1500/len(c.text)+1)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				forEachWord(text, func([]byte) bool { return true })
+			}
+		})
+	}
+}
+
+// plainFold folds the whole text in one chain, the way the model test
+// does.
+func plainFold(s string) string {
+	s, _, err := transform.String(transform.Chain(width.Fold, cases.Fold(), norm.NFD), s)
+	if err != nil {
+		panic(err)
+	}
+	return norm.NFC.String(string(stripLatinMarks([]byte(s))))
+}
+
+// TestFoldStretches: folding stretch by stretch gives what folding the
+// whole text in one chain gives.
+func TestFoldStretches(t *testing.T) {
+	alphabet := []string{"a", "E", "1", " ", ".", "é", "E\u0301", "\u0301", "\u0323", "ß", "ẞ", "İ", "Ａ", "ａ", "ｶ", "ﾞ", "ﾟ", "か", "\u3099",
+		"Ω", "ά", "α\u0301", "й", "и\u0306", "ᄀ", "ᅡ", "ᆨ", "가", "ﬁ", "Å", "\u212b", "K", "\u212a", "ǰ", "\u0345", "Σ", "ς", "\xff", "ǖ"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	tk := new(tokenizer)
+	for range 30000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(10) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		tk.fold(s)
+		if got, want := string(tk.text), plainFold(s); got != want {
+			t.Fatalf("fold(%q) = %q, whole-text chain %q", s, got, want)
+		}
+	}
 }
