@@ -74,6 +74,8 @@ func TestMatchesQueryScripts(t *testing.T) {
 		{"会社", ja, false},
 		{"会議所", ja, false},
 		{"行きます", ja, false},
+		// No positions: the pairs of 会議室 need not be adjacent.
+		{"会議室", "会議所の審議室", true},
 		{"が", "かき", false},
 		{"か", "がき", false},
 		// Chinese.
