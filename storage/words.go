@@ -45,7 +45,8 @@ var foldCaser = cases.Fold()
 // because the index calls it for every item it adds and search for every
 // item it checks.
 type tokenizer struct {
-	text  []byte // folded text
+	word  []byte // a lower-cased ASCII word
+	text  []byte // a folded chunk
 	a, b  []byte // folding steps
 	iter  norm.Iter
 	run   []byte // the current bigram run
@@ -59,8 +60,7 @@ var tokenizers = sync.Pool{New: func() any { return new(tokenizer) }}
 func forEachWord(text string, fn func(w []byte) bool) {
 	t := tokenizers.Get().(*tokenizer)
 	defer tokenizers.Put(t)
-	t.fold(text)
-	t.each(fn)
+	t.each(text, fn)
 }
 
 // fold sets t.text to text folded. ASCII only needs lower-casing, so only
@@ -189,26 +189,35 @@ func stripLatinMarks(b []byte) []byte {
 	return out
 }
 
-// hardSeparator marks the ASCII bytes at which UAX #29 always ends a word,
-// whatever comes before, as long as an ASCII byte or the end of the text
-// follows (a combining mark after it would attach to it): space, most
-// punctuation, but not "'", ".", ":", ",", ";" or "_", which join letters
-// or digits on both sides. The rules are not copied here: uniseg is asked,
-// for each byte between two letters and between two digits.
-var hardSeparator = func() (t [utf8.RuneSelf]bool) {
+// Byte classes for cutting text into chunks (see each).
+const (
+	byteOther = iota // punctuation that may join words, and bytes of non-ASCII runes
+	byteWord         // ASCII letters and digits
+	byteHard         // hard separators
+)
+
+// byteClass classifies every byte. A hard separator is an ASCII byte at
+// which UAX #29 always ends a word, whatever comes before, as long as an
+// ASCII byte or the end of the text follows (a combining mark after it
+// would attach to it): space, most punctuation, but not "'", ".", ":",
+// ",", ";" or "_", which join letters or digits on both sides. The rules
+// are not copied here: uniseg is asked, for each byte between two letters
+// and between two digits.
+var byteClass = func() (t [256]uint8) {
 	for c := range utf8.RuneSelf {
 		if isWordRune(rune(c)) {
+			t[c] = byteWord
 			continue
 		}
-		t[c] = true
+		t[c] = byteHard
 		for _, x := range []string{"a", "1"} {
 			for _, y := range []string{"a", "1"} {
 				w, rest, state := uniseg.FirstWordInString(x+string(rune(c))+y, -1)
 				if w != x {
-					t[c] = false
+					t[c] = byteOther
 				}
 				if w, _, _ = uniseg.FirstWordInString(rest, state); w != string(rune(c)) {
-					t[c] = false
+					t[c] = byteOther
 				}
 			}
 		}
@@ -216,58 +225,67 @@ var hardSeparator = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// asciiWord marks the ASCII bytes of words: letters and digits.
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
-	for c := range utf8.RuneSelf {
-		t[c] = isWordRune(rune(c))
-	}
-	return t
-}()
-
-// each calls fn with the terms of t.text.
+// each calls fn with the terms of text.
 //
-// uniseg costs about 100 ns a byte, ten times the rest of indexing, so
-// text is first cut at hard separators into chunks, and a chunk of ASCII
-// letters and digits alone, most of news text, is a word without asking
-// uniseg. Cutting there does not change the segmentation: no rule looks
-// across a hard separator.
-func (t *tokenizer) each(fn func(w []byte) bool) {
+// uniseg and x/text cost ten times the rest of indexing, so text is first
+// cut at hard separators into chunks, and a chunk of ASCII letters and
+// digits alone, most of news text, is a word that only needs lower-casing.
+// Other chunks are folded and segmented one by one. Cutting at a hard
+// separator changes neither: no word-break rule looks across it, and
+// folding an ASCII byte before an ASCII byte depends on nothing around it.
+func (t *tokenizer) each(text string, fn func(w []byte) bool) {
 	t.run, t.marks = t.run[:0], t.marks[:0]
-	b := t.text
-	for i := 0; i < len(b); {
-		simple := true
+	for i := 0; i < len(text); {
 		j := i
-		for ; j < len(b); j++ {
-			c := b[j]
-			if c >= utf8.RuneSelf {
-				simple = false
-			} else if hardSeparator[c] && (j+1 == len(b) || b[j+1] < utf8.RuneSelf) {
-				break
-			} else if !asciiWord[c] {
-				simple = false
-			}
+		for j < len(text) && byteClass[text[j]] == byteWord {
+			j++
 		}
-		switch {
-		case i == j:
-		case simple:
-			if !fn(truncateWord(b[i:j])) {
-				return
-			}
-		default:
-			chunk, state := b[i:j], -1
-			for len(chunk) > 0 {
-				var seg []byte
-				seg, chunk, state = uniseg.FirstWord(chunk, state)
-				if !t.segment(seg, fn) {
+		if t.hardAt(text, j) {
+			if j > i {
+				w := append(t.word[:0], text[i:min(j, i+maxTermBytes)]...)
+				for k := range w {
+					w[k] |= 'a' - 'A' // lower-cases a letter, keeps a digit
+				}
+				t.word = w
+				if !fn(w) {
 					return
 				}
 			}
-			if !t.flush(fn) {
-				return
-			}
+			i = j + 1
+			continue
+		}
+		for !t.hardAt(text, j) {
+			j++
+		}
+		if !t.chunk(text[i:j], fn) {
+			return
 		}
 		i = j + 1
 	}
+}
+
+// hardAt reports whether text ends before i or has a hard separator at i
+// (one followed by an ASCII byte or the end).
+func (t *tokenizer) hardAt(text string, i int) bool {
+	return i >= len(text) || byteClass[text[i]] == byteHard && (i+1 == len(text) || text[i+1] < utf8.RuneSelf)
+}
+
+// chunk folds and segments one chunk of text and passes on its terms.
+func (t *tokenizer) chunk(s string, fn func(w []byte) bool) bool {
+	t.fold(s)
+	b, state := t.text, -1
+	// Folding often leaves one plain word ("Müller" is muller).
+	if !slices.ContainsFunc(b, func(c byte) bool { return byteClass[c] != byteWord }) {
+		return fn(truncateWord(b))
+	}
+	for len(b) > 0 {
+		var seg []byte
+		seg, b, state = uniseg.FirstWord(b, state)
+		if !t.segment(seg, fn) {
+			return false
+		}
+	}
+	return t.flush(fn)
 }
 
 // segment passes on the words of one word segment. A segment may hold a

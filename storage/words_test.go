@@ -170,12 +170,12 @@ func plainTerms(s string) []string {
 // whose word-break rules look across neighbours.
 func TestHardSeparators(t *testing.T) {
 	for _, c := range " -!?()/\"\t\n\r" {
-		if !hardSeparator[c] {
+		if byteClass[c] != byteHard {
 			t.Errorf("%q is not a hard separator", c)
 		}
 	}
 	for _, c := range "'.:,;_aZ0" {
-		if hardSeparator[c] {
+		if byteClass[c] == byteHard {
 			t.Errorf("%q is a hard separator", c)
 		}
 	}
