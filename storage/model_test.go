@@ -124,7 +124,7 @@ func modelWords(s string) []string {
 		var seg string
 		seg, s, state = uniseg.FirstWordInString(s, state)
 		for _, r := range seg {
-			bigram := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai) ||
+			bigram := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) ||
 				len(run) > 0 && unicode.In(r, unicode.Common, unicode.Inherited) && unicode.In(r, unicode.Lm, unicode.M)
 			if bigram {
 				flushOther()

@@ -14,9 +14,9 @@ import (
 // Search semantics: an item matches a query when every term of the query
 // (see words.go) occurs inside some term of the item's title or body: "mail"
 // finds "E-Mail" and "mailbox"; "strasse" finds "Straßenbahn" (full case
-// folding), "muller" finds "Müller". In Chinese, Japanese, Korean and Thai
-// the terms are overlapping character pairs, so "会議室" finds a text that
-// has both "会議" and "議室". The index keeps no positions, so the pairs
+// folding), "muller" finds "Müller". In Chinese, Japanese, Korean and the
+// scripts segmented like Thai the terms are overlapping character pairs,
+// so "会議室" finds a text that has both "会議" and "議室". The index keeps no positions, so the pairs
 // need not be adjacent there: a text with "会議所" and "審議室" matches too.
 // Results come newest first.
 //

@@ -31,12 +31,17 @@ import (
 //     particles (회의실에서), so bigrams find a stem inside them. Thai is
 //     indexed as bigrams too: UAX #29 has no rule for Thai words (that
 //     needs a dictionary), so uniseg returns a Thai run character by
-//     character, which would lose the order of the letters.
+//     character, and single characters as terms would let "ไทย" find any
+//     text with those three letters anywhere. Lao, Khmer and Myanmar are
+//     written and segmented the same way.
 //   - Terms are cut to maxTermBytes at a rune boundary.
 const maxTermBytes = 64
 
 // bigramScripts are the scripts whose runs are indexed as bigrams.
-var bigramScripts = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai}
+var bigramScripts = []*unicode.RangeTable{
+	unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar,
+}
 
 // foldCaser is stateless (cases.Fold's documentation), so it is shared.
 var foldCaser = cases.Fold()
@@ -66,8 +71,9 @@ func forEachWord(text string, fn func(w []byte) bool) {
 // fold sets t.text to text folded. ASCII only needs lower-casing, so only
 // the stretches with other bytes go through x/text, each with the ASCII
 // byte before it: that may be the base of a combining mark. Splitting
-// there changes nothing, since the folds map each rune on its own and
-// normalization does not reach back past an ASCII letter to an ASCII one.
+// before an ASCII byte that another follows changes nothing: the folds map
+// each rune on its own, and normalization combines nothing with an ASCII
+// byte that no mark follows.
 func (t *tokenizer) fold(text string) {
 	out := t.text[:0]
 	for i := 0; i < len(text); {
@@ -227,8 +233,9 @@ var byteClass = func() (t [256]uint8) {
 
 // each calls fn with the terms of text.
 //
-// uniseg and x/text cost ten times the rest of indexing, so text is first
-// cut at hard separators into chunks, and a chunk of ASCII letters and
+// uniseg and x/text made tokenizing ASCII text nine times slower than the
+// split at non-letters before them, so text is first cut at hard
+// separators into chunks, and a chunk of ASCII letters and
 // digits alone, most of news text, is a word that only needs lower-casing.
 // Other chunks are folded and segmented one by one. Cutting at a hard
 // separator changes neither: no word-break rule looks across it, and
@@ -240,7 +247,7 @@ func (t *tokenizer) each(text string, fn func(w []byte) bool) {
 		for j < len(text) && byteClass[text[j]] == byteWord {
 			j++
 		}
-		if t.hardAt(text, j) {
+		if hardAt(text, j) {
 			if j > i {
 				w := append(t.word[:0], text[i:min(j, i+maxTermBytes)]...)
 				for k := range w {
@@ -254,7 +261,7 @@ func (t *tokenizer) each(text string, fn func(w []byte) bool) {
 			i = j + 1
 			continue
 		}
-		for !t.hardAt(text, j) {
+		for !hardAt(text, j) {
 			j++
 		}
 		if !t.chunk(text[i:j], fn) {
@@ -266,7 +273,7 @@ func (t *tokenizer) each(text string, fn func(w []byte) bool) {
 
 // hardAt reports whether text ends before i or has a hard separator at i
 // (one followed by an ASCII byte or the end).
-func (t *tokenizer) hardAt(text string, i int) bool {
+func hardAt(text string, i int) bool {
 	return i >= len(text) || byteClass[text[i]] == byteHard && (i+1 == len(text) || text[i+1] < utf8.RuneSelf)
 }
 

@@ -90,6 +90,13 @@ func TestMatchesQueryScripts(t *testing.T) {
 		{"ประชุม", "พรุ่งนี้เราจะประชุมที่ห้องใหญ่", true},
 		{"ห้องใหญ่", "พรุ่งนี้เราจะประชุมที่ห้องใหญ่", true},
 		{"โรงเรียน", "พรุ่งนี้เราจะประชุมที่ห้องใหญ่", false},
+		{"ไทย", "ภาษาไทย", true},
+		{"ไทย", "ยาไท", false}, // the same letters, not in this order
+		// Lao and Khmer, segmented like Thai.
+		{"ລາວ", "ພາສາລາວ", true},
+		{"ລາວ", "ວາລ", false},
+		{"ខ្មែរ", "ភាសាខ្មែរ", true},
+		{"ខ្មែរ", "ភាសាថៃ", false},
 		// German.
 		{"strasse", "Die Straße ist gesperrt", true},
 		{"STRASSE", "Die Straße ist gesperrt", true},
