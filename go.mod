@@ -1,6 +1,6 @@
 module newsdesk
 
-go 1.26
+go 1.26.0
 
 require (
 	clocale v0.0.0
@@ -8,9 +8,11 @@ require (
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/google/uuid v1.6.0
 	github.com/piglig/go-qr v1.1.0
+	github.com/rivo/uniseg v0.4.7
 	github.com/yuin/goldmark v1.7.8
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/sys v0.45.0
+	golang.org/x/text v0.44.0
 )
 
 require (
@@ -36,14 +38,12 @@ require (
 	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
 	github.com/nicksnyder/go-i18n/v2 v2.5.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/rymdport/portal v0.4.2 // indirect
 	github.com/srwiley/oksvg v0.0.0-20221011165216-be6e8873101c // indirect
 	github.com/srwiley/rasterx v0.0.0-20220730225603-2ab79fcdd4ef // indirect
 	github.com/stretchr/testify v1.11.1 // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.35.0 // indirect
-	golang.org/x/text v0.22.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 

@@ -93,6 +93,12 @@ func apiItem(it *news.Item) Item {
 // the category are listed.
 const maxListedItems = 10000
 
+// maxQueryBytes bounds a /v1/items search. Each term of a query is looked
+// for in the whole dictionary of the index, so a query of thousands of
+// terms would hold the index for seconds; a search typed by hand is far
+// shorter.
+const maxQueryBytes = 1024
+
 // control serves the control API for one application.
 type control struct {
 	a    *app.App
@@ -628,17 +634,29 @@ func (c *control) retract(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
-	cat := r.URL.Query().Get("category")
-	if cat == "" {
+	cat, query := r.URL.Query().Get("category"), r.URL.Query().Get("q")
+	if cat == "" && query == "" {
 		writeError(w, http.StatusBadRequest, "category query parameter: category is empty")
 		return
 	}
 	// Any ID that can be stored, also one named before categories.ValidateNewID.
-	if err := categories.ValidateID(cat); err != nil {
-		writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
+	if cat != "" {
+		if err := categories.ValidateID(cat); err != nil {
+			writeError(w, http.StatusBadRequest, "category query parameter: "+err.Error())
+			return
+		}
+	}
+	if len(query) > maxQueryBytes {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("q query parameter: longer than %d bytes", maxQueryBytes))
 		return
 	}
-	items, err := c.a.OldestFirst(cat, maxListedItems)
+	var items []*news.Item
+	var err error
+	if query != "" {
+		items, err = c.a.SearchOldestFirst(r.Context(), query, cat, maxListedItems)
+	} else {
+		items, err = c.a.OldestFirst(cat, maxListedItems)
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,4 +227,64 @@ func checkErrors(t *testing.T, s *servant) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("foreign Host header: %d, want 403", resp.StatusCode)
 	}
+}
+
+// GET /v1/items?q= searches as the app does (storage.Search: every word of
+// the query inside some word of the item, in any script, case, width and
+// Latin accents folded), in category and below it when one is given,
+// oldest first like the listing.
+func TestControlItemsSearch(t *testing.T) {
+	s := startServe(t)
+	publish := func(cat, title, body string) string {
+		t.Helper()
+		code, out := s.Call(t, "POST", "/v1/publish", map[string]string{"category": cat, "title": title, "body": body})
+		var res struct{ ID string }
+		if code != http.StatusOK || json.Unmarshal(out, &res) != nil {
+			t.Fatalf("publish %q: %d %s", title, code, out)
+		}
+		return res.ID
+	}
+	meeting := publish("it", "説明会", "新しい勤怠システムの説明会は午後三時から会議室Aで行います。")
+	street := publish("hr/payroll", "Straße gesperrt", "Das Büro von Herrn Müller ist über den Hof erreichbar.")
+	printer := publish("it", "Printer moved", "The printer is on floor 2 now, next to the 会議室.")
+
+	for _, c := range []struct {
+		q, category string
+		want        []string
+	}{
+		{"会議室", "", []string{meeting, printer}},
+		{"行います", "", []string{meeting}},
+		{"会議室", "it", []string{meeting, printer}},
+		{"会議室", "hr", nil},
+		{"会社", "", nil},
+		{"STRASSE", "", []string{street}},
+		{"muller", "hr", []string{street}},
+		{"Müller büro", "hr/payroll", []string{street}},
+		{"ＰＲＩＮＴＥＲ", "", []string{printer}},
+		{"printer 会議室", "it", []string{printer}},
+		{"printer", "hr", nil},
+		{"  ,;", "", nil}, // no words: nothing, as in the app
+	} {
+		path := "/v1/items?q=" + url.QueryEscape(c.q)
+		if c.category != "" {
+			path += "&category=" + c.category
+		}
+		code, out := s.Call(t, "GET", path, nil)
+		var items []apptest.Item
+		if code != http.StatusOK || json.Unmarshal(out, &items) != nil {
+			t.Fatalf("GET %s: %d %s", path, code, out)
+		}
+		got := []string{}
+		for _, it := range items {
+			got = append(got, it.ID)
+		}
+		if want := append([]string{}, c.want...); !slices.Equal(got, want) {
+			t.Errorf("GET %s: %s, want the items %v", path, out, want)
+		}
+	}
+	checkControlCases(t, s, []controlCase{
+		{"GET", "/v1/items?q=", "", 400, "category"},
+		{"GET", "/v1/items?q=x&category=Bad", "", 400, "category"},
+		{"GET", "/v1/items?q=" + strings.Repeat("x", 1025), "", 400, "longer than 1024 bytes"},
+	})
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"slices"
+	"sync"
 
 	"go.etcd.io/bbolt"
 )
@@ -54,6 +55,19 @@ func SetBuildChunk(n int) (restore func()) {
 	old := buildChunk
 	buildChunk = n
 	return func() { buildChunk = old }
+}
+
+// HoldBuild makes search index builds wait until release is called.
+func HoldBuild() (release func()) {
+	gate := make(chan struct{})
+	buildStarts = func() { <-gate }
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(gate)
+			buildStarts = func() {}
+		})
+	}
 }
 
 // SetSearchPlan forces the search planner: 0 by cost, 1 posting lists only,

@@ -16,13 +16,16 @@ import (
 
 // testVocabulary mixes plain words, words that contain others ("mail",
 // "e-mail", "mailbox"), and non-ASCII words with case pairs, so searches
-// exercise substring and Unicode folding.
+// exercise substring and Unicode folding, and scripts written without
+// spaces (runs of several of those words, joined, are whole sentences).
 var testVocabulary = strings.Fields(`
 	mail mailbox e-mail email report reports quarterly forecast budget office
 	server outage network printer meeting agenda holiday parking canteen
 	release update security patch password badge training Straße STRASSE
 	Ärger ärgerlich ÉCOLE école Ωmega ωmega naïve Zürich 2025 q3 v2 alpha beta
-	ÖL öl`)
+	ÖL öl Müller MULLER ＡＢＣ abc
+	新しい勤怠システムの説明会は午後三時から会議室Aで行います。 会社 会議 ガイド ｶﾞｲﾄﾞﾗｲﾝ がいど
+	我们明天在北京开会讨论预算。 내일 회의실에서 예산을 논의합니다. พรุ่งนี้เราจะประชุมที่ห้องใหญ่`)
 
 var testCategories = []string{"company", "it", "hr", "sales", "sales/emea", "sales/emea/uk", "sales/apac", "salesforce"}
 

@@ -14,6 +14,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rivo/uniseg"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 
 	"newsdesk/categories"
 	"newsdesk/news"
@@ -70,19 +75,69 @@ func (m *model) itemCounts() map[string]uint64 {
 	return out
 }
 
-// modelWords is the search tokenizer written the plain way.
+// modelWords is the search tokenizer written the plain way: fold the whole
+// text with x/text, split it with uniseg, and turn runs of the bigram
+// scripts into rune pairs.
 func modelWords(s string) []string {
-	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
-	})
-	for i, w := range f {
+	s, _, err := transform.String(transform.Chain(width.Fold, cases.Fold(), norm.NFD), s)
+	if err != nil {
+		panic(err)
+	}
+	var kept []rune
+	latin := false
+	for _, r := range s {
+		if !unicode.Is(unicode.Mn, r) {
+			latin = unicode.Is(unicode.Latin, r)
+		} else if latin {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	s = norm.NFC.String(string(kept))
+	cut := func(w string) string {
 		for len(w) > 64 {
 			_, size := utf8.DecodeLastRuneInString(w)
 			w = w[:len(w)-size]
 		}
-		f[i] = w
+		return w
 	}
-	return f
+	var out, other []string
+	var run []rune
+	flushRun := func() {
+		if len(run) == 1 {
+			out = append(out, string(run))
+		}
+		for i := 0; i+1 < len(run); i++ {
+			out = append(out, string(run[i:i+2]))
+		}
+		run = nil
+	}
+	flushOther := func() {
+		w := strings.Join(other, "")
+		if strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
+			out = append(out, cut(w))
+		}
+		other = nil
+	}
+	state := -1
+	for s != "" {
+		var seg string
+		seg, s, state = uniseg.FirstWordInString(s, state)
+		for _, r := range seg {
+			bigram := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) ||
+				len(run) > 0 && unicode.In(r, unicode.Common, unicode.Inherited) && unicode.In(r, unicode.Lm, unicode.M)
+			if bigram {
+				flushOther()
+				run = append(run, r)
+			} else {
+				flushRun()
+				other = append(other, string(r))
+			}
+		}
+		flushOther()
+	}
+	flushRun()
+	return out
 }
 
 func (m *model) search(q string, cats []string) []*news.Item {
@@ -135,7 +190,9 @@ var modelCatSets = [][]string{nil, {"sales"}, {"it", "sales/emea"}, {"salesforce
 // modelPinned is pinned in TestModel's store: purges never take its items.
 var modelPinned = "sales/emea"
 
-var modelQueries = []string{"mail", "MAIL", "e-mail", "box", "strasse", "straße", "STRASSE", "ärger", "ÄRG", "école", "ECOLE", "ωmega", "ΩMEGA", "q3 mail", "2025", "v2", "patch security", "zz", "   ", "!!", "naïve", "ol", "öl", "Ö", "report mail budget"}
+var modelQueries = []string{"mail", "MAIL", "e-mail", "box", "strasse", "straße", "STRASSE", "ärger", "ÄRG", "école", "ECOLE", "ωmega", "ΩMEGA", "q3 mail", "2025", "v2", "patch security", "zz", "   ", "!!", "naïve", "ol", "öl", "Ö", "report mail budget",
+	"会議室", "会議", "会社", "室", "説明会 会議室", "行います", "ｶﾞｲﾄﾞ", "ガイド", "かいど", "ＡＢＣ", "abc", "muller", "MÜLLER", "ß",
+	"회의실", "회사", "ประชุม", "ห้อง", "北京", "开会讨论"}
 
 func TestModel(t *testing.T) {
 	// Small thresholds, so the search index also switches posting lists to

@@ -11,11 +11,14 @@ import (
 	"newsdesk/categories"
 )
 
-// Search semantics: an item matches a query when every word of the query
-// (see words.go) occurs inside some word of the item's title or body: "mail"
-// finds "E-Mail" and "mailbox"; "Straße" finds "straßenbahn" but not
-// "STRASSE" (lower-casing, not full Unicode case folding). Results come
-// newest first.
+// Search semantics: an item matches a query when every term of the query
+// (see words.go) occurs inside some term of the item's title or body: "mail"
+// finds "E-Mail" and "mailbox"; "strasse" finds "Straßenbahn" (full case
+// folding), "muller" finds "Müller". In Chinese, Japanese, Korean and the
+// scripts segmented like Thai the terms are overlapping character pairs,
+// so "会議室" finds a text that has both "会議" and "議室". The index keeps no positions, so the pairs
+// need not be adjacent there: a text with "会議所" and "審議室" matches too.
+// Results come newest first.
 //
 // Why an index: 100,000 items of 1-2 KB are 150 MB of text. A scan that
 // decodes, folds and searches every item takes 0.8 s on the reference
@@ -116,10 +119,15 @@ func (x *searchIndex) wait(ctx context.Context) error {
 // open, so one long read would stall ingest whenever the file grows.
 var buildChunk = 2000
 
+// buildStarts runs before the build reads anything; a test holds the build
+// there to see that other queries do not wait for it.
+var buildStarts = func() {}
+
 // buildSearchIndex reads every item once, in chunks, and installs the
 // index. Close interrupts it.
 func (s *Store) buildSearchIndex() {
 	defer s.bg.Done()
+	buildStarts()
 	d := newIndexData()
 	var after []byte // last key read
 	for done := false; !done; {

@@ -39,7 +39,6 @@ type indexData struct {
 	dict  dictionary
 	posts []postings // by term number
 	cats  map[string]string
-	buf   []byte
 }
 
 type docEntry struct {
@@ -103,7 +102,7 @@ func (d *indexData) add(doc indexDoc) {
 }
 
 func (d *indexData) addText(n uint32, text string) {
-	forEachWord(text, &d.buf, func(w []byte) bool {
+	forEachWord(text, func(w []byte) bool {
 		tid, ok := d.dict.lookup(w)
 		if !ok {
 			tid = d.dict.insert(w)
