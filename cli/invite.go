@@ -200,7 +200,9 @@ nowhere to connect. admit records a member's installation key (ed25519:…,
 as its Settings or the must-read reports show it) as if it had redeemed one
 of this servant's invitations, so that it gets a membership certificate
 when it next asks: for members whose invitation is no longer on record,
-which must-read reports list as not verified. Never a revoked key.
+which must-read reports list as not verified. Never a revoked key. An ID
+made by an older release may start with "-": put it after "--"
+(invite revoke --data DIR -- -aRk…).
 
 Flags:
 `

@@ -167,10 +167,16 @@ type InviteCode struct {
 // NewInviteID returns a fresh invitation ID.
 func NewInviteID() (string, error) {
 	b := make([]byte, InviteIDSize)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("invitation id: %w", err)
+	for {
+		if _, err := rand.Read(b); err != nil {
+			return "", fmt.Errorf("invitation id: %w", err)
+		}
+		// An ID is typed as a command's argument (invite revoke ID): one
+		// that starts with "-" (1 in 64) would read as a flag there.
+		if id := base64.RawURLEncoding.EncodeToString(b); id[0] != '-' {
+			return id, nil
+		}
 	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // NewInviteToken returns a fresh token: TokenSize bytes from crypto/rand.

@@ -316,3 +316,17 @@ func TestInviteSealCoversSeeds(t *testing.T) {
 		t.Error("the seal shares the via signature's domain")
 	}
 }
+
+// An invitation ID never starts with "-": typed after `invite revoke`, it
+// would be read as a flag.
+func TestInviteIDNotAFlag(t *testing.T) {
+	for range 2000 {
+		id, err := NewInviteID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(id, "-") {
+			t.Fatalf("invitation ID %q starts with -", id)
+		}
+	}
+}
