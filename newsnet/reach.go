@@ -653,7 +653,6 @@ func (s *Servant) identityList(item [16]byte, bs [][]byte) [][]byte {
 	return bs[:len(bs):len(bs)]
 }
 
-
 // reportOwnReach tells the host of every own publication whose totals
 // changed.
 func (s *Servant) reportOwnReach() {
