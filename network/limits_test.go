@@ -56,8 +56,15 @@ func newLimitNet(t *testing.T, limits trust.PublishLimits) *limitNet {
 // bytes, as the multicast message that carries it.
 func (ln *limitNet) item(t *testing.T, at time.Time, size int) *newsnet.Multicast {
 	t.Helper()
+	return ln.multicast(t, "news", "Item", strings.Repeat("x", size), at)
+}
+
+// multicast is the publisher's next item of category, signed, as the
+// multicast message that carries it.
+func (ln *limitNet) multicast(t *testing.T, category, title, body string, at time.Time) *newsnet.Multicast {
+	t.Helper()
 	ln.count++
-	it, err := news.NewItem("news", "Item", strings.Repeat("x", size), "", ln.source, at)
+	it, err := news.NewItem(category, title, body, "", ln.source, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,24 +286,11 @@ func TestRateBookBounded(t *testing.T) {
 // multicast message that carries it.
 func (ln *limitNet) report(t *testing.T, at time.Time) *newsnet.Multicast {
 	t.Helper()
-	ln.count++
 	body, err := MarshalSummary(ReachSummary{Post: uuid.New(), Title: "Policy", Category: "news", Publisher: trust.PublicKeyString(ln.pub.Public)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := news.NewItem(ReportsCategory, "Reach", body, "", ln.source, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	it.SourceCount = ln.count
-	if err := trust.SignItem(ln.pub, it); err != nil {
-		t.Fatal(err)
-	}
-	payload, err := it.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &newsnet.Multicast{ID: it.ID, Category: it.Category, Source: it.Source.String(), Count: it.SourceCount, Payload: payload}
+	return ln.multicast(t, ReportsCategory, "Reach", body, at)
 }
 
 // Reach summaries have a budget of their own at relays: a publisher that
