@@ -60,12 +60,12 @@ func SetBuildChunk(n int) (restore func()) {
 // HoldBuild makes search index builds wait until release is called.
 func HoldBuild() (release func()) {
 	gate := make(chan struct{})
-	buildStarts = func() { <-gate }
+	buildGate.Store(&gate)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			buildGate.Store(nil)
 			close(gate)
-			buildStarts = func() {}
 		})
 	}
 }

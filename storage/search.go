@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"go.etcd.io/bbolt"
@@ -119,15 +120,18 @@ func (x *searchIndex) wait(ctx context.Context) error {
 // open, so one long read would stall ingest whenever the file grows.
 var buildChunk = 2000
 
-// buildStarts runs before the build reads anything; a test holds the build
-// there to see that other queries do not wait for it.
-var buildStarts = func() {}
+// buildGate, when set, holds every build before it reads anything, so a
+// test can see that other queries do not wait for the index. It is atomic
+// because a test releases it while a build goroutine may be reading it.
+var buildGate atomic.Pointer[chan struct{}]
 
 // buildSearchIndex reads every item once, in chunks, and installs the
 // index. Close interrupts it.
 func (s *Store) buildSearchIndex() {
 	defer s.bg.Done()
-	buildStarts()
+	if gate := buildGate.Load(); gate != nil {
+		<-*gate
+	}
 	d := newIndexData()
 	var after []byte // last key read
 	for done := false; !done; {
