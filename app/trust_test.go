@@ -217,12 +217,21 @@ func TestForeignSourceRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// b attaches before c joins, so b holds its slot of a's partition: c
+	// sits beside b or below it, never above it. A Mallory above b could
+	// hold back the victim's items, which no servant below it can prevent.
+	waitFor(t, "b to attach", func() error {
+		if !b.Status().Connected {
+			return errors.New("not attached")
+		}
+		return nil
+	})
 	// Mallory's servant speaks as the victim's source, so its core keeps
 	// the forged header (source, count) as given.
 	c := openApp(t, Options{DataDir: cDir, Start: true, Network: sn, Seeds: []string{a.Addr()},
 		Tune: func(cfg *newsnet.Config) { cfg.Source = a.Source().String() }})
-	// b may sit beside c, below a, or below c: the three are on 127.0.0.1
-	// and the ports they get decide the tree's shape.
+	// b sits below a; c below a or below b: the three are on 127.0.0.1 and
+	// the ports they get decide which.
 	waitFor(t, "c to learn of a subscriber of it", func() error {
 		for _, l := range c.Status().Links {
 			if newsnet.CategorySet(l.Received).Matches("it") {
@@ -252,8 +261,7 @@ func TestForeignSourceRejected(t *testing.T) {
 	if _, err := c.currentNode().PublishBatch(context.Background(), []*newsnet.Multicast{m}); err != nil {
 		t.Fatal(err)
 	}
-	// The first servant it reaches drops it: c's up-servant, or b when b
-	// sits below c.
+	// The first servant it reaches drops it: c's up-servant, a or b.
 	waitFor(t, "the forged item rejected at the first servant", func() error {
 		if got := a.ServantStatus().Rejected["foreignSource"] + b.ServantStatus().Rejected["foreignSource"]; got != 1 {
 			return fmt.Errorf("rejected: a %v, b %v", a.ServantStatus().Rejected, b.ServantStatus().Rejected)
