@@ -166,6 +166,8 @@ sleep 1
 shot invite
 click 600 551 # Done: the new invitation heads the list
 shot invitations
+click 745 90 # Reports (after Named ranges): the must-read posts of every publisher
+shot reports
 
 key ctrl+5
 shot settings
