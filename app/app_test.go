@@ -576,7 +576,7 @@ func TestStoreArchiveCatchUp(t *testing.T) {
 	var keys []key
 	for _, m := range got {
 		keys = append(keys, key{uuid.MustParse(m.Source), m.Count})
-		if _, err := itemOf(m); err != nil {
+		if _, err := news.Decode(m.Payload); err != nil {
 			t.Errorf("answer %d does not decode: %v", m.Count, err)
 		}
 	}

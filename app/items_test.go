@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
+	"newsdesk/trust"
 )
 
 func testItem(t *testing.T, category, title string) *news.Item {
@@ -21,12 +21,20 @@ func testItem(t *testing.T, category, title string) *news.Item {
 }
 
 // An item travels as its wire encoding; the message repeats its ID,
-// category, source and count, and a message whose fields disagree with its
-// payload is refused.
-func TestItemPayloadRoundTrip(t *testing.T) {
-	it := testItem(t, "it", "Title <1>")
+// category, source and count for the overlay, and Verify refuses a message
+// whose fields disagree with its payload's before anything relays,
+// delivers or stores it.
+func TestVerifyRefusesAHeaderOfAnotherItem(t *testing.T) {
+	a := openApp(t, Options{})
+	it, err := news.NewItem("it", "Title <1>", "Body & <more>", "Ann", a.Source(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	it.SourceCount = 7
 	it.Urgent = true
+	if err := trust.SignItem(a.Identity(), it); err != nil {
+		t.Fatal(err)
+	}
 	m, err := multicastOf(it)
 	if err != nil {
 		t.Fatal(err)
@@ -34,32 +42,32 @@ func TestItemPayloadRoundTrip(t *testing.T) {
 	if m.ID != it.ID || m.Category != "it" || m.Source != it.Source.String() || m.Count != 7 {
 		t.Fatalf("message %+v for item %+v", m, it)
 	}
-	got, err := itemOf(m)
+	if r := a.net.Verify(m); r != "" {
+		t.Fatalf("Verify = %q", r)
+	}
+	got, err := news.Decode(m.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != it.ID || got.Title != it.Title || got.Body != it.Body || got.Author != "Ann" ||
-		!got.Created.Equal(it.Created) || !got.Urgent || got.SourceCount != 7 {
-		t.Errorf("decoded %+v, want %+v", got, it)
+	if got.Item.ID != it.ID || got.Item.Title != it.Title || got.Item.Body != it.Body || got.Item.Author != "Ann" ||
+		!got.Item.Created.Equal(it.Created) || !got.Item.Urgent || got.Item.SourceCount != 7 {
+		t.Errorf("decoded %+v, want %+v", got.Item, it)
 	}
 
-	// The overlay's count wins over the payload's.
-	m2 := *m
-	m2.Count = 9
-	if got, err := itemOf(&m2); err != nil || got.SourceCount != 9 {
-		t.Errorf("count from the message: %v, %v", got, err)
-	}
-
-	for name, mod := range map[string]func(*newsnet.Multicast){
-		"payload":  func(m *newsnet.Multicast) { m.Payload = []byte("not an item") },
-		"id":       func(m *newsnet.Multicast) { m.ID = uuid.Must(uuid.NewV7()) },
-		"category": func(m *newsnet.Multicast) { m.Category = "hr" },
-		"source":   func(m *newsnet.Multicast) { m.Source = "someone-else" },
+	for name, tc := range map[string]struct {
+		mod  func(*newsnet.Multicast)
+		want trust.Rejection
+	}{
+		"payload":  {func(m *newsnet.Multicast) { m.Payload = []byte("not an item") }, trust.Invalid},
+		"id":       {func(m *newsnet.Multicast) { m.ID = uuid.Must(uuid.NewV7()) }, trust.Mismatch},
+		"category": {func(m *newsnet.Multicast) { m.Category = "hr" }, trust.Mismatch},
+		"source":   {func(m *newsnet.Multicast) { m.Source = "someone-else" }, trust.Mismatch},
+		"count":    {func(m *newsnet.Multicast) { m.Count = 9 }, trust.Mismatch},
 	} {
 		bad := *m
-		mod(&bad)
-		if _, err := itemOf(&bad); err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s mismatch: %v", name, err)
+		tc.mod(&bad)
+		if r := a.net.Verify(&bad); r != string(tc.want) {
+			t.Errorf("%s differs: Verify = %q, want %q", name, r, tc.want)
 		}
 	}
 }

@@ -187,18 +187,17 @@ func (p *persister) process(ops []persistOp) {
 	for _, op := range ops {
 		switch {
 		case op.msg != nil:
-			it, err := itemOf(op.msg)
+			// The servant checked the message against its item's header, the
+			// signature over its bytes and the audience (network.Keeper.Verify,
+			// newsnet's delivery rules): the item is decoded once, here, and
+			// stored as the bytes that arrived.
+			e, err := news.Decode(op.msg.Payload)
 			if err != nil {
 				a.log.Warn("dropping undecodable item", "source", op.msg.Source, "count", op.msg.Count,
 					"category", op.msg.Category, "err", err)
 				continue
 			}
-			if !a.forThisServant(it) {
-				a.log.Debug("not storing an item for another audience", "id", it.ID, "audience", news.FormatAudience(it.Audience))
-				continue
-			}
-			it.Received = op.at
-			items = append(items, ingesting{it, len(op.msg.Payload), a.store.Ingest(it)})
+			items = append(items, ingesting{e.Item, len(op.msg.Payload), a.store.IngestEncoded(e, op.at)})
 		case op.source != "":
 			progress[op.source] = max(progress[op.source], op.next)
 		case op.lost > 0:

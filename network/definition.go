@@ -13,6 +13,7 @@ package network
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"os"
@@ -192,53 +193,68 @@ func (k *Keeper) Replace(sn *trust.SignedNetwork) error {
 // message that arrives before it is relayed, delivered or cached, and
 // returns "" or the trust.Rejection that drops it; last, an item beyond its
 // publisher's limits is trust.RateLimited (limits.go). It runs on the
-// node's loop goroutine: a decode, a comparison, a signature check and a
-// count (and, for a correction, one read of the local store).
+// node's loop goroutine, so it reads no more of an item than it checks:
+// the header (news.ParseHeader), the header against the message, the
+// signature over the bytes as they arrived, the key's rights and its
+// count (and, for a correction, one read of the local store). Only the
+// system groups' items, which carry signed documents, are decoded whole.
+// The subscriber that stores an item decodes it once (news.Decode).
 func (k *Keeper) Verify(m *newsnet.Multicast) string {
 	sn := k.Definition()
-	it, reason := k.verify(sn, m)
+	h, key, reason := k.verify(sn, m)
 	if reason != "" {
 		return reason
 	}
-	return k.checkLimits(sn, it, len(m.Payload))
+	return k.checkLimits(sn, h, key, len(m.Payload))
 }
 
-// verify is Verify but for the publishing limits (limits.go): the item
-// decoded, or the reason to drop it.
-func (k *Keeper) verify(sn *trust.SignedNetwork, m *newsnet.Multicast) (*news.Item, string) {
-	it := new(news.Item)
-	if err := it.UnmarshalBinary(m.Payload); err != nil {
-		return nil, string(trust.Invalid)
+// verify is Verify but for the publishing limits (limits.go): the item's
+// header and signing key, or the reason to drop it.
+func (k *Keeper) verify(sn *trust.SignedNetwork, m *newsnet.Multicast) (*news.Header, ed25519.PublicKey, string) {
+	h, err := news.ParseHeader(m.Payload)
+	if err != nil {
+		return nil, nil, string(trust.Invalid)
 	}
-	if it.ID != uuid.UUID(m.ID) || it.Category != m.Category || it.Source.String() != m.Source || it.SourceCount != m.Count ||
-		!slices.Equal(it.Audience, m.Audience) {
-		return nil, string(trust.Mismatch)
+	if h.ID != uuid.UUID(m.ID) || h.Category != m.Category || h.Source.String() != m.Source || h.Count != m.Count ||
+		!slices.Equal(h.Audience, m.Audience) {
+		return nil, nil, string(trust.Mismatch)
 	}
-	switch it.Category {
-	case NetworkCategory:
-		return it, k.verifyDefinition(sn, it)
-	case RetractionCategory:
-		return it, k.verifyRetraction(sn, it)
-	case ReportsCategory:
-		return it, verifyReport(sn, it)
-	}
-	var err error
-	if it.Supersedes != uuid.Nil {
-		if orig, gerr := k.store.Get(it.Supersedes); gerr == nil && orig.Item != nil {
-			err = sn.VerifyCorrection(orig.Item, it)
-		} else {
-			_, err = sn.VerifyItem(it) // the original is not here: a plain item
+	switch h.Category {
+	case NetworkCategory, RetractionCategory, ReportsCategory:
+		it := new(news.Item)
+		if err := it.UnmarshalBinary(m.Payload); err != nil {
+			return nil, nil, string(trust.Invalid)
 		}
-	} else {
-		_, err = sn.VerifyItem(it)
+		var reason string
+		switch h.Category {
+		case NetworkCategory:
+			reason = k.verifyDefinition(sn, it)
+		case RetractionCategory:
+			reason = k.verifyRetraction(sn, it)
+		default:
+			reason = verifyReport(sn, it)
+		}
+		return h, trust.SignatureKey(it), reason
+	}
+	key, err := trust.EncodedSigner(h, m.Payload)
+	if err == nil {
+		err = sn.MayPublish(key, h.Category)
+	}
+	if err == nil && h.Supersedes != uuid.Nil {
+		// A correction: of an original held here, only its publisher or
+		// an admin may publish one; without the original it is a plain
+		// item, and hides nothing.
+		if orig, gerr := k.store.Get(h.Supersedes); gerr == nil && orig.Item != nil {
+			err = sn.MayCorrect(key, h.ID, orig.Item)
+		}
 	}
 	if err == nil {
-		return it, ""
+		return h, key, ""
 	}
 	if r := trust.ReasonOf(err); r != "" {
-		return nil, string(r)
+		return nil, nil, string(r)
 	}
-	return nil, string(trust.Invalid)
+	return nil, nil, string(trust.Invalid)
 }
 
 // Secrets is node.Security.Secrets: the current network secret first,

@@ -279,30 +279,29 @@ func (b *rateBook) refused(source uuid.UUID, key ed25519.PublicKey, name string,
 }
 
 // checkLimits is Verify's last step for an item that passed every other
-// check: the byte cap of its category, then its key's rate. m's payload
-// length is the item's size.
-func (k *Keeper) checkLimits(sn *trust.SignedNetwork, it *news.Item, size int) string {
-	if it.Category == NetworkCategory {
+// check: the byte cap of its category, then the rate of key, its signer.
+// m's payload length is the item's size.
+func (k *Keeper) checkLimits(sn *trust.SignedNetwork, h *news.Header, key ed25519.PublicKey, size int) string {
+	if h.Category == NetworkCategory {
 		// Admin-signed documents, few, and a large one arrives in many
 		// parts at once: the admins' own business is not limited.
 		return ""
 	}
-	key := trust.SignatureKey(it)
 	if key == nil {
 		return string(trust.Invalid)
 	}
 	now := k.now()
-	if it.Category == ReportsCategory {
+	if h.Category == ReportsCategory {
 		// A budget of its own: a publisher's summaries must not eat into
 		// the publishing limits of the posts they report on.
-		if k.reportRates.admit(key, it.ID, it.PublishedAt(), size, reportRate, now) {
+		if k.reportRates.admit(key, h.ID, h.PublishedAt(), size, reportRate, now) {
 			return ""
 		}
 		return string(trust.RateLimited)
 	}
 	reason := trust.TooLarge
-	if IsSystemItem(it) || sn.Limits.CheckItemSize(it.Category, size) == nil {
-		if k.rates.admit(key, it.ID, it.PublishedAt(), size, sn.Limits.Rate(), now) {
+	if IsSystemCategory(h.Category) || sn.Limits.CheckItemSize(h.Category, size) == nil {
+		if k.rates.admit(key, h.ID, h.PublishedAt(), size, sn.Limits.Rate(), now) {
 			return ""
 		}
 		reason = trust.RateLimited
@@ -311,7 +310,7 @@ func (k *Keeper) checkLimits(sn *trust.SignedNetwork, it *news.Item, size int) s
 	if p, listed := sn.Publisher(key); listed {
 		name = p.Name
 	}
-	k.rates.refused(it.Source, key, name, size, now)
+	k.rates.refused(h.Source, key, name, size, now)
 	return string(reason)
 }
 

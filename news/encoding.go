@@ -147,45 +147,11 @@ func (it *Item) flags() byte {
 // empty signature as nil.
 func (it *Item) UnmarshalBinary(data []byte) error {
 	d := decoder{b: data}
-	var n Item
-	format := d.byte()
-	known := byte(knownFlagsV1)
-	switch {
-	case d.err != nil:
-	case format == formatV2:
-		known = knownFlagsV2
-	case format != formatV1:
-		return fmt.Errorf("%w: unknown format %d", ErrMalformed, data[0])
+	h := d.header()
+	if d.err != nil {
+		return d.err
 	}
-	n.ID = d.uuid()
-	n.Source = d.uuid()
-	n.SourceCount = d.uvarint()
-	n.Created = time.Unix(0, int64(d.uint64())).UTC()
-	flags := d.byte()
-	if d.err == nil && flags&^known != 0 {
-		return fmt.Errorf("%w: unknown flags %#x for format %d", ErrMalformed, flags, format)
-	}
-	if d.err == nil && format == formatV2 && flags&formatV2Flags == 0 {
-		return fmt.Errorf("%w: format 2 without at, expires, must-read or audience", ErrMalformed)
-	}
-	n.Urgent = flags&flagUrgent != 0
-	n.MustRead = flags&flagMustRead != 0
-	if flags&flagSupersedes != 0 {
-		n.Supersedes = d.uuid()
-		if d.err == nil && n.Supersedes == uuid.Nil {
-			return fmt.Errorf("%w: supersedes flag with a nil id", ErrMalformed)
-		}
-	}
-	if flags&flagAt != 0 {
-		n.At = time.Unix(0, int64(d.uint64())).UTC()
-	}
-	if flags&flagExpires != 0 {
-		n.Expires = time.Unix(0, int64(d.uint64())).UTC()
-	}
-	if flags&flagAudience != 0 {
-		n.Audience = d.audience()
-	}
-	n.Category = string(d.bytes("category", maxCategoryBytes))
+	n := h.item()
 	n.Title = string(d.bytes("title", maxTitleBytes))
 	n.Author = string(d.bytes("author", maxAuthorBytes))
 	n.Body = string(d.bytes("body", MaxBodyBytes))
@@ -203,6 +169,57 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 	}
 	*it = n
 	return nil
+}
+
+// header decodes the fields before the title (header.go). A format or
+// flag this version does not know is an error.
+func (d *decoder) header() (h Header) {
+	h.Format = d.byte()
+	known := byte(knownFlagsV1)
+	switch {
+	case d.err != nil:
+		return h
+	case h.Format == formatV2:
+		known = knownFlagsV2
+	case h.Format != formatV1:
+		d.fail("unknown format %d", h.Format)
+		return h
+	}
+	h.ID = d.uuid()
+	h.Source = d.uuid()
+	h.Count = d.uvarint()
+	h.Created = time.Unix(0, int64(d.uint64())).UTC()
+	flags := d.byte()
+	switch {
+	case d.err != nil:
+		return h
+	case flags&^known != 0:
+		d.fail("unknown flags %#x for format %d", flags, h.Format)
+		return h
+	case h.Format == formatV2 && flags&formatV2Flags == 0:
+		d.fail("format 2 without at, expires, must-read or audience")
+		return h
+	}
+	h.Urgent = flags&flagUrgent != 0
+	h.MustRead = flags&flagMustRead != 0
+	if flags&flagSupersedes != 0 {
+		h.Supersedes = d.uuid()
+		if d.err == nil && h.Supersedes == uuid.Nil {
+			d.fail("supersedes flag with a nil id")
+			return h
+		}
+	}
+	if flags&flagAt != 0 {
+		h.At = time.Unix(0, int64(d.uint64())).UTC()
+	}
+	if flags&flagExpires != 0 {
+		h.Expires = time.Unix(0, int64(d.uint64())).UTC()
+	}
+	if flags&flagAudience != 0 {
+		h.Audience = d.audience()
+	}
+	h.Category = string(d.bytes("category", maxCategoryBytes))
+	return h
 }
 
 // decoder reads fields off the front of b; after the first error every read

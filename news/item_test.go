@@ -211,9 +211,19 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		h, herr := ParseHeader(data)
 		var it Item
 		if err := it.UnmarshalBinary(data); err != nil {
 			return
+		}
+		// What decodes has a header, and the header says what the item
+		// says: a relay that reads only headers sees the same item.
+		if herr != nil {
+			t.Fatalf("the item decodes, its header does not: %v", herr)
+		}
+		if h.ID != it.ID || h.Source != it.Source || h.Count != it.SourceCount || h.Category != it.Category ||
+			h.Supersedes != it.Supersedes || !bytes.Equal(h.Signature, it.Signature) || !h.PublishedAt().Equal(it.PublishedAt()) {
+			t.Fatalf("header %+v differs from the item %+v", h, it)
 		}
 		// Round-trip property: whatever decodes re-encodes to the same bytes
 		// and decodes to the same item.

@@ -60,6 +60,25 @@ func (s *Store) Ingest(it *news.Item) <-chan error {
 	return s.enqueue(&ingestReq{item: c, val: val, size: len(val), n: 1})
 }
 
+// IngestEncoded is Ingest for an item decoded from its encoding as it
+// arrived (news.Decode): the store keeps those bytes as they are, without
+// encoding the item again. The item is the caller's no longer; its
+// Received is set to received, or to the store's clock if that is zero.
+func (s *Store) IngestEncoded(e news.Encoded, received time.Time) <-chan error {
+	if s.opts.readOnly {
+		return failed(fmt.Errorf("%w: ingest: store opened read-only", ErrReadOnly))
+	}
+	if received.IsZero() {
+		received = s.opts.now()
+	}
+	e.Item.Received = received
+	val, err := encodedValue(received, e.Bytes)
+	if err != nil {
+		return failed(err)
+	}
+	return s.enqueue(&ingestReq{item: e.Item, val: val, size: len(val), n: 1})
+}
+
 // enqueue hands a request to the writer and returns its done channel. It
 // blocks only when the queue is full (backpressure).
 func (s *Store) enqueue(r *ingestReq) <-chan error {

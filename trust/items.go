@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
+
 	"newsdesk/news"
 )
 
@@ -80,16 +82,37 @@ func verifyItemSignature(it *news.Item) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, reject(Invalid, err.Error())
 	}
-	sig := it.Signature
+	return checkItemSignature(it.ID, it.Source, it.Signature, msg)
+}
+
+// EncodedSigner is ItemSigner for an item's encoding as it arrived, of
+// which h is the header (news.ParseHeader): the signature is checked over
+// those bytes, so nothing is decoded or encoded again, and the check does
+// not depend on reading the item's text.
+func EncodedSigner(h *news.Header, encoded []byte) (ed25519.PublicKey, error) {
+	if len(h.Signature) == 0 {
+		return nil, reject(Unsigned, "item "+h.ID.String()+" has no signature")
+	}
+	if h.Unsigned > len(encoded) {
+		return nil, reject(Invalid, "item "+h.ID.String()+": header of other bytes")
+	}
+	msg := make([]byte, 0, len(itemDomain)+h.Unsigned+1)
+	msg = append(append(append(msg, itemDomain...), encoded[:h.Unsigned]...), 0) // an empty signature
+	return checkItemSignature(h.ID, h.Source, h.Signature, msg)
+}
+
+// checkItemSignature checks the signature blob sig of item id over msg,
+// and that the key it names owns source.
+func checkItemSignature(id, source uuid.UUID, sig, msg []byte) (ed25519.PublicKey, error) {
 	if len(sig) != ItemSignatureSize || sig[0] != sigSchemeEd25519 {
-		return nil, reject(BadSignature, fmt.Sprintf("item %s: malformed signature (%d bytes)", it.ID, len(sig)))
+		return nil, reject(BadSignature, fmt.Sprintf("item %s: malformed signature (%d bytes)", id, len(sig)))
 	}
 	key := ed25519.PublicKey(bytes.Clone(sig[1 : 1+ed25519.PublicKeySize]))
 	if !ed25519.Verify(key, msg, sig[1+ed25519.PublicKeySize:]) {
-		return nil, reject(BadSignature, fmt.Sprintf("item %s: signature does not verify for %s", it.ID, PublicKeyString(key)))
+		return nil, reject(BadSignature, fmt.Sprintf("item %s: signature does not verify for %s", id, PublicKeyString(key)))
 	}
-	if !SourceOwnedBy(it.Source, key) {
-		return nil, reject(ForeignSource, fmt.Sprintf("item %s: source %s does not belong to %s", it.ID, it.Source, PublicKeyString(key)))
+	if !SourceOwnedBy(source, key) {
+		return nil, reject(ForeignSource, fmt.Sprintf("item %s: source %s does not belong to %s", id, source, PublicKeyString(key)))
 	}
 	return key, nil
 }
@@ -139,12 +162,19 @@ func (n *Network) VerifyCorrection(original, correction *news.Item) error {
 	if err != nil {
 		return err
 	}
+	return n.MayCorrect(key, correction.ID, original)
+}
+
+// MayCorrect reports whether key, whose signature on correction was
+// checked, may replace original: it signed original too, or it is an
+// admin's.
+func (n *Network) MayCorrect(key ed25519.PublicKey, correction uuid.UUID, original *news.Item) error {
 	origKey, err := verifyItemSignature(original)
 	if err != nil {
 		return fmt.Errorf("original: %w", err)
 	}
 	if !key.Equal(origKey) && !n.IsAdmin(key) {
-		return reject(NotAuthorized, fmt.Sprintf("correction %s by %s: only the original's publisher or an admin may correct %s", correction.ID, PublicKeyString(key), original.ID))
+		return reject(NotAuthorized, fmt.Sprintf("correction %s by %s: only the original's publisher or an admin may correct %s", correction, PublicKeyString(key), original.ID))
 	}
 	return nil
 }

@@ -88,6 +88,17 @@ func TestTamperingAnyItemFieldBreaksSignature(t *testing.T) {
 			change(it)
 			_, err := sn.VerifyItem(it)
 			wantReason(t, err, BadSignature)
+			// The same over the bytes, as a relay checks them.
+			enc, err := it.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := news.ParseHeader(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = EncodedSigner(h, enc)
+			wantReason(t, err, BadSignature)
 		})
 	}
 	// Each region of the signature blob.
@@ -314,4 +325,44 @@ func TestSignVerifyScheduledItem(t *testing.T) {
 			t.Errorf("%s changed: %v, want a bad signature", name, err)
 		}
 	}
+}
+
+// TestEncodedSigner: the signature checked over an item's encoding as it
+// arrived names the same key as the check over the decoded item, for items
+// of both formats, and an item of another key's source is ForeignSource.
+func TestEncodedSigner(t *testing.T) {
+	plain := signedItem(t, newsroomID, "company")
+	scheduled := newItem(t, "company", "Later.")
+	scheduled.At = scheduled.Created.Add(time.Hour)
+	scheduled.MustRead = true
+	signAs(t, newsroomID, scheduled)
+	for _, it := range []*news.Item{plain, scheduled} {
+		enc, err := it.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := news.ParseHeader(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := EncodedSigner(h, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ItemSigner(it)
+		if err != nil || !key.Equal(want) {
+			t.Errorf("format %d: key %x, the item's %x (%v)", h.Format, key, want, err)
+		}
+	}
+	foreign := newItem(t, "company", "Not mine.")
+	if err := SignItem(newsroomID, foreign); err != nil { // under newItem's fixed source
+		t.Fatal(err)
+	}
+	enc, _ := foreign.MarshalBinary()
+	h, err := news.ParseHeader(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = EncodedSigner(h, enc)
+	wantReason(t, err, ForeignSource)
 }

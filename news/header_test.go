@@ -1,0 +1,108 @@
+package news_test
+
+import (
+	"bytes"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"newsdesk/news"
+)
+
+// TestParseHeader: the header of an encoding holds the item's fields up
+// to its text, and Unsigned marks where the signature field starts, so
+// the bytes before it plus an empty signature are the encoding of the
+// item without its signature, which is what a signature covers.
+func TestParseHeader(t *testing.T) {
+	now := time.Now()
+	it, err := news.NewItem("hr/payroll", "Pay day", "Friday.", "HR", uuid.New(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.SourceCount = 300
+	it.MustRead = true
+	it.Supersedes = mustV7(t)
+	it.Expires = now.Add(time.Hour)
+	it.Audience = []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}
+	unsigned, err := it.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.Signature = bytes.Repeat([]byte{7}, 97)
+	enc, err := it.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := news.ParseHeader(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.ID != it.ID || h.Source != it.Source || h.Count != 300 || h.Category != "hr/payroll" || !h.MustRead ||
+		h.Supersedes != it.Supersedes || !h.Expires.Equal(it.Expires) || !h.Created.Equal(it.Created) ||
+		len(h.Audience) != 1 || h.Audience[0] != it.Audience[0] || h.Format != 2 {
+		t.Errorf("header %+v of item %+v", h, it)
+	}
+	if !bytes.Equal(h.Signature, it.Signature) {
+		t.Error("signature field differs")
+	}
+	if got := append(enc[:h.Unsigned:h.Unsigned], 0); !bytes.Equal(got, unsigned) {
+		t.Errorf("the bytes before the signature plus an empty one are not the unsigned encoding")
+	}
+	if !h.PublishedAt().Equal(it.PublishedAt()) {
+		t.Errorf("published %v, want %v", h.PublishedAt(), it.PublishedAt())
+	}
+
+	d, err := news.Decode(enc)
+	if err != nil || d.Item.Title != "Pay day" || !bytes.Equal(d.Bytes, enc) {
+		t.Fatalf("decode: %+v, %v", d, err)
+	}
+}
+
+// TestParseHeaderRefuses: what UnmarshalBinary refuses for its structure
+// or its header fields, ParseHeader refuses too; text rules wait for the
+// decode.
+func TestParseHeaderRefuses(t *testing.T) {
+	it, err := news.NewItem("it", "Title", "Body", "", uuid.New(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := it.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"empty":          nil,
+		"unknown format": append([]byte{9}, enc[1:]...),
+		"truncated":      enc[:len(enc)-1],
+		"trailing":       append(append([]byte(nil), enc...), 0),
+	} {
+		if _, err := news.ParseHeader(b); !errors.Is(err, news.ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", name, err)
+		}
+	}
+	badID := append([]byte(nil), enc...)
+	badID[1+6] = 0x40 // version 4
+	if _, err := news.ParseHeader(badID); err == nil {
+		t.Error("a non-v7 ID passed")
+	}
+	// A title of invalid UTF-8: the header is fine, the item is not.
+	bad := bytes.Replace(enc, []byte("Title"), []byte("Titl\xff"), 1)
+	if _, err := news.ParseHeader(bad); err != nil {
+		t.Errorf("header of an item with a bad title: %v", err)
+	}
+	if _, err := news.Decode(bad); err == nil {
+		t.Error("an item with a bad title decoded")
+	}
+}
+
+func mustV7(t *testing.T) uuid.UUID {
+	t.Helper()
+	id, err := uuid.NewV7()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
