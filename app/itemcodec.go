@@ -18,6 +18,11 @@ func multicastOf(it *news.Item) (*newsnet.Multicast, error) {
 	if err != nil {
 		return nil, err
 	}
+	return multicastWith(it, payload), nil
+}
+
+// multicastWith is multicastOf for an item whose encoding the caller has.
+func multicastWith(it *news.Item, payload []byte) *newsnet.Multicast {
 	return &newsnet.Multicast{
 		ID:       it.ID,
 		Category: it.Category,
@@ -25,5 +30,5 @@ func multicastOf(it *news.Item) (*newsnet.Multicast, error) {
 		Count:    it.SourceCount,
 		Payload:  payload,
 		Audience: it.Audience,
-	}, nil
+	}
 }

@@ -363,7 +363,7 @@ func (p *publisher) store(batch []*pubReq, sent uint64) error {
 	encoded := make([][]byte, len(batch))
 	for i, r := range batch {
 		items[i] = r.it
-		encoded[i] = r.m.Payload // the item's encoding, made once (multicastOf)
+		encoded[i] = r.m.Payload // the item's encoding, made once (trust.SignEncoded)
 	}
 	_, err := p.a.store.PublishOwn(storage.OwnBatch{Source: p.a.source, Items: items, Encoded: encoded, SentThrough: sent})
 	return err
@@ -402,11 +402,12 @@ func (p *publisher) sign(batch []*pubReq) []error {
 	errs := make([]error, len(batch))
 	one := func(i int) {
 		r := batch[i]
-		if err := trust.SignItem(p.a.identity, r.it); err != nil {
+		enc, err := trust.SignEncoded(p.a.identity, r.it)
+		if err != nil {
 			errs[i] = err
 			return
 		}
-		r.m, errs[i] = multicastOf(r.it)
+		r.m = multicastWith(r.it, enc)
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(batch)/parallelSignMin+1)
 	if workers <= 1 {

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 )
 
 const headerLen = 4 // the frame length prefix
@@ -195,6 +196,12 @@ func decoded(m Message, name string, d *decoder) (Message, error) {
 
 // appendMessage appends m's type byte and payload to dst.
 func appendMessage(dst []byte, m Message, v uint16) ([]byte, error) {
+	return appendMessageSizing(dst, m, v, false)
+}
+
+// appendMessageSizing is appendMessage; with sizing set, opaque byte
+// fields are counted toward the frame's size but not copied (CheckFrame).
+func appendMessageSizing(dst []byte, m Message, v uint16, sizing bool) ([]byte, error) {
 	if m == nil {
 		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
 	}
@@ -208,16 +215,32 @@ func appendMessage(dst []byte, m Message, v uint16) ([]byte, error) {
 		return dst, fmt.Errorf("newsnet: encode %T: %w", m, errNilMessage)
 	}
 	start := len(dst)
-	e := encoder{b: append(dst, byte(t)), version: v}
+	e := encoder{b: append(dst, byte(t)), version: v, sizing: sizing}
 	m.marshal(&e)
-	if e.err == nil && len(e.b)-start > MaxFrameBytes {
-		e.err = fmt.Errorf("%w: %d bytes > %d", errFrameTooLarge, len(e.b)-start, MaxFrameBytes)
+	if n := len(e.b) - start + e.skipped; e.err == nil && n > MaxFrameBytes {
+		e.err = fmt.Errorf("%w: %d bytes > %d", errFrameTooLarge, n, MaxFrameBytes)
 	}
 	if e.err != nil {
 		return dst[:start], fmt.Errorf("newsnet: encode %s: %w", kindAt(t).name, e.err)
 	}
 	return e.b, nil
 }
+
+// CheckFrame reports whether m can be sent: the error AppendFrame would
+// return, found without copying its opaque bytes (a multicast's payload),
+// so a publisher refuses a message that no link could carry at the cost
+// of encoding its small fields only.
+func CheckFrame(m Message) error {
+	bp := checkBufs.Get().(*[]byte)
+	b, err := appendMessageSizing((*bp)[:0], m, ProtocolVersion, true)
+	if cap(b) <= 64<<10 {
+		*bp = b[:0]
+		checkBufs.Put(bp)
+	}
+	return err
+}
+
+var checkBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // The per-message codecs. Each marshal/unmarshal pair is a mirror image: the
 // same fields, in the same order, with the same limits.
@@ -228,6 +251,10 @@ type encoder struct {
 	b       []byte
 	err     error
 	version uint16 // the link's wire version: newer fields are left out
+	// sizing: opaque byte fields are counted in skipped, not appended
+	// (CheckFrame).
+	sizing  bool
+	skipped int
 }
 
 func (e *encoder) fail(err error) {
@@ -273,6 +300,10 @@ func (e *encoder) bytes(field string, p []byte) {
 		return
 	}
 	e.b = binary.AppendUvarint(e.b, uint64(len(p)))
+	if e.sizing {
+		e.skipped += len(p)
+		return
+	}
 	e.b = append(e.b, p...)
 }
 

@@ -730,3 +730,29 @@ func decodedHistory(m Message) Message {
 	}
 	return m
 }
+
+// CheckFrame refuses what AppendFrame refuses, without copying the
+// payload: a message just within the frame limit passes, one byte more
+// does not.
+func TestCheckFrameAgreesWithAppendFrame(t *testing.T) {
+	m := &Multicast{ID: [16]byte{1}, Category: "it", Source: "src", Count: 1}
+	b, err := AppendFrame(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overhead := len(b) - headerLen // without a payload (its length takes 1 byte)
+	fits := MaxFrameBytes - overhead - 2 // the payload's length takes 3 bytes
+	for _, n := range []int{0, 1000, fits, fits + 1, MaxFrameBytes} {
+		m.Payload = make([]byte, n)
+		_, appendErr := AppendFrame(nil, m)
+		checkErr := CheckFrame(m)
+		if (appendErr == nil) != (checkErr == nil) || (checkErr == nil) != (n <= fits) {
+			t.Errorf("payload %d (fits %d): AppendFrame %v, CheckFrame %v", n, fits, appendErr, checkErr)
+		}
+	}
+	m.Payload = nil
+	m.Lasts = []LastCount{{Short: 2, Count: 1}, {Short: 1, Count: 1}} // unsorted
+	if CheckFrame(m) == nil {
+		t.Error("unsorted lasts passed CheckFrame")
+	}
+}

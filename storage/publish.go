@@ -37,7 +37,8 @@ type OwnBatch struct {
 	// Encoded, when not nil, holds each item's MarshalBinary as the
 	// caller has it already (the payload of its multicast message), so
 	// that the store does not encode the item again; a nil entry is
-	// encoded here.
+	// encoded here. The item is still validated: the store refuses an
+	// invalid item whatever its caller says.
 	Encoded [][]byte
 	// Sent lists outbox entries of earlier publications that have gone
 	// out: they are removed in the same transaction (entries already gone

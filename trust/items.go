@@ -3,6 +3,7 @@ package trust
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -66,6 +67,30 @@ func SignItem(id *Identity, it *news.Item) error {
 	sig = append(sig, id.Sign(msg)...)
 	it.Signature = sig
 	return nil
+}
+
+// SignEncoded is SignItem that also returns the item's encoding with its
+// signature (news.Item.MarshalBinary), encoding and validating the item
+// once: the signed message is the encoding with an empty signature, and
+// the signed encoding differs from it only in that last field.
+func SignEncoded(id *Identity, it *news.Item) ([]byte, error) {
+	c := *it // shallow: the strings are shared, not copied
+	c.Signature = nil
+	c.Received = time.Time{}
+	buf := make([]byte, 0, len(itemDomain)+64+len(c.Category)+len(c.Title)+len(c.Author)+len(c.Body)+1+ItemSignatureSize)
+	msg, err := c.AppendBinary(append(buf, itemDomain...))
+	if err != nil {
+		return nil, fmt.Errorf("sign item: %w", err)
+	}
+	sig := make([]byte, 0, ItemSignatureSize)
+	sig = append(sig, sigSchemeEd25519)
+	sig = append(sig, id.Public...)
+	sig = append(sig, id.Sign(msg)...)
+	// msg ends in the empty signature's length, a single zero byte.
+	enc := binary.AppendUvarint(msg[len(itemDomain):len(msg)-1], uint64(len(sig)))
+	enc = append(enc, sig...)
+	it.Signature = sig
+	return enc, nil
 }
 
 // verifyItemSignature checks that the item's signature verifies for the key

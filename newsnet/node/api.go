@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"newsdesk/newsnet"
@@ -66,9 +65,9 @@ func (n *Node) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) (repor
 		if err := newsnet.ValidCategory(m.Category); err != nil {
 			return nil, fmt.Errorf("node: publish: %w", err)
 		}
-		// Encode once here, on the caller's goroutine, so a message that no
+		// Checked here, on the caller's goroutine, so a message that no
 		// link could carry is refused instead of being dropped by every link.
-		if err := checkEncodable(m); err != nil {
+		if err := newsnet.CheckFrame(m); err != nil {
 			return nil, fmt.Errorf("node: publish: %w", err)
 		}
 	}
@@ -180,20 +179,6 @@ func (n *Node) failParked(err error) {
 	}
 	n.parked = nil
 }
-
-// checkEncodable reports whether the wire can carry m, encoding it into a
-// pooled buffer.
-func checkEncodable(m *newsnet.Multicast) error {
-	bp := checkBufs.Get().(*[]byte)
-	b, err := newsnet.AppendFrame((*bp)[:0], m)
-	if cap(b) <= 64<<10 {
-		*bp = b[:0]
-		checkBufs.Put(bp)
-	}
-	return err
-}
-
-var checkBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // SetSubscriptions replaces the set of categories delivered to this node.
 // A set beyond newsnet.CheckSubscriptions' limits is refused: a catch-up
