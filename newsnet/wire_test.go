@@ -740,7 +740,7 @@ func TestCheckFrameAgreesWithAppendFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	overhead := len(b) - headerLen // without a payload (its length takes 1 byte)
+	overhead := len(b) - headerLen       // without a payload (its length takes 1 byte)
 	fits := MaxFrameBytes - overhead - 2 // the payload's length takes 3 bytes
 	for _, n := range []int{0, 1000, fits, fits + 1, MaxFrameBytes} {
 		m.Payload = make([]byte, n)
