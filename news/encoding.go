@@ -38,10 +38,31 @@ import (
 // for byte as before, so the encodings and signatures of existing items do
 // not change and installations that know only format 1 still read them; a
 // format 2 encoding without any of them is not canonical and refused.
+//
+// Formats 3 and later belong to newer releases. So that this one can pass
+// them on, store them and show that they exist, every later format keeps
+// this envelope, and is signed as formats 1 and 2 are:
+//
+//	format      1 byte (3 or more)
+//	id          16 bytes
+//	source      16 bytes
+//	count       uvarint
+//	created     8 bytes, big-endian int64 Unix nanoseconds
+//	category, title: uvarint length + bytes each
+//	fields      uvarint length + bytes: whatever the newer format holds
+//	signature   uvarint length + bytes
+//
+// Decoding one gives an item with only those fields and Newer set to its
+// format; it encodes to the bytes it came from (Item.raw).
 const (
 	formatV1 = 1
 	formatV2 = 2
 )
+
+// maxNewerFields bounds the fields of a newer format, so that its items are
+// no larger than this version's largest.
+const maxNewerFields = MaxEncodedLen - (1 + 16 + 16 + binary.MaxVarintLen64 + 8 +
+	4*binary.MaxVarintLen32 + maxCategoryBytes + maxTitleBytes + MaxSignatureBytes)
 
 const (
 	flagUrgent     = 1 << 0
@@ -84,6 +105,9 @@ func (it *Item) MarshalBinary() ([]byte, error) {
 func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	if err := it.Validate(); err != nil {
 		return nil, err
+	}
+	if it.Newer != 0 {
+		return append(b, it.raw...), nil
 	}
 	flags := it.flags()
 	format := byte(formatV1)
@@ -152,6 +176,9 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 		return d.err
 	}
 	n := h.item()
+	if h.Format > formatV2 {
+		return it.unmarshalNewer(data, &d, n)
+	}
 	n.Title = string(d.bytes("title", maxTitleBytes))
 	n.Author = string(d.bytes("author", maxAuthorBytes))
 	n.Body = string(d.bytes("body", MaxBodyBytes))
@@ -171,8 +198,30 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// header decodes the fields before the title (header.go). A format or
-// flag this version does not know is an error.
+// unmarshalNewer is UnmarshalBinary for an item of a newer format, of which
+// d has read the envelope's fields up to the title (in n).
+func (it *Item) unmarshalNewer(data []byte, d *decoder, n Item) error {
+	d.bytes("fields", maxNewerFields)
+	if sig := d.bytes("signature", MaxSignatureBytes); len(sig) > 0 {
+		n.Signature = append([]byte(nil), sig...)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(d.b))
+	}
+	n.raw = append([]byte(nil), data...)
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	*it = n
+	return nil
+}
+
+// header decodes the fields before the title (header.go); of a newer
+// format, the envelope up to and with the title. A format 0 or a flag
+// this version does not know is an error.
 func (d *decoder) header() (h Header) {
 	h.Format = d.byte()
 	known := byte(knownFlagsV1)
@@ -181,6 +230,14 @@ func (d *decoder) header() (h Header) {
 		return h
 	case h.Format == formatV2:
 		known = knownFlagsV2
+	case h.Format > formatV2:
+		h.ID = d.uuid()
+		h.Source = d.uuid()
+		h.Count = d.uvarint()
+		h.Created = time.Unix(0, int64(d.uint64())).UTC()
+		h.Category = string(d.bytes("category", maxCategoryBytes))
+		h.Title = string(d.bytes("title", maxTitleBytes))
+		return h
 	case h.Format != formatV1:
 		d.fail("unknown format %d", h.Format)
 		return h

@@ -20,6 +20,7 @@ const (
 	FieldAt      // the scheduled publication time
 	FieldExpires // the expiry time
 	FieldAudience
+	FieldFormat // the encoding's format, of an item of a newer release
 )
 
 var fieldNames = [...]string{
@@ -35,6 +36,7 @@ var fieldNames = [...]string{
 	FieldAt:         "at",
 	FieldExpires:    "expires",
 	FieldAudience:   "audience",
+	FieldFormat:     "format",
 }
 
 // String returns the field's name as validation messages spell it
@@ -84,6 +86,9 @@ const (
 	// RuleInvalidRange: an audience that is not a canonical list of
 	// network ranges (audience.go); FieldError.Err says how.
 	RuleInvalidRange
+	// RuleNotItsEncoding: an item of a newer format whose Newer does not
+	// match the encoding it keeps.
+	RuleNotItsEncoding
 )
 
 var ruleNames = [...]string{
@@ -98,6 +103,7 @@ var ruleNames = [...]string{
 	RuleNotAfter:         "not after",
 	RulePast:             "in the past",
 	RuleInvalidRange:     "invalid range",
+	RuleNotItsEncoding:   "not its encoding",
 }
 
 // String returns a short name of the rule ("too long"), for logs; the

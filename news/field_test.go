@@ -128,15 +128,15 @@ func TestFieldAndRuleNames(t *testing.T) {
 	fields := map[Field]string{
 		FieldID: "id", FieldCategory: "category", FieldTitle: "title", FieldBody: "body", FieldAuthor: "author",
 		FieldSource: "source", FieldCreated: "created", FieldSupersedes: "supersedes", FieldSignature: "signature",
-		FieldAt: "at", FieldExpires: "expires", FieldAudience: "audience",
-		0: "Field(0)", FieldAudience + 1: "Field(13)",
+		FieldAt: "at", FieldExpires: "expires", FieldAudience: "audience", FieldFormat: "format",
+		0: "Field(0)", FieldFormat + 1: "Field(14)",
 	}
 	for f, want := range fields {
 		if f.String() != want {
 			t.Errorf("Field %d: %q, want %q", int(f), f, want)
 		}
 	}
-	for r := RuleRequired; r <= RuleInvalidRange; r++ {
+	for r := RuleRequired; r <= RuleNotItsEncoding; r++ {
 		if s := r.String(); s == "" || strings.HasPrefix(s, "Rule(") {
 			t.Errorf("rule %d has no name", int(r))
 		}

@@ -106,3 +106,65 @@ func mustV7(t *testing.T) uuid.UUID {
 	}
 	return id
 }
+
+// TestNewerFormat: an item of a format after this release's decodes to
+// its envelope (ID, source, count, created, category, title, signature)
+// with Newer set, encodes to the very bytes it came from, and its header
+// marks where the signature starts, as for the known formats.
+func TestNewerFormat(t *testing.T) {
+	it, err := news.NewItem("hr", "Neue Gleitzeitregelung", "", "", uuid.New(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.SourceCount = 12
+	unsigned, err := news.AppendEnvelope(nil, 3, it, []byte("fields of format 3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.Signature = bytes.Repeat([]byte{9}, 97)
+	enc, err := news.AppendEnvelope(nil, 3, it, []byte("fields of format 3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := news.Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.Item
+	if got.Newer != 3 || got.ID != it.ID || got.Source != it.Source || got.SourceCount != 12 || got.Category != "hr" ||
+		got.Title != it.Title || !got.Created.Equal(it.Created) || !bytes.Equal(got.Signature, it.Signature) || got.Body != "" {
+		t.Errorf("decoded %+v", got)
+	}
+	again, err := got.MarshalBinary()
+	if err != nil || !bytes.Equal(again, enc) {
+		t.Errorf("re-encoded to other bytes (%v)", err)
+	}
+	if c := got.Clone(); c.Newer != 3 {
+		t.Error("a clone forgot the format")
+	} else if b, err := c.MarshalBinary(); err != nil || !bytes.Equal(b, enc) {
+		t.Errorf("a clone encodes to other bytes (%v)", err)
+	}
+	h, err := news.ParseHeader(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Newer() || h.Title != it.Title || h.Count != 12 || !bytes.Equal(append(enc[:h.Unsigned:h.Unsigned], 0), unsigned) {
+		t.Errorf("header %+v", h)
+	}
+	// What the envelope holds is checked as for any item.
+	bad := *it
+	bad.Category = "Not A Category"
+	b, _ := news.AppendEnvelope(nil, 3, &bad, nil)
+	if _, err := news.Decode(b); err == nil {
+		t.Error("an envelope with a bad category decoded")
+	}
+	if _, err := news.AppendEnvelope(nil, 2, it, nil); err == nil {
+		t.Error("format 2 written as an envelope")
+	}
+	// A bare Item can never claim a newer format it has no bytes of.
+	fake := *it
+	fake.Newer = 3
+	if _, err := fake.MarshalBinary(); err == nil {
+		t.Error("an item with Newer and no encoding encoded")
+	}
+}

@@ -58,6 +58,14 @@ type Item struct {
 	// in one of these network ranges (audience.go); nil for everyone.
 	// Canonical, at most MaxAudienceRanges, encoded in format 2 only.
 	Audience []netip.Prefix
+	// Newer is the format of an item of a newer release (3 and up), 0 for
+	// one this release reads. Of such an item only the fields of the
+	// envelope every format keeps are known (encoding.go): ID, Source,
+	// SourceCount, Created, Category, Title and Signature; it encodes to
+	// the bytes it was decoded from, so it is stored and passed on as it
+	// came, and never shown as if it were read.
+	Newer byte
+	raw   []byte // the encoding of an item of a newer format
 }
 
 // PublishedAt returns when the item was published: At for a scheduled
@@ -120,6 +128,9 @@ func (it *Item) check() *FieldError {
 	if fe := checkV7(FieldID, it.ID); fe != nil {
 		return fe
 	}
+	if it.Newer != 0 {
+		return it.checkNewer()
+	}
 	if err := categories.ValidateID(it.Category); err != nil {
 		rule := RuleInvalidCategory
 		if it.Category == "" {
@@ -179,6 +190,27 @@ func (it *Item) check() *FieldError {
 		}
 	}
 	return checkAudience(it.Audience)
+}
+
+// checkNewer checks what an item of a newer format shows of itself: its
+// envelope. Its title may be empty: the newer format may not need one.
+func (it *Item) checkNewer() *FieldError {
+	if err := categories.ValidateID(it.Category); err != nil {
+		return &FieldError{Field: FieldCategory, Rule: RuleInvalidCategory, Err: err}
+	}
+	if fe := checkLine(FieldTitle, it.Title, MaxTitleRunes); fe != nil {
+		return fe
+	}
+	if it.Source == uuid.Nil {
+		return &FieldError{Field: FieldSource, Rule: RuleRequired}
+	}
+	if it.Created.IsZero() || it.Created.Before(minCreated) || it.Created.After(maxCreated) {
+		return &FieldError{Field: FieldCreated, Rule: RuleOutOfRange}
+	}
+	if it.Newer <= formatV2 || len(it.raw) == 0 || it.raw[0] != it.Newer {
+		return &FieldError{Field: FieldFormat, Rule: RuleNotItsEncoding}
+	}
+	return nil
 }
 
 func checkV7(f Field, id uuid.UUID) *FieldError {
