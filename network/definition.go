@@ -198,6 +198,8 @@ func (k *Keeper) Replace(sn *trust.SignedNetwork) error {
 // signature over the bytes as they arrived, the key's rights and its
 // count (and, for a correction, one read of the local store). Only the
 // system groups' items, which carry signed documents, are decoded whole.
+// An item of a newer release's format is checked as far as its envelope
+// allows (news.Header.Newer) and passed on: see docs/protocol.md.
 // The subscriber that stores an item decodes it once (news.Decode).
 func (k *Keeper) Verify(m *newsnet.Multicast) string {
 	sn := k.Definition()
@@ -221,6 +223,9 @@ func (k *Keeper) verify(sn *trust.SignedNetwork, m *newsnet.Multicast) (*news.He
 	}
 	switch h.Category {
 	case NetworkCategory, RetractionCategory, ReportsCategory:
+		if h.Newer() {
+			return nil, nil, string(trust.Invalid) // documents this release cannot read
+		}
 		it := new(news.Item)
 		if err := it.UnmarshalBinary(m.Payload); err != nil {
 			return nil, nil, string(trust.Invalid)

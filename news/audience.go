@@ -127,3 +127,16 @@ func (d *decoder) audience() []netip.Prefix {
 	d.b = rest
 	return ps
 }
+
+// audienceOrNone decodes an audience that may be empty (a newer format's
+// envelope: a count of 0 is an item for everyone).
+func (d *decoder) audienceOrNone() []netip.Prefix {
+	if d.err != nil {
+		return nil
+	}
+	if len(d.b) > 0 && d.b[0] == 0 {
+		d.b = d.b[1:]
+		return nil
+	}
+	return d.audience()
+}

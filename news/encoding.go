@@ -48,12 +48,15 @@ import (
 //	source      16 bytes
 //	count       uvarint
 //	created     8 bytes, big-endian int64 Unix nanoseconds
+//	audience    package netrange's encoding, 0 to 32 ranges (0: everyone)
 //	category, title: uvarint length + bytes each
 //	fields      uvarint length + bytes: whatever the newer format holds
 //	signature   uvarint length + bytes
 //
 // Decoding one gives an item with only those fields and Newer set to its
-// format; it encodes to the bytes it came from (Item.raw).
+// format; it encodes to the bytes it came from (Item.raw). The audience is
+// in the envelope because it decides who may see even the title: a relay
+// must be able to check the overlay's copy of it against the signed one.
 const (
 	formatV1 = 1
 	formatV2 = 2
@@ -62,6 +65,7 @@ const (
 // maxNewerFields bounds the fields of a newer format, so that its items are
 // no larger than this version's largest.
 const maxNewerFields = MaxEncodedLen - (1 + 16 + 16 + binary.MaxVarintLen64 + 8 +
+	binary.MaxVarintLen32 + MaxAudienceRanges*(2+16) +
 	4*binary.MaxVarintLen32 + maxCategoryBytes + maxTitleBytes + MaxSignatureBytes)
 
 const (
@@ -235,6 +239,7 @@ func (d *decoder) header() (h Header) {
 		h.Source = d.uuid()
 		h.Count = d.uvarint()
 		h.Created = time.Unix(0, int64(d.uint64())).UTC()
+		h.Audience = d.audienceOrNone()
 		h.Category = string(d.bytes("category", maxCategoryBytes))
 		h.Title = string(d.bytes("title", maxTitleBytes))
 		return h

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"newsdesk/netrange"
 )
 
 // A Header is what an item's encoding says before its text: enough to
@@ -149,6 +151,7 @@ func AppendEnvelope(b []byte, format byte, it *Item, fields []byte) ([]byte, err
 	b = append(b, it.Source[:]...)
 	b = binary.AppendUvarint(b, it.SourceCount)
 	b = binary.BigEndian.AppendUint64(b, uint64(it.Created.UnixNano()))
+	b = netrange.Append(b, it.Audience)
 	for _, s := range []string{it.Category, it.Title} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)

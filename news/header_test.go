@@ -151,10 +151,23 @@ func TestNewerFormat(t *testing.T) {
 	if !h.Newer() || h.Title != it.Title || h.Count != 12 || !bytes.Equal(append(enc[:h.Unsigned:h.Unsigned], 0), unsigned) {
 		t.Errorf("header %+v", h)
 	}
+	// The audience is in the envelope: it decides who may see the title.
+	aud := *it
+	aud.Audience = []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")}
+	b, err := news.AppendEnvelope(nil, 4, &aud, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := news.ParseHeader(b); err != nil || len(h.Audience) != 1 || h.Audience[0] != aud.Audience[0] || h.Format != 4 {
+		t.Errorf("header of a newer item with an audience: %+v, %v", h, err)
+	}
+	if d, err := news.Decode(b); err != nil || len(d.Item.Audience) != 1 {
+		t.Errorf("newer item with an audience: %+v, %v", d.Item, err)
+	}
 	// What the envelope holds is checked as for any item.
 	bad := *it
 	bad.Category = "Not A Category"
-	b, _ := news.AppendEnvelope(nil, 3, &bad, nil)
+	b, _ = news.AppendEnvelope(nil, 3, &bad, nil)
 	if _, err := news.Decode(b); err == nil {
 		t.Error("an envelope with a bad category decoded")
 	}

@@ -210,6 +210,9 @@ func (it *Item) checkNewer() *FieldError {
 	if it.Newer <= formatV2 || len(it.raw) == 0 || it.raw[0] != it.Newer {
 		return &FieldError{Field: FieldFormat, Rule: RuleNotItsEncoding}
 	}
+	if len(it.Audience) > 0 {
+		return checkAudience(it.Audience)
+	}
 	return nil
 }
 

@@ -46,6 +46,20 @@ const (
 // canonical (minimal varints, no optional spellings), so a receiver
 // rebuilds these bytes exactly. An invalid item has no signing bytes.
 func ItemSigningBytes(it *news.Item) ([]byte, error) {
+	if it.Newer != 0 {
+		// A newer format's item is its encoding as it came: the signed
+		// message is the part before its signature, as for any format.
+		enc, err := it.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		h, err := news.ParseHeader(enc)
+		if err != nil {
+			return nil, err
+		}
+		msg := make([]byte, 0, len(itemDomain)+h.Unsigned+1)
+		return append(append(append(msg, itemDomain...), enc[:h.Unsigned]...), 0), nil
+	}
 	c := *it // shallow: the strings are shared, not copied
 	c.Signature = nil
 	c.Received = time.Time{}
@@ -57,6 +71,9 @@ func ItemSigningBytes(it *news.Item) ([]byte, error) {
 // field is final, SourceCount included: the network layer assigns the count
 // before it signs, and a change afterwards breaks the signature.
 func SignItem(id *Identity, it *news.Item) error {
+	if it.Newer != 0 {
+		return fmt.Errorf("sign item: item %s is of a newer format", it.ID)
+	}
 	msg, err := ItemSigningBytes(it)
 	if err != nil {
 		return fmt.Errorf("sign item: %w", err)
@@ -74,6 +91,9 @@ func SignItem(id *Identity, it *news.Item) error {
 // once: the signed message is the encoding with an empty signature, and
 // the signed encoding differs from it only in that last field.
 func SignEncoded(id *Identity, it *news.Item) ([]byte, error) {
+	if it.Newer != 0 {
+		return nil, fmt.Errorf("sign item: item %s is of a newer format", it.ID)
+	}
 	c := *it // shallow: the strings are shared, not copied
 	c.Signature = nil
 	c.Received = time.Time{}

@@ -77,7 +77,10 @@ func TestTamperingAnyItemFieldBreaksSignature(t *testing.T) {
 		"MustRead":    func(it *news.Item) { it.MustRead = !it.MustRead },
 		"Audience":    func(it *news.Item) { it.Audience = []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")} },
 	}
-	notSigned := map[string]bool{"Received": true}
+	// Newer and raw are the format and the bytes of a newer release's
+	// item, whose signature is checked over those bytes
+	// (TestNewerFormatSignature).
+	notSigned := map[string]bool{"Received": true, "Newer": true, "raw": true}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[news.Item]()) {
 		if _, ok := tamper[f.Name]; !ok && !notSigned[f.Name] {
 			t.Errorf("news.Item.%s is not in the tampering table: is it signed?", f.Name)
@@ -424,4 +427,47 @@ func BenchmarkSignEncoded(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestNewerFormatSignature: an item of a newer release's format is
+// verified over its bytes, decoded or not, and its envelope cannot be
+// changed without breaking the signature.
+func TestNewerFormatSignature(t *testing.T) {
+	sn := signedExample(t)
+	it := newItem(t, "company", "")
+	it.Source = sourceOf(newsroomID)
+	fields := []byte("the fields of format 3")
+	unsigned, err := news.AppendEnvelope(nil, 3, it, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.Signature = append([]byte{sigSchemeEd25519}, newsroomID.Public...)
+	it.Signature = append(it.Signature, newsroomID.Sign(append([]byte(itemDomain), unsigned...))...)
+	enc, err := news.AppendEnvelope(nil, 3, it, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := news.Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sn.VerifyItem(d.Item); err != nil {
+		t.Errorf("decoded newer item: %v", err)
+	}
+	h, err := news.ParseHeader(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EncodedSigner(h, enc); err != nil {
+		t.Errorf("newer item's bytes: %v", err)
+	}
+	if err := SignItem(newsroomID, d.Item); err == nil {
+		t.Error("an item of a newer format was signed again")
+	}
+	tampered := bytes.Replace(enc, []byte("Office closed"), []byte("Office opened"), 1)
+	if h, err := news.ParseHeader(tampered); err != nil {
+		t.Fatal(err)
+	} else if _, err := EncodedSigner(h, tampered); ReasonOf(err) != BadSignature {
+		t.Errorf("tampered title: %v, want %s", err, BadSignature)
+	}
 }

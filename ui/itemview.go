@@ -288,7 +288,10 @@ func (v *itemView) loadBody(id uuid.UUID) {
 	v.u.w.Go(func() func() {
 		e, err := v.u.b.Item(id)
 		var segs []widget.RichTextSegment
-		if err == nil {
+		switch {
+		case err == nil && e.Item.Newer != 0:
+			segs = markdownSegments(newerItemBody)
+		case err == nil:
 			segs = markdownSegments(e.Item.Body) // parse off the UI thread
 		}
 		return func() {
