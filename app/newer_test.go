@@ -36,8 +36,8 @@ func TestNewerFormatItemIsKeptAndPassedOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	it.SourceCount = stored.Item.SourceCount + 1
-	fields := []byte("fields of format 3")
-	unsigned, err := news.AppendEnvelope(nil, 3, it, fields)
+	fields := []byte("fields of format 9")
+	unsigned, err := news.AppendEnvelope(nil, 9, it, fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestNewerFormatItemIsKeptAndPassedOn(t *testing.T) {
 	}
 	it.Signature = append([]byte{1}, a.Identity().Public...)
 	it.Signature = append(it.Signature, a.Identity().Sign(msg)...)
-	enc, err := news.AppendEnvelope(nil, 3, it, fields)
+	enc, err := news.AppendEnvelope(nil, 9, it, fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestNewerFormatItemIsKeptAndPassedOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Item.Newer != 3 || e.Item.Title != "Neue Gleitzeitregelung" || e.Item.SourceCount != it.SourceCount {
+	if e.Item.Newer != 9 || e.Item.Title != "Neue Gleitzeitregelung" || e.Item.SourceCount != it.SourceCount {
 		t.Errorf("b holds %+v", e.Item)
 	}
 	if r := b.ServantStatus().Rejected; len(r) != 0 {

@@ -72,20 +72,25 @@ type Item struct {
 	MustRead bool `json:"mustRead,omitempty"`
 	// Audience: the network ranges the item is for; left out for everyone.
 	Audience []string `json:"audience,omitempty"`
+	// NewerFormat: the item is in a format of a newer release (3 and
+	// up), of which this servant knows the title but not the text; left
+	// out for an item it reads.
+	NewerFormat int `json:"newerFormat,omitempty"`
 }
 
 // apiItem converts a stored item to the control API's shape.
 func apiItem(it *news.Item) Item {
 	return Item{
-		ID:       it.ID.String(),
-		Category: it.Category,
-		Title:    it.Title,
-		Body:     it.Body,
-		Source:   it.Source.String(),
-		Received: it.Received.UTC().Format(time.RFC3339Nano),
-		Urgent:   it.Urgent,
-		MustRead: it.MustRead,
-		Audience: news.FormatAudience(it.Audience),
+		ID:          it.ID.String(),
+		Category:    it.Category,
+		Title:       it.Title,
+		Body:        it.Body,
+		Source:      it.Source.String(),
+		Received:    it.Received.UTC().Format(time.RFC3339Nano),
+		Urgent:      it.Urgent,
+		MustRead:    it.MustRead,
+		Audience:    news.FormatAudience(it.Audience),
+		NewerFormat: int(it.Newer),
 	}
 }
 

@@ -87,7 +87,10 @@ type status struct {
 }
 
 type item struct {
-	ID string `json:"id"`
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Body        string `json:"body"`
+	NewerFormat int    `json:"newerFormat"`
 }
 
 func (s *servant) get(t *testing.T, path string, v any) error {
@@ -154,6 +157,12 @@ func freePort(t *testing.T, hosts ...string) int {
 // start runs bin serve for a servant at id joining seeds.
 func start(t *testing.T, bin, name, id, def string, seeds ...string) *servant {
 	t.Helper()
+	return startWith(t, nil, bin, name, id, def, seeds...)
+}
+
+// startWith is start with env added to the servant's environment.
+func startWith(t *testing.T, env []string, bin, name, id, def string, seeds ...string) *servant {
+	t.Helper()
 	s := &servant{name: name, id: id, control: fmt.Sprintf("127.0.0.1:%d", freePort(t, "127.0.0.1")), log: &apptest.SyncBuffer{}}
 	args := []string{"serve", "--network", def, "--listen", id, "--data", filepath.Join(t.TempDir(), name),
 		"--subscribe", "it", "--control", s.control}
@@ -161,6 +170,7 @@ func start(t *testing.T, bin, name, id, def string, seeds ...string) *servant {
 		args = append(args, "--seeds", strings.Join(seeds, ","))
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -207,7 +217,8 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() error) 
 // its up-servant's and the chain stays as built. Links between the builds
 // run at version 6, s3–s4 at 7; items published at both ends and in the
 // middle reach every servant once, and each servant names its neighbours'
-// releases.
+// releases. s4 writes its items in the next build's item format, which
+// this build relays, stores and shows as needing a newer Newsdesk.
 func TestMixedVersionsChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
@@ -230,7 +241,11 @@ func TestMixedVersionsChain(t *testing.T) {
 		if i > 0 {
 			seeds = []string{ids[i-1]}
 		}
-		s := start(t, bins[i], fmt.Sprintf("s%d", i), id, def, seeds...)
+		var env []string
+		if i == len(ids)-1 {
+			env = []string{"NEWSDESK_NEXT_FORMAT=1"} // s4 writes its items in the next format
+		}
+		s := startWith(t, env, bins[i], fmt.Sprintf("s%d", i), id, def, seeds...)
 		ss = append(ss, s)
 		if i == 0 {
 			continue
@@ -303,6 +318,31 @@ func TestMixedVersionsChain(t *testing.T) {
 			}
 			return nil
 		})
+	}
+	// s4 wrote its items in format 3, which only the next build reads:
+	// this build's servants keep them by their envelope (the title, and
+	// "needs a newer Newsdesk"), the next build's read them whole, also
+	// s1, which got them through s2 of this build.
+	for i, s := range ss {
+		var items []item
+		if err := s.get(t, "/v1/items?category=it", &items); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			if !strings.HasSuffix(it.Title, "from s4") {
+				if it.NewerFormat != 0 || it.Body == "" {
+					t.Errorf("%s holds %q as format %d, body %q", s.name, it.Title, it.NewerFormat, it.Body)
+				}
+				continue
+			}
+			wantFormat, wantBody := 3, ""
+			if bins[i] == next {
+				wantFormat, wantBody = 0, "from s4"
+			}
+			if it.NewerFormat != wantFormat || it.Body != wantBody {
+				t.Errorf("%s holds %q of s4 as format %d, body %q; want %d, %q", s.name, it.Title, it.NewerFormat, it.Body, wantFormat, wantBody)
+			}
+		}
 	}
 	// Pings at version 7 go between s3 and s4 whenever their link idles
 	// (every second), and any frame encoded at the wrong version would

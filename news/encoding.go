@@ -110,7 +110,7 @@ func (it *Item) AppendBinary(b []byte) ([]byte, error) {
 	if err := it.Validate(); err != nil {
 		return nil, err
 	}
-	if it.Newer != 0 {
+	if it.raw != nil {
 		return append(b, it.raw...), nil
 	}
 	flags := it.flags()
@@ -205,7 +205,7 @@ func (it *Item) UnmarshalBinary(data []byte) error {
 // unmarshalNewer is UnmarshalBinary for an item of a newer format, of which
 // d has read the envelope's fields up to the title (in n).
 func (it *Item) unmarshalNewer(data []byte, d *decoder, n Item) error {
-	d.bytes("fields", maxNewerFields)
+	fields := d.bytes("fields", maxNewerFields)
 	if sig := d.bytes("signature", MaxSignatureBytes); len(sig) > 0 {
 		n.Signature = append([]byte(nil), sig...)
 	}
@@ -214,6 +214,12 @@ func (it *Item) unmarshalNewer(data []byte, d *decoder, n Item) error {
 	}
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(d.b))
+	}
+	if n.Newer == 0 {
+		// An envelope format this build reads (format_next.go).
+		if err := readFields(&n, fields); err != nil {
+			return err
+		}
 	}
 	n.raw = append([]byte(nil), data...)
 	if err := n.Validate(); err != nil {

@@ -78,7 +78,7 @@ func ParseHeader(data []byte) (*Header, error) {
 
 // Newer reports whether the item is of a format of a newer release: its
 // envelope is read (its title too), the rest is not.
-func (h *Header) Newer() bool { return h.Format > formatV2 }
+func (h *Header) Newer() bool { return h.Format > readsFormat }
 
 // PublishedAt returns when the item was published: At for a scheduled
 // item, else Created.

@@ -117,12 +117,12 @@ func TestNewerFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	it.SourceCount = 12
-	unsigned, err := news.AppendEnvelope(nil, 3, it, []byte("fields of format 3"))
+	unsigned, err := news.AppendEnvelope(nil, 9, it, []byte("fields of format 9"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	it.Signature = bytes.Repeat([]byte{9}, 97)
-	enc, err := news.AppendEnvelope(nil, 3, it, []byte("fields of format 3"))
+	enc, err := news.AppendEnvelope(nil, 9, it, []byte("fields of format 9"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestNewerFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := d.Item
-	if got.Newer != 3 || got.ID != it.ID || got.Source != it.Source || got.SourceCount != 12 || got.Category != "hr" ||
+	if got.Newer != 9 || got.ID != it.ID || got.Source != it.Source || got.SourceCount != 12 || got.Category != "hr" ||
 		got.Title != it.Title || !got.Created.Equal(it.Created) || !bytes.Equal(got.Signature, it.Signature) || got.Body != "" {
 		t.Errorf("decoded %+v", got)
 	}
@@ -139,7 +139,7 @@ func TestNewerFormat(t *testing.T) {
 	if err != nil || !bytes.Equal(again, enc) {
 		t.Errorf("re-encoded to other bytes (%v)", err)
 	}
-	if c := got.Clone(); c.Newer != 3 {
+	if c := got.Clone(); c.Newer != 9 {
 		t.Error("a clone forgot the format")
 	} else if b, err := c.MarshalBinary(); err != nil || !bytes.Equal(b, enc) {
 		t.Errorf("a clone encodes to other bytes (%v)", err)
@@ -154,11 +154,11 @@ func TestNewerFormat(t *testing.T) {
 	// The audience is in the envelope: it decides who may see the title.
 	aud := *it
 	aud.Audience = []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")}
-	b, err := news.AppendEnvelope(nil, 4, &aud, nil)
+	b, err := news.AppendEnvelope(nil, 10, &aud, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, err := news.ParseHeader(b); err != nil || len(h.Audience) != 1 || h.Audience[0] != aud.Audience[0] || h.Format != 4 {
+	if h, err := news.ParseHeader(b); err != nil || len(h.Audience) != 1 || h.Audience[0] != aud.Audience[0] || h.Format != 10 {
 		t.Errorf("header of a newer item with an audience: %+v, %v", h, err)
 	}
 	if d, err := news.Decode(b); err != nil || len(d.Item.Audience) != 1 {
@@ -167,7 +167,7 @@ func TestNewerFormat(t *testing.T) {
 	// What the envelope holds is checked as for any item.
 	bad := *it
 	bad.Category = "Not A Category"
-	b, _ = news.AppendEnvelope(nil, 3, &bad, nil)
+	b, _ = news.AppendEnvelope(nil, 9, &bad, nil)
 	if _, err := news.Decode(b); err == nil {
 		t.Error("an envelope with a bad category decoded")
 	}

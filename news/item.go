@@ -65,8 +65,13 @@ type Item struct {
 	// the bytes it was decoded from, so it is stored and passed on as it
 	// came, and never shown as if it were read.
 	Newer byte
-	raw   []byte // the encoding of an item of a newer format
+	raw   []byte // the encoding of an item of an envelope format (3 and up)
 }
+
+// KeptEncoding returns the encoding an item of an envelope format (3 and
+// up, see Newer) was decoded from, which it encodes to; nil for the formats
+// this release writes itself.
+func (it *Item) KeptEncoding() []byte { return it.raw }
 
 // PublishedAt returns when the item was published: At for a scheduled
 // item, else Created.

@@ -210,7 +210,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	b, _ = it.MarshalBinary()
 	f.Add(b)
 	f.Add([]byte{1})
-	b, _ = AppendEnvelope(nil, 3, it, []byte("fields of a newer format"))
+	b, _ = AppendEnvelope(nil, 9, it, []byte("fields of a newer format"))
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, herr := ParseHeader(data)

@@ -46,13 +46,10 @@ const (
 // canonical (minimal varints, no optional spellings), so a receiver
 // rebuilds these bytes exactly. An invalid item has no signing bytes.
 func ItemSigningBytes(it *news.Item) ([]byte, error) {
-	if it.Newer != 0 {
-		// A newer format's item is its encoding as it came: the signed
-		// message is the part before its signature, as for any format.
-		enc, err := it.MarshalBinary()
-		if err != nil {
-			return nil, err
-		}
+	if enc := it.KeptEncoding(); enc != nil {
+		// An envelope format's item is its encoding as it came: the
+		// signed message is the part before its signature, as for any
+		// format.
 		h, err := news.ParseHeader(enc)
 		if err != nil {
 			return nil, err
@@ -98,7 +95,7 @@ func SignEncoded(id *Identity, it *news.Item) ([]byte, error) {
 	c.Signature = nil
 	c.Received = time.Time{}
 	buf := make([]byte, 0, len(itemDomain)+64+len(c.Category)+len(c.Title)+len(c.Author)+len(c.Body)+1+ItemSignatureSize)
-	msg, err := c.AppendBinary(append(buf, itemDomain...))
+	msg, err := c.AppendWritten(append(buf, itemDomain...))
 	if err != nil {
 		return nil, fmt.Errorf("sign item: %w", err)
 	}

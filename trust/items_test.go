@@ -436,14 +436,14 @@ func TestNewerFormatSignature(t *testing.T) {
 	sn := signedExample(t)
 	it := newItem(t, "company", "")
 	it.Source = sourceOf(newsroomID)
-	fields := []byte("the fields of format 3")
-	unsigned, err := news.AppendEnvelope(nil, 3, it, fields)
+	fields := []byte("the fields of format 9")
+	unsigned, err := news.AppendEnvelope(nil, 9, it, fields)
 	if err != nil {
 		t.Fatal(err)
 	}
 	it.Signature = append([]byte{sigSchemeEd25519}, newsroomID.Public...)
 	it.Signature = append(it.Signature, newsroomID.Sign(append([]byte(itemDomain), unsigned...))...)
-	enc, err := news.AppendEnvelope(nil, 3, it, fields)
+	enc, err := news.AppendEnvelope(nil, 9, it, fields)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,12 @@ import (
 	"newsdesk/news"
 )
 
-// newerItem is item n as a newer release would encode it (format 3): this
+// newerItem is item n as a newer release would encode it (format 9): this
 // release reads its envelope only.
 func newerItem(t *testing.T, n int, cat, title string, minutes int) *news.Item {
 	t.Helper()
 	it := item(n, cat, title, minutes)
-	enc, err := news.AppendEnvelope(nil, 3, it, []byte("fields this release does not read"))
+	enc, err := news.AppendEnvelope(nil, 9, it, []byte("fields this release does not read"))
 	if err != nil {
 		t.Fatal(err)
 	}
