@@ -31,7 +31,7 @@ import (
 // its header (edge) when too many are held back.
 type deferredItem struct {
 	msg  *Multicast
-	edge *Edge
+	edge *LatestHeader
 	from LinkID
 }
 
@@ -239,14 +239,14 @@ func (s *Servant) deferLive(m *Multicast, from LinkID) {
 
 // deferEdge holds back the edge of a source we do not follow while a
 // catch-up runs, as deferLive does the items beyond maxDeferred.
-func (s *Servant) deferEdge(e *Edge, from LinkID) {
+func (s *Servant) deferEdge(e *LatestHeader, from LinkID) {
 	keepLatestEdge(&s.deferredEdges, e, from)
 }
 
 // keepLatestEdge keeps e in *edges unless a later edge of its stream is
 // there: of the items held back beyond what fits, the latest header per
 // stream is all a gap search needs.
-func keepLatestEdge(edges *map[edgeKey]deferredItem, e *Edge, from LinkID) {
+func keepLatestEdge(edges *map[edgeKey]deferredItem, e *LatestHeader, from LinkID) {
 	k := edgeKey{e.Source, e.Category}
 	if d, ok := (*edges)[k]; ok && d.edge.Count >= e.Count {
 		return

@@ -92,7 +92,7 @@ func headerOf(m *Multicast) header {
 	return header{m.Source, m.Category, m.Count, m.History, m.historyWire, m.Lasts, m.LastsComplete}
 }
 
-func (e *Edge) header() header {
+func (e *LatestHeader) header() header {
 	return header{e.Source, e.Category, e.Count, e.History, e.historyWire, e.Lasts, e.LastsComplete}
 }
 

@@ -169,7 +169,7 @@ func TestDirectExceptionsPerLink(t *testing.T) {
 	if c := sentOn[*newsnet.DirectCover](acts, up); c == nil || len(c.Categories) != 0 {
 		t.Errorf("E withdrew: %+v, want the cover toward X withdrawn", c)
 	}
-	if edge := sentOn[*newsnet.Edge](acts, e); edge == nil || edge.Count != 7 {
+	if edge := sentOn[*newsnet.LatestHeader](acts, e); edge == nil || edge.Count != 7 {
 		t.Errorf("E's exception lifted: edge %+v, want X's edge at 7", edge)
 	}
 }

@@ -41,18 +41,18 @@ func (s *Servant) noteEdge(m *Multicast) {
 		return
 	}
 	if s.edges == nil {
-		s.edges = map[edgeKey]*Edge{}
+		s.edges = map[edgeKey]*LatestHeader{}
 	}
 	s.edges[k] = edgeOf(m)
 }
 
 // edgeOf is m's header: the edge its stream has once m went by.
-func edgeOf(m *Multicast) *Edge {
-	return &Edge{Source: m.Source, Category: m.Category, Count: m.Count,
+func edgeOf(m *Multicast) *LatestHeader {
+	return &LatestHeader{Source: m.Source, Category: m.Category, Count: m.Count,
 		History: m.History, historyWire: m.historyWire, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
 }
 
-func (s *Servant) edgeOf(k edgeKey) *Edge { return s.edges[k] }
+func (s *Servant) edgeOf(k edgeKey) *LatestHeader { return s.edges[k] }
 
 // sendEdgesFor sends l the edges of every stream l newly asks for: its
 // received set matches the category now and did not before (known is false
@@ -103,7 +103,7 @@ func compareEdgeKeys(a, b edgeKey) int {
 
 // receiveEdge takes an edge from a tree link: news is recorded, forwarded
 // like the message it describes, and sequenced.
-func (s *Servant) receiveEdge(from *link, e *Edge) {
+func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	if e.Source == s.cfg.Source || e.Count == 0 || ValidCategory(e.Category) != nil {
 		return
 	}
@@ -116,7 +116,7 @@ func (s *Servant) receiveEdge(from *link, e *Edge) {
 	}
 	if len(s.edges) < maxEdges || s.edges[k] != nil {
 		if s.edges == nil {
-			s.edges = map[edgeKey]*Edge{}
+			s.edges = map[edgeKey]*LatestHeader{}
 		}
 		s.edges[k] = e
 	}

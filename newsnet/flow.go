@@ -16,7 +16,7 @@ import (
 // sends what it withheld, looking the items up again in the relay cache
 // and the store, up to the buffer again. An item it no longer holds is not
 // lost: the link is sent the source's leading edge in that category (an
-// Edge), and the servant behind it asks for what it misses along the
+// LatestHeader), and the servant behind it asks for what it misses along the
 // reverse path, which ends at the publisher's own store.
 //
 // The loop never waits for a link; memory per link is LinkBuffer in the

@@ -18,7 +18,7 @@ import "fmt"
 func (m *Multicast) HistoryRuns() []HistoryRun { return runsOf(m.History, m.historyWire) }
 
 // HistoryRuns is Multicast.HistoryRuns for an edge.
-func (e *Edge) HistoryRuns() []HistoryRun { return runsOf(e.History, e.historyWire) }
+func (e *LatestHeader) HistoryRuns() []HistoryRun { return runsOf(e.History, e.historyWire) }
 
 func runsOf(runs []HistoryRun, wire []byte) []HistoryRun {
 	if runs != nil || wire == nil {

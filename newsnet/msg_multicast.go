@@ -70,14 +70,15 @@ type LastCount struct {
 	Count uint64
 }
 
-// Edge is a source's leading edge in one category (PGM's source path
-// message, RFC 3208): the header of the source's latest message in
-// Category, without its payload. A servant sends it on a link whose
-// routing information newly asks for the category, and when it could not
-// send a busy link every item it withheld; a receiver that lacks the
-// message then asks for it, so the tail of a stream is repaired even when
-// the source never sends again and no archive exists.
-type Edge struct {
+// LatestHeader is the header of a source's latest message in Category,
+// without its payload: the source's leading edge there (PGM's source path
+// message, RFC 3208; this type was Edge, which read as a tree edge). A
+// servant sends it on a link whose routing information newly asks for the
+// category, and when it could not send a busy link every item it
+// withheld; a receiver that lacks the message then asks for it, so the
+// tail of a stream is repaired even when the source never sends again and
+// no archive exists.
+type LatestHeader struct {
 	Source        string
 	Category      string
 	Count         uint64
@@ -125,7 +126,7 @@ func (m *Multicast) unmarshal(d *decoder) {
 	}
 }
 
-func (m *Edge) marshal(e *encoder) {
+func (m *LatestHeader) marshal(e *encoder) {
 	e.string("source", m.Source, MaxIDBytes)
 	e.string("category", m.Category, MaxCategoryBytes)
 	e.uvarint(m.Count)
@@ -133,7 +134,7 @@ func (m *Edge) marshal(e *encoder) {
 	e.lasts(m.Lasts, m.LastsComplete, m.Count)
 }
 
-func (m *Edge) unmarshal(d *decoder) {
+func (m *LatestHeader) unmarshal(d *decoder) {
 	m.Source = d.string("source", MaxIDBytes)
 	m.Category = d.string("category", MaxCategoryBytes)
 	m.Count = d.uvarint("count")

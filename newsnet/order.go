@@ -240,7 +240,7 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 // sequenceEdge takes a source's leading edge as a message without a
 // payload: the counts before it are classified, and its own count is
 // asked for when this servant needs it.
-func (s *Servant) sequenceEdge(st *sourceState, e *Edge) {
+func (s *Servant) sequenceEdge(st *sourceState, e *LatestHeader) {
 	h := e.header()
 	if st.next == 0 && st.open == nil && s.edgeOpens(&h) {
 		s.startOpening(e.Source, st, &h, time.Time{})

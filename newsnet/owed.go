@@ -200,7 +200,7 @@ func (s *Servant) openingTake(source string, st *sourceState, m *Multicast, from
 }
 
 // openingEdge keeps an edge of an opening source for the sequence.
-func (s *Servant) openingEdge(source string, st *sourceState, e *Edge) {
+func (s *Servant) openingEdge(source string, st *sourceState, e *LatestHeader) {
 	s.keep(st.open, deferredItem{edge: e})
 	s.advanceOpening(source, st)
 }

@@ -38,7 +38,7 @@ var messages = [...]messageKind{
 	kindOf[Recover](),
 	kindOf[Recovered](),
 	kindOf[CatchUp](),
-	kindOf[Edge](),
+	kindOf[LatestHeader](),
 	kindOf[CatchUpDone](),
 	kindOf[DirectRequest](),
 	kindOf[DirectAnswer](),
@@ -68,7 +68,7 @@ func (*Ping) msgType() msgType          { return 10 }
 func (*Recover) msgType() msgType       { return 11 }
 func (*Recovered) msgType() msgType     { return 12 }
 func (*CatchUp) msgType() msgType       { return 13 }
-func (*Edge) msgType() msgType          { return 14 }
+func (*LatestHeader) msgType() msgType  { return 14 }
 func (*CatchUpDone) msgType() msgType   { return 15 }
 func (*DirectRequest) msgType() msgType { return 16 }
 func (*DirectAnswer) msgType() msgType  { return 17 }

@@ -312,7 +312,7 @@ func TestReachReportFloodBounded(t *testing.T) {
 func TestEdgeFloodOfNewSourcesBounded(t *testing.T) {
 	f := newFloodHarness(t, testArchive{})
 	for i := range 3000 {
-		f.ask(&newsnet.Edge{Source: fmt.Sprintf("fake-%04d", i), Category: "news", Count: 65536})
+		f.ask(&newsnet.LatestHeader{Source: fmt.Sprintf("fake-%04d", i), Category: "news", Count: 65536})
 	}
 	if st := f.s.Status(); st.Counters.EdgesRefused != 3000-64 {
 		t.Fatalf("%d of 3,000 made-up sources refused, want all but 64", st.Counters.EdgesRefused)

@@ -64,7 +64,7 @@ type Servant struct {
 	progressed map[string]bool     // sources whose next count moved this step
 	known      map[uint32][]string // short ID -> categories seen
 	cache      relayCache
-	edges      map[edgeKey]*Edge // the latest header per source and category (edge.go)
+	edges      map[edgeKey]*LatestHeader // the latest header per source and category (edge.go)
 	ownCount   uint64
 	own        ownHistory
 	chains     Chains       // the Lasts of our next publication (ownchain.go)
@@ -504,7 +504,7 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.PeriodicFrames++
 	case *Recover, *Recovered, *CatchUp, *CatchUpDone:
 		s.counters.RecoveryFrames++
-	case *Edge:
+	case *LatestHeader:
 		s.counters.EdgeFrames++
 	case *DirectRequest, *DirectAnswer, *DirectHello, *DirectCover:
 		s.counters.DirectFrames++
@@ -724,7 +724,7 @@ func (s *Servant) receive(l *link, m Message) {
 		if l.kind == linkUp || l.kind == linkDown {
 			s.handleCatchUpDone(m)
 		}
-	case *Edge:
+	case *LatestHeader:
 		if l.kind == linkUp || l.kind == linkDown || l.kind == linkDirect && !l.direct.publisher && m.Source == l.direct.source {
 			s.receiveEdge(l, m)
 		}

@@ -591,7 +591,7 @@ func SizeOf(m Message) int {
 			n += len(k.Source) + 6
 		}
 		return n
-	case *Edge:
+	case *LatestHeader:
 		return frame + len(m.Source) + len(m.Category) + historySize(m.History, m.historyWire) + 6*len(m.Lasts)
 	case *RoutingInfo:
 		return frame + catSetSize(m.Categories)

@@ -48,7 +48,7 @@ func wireSamples() []Message {
 			Categories: []CountCategory{{Count: 5, Category: "hr"}}, Missing: []uint64{9, 1 << 33}},
 		&CatchUp{Categories: CategorySet{"*", "it"}, Known: []SourceCount{{Source: "hq", Next: 12}},
 			Since: 1764000000000000000, Trail: []ServantID{"a:1"}},
-		&Edge{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
+		&LatestHeader{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
 			Lasts: []LastCount{{Short: 1, Count: 2}, {Short: 2, Count: 5}}, LastsComplete: true},
 		&CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true, Next: []SourceCount{{Source: "hq", Next: 257}}},
 		&DirectRequest{Source: "hq", Categories: CategorySet{"it", "sales"}, Trail: []ServantID{"a:1", "b:2"}},

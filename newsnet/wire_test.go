@@ -99,9 +99,9 @@ func wireExamples() []struct {
 		{"CatchUp/empty", &CatchUp{}},
 		{"Multicast/chain", &Multicast{ID: id, Category: "hr/payroll/eu", Source: "hq", Count: 90,
 			Lasts: []LastCount{{Short: 3, Count: 7}, {Short: 9, Count: 88}, {Short: 1<<32 - 1, Count: 89}}, LastsComplete: true}},
-		{"Edge", &Edge{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
+		{"LatestHeader", &LatestHeader{Source: "hq", Category: "hr/payroll", Count: 1 << 40, History: []HistoryRun{{Short: 9, Len: 2}},
 			Lasts: []LastCount{{Short: 1, Count: 2}, {Short: 2, Count: 5}}, LastsComplete: true}},
-		{"Edge/empty", &Edge{}},
+		{"LatestHeader/empty", &LatestHeader{}},
 		{"CatchUpDone", &CatchUpDone{Trail: []ServantID{"a:1", "b:2"}, More: true, Next: []SourceCount{{Source: "hq", Next: 257}}}},
 		{"CatchUpDone/empty", &CatchUpDone{}},
 	}...)
@@ -213,7 +213,7 @@ func TestWireGolden(t *testing.T) {
 			"00000000000000000000000000000001" + "0163" + "0173" + "02" + "01" + "0502" + "010301" + "01" + "0109" + "02" + "00"},
 		{&Multicast{Category: "c", Source: "s", Audience: []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")}}, "00000021" + "09" +
 			"00000000000000000000000000000000" + "0163" + "0173" + "00" + "00" + "00" + "00" + "00" + "00" + "01" + "0416" + "0a0104"},
-		{&Edge{Source: "s", Category: "c", Count: 2}, "00000009" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00"},
+		{&LatestHeader{Source: "s", Category: "c", Count: 2}, "00000009" + "0e" + "0173" + "0163" + "02" + "00" + "00" + "00"},
 		{&CatchUpDone{Trail: []ServantID{"a"}, More: true, Next: []SourceCount{{Source: "s", Next: 3}}}, "00000009" + "0f" + "010161" + "01" + "01" + "0173" + "03"},
 		{&Recover{Source: "s", Counts: []uint64{3}, CategoriesOnly: true, Search: true, Trail: []ServantID{"a"}}, "0000000a" + "0b" +
 			"0173" + "0103" + "01" + "01" + "010161"},
@@ -338,9 +338,9 @@ func TestDecodeMessageRejects(t *testing.T) {
 		{"trailing after Multicast", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 0}, str("p"), []byte{0, 0, 0}), errTrailingBytes},
 		{"lasts not ascending", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{9, 0, 2, 5, 1, 5, 2, 0}, str("p")), errUnsortedLasts},
 		{"last not before the message", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{2, 0, 1, 5, 2, 0}, str("p")), errBadLast},
-		{"last at the message itself", wireCat(&Edge{}, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
+		{"last at the message itself", wireCat(&LatestHeader{}, str("s"), str("c"), []byte{2, 0, 1, 5, 0, 0}), errBadLast},
 		{"lasts flag not 0 or 1", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 0, 0, 2}, str("p")), errBadFlag},
-		{"too many lasts", wireCat(&Edge{}, str("s"), str("c"), []byte{1, 0}, wireUv(MaxLasts+1)), errTooMany},
+		{"too many lasts", wireCat(&LatestHeader{}, str("s"), str("c"), []byte{1, 0}, wireUv(MaxLasts+1)), errTooMany},
 		{"CatchUpDone more flag 2", wireCat(&CatchUpDone{}, []byte{0, 2, 0}), errBadFlag},
 		{"history run of 0", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 1, 5, 0}, str("p")), errEmptyRun},
 		{"history short over 32 bits", wireCat(&Multicast{}, id16[:], str("c"), str("s"), []byte{1, 1}, wireUv(1<<32), []byte{1}, str("p")), errTooLong},
@@ -723,7 +723,7 @@ func decodedHistory(m Message) Message {
 		c := *x
 		c.History, c.historyWire = x.HistoryRuns(), nil
 		return &c
-	case *Edge:
+	case *LatestHeader:
 		c := *x
 		c.History, c.historyWire = x.HistoryRuns(), nil
 		return &c

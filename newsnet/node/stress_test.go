@@ -959,7 +959,7 @@ func TestTCPTailAfterCut(t *testing.T) {
 	sub := startNode(t, Config{Listen: "127.0.0.3:0", Protocol: subCore, Logger: log, OnDeliver: got.add, wrapDial: cut.wrap,
 		observe: func(ev newsnet.Event, acts []newsnet.Action) {
 			if r, ok := ev.(newsnet.Received); ok {
-				if _, ok := r.Msg.(*newsnet.Edge); ok {
+				if _, ok := r.Msg.(*newsnet.LatestHeader); ok {
 					edgesIn.Add(1)
 				}
 			}

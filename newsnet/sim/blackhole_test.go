@@ -176,7 +176,7 @@ func runSilentRelay(t *testing.T, seed uint64) {
 			return true
 		}
 		switch m.(type) {
-		case *newsnet.Multicast, *newsnet.Edge, *newsnet.Recovered, *newsnet.CatchUpDone:
+		case *newsnet.Multicast, *newsnet.LatestHeader, *newsnet.Recovered, *newsnet.CatchUpDone:
 			return false
 		}
 		return true

@@ -84,7 +84,7 @@ func runMisbehaving(t *testing.T, seed uint64) {
 				n.Inject(attacker, l.Peer, &newsnet.ReachReport{Sources: []newsnet.SourceReach{{Source: string(sources[0]), Category: "company", Items: items}}})
 			}
 			for range 10 {
-				n.Inject(attacker, l.Peer, &newsnet.Edge{Source: fmt.Sprintf("made-up-%08d", r.IntN(1e8)), Category: "company", Count: 1 << 16})
+				n.Inject(attacker, l.Peer, &newsnet.LatestHeader{Source: fmt.Sprintf("made-up-%08d", r.IntN(1e8)), Category: "company", Count: 1 << 16})
 			}
 		}
 	}
