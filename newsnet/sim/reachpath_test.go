@@ -130,24 +130,55 @@ func TestReachFollowsMovedPublisher(t *testing.T) {
 	}
 }
 
-// More readers have a must-read item unconfirmed than a report's list can
-// name: the list stops at ReachIdentities, and the publisher still learns
-// exactly how many are pending, also as some confirm.
-func TestReachPendingCountBeyondTheList(t *testing.T) {
-	n := New(5)
-	n.Base.ReachIdentities = 4
+// companyNetwork starts size servants on random addresses, the first two
+// the seeds, every one subscribed to company, with the defaults changed by
+// tune, and waits until the tree settled (within settle).
+func companyNetwork(t *testing.T, seed uint64, size int, tune func(*newsnet.Config), settle time.Duration) (*Network, []newsnet.ServantID) {
+	t.Helper()
+	n := New(seed)
+	if tune != nil {
+		tune(&n.Base)
+	}
 	r := n.Rand()
 	used := map[newsnet.ServantID]bool{}
 	var ids []newsnet.ServantID
-	for range 40 {
+	for range size {
 		ids = append(ids, randomID(r, used))
 	}
 	for _, id := range ids {
 		n.Add(id, ids[:2], "company")
 	}
-	if !n.RunUntil(2*time.Minute, n.Settled) {
+	if !n.RunUntil(settle, n.Settled) {
 		t.Fatalf("no convergence: %v", n.CheckTree())
 	}
+	return n, ids
+}
+
+// namedOverCycle runs a cycle of reach windows and extra turns more, and
+// returns every identity blob the publisher's reach of item named as
+// pending and as confirming meanwhile, and the longest list it got.
+func namedOverCycle(n *Network, pub newsnet.ServantID, item [16]byte, extra int) (pending, acks map[string]bool, longest int) {
+	pending, acks = map[string]bool{}, map[string]bool{}
+	every := newsnet.ReachWindowEvery(n.Base)
+	for end := n.Now().Add(time.Duration(newsnet.ReachWindowTurns+extra) * every); n.Now().Before(end); {
+		n.RunFor(n.Base.ReportPeriod)
+		got, _ := n.Node(pub).Servant.Reach(item)
+		longest = max(longest, len(got.Pending), len(got.Acks))
+		for _, b := range got.Pending {
+			pending[string(b)] = true
+		}
+		for _, b := range got.Acks {
+			acks[string(b)] = true
+		}
+	}
+	return pending, acks, longest
+}
+
+// More readers have a must-read item unconfirmed than a report's list can
+// name: the list stops at ReachIdentities, and the publisher still learns
+// exactly how many are pending, also as some confirm.
+func TestReachPendingCountBeyondTheList(t *testing.T) {
+	n, ids := companyNetwork(t, 5, 40, func(c *newsnet.Config) { c.ReachIdentities = 4 }, 2*time.Minute)
 	pub := ids[0]
 	item := n.Publish(pub, "company")
 	n.RunFor(5 * time.Second)
@@ -181,20 +212,7 @@ func TestReachPendingCountBeyondTheList(t *testing.T) {
 // name within a cycle, and every confirmation too; the counts stay exact
 // throughout.
 func TestReachWindowsNameEveryReader(t *testing.T) {
-	n := New(6)
-	n.Base.ReachIdentities = 4
-	r := n.Rand()
-	used := map[newsnet.ServantID]bool{}
-	var ids []newsnet.ServantID
-	for range 60 {
-		ids = append(ids, randomID(r, used))
-	}
-	for _, id := range ids {
-		n.Add(id, ids[:2], "company")
-	}
-	if !n.RunUntil(2*time.Minute, n.Settled) {
-		t.Fatalf("no convergence: %v", n.CheckTree())
-	}
+	n, ids := companyNetwork(t, 6, 60, func(c *newsnet.Config) { c.ReachIdentities = 4 }, 2*time.Minute)
 	pub := ids[0]
 	item := n.Publish(pub, "company")
 	n.RunFor(5 * time.Second)
@@ -204,20 +222,9 @@ func TestReachWindowsNameEveryReader(t *testing.T) {
 	for _, id := range ids[1:13] {
 		n.Acknowledge(id, item, []byte("ack "+string(id)))
 	}
-	pending, acks := map[string]bool{}, map[string]bool{}
-	cycle := newsnet.ReachWindowTurns * newsnet.ReachWindowEvery(n.Base)
-	for end := n.Now().Add(cycle + 2*newsnet.ReachWindowEvery(n.Base)); n.Now().Before(end); {
-		n.RunFor(n.Base.ReportPeriod)
-		got, _ := n.Node(pub).Servant.Reach(item)
-		if len(got.Pending) > 4 || len(got.Acks) > 4 {
-			t.Fatalf("lists of %d and %d, more than the 4 a list holds", len(got.Pending), len(got.Acks))
-		}
-		for _, b := range got.Pending {
-			pending[string(b)] = true
-		}
-		for _, b := range got.Acks {
-			acks[string(b)] = true
-		}
+	pending, acks, longest := namedOverCycle(n, pub, item, 2)
+	if longest > 4 {
+		t.Errorf("a list of %d, more than the 4 a list holds", longest)
 	}
 	got, _ := n.Node(pub).Servant.Reach(item)
 	if got.PendingCount != uint64(len(ids)-13) || got.Acknowledged != 12 {
@@ -247,22 +254,9 @@ func TestReachWindowsManyReaders(t *testing.T) {
 	if os.Getenv("NEWSDESK_LONG_TESTS") != "" {
 		readers = 2000
 	}
-	n := New(7)
 	// Reports every second: a cycle of windows in 6.4 minutes of
 	// simulated time rather than 32, at the same number of turns.
-	n.Base.ReportPeriod = time.Second
-	r := n.Rand()
-	used := map[newsnet.ServantID]bool{}
-	var ids []newsnet.ServantID
-	for range readers + 1 {
-		ids = append(ids, randomID(r, used))
-	}
-	for _, id := range ids {
-		n.Add(id, ids[:2], "company")
-	}
-	if !n.RunUntil(5*time.Minute, n.Settled) {
-		t.Fatalf("no convergence: %v", n.CheckTree())
-	}
+	n, ids := companyNetwork(t, 7, readers+1, func(c *newsnet.Config) { c.ReportPeriod = time.Second }, 5*time.Minute)
 	pub := ids[0]
 	item := n.Publish(pub, "company")
 	n.RunFor(10 * time.Second)
@@ -272,20 +266,7 @@ func TestReachWindowsManyReaders(t *testing.T) {
 			n.Acknowledge(id, item, []byte("ack "+string(id)))
 		}
 	}
-	pending, acks := map[string]bool{}, map[string]bool{}
-	cycle := newsnet.ReachWindowTurns * newsnet.ReachWindowEvery(n.Base)
-	longest := 0
-	for end := n.Now().Add(cycle + 3*newsnet.ReachWindowEvery(n.Base)); n.Now().Before(end); {
-		n.RunFor(n.Base.ReportPeriod)
-		got, _ := n.Node(pub).Servant.Reach(item)
-		longest = max(longest, len(got.Pending), len(got.Acks))
-		for _, b := range got.Pending {
-			pending[string(b)] = true
-		}
-		for _, b := range got.Acks {
-			acks[string(b)] = true
-		}
-	}
+	pending, acks, longest := namedOverCycle(n, pub, item, 3)
 	got, _ := n.Node(pub).Servant.Reach(item)
 	confirming := (readers + 3) / 4
 	if got.Delivered != uint64(readers) || got.PendingCount != uint64(readers-confirming) || got.Acknowledged != uint64(confirming) {
