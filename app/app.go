@@ -445,9 +445,6 @@ func (a *App) Addr() string {
 	return ""
 }
 
-// Store returns the underlying store, for tools and tests.
-func (a *App) Store() *storage.Store { return a.store }
-
 func (a *App) currentNode() servantNode {
 	a.mu.Lock()
 	defer a.mu.Unlock()

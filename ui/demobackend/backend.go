@@ -4,8 +4,8 @@
 // data set in demo.go), and the UI's tests use it as their fake. The
 // production UI does not import it; it does not import the UI either (the
 // UI's own tests import it), so the interface assertions live in its
-// tests. The conformance suite in ui/backendtest runs over it and the real
-// application (*app.App), which is the reference where they differ.
+// tests. The real application (*app.App) is the reference where they
+// differ; app/contract_test.go checks it against what the UI relies on.
 package demobackend
 
 import (
