@@ -1,11 +1,12 @@
 // Package demobackend is an in-memory application behind the desktop UI:
 // it implements ui.Backend and ui.TrustBackend without a store, a servant
-// or a network. The demo mode runs on it (NEWSDESK_DEMO=1, Open and the
-// data set in demo.go), and the UI's tests use it as their fake. The
-// production UI does not import it; it does not import the UI either (the
-// UI's own tests import it), so the interface assertions live in its
-// tests. The real application (*app.App) is the reference where they
-// differ; app/contract_test.go checks it against what the UI relies on.
+// or a network. The UI's tests use it as their fake; the demo mode no
+// longer does (it runs the real application over a simulated network,
+// app/demo). The production UI does not import it; it does not import the
+// UI either (the UI's own tests import it), so the interface assertions
+// live in its tests. The real application (*app.App) is the reference
+// where they differ; app/contract_test.go checks it against what the UI
+// relies on.
 package demobackend
 
 import (
