@@ -1,4 +1,4 @@
-package demobackend
+package fakebackend
 
 import (
 	"slices"
@@ -6,14 +6,14 @@ import (
 	"newsdesk/app"
 )
 
-// demoSelf is the address of the servant DemoStatus describes.
-const demoSelf = "10.1.4.23:7946"
+// attachedSelf is the address of the servant AttachedStatus describes.
+const attachedSelf = "10.1.4.23:7946"
 
-// DemoStatus is the status of a servant attached in a small tree, with an
+// AttachedStatus is the status of a servant attached in a small tree, with an
 // up-servant, a leaf, two down-servants, a direct link and a day's
 // counters, subscribed to subs: the status the UI's tests show.
-func DemoStatus(subs []string) app.NetStatus {
-	self := demoSelf
+func AttachedStatus(subs []string) app.NetStatus {
+	self := attachedSelf
 	up := "10.1.0.5:7946"
 	downs := []string{"10.1.4.58:7946", "10.1.4.77:7946"}
 	lo, hi := app.IDValue(self), app.IDValue(self)

@@ -1,4 +1,4 @@
-package demobackend
+package fakebackend
 
 // Invitations (issue 13), as the application makes them (app/invite.go),
 // held in memory. The codes are real codes of the backend's network; there
@@ -140,24 +140,12 @@ func (m *Backend) RevokeInvitation(id string) error {
 	return nil
 }
 
-// PresetRedeemed counts n redemptions of invitation id (the demo data set's
-// history).
-func (m *Backend) PresetRedeemed(id string, n int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.invites {
-		if m.invites[i].ID == id {
-			m.invites[i].Used = min(m.invites[i].Used+n, m.invites[i].Uses)
-		}
-	}
-}
-
 // JoinByInvitation checks what the application checks before redeeming
 // (a display name, setup not done, a code that parses); there is no
 // network to redeem at, so it then fails as the application does when no
 // servant named in the code answers.
 func (m *Backend) JoinByInvitation(ctx context.Context, code string, s app.Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := app.CheckDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
 	if err := m.checkListen(s.Listen); err != nil {
