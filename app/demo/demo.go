@@ -57,8 +57,10 @@ type Demo struct {
 	net    *simnode.Network
 	others []*app.App
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open starts the demo mode of a mode (NEWSDESK_DEMO): "wizard" leaves
@@ -394,18 +396,21 @@ func (d *Demo) colleagues(own []*news.Item) {
 }
 
 // Close closes the applications, stops the simulated network and removes
-// the demo's data directories.
+// the demo's data directories. It is safe to call more than once.
 func (d *Demo) Close() error {
-	close(d.stop)
-	d.wg.Wait()
-	var errs []error
-	if d.App != nil {
-		errs = append(errs, d.App.Close())
-	}
-	for _, o := range d.others {
-		errs = append(errs, o.Close())
-	}
-	d.net.Close()
-	errs = append(errs, os.RemoveAll(d.root))
-	return errors.Join(errs...)
+	d.closeOnce.Do(func() {
+		close(d.stop)
+		d.wg.Wait()
+		var errs []error
+		if d.App != nil {
+			errs = append(errs, d.App.Close())
+		}
+		for _, o := range d.others {
+			errs = append(errs, o.Close())
+		}
+		d.net.Close()
+		errs = append(errs, os.RemoveAll(d.root))
+		d.closeErr = errors.Join(errs...)
+	})
+	return d.closeErr
 }

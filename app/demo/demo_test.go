@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -96,5 +97,11 @@ func TestOpenWizard(t *testing.T) {
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close again: %v", err)
+	}
+	if _, err := os.Stat(d.root); !os.IsNotExist(err) {
+		t.Errorf("the demo's directory after Close: %v", err)
 	}
 }
