@@ -18,10 +18,10 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"newsdesk/app"
+	appdemo "newsdesk/app/demo"
 	"newsdesk/assets"
 	"newsdesk/install"
 	"newsdesk/ui"
-	"newsdesk/ui/demobackend"
 )
 
 // appID matches FyneApp.toml; Fyne keys preferences by it.
@@ -32,10 +32,12 @@ const appID = "com.newsdesk.app"
 // tray Quit, or SIGINT/SIGTERM), after closing the application so that the
 // servant's links close and its neighbours recover at once.
 //
-// NEWSDESK_DEMO=1 runs the window over an in-memory demo data set instead
-// (screenshots, trying the UI); NEWSDESK_DEMO=wizard starts it with the
-// first-run wizard, NEWSDESK_DEMO=urgent with an urgent must-read item
-// that opens the urgent window. Nothing is read or written then.
+// NEWSDESK_DEMO=1 runs the window over the demo instead (app/demo: the
+// application over a small simulated network, with a demo data set in a
+// temporary directory; screenshots, trying the UI); NEWSDESK_DEMO=wizard
+// starts it with the first-run wizard, NEWSDESK_DEMO=urgent with an
+// urgent must-read item that opens the urgent window. The data directory
+// is not read or written then.
 func runGUI(args []string) error {
 	fs := flag.NewFlagSet("newsdesk", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "data `directory` (default: %LOCALAPPDATA%\\Newsdesk on Windows, else $XDG_DATA_HOME/newsdesk or ~/.local/share/newsdesk)")
@@ -85,9 +87,12 @@ func runGUI(args []string) error {
 	}
 	var startErr error
 	if demo := os.Getenv("NEWSDESK_DEMO"); demo != "" {
-		backend, closeIt := demobackend.Open(demo)
+		d, err := appdemo.Open(ctx, demo)
+		if err != nil {
+			return fmt.Errorf("demo mode: %w", err)
+		}
 		dir = "(demo mode: nothing is stored)"
-		showMain(backend, closeIt)
+		showMain(d.App, d.Close)
 	} else if application, err := openApplication(ctx, env, dir, *resetStore); err != nil {
 		startErr = err
 		// A damaged installation can be started afresh from the window.

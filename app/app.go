@@ -112,13 +112,21 @@ type Options struct {
 	// timeouts).
 	Tune func(*newsnet.Config)
 
+	// StartServant, if set, starts the servant in place of node.Start on
+	// TCP: a servant of a simulated network (newsnet/sim/simnode), for
+	// tests and the demo mode (app/demo).
+	StartServant func(node.Config) (Servant, error)
+
+	// Probe, if set, replaces the TCP probe of App.Probe (after the
+	// address is checked), which also tells whether a seed answers before
+	// an invitation is made: the demo mode answers for the servants of
+	// its simulated network, which no socket reaches.
+	Probe func(ctx context.Context, addr string) Probe
+
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
 	// go after a few).
 	unstoredLimit int
 
-	// startServant, if set, starts the servant in place of node.Start on
-	// TCP (tests: a servant of a simulated network, newsnet/sim/simnode).
-	startServant func(node.Config) (servantNode, error)
 	// localAddress, if set, replaces localAddress (tests: a laptop that
 	// moves to another network).
 	localAddress func(seeds []string) string
@@ -247,10 +255,10 @@ type App struct {
 	// (reports.go).
 	reports *reportSender
 
-	mu      sync.Mutex  // guards the fields below
-	node    servantNode // nil until started, and while restarting
-	gen     uint64      // node generation: advanced by every start (under pubMu)
-	listen  string      // the listen address the node was started with
+	mu      sync.Mutex // guards the fields below
+	node    Servant    // nil until started, and while restarting
+	gen     uint64     // node generation: advanced by every start (under pubMu)
+	listen  string     // the listen address the node was started with
 	closed  bool
 	catalog *categories.Catalog
 
@@ -445,10 +453,7 @@ func (a *App) Addr() string {
 	return ""
 }
 
-// Store returns the underlying store, for tools and tests.
-func (a *App) Store() *storage.Store { return a.store }
-
-func (a *App) currentNode() servantNode {
+func (a *App) currentNode() Servant {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.node
@@ -496,7 +501,7 @@ func (a *App) startLocked() error {
 	// The subscriptions go in with the configuration: set after the start,
 	// an early attachment would catch up without them.
 	cfg.Protocol.Subscriptions = a.liveSubscriptions()
-	start := a.opts.startServant
+	start := a.opts.StartServant
 	if start == nil {
 		start = startTCPNode
 	}

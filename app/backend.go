@@ -196,7 +196,7 @@ func (a *App) ServantStatus() ServantStatus {
 
 // listenAddr is the address n was told to listen on, with the port it
 // chose for port 0.
-func (a *App) listenAddr(n servantNode) string {
+func (a *App) listenAddr(n Servant) string {
 	a.mu.Lock()
 	listen := a.listen
 	a.mu.Unlock()
@@ -221,6 +221,9 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 	if _, err := newsnet.ParseServantID(addr); err != nil {
 		p.Problem = "not an address: " + err.Error()
 		return p
+	}
+	if a.opts.Probe != nil {
+		return a.opts.Probe(ctx, addr)
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()

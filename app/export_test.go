@@ -9,11 +9,17 @@ import (
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
+	"newsdesk/storage"
 	"newsdesk/trust"
 )
 
 // Hooks for the tests outside the package (package app_test:
-// publishload_test.go, which runs `newsdesk serve` through package cli).
+// publishload_test.go, which runs `newsdesk serve` through package cli,
+// and the UI's contract, contract_test.go).
+
+// Store returns the application's store: the contract's items "received
+// before" go straight into it, as its servant stores what arrives.
+func (a *App) Store() *storage.Store { return a.store }
 
 // UseSerialPublishing makes this process's Apps publish as they did before
 // the publishing pipeline (publishSerial) until restore is called.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/trust"
 )
@@ -16,15 +15,8 @@ import (
 // invalid display name is the author field's), and nothing is stored or
 // sent. The system groups take no drafts (network.ErrSystemCategory).
 func (a *App) Publish(d Draft) (PublishResult, error) {
-	if err := network.CheckNotSystem(d.Category); err != nil {
+	if err := CheckDraftCategory(a.Catalog(), d.Category); err != nil {
 		return PublishResult{}, err
-	}
-	if err := a.CheckNewCategory(d.Category, nil); err != nil {
-		rule := news.RuleInvalidCategory
-		if d.Category == "" {
-			rule = news.RuleRequired
-		}
-		return PublishResult{}, &news.FieldError{Field: news.FieldCategory, Rule: rule, Err: err}
 	}
 	it, err := a.newItem(d.Category, d.Title, d.Body)
 	if err != nil {

@@ -189,21 +189,21 @@ func readerAndHeldPublisher(t *testing.T, sn *simNet) (reader, pub *App, hold *b
 	t.Helper()
 	hold = &blockingHandOff{release: make(chan struct{})}
 	t.Cleanup(hold.free)
-	start := func(cfg node.Config) (servantNode, error) {
+	start := func(cfg node.Config) (Servant, error) {
 		n, err := sn.start(cfg)
 		if err != nil {
 			return nil, err
 		}
 		return heldServant{n, hold}, nil
 	}
-	reader, pub = readerAndPublisherWith(t, sn, Options{startServant: start})
+	reader, pub = readerAndPublisherWith(t, sn, Options{StartServant: start})
 	return reader, pub, hold
 }
 
 // heldServant is a servant whose PublishBatch waits for b.release (or
 // for its context to end).
 type heldServant struct {
-	servantNode
+	Servant
 	b *blockingHandOff
 }
 
@@ -215,7 +215,7 @@ func (h heldServant) PublishBatch(ctx context.Context, ms []*newsnet.Multicast) 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return h.servantNode.PublishBatch(ctx, ms)
+	return h.Servant.PublishBatch(ctx, ms)
 }
 
 func (b *blockingHandOff) free() {

@@ -17,14 +17,14 @@ import (
 func TestSeedsChangeWithoutRestart(t *testing.T) {
 	simTest(t, func(t *testing.T, sn *simNet) {
 		var starts atomic.Int32
-		counted := func(cfg node.Config) (servantNode, error) {
+		counted := func(cfg node.Config) (Servant, error) {
 			starts.Add(1)
 			return sn.start(cfg)
 		}
-		a := sn.open(t, Options{Start: true, startServant: counted})
+		a := sn.open(t, Options{Start: true, StartServant: counted})
 
 		// Connecting to a seed that is down: the new list is tried at once.
-		b := sn.open(t, Options{Start: true, Seeds: []string{downAddr}, startServant: counted})
+		b := sn.open(t, Options{Start: true, Seeds: []string{downAddr}, StartServant: counted})
 		bNode := b.currentNode()
 		if err := b.SetSeeds([]string{a.Addr()}); err != nil {
 			t.Fatal(err)
@@ -54,7 +54,7 @@ func TestSeedsChangeWithoutRestart(t *testing.T) {
 
 		// A lone vertex (a wizard run before setup) joins the network it
 		// is given.
-		c := sn.open(t, Options{Start: true, startServant: counted})
+		c := sn.open(t, Options{Start: true, StartServant: counted})
 		cNode := c.currentNode()
 		if err := c.Setup(Setup{DisplayName: "Cy", Seeds: []string{a.Addr()}}); err != nil {
 			t.Fatal(err)

@@ -7,10 +7,11 @@ import (
 	"newsdesk/newsnet/node"
 )
 
-// servantNode is the running servant as the application drives it: what
-// App uses of a *node.Node, and nothing else. The TCP node implements it;
-// tests start servants of a simulated network in virtual time instead
-// (newsnet/sim/simnode, through Options.startServant; see simnet_test.go).
+// Servant is the running servant as the application drives it: what
+// App uses of a *node.Node, and nothing else. The TCP node implements it,
+// and so does a servant of a simulated network (*simnode.Node): tests run
+// in virtual time on one (see simnet_test.go), and the demo mode
+// (app/demo) in real time, both through Options.StartServant.
 //
 // It is started from a node.Config, whose callbacks (OnDeliver,
 // OnProgress, OnPublished, OnLost, OnReach) carry what the servant reports. An
@@ -18,7 +19,7 @@ import (
 // returned, and they must not call its methods. Its methods are safe for
 // concurrent use; after Close, PublishBatch fails with an error matching
 // node.ErrClosed and Status returns the last snapshot.
-type servantNode interface {
+type Servant interface {
 	// Addr is the servant ID, the address other servants dial.
 	Addr() newsnet.ServantID
 	// Status is a snapshot of the servant's place in the tree.
@@ -47,11 +48,11 @@ type servantNode interface {
 	Close() error
 }
 
-var _ servantNode = (*node.Node)(nil)
+var _ Servant = (*node.Node)(nil)
 
-// startTCPNode is how App starts its servant unless Options.startServant
+// startTCPNode is how App starts its servant unless Options.StartServant
 // says otherwise: node.Start, on TCP.
-func startTCPNode(cfg node.Config) (servantNode, error) {
+func startTCPNode(cfg node.Config) (Servant, error) {
 	n, err := node.Start(context.Background(), cfg)
 	if err != nil {
 		return nil, err // not a typed nil in the interface

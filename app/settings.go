@@ -10,12 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"newsdesk/categories"
 	"newsdesk/network"
-	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 )
@@ -73,35 +70,16 @@ func (a *App) Settings() Settings {
 // it, and its seed entry follows (listen.go); its port must then be free
 // on this computer (ErrPortInUse, and nothing is stored).
 func (a *App) SaveSettings(s Settings) error {
-	if err := checkDisplayName(s.DisplayName, false); err != nil {
+	if err := CheckSettings(s); err != nil {
 		return err
 	}
 	old := a.Settings()
-	if _, err := CheckHostPort(s.Listen); err != nil {
-		return fmt.Errorf("listen address: %w", err)
-	}
 	if s.Listen != old.Listen && a.currentNode() != nil {
 		// The servant restarts under it at once; a stopped one takes it
 		// at its next start, which finds the port as it is then.
 		if err := a.checkNewListen(s.Listen); err != nil {
 			return err
 		}
-	}
-	if s.Advertise != "" {
-		if _, err := newsnet.ParseServantID(s.Advertise); err != nil {
-			return fmt.Errorf("advertised address: %w", err)
-		}
-	}
-	for _, c := range s.NotifyCategories {
-		if err := categories.ValidateID(c); err != nil {
-			return fmt.Errorf("notification categories: %w", err)
-		}
-	}
-	if err := CheckRetention(s.Retention); err != nil {
-		return err
-	}
-	if err := CheckStorageQuota(s.StorageQuota); err != nil {
-		return err
 	}
 	cats, err := json.Marshal(normalizeSubs(s.NotifyCategories))
 	if err != nil {
@@ -168,22 +146,6 @@ func CheckHostPort(addr string) (string, error) {
 	return host, nil
 }
 
-// checkDisplayName applies the author rules of an item to a display name.
-func checkDisplayName(name string, required bool) error {
-	name = strings.TrimSpace(name)
-	switch {
-	case name == "" && required:
-		return errors.New("display name: required")
-	case !utf8.ValidString(name):
-		return errors.New("display name: not valid UTF-8")
-	case utf8.RuneCountInString(name) > news.MaxAuthorRunes:
-		return fmt.Errorf("display name: longer than %d characters", news.MaxAuthorRunes)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		return errors.New("display name: control characters are not allowed")
-	}
-	return nil
-}
-
 // NeedsSetup is true until Setup has succeeded once in this data directory.
 func (a *App) NeedsSetup() bool {
 	v, _, err := a.store.Setting(keySetupDone)
@@ -199,13 +161,8 @@ func (a *App) Setup(s Setup) error {
 	if err := a.checkSetup(s); err != nil {
 		return err
 	}
-	if !s.NewNetwork {
-		if len(s.Seeds) == 0 {
-			return errors.New("seeds: at least one seed is needed to join a network")
-		}
-		if err := checkSeeds(s.Seeds); err != nil {
-			return err
-		}
+	if err := CheckSetupSeeds(s); err != nil {
+		return err
 	}
 	if err := a.store.SetSetting(keyDisplayName, strings.TrimSpace(s.DisplayName)); err != nil {
 		return err
@@ -247,7 +204,7 @@ func (a *App) Setup(s Setup) error {
 // change anything: the display name, and that the servant will be able to
 // listen (the address chosen, or the settings').
 func (a *App) checkSetup(s Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := CheckDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
 	if s.Listen == "" && a.opts.Listen == "" && a.opts.MovePortIfTaken {
@@ -284,7 +241,7 @@ func (a *App) SetSeeds(addrs []string) error {
 
 // storeSeeds stores a checked seed list.
 func (a *App) storeSeeds(addrs []string) error {
-	if err := checkSeeds(addrs); err != nil {
+	if err := CheckSeeds(addrs); err != nil {
 		return err
 	}
 	return a.store.SetSeeds(trimSeeds(addrs))
@@ -351,19 +308,6 @@ func trimSeeds(addrs []string) []string {
 		trimmed[i] = strings.TrimSpace(s)
 	}
 	return trimmed
-}
-
-func checkSeeds(addrs []string) error {
-	for i, s := range addrs {
-		s = strings.TrimSpace(s)
-		if _, err := newsnet.ParseServantID(s); err != nil {
-			return fmt.Errorf("seed %d: %w", i+1, err)
-		}
-		if slices.ContainsFunc(addrs[:i], func(o string) bool { return strings.TrimSpace(o) == s }) {
-			return fmt.Errorf("seed %d: %s is listed twice", i+1, s)
-		}
-	}
-	return nil
 }
 
 // Catalog returns the category catalog (categories.Default until one is
@@ -474,15 +418,23 @@ func checkSubscriptions(ids []string) error {
 // not in the catalog must also start every level with a letter or a digit
 // (CheckNewCategory).
 func (a *App) CheckNewSubscriptions(ids []string) error {
+	var cur []string
+	if slices.ContainsFunc(ids, func(id string) bool { return checkCategory(id) != nil }) {
+		cur = a.Subscriptions() // read only for an old name
+	}
+	return CheckNewSubscriptionsIn(a.Catalog(), cur, ids)
+}
+
+// CheckNewSubscriptionsIn is CheckNewSubscriptions with catalog cat and
+// the current subscriptions cur (needed only when ids hold a category
+// named before CheckNewCategory's rule): the rule itself, for the UI
+// tests' fake too.
+func CheckNewSubscriptionsIn(cat *categories.Catalog, cur, ids []string) error {
 	if err := checkSubscriptions(ids); err != nil {
 		return err
 	}
-	var cur []string
 	for _, id := range ids {
-		if checkCategory(id) != nil && cur == nil {
-			cur = append(a.Subscriptions(), "") // read once, and only for an old name
-		}
-		if err := a.CheckNewCategory(id, cur); err != nil {
+		if err := CheckNewCategoryIn(cat, id, cur); err != nil {
 			return fmt.Errorf("subscriptions: %w", err)
 		}
 	}

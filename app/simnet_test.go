@@ -60,11 +60,11 @@ func simTest(t *testing.T, f func(t *testing.T, sn *simNet)) {
 }
 
 // open is openApp with the servant on the simulated network (started by
-// opts.startServant if set, which wraps sn.start).
+// opts.StartServant if set, which wraps sn.start).
 func (sn *simNet) open(t *testing.T, opts Options) *App {
 	t.Helper()
-	if opts.startServant == nil {
-		opts.startServant = sn.start
+	if opts.StartServant == nil {
+		opts.StartServant = sn.start
 	}
 	return openApp(t, opts)
 }
@@ -72,11 +72,11 @@ func (sn *simNet) open(t *testing.T, opts Options) *App {
 // options returns opts with the servant on the simulated network, for
 // tests that call Open themselves.
 func (sn *simNet) options(opts Options) Options {
-	opts.startServant = sn.start
+	opts.StartServant = sn.start
 	return opts
 }
 
-func (sn *simNet) start(cfg node.Config) (servantNode, error) {
+func (sn *simNet) start(cfg node.Config) (Servant, error) {
 	n, err := sn.w.Start(context.Background(), cfg)
 	if err != nil {
 		return nil, err

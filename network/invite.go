@@ -176,21 +176,7 @@ func (iv *Inviter) Create(req InviteRequest) (string, Invitation, error) {
 	if !sn.IsAdmin(iv.k.identity.Public) {
 		return "", Invitation{}, ErrNotAdmin
 	}
-	if req.Uses == 0 {
-		req.Uses = DefaultInviteUses
-	}
-	if req.Expires == 0 {
-		req.Expires = DefaultInviteValid
-	}
-	switch {
-	case req.Uses < 1 || req.Uses > MaxInviteUses:
-		return "", Invitation{}, fmt.Errorf("uses: %d, want 1 to %d", req.Uses, MaxInviteUses)
-	case req.Expires < MinInviteLifetime || req.Expires > MaxInviteLifetime:
-		return "", Invitation{}, fmt.Errorf("expires: %v, want %v to %v (%d days)", req.Expires, MinInviteLifetime, MaxInviteLifetime, int(MaxInviteLifetime.Hours()/24))
-	case len(req.Categories) > 0 && !req.Publisher:
-		return "", Invitation{}, errors.New("categories: only for a publisher invitation")
-	}
-	cats, err := checkInviteCategories(sn, req.Categories)
+	cats, err := CheckInviteRequest(sn, &req)
 	if err != nil {
 		return "", Invitation{}, err
 	}
@@ -243,6 +229,29 @@ func (iv *Inviter) Create(req InviteRequest) (string, Invitation, error) {
 
 // checkInviteCategories checks a publisher invitation's categories against
 // the catalog and returns them sorted.
+// CheckInviteRequest applies the defaults to req (DefaultInviteUses,
+// DefaultInviteValid) and checks it as Create does before it makes
+// anything: the uses, the lifetime, categories only for a publisher and
+// each in sn's catalog. It returns the categories sorted, each once (nil
+// for none). Via is not looked at. The UI tests' fake checks with it too.
+func CheckInviteRequest(sn *trust.SignedNetwork, req *InviteRequest) ([]string, error) {
+	if req.Uses == 0 {
+		req.Uses = DefaultInviteUses
+	}
+	if req.Expires == 0 {
+		req.Expires = DefaultInviteValid
+	}
+	switch {
+	case req.Uses < 1 || req.Uses > MaxInviteUses:
+		return nil, fmt.Errorf("uses: %d, want 1 to %d", req.Uses, MaxInviteUses)
+	case req.Expires < MinInviteLifetime || req.Expires > MaxInviteLifetime:
+		return nil, fmt.Errorf("expires: %v, want %v to %v (%d days)", req.Expires, MinInviteLifetime, MaxInviteLifetime, int(MaxInviteLifetime.Hours()/24))
+	case len(req.Categories) > 0 && !req.Publisher:
+		return nil, errors.New("categories: only for a publisher invitation")
+	}
+	return checkInviteCategories(sn, req.Categories)
+}
+
 func checkInviteCategories(sn *trust.SignedNetwork, cats []string) ([]string, error) {
 	if len(cats) == 0 {
 		return nil, nil

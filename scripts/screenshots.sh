@@ -11,11 +11,12 @@
 # build, run under wine 10 (scripts/wine-chroot.sh), gives
 # windows-wizard.png and windows-main.png.
 #
-# The app runs in its demo mode (NEWSDESK_DEMO=1: an in-memory data set of
-# a few hundred items in several categories, one urgent item, one
-# correction, one must-read item, a servant attached in a small tree;
-# NEWSDESK_DEMO=urgent adds an urgent must-read item; nothing is read or
-# written) and is driven with xdotool: keyboard shortcuts for the screens,
+# The app runs in its demo mode (NEWSDESK_DEMO=1, app/demo: the real
+# application over a small simulated network, with a data set of a few
+# hundred items in several categories, one urgent item, one correction, one
+# must-read item, and colleagues' servants that read the reader's posts;
+# NEWSDESK_DEMO=urgent adds an urgent must-read item; the data directory is
+# a temporary one, removed at the end) and is driven with xdotool: keyboard shortcuts for the screens,
 # clicks at fixed positions in the 1200×760 window for the rest.
 #
 # Needs the packages of `make deps-x`; `make screenshots` installs them and

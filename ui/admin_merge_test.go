@@ -9,7 +9,7 @@ import (
 
 	"newsdesk/categories"
 	"newsdesk/trust"
-	"newsdesk/ui/demobackend"
+	"newsdesk/ui/internal/fakebackend"
 )
 
 // testKey is a fixed public key whose bytes all equal b, so keys sort by b.
@@ -185,7 +185,7 @@ func TestAdminMergeCategories(t *testing.T) {
 // racingBackend adopts a version signed by another admin just before the
 // first version this installation publishes, as when both arrive at once.
 type racingBackend struct {
-	*demobackend.Backend
+	*fakebackend.Backend
 	other *trust.Identity
 	raced bool
 }

@@ -15,11 +15,11 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/ui/demobackend"
+	"newsdesk/ui/internal/fakebackend"
 )
 
 // The tests drive the UI with Fyne's test driver over a fake backend (the
-// in-memory demobackend.Backend, recording calls). Nothing runs concurrently: the
+// in-memory fakebackend.Backend, recording calls). Nothing runs concurrently: the
 // UI's background work, its timers and the backend's events are queued
 // and run on the test goroutine by harness.sync, in order, with a virtual
 // clock, so no test sleeps or waits.
@@ -46,13 +46,13 @@ func (w *syncWorker) After(d time.Duration, f func()) {
 
 // The fake is a Backend and a TrustBackend, as the real application is.
 var (
-	_ Backend      = (*demobackend.Backend)(nil)
-	_ TrustBackend = (*demobackend.Backend)(nil)
+	_ Backend      = (*fakebackend.Backend)(nil)
+	_ TrustBackend = (*fakebackend.Backend)(nil)
 )
 
 // fake is the in-memory backend with call records.
 type fake struct {
-	*demobackend.Backend
+	*fakebackend.Backend
 	fetched     int // entries returned by Newest and Search
 	newestCalls int
 	subsCalls   [][]string
@@ -68,7 +68,7 @@ type fake struct {
 }
 
 func newFake() *fake {
-	f := &fake{Backend: demobackend.New(func() time.Time { return testNow })}
+	f := &fake{Backend: fakebackend.New(func() time.Time { return testNow })}
 	f.PresetSubscriptions("company", "hr", "it", "sales")
 	f.SetRemoteSubscriptions("company", "hr", "it", "sales")
 	f.PresetSettings(app.Settings{DisplayName: "Tester"})

@@ -9,11 +9,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"newsdesk/app"
-	"newsdesk/ui/demobackend"
+	"newsdesk/ui/internal/fakebackend"
 )
 
 func attachedStatus() app.NetStatus {
-	st := demobackend.DemoStatus([]string{"company", "it"})
+	st := fakebackend.AttachedStatus([]string{"company", "it"})
 	st.Source = "0191a000-0000-7000-8000-00000000beef"
 	return st
 }

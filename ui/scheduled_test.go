@@ -9,7 +9,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/ui/demobackend"
+	"newsdesk/ui/internal/fakebackend"
 )
 
 // TestComposePublishAt: the optional publication time is typed as a local
@@ -66,7 +66,7 @@ func TestComposePublishAt(t *testing.T) {
 
 // clockFake is the fake backend on a clock the test moves.
 func clockFake(clock *time.Time) *fake {
-	f := &fake{Backend: demobackend.New(func() time.Time { return *clock })}
+	f := &fake{Backend: fakebackend.New(func() time.Time { return *clock })}
 	f.PresetSubscriptions("company", "hr", "it", "sales")
 	f.SetRemoteSubscriptions("company", "hr", "it", "sales")
 	f.PresetSettings(app.Settings{DisplayName: "Tester"})

@@ -186,6 +186,15 @@ func (w *Network) Start(_ context.Context, cfg node.Config) (*Node, error) {
 	return n, nil
 }
 
+// Running reports whether a servant with this ID runs on the network:
+// what a probe of its address finds (the demo mode's, app/demo).
+func (w *Network) Running(id newsnet.ServantID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.nodes[id]
+	return ok
+}
+
 // servantID is the ID a servant started with these addresses gets.
 func (w *Network) servantID(listen string, advertise newsnet.ServantID) (newsnet.ServantID, error) {
 	if advertise != "" {

@@ -335,9 +335,15 @@ func TestStartAddresses(t *testing.T) {
 		if err != nil || err2 != nil || c.Addr() == d.Addr() {
 			t.Errorf("port 0: %v %v, %v %v", c, err, d, err2)
 		}
-		// Closed, its address is free again, and the new servant is
-		// a new incarnation.
+		// Closed, its address is free again (Running says so), and the
+		// new servant is a new incarnation.
+		if !w.Running("10.0.0.1:7400") || w.Running("10.0.0.9:7400") {
+			t.Error("Running: not as started")
+		}
 		a.Close()
+		if w.Running("10.0.0.1:7400") {
+			t.Error("Running after Close")
+		}
 		a2, err := start("10.0.0.1:7400", "")
 		if err != nil || a2.Status().Role == newsnet.RoleStopped {
 			t.Errorf("restart on 10.0.0.1:7400: %v", err)

@@ -1,4 +1,4 @@
-package backendtest
+package app_test
 
 import (
 	"errors"

@@ -1,19 +1,19 @@
-// Package backendtest is the conformance suite of ui.Backend: what the
-// desktop UI relies on from the application, checked against any
-// implementation. It runs over the real application (*app.App) and the
-// in-memory demo backend (ui/demobackend) in this package's tests; where
-// the two differ, the real application is the reference.
+// The contract of the desktop UI (ui.Backend): what the UI relies on
+// from the application, checked here against the application itself
+// (TestBackendContract). It lived in ui/backendtest, where it also ran over
+// the demo backend; it moved next to what it tests (issue 28).
 //
-// The suite drives a backend through its own methods. The one thing a
-// Backend cannot do itself, receive items, is a hook of the Subject: items
-// that were there before (Receive) and items arriving from the network
-// (Arrive).
+// The suite drives the application through the UI's methods. The one
+// thing the UI cannot do itself, receive items, is a hook of the Subject:
+// items that were there before (Receive) and items arriving from the
+// network (Arrive).
 //
 // The event contract: each action is announced with the kind of event
 // that says what happened (testEvents has the table), and ItemsArrived,
 // the only event a notification may follow, comes of nothing but an
 // arrival; every wait for an event in the suite fails on another one.
-package backendtest
+
+package app_test
 
 import (
 	"context"
@@ -31,12 +31,11 @@ import (
 	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/trust"
-	"newsdesk/ui"
 )
 
-// Subject is a backend under test.
+// Subject is an application under test.
 type Subject struct {
-	ui.Backend
+	*app.App
 
 	// Receive stores items as received from the network before the test
 	// looks at them, with their Received time as given. It sends no
@@ -53,7 +52,7 @@ type Subject struct {
 }
 
 // Opener returns a new Subject for one test and arranges its closing with
-// t.Cleanup. The backend is a new installation, as app.Open makes on an
+// t.Cleanup. The application is a new installation, as app.Open makes on an
 // empty data directory: NeedsSetup is true; there are no items, no
 // subscriptions, no seeds and no settings but the defaults; the catalog is
 // categories.Default(); the network definition is a one-computer network
@@ -61,9 +60,9 @@ type Subject struct {
 // Status().Connected is false.
 type Opener func(t *testing.T) Subject
 
-// Run runs the suite, one subtest per part of the contract, each on a
-// backend of its own.
-func Run(t *testing.T, open Opener) {
+// runContract runs the suite, one subtest per part of the contract, each
+// on an application of its own.
+func runContract(t *testing.T, open Opener) {
 	for _, c := range []struct {
 		name string
 		test func(*testing.T, Subject)
@@ -103,6 +102,89 @@ func Run(t *testing.T, open Opener) {
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
+}
+
+// TestBackendContract runs the suite over the real application, opened on an empty
+// data directory with its servant listening on loopback once Setup starts
+// it. Received items go straight into its store, as its servant stores
+// what arrives.
+func TestBackendContract(t *testing.T) {
+	runContract(t, func(t *testing.T) Subject {
+		a, err := app.Open(context.Background(), app.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := a.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return Subject{App: a, Receive: func(items ...*news.Item) error {
+			for _, it := range items {
+				if err := a.Store().Put(context.Background(), it); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, Arrive: arriveFromPeer(t, a)}
+	})
+}
+
+// arriveFromPeer is the Arrive of a: a second application, the admin
+// of a network of its own, which a joins on first use (importing its
+// definition and setting up with it as the seed) publishes the draft once
+// it knows that a subscribes to the category, so the item reaches a over a
+// real link on loopback, as items from the network do.
+func arriveFromPeer(t *testing.T, a *app.App) func(app.Draft) (uuid.UUID, error) {
+	var peer *app.App
+	return func(d app.Draft) (uuid.UUID, error) {
+		if testing.Short() {
+			t.Skip("real servants on loopback")
+		}
+		if peer == nil {
+			p, err := app.Open(context.Background(), app.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Start: true})
+			if err != nil {
+				return uuid.Nil, err
+			}
+			t.Cleanup(func() {
+				if err := p.Close(); err != nil {
+					t.Errorf("closing the peer: %v", err)
+				}
+			})
+			if err := p.Setup(app.Setup{DisplayName: "Newsroom", NewNetwork: true}); err != nil {
+				return uuid.Nil, err
+			}
+			if err := a.ImportNetwork(p.Network()); err != nil {
+				return uuid.Nil, err
+			}
+			if err := a.Setup(app.Setup{DisplayName: "Reader", Seeds: []string{p.Addr()}}); err != nil {
+				return uuid.Nil, err
+			}
+			peer = p
+		}
+		// Until the peer has a's routing information, it would suppress the
+		// item. Polling the other core's status, as a test of real links must.
+		for deadline := time.Now().Add(20 * time.Second); !wants(peer.Status(), a.Addr(), d.Category); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return uuid.Nil, fmt.Errorf("the peer never learnt that %s subscribes to %s: %+v", a.Addr(), d.Category, peer.Status().Links)
+			}
+		}
+		r, err := peer.Publish(d)
+		if err == nil && r.Outcome != app.Delivered {
+			err = fmt.Errorf("the peer's publication was %v", r.Outcome)
+		}
+		return r.ID, err
+	}
+}
+
+// wants reports whether st has a link to peer that receives category.
+func wants(st app.NetStatus, peer, category string) bool {
+	for _, l := range st.Links {
+		if l.Peer == peer && l.Carries(category) {
+			return true
+		}
+	}
+	return false
 }
 
 // The items the tests receive are someone else's, created in the last
@@ -191,20 +273,20 @@ func walk(t *testing.T, what string, list page, n int) []app.Entry {
 	return nil
 }
 
-func newest(b ui.Backend, cats ...string) page {
+func newest(b Subject, cats ...string) page {
 	return func(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 		return b.Newest(cats, n, cur)
 	}
 }
 
-func search(b ui.Backend, query string, cats ...string) page {
+func search(b Subject, query string, cats ...string) page {
 	return func(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 		return b.Search(context.Background(), query, cats, n, cur)
 	}
 }
 
 // listed returns the IDs Newest lists for cats, all of them.
-func listed(t *testing.T, b ui.Backend, cats ...string) []uuid.UUID {
+func listed(t *testing.T, b Subject, cats ...string) []uuid.UUID {
 	t.Helper()
 	return entryIDs(walk(t, fmt.Sprintf("Newest(%q)", cats), newest(b, cats...), 50))
 }
@@ -213,7 +295,7 @@ func listed(t *testing.T, b ui.Backend, cats ...string) []uuid.UUID {
 // (the application delivers them from a goroutine of its own). An
 // ItemsArrived on the way is an error: items arrive only where a test
 // awaits them.
-func await(t *testing.T, b ui.Backend, what string, ok func(app.Event) bool) app.Event {
+func await(t *testing.T, b Subject, what string, ok func(app.Event) bool) app.Event {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -249,7 +331,7 @@ func kind(k app.EventKind) func(app.Event) bool {
 	return func(ev app.Event) bool { return ev.Kind == k }
 }
 
-func item(t *testing.T, b ui.Backend, id uuid.UUID) app.Entry {
+func item(t *testing.T, b Subject, id uuid.UUID) app.Entry {
 	t.Helper()
 	e, err := b.Item(id)
 	if err != nil {
@@ -260,7 +342,7 @@ func item(t *testing.T, b ui.Backend, id uuid.UUID) app.Entry {
 
 // unread returns the unread counts and checks that no category is listed
 // with zero.
-func unread(t *testing.T, b ui.Backend) map[string]uint64 {
+func unread(t *testing.T, b Subject) map[string]uint64 {
 	t.Helper()
 	m, err := b.UnreadCounts()
 	if err != nil {
@@ -274,7 +356,7 @@ func unread(t *testing.T, b ui.Backend) map[string]uint64 {
 	return m
 }
 
-func wantCounts(t *testing.T, b ui.Backend, want map[string]uint64) {
+func wantCounts(t *testing.T, b Subject, want map[string]uint64) {
 	t.Helper()
 	got := unread(t, b)
 	if len(got) != len(want) {
@@ -836,13 +918,10 @@ func testProbe(t *testing.T, s Subject) {
 // itself stays readable, marked retracted with the reason, and My posts
 // keeps one's own. Read marks no longer apply to it. The change is
 // announced with ItemsRetracted. An admin's retraction of an item not here yet hides it when
-// it arrives. (A backend that is a ui.TrustBackend; a new installation is
-// its network's admin, so it may retract any item.)
+// it arrives. (A new installation is its network's admin, so it may
+// retract any item.)
 func testRetract(t *testing.T, s Subject) {
-	tb, ok := s.Backend.(ui.TrustBackend)
-	if !ok {
-		t.Skip("not a ui.TrustBackend")
-	}
+	tb := s.App
 	if !tb.IsAdmin() {
 		t.Fatal("a new installation is not the admin of its network")
 	}
@@ -918,10 +997,7 @@ func testRetract(t *testing.T, s Subject) {
 // Retracting a correction retracts the versions it corrects, so the story
 // does not come back in its earlier version.
 func testRetractCorrection(t *testing.T, s Subject) {
-	tb, ok := s.Backend.(ui.TrustBackend)
-	if !ok {
-		t.Skip("not a ui.TrustBackend")
-	}
+	tb := s.App
 	orig := received(1, "hr", "Closed on 2 October", "", 10)
 	corr := received(2, "hr", "Closed on 3 October", "", 20)
 	corr.Supersedes = orig.ID
@@ -956,7 +1032,7 @@ func testEvents(t *testing.T, s Subject) {
 		t.Fatal(err)
 	}
 	await(t, s, "CatalogChanged after SetSubscriptions", kind(app.CatalogChanged))
-	tb, trusted := s.Backend.(ui.TrustBackend)
+	tb := s.App
 	var urgentPost, plainPost uuid.UUID
 	publish := func(id *uuid.UUID, d app.Draft) func() error {
 		return func() error {
@@ -966,26 +1042,22 @@ func testEvents(t *testing.T, s Subject) {
 		}
 	}
 	for _, c := range []struct {
-		action  string
-		do      func() error
-		trusted bool // needs a ui.TrustBackend
-		want    app.EventKind
-		id      *uuid.UUID
-		cat     string
-		urgent  bool
+		action string
+		do     func() error
+		want   app.EventKind
+		id     *uuid.UUID
+		cat    string
+		urgent bool
 	}{
-		{"MarkRead", func() error { return s.MarkRead(x.ID) }, false, app.ReadStateChanged, &x.ID, "company", false},
-		{"MarkUnread", func() error { return s.MarkUnread(x.ID) }, false, app.ReadStateChanged, &x.ID, "company", false},
-		{"MarkAllRead(it)", func() error { return s.MarkAllRead("it") }, false, app.ReadStateChanged, &y.ID, "it", false},
-		{"MarkAllRead()", func() error { return s.MarkAllRead("") }, false, app.ReadStateChanged, &x.ID, "company", false},
-		{"Publish(urgent)", publish(&urgentPost, app.Draft{Category: "it", Title: "E-mail down", Urgent: true}), false, app.ItemsPublished, &urgentPost, "it", true},
-		{"Publish", publish(&plainPost, app.Draft{Category: "company", Title: "Town hall"}), false, app.ItemsPublished, &plainPost, "company", false},
-		{"Retract(own post)", func() error { return tb.Retract(urgentPost, "") }, true, app.ItemsRetracted, &urgentPost, "it", false},
-		{"Retract(someone else's, as admin)", func() error { return tb.Retract(y.ID, "Wrong") }, true, app.ItemsRetracted, &y.ID, "it", false},
+		{"MarkRead", func() error { return s.MarkRead(x.ID) }, app.ReadStateChanged, &x.ID, "company", false},
+		{"MarkUnread", func() error { return s.MarkUnread(x.ID) }, app.ReadStateChanged, &x.ID, "company", false},
+		{"MarkAllRead(it)", func() error { return s.MarkAllRead("it") }, app.ReadStateChanged, &y.ID, "it", false},
+		{"MarkAllRead()", func() error { return s.MarkAllRead("") }, app.ReadStateChanged, &x.ID, "company", false},
+		{"Publish(urgent)", publish(&urgentPost, app.Draft{Category: "it", Title: "E-mail down", Urgent: true}), app.ItemsPublished, &urgentPost, "it", true},
+		{"Publish", publish(&plainPost, app.Draft{Category: "company", Title: "Town hall"}), app.ItemsPublished, &plainPost, "company", false},
+		{"Retract(own post)", func() error { return tb.Retract(urgentPost, "") }, app.ItemsRetracted, &urgentPost, "it", false},
+		{"Retract(someone else's, as admin)", func() error { return tb.Retract(y.ID, "Wrong") }, app.ItemsRetracted, &y.ID, "it", false},
 	} {
-		if c.trusted && !trusted {
-			continue
-		}
 		if err := c.do(); err != nil {
 			t.Fatalf("%s: %v", c.action, err)
 		}
@@ -1042,19 +1114,13 @@ func testArrival(t *testing.T, s Subject) {
 	await(t, s, "ReadStateChanged after reading an arrival", announced(app.ReadStateChanged, plain, "company"))
 }
 
-// Invitations (a ui.InviteBackend): made only once the servant runs (after
+// Invitations (ui.InviteBackend): made only once the servant runs (after
 // Setup), with a code that parses and names this network; listed with
 // their uses left and never their codes again; revoked at once. The rules
 // on uses, validity and categories are the application's.
 func testInvitations(t *testing.T, s Subject) {
-	ib, ok := s.Backend.(ui.InviteBackend)
-	if !ok {
-		t.Skip("not a ui.InviteBackend")
-	}
-	tb, ok := s.Backend.(ui.TrustBackend)
-	if !ok {
-		t.Skip("not a ui.TrustBackend")
-	}
+	ib := s.App
+	tb := s.App
 	if _, err := ib.CreateInvitation(app.InviteOptions{}); !errors.Is(err, app.ErrNotRunning) {
 		t.Errorf("before setup: %v, want ErrNotRunning", err)
 	}
@@ -1116,10 +1182,7 @@ func testInvitations(t *testing.T, s Subject) {
 // that does not parse, and with one whose servants do not answer; each
 // refusal leaves the installation as it was.
 func testJoinByInvitationRefused(t *testing.T, s Subject) {
-	ib, ok := s.Backend.(ui.InviteBackend)
-	if !ok {
-		t.Skip("not a ui.InviteBackend")
-	}
+	ib := s.App
 	id, _ := trust.NewInviteID()
 	tok, _ := trust.NewInviteToken()
 	signer, err := trust.GenerateIdentity()

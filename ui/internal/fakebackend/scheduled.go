@@ -1,4 +1,4 @@
-package demobackend
+package fakebackend
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // Scheduled publications, as the application keeps them (app/schedule.go):
-// a draft with At waits, seen by nobody, until its time. The demo backend
+// a draft with At waits, seen by nobody, until its time. The fake
 // has no scheduler of its own: what is due goes out when the backend is
 // next asked for Scheduled or MyPosts, by its clock.
 

@@ -1,8 +1,8 @@
-package demobackend
+package fakebackend
 
 import "newsdesk/app"
 
-// Named ranges (issue 15), held in the demo's network definition as the
+// Named ranges (issue 15), held in the fake's network definition as the
 // application holds them in its own.
 
 // NamedAudiences returns the named ranges of the definition held.

@@ -1,4 +1,4 @@
-package demobackend
+package fakebackend
 
 // Invitations (issue 13), as the application makes them (app/invite.go),
 // held in memory. The codes are real codes of the backend's network; there
@@ -66,22 +66,12 @@ func (m *Backend) CreateInvitation(o app.InviteOptions) (app.Invite, error) {
 	if m.setup {
 		return app.Invite{}, app.ErrNotRunning
 	}
-	o.Uses = cmp.Or(o.Uses, network.DefaultInviteUses)
-	o.Expires = cmp.Or(o.Expires, network.DefaultInviteValid)
-	switch {
-	case o.Uses < 1 || o.Uses > network.MaxInviteUses:
-		return app.Invite{}, fmt.Errorf("uses: %d, want 1 to %d", o.Uses, network.MaxInviteUses)
-	case o.Expires < network.MinInviteLifetime || o.Expires > network.MaxInviteLifetime:
-		return app.Invite{}, fmt.Errorf("expires: %v, want %v to %v", o.Expires, network.MinInviteLifetime, network.MaxInviteLifetime)
-	case len(o.Categories) > 0 && !o.Publisher:
-		return app.Invite{}, errors.New("categories: only for a publisher invitation")
+	req := network.InviteRequest{Uses: o.Uses, Expires: o.Expires, Publisher: o.Publisher, Categories: o.Categories}
+	cats, err := network.CheckInviteRequest(m.network, &req)
+	if err != nil {
+		return app.Invite{}, err
 	}
-	cats := slices.Compact(slices.Sorted(slices.Values(o.Categories)))
-	for _, c := range cats {
-		if !slices.Contains(m.catalog.IDs(), c) {
-			return app.Invite{}, fmt.Errorf("categories: %q is not in the network's catalog", c)
-		}
-	}
+	o.Uses, o.Expires = req.Uses, req.Expires
 	id, err := trust.NewInviteID()
 	if err != nil {
 		return app.Invite{}, err
@@ -140,24 +130,12 @@ func (m *Backend) RevokeInvitation(id string) error {
 	return nil
 }
 
-// PresetRedeemed counts n redemptions of invitation id (the demo data set's
-// history).
-func (m *Backend) PresetRedeemed(id string, n int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.invites {
-		if m.invites[i].ID == id {
-			m.invites[i].Used = min(m.invites[i].Used+n, m.invites[i].Uses)
-		}
-	}
-}
-
 // JoinByInvitation checks what the application checks before redeeming
 // (a display name, setup not done, a code that parses); there is no
 // network to redeem at, so it then fails as the application does when no
 // servant named in the code answers.
 func (m *Backend) JoinByInvitation(ctx context.Context, code string, s app.Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := app.CheckDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
 	if err := m.checkListen(s.Listen); err != nil {

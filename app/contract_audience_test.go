@@ -1,4 +1,4 @@
-package backendtest
+package app_test
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/ui"
 )
 
 func prefixes(s ...string) []netip.Prefix {
@@ -53,19 +52,13 @@ func testPublishAudience(t *testing.T, s Subject) {
 	}
 }
 
-// A backend that names ranges (ui.AudienceBackend) starts with none;
+// Named ranges (ui.AudienceBackend): an installation starts with none;
 // its admin's list becomes the definition's, sorted by name, in a newer
 // version; an edit made on a list that has changed since is refused, and
 // so is a list the definition cannot hold.
 func testNamedAudiences(t *testing.T, s Subject) {
-	ab, ok := s.Backend.(ui.AudienceBackend)
-	if !ok {
-		t.Skip("the backend names no ranges")
-	}
-	tb, ok := s.Backend.(ui.TrustBackend)
-	if !ok {
-		t.Skip("the backend holds no network definition")
-	}
+	ab := s.App
+	tb := s.App
 	if got := ab.NamedAudiences(); len(got) != 0 {
 		t.Fatalf("a new installation has named ranges %v", got)
 	}

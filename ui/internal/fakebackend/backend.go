@@ -1,21 +1,22 @@
-// Package demobackend is an in-memory application behind the desktop UI:
-// it implements ui.Backend and ui.TrustBackend without a store, a servant
-// or a network. The demo mode runs on it (NEWSDESK_DEMO=1, Open and the
-// data set in demo.go), and the UI's tests use it as their fake. The
-// production UI does not import it; it does not import the UI either (the
-// UI's own tests import it), so the interface assertions live in its
-// tests. The conformance suite in ui/backendtest runs over it and the real
-// application (*app.App), which is the reference where they differ.
-package demobackend
+// Package fakebackend is the UI tests' fake application: it implements
+// ui.Backend and ui.TrustBackend in memory, without a store, a servant or
+// a network, with Preset methods to set up what a test shows and records
+// of what the UI asked. Its checks are app's own rule functions
+// (app.CheckSettings, CheckSeeds, CheckSetupSeeds, CheckDisplayName, …),
+// not copies. It was ui/demobackend, which the demo mode ran on; the demo
+// mode runs the real application over a simulated network now (app/demo).
+// Only the UI's tests import it (internal to ui); it does not import the
+// UI, so the interface assertions live in the UI's tests. The real
+// application (*app.App) is the reference where they differ;
+// app/contract_test.go checks it against what the UI relies on.
+package fakebackend
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -105,7 +106,7 @@ func New(now func() time.Time) *Backend {
 	}
 }
 
-// Set-up. Tests and the demo data set give the backend its state with
+// Set-up. Tests give the backend its state with
 // the methods below. Those named Preset… change it quietly, as if it had
 // always been so: no event, no validation.
 
@@ -437,36 +438,14 @@ func (m *Backend) Subscriptions() []string {
 func (m *Backend) SetSubscriptions(ids []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, id := range ids {
-		if err := categories.ValidateID(id); err != nil {
-			return fmt.Errorf("subscriptions: %w", err)
-		}
-		if err := checkNewCategory(m.catalog, id, m.subs); err != nil {
-			return fmt.Errorf("subscriptions: %w", err)
-		}
+	if err := app.CheckNewSubscriptionsIn(m.catalog, m.subs, ids); err != nil {
+		return err
 	}
 	subs := sortedSet(ids)
-	if len(subs) > app.MaxSubscriptions {
-		return fmt.Errorf("subscriptions: %d categories, at most %d", len(subs), app.MaxSubscriptions)
-	}
 	m.subs = subs
 	m.status.Subscriptions = categories.Minimize(subs)
 	m.emitLocked(app.Event{Kind: app.CatalogChanged})
 	return nil
-}
-
-// checkNewCategory reports why c is not a category ID to enter now
-// (categories.ValidateNewID), except that an ID named before that rule
-// still counts when it is in the catalog or among known.
-func checkNewCategory(cat *categories.Catalog, c string, known []string) error {
-	if c == "" {
-		return errors.New("category is empty")
-	}
-	err := categories.ValidateNewID(c)
-	if err != nil && categories.ValidateID(c) == nil && (cat.Has(c) || slices.Contains(known, c)) {
-		return nil
-	}
-	return err
 }
 
 // sortedSet sorts and de-duplicates, never returning nil.
@@ -482,8 +461,8 @@ func sortedSet(ids []string) []string {
 // queue it when not connected, suppress it when nobody elsewhere
 // subscribes (SetRemoteSubscriptions), deliver it otherwise.
 func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
-	if err := checkNewCategory(m.Catalog(), d.Category, nil); err != nil {
-		return app.PublishResult{}, fmt.Errorf("category: %w", err)
+	if err := app.CheckDraftCategory(m.Catalog(), d.Category); err != nil {
+		return app.PublishResult{}, err
 	}
 	now := m.now()
 	id, err := news.NewID(now)
@@ -560,7 +539,7 @@ func (m *Backend) Seeds() []string {
 // SetSeeds stores the list with spaces trimmed; it refuses an address
 // that is not host:port and one listed twice.
 func (m *Backend) SetSeeds(addrs []string) error {
-	if err := checkSeeds(addrs); err != nil {
+	if err := app.CheckSeeds(addrs); err != nil {
 		return err
 	}
 	seeds := make([]string, len(addrs))
@@ -570,19 +549,6 @@ func (m *Backend) SetSeeds(addrs []string) error {
 	m.mu.Lock()
 	m.seeds = seeds
 	m.mu.Unlock()
-	return nil
-}
-
-func checkSeeds(addrs []string) error {
-	for i, s := range addrs {
-		s = strings.TrimSpace(s)
-		if err := app.CheckAddress(s); err != nil {
-			return fmt.Errorf("seed %d: %w", i+1, err)
-		}
-		if slices.ContainsFunc(addrs[:i], func(o string) bool { return strings.TrimSpace(o) == s }) {
-			return fmt.Errorf("seed %d: %s is listed twice", i+1, s)
-		}
-	}
 	return nil
 }
 
@@ -606,32 +572,18 @@ func (m *Backend) NeedsSetup() bool {
 	return m.setup
 }
 
-// checkDisplayName applies the author rules of an item to a display name.
-func checkDisplayName(name string, required bool) error {
-	name = strings.TrimSpace(name)
-	if name == "" && required {
-		return errors.New("display name: required")
-	}
-	return news.CheckLine("display name", name, news.MaxAuthorRunes)
-}
-
 // Setup stores what the wizard collected. There is no servant to start: a
 // new network's seed is this servant's address (the status's ID, else the
 // advertised or listen address).
 func (m *Backend) Setup(s app.Setup) error {
-	if err := checkDisplayName(s.DisplayName, true); err != nil {
+	if err := app.CheckDisplayName(s.DisplayName, true); err != nil {
 		return err
 	}
 	if err := m.checkListen(s.Listen); err != nil {
 		return err
 	}
-	if !s.NewNetwork {
-		if len(s.Seeds) == 0 {
-			return errors.New("seeds: at least one seed is needed to join a network")
-		}
-		if err := checkSeeds(s.Seeds); err != nil {
-			return err
-		}
+	if err := app.CheckSetupSeeds(s); err != nil {
+		return err
 	}
 	self := m.Settings()
 	m.mu.Lock()
@@ -666,27 +618,7 @@ func (m *Backend) Settings() app.Settings {
 // the display name trimmed, the notification categories sorted without
 // duplicates.
 func (m *Backend) SaveSettings(s app.Settings) error {
-	if err := checkDisplayName(s.DisplayName, false); err != nil {
-		return err
-	}
-	_, port, err := net.SplitHostPort(s.Listen)
-	if err == nil {
-		_, err = strconv.ParseUint(port, 10, 16)
-	}
-	if err != nil {
-		return fmt.Errorf("listen address %q: %w", s.Listen, err)
-	}
-	if s.Advertise != "" {
-		if err := app.CheckAddress(s.Advertise); err != nil {
-			return fmt.Errorf("advertised address: %w", err)
-		}
-	}
-	for _, c := range s.NotifyCategories {
-		if err := categories.ValidateID(c); err != nil {
-			return fmt.Errorf("notification categories: %w", err)
-		}
-	}
-	if err := app.CheckRetention(s.Retention); err != nil {
+	if err := app.CheckSettings(s); err != nil {
 		return err
 	}
 	m.mu.Lock()

@@ -1,0 +1,44 @@
+package demo
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// The data set is fixed for a given clock: two weeks of items, one urgent
+// outage notice, one correction, one must-read policy, four posts of the
+// reader's own (one of them must-read), every item valid.
+func TestItems(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	self := uuid.MustParse("0191a000-0000-7000-8000-0000000000ff")
+	items := Items(now, self)
+	if len(items) != 292 {
+		t.Errorf("%d items, want 292", len(items))
+	}
+	var urgent, corrections, mustRead, own int
+	for _, it := range items {
+		if err := it.Validate(); err != nil {
+			t.Errorf("%q: %v", it.Title, err)
+		}
+		switch {
+		case it.Urgent:
+			urgent++
+		case it.Supersedes != uuid.Nil:
+			corrections++
+		}
+		if it.MustRead {
+			mustRead++
+		}
+		if it.Source == self {
+			own++
+		}
+	}
+	if urgent != 1 || corrections != 1 || mustRead != 2 || own != 4 {
+		t.Errorf("urgent %d, corrections %d, must-read %d, own %d", urgent, corrections, mustRead, own)
+	}
+	if it := UrgentMustRead(now); !it.Urgent || !it.MustRead || it.Validate() != nil {
+		t.Errorf("UrgentMustRead: %+v", it)
+	}
+}
