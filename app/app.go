@@ -208,14 +208,14 @@ func (e *dirInUse) Unwrap() []error { return []error{ErrInUse, e.cause} }
 //	    Host.Adopted run under it, host.go)
 //	pubMu (starts, stops, the publishing pipeline's stores)
 //	mu (the node, the catalog)
-//	the event hub's, the persister's and the publisher's
+//	the event hub's, the inbox's and the publisher's
 //	    queues (each taken alone, for a moment)
 //
 // pubMu and the Keeper's lock are never held together. A holder of pubMu
-// waits for the persister (stopNode), and the persister may take the
+// waits for the inbox (stopNode), and the inbox may take the
 // Keeper's lock; so nothing run under the Keeper's lock waits for pubMu:
 // a restart it asks for runs on a goroutine of its own (host.go), and the
-// Keeper never announces from the persister's goroutine (network.Host).
+// Keeper never announces from the inbox's goroutine (network.Host).
 type App struct {
 	opts      Options
 	log       *slog.Logger
@@ -223,7 +223,7 @@ type App struct {
 	source    uuid.UUID // the installation ID
 	sourceStr string    // its newsnet spelling (Config.Source)
 	events    *eventHub
-	persist   *persister
+	inbox     *inbox
 	archive   *storeArchive
 	identity  *trust.Identity // the installation's key pair
 	acks      ackHooks        // who hears of acknowledgements (ack.go)
@@ -267,7 +267,7 @@ type App struct {
 	lost atomic.Uint64
 
 	// storeTrouble is what keeps delivered items from being stored (the
-	// persister's unstored items), never nil.
+	// inbox's unstored items), never nil.
 	storeTrouble atomic.Pointer[storeTrouble]
 	// addrChange is the last change of the advertised address, and
 	// addrRestart is set while the restart it asked for runs (address.go).
@@ -351,14 +351,14 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	a.storeTrouble.Store(new(storeTrouble))
 	a.loadEviction()
 	a.archive = &storeArchive{store: st, log: log}
-	a.persist = newPersister(a)
+	a.inbox = newInbox(a)
 	a.pub = newPublisher(a)
 	a.sched = newScheduler(a)
 	a.OnAcknowledge(a.reportAck)
 	a.blobs = newBlobVerifier()
 	if err := a.init(ctx); err != nil {
 		a.pub.close()
-		a.persist.close()
+		a.inbox.close()
 		a.events.close()
 		st.Close()
 		return nil, damagedStore(opts.DataDir, err)
@@ -534,7 +534,7 @@ func (a *App) stopNode() {
 		a.saveLastAttached(time.Now())
 	}
 	n.Close() // no callbacks after this
-	a.persist.flush()
+	a.inbox.flush()
 	a.pub.flushSent() // the next start must not send again what went out
 	a.events.emit(Event{Kind: StatusChanged})
 }
@@ -593,7 +593,7 @@ func (a *App) Close() error {
 	a.bg.Wait()
 	a.net.Close() // an edit being published again (network/rival.go) ends before publishing does
 	a.pub.close()
-	a.persist.close()
+	a.inbox.close()
 	a.events.close()
 	return a.store.Close()
 }
@@ -774,14 +774,14 @@ func (a *App) liveSubscriptions() []string {
 }
 
 // The node's callbacks. They run on the node's loop goroutine: they only
-// hand work to the persister and never block.
+// hand work to the inbox and never block.
 
 func (a *App) onDeliver(m *newsnet.Multicast) {
-	a.persist.deliver(m, time.Now())
+	a.inbox.deliver(m, time.Now())
 }
 
 func (a *App) onProgress(source string, next uint64) {
-	a.persist.progress(source, next)
+	a.inbox.progress(source, next)
 }
 
 // onPublished hears every report of the servant on a publication: those
@@ -796,7 +796,7 @@ func (a *App) onPublished(p newsnet.Published) {
 
 func (a *App) onLost(l newsnet.Lost) {
 	a.log.Warn("items could not be recovered", "source", l.Source, "items", l.N, "total", l.Total)
-	a.persist.lost(l.Total)
+	a.inbox.lost(l.Total)
 }
 
 // monitor reports status changes, persists the time of attachment and

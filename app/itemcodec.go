@@ -9,7 +9,7 @@ import (
 // (news.Item.MarshalBinary); the multicast's ID, Category, Source and Count
 // repeat the item's fields for the overlay, which never decodes payloads;
 // the servant's Verify (network.Keeper.Verify) refuses a message whose
-// fields are not its item's, and the persister decodes what it delivers
+// fields are not its item's, and the inbox decodes what it delivers
 // once (news.Decode).
 
 // multicastOf builds the multicast message carrying a stored or new item.

@@ -457,7 +457,7 @@ func TestLostPersisted(t *testing.T) {
 		}()
 		a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 2, Total: 2})
 		a.onLost(newsnet.Lost{Source: uuid.NewString(), N: 1, Total: 3})
-		a.persist.flush()
+		a.inbox.flush()
 		if n, err := a.store.LostTotal(); err != nil || n != 3 {
 			t.Fatalf("stored lost total %d, %v; want 3", n, err)
 		}

@@ -174,12 +174,12 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 }
 
 // onReach hears the servant's reports on own publications, on its loop
-// goroutine: the persister stores them.
+// goroutine: the inbox stores them.
 func (a *App) onReach(u newsnet.ReachUpdated) {
-	a.persist.reach(u, time.Now())
+	a.inbox.reach(u, time.Now())
 }
 
-// storeReach stores the latest of the reports in us (the persister's
+// storeReach stores the latest of the reports in us (the inbox's
 // goroutine) and announces them with ReachChanged.
 func (a *App) storeReach(us []reachReport) {
 	latest := map[[16]byte]int{}
@@ -468,7 +468,7 @@ func (a *App) tellAllRead() {
 }
 
 // tellStored tells the running servant that must-read items were stored
-// here (the persister's goroutine, after storing them), so that this
+// here (the inbox's goroutine, after storing them), so that this
 // reader is listed as pending until confirming. An archive keeps items for
 // others and has no reader: it is counted as having the item and lists
 // nobody.

@@ -13,7 +13,7 @@ import (
 
 // BenchmarkReceive measures what a subscriber spends on one delivered item
 // between the overlay and its store: the servant's Config.Verify (decode,
-// header check, signature, limits), the persister's hand-over and the
+// header check, signature, limits), the inbox's hand-over and the
 // store's group commit. Each iteration is one 1 KiB item of one publisher;
 // the timer stops once all of them are durably stored.
 //
@@ -57,9 +57,9 @@ func BenchmarkReceive(b *testing.B) {
 		if reason := a.net.Verify(m); reason != "" {
 			b.Fatalf("verify: %s", reason)
 		}
-		a.persist.deliver(m, time.Now())
+		a.inbox.deliver(m, time.Now())
 	}
-	a.persist.flush()
+	a.inbox.flush()
 	b.StopTimer()
 	if n, err := a.store.HighestStoredCount(src); err != nil || n != uint64(len(ms)) {
 		b.Fatalf("stored up to count %d of %d (%v)", n, len(ms), err)

@@ -112,7 +112,7 @@ func newReportSender(a *App, interval time.Duration) *reportSender {
 }
 
 // changed notes that the reach of own must-read posts changed (the
-// persister's goroutine: it never blocks).
+// inbox's goroutine: it never blocks).
 func (r *reportSender) changed(ids []uuid.UUID) {
 	r.mu.Lock()
 	for _, id := range ids {

@@ -219,8 +219,8 @@ func TestRetractionBeforeItsItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.persist.deliver(m, time.Now())
-	q.persist.flush()
+	q.inbox.deliver(m, time.Now())
+	q.inbox.flush()
 	if err := retractedOn(q, it.ID, "by "+trust.PublicKeyString(pub.Public)[:12]); err != nil {
 		t.Error(err)
 	}
@@ -240,8 +240,8 @@ func deliverCarrier(t *testing.T, q *App, r *trust.Retraction) {
 	if reason := q.net.Verify(m); reason != "" {
 		t.Fatalf("verify of the carrier: %s", reason)
 	}
-	q.persist.deliver(m, time.Now())
-	q.persist.flush()
+	q.inbox.deliver(m, time.Now())
+	q.inbox.flush()
 }
 
 // pushCarrier sends a retraction carrier through s's node as s's next

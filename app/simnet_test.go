@@ -14,7 +14,7 @@ import (
 
 // Most tests run their Apps on a simulated network (newsnet/sim/simnode)
 // inside a testing/synctest bubble: the servants, the Apps' own goroutines
-// and timers (the persister, the publishing pipeline, the store's group
+// and timers (the inbox, the publishing pipeline, the store's group
 // commit, status polls, retries) and the test share one virtual clock,
 // which moves only when all of them wait. A test waits with waitFor as on
 // TCP, but each check runs once everything due has settled

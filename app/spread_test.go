@@ -255,8 +255,8 @@ func TestNetworkDefinitionChainReachesOfflineServant(t *testing.T) {
 		if r := q.net.Verify(m2); r != "" {
 			t.Fatalf("version 2: verify = %q", r)
 		}
-		q.persist.deliver(m2, time.Now())
-		q.persist.flush()
+		q.inbox.deliver(m2, time.Now())
+		q.inbox.flush()
 		if v := q.Network().Version; v != 3 {
 			t.Fatalf("after version 2 arrived, q holds version %d, want 3", v)
 		}

@@ -17,7 +17,7 @@ const maxUnstoredBytes = 32 << 20
 // unstored keeps the delivered items the store refused (disk full, a
 // read-only file system) until it takes them, so an item is never lost
 // because the disk was full for a while: the servant has already counted it
-// as delivered and would not ask for it again. Used by the persister's
+// as delivered and would not ask for it again. Used by the inbox's
 // goroutine only.
 type unstored struct {
 	limit   int // bytes held at most; 0 means maxUnstoredBytes

@@ -12,18 +12,19 @@ import (
 	"newsdesk/newsnet"
 )
 
-// persister stores what the servant reports, off the node's loop goroutine:
+// inbox stores what the servant reports, off the node's loop goroutine
+// (it was called persister):
 // delivered items (through the store's group-commit ingest), per-source
 // progress and the total of items lost. The loop only appends to a queue,
 // which is unbounded so that the loop never waits on the disk; one
 // goroutine drains it, a batch at a time: the progress of a batch is queued
 // for the store only once its items are committed, so a stored count never
 // runs ahead of the stored items.
-type persister struct {
+type inbox struct {
 	a *App
 
 	mu     sync.Mutex
-	ops    []persistOp
+	ops    []inboxOp
 	closed bool
 
 	counts <-chan error // the per-source counts written last (run goroutine only)
@@ -39,8 +40,8 @@ type persister struct {
 	done chan struct{} // closed when the goroutine has exited
 }
 
-// persistOp is one report; exactly one of its groups is set.
-type persistOp struct {
+// inboxOp is one report; exactly one of its groups is set.
+type inboxOp struct {
 	msg *newsnet.Multicast // delivered, at
 	at  time.Time
 
@@ -59,8 +60,8 @@ type persistOp struct {
 // unstoredRetry is how often items the store refused are offered again.
 const unstoredRetry = 2 * time.Second
 
-func newPersister(a *App) *persister {
-	p := &persister{
+func newInbox(a *App) *inbox {
+	p := &inbox{
 		a:    a,
 		held: unstored{limit: a.opts.unstoredLimit},
 		wake: make(chan struct{}, 1),
@@ -71,7 +72,7 @@ func newPersister(a *App) *persister {
 	return p
 }
 
-func (p *persister) push(op persistOp) bool {
+func (p *inbox) push(op inboxOp) bool {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -86,26 +87,26 @@ func (p *persister) push(op persistOp) bool {
 	return true
 }
 
-func (p *persister) deliver(m *newsnet.Multicast, at time.Time) {
-	p.push(persistOp{msg: m, at: at})
+func (p *inbox) deliver(m *newsnet.Multicast, at time.Time) {
+	p.push(inboxOp{msg: m, at: at})
 }
 
-func (p *persister) progress(source string, next uint64) {
-	p.push(persistOp{source: source, next: next})
+func (p *inbox) progress(source string, next uint64) {
+	p.push(inboxOp{source: source, next: next})
 }
 
-func (p *persister) lost(total uint64) {
-	p.push(persistOp{lost: total})
+func (p *inbox) lost(total uint64) {
+	p.push(inboxOp{lost: total})
 }
 
-func (p *persister) reach(u newsnet.ReachUpdated, at time.Time) {
-	p.push(persistOp{reach: &reachReport{u, at}})
+func (p *inbox) reach(u newsnet.ReachUpdated, at time.Time) {
+	p.push(inboxOp{reach: &reachReport{u, at}})
 }
 
 // flush waits until everything queued before it is stored.
-func (p *persister) flush() {
+func (p *inbox) flush() {
 	b := make(chan struct{})
-	if !p.push(persistOp{barrier: b}) {
+	if !p.push(inboxOp{barrier: b}) {
 		return
 	}
 	select {
@@ -115,7 +116,7 @@ func (p *persister) flush() {
 }
 
 // close stores what is queued and stops the goroutine.
-func (p *persister) close() {
+func (p *inbox) close() {
 	p.mu.Lock()
 	if !p.closed {
 		p.closed = true
@@ -125,7 +126,7 @@ func (p *persister) close() {
 	<-p.done
 }
 
-func (p *persister) take() []persistOp {
+func (p *inbox) take() []inboxOp {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ops := p.ops
@@ -133,7 +134,7 @@ func (p *persister) take() []persistOp {
 	return ops
 }
 
-func (p *persister) run() {
+func (p *inbox) run() {
 	defer close(p.done)
 	for {
 		var retry <-chan time.Time
@@ -159,7 +160,7 @@ func (p *persister) run() {
 }
 
 // awaitCounts waits until the per-source counts written last are durable.
-func (p *persister) awaitCounts() {
+func (p *inbox) awaitCounts() {
 	if p.counts == nil {
 		return
 	}
@@ -170,7 +171,7 @@ func (p *persister) awaitCounts() {
 }
 
 // process stores one batch.
-func (p *persister) process(ops []persistOp) {
+func (p *inbox) process(ops []inboxOp) {
 	a := p.a
 	type ingesting struct {
 		it   *news.Item
@@ -272,7 +273,7 @@ func (p *persister) process(ops []persistOp) {
 // its batch (unless a retraction came first: nobody hears of it). The
 // servant never delivers this installation's own items, so an arrival is
 // always someone else's. It reports whether it joined ev.
-func (p *persister) announce(it *news.Item, ev *Event) bool {
+func (p *inbox) announce(it *news.Item, ev *Event) bool {
 	a := p.a
 	switch it.Category {
 	case network.NetworkCategory:
@@ -304,7 +305,7 @@ func (p *persister) announce(it *news.Item, ev *Event) bool {
 // storeHeld offers the held items to the store again, in arrival order.
 // Once all are stored and some had to be let go, the servant restarts from
 // the store, whose counts stayed below them, so it asks for them again.
-func (p *persister) storeHeld() {
+func (p *inbox) storeHeld() {
 	a := p.a
 	held := p.held.take()
 	dones := make([]<-chan error, len(held))
@@ -334,7 +335,7 @@ func (p *persister) storeHeld() {
 			if err := a.restart(); err != nil {
 				a.log.Error("restarting the servant failed", "err", err)
 			}
-			p.push(persistOp{restarted: true})
+			p.push(inboxOp{restarted: true})
 		}()
 	}
 	p.showHeld()
@@ -342,7 +343,7 @@ func (p *persister) storeHeld() {
 
 // showHeld publishes what waits to be stored to the status, and tells the
 // UI when that changed.
-func (p *persister) showHeld() {
+func (p *inbox) showHeld() {
 	next := storeTrouble{Problem: p.held.problem(), Unstored: p.held.waiting()}
 	if prev := p.a.storeTrouble.Load(); *prev != next {
 		p.a.storeTrouble.Store(&next)
