@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"errors"
 	"newsdesk/newsnet"
 )
 
@@ -66,3 +67,27 @@ func (a *App) checkAddress() {
 		}
 	}()
 }
+
+// CheckAddress checks a servant address ("host:port") as servants dial
+// it. An address it refuses gives an *AddrError.
+func CheckAddress(addr string) error {
+	_, err := newsnet.ParseServantID(addr)
+	if ae, ok := errors.AsType[*newsnet.AddrError](err); ok {
+		return &AddrError{Addr: ae.Addr, Reason: ae.Reason, err: err}
+	}
+	return err
+}
+
+// AddrError is an address CheckAddress refuses. Its message names the
+// address and the reason; Reason is the reason alone ("missing port in
+// address"), for a caller that shows the address itself.
+type AddrError struct {
+	Addr   string
+	Reason string
+	err    error
+}
+
+func (e *AddrError) Error() string { return e.err.Error() }
+
+// Unwrap returns the error the address was refused with.
+func (e *AddrError) Unwrap() error { return e.err }

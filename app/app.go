@@ -2,7 +2,7 @@
 // and the servant and connects them. It starts and stops the servant,
 // stores what it delivers, publishes (persisted counts, the outbox kept
 // across restarts) and answers the desktop UI's queries as ui.Backend, in
-// the view types of views.go rather than storage's and newsnet's; the
+// its view types (views.go lists them) rather than storage's and newsnet's; the
 // store answers the servant's retransmission and catch-up requests. The
 // network's own business (the definition held and how it spreads,
 // retractions, the system groups) is package network's: App holds one

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+	"github.com/google/uuid"
 	"slices"
 	"sync"
 )
@@ -134,4 +136,93 @@ func (h *eventHub) close() {
 	close(h.stop)
 	<-h.done
 	close(h.out)
+}
+
+// EventKind says what changed, and for items what happened to them, so
+// that the UI can refresh what it shows and decide whom to tell without
+// guessing: only ItemsArrived is news for a notification.
+type EventKind int
+
+func (k EventKind) String() string {
+	if k >= 0 && int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// AboutItems reports whether events of kind k are about items, and so
+// carry Categories and Items.
+func (k EventKind) AboutItems() bool {
+	switch k {
+	case ItemsChanged, ItemsArrived, ItemsPublished, ReadStateChanged, ItemsRetracted:
+		return true
+	}
+	return false
+}
+
+// Event tells the UI that something it shows has changed. Events of one
+// kind may be coalesced, never events of different kinds: an arrival is
+// never folded into a read-state change. The UI re-reads what it needs.
+type Event struct {
+	Kind EventKind
+	// Categories are the categories of the items concerned; nil: any.
+	Categories []string
+	// Items are the items concerned; nil: too many to name (or, for
+	// ItemsChanged and MarkAllRead's ReadStateChanged, not known), so the
+	// UI re-reads everything it shows.
+	Items []uuid.UUID
+	// Urgent names the urgent items among them (ItemsArrived,
+	// ItemsPublished), also when Items is nil; at most maxEventItems.
+	Urgent []uuid.UUID
+}
+
+const (
+	// ItemsChanged: items changed in a way that is nobody's news (expired
+	// items were purged). Items nil: anything shown may have changed.
+	ItemsChanged EventKind = iota
+	// StatusChanged: the servant's place in the tree changed.
+	StatusChanged
+	// CatalogChanged: the category catalog or the subscriptions changed.
+	CatalogChanged
+	// ItemsArrived: items from the network were stored and are listed,
+	// unread: someone else's publications, never this installation's own
+	// and never one retracted before it came. Urgent names the urgent
+	// ones. A notification is about these and nothing else.
+	ItemsArrived
+	// ItemsPublished: this installation published items (Publish); they
+	// are stored, listed, read, and in My posts. Urgent names the urgent
+	// ones.
+	ItemsPublished
+	// ReadStateChanged: items were marked read or unread (MarkRead,
+	// MarkUnread, MarkAllRead), acknowledged (Acknowledge), or kept or
+	// let go (Keep). Items nil: any of Categories (nil: of any category)
+	// may have changed.
+	ReadStateChanged
+	// ItemsRetracted: a retraction hid items (here or from the network):
+	// out of every list, search and count; My posts shows one's own as
+	// retracted.
+	ItemsRetracted
+	// ReachChanged: the network reported new reach totals of own
+	// publications (Items; App.Reach).
+	ReachChanged
+	// InvitationsChanged: this servant decided a redemption of one of its
+	// invitations, so their uses may have changed (App.Invitations).
+	InvitationsChanged
+	// ReportsChanged: a publisher's report of a must-read post reached
+	// this admin's servant (App.NetworkReports).
+	ReportsChanged
+)
+
+var eventKindNames = [...]string{
+	ItemsChanged:     "ItemsChanged",
+	StatusChanged:    "StatusChanged",
+	CatalogChanged:   "CatalogChanged",
+	ItemsArrived:     "ItemsArrived",
+	ItemsPublished:   "ItemsPublished",
+	ReadStateChanged: "ReadStateChanged",
+	ItemsRetracted:   "ItemsRetracted",
+	ReachChanged:     "ReachChanged",
+
+	InvitationsChanged: "InvitationsChanged",
+	ReportsChanged:     "ReportsChanged",
 }

@@ -245,3 +245,22 @@ func (a *App) AdmitMember(key string) error {
 	a.log.Info("member key admitted: it gets a membership certificate when it asks", "key", trust.PublicKeyString(k))
 	return nil
 }
+
+// InviteCode is what an invitation code says, as the first-run wizard
+// shows it before redeeming it (JoinByInvitation).
+type InviteCode struct {
+	ID      string   // the invitation's ID
+	Network string   // the fingerprint of the network it joins
+	Via     string   // the admin's servant it is redeemed at, "host:port"
+	Seeds   []string // the network's seeds it names, "host:port" each
+}
+
+// ParseInviteCode reads an invitation code as an admin handed it out; the
+// error says in words what is wrong with it.
+func ParseInviteCode(text string) (InviteCode, error) {
+	c, err := trust.ParseInviteCode(text)
+	if err != nil {
+		return InviteCode{}, err
+	}
+	return InviteCode{ID: c.ID, Network: c.Network.String(), Via: c.Via, Seeds: slices.Clone(c.Seeds)}, nil
+}

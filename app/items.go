@@ -4,8 +4,11 @@ import (
 	"context"
 	"slices"
 
+	"github.com/google/uuid"
 	"newsdesk/news"
 	"newsdesk/storage"
+	"newsdesk/trust"
+	"time"
 )
 
 // listPage is the page size of the store walk behind OldestFirst and
@@ -56,3 +59,57 @@ func oldestFirst(max int, page func(n int, cur storage.Cursor) ([]storage.Entry,
 	slices.Reverse(out)
 	return out, nil
 }
+
+// Entry is one item as the UI lists it: the item, whether it was read
+// here, and its retraction.
+type Entry struct {
+	Item *news.Item
+	Read bool
+	// Retracted is set for an item hidden by a retraction; nil for a
+	// visible item.
+	Retracted *Retraction
+	// Acknowledged is when the reader confirmed this must-read item
+	// (news.Item.MustRead, App.Acknowledge); zero if not yet.
+	Acknowledged time.Time
+	// Kept: the reader keeps this item (App.Keep), so retention never
+	// deletes it.
+	Kept bool
+}
+
+// Retraction says why and when an item was retracted here.
+type Retraction struct {
+	ItemID uuid.UUID
+	Reason string    // one line, may be empty; shown instead of the item
+	At     time.Time // when this installation applied it
+	// Expired: hidden by the item's own expiry (news.Item.Expires), not
+	// by a signed retraction; Reason is then "expired".
+	Expired bool
+}
+
+// MatchesQuery reports whether texts match a search query by the store's
+// rule (Search): every word of the query inside some word of the texts.
+func MatchesQuery(query string, texts ...string) bool { return storage.MatchesQuery(query, texts...) }
+
+// Cursor is an opaque position in a list the UI pages through (Newest,
+// Search, MyPosts): "" is the start, and a later page is asked for with
+// the cursor the previous one returned; "" returned means no more.
+type Cursor string
+
+func entryView(e storage.Entry) Entry {
+	v := Entry{Item: e.Item, Read: e.Read, Acknowledged: e.Acknowledged, Kept: e.Kept}
+	if r := e.Retracted; r != nil {
+		v.Retracted = &Retraction{ItemID: r.ItemID, Reason: r.Reason, At: r.At, Expired: r.Expired}
+	}
+	return v
+}
+
+// MaxRetractionReason is the longest reason, in characters, a retraction
+// carries.
+const MaxRetractionReason = trust.MaxRetractionReasonRunes
+
+var (
+	// ErrNotFound: no such item (Item), or not one the UI is shown.
+	ErrNotFound = storage.ErrNotFound
+	// ErrBadCursor: a cursor the list was not given by its backend.
+	ErrBadCursor = storage.ErrBadCursor
+)

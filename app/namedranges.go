@@ -127,3 +127,11 @@ func AudienceNames(ps []netip.Prefix, named []NamedAudience) (names []NamedAudie
 	}
 	return names, rest
 }
+
+// NamedAudience is a set of network ranges the admin named in the network
+// definition ("Berlin office" = 10.1.4.0/22): Compose offers the names,
+// the reader shows them (namedranges.go).
+type NamedAudience struct {
+	Name   string
+	Ranges []netip.Prefix // canonical (news.CanonicalAudience)
+}

@@ -6,6 +6,7 @@ package app
 
 import (
 	"fmt"
+	"newsdesk/newsnet"
 	"os"
 
 	"newsdesk/network"
@@ -123,3 +124,16 @@ func (a *App) applyCatalog(sn *trust.SignedNetwork) error {
 	}
 	return nil
 }
+
+// Role is the servant's place in the tree, in the words the control API
+// uses too: idle (not started), connecting (looking for the tree),
+// attached (it has an up-servant), vertex (the root of the tree), stopped.
+type Role string
+
+const (
+	RoleIdle       = Role(newsnet.RoleIdle)
+	RoleConnecting = Role(newsnet.RoleConnecting)
+	RoleAttached   = Role(newsnet.RoleAttached)
+	RoleVertex     = Role(newsnet.RoleVertex)
+	RoleStopped    = Role(newsnet.RoleStopped)
+)

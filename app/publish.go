@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
+	"net/netip"
 	"newsdesk/news"
 	"newsdesk/trust"
 )
@@ -148,3 +150,57 @@ func (a *App) PublishItem(it *news.Item) (PublishResult, error) {
 // compares the pipeline with the way publications were made before it.
 // Never set outside tests.
 var publishVia func(a *App, it *news.Item) (PublishResult, error)
+
+// Draft is an item a newsroom user is about to publish.
+type Draft struct {
+	Category   string
+	Title      string
+	Body       string // Markdown
+	Urgent     bool
+	Supersedes uuid.UUID // the item this one corrects, or uuid.Nil
+	// Expires, when set, hides the item everywhere from then on; it must
+	// lie in the future.
+	Expires time.Time
+	// At, when set, publishes the item at that time instead of now
+	// (schedule.go): it must not lie in the past, and Expires must come
+	// after it.
+	At time.Time
+	// MustRead asks every reader to confirm having read it (Acknowledge).
+	MustRead bool
+	// Audience, when set, limits the item to servants whose advertised
+	// address lies in one of these network ranges (news.ParseAudience).
+	Audience []netip.Prefix
+}
+
+// Outcome says what became of a publication.
+type Outcome int
+
+func (o Outcome) String() string {
+	switch o {
+	case Delivered:
+		return "delivered"
+	case Queued:
+		return "queued until connected"
+	case Suppressed:
+		return "no subscribers"
+	case Scheduled:
+		return "scheduled"
+	}
+	return "unknown"
+}
+
+// PublishResult is the answer to a publication.
+type PublishResult struct {
+	ID      uuid.UUID
+	Outcome Outcome
+}
+
+const (
+	// Delivered: sent into the tree toward at least one subscriber.
+	Delivered Outcome = iota
+	// Queued: this servant is not attached to the tree; the item waits in
+	// the outbox (kept across restarts) and goes out on attachment.
+	Queued
+	// Suppressed: nobody subscribes to the category, so nothing was sent.
+	Suppressed
+)

@@ -463,3 +463,43 @@ func (a *App) saveLastAttached(t time.Time) {
 		a.log.Warn("storing the time of attachment failed", "err", err)
 	}
 }
+
+// Settings are the user's preferences.
+type Settings struct {
+	DisplayName string
+	Listen      string // "host:port" to accept servant links on
+	Advertise   string // "host:port" others dial; "" for the listen address
+	// NotifyCategories get a desktop notification for every new item;
+	// urgent items always notify.
+	NotifyCategories []string
+	Notify           bool
+	// Retention is how long items are kept after they arrived; 0 keeps
+	// them forever. Kept items and must-read items not yet confirmed
+	// stay whatever their age.
+	Retention time.Duration
+	// StorageQuota bounds the bytes the received items take (quota.go):
+	// beyond it the oldest go first, kept and unconfirmed must-read items
+	// stay. 0 is the default (DefaultStorageQuota), NoStorageQuota none.
+	StorageQuota int64
+}
+
+// Probe is the result of a reachability test of one seed address.
+type Probe struct {
+	Addr    string
+	OK      bool
+	RTT     time.Duration
+	Problem string // when not OK, in words
+}
+
+// Setup is what the first-run wizard collects.
+type Setup struct {
+	DisplayName string
+	// NewNetwork starts a new network with this computer as its seed
+	// (Seeds is then ignored); otherwise Seeds lists the network's seeds.
+	NewNetwork bool
+	Seeds      []string
+	// Listen, when not "", is the "host:port" to accept servant links on
+	// (the first run's port choice, App.ProposeListen); it must be free on
+	// this computer. "" keeps the settings' address.
+	Listen string
+}

@@ -8,7 +8,7 @@
 //
 // The UI talks to the application through view types, never storage's or
 // newsnet's: Backend's items, cursors and servant status are app's
-// (app/views.go; app owns them because ui imports app and App fills them,
+// (app/views.go lists them; app owns them because ui imports app and App fills them,
 // and the demo backend and the conformance suite share them). One
 // exception, kept narrow on purpose: the signed network definition. An
 // admin's editors (seeds, catalog, publishers: admin_*.go), the roles it
