@@ -220,6 +220,10 @@ type Settings struct {
 	// beyond it the oldest go first, kept and unconfirmed must-read items
 	// stay. 0 is the default (DefaultStorageQuota), NoStorageQuota none.
 	StorageQuota int64
+	// Language is the desktop interface's language as a BCP 47 tag
+	// ("de", "ja"); "" follows the system's. The UI knows which it
+	// offers; the application only keeps the choice.
+	Language string
 }
 
 // Probe is the result of a reachability test of one seed address.

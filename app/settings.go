@@ -30,6 +30,7 @@ const (
 	keyCatalog      = "catalog"           // canonical catalog JSON (categories.Catalog.Marshal)
 	keyLastAttached = "last-attached"     // RFC 3339 with nanoseconds
 	keySetupDone    = "setup-done"        // "true" once the first-run wizard succeeded
+	keyLanguage     = "language"          // BCP 47 tag; unset follows the system
 )
 
 // settings reads the settings, with defaults for what is not set. A store
@@ -44,6 +45,7 @@ func (a *App) settings() Settings {
 		Listen:      m[keyListen],
 		Advertise:   m[keyAdvertise],
 		Notify:      m[keyNotify] != "false",
+		Language:    m[keyLanguage],
 	}
 	if v := m[keyNotifyCats]; v != "" {
 		if err := json.Unmarshal([]byte(v), &s.NotifyCategories); err != nil {
@@ -103,6 +105,9 @@ func (a *App) SaveSettings(s Settings) error {
 	if err := CheckStorageQuota(s.StorageQuota); err != nil {
 		return err
 	}
+	if err := checkLanguage(s.Language); err != nil {
+		return err
+	}
 	cats, err := json.Marshal(normalizeSubs(s.NotifyCategories))
 	if err != nil {
 		return err
@@ -113,6 +118,7 @@ func (a *App) SaveSettings(s Settings) error {
 		keyAdvertise:   s.Advertise,
 		keyNotify:      strconv.FormatBool(s.Notify),
 		keyNotifyCats:  string(cats),
+		keyLanguage:    s.Language,
 	} {
 		if err := a.store.SetSetting(k, v); err != nil {
 			return err
@@ -510,4 +516,21 @@ func (a *App) saveLastAttached(t time.Time) {
 	if err := a.store.SetSetting(keyLastAttached, t.UTC().Format(time.RFC3339Nano)); err != nil {
 		a.log.Warn("storing the time of attachment failed", "err", err)
 	}
+}
+
+// checkLanguage accepts "" and the shape of a BCP 47 tag: up to 35 letters,
+// digits and hyphens (RFC 5646's longest well-formed tags fit), starting
+// with a letter. Which languages exist is the UI's business.
+func checkLanguage(tag string) error {
+	if tag == "" {
+		return nil
+	}
+	ok := len(tag) <= 35 && unicode.IsLetter(rune(tag[0]))
+	for _, r := range tag {
+		ok = ok && r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-')
+	}
+	if !ok {
+		return fmt.Errorf("language %q is not a language tag such as \"de\" or \"ja\"", tag)
+	}
+	return nil
 }
