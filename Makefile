@@ -87,8 +87,12 @@ build-headless:
 bench:
 	$(GO) run ./cmd/newsbench $(ARGS)
 
-screenshots: deps-x build package-windows
-	scripts/screenshots.sh
+# LANG=de or LANG=ja (make screenshots LANG=ja) shoots the daily screens in
+# that language into docs/screenshots/<lang>/, without the Windows build.
+SHOT_LANG := $(filter de ja,$(firstword $(subst _, ,$(subst ., ,$(LANG)))))
+
+screenshots: deps-x build $(if $(SHOT_LANG),,package-windows)
+	LANG=$(LANG) scripts/screenshots.sh
 
 # package builds the Linux desktop package (a tarball with the binary, a
 # .desktop entry and the icon) with Fyne's packager, pinned and run from the

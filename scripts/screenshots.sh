@@ -20,6 +20,12 @@
 #
 # Needs the packages of `make deps-x`; `make screenshots` installs them and
 # builds bin/newsdesk and the Windows build (WIN_EXE) first.
+#
+# LANG=de or LANG=ja (`make screenshots LANG=ja`) shoots the interface in
+# that language instead, into docs/screenshots/<lang>/: reading.png,
+# item.png, search.png, compose.png (an item typed in the language) and
+# settings.png. Nothing else is shot then, and the Windows
+# build is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +34,19 @@ WIN_EXE=${WIN_EXE:-build/windows/newsdesk.exe}
 DISPLAY_NUM=${DISPLAY_NUM:-99}
 OUT=${OUT:-docs/screenshots}
 WAIT=${WAIT:-30} # seconds to wait for the window
+# The interface's language: de or ja from LANG (de, de_DE.UTF-8, ja...);
+# anything else is the English set.
+SHOT_LANG=${LANG:-}
+SHOT_LANG=${SHOT_LANG%%[_.@-]*}
+case "$SHOT_LANG" in
+de | ja) OUT=${OUT_LANG:-docs/screenshots/$SHOT_LANG} ;;
+*) SHOT_LANG="" ;;
+esac
+APP_LANG=en_US.UTF-8
+case "$SHOT_LANG" in
+de) APP_LANG=de_DE.UTF-8 ;;
+ja) APP_LANG=ja_JP.UTF-8 ;;
+esac
 PAUSE=${PAUSE:-0.8} # seconds for the window to settle after an action
 
 export DISPLAY=":$DISPLAY_NUM"
@@ -75,7 +94,7 @@ win=""
 # Fyne from complaining about "C". The app writes its pid so that it, not
 # dbus-run-session, gets the SIGTERM.
 start_app() {
-	LANG=en_US.UTF-8 NEWSDESK_DEMO="$1" dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
+	LANG=$APP_LANG LANGUAGE="" LC_ALL="" LC_MESSAGES="" NEWSDESK_DEMO="$1" dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
 		sh "$tmp" "$BIN" 2>>"$tmp/app.log" &
 	session_pid=$!
 	if ! win=$(timeout "$WAIT" xdotool search --sync --onlyvisible --name '^Newsdesk$' | head -n1) || [ -z "$win" ]; then
@@ -101,6 +120,48 @@ shot() {
 		convert xwd:- -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$OUT/$1.png"
 	echo "wrote $OUT/$1.png (${WIDTH}x${HEIGHT})"
 }
+
+# language_shots: the daily screens in $SHOT_LANG, driven by keyboard
+# shortcuts only (the translated tabs and labels move what is where), but
+# for a click into Compose's text, which stays in the same place.
+language_shots() {
+	local title body query
+	case "$SHOT_LANG" in
+	ja)
+		title="新しい勤怠システムの説明会"
+		body="新しい勤怠システムの説明会は午後三時から会議室Aで行います。"
+		query="October"
+		;;
+	de)
+		title="Betriebsversammlung am Donnerstag"
+		body="Die Betriebsversammlung beginnt um 14 Uhr in der Kantine. Bitte bringen Sie Ihre Fragen mit."
+		query="October"
+		;;
+	esac
+	start_app 1
+	shot reading
+	key Return # the urgent item under the cursor
+	shot item
+	key ctrl+f
+	typetext "$query"
+	key Return # search at once; the list takes the focus
+	key Return # open the first result
+	shot search
+	key ctrl+n # Compose: the title has the focus
+	typetext "$title"
+	click 300 400 # the text
+	typetext "$body"
+	settle
+	shot compose
+	key ctrl+3 # Newsroom, on Compose: My posts is the other tab
+	key ctrl+5
+	shot settings
+	stop_app
+}
+if [ -n "$SHOT_LANG" ]; then
+	language_shots
+	exit 0
+fi
 
 start_app 1
 

@@ -159,7 +159,7 @@ func (e *audiencesEditor) updateButtons() {
 func (e *audiencesEditor) addNamed() {
 	name := strings.TrimSpace(e.name.Text)
 	if problem := checkOneLineName(name, trust.MaxRangeNameRunes, lang.L("Enter a name for the ranges, such as Berlin office.")); problem != "" {
-		e.problem.SetText(problem)
+		e.problem.SetText(strings.TrimSuffix(problem, " "+leaveEmptyForEveryone()))
 		return
 	}
 	if len(audienceRanges(e.ranges.Text)) == 0 {
@@ -168,7 +168,7 @@ func (e *audiencesEditor) addNamed() {
 	}
 	ps, problem := parseAudienceField(e.ranges.Text)
 	if problem != "" {
-		e.problem.SetText(strings.Replace(problem, " Leave it empty to reach everyone.", "", 1))
+		e.problem.SetText(problem)
 		return
 	}
 	i, found := slices.BinarySearchFunc(e.work, name, func(n app.NamedAudience, name string) int { return strings.Compare(n.Name, name) })

@@ -42,14 +42,14 @@ var errUpToDate = errors.New("the network definition already holds these changes
 // admin's is published and named in the message, the admin's own is still
 // in the editor. version names what the editor now shows ("version 7").
 func conflictAdvice(version string) string {
-	return "The editor now shows " + version + " with your changes on top: save again to publish your version, or revert to drop your changes."
+	return fmt.Sprintf(lang.L("The editor now shows %s with your changes on top: save again to publish your version, or revert to drop your changes."), version)
 }
 
 // mergedNote is added to an outcome when the edit was applied onto a
 // version other than the one the editor was loaded from; onto names it
 // ("version 7").
 func mergedNote(onto string) string {
-	return " Your changes were merged onto " + onto + ", which another admin published while you were editing."
+	return " " + fmt.Sprintf(lang.L("Your changes were merged onto %s, which another admin published while you were editing."), onto)
 }
 
 // mergePublishersEdit applies the admin's change to the publishers, from
@@ -220,7 +220,7 @@ func (w conflictWords) category(c trust.Conflict) string {
 // categoryList names a publisher's categories for a sentence.
 func categoryList(cat *categories.Catalog, ids []string) string {
 	if len(ids) == 0 {
-		return "all categories"
+		return lang.L("all categories")
 	}
 	names := make([]string, len(ids))
 	for i, id := range ids {
@@ -233,7 +233,7 @@ func categoryList(cat *categories.Catalog, ids []string) string {
 func seedConflict(theirs, mine []string, when string) string {
 	list := func(s []string) string {
 		if len(s) == 0 {
-			return "an empty list"
+			return lang.L("an empty list")
 		}
 		return strings.Join(s, ", ")
 	}

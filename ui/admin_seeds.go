@@ -64,7 +64,7 @@ func newSeedEditor(u *UI) *seedEditor {
 			left.Objects[1].(*widget.Label).SetText(s.seeds[i])
 			text := s.probes.text(s.seeds[i])
 			if i == 0 && text == "" {
-				text = "first seed: the vertex when reachable"
+				text = lang.L("first seed: the vertex when reachable")
 			}
 			probe.SetText(text)
 			switch r, ok := s.probes.results[s.seeds[i]]; {

@@ -47,7 +47,7 @@ func parseAudienceField(text string) ([]netip.Prefix, string) {
 	if err != nil {
 		var fe *news.FieldError
 		if errors.As(err, &fe) && fe.Err != nil {
-			return nil, fmt.Sprintf(lang.L("Audience: %v. Leave it empty to reach everyone."), fe.Err)
+			return nil, fmt.Sprintf(lang.L("Audience: %v."), fe.Err) + " " + leaveEmptyForEveryone()
 		}
 		return nil, err.Error()
 	}
@@ -58,3 +58,7 @@ func parseAudienceField(text string) ([]netip.Prefix, string) {
 func audienceText(ps []netip.Prefix) string {
 	return strings.Join(news.FormatAudience(ps), ", ")
 }
+
+// leaveEmptyForEveryone ends Compose's audience problems; the named-range
+// editor, where empty is no choice, leaves it out.
+func leaveEmptyForEveryone() string { return lang.L("Leave it empty to reach everyone.") }

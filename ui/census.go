@@ -130,7 +130,7 @@ func subscribersText(cs []app.CategoryCount) string {
 		}
 		name := c.Category
 		if name == "*" {
-			name = "everything"
+			name = lang.L("everything")
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d", name, c.Subscribers))
 	}

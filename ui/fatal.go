@@ -32,9 +32,7 @@ func ShowStartupError(a fyne.App, err error, reset func() error) {
 		start := widget.NewButtonWithIcon(lang.L("Start with an empty store…"), theme.WarningIcon(), nil)
 		start.OnTapped = func() {
 			dialog.ShowConfirm(lang.L("Start with an empty store?"),
-				"The damaged store is kept beside the new one, renamed, and is not shown any more.\n"+
-					"Newsdesk asks for the network again, as on a first start: its definition was in the store.\n"+
-					"Your next posts start a new numbered stream, so no servant drops them as old.",
+				lang.L("The damaged store is kept beside the new one, renamed, and is not shown any more.\nNewsdesk asks for the network again, as on a first start: its definition was in the store.\nYour next posts start a new numbered stream, so no servant drops them as old."),
 				func(ok bool) {
 					if !ok {
 						return
@@ -56,4 +54,6 @@ func ShowStartupError(a fyne.App, err error, reset func() error) {
 	w.Show()
 }
 
-func startupProblem(err error) string { return "Newsdesk could not start.\n\n" + err.Error() }
+func startupProblem(err error) string {
+	return lang.L("Newsdesk could not start.") + "\n\n" + err.Error()
+}

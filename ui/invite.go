@@ -110,7 +110,20 @@ func inviteStateText(inv app.Invite) string {
 	if inv.State == "active" {
 		return fmt.Sprintf(lang.N("active: %d of %d uses left", inv.Uses), inv.UsesLeft, inv.Uses)
 	}
-	return fmt.Sprintf(lang.L("%s (%d of %d used)"), inv.State, inv.Used, inv.Uses)
+	return fmt.Sprintf(lang.L("%s (%d of %d used)"), inviteStateName(inv.State), inv.Used, inv.Uses)
+}
+
+// inviteStateName is app.Invite's State in words of the interface.
+func inviteStateName(state string) string {
+	switch state {
+	case "used up":
+		return lang.L("used up")
+	case "expired":
+		return lang.L("expired")
+	case "revoked":
+		return lang.L("revoked")
+	}
+	return state
 }
 
 func inviteInfoText(inv app.Invite) string {
@@ -118,7 +131,7 @@ func inviteInfoText(inv app.Invite) string {
 	if inv.Publisher {
 		role = lang.L("publisher")
 		if len(inv.Categories) > 0 {
-			role += " in " + strings.Join(inv.Categories, ", ")
+			role = fmt.Sprintf(lang.L("publisher in %s"), strings.Join(inv.Categories, ", "))
 		}
 	}
 	return fmt.Sprintf(lang.L("%s · expires %s"), role, formatTime(inv.Expires, dateClock))
@@ -253,7 +266,7 @@ func (v *invitesView) create(ib InviteBackend, o app.InviteOptions) {
 		return func() {
 			switch {
 			case errors.Is(err, app.ErrSeedsUnreachable) && !o.Anyway:
-				dialog.ShowConfirm(lang.L("No seed answers"), wrapText(err.Error())+"\n\nMake the invitation anyway?", func(yes bool) {
+				dialog.ShowConfirm(lang.L("No seed answers"), wrapText(err.Error())+"\n\n"+lang.L("Make the invitation anyway?"), func(yes bool) {
 					if yes {
 						o.Anyway = true
 						v.create(ib, o)

@@ -91,7 +91,7 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	}
 	role := string(st.Role)
 	if role == "" {
-		role = "unknown"
+		role = lang.L("unknown")
 	}
 	if st.Leaf {
 		role += lang.L(", as a leaf")

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,7 +91,7 @@ func (r *postReach) changed(ids []uuid.UUID) {
 
 // reachCounts names the counts of a reach picture, in order.
 func reachCounts() [4]string {
-	return [...]string{lang.L("Subscribers"), lang.L("Delivered"), lang.L("Read"), lang.L("Confirmed")}
+	return [...]string{lang.L("Subscribers"), lang.L("Delivered"), lang.X("reach.read", "Read"), lang.L("Confirmed")}
 }
 
 // reachPicture draws a post's reach: one bar per count, scaled to the
@@ -122,7 +121,7 @@ func (p *reachPicture) values() (counts [4]uint64, texts [4]string) {
 	r := p.reach
 	counts = [4]uint64{r.Subscribers, r.Delivered, r.Read, r.Acknowledged}
 	for i, c := range counts {
-		texts[i] = strconv.FormatUint(c, 10)
+		texts[i] = formatNumber(int64(c))
 	}
 	if !p.known {
 		texts = [4]string{"…", "…", "…", "…"}

@@ -116,7 +116,7 @@ func scheduledMeta(p app.ScheduledPost, catName string, now time.Time) string {
 		meta += " · " + fmt.Sprintf(lang.L("expires %s"), fullTime(it.Expires))
 	}
 	if p.Problem != "" {
-		meta += " · not sent yet: " + p.Problem
+		meta += " · " + fmt.Sprintf(lang.L("not sent yet: %s"), p.Problem)
 	}
 	return meta
 }

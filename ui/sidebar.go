@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"image/color"
 	"slices"
 
@@ -108,7 +107,7 @@ func countText(n uint64) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprint(n)
+	return formatNumber(int64(n))
 }
 
 // setFeeds replaces the feeds, keeping counts and the selection where the
