@@ -108,7 +108,14 @@ start_app() {
 settle() { sleep "$PAUSE"; }
 key() { xdotool key --window "$win" "$@"; settle; }
 click() { xdotool mousemove --window "$win" "$1" "$2" click 1; settle; }
-typetext() { xdotool type --delay 4 -- "$1"; }
+# typetext TEXT: xdotool needs a UTF-8 locale of its own, whatever LANG
+# says. Characters beyond the keyboard (Japanese) it types by remapping a
+# spare key for each, which the app must read before the next one: slower.
+typetext() {
+	local delay=4
+	if LC_ALL=C.UTF-8 grep -q '[^ -~]' <<<"$1"; then delay=150; fi
+	LC_ALL=C.UTF-8 xdotool type --delay "$delay" -- "$1"
+}
 typeline() { typetext "$1"; xdotool key Return; }
 
 # shot NAME: grab the screen, cropped to the window (there is no window

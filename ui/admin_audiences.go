@@ -89,7 +89,7 @@ func newAudiencesEditor(u *UI) *audiencesEditor {
 	intro := widget.NewLabel(lang.L("Named ranges let publishers address an office by name: Compose offers them beside the audience field, and readers see the name next to an item's ranges. Giving an existing name new ranges changes it. Saving signs a new version of the network definition and sends it to every computer."))
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
-		widget.NewFormItem("Name", e.name),
+		widget.NewFormItem(lang.L("Name"), e.name),
 		widget.NewFormItem(lang.L("Network ranges"), e.ranges),
 	)
 	top := container.NewVBox(intro, e.heading)

@@ -90,7 +90,7 @@ func newCatalogEditor(u *UI) *catalogEditor {
 		e.formTitle,
 		widget.NewForm(
 			widget.NewFormItem(lang.L("ID"), e.id),
-			widget.NewFormItem("Name", e.name),
+			widget.NewFormItem(lang.L("Name"), e.name),
 			widget.NewFormItem(lang.L("Description"), e.desc),
 		),
 		container.NewHBox(e.apply, e.remove, e.newCat),

@@ -95,8 +95,8 @@ func newPublishersEditor(u *UI) *publishersEditor {
 	intro := widget.NewLabel(lang.L("Publishers are the installations trusted to publish news. Add one by pasting its public key; leave every category unticked to let it publish in all of them. Saving signs a new version of the network definition and sends it to every computer."))
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
-		widget.NewFormItem(lang.L("Public key"), p.key),
-		widget.NewFormItem("Name", p.name),
+		widget.NewFormItem(lang.X("publishers.key", "Public key"), p.key), // short: the categories beside it are the editor's width
+		widget.NewFormItem(lang.L("Name"), p.name),
 		widget.NewFormItem(lang.L("Only in"), p.cats),
 	)
 	top := container.NewVBox(intro, p.heading, p.open)

@@ -94,7 +94,7 @@ func newComposer(u *UI) *composer {
 
 	form := widget.NewForm(
 		widget.NewFormItem(lang.L("Category"), container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(c.urgent, c.mustRead), c.category), c.notes[news.FieldCategory])),
-		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
+		widget.NewFormItem(lang.L("Title"), container.NewVBox(c.title, c.notes[news.FieldTitle])),
 		widget.NewFormItem(lang.L("Publish at"), container.NewVBox(c.at, c.notes[news.FieldAt])),
 		widget.NewFormItem(lang.L("Expires"), container.NewVBox(c.expires, c.notes[news.FieldExpires])),
 		widget.NewFormItem(lang.L("Audience"), container.NewVBox(c.audience, c.picker.content, c.notes[news.FieldAudience])),

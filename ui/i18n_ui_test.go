@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -116,5 +117,26 @@ func TestNewUsesTheStoredLanguage(t *testing.T) {
 	New(test.NewTempApp(t), b)
 	if got := currentLanguage(); got != "de" {
 		t.Errorf("New over settings in German: the interface speaks %q", got)
+	}
+}
+
+// Longer German words must not widen the window: every screen fits the
+// main window's size in every language (the publishers editor came to
+// 1,253 pixels with "Öffentlicher Schlüssel").
+func TestScreensFitInEveryLanguage(t *testing.T) {
+	for _, l := range Languages {
+		t.Run(l.Code, func(t *testing.T) {
+			inLanguage(t, l.Code)
+			h := newHarness(t, readerFake())
+			var tabs []*container.TabItem
+			tabs = append(tabs, h.u.tabs.Items...)
+			tabs = append(tabs, h.u.newsTabs.Items...)
+			tabs = append(tabs, h.u.seedsTab, h.u.catalogTab, h.u.publishersTab, h.u.networkTab, h.u.invitesTab, h.u.audiencesTab, h.u.reportsTab)
+			for _, it := range tabs {
+				if w := it.Content.MinSize().Width; w > mainSize.Width {
+					t.Errorf("%s is %.0f pixels wide, the window %.0f", it.Text, w, mainSize.Width)
+				}
+			}
+		})
 	}
 }

@@ -94,6 +94,8 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem(lang.L("Advertised address"), v.advertise),
 		widget.NewFormItem(lang.L("Data directory"), container.NewVBox(v.dataDir, dataNote)),
 		widget.NewFormItem(lang.L("Public key"), v.keyRow),
+		widget.NewFormItem(lang.L("Language"), container.NewVBox(
+			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.language.MinSize().Height), v.language)), languageNote)),
 		// Before the notifications, whose list of categories is as long
 		// as the catalog and would push them out of sight.
 		widget.NewFormItem(lang.L("Keep items"), container.NewVBox(
@@ -101,8 +103,6 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewFormItem(lang.L("Storage limit"), container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.quota.MinSize().Height), v.quota)), quotaNote, v.evicted)),
 		widget.NewFormItem(lang.L("Notifications"), container.NewVBox(v.notify, v.cats, urgent)),
-		widget.NewFormItem(lang.L("Language"), container.NewVBox(
-			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.language.MinSize().Height), v.language)), languageNote)),
 		widget.NewFormItem(lang.L("Theme"), themeNote),
 	)
 	v.setKey("")
