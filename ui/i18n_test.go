@@ -246,3 +246,70 @@ func TestReservedKeysTranslate(t *testing.T) {
 		t.Errorf("Description reads %q in German", got)
 	}
 }
+
+// textCalls are the calls whose string arguments a user reads: a literal
+// with words in it there must go through lang.
+var textCalls = map[string]bool{
+	"NewLabel": true, "NewLabelWithStyle": true, "NewButton": true, "NewButtonWithIcon": true,
+	"NewCheck": true, "NewFormItem": true, "NewTabItem": true, "NewTabItemWithIcon": true,
+	"SetText": true, "SetPlaceHolder": true, "SetTitle": true, "NewWindow": true,
+	"NewMenu": true, "NewMenuItem": true, "NewNotification": true, "wrappedLabel": true, "reportError": true,
+	"NewCustom": true, "NewConfirm": true, "NewInformation": true, "NewCustomConfirm": true,
+	"ShowConfirm": true, "ShowInformation": true, "ShowCustom": true, "ShowCustomConfirm": true,
+}
+
+// sizingSamples are texts that only size a list row's template before
+// the row shows real data; nobody reads them.
+var sizingSamples = map[string]bool{
+	"Title": true, "Name": true, "Category · Author": true, "10 min ago": true,
+	"Category · time": true, "ed25519:key": true, "AAAAAAAAAAAA": true, "000 of 000 confirmed · 000 not": true,
+}
+
+var hasWord = regexp.MustCompile(`[A-Za-z]{2,}`)
+
+// TestNoBareTextInWidgets: English put straight into a label, button,
+// dialog or notification would show untranslated in every language; it
+// must go through lang.L, and so into the translation files.
+func TestNoBareTextInWidgets(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var fn string
+			switch f := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				fn = f.Sel.Name
+			case *ast.Ident:
+				fn = f.Name
+			}
+			if !textCalls[fn] {
+				return true
+			}
+			for _, arg := range call.Args {
+				lit, ok := arg.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					continue
+				}
+				s, _ := strconv.Unquote(lit.Value)
+				if hasWord.MatchString(s) && !sizingSamples[s] && s != mainTitle {
+					t.Errorf("%s: %s(%s): text for people goes through lang.L", fset.Position(lit.Pos()), fn, lit.Value)
+				}
+			}
+			return true
+		})
+	}
+}
