@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"newsdesk/app"
 	"newsdesk/categories"
 )
 
@@ -150,6 +151,14 @@ func formatBytes(n int64) string {
 		}
 	}
 	return p.Sprintf("%d B", n)
+}
+
+// evictionText says what the storage limit removed last, as
+// app.Eviction.Text does, in the interface's language ("Storage limit of
+// 4 GiB reached: the 120 oldest items (300 MiB) were removed on 2 Mar, 09:05").
+func evictionText(e *app.Eviction) string {
+	return fmt.Sprintf(lang.N("Storage limit of %s reached: the %d oldest items (%s) were removed on %s", e.Items),
+		formatBytes(e.Quota), e.Items, formatBytes(e.Bytes), formatTime(e.At, dayMonthClock))
 }
 
 // categoryName returns the display name of a category, falling back to its

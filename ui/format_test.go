@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/lang"
+
+	"newsdesk/app"
 )
 
 // Tuesday 10 March 2026, 12:00 local time.
@@ -108,6 +110,27 @@ func TestPluralsInEachLanguage(t *testing.T) {
 		inLanguage(t, c.code)
 		if got := fmt.Sprintf(lang.N(key, c.n), c.n, "Memo"); got != c.want {
 			t.Errorf("%s, %d: %q, want %q", c.code, c.n, got, c.want)
+		}
+	}
+}
+
+// What the storage limit removed, as Settings and the status line say it.
+func TestEvictionTextInEachLanguage(t *testing.T) {
+	e := &app.Eviction{At: time.Date(2026, 3, 2, 9, 5, 0, 0, time.Local), Items: 120, Bytes: 3 << 19, Quota: 4 << 30}
+	one := &app.Eviction{At: e.At, Items: 1, Bytes: 2048, Quota: 4 << 30}
+	for _, c := range []struct {
+		code string
+		e    *app.Eviction
+		want string
+	}{
+		{"en", e, "Storage limit of 4 GiB reached: the 120 oldest items (1.5 MiB) were removed on 2 Mar 09:05"},
+		{"en", one, "Storage limit of 4 GiB reached: 1 item, the oldest (2 KiB), was removed on 2 Mar 09:05"},
+		{"de", e, "Speicherlimit von 4 GiB erreicht: Die 120 ältesten Meldungen (1,5 MiB) wurden am 2. März, 09:05 entfernt"},
+		{"ja", e, "保存容量の上限 4 GiB に達したため、古い記事 120 件（1.5 MiB）を 3月2日 09:05 に削除しました"},
+	} {
+		inLanguage(t, c.code)
+		if got := evictionText(c.e); got != c.want {
+			t.Errorf("%s: %q, want %q", c.code, got, c.want)
 		}
 	}
 }

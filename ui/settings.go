@@ -156,7 +156,7 @@ func (v *settingsView) load() {
 	v.language.Options = languageLabels()
 	v.language.SetSelected(languageLabel(s.Language))
 	if e := v.u.b.Status().Evicted; e != nil {
-		v.evicted.SetText(capitalize(e.Text()) + ".")
+		v.evicted.SetText(evictionText(e) + ".")
 		v.evicted.Show()
 	} else {
 		v.evicted.Hide()

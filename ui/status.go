@@ -83,7 +83,7 @@ func statusText(st app.NetStatus) string {
 		s += " · " + unstoredText(st)
 	}
 	if e := st.Evicted; e.Recent(time.Now()) {
-		s += " · " + capitalize(e.Text())
+		s += " · " + evictionText(e)
 	}
 	return s
 }
