@@ -41,7 +41,9 @@ var (
 // UseLanguage makes the interface speak code, one of Languages' codes, or
 // the system's language for "" (and for a language Newsdesk does not
 // know). Views built before keep their words: changing it takes a restart
-// (Settings says so). Dates and numbers (format.go) follow it too.
+// (Settings says so). Dates and numbers (format.go) follow it too. Call
+// it before the views are built (New does): Fyne's lang swaps its
+// localizer without a lock, so nothing may translate meanwhile.
 func UseLanguage(code string) {
 	loadTranslations.Do(func() {
 		if err := lang.AddTranslationsFS(translationFS, "translations"); err != nil {
