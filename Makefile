@@ -11,7 +11,8 @@ GUI_PKGS := gcc libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 # Extra packages for headless screenshots (xwd comes from x11-apps).
 # fonts-droid-fallback is the system CJK font Fyne falls back to for
 # Japanese (make screenshots LANG=ja); without one, Japanese shows as boxes.
-X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps fonts-droid-fallback
+# xclip pastes the Japanese text the screenshots type.
+X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps fonts-droid-fallback xclip
 
 # The app follows Fyne's threading rule (widgets only on the main goroutine,
 # everything else through fyne.Do), so Fyne may drop its internal locking.
