@@ -9,7 +9,10 @@ ARGS  ?=
 GUI_PKGS := gcc libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
             libxinerama-dev libxi-dev libxxf86vm-dev pkg-config
 # Extra packages for headless screenshots (xwd comes from x11-apps).
-X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps
+# fonts-droid-fallback is the system CJK font Fyne falls back to for
+# Japanese (make screenshots LANG=ja); without one, Japanese shows as boxes.
+# xclip pastes the Japanese text the screenshots type.
+X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps fonts-droid-fallback xclip
 
 # The app follows Fyne's threading rule (widgets only on the main goroutine,
 # everything else through fyne.Do), so Fyne may drop its internal locking.
@@ -87,8 +90,12 @@ build-headless:
 bench:
 	$(GO) run ./cmd/newsbench $(ARGS)
 
-screenshots: deps-x build package-windows
-	scripts/screenshots.sh
+# LANG=de or LANG=ja (make screenshots LANG=ja) shoots the daily screens in
+# that language into docs/screenshots/<lang>/, without the Windows build.
+SHOT_LANG := $(filter de ja,$(firstword $(subst _, ,$(subst ., ,$(LANG)))))
+
+screenshots: deps-x build $(if $(SHOT_LANG),,package-windows)
+	LANG=$(LANG) scripts/screenshots.sh
 
 # package builds the Linux desktop package (a tarball with the binary, a
 # .desktop entry and the icon) with Fyne's packager, pinned and run from the

@@ -394,12 +394,14 @@ func TestAppCatalogAndSettings(t *testing.T) {
 		{Listen: ":7400", Advertise: "10.0.0.1"},
 		{Listen: ":7400", DisplayName: "a\tb"},
 		{Listen: ":7400", NotifyCategories: []string{"IT"}},
+		{Listen: ":7400", Language: "de DE"},
+		{Listen: ":7400", Language: "-de"},
 	} {
 		if err := a.SaveSettings(bad); err == nil {
 			t.Errorf("SaveSettings(%+v) accepted", bad)
 		}
 	}
-	want := Settings{DisplayName: "Ann", Listen: "0.0.0.0:7500", Advertise: "10.0.0.5:7500", NotifyCategories: []string{"hr", "it"}}
+	want := Settings{DisplayName: "Ann", Listen: "0.0.0.0:7500", Advertise: "10.0.0.5:7500", NotifyCategories: []string{"hr", "it"}, Language: "ja"}
 	if err := a.SaveSettings(want); err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +413,7 @@ func TestAppCatalogAndSettings(t *testing.T) {
 		t.Errorf("catalog after reopening: v%d %v", got.Version(), got.IDs())
 	}
 	if got := b.Settings(); got.DisplayName != want.DisplayName || got.Listen != want.Listen || got.Advertise != want.Advertise ||
-		!slices.Equal(got.NotifyCategories, want.NotifyCategories) || got.Notify {
+		!slices.Equal(got.NotifyCategories, want.NotifyCategories) || got.Notify || got.Language != want.Language {
 		t.Errorf("settings after reopening %+v, want %+v", got, want)
 	}
 }

@@ -89,7 +89,10 @@ func CheckSettings(s Settings) error {
 	if err := CheckRetention(s.Retention); err != nil {
 		return err
 	}
-	return CheckStorageQuota(s.StorageQuota)
+	if err := CheckStorageQuota(s.StorageQuota); err != nil {
+		return err
+	}
+	return checkLanguage(s.Language)
 }
 
 // CheckDraftCategory checks the category of a draft against catalog cat

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"newsdesk/categories"
 	"newsdesk/network"
@@ -27,6 +29,7 @@ const (
 	keyCatalog      = "catalog"           // canonical catalog JSON (categories.Catalog.Marshal)
 	keyLastAttached = "last-attached"     // RFC 3339 with nanoseconds
 	keySetupDone    = "setup-done"        // "true" once the first-run wizard succeeded
+	keyLanguage     = "language"          // BCP 47 tag; unset follows the system
 )
 
 // settings reads the settings, with defaults for what is not set. A store
@@ -41,6 +44,7 @@ func (a *App) settings() Settings {
 		Listen:      m[keyListen],
 		Advertise:   m[keyAdvertise],
 		Notify:      m[keyNotify] != "false",
+		Language:    m[keyLanguage],
 	}
 	if v := m[keyNotifyCats]; v != "" {
 		if err := json.Unmarshal([]byte(v), &s.NotifyCategories); err != nil {
@@ -91,6 +95,7 @@ func (a *App) SaveSettings(s Settings) error {
 		keyAdvertise:   s.Advertise,
 		keyNotify:      strconv.FormatBool(s.Notify),
 		keyNotifyCats:  string(cats),
+		keyLanguage:    s.Language,
 	} {
 		if err := a.store.SetSetting(k, v); err != nil {
 			return err
@@ -481,6 +486,10 @@ type Settings struct {
 	// beyond it the oldest go first, kept and unconfirmed must-read items
 	// stay. 0 is the default (DefaultStorageQuota), NoStorageQuota none.
 	StorageQuota int64
+	// Language is the desktop interface's language as a BCP 47 tag
+	// ("de", "ja"); "" follows the system's. The UI knows which it
+	// offers; the application only keeps the choice.
+	Language string
 }
 
 // Probe is the result of a reachability test of one seed address.
@@ -502,4 +511,21 @@ type Setup struct {
 	// (the first run's port choice, App.ProposeListen); it must be free on
 	// this computer. "" keeps the settings' address.
 	Listen string
+}
+
+// checkLanguage accepts "" and the shape of a BCP 47 tag: up to 35 letters,
+// digits and hyphens (RFC 5646's longest well-formed tags fit), starting
+// with a letter. Which languages exist is the UI's business.
+func checkLanguage(tag string) error {
+	if tag == "" {
+		return nil
+	}
+	ok := len(tag) <= 35 && unicode.IsLetter(rune(tag[0]))
+	for _, r := range tag {
+		ok = ok && r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-')
+	}
+	if !ok {
+		return fmt.Errorf("language %q is not a language tag such as \"de\" or \"ja\"", tag)
+	}
+	return nil
 }

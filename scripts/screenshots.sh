@@ -21,6 +21,13 @@
 #
 # Needs the packages of `make deps-x`; `make screenshots` installs them and
 # builds bin/newsdesk and the Windows build (WIN_EXE) first.
+#
+# LANG=de or LANG=ja (`make screenshots LANG=ja`) shoots the interface in
+# that language instead, into docs/screenshots/<lang>/: reading.png,
+# item.png, compose.png (an item typed in the language), search.png (that
+# item, published and found by a word from the middle of its text) and
+# settings.png. Nothing else is shot then, and the Windows
+# build is not needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +36,19 @@ WIN_EXE=${WIN_EXE:-build/windows/newsdesk.exe}
 DISPLAY_NUM=${DISPLAY_NUM:-99}
 OUT=${OUT:-docs/screenshots}
 WAIT=${WAIT:-30} # seconds to wait for the window
+# The interface's language: de or ja from LANG (de, de_DE.UTF-8, ja...);
+# anything else is the English set.
+SHOT_LANG=${LANG:-}
+SHOT_LANG=${SHOT_LANG%%[_.@-]*}
+case "$SHOT_LANG" in
+de | ja) OUT=${OUT_LANG:-docs/screenshots/$SHOT_LANG} ;;
+*) SHOT_LANG="" ;;
+esac
+APP_LANG=en_US.UTF-8
+case "$SHOT_LANG" in
+de) APP_LANG=de_DE.UTF-8 ;;
+ja) APP_LANG=ja_JP.UTF-8 ;;
+esac
 PAUSE=${PAUSE:-0.8} # seconds for the window to settle after an action
 
 export DISPLAY=":$DISPLAY_NUM"
@@ -76,7 +96,7 @@ win=""
 # Fyne from complaining about "C". The app writes its pid so that it, not
 # dbus-run-session, gets the SIGTERM.
 start_app() {
-	LANG=en_US.UTF-8 NEWSDESK_DEMO="$1" dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
+	LANG=$APP_LANG LANGUAGE="" LC_ALL="" LC_MESSAGES="" NEWSDESK_DEMO="$1" dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
 		sh "$tmp" "$BIN" 2>>"$tmp/app.log" &
 	session_pid=$!
 	if ! win=$(timeout "$WAIT" xdotool search --sync --onlyvisible --name '^Newsdesk$' | head -n1) || [ -z "$win" ]; then
@@ -90,7 +110,20 @@ start_app() {
 settle() { sleep "$PAUSE"; }
 key() { xdotool key --window "$win" "$@"; settle; }
 click() { xdotool mousemove --window "$win" "$1" "$2" click 1; settle; }
-typetext() { xdotool type --delay 4 -- "$1"; }
+# typetext TEXT types TEXT into the focused field. xdotool types
+# characters beyond the keyboard (Japanese) by remapping a spare key for
+# each, which the app must read before the next one comes: on a busy
+# machine letters repeat or go missing. Such text goes through the
+# clipboard instead (xclip serves it; Ctrl+V pastes), which is what an
+# input method's result amounts to for the field.
+typetext() {
+	if LC_ALL=C.UTF-8 grep -q '[^ -~]' <<<"$1"; then
+		printf '%s' "$1" | xclip -selection clipboard -display "$DISPLAY" 2>/dev/null # it serves until the display ends
+		xdotool key --window "$win" ctrl+v
+		return
+	fi
+	LC_ALL=C.UTF-8 xdotool type --delay 4 -- "$1"
+}
 typeline() { typetext "$1"; xdotool key Return; }
 
 # shot NAME: grab the screen, cropped to the window (there is no window
@@ -102,6 +135,51 @@ shot() {
 		convert xwd:- -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$OUT/$1.png"
 	echo "wrote $OUT/$1.png (${WIDTH}x${HEIGHT})"
 }
+
+# language_shots: the daily screens in $SHOT_LANG, driven by keyboard
+# shortcuts only (the translated tabs and labels move what is where), but
+# for a click into Compose's text, which stays in the same place.
+language_shots() {
+	local title body query
+	case "$SHOT_LANG" in
+	ja)
+		title="新しい勤怠システムの説明会"
+		body="新しい勤怠システムの説明会は午後三時から会議室Aで行います。"
+		query="会議室" # in the middle of the text: found since issue 31 part 1
+		;;
+	de)
+		title="Betriebsversammlung am Donnerstag"
+		body="Die Betriebsversammlung beginnt um 14 Uhr in der Kantine. Bitte bringen Sie Ihre Fragen mit."
+		query="Kantine"
+		;;
+	esac
+	start_app 1
+	shot reading
+	key Return # the urgent item under the cursor
+	shot item
+	key ctrl+n # Compose: the title has the focus
+	typetext "$title"
+	click 600 133 # the category picker (its left edge moves with the labels' language)
+	click 300 284 # IT, fourth in the list
+	click 300 400 # the text
+	typetext "$body"
+	settle
+	shot compose
+	click 40 688 # Publish
+	key ctrl+1
+	key ctrl+f
+	typetext "$query"
+	key Return # search at once; the list takes the focus
+	key Return # open the first result: the item just published
+	shot search
+	key ctrl+5
+	shot settings
+	stop_app
+}
+if [ -n "$SHOT_LANG" ]; then
+	language_shots
+	exit 0
+fi
 
 start_app 1
 

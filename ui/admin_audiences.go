@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -45,7 +46,7 @@ func newAudiencesEditor(u *UI) *audiencesEditor {
 	e.list = widget.NewList(
 		func() int { return len(e.work) },
 		func() fyne.CanvasObject {
-			name := widget.NewLabelWithStyle("Berlin office", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			name := widget.NewLabelWithStyle(lang.L("Berlin office"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 			ranges := widget.NewLabelWithStyle("10.1.4.0/22", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 			ranges.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, name, nil, ranges)
@@ -70,28 +71,26 @@ func newAudiencesEditor(u *UI) *audiencesEditor {
 	e.list.OnUnselected = func(widget.ListItemID) { e.selected = -1; e.updateButtons() }
 
 	e.name = widget.NewEntry()
-	e.name.SetPlaceHolder("e.g. Berlin office")
+	e.name.SetPlaceHolder(lang.L("e.g. Berlin office"))
 	e.ranges = widget.NewEntry()
-	e.ranges.SetPlaceHolder("10.1.4.0/22, 2001:db8:4::/48")
+	e.ranges.SetPlaceHolder(lang.L("10.1.4.0/22, 2001:db8:4::/48"))
 	for _, f := range []*widget.Entry{e.name, e.ranges} {
 		f.OnChanged = func(string) { e.problem.SetText("") }
 	}
-	e.add = widget.NewButtonWithIcon("Add or change", theme.ContentAddIcon(), e.addNamed)
-	e.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), e.removeSelected)
-	e.save = widget.NewButtonWithIcon("Sign and publish", theme.DocumentSaveIcon(), e.doSave)
+	e.add = widget.NewButtonWithIcon(lang.L("Add or change"), theme.ContentAddIcon(), e.addNamed)
+	e.remove = widget.NewButtonWithIcon(lang.L("Remove"), theme.DeleteIcon(), e.removeSelected)
+	e.save = widget.NewButtonWithIcon(lang.L("Sign and publish"), theme.DocumentSaveIcon(), e.doSave)
 	e.save.Importance = widget.HighImportance
-	e.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { e.setWorking(e.latest, e.version) })
+	e.revert = widget.NewButtonWithIcon(lang.L("Revert"), theme.ContentUndoIcon(), func() { e.setWorking(e.latest, e.version) })
 	e.heading = wrappedLabel("", widget.MediumImportance)
 	e.problem = wrappedLabel("", widget.DangerImportance)
 	e.note = wrappedLabel("", widget.MediumImportance)
 
-	intro := widget.NewLabel("Named ranges let publishers address an office by name: Compose offers them beside the audience field, " +
-		"and readers see the name next to an item's ranges. Giving an existing name new ranges changes it. " +
-		"Saving signs a new version of the network definition and sends it to every computer.")
+	intro := widget.NewLabel(lang.L("Named ranges let publishers address an office by name: Compose offers them beside the audience field, and readers see the name next to an item's ranges. Giving an existing name new ranges changes it. Saving signs a new version of the network definition and sends it to every computer."))
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
-		widget.NewFormItem("Name", e.name),
-		widget.NewFormItem("Network ranges", e.ranges),
+		widget.NewFormItem(lang.L("Name"), e.name),
+		widget.NewFormItem(lang.L("Network ranges"), e.ranges),
 	)
 	top := container.NewVBox(intro, e.heading)
 	bottom := container.NewVBox(
@@ -134,9 +133,9 @@ func (e *audiencesEditor) setWorking(named []app.NamedAudience, version uint64) 
 }
 
 func (e *audiencesEditor) showHeading() {
-	text := fmt.Sprintf("Version %d of the network definition names %d range(s).", e.version, len(e.latest))
+	text := fmt.Sprintf(lang.L("Version %d of the network definition names %d range(s)."), e.version, len(e.latest))
 	if e.dirty() && !sameNamed(e.base, e.latest) {
-		text += " Another admin changed them since you started: saving replaces theirs with yours; Revert shows theirs."
+		text += lang.L(" Another admin changed them since you started: saving replaces theirs with yours; Revert shows theirs.")
 	}
 	e.heading.SetText(text)
 }
@@ -152,24 +151,24 @@ func (e *audiencesEditor) updateButtons() {
 	setEnabled(e.add, !e.busy)
 	setEnabled(e.save, e.dirty() && !e.busy)
 	setEnabled(e.revert, e.dirty() && !e.busy)
-	showUnsaved(e.note, e.dirty(), unsavedChanges)
+	showUnsaved(e.note, e.dirty(), unsavedChanges())
 }
 
 // addNamed adds the form's name with its ranges, or gives an existing name
 // the form's ranges.
 func (e *audiencesEditor) addNamed() {
 	name := strings.TrimSpace(e.name.Text)
-	if problem := checkOneLineName(name, trust.MaxRangeNameRunes, "Enter a name for the ranges, such as Berlin office."); problem != "" {
-		e.problem.SetText(problem)
+	if problem := checkOneLineName(name, trust.MaxRangeNameRunes, lang.L("Enter a name for the ranges, such as Berlin office.")); problem != "" {
+		e.problem.SetText(strings.TrimSuffix(problem, " "+leaveEmptyForEveryone()))
 		return
 	}
 	if len(audienceRanges(e.ranges.Text)) == 0 {
-		e.problem.SetText("Enter the network ranges of " + name + ", such as 10.1.4.0/22.")
+		e.problem.SetText(fmt.Sprintf(lang.L("Enter the network ranges of %s, such as 10.1.4.0/22."), name))
 		return
 	}
 	ps, problem := parseAudienceField(e.ranges.Text)
 	if problem != "" {
-		e.problem.SetText(strings.Replace(problem, " Leave it empty to reach everyone.", "", 1))
+		e.problem.SetText(problem)
 		return
 	}
 	i, found := slices.BinarySearchFunc(e.work, name, func(n app.NamedAudience, name string) int { return strings.Compare(n.Name, name) })
@@ -178,7 +177,7 @@ func (e *audiencesEditor) addNamed() {
 		e.work = slices.Clone(e.work)
 		e.work[i] = app.NamedAudience{Name: name, Ranges: ps}
 	case len(e.work) >= trust.MaxNamedRanges:
-		e.problem.SetText(fmt.Sprintf("A network can name at most %d ranges.", trust.MaxNamedRanges))
+		e.problem.SetText(fmt.Sprintf(lang.L("A network can name at most %d ranges."), trust.MaxNamedRanges))
 		return
 	default:
 		e.work = slices.Insert(slices.Clone(e.work), i, app.NamedAudience{Name: name, Ranges: ps})
@@ -215,7 +214,7 @@ func (e *audiencesEditor) doSave() {
 	was, now := e.base, slices.Clone(e.work)
 	e.busy = true
 	e.updateButtons()
-	e.note.SetText("Signing and publishing…")
+	e.note.SetText(lang.L("Signing and publishing…"))
 	e.u.w.Go(func() func() {
 		version, err := ab.SetNamedAudiences(was, now)
 		var held []app.NamedAudience
@@ -228,19 +227,18 @@ func (e *audiencesEditor) doSave() {
 			case errors.Is(err, app.ErrNamedAudiencesChanged):
 				e.base, e.latest = held, held
 				e.note.SetText("")
-				e.problem.SetText("Not published: another admin changed the named ranges meanwhile. " +
-					"Revert shows theirs; Sign and publish again replaces them with yours.")
+				e.problem.SetText(lang.L("Not published: another admin changed the named ranges meanwhile. Revert shows theirs; Sign and publish again replaces them with yours."))
 				e.showHeading()
 				e.updateButtons()
 				return
 			case err != nil:
 				e.note.SetText("")
-				e.problem.SetText("The named ranges were not saved: " + err.Error())
+				e.problem.SetText(lang.L("The named ranges were not saved: ") + err.Error())
 				e.updateButtons()
 				return
 			}
 			e.setWorking(now, version)
-			e.note.SetText(fmt.Sprintf("Published as version %d of the network definition.", version))
+			e.note.SetText(fmt.Sprintf(lang.L("Published as version %d of the network definition."), version))
 			e.u.rolesRef.trigger()
 		}
 	})

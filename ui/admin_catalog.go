@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -49,8 +50,8 @@ func newCatalogEditor(u *UI) *catalogEditor {
 		func() int { return len(e.cats) },
 		func() fyne.CanvasObject {
 			indent := canvas.NewRectangle(color.Transparent)
-			name := widget.NewLabel("Category name")
-			id := widget.NewLabelWithStyle("category/id", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			name := widget.NewLabel(lang.L("Category name"))
+			id := widget.NewLabelWithStyle(lang.L("category/id"), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 			id.Importance = widget.LowImportance
 			id.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, container.NewHBox(indent, name), nil, id)
@@ -67,18 +68,18 @@ func newCatalogEditor(u *UI) *catalogEditor {
 	e.list.OnSelected = func(i widget.ListItemID) { e.edit(i) }
 
 	e.id = widget.NewEntry()
-	e.id.SetPlaceHolder("e.g. sales/emea (a-z, 0-9, '-', '/' between levels)")
+	e.id.SetPlaceHolder(lang.L("e.g. sales/emea (a-z, 0-9, '-', '/' between levels)"))
 	e.name = widget.NewEntry()
-	e.name.SetPlaceHolder("Display name")
+	e.name.SetPlaceHolder(lang.L("Display name"))
 	e.desc = widget.NewEntry()
-	e.desc.SetPlaceHolder("One line for readers (optional)")
-	e.apply = widget.NewButtonWithIcon("Add", theme.ConfirmIcon(), e.applyForm)
-	e.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), e.removeSelected)
-	e.newCat = widget.NewButtonWithIcon("New category", theme.ContentAddIcon(), e.startNew)
-	e.save = widget.NewButtonWithIcon("Save catalog", theme.DocumentSaveIcon(), e.doSave)
+	e.desc.SetPlaceHolder(lang.L("One line for readers (optional)"))
+	e.apply = widget.NewButtonWithIcon(lang.L("Add"), theme.ConfirmIcon(), e.applyForm)
+	e.remove = widget.NewButtonWithIcon(lang.L("Remove"), theme.DeleteIcon(), e.removeSelected)
+	e.newCat = widget.NewButtonWithIcon(lang.L("New category"), theme.ContentAddIcon(), e.startNew)
+	e.save = widget.NewButtonWithIcon(lang.L("Save catalog"), theme.DocumentSaveIcon(), e.doSave)
 	e.save.Importance = widget.HighImportance
-	e.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { e.setWorking(e.latest) })
-	e.formTitle = widget.NewLabelWithStyle("New category", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	e.revert = widget.NewButtonWithIcon(lang.L("Revert"), theme.ContentUndoIcon(), func() { e.setWorking(e.latest) })
+	e.formTitle = widget.NewLabelWithStyle(lang.L("New category"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	e.problem = wrappedLabel("", widget.DangerImportance)
 	e.note = wrappedLabel("", widget.MediumImportance)
 	for _, en := range []*widget.Entry{e.id, e.name, e.desc} {
@@ -88,14 +89,14 @@ func newCatalogEditor(u *UI) *catalogEditor {
 	form := container.NewVBox(
 		e.formTitle,
 		widget.NewForm(
-			widget.NewFormItem("ID", e.id),
-			widget.NewFormItem("Name", e.name),
-			widget.NewFormItem("Description", e.desc),
+			widget.NewFormItem(lang.L("ID"), e.id),
+			widget.NewFormItem(lang.L("Name"), e.name),
+			widget.NewFormItem(lang.L("Description"), e.desc),
 		),
 		container.NewHBox(e.apply, e.remove, e.newCat),
 		e.problem,
 	)
-	intro := wrappedLabel("The catalog is the network's list of categories. A category's ID is also where its items are routed, so it cannot be renamed; its name and description can.", widget.MediumImportance)
+	intro := wrappedLabel(lang.L("The catalog is the network's list of categories. A category's ID is also where its items are routed, so it cannot be renamed; its name and description can."), widget.MediumImportance)
 	bottom := container.NewBorder(nil, nil, container.NewHBox(e.save, e.revert), nil, e.note)
 	split := container.NewHSplit(e.list, container.NewVScroll(container.NewPadded(form)))
 	split.Offset = 0.45
@@ -141,9 +142,9 @@ func (e *catalogEditor) updateButtons() {
 		e.save.Disable()
 		e.revert.Disable()
 	}
-	unsaved := unsavedChanges
+	unsaved := unsavedChanges()
 	if e.base != nil && e.latest != nil && e.latest.Version() != e.base.Version() {
-		unsaved = fmt.Sprintf("Unsaved changes, made on catalog version %d; saving merges them onto version %d.", e.base.Version(), e.latest.Version())
+		unsaved = fmt.Sprintf(lang.L("Unsaved changes, made on catalog version %d; saving merges them onto version %d."), e.base.Version(), e.latest.Version())
 	}
 	showUnsaved(e.note, e.dirty(), unsaved)
 	if e.selected >= 0 {
@@ -157,12 +158,12 @@ func (e *catalogEditor) updateButtons() {
 func (e *catalogEditor) startNew() {
 	e.selected = -1
 	e.list.UnselectAll()
-	e.formTitle.SetText("New category")
+	e.formTitle.SetText(lang.L("New category"))
 	e.id.Enable()
 	e.id.SetText("")
 	e.name.SetText("")
 	e.desc.SetText("")
-	e.apply.SetText("Add")
+	e.apply.SetText(lang.L("Add"))
 	e.problem.SetText("")
 	e.updateButtons()
 }
@@ -174,12 +175,12 @@ func (e *catalogEditor) edit(i int) {
 	}
 	c := e.cats[i]
 	e.selected = i
-	e.formTitle.SetText("Edit " + c.ID)
+	e.formTitle.SetText(fmt.Sprintf(lang.L("Edit %s"), c.ID))
 	e.id.SetText(c.ID)
 	e.id.Disable()
 	e.name.SetText(c.Name)
 	e.desc.SetText(c.Description)
-	e.apply.SetText("Update")
+	e.apply.SetText(lang.L("Update"))
 	e.problem.SetText("")
 	e.updateButtons()
 }
@@ -195,19 +196,19 @@ func checkCategory(c categories.Category, cats []categories.Category, isNew bool
 		return err
 	}
 	if isNew && app.IsSystemCategory(c.ID) {
-		return fmt.Errorf("category %q is reserved for the network's own business", c.ID)
+		return fmt.Errorf(lang.L("category %q is reserved for the network's own business"), c.ID)
 	}
 	has := func(id string) bool {
 		return slices.ContainsFunc(cats, func(x categories.Category) bool { return x.ID == id })
 	}
 	if isNew && has(c.ID) {
-		return fmt.Errorf("category %q already exists", c.ID)
+		return fmt.Errorf(lang.L("category %q already exists"), c.ID)
 	}
 	if p, ok := categories.Parent(c.ID); ok && !has(p) {
-		return fmt.Errorf("category %q: its parent %q is not in the catalog; add the parent first", c.ID, p)
+		return fmt.Errorf(lang.L("category %q: its parent %q is not in the catalog; add the parent first"), c.ID, p)
 	}
 	if len(cats) >= categories.MaxCategories && isNew {
-		return fmt.Errorf("the catalog holds at most %d categories", categories.MaxCategories)
+		return fmt.Errorf(lang.L("the catalog holds at most %d categories"), categories.MaxCategories)
 	}
 	return c.Validate()
 }
@@ -237,7 +238,7 @@ func (e *catalogEditor) removeSelected() {
 	}
 	id := e.cats[e.selected].ID
 	if slices.ContainsFunc(e.cats, func(x categories.Category) bool { return x.ID != id && categories.Covers(id, x.ID) }) {
-		e.problem.SetText(fmt.Sprintf("%q has categories under it: remove those first.", id))
+		e.problem.SetText(fmt.Sprintf(lang.L("%q has categories under it: remove those first."), id))
 		return
 	}
 	e.cats = slices.Delete(e.cats, e.selected, e.selected+1)
@@ -255,7 +256,7 @@ func (e *catalogEditor) doSave() {
 	}
 	base := e.base
 	e.save.Disable()
-	e.note.SetText("Saving…")
+	e.note.SetText(lang.L("Saving…"))
 	tb, signed := e.u.trustBackend()
 	signed = signed && e.u.roles.admin
 	e.u.w.Go(func() func() {
@@ -293,7 +294,7 @@ func (e *catalogEditor) doSave() {
 		if signed {
 			next, err = publishEdit(tb, func(cur *trust.SignedNetwork, n *trust.Network) error {
 				ontoNetwork = cur
-				if err := mergeOnto(cur.Catalog, fmt.Sprintf("in version %d", cur.Version)); err != nil {
+				if err := mergeOnto(cur.Catalog, fmt.Sprintf(lang.L("in version %d"), cur.Version)); err != nil {
 					return err
 				}
 				n.Catalog = saved
@@ -303,7 +304,7 @@ func (e *catalogEditor) doSave() {
 			held := e.u.b.Catalog()
 			when := ""
 			if held != nil {
-				when = fmt.Sprintf("in catalog version %d", held.Version())
+				when = fmt.Sprintf(lang.L("in catalog version %d"), held.Version())
 			}
 			if err = mergeOnto(held, when); err == nil {
 				err = e.u.b.SetCatalog(saved)
@@ -315,34 +316,34 @@ func (e *catalogEditor) doSave() {
 		var ontoName string
 		switch {
 		case ontoNetwork != nil:
-			ontoName = fmt.Sprintf("version %d", ontoNetwork.Version)
+			ontoName = fmt.Sprintf(lang.L("version %d"), ontoNetwork.Version)
 		case onto != nil:
-			ontoName = fmt.Sprintf("catalog version %d", onto.Version())
+			ontoName = fmt.Sprintf(lang.L("catalog version %d"), onto.Version())
 		}
 		return func() {
 			var conflict *editConflict
 			switch {
 			case errors.As(err, &conflict) && onto != nil:
 				e.rebase(onto, merged)
-				e.problem.SetText("Not saved: " + conflict.Error() + " " + conflictAdvice(ontoName))
+				e.problem.SetText(lang.L("Not saved: ") + conflict.Error() + " " + conflictAdvice(ontoName))
 				return
 			case errors.Is(err, errUpToDate):
 				e.setWorking(onto)
-				e.note.SetText(fmt.Sprintf("Nothing to save: catalog version %d already has these categories.", onto.Version()))
+				e.note.SetText(fmt.Sprintf(lang.L("Nothing to save: catalog version %d already has these categories."), onto.Version()))
 				return
 			case err != nil:
 				e.note.SetText("")
-				e.problem.SetText("The catalog was not saved: " + err.Error())
+				e.problem.SetText(lang.L("The catalog was not saved: ") + err.Error())
 				e.updateButtons()
 				return
 			}
 			e.setWorking(saved)
 			var note string
 			if next != nil {
-				note = fmt.Sprintf("Saved as catalog version %d, published as version %d of the network definition.", saved.Version(), next.Version)
+				note = fmt.Sprintf(lang.L("Saved as catalog version %d, published as version %d of the network definition."), saved.Version(), next.Version)
 				e.u.rolesRef.trigger()
 			} else {
-				note = fmt.Sprintf("Saved as version %d.", saved.Version())
+				note = fmt.Sprintf(lang.L("Saved as version %d."), saved.Version())
 			}
 			if base != nil && onto != nil && onto.Version() != base.Version() {
 				note += mergedNote(ontoName)

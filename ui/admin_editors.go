@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,9 +19,9 @@ func checkOneLineName(name string, limit int, ifEmpty string) string {
 	case name == "":
 		return ifEmpty
 	case utf8.RuneCountInString(name) > limit:
-		return fmt.Sprintf("The name is too long: at most %d characters.", limit)
+		return fmt.Sprintf(lang.L("The name is too long: at most %d characters."), limit)
 	case strings.ContainsFunc(name, unicode.IsControl):
-		return "The name must be one line without control characters."
+		return lang.L("The name must be one line without control characters.")
 	}
 	return ""
 }
@@ -28,11 +29,11 @@ func checkOneLineName(name string, limit int, ifEmpty string) string {
 // unsavedPrefix starts every note about unsaved changes, so that such a note
 // can be told apart from one about something else, such as what the last
 // save did.
-const unsavedPrefix = "Unsaved changes"
+func unsavedPrefix() string { return lang.L("Unsaved changes") }
 
 // unsavedChanges is the note about unsaved changes when there is nothing
 // more to say about them.
-const unsavedChanges = unsavedPrefix + "."
+func unsavedChanges() string { return unsavedPrefix() + "." }
 
 // showUnsaved keeps an editor's note in step with its working copy: while
 // dirty it shows unsaved (unsavedChanges, or a longer text starting with
@@ -42,7 +43,7 @@ func showUnsaved(note *widget.Label, dirty bool, unsaved string) {
 	switch {
 	case dirty:
 		note.SetText(unsaved)
-	case strings.HasPrefix(note.Text, unsavedPrefix):
+	case strings.HasPrefix(note.Text, unsavedPrefix()):
 		note.SetText("")
 	}
 }

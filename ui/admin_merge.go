@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"slices"
 	"strings"
 
@@ -41,14 +42,14 @@ var errUpToDate = errors.New("the network definition already holds these changes
 // admin's is published and named in the message, the admin's own is still
 // in the editor. version names what the editor now shows ("version 7").
 func conflictAdvice(version string) string {
-	return "The editor now shows " + version + " with your changes on top: save again to publish your version, or revert to drop your changes."
+	return fmt.Sprintf(lang.L("The editor now shows %s with your changes on top: save again to publish your version, or revert to drop your changes."), version)
 }
 
 // mergedNote is added to an outcome when the edit was applied onto a
 // version other than the one the editor was loaded from; onto names it
 // ("version 7").
 func mergedNote(onto string) string {
-	return " Your changes were merged onto " + onto + ", which another admin published while you were editing."
+	return " " + fmt.Sprintf(lang.L("Your changes were merged onto %s, which another admin published while you were editing."), onto)
 }
 
 // mergePublishersEdit applies the admin's change to the publishers, from
@@ -61,7 +62,7 @@ func mergePublishersEdit(base *trust.Network, mine []trust.Publisher, cur *trust
 	edit.Publishers = mine
 	next, conflicts := trust.Merge(base, edit, &cur.Network)
 	if len(conflicts) > 0 {
-		words := conflictWords{when: fmt.Sprintf("in version %d", cur.Version), mine: edit, theirs: &cur.Network, cat: cat}
+		words := conflictWords{when: fmt.Sprintf(lang.L("in version %d"), cur.Version), mine: edit, theirs: &cur.Network, cat: cat}
 		return nil, trust.MinePublishers(next.Publishers, conflicts), words.problems(conflicts)
 	}
 	return next, next.Publishers, nil
@@ -76,7 +77,7 @@ func mergeSeedsEdit(base *trust.Network, seeds []string, cur *trust.SignedNetwor
 	edit.Seeds = seeds
 	next, conflicts := trust.Merge(base, edit, &cur.Network)
 	if len(conflicts) > 0 {
-		words := conflictWords{when: fmt.Sprintf("in version %d", cur.Version), mine: edit, theirs: &cur.Network}
+		words := conflictWords{when: fmt.Sprintf(lang.L("in version %d"), cur.Version), mine: edit, theirs: &cur.Network}
 		return nil, words.problems(conflicts)
 	}
 	return next, nil
@@ -145,18 +146,18 @@ func (w conflictWords) sentence(c trust.Conflict) string {
 		key := trust.PublicKeyString(c.Key)
 		switch c.Kind {
 		case trust.KeyRevoked:
-			return fmt.Sprintf("Another admin revoked the key %s %s, which you made an admin.", key, w.when)
+			return fmt.Sprintf(lang.L("Another admin revoked the key %s %s, which you made an admin."), key, w.when)
 		case trust.NoAdmin:
-			return fmt.Sprintf("Another admin removed admins %s: with the ones you removed, the network would have none left.", w.when)
+			return fmt.Sprintf(lang.L("Another admin removed admins %s: with the ones you removed, the network would have none left."), w.when)
 		case trust.OverLimit:
-			return fmt.Sprintf("With the admins another admin added %s, the network would have more than %d: your admin %s cannot be added.", w.when, trust.MaxAdmins, key)
+			return fmt.Sprintf(lang.L("With the admins another admin added %s, the network would have more than %d: your admin %s cannot be added."), w.when, trust.MaxAdmins, key)
 		}
 	case trust.FieldRevoked:
 		if c.Kind == trust.KeyRevoked {
-			return fmt.Sprintf("Another admin made the key %s an admin or publisher %s, while you revoked it.", trust.PublicKeyString(c.Key), w.when)
+			return fmt.Sprintf(lang.L("Another admin made the key %s an admin or publisher %s, while you revoked it."), trust.PublicKeyString(c.Key), w.when)
 		}
 	}
-	return fmt.Sprintf("Another admin also changed the %s %s.", c.Field, w.when)
+	return fmt.Sprintf(lang.L("Another admin also changed the %s %s."), c.Field, w.when)
 }
 
 func (w conflictWords) publisher(c trust.Conflict) string {
@@ -167,19 +168,19 @@ func (w conflictWords) publisher(c trust.Conflict) string {
 	}
 	switch {
 	case c.Kind == trust.KeyRevoked && s.Mine != nil:
-		return fmt.Sprintf("Another admin revoked the key of publisher %s %s, so it cannot publish.", name(s.Mine), w.when)
+		return fmt.Sprintf(lang.L("Another admin revoked the key of publisher %s %s, so it cannot publish."), name(s.Mine), w.when)
 	case c.Kind == trust.OverLimit && s.Mine != nil:
-		return fmt.Sprintf("With the publishers another admin added %s, the network would have more than %d: publisher %s cannot be added.", w.when, trust.MaxPublishers, name(s.Mine))
+		return fmt.Sprintf(lang.L("With the publishers another admin added %s, the network would have more than %d: publisher %s cannot be added."), w.when, trust.MaxPublishers, name(s.Mine))
 	case s.Base == nil && s.Mine != nil && s.Theirs != nil:
-		return fmt.Sprintf("Another admin also added the key of %s %s, as %s.", name(s.Mine), w.when, describe(s.Theirs))
+		return fmt.Sprintf(lang.L("Another admin also added the key of %s %s, as %s."), name(s.Mine), w.when, describe(s.Theirs))
 	case s.Base != nil && s.Theirs == nil && s.Mine != nil:
-		return fmt.Sprintf("Another admin removed publisher %s %s, while you changed it to %s.", name(s.Base), w.when, describe(s.Mine))
+		return fmt.Sprintf(lang.L("Another admin removed publisher %s %s, while you changed it to %s."), name(s.Base), w.when, describe(s.Mine))
 	case s.Base != nil && s.Mine == nil && s.Theirs != nil:
-		return fmt.Sprintf("Another admin changed publisher %s %s to %s, while you removed it.", name(s.Base), w.when, describe(s.Theirs))
+		return fmt.Sprintf(lang.L("Another admin changed publisher %s %s to %s, while you removed it."), name(s.Base), w.when, describe(s.Theirs))
 	case s.Base != nil && s.Mine != nil && s.Theirs != nil:
-		return fmt.Sprintf("Another admin changed publisher %s %s to %s, while you changed it to %s.", name(s.Base), w.when, describe(s.Theirs), describe(s.Mine))
+		return fmt.Sprintf(lang.L("Another admin changed publisher %s %s to %s, while you changed it to %s."), name(s.Base), w.when, describe(s.Theirs), describe(s.Mine))
 	}
-	return fmt.Sprintf("Another admin also changed publisher %s %s.", trust.PublicKeyString(c.Key), w.when)
+	return fmt.Sprintf(lang.L("Another admin also changed publisher %s %s."), trust.PublicKeyString(c.Key), w.when)
 }
 
 func (w conflictWords) category(c trust.Conflict) string {
@@ -193,33 +194,33 @@ func (w conflictWords) category(c trust.Conflict) string {
 	switch {
 	case c.Kind == trust.MissingParent && s.Mine != nil:
 		if p, _ := categories.Parent(c.CategoryID); p == c.Related.ID {
-			return fmt.Sprintf("Another admin removed category %s %s, which your category %s needs as its parent.", categoryLabel(c.Related), w.when, categoryLabel(*s.Mine))
+			return fmt.Sprintf(lang.L("Another admin removed category %s %s, which your category %s needs as its parent."), categoryLabel(c.Related), w.when, categoryLabel(*s.Mine))
 		}
-		return fmt.Sprintf("Another admin removed category %s %s, which your category %s is under.", categoryLabel(c.Related), w.when, categoryLabel(*s.Mine))
+		return fmt.Sprintf(lang.L("Another admin removed category %s %s, which your category %s is under."), categoryLabel(c.Related), w.when, categoryLabel(*s.Mine))
 	case c.Kind == trust.MissingParent:
 		removed := categories.Category{ID: c.CategoryID}
 		if s.Base != nil {
 			removed = *s.Base
 		}
-		return fmt.Sprintf("Another admin added category %s %s, under %s, which you removed.", categoryLabel(c.Related), w.when, categoryLabel(removed))
+		return fmt.Sprintf(lang.L("Another admin added category %s %s, under %s, which you removed."), categoryLabel(c.Related), w.when, categoryLabel(removed))
 	case c.Kind == trust.OverLimit && s.Mine != nil:
-		return fmt.Sprintf("With the categories another admin added %s, the catalog would hold more than %d: category %s cannot be added.", w.when, categories.MaxCategories, categoryLabel(*s.Mine))
+		return fmt.Sprintf(lang.L("With the categories another admin added %s, the catalog would hold more than %d: category %s cannot be added."), w.when, categories.MaxCategories, categoryLabel(*s.Mine))
 	case s.Base == nil && s.Mine != nil && s.Theirs != nil:
-		return fmt.Sprintf("Another admin also added category %s %s, as %s.", categoryLabel(*s.Mine), w.when, describe(s.Theirs))
+		return fmt.Sprintf(lang.L("Another admin also added category %s %s, as %s."), categoryLabel(*s.Mine), w.when, describe(s.Theirs))
 	case s.Base != nil && s.Theirs == nil && s.Mine != nil:
-		return fmt.Sprintf("Another admin removed category %s %s, while you changed it to %s.", categoryLabel(*s.Base), w.when, describe(s.Mine))
+		return fmt.Sprintf(lang.L("Another admin removed category %s %s, while you changed it to %s."), categoryLabel(*s.Base), w.when, describe(s.Mine))
 	case s.Base != nil && s.Mine == nil && s.Theirs != nil:
-		return fmt.Sprintf("Another admin changed category %s %s to %s, while you removed it.", categoryLabel(*s.Base), w.when, describe(s.Theirs))
+		return fmt.Sprintf(lang.L("Another admin changed category %s %s to %s, while you removed it."), categoryLabel(*s.Base), w.when, describe(s.Theirs))
 	case s.Base != nil && s.Mine != nil && s.Theirs != nil:
-		return fmt.Sprintf("Another admin changed category %s %s to %s, while you changed it to %s.", categoryLabel(*s.Base), w.when, describe(s.Theirs), describe(s.Mine))
+		return fmt.Sprintf(lang.L("Another admin changed category %s %s to %s, while you changed it to %s."), categoryLabel(*s.Base), w.when, describe(s.Theirs), describe(s.Mine))
 	}
-	return fmt.Sprintf("Another admin also changed category “%s” %s.", c.CategoryID, w.when)
+	return fmt.Sprintf(lang.L("Another admin also changed category “%s” %s."), c.CategoryID, w.when)
 }
 
 // categoryList names a publisher's categories for a sentence.
 func categoryList(cat *categories.Catalog, ids []string) string {
 	if len(ids) == 0 {
-		return "all categories"
+		return lang.L("all categories")
 	}
 	names := make([]string, len(ids))
 	for i, id := range ids {
@@ -232,11 +233,11 @@ func categoryList(cat *categories.Catalog, ids []string) string {
 func seedConflict(theirs, mine []string, when string) string {
 	list := func(s []string) string {
 		if len(s) == 0 {
-			return "an empty list"
+			return lang.L("an empty list")
 		}
 		return strings.Join(s, ", ")
 	}
-	return fmt.Sprintf("Another admin changed the seed list %s to %s, while you changed it to %s.", when, list(theirs), list(mine))
+	return fmt.Sprintf(lang.L("Another admin changed the seed list %s to %s, while you changed it to %s."), when, list(theirs), list(mine))
 }
 
 func categoryLabel(c categories.Category) string {

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -47,11 +48,11 @@ func newPublishersEditor(u *UI) *publishersEditor {
 	p.list = widget.NewList(
 		func() int { return len(p.pubs) },
 		func() fyne.CanvasObject {
-			name := widget.NewLabelWithStyle("Publisher name", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-			key := widget.NewLabelWithStyle("ed25519:…", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			name := widget.NewLabelWithStyle(lang.L("Publisher name"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			key := widget.NewLabelWithStyle(lang.L("ed25519:…"), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 			key.Truncation = fyne.TextTruncateEllipsis
 			key.Importance = widget.LowImportance
-			cats := widget.NewLabel("all categories")
+			cats := widget.NewLabel(lang.L("all categories"))
 			cats.Truncation = fyne.TextTruncateEllipsis
 			return container.NewVBox(container.NewBorder(nil, nil, name, nil, cats), key)
 		},
@@ -71,33 +72,32 @@ func newPublishersEditor(u *UI) *publishersEditor {
 	p.list.OnUnselected = func(widget.ListItemID) { p.selected = -1; p.updateButtons() }
 
 	p.key = widget.NewEntry()
-	p.key.SetPlaceHolder("ed25519:… (the key the publisher's Settings screen shows)")
+	p.key.SetPlaceHolder(lang.L("ed25519:… (the key the publisher's Settings screen shows)"))
 	p.key.TextStyle.Monospace = true
 	p.name = widget.NewEntry()
-	p.name.SetPlaceHolder("e.g. Newsroom, HR team")
+	p.name.SetPlaceHolder(lang.L("e.g. Newsroom, HR team"))
 	for _, e := range []*widget.Entry{p.key, p.name} {
 		e.OnChanged = func(string) { p.problem.SetText("") }
 	}
 	p.cats = widget.NewCheckGroup(nil, nil)
 	p.cats.Horizontal = true
-	p.add = widget.NewButtonWithIcon("Add publisher", theme.ContentAddIcon(), p.addPublisher)
-	p.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.removeSelected)
-	p.save = widget.NewButtonWithIcon("Sign and publish", theme.DocumentSaveIcon(), p.doSave)
+	p.add = widget.NewButtonWithIcon(lang.L("Add publisher"), theme.ContentAddIcon(), p.addPublisher)
+	p.remove = widget.NewButtonWithIcon(lang.L("Remove"), theme.DeleteIcon(), p.removeSelected)
+	p.save = widget.NewButtonWithIcon(lang.L("Sign and publish"), theme.DocumentSaveIcon(), p.doSave)
 	p.save.Importance = widget.HighImportance
-	p.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() { p.setWorking(p.latest) })
+	p.revert = widget.NewButtonWithIcon(lang.L("Revert"), theme.ContentUndoIcon(), func() { p.setWorking(p.latest) })
 	p.heading = wrappedLabel("", widget.MediumImportance)
-	p.open = wrappedLabel("This network has open publishing: every member may publish in every category. The list below matters only if it is closed.", widget.WarningImportance)
+	p.open = wrappedLabel(lang.L("This network has open publishing: every member may publish in every category. The list below matters only if it is closed."), widget.WarningImportance)
 	p.open.Hide()
 	p.problem = wrappedLabel("", widget.DangerImportance)
 	p.note = wrappedLabel("", widget.MediumImportance)
 
-	intro := widget.NewLabel("Publishers are the installations trusted to publish news. Add one by pasting its public key; " +
-		"leave every category unticked to let it publish in all of them. Saving signs a new version of the network definition and sends it to every computer.")
+	intro := widget.NewLabel(lang.L("Publishers are the installations trusted to publish news. Add one by pasting its public key; leave every category unticked to let it publish in all of them. Saving signs a new version of the network definition and sends it to every computer."))
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
-		widget.NewFormItem("Public key", p.key),
-		widget.NewFormItem("Name", p.name),
-		widget.NewFormItem("Only in", p.cats),
+		widget.NewFormItem(lang.X("publishers.key", "Public key"), p.key), // short: the categories beside it are the editor's width
+		widget.NewFormItem(lang.L("Name"), p.name),
+		widget.NewFormItem(lang.L("Only in"), p.cats),
 	)
 	top := container.NewVBox(intro, p.heading, p.open)
 	bottom := container.NewVBox(
@@ -188,9 +188,9 @@ func (p *publishersEditor) showHeading() {
 		p.open.Hide()
 		return
 	}
-	text := fmt.Sprintf("Network “%s”, version %d: %d publisher(s).", sn.Name, sn.Version, len(sn.Publishers))
+	text := fmt.Sprintf(lang.L("Network “%s”, version %d: %d publisher(s)."), sn.Name, sn.Version, len(sn.Publishers))
 	if p.base != nil && p.base.Version != sn.Version {
-		text += fmt.Sprintf(" Your unsaved changes were made on version %d; saving merges them onto version %d.", p.base.Version, sn.Version)
+		text += fmt.Sprintf(lang.L(" Your unsaved changes were made on version %d; saving merges them onto version %d."), p.base.Version, sn.Version)
 	}
 	p.heading.SetText(text)
 	if sn.OpenPublishing {
@@ -212,7 +212,7 @@ func (p *publishersEditor) updateButtons() {
 	setEnabled(p.add, p.latest != nil)
 	setEnabled(p.save, p.dirty() && !p.busy)
 	setEnabled(p.revert, p.dirty() && !p.busy)
-	showUnsaved(p.note, p.dirty(), unsavedChanges)
+	showUnsaved(p.note, p.dirty(), unsavedChanges())
 }
 
 // checkNewPublisher validates the form, returning the publisher or the
@@ -220,20 +220,20 @@ func (p *publishersEditor) updateButtons() {
 func (p *publishersEditor) checkNewPublisher() (trust.Publisher, string) {
 	text := strings.TrimSpace(p.key.Text)
 	if text == "" {
-		return trust.Publisher{}, "Paste the publisher's public key."
+		return trust.Publisher{}, lang.L("Paste the publisher's public key.")
 	}
 	key, err := trust.ParsePublicKey(text)
 	if err != nil {
-		return trust.Publisher{}, "That is not a valid public key: " + err.Error() + "."
+		return trust.Publisher{}, lang.L("That is not a valid public key: ") + err.Error() + "."
 	}
 	if i := slices.IndexFunc(p.pubs, func(x trust.Publisher) bool { return bytes.Equal(x.Key, key) }); i >= 0 {
-		return trust.Publisher{}, fmt.Sprintf("This key is already a publisher (%s).", p.pubs[i].Name)
+		return trust.Publisher{}, fmt.Sprintf(lang.L("This key is already a publisher (%s)."), p.pubs[i].Name)
 	}
 	if p.latest != nil && p.latest.IsRevoked(key) {
-		return trust.Publisher{}, "This key has been revoked and cannot publish."
+		return trust.Publisher{}, lang.L("This key has been revoked and cannot publish.")
 	}
 	name := strings.TrimSpace(p.name.Text)
-	if problem := checkOneLineName(name, trust.MaxPublisherNameRunes, "Enter the publisher's name."); problem != "" {
+	if problem := checkOneLineName(name, trust.MaxPublisherNameRunes, lang.L("Enter the publisher's name.")); problem != "" {
 		return trust.Publisher{}, problem
 	}
 	return trust.Publisher{Name: name, Key: key, Categories: p.chosen()}, ""
@@ -276,7 +276,7 @@ func (p *publishersEditor) doSave() {
 	base, mine, cat := p.base, slices.Clone(p.pubs), p.u.catalog
 	p.busy = true
 	p.updateButtons()
-	p.note.SetText("Signing and publishing…")
+	p.note.SetText(lang.L("Signing and publishing…"))
 	p.u.w.Go(func() func() {
 		var onto *trust.SignedNetwork
 		var merged []trust.Publisher
@@ -300,22 +300,22 @@ func (p *publishersEditor) doSave() {
 			switch {
 			case errors.As(err, &conflict):
 				p.rebase(onto, merged)
-				p.problem.SetText("Not published: " + conflict.Error() + " " + conflictAdvice(fmt.Sprintf("version %d", onto.Version)))
+				p.problem.SetText(lang.L("Not published: ") + conflict.Error() + " " + conflictAdvice(fmt.Sprintf(lang.L("version %d"), onto.Version)))
 				return
 			case errors.Is(err, errUpToDate):
 				p.setWorking(onto)
-				p.note.SetText(fmt.Sprintf("Nothing to publish: version %d already has these publishers.", onto.Version))
+				p.note.SetText(fmt.Sprintf(lang.L("Nothing to publish: version %d already has these publishers."), onto.Version))
 				return
 			case err != nil:
 				p.note.SetText("")
-				p.problem.SetText("The publishers were not saved: " + err.Error())
+				p.problem.SetText(lang.L("The publishers were not saved: ") + err.Error())
 				p.updateButtons()
 				return
 			}
 			p.setWorking(next)
-			note := fmt.Sprintf("Published as version %d of the network definition.", next.Version)
+			note := fmt.Sprintf(lang.L("Published as version %d of the network definition."), next.Version)
 			if onto.Version != base.Version {
-				note += mergedNote(fmt.Sprintf("version %d", onto.Version))
+				note += mergedNote(fmt.Sprintf(lang.L("version %d"), onto.Version))
 			}
 			p.note.SetText(note)
 			p.u.rolesRef.trigger()

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -63,7 +64,7 @@ func newSeedEditor(u *UI) *seedEditor {
 			left.Objects[1].(*widget.Label).SetText(s.seeds[i])
 			text := s.probes.text(s.seeds[i])
 			if i == 0 && text == "" {
-				text = "first seed: the vertex when reachable"
+				text = lang.L("first seed: the vertex when reachable")
 			}
 			probe.SetText(text)
 			switch r, ok := s.probes.results[s.seeds[i]]; {
@@ -81,24 +82,23 @@ func newSeedEditor(u *UI) *seedEditor {
 	s.list.OnUnselected = func(widget.ListItemID) { s.selected = -1; s.updateButtons() }
 
 	s.addr = widget.NewEntry()
-	s.addr.SetPlaceHolder("host:port, e.g. 10.1.0.5:7400")
+	s.addr.SetPlaceHolder(lang.L("host:port, e.g. 10.1.0.5:7400"))
 	s.addr.OnSubmitted = func(string) { s.addSeed() }
 	s.addr.OnChanged = func(string) { s.problem.SetText("") }
-	s.add = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), s.addSeed)
-	s.remove = widget.NewButtonWithIcon("Remove", theme.ContentRemoveIcon(), s.removeSeed)
-	s.up = widget.NewButtonWithIcon("Move up", theme.MoveUpIcon(), func() { s.move(-1) })
-	s.down = widget.NewButtonWithIcon("Move down", theme.MoveDownIcon(), func() { s.move(1) })
-	s.test = widget.NewButtonWithIcon("Test reachability", theme.SearchIcon(), s.testAll)
-	s.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.doSave)
+	s.add = widget.NewButtonWithIcon(lang.L("Add"), theme.ContentAddIcon(), s.addSeed)
+	s.remove = widget.NewButtonWithIcon(lang.L("Remove"), theme.ContentRemoveIcon(), s.removeSeed)
+	s.up = widget.NewButtonWithIcon(lang.L("Move up"), theme.MoveUpIcon(), func() { s.move(-1) })
+	s.down = widget.NewButtonWithIcon(lang.L("Move down"), theme.MoveDownIcon(), func() { s.move(1) })
+	s.test = widget.NewButtonWithIcon(lang.L("Test reachability"), theme.SearchIcon(), s.testAll)
+	s.save = widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.doSave)
 	s.save.Importance = widget.HighImportance
-	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), s.revertEdits)
+	s.revert = widget.NewButtonWithIcon(lang.L("Revert"), theme.ContentUndoIcon(), s.revertEdits)
 	s.problem = wrappedLabel("", widget.DangerImportance)
 	s.note = wrappedLabel("", widget.MediumImportance)
 	s.advice = wrappedLabel("", widget.WarningImportance)
 	s.advice.Hide()
 
-	intro := widget.NewLabel("Seeds are the servants a connection starts from, in priority order: the first reachable seed is the root of the tree. " +
-		"The list is stored on this computer and used at the next connection.")
+	intro := widget.NewLabel(lang.L("Seeds are the servants a connection starts from, in priority order: the first reachable seed is the root of the tree. The list is stored on this computer and used at the next connection."))
 	intro.Wrapping = fyne.TextWrapWord
 	top := container.NewVBox(intro, s.advice)
 	addRow := container.NewBorder(nil, nil, nil, s.add, s.addr)
@@ -169,9 +169,9 @@ func (s *seedEditor) updateButtons() {
 	setEnabled(s.test, len(s.seeds) > 0)
 	setEnabled(s.save, s.dirty())
 	setEnabled(s.revert, s.dirty())
-	unsaved := unsavedChanges
+	unsaved := unsavedChanges()
 	if s.dirty() && s.base != nil && s.latest.Version != s.base.Version {
-		unsaved = fmt.Sprintf("Unsaved changes, made on version %d of the network definition; saving merges them onto version %d.", s.base.Version, s.latest.Version)
+		unsaved = fmt.Sprintf(lang.L("Unsaved changes, made on version %d of the network definition; saving merges them onto version %d."), s.base.Version, s.latest.Version)
 	}
 	showUnsaved(s.note, s.dirty(), unsaved)
 }
@@ -179,13 +179,13 @@ func (s *seedEditor) updateButtons() {
 // checkSeed validates an address for the list.
 func checkSeed(addr string, list []string) error {
 	if addr == "" {
-		return fmt.Errorf("Enter an address as host:port.")
+		return errors.New(lang.L("Enter an address as host:port."))
 	}
 	if err := app.CheckAddress(addr); err != nil {
-		return fmt.Errorf("%s is not a host:port address: %s.", addr, addrProblem(err))
+		return fmt.Errorf(lang.L("%s is not a host:port address: %s."), addr, addrProblem(err))
 	}
 	if slices.Contains(list, addr) {
-		return fmt.Errorf("%s is already in the list.", addr)
+		return fmt.Errorf(lang.L("%s is already in the list."), addr)
 	}
 	return nil
 }
@@ -244,7 +244,7 @@ func (s *seedEditor) doSave() {
 	seeds := slices.Clone(s.seeds)
 	base := s.base
 	s.save.Disable()
-	s.note.SetText("Saving…")
+	s.note.SetText(lang.L("Saving…"))
 	tb, signed := s.u.trustBackend()
 	signed = signed && s.u.roles.admin
 	s.u.w.Go(func() func() {
@@ -288,11 +288,11 @@ func (s *seedEditor) doSave() {
 					s.saved = slices.Clone(onto.Seeds)
 				}
 				s.updateButtons()
-				s.problem.SetText("Not published: " + conflict.Error() + " " + conflictAdvice(fmt.Sprintf("version %d", onto.Version)))
+				s.problem.SetText(lang.L("Not published: ") + conflict.Error() + " " + conflictAdvice(fmt.Sprintf(lang.L("version %d"), onto.Version)))
 				return
 			case err != nil:
 				s.note.SetText("")
-				s.problem.SetText("The seed list was not saved: " + err.Error())
+				s.problem.SetText(lang.L("The seed list was not saved: ") + err.Error())
 				s.updateButtons()
 				return
 			}
@@ -301,17 +301,17 @@ func (s *seedEditor) doSave() {
 			switch {
 			case next != nil:
 				s.base, s.latest = next, next
-				note := fmt.Sprintf("Published as version %d of the network definition. The new list is used at the next connection.", next.Version)
+				note := fmt.Sprintf(lang.L("Published as version %d of the network definition. The new list is used at the next connection."), next.Version)
 				if base != nil && onto.Version != base.Version {
-					note += mergedNote(fmt.Sprintf("version %d", onto.Version))
+					note += mergedNote(fmt.Sprintf(lang.L("version %d"), onto.Version))
 				}
 				s.note.SetText(note)
 				s.u.rolesRef.trigger()
 			case onto != nil:
 				s.base, s.latest = onto, onto
-				s.note.SetText(fmt.Sprintf("Saved. Version %d of the network definition already has this list; it is used at the next connection.", onto.Version))
+				s.note.SetText(fmt.Sprintf(lang.L("Saved. Version %d of the network definition already has this list; it is used at the next connection."), onto.Version))
 			default:
-				s.note.SetText("Saved. The new list is used at the next connection.")
+				s.note.SetText(lang.L("Saved. The new list is used at the next connection."))
 			}
 		}
 	})

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"errors"
+	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"net/netip"
 	"strings"
 
@@ -16,12 +18,14 @@ import (
 // address lies in one of the ranges.
 
 // audienceHint is the audience field's placeholder.
-const audienceHint = "Everyone (or network ranges such as 10.1.4.0/22, 2001:db8:4::/48)"
+func audienceHint() string {
+	return lang.L("Everyone (or network ranges such as 10.1.4.0/22, 2001:db8:4::/48)")
+}
 
 // newAudienceEntry returns the audience field.
 func newAudienceEntry(changed func()) *widget.Entry {
 	e := widget.NewEntry()
-	e.SetPlaceHolder(audienceHint)
+	e.SetPlaceHolder(audienceHint())
 	e.OnChanged = func(string) { changed() }
 	return e
 }
@@ -43,7 +47,7 @@ func parseAudienceField(text string) ([]netip.Prefix, string) {
 	if err != nil {
 		var fe *news.FieldError
 		if errors.As(err, &fe) && fe.Err != nil {
-			return nil, "Audience: " + fe.Err.Error() + ". Leave it empty to reach everyone."
+			return nil, fmt.Sprintf(lang.L("Audience: %v."), fe.Err) + " " + leaveEmptyForEveryone()
 		}
 		return nil, err.Error()
 	}
@@ -54,3 +58,7 @@ func parseAudienceField(text string) ([]netip.Prefix, string) {
 func audienceText(ps []netip.Prefix) string {
 	return strings.Join(news.FormatAudience(ps), ", ")
 }
+
+// leaveEmptyForEveryone ends Compose's audience problems; the named-range
+// editor, where empty is no choice, leaves it out.
+func leaveEmptyForEveryone() string { return lang.L("Leave it empty to reach everyone.") }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2/lang"
 	"net/netip"
 	"strings"
 
@@ -47,5 +48,5 @@ func audienceLabel(ps []netip.Prefix, named []app.NamedAudience) string {
 	if len(rest) > 0 {
 		parts = append(parts, strings.Join(news.FormatAudience(rest), ", "))
 	}
-	return "For " + strings.Join(parts, ", ")
+	return lang.L("For ") + strings.Join(parts, ", ")
 }

@@ -14,7 +14,7 @@ import (
 func TestComposeAudience(t *testing.T) {
 	b := newFake()
 	h, c := composeHarness(t, b)
-	if c.audience.PlaceHolder != audienceHint {
+	if c.audience.PlaceHolder != audienceHint() {
 		t.Errorf("the audience field's hint is %q", c.audience.PlaceHolder)
 	}
 	chooseCategory(c, "hr")

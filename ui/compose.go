@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -60,46 +61,46 @@ func newComposer(u *UI) *composer {
 		c.notes[f].Hide()
 	}
 	c.category = widget.NewSelect(nil, func(string) { c.showProblem(draftProblem{}) })
-	c.category.PlaceHolder = "Choose a category"
+	c.category.PlaceHolder = lang.L("Choose a category")
 	c.title = widget.NewEntry()
-	c.title.SetPlaceHolder("A short, clear headline")
+	c.title.SetPlaceHolder(lang.L("A short, clear headline"))
 	c.title.OnChanged = func(string) { c.showProblem(draftProblem{}); c.previewDeb.call(c.renderPreview) }
-	c.urgent = widget.NewCheck("Urgent (notifies every reader)", nil)
-	c.mustRead = widget.NewCheck("Must read (readers confirm)", nil)
+	c.urgent = widget.NewCheck(lang.L("Urgent (notifies every reader)"), nil)
+	c.mustRead = widget.NewCheck(lang.L("Must read (readers confirm)"), nil)
 	c.expires = widget.NewEntry()
-	c.expires.SetPlaceHolder("Never (or " + whenHint + ", local time)")
+	c.expires.SetPlaceHolder(fmt.Sprintf(lang.L("Never (or %s, local time)"), whenHint))
 	c.expires.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.at = widget.NewEntry()
-	c.at.SetPlaceHolder("Now (or " + whenHint + ", local time)")
+	c.at.SetPlaceHolder(fmt.Sprintf(lang.L("Now (or %s, local time)"), whenHint))
 	c.at.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.audience = newAudienceEntry(func() { c.showProblem(draftProblem{}); c.picker.fieldChanged() })
 	c.picker = newAudiencePicker(c.audience)
 	c.body = widget.NewMultiLineEntry()
 	c.body.Wrapping = fyne.TextWrapWord
-	c.body.SetPlaceHolder("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)")
+	c.body.SetPlaceHolder(lang.L("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)"))
 	c.body.OnChanged = func(string) { c.previewDeb.call(c.renderPreview) }
 	c.preview = widget.NewRichText()
 	c.preview.Wrapping = fyne.TextWrapWord
-	c.publish = widget.NewButtonWithIcon("Publish", theme.MailSendIcon(), c.doPublish)
+	c.publish = widget.NewButtonWithIcon(lang.L("Publish"), theme.MailSendIcon(), c.doPublish)
 	c.publish.Importance = widget.HighImportance
-	c.clear = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), c.reset)
+	c.clear = widget.NewButtonWithIcon(lang.L("Clear"), theme.ContentClearIcon(), c.reset)
 	c.problem = wrappedLabel("", widget.DangerImportance)
 	c.outcome = wrappedLabel("", widget.MediumImportance)
 	c.bannerText = wrappedLabel("", widget.WarningImportance)
 	c.banner = container.NewBorder(nil, nil, nil,
-		widget.NewButton("Not a correction", func() { c.setSupersedes(uuid.Nil, "") }), c.bannerText)
+		widget.NewButton(lang.L("Not a correction"), func() { c.setSupersedes(uuid.Nil, "") }), c.bannerText)
 	c.banner.Hide()
 	c.renderPreview()
 
 	form := widget.NewForm(
-		widget.NewFormItem("Category", container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(c.urgent, c.mustRead), c.category), c.notes[news.FieldCategory])),
-		widget.NewFormItem("Title", container.NewVBox(c.title, c.notes[news.FieldTitle])),
-		widget.NewFormItem("Publish at", container.NewVBox(c.at, c.notes[news.FieldAt])),
-		widget.NewFormItem("Expires", container.NewVBox(c.expires, c.notes[news.FieldExpires])),
-		widget.NewFormItem("Audience", container.NewVBox(c.audience, c.picker.content, c.notes[news.FieldAudience])),
+		widget.NewFormItem(lang.L("Category"), container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(c.urgent, c.mustRead), c.category), c.notes[news.FieldCategory])),
+		widget.NewFormItem(lang.L("Title"), container.NewVBox(c.title, c.notes[news.FieldTitle])),
+		widget.NewFormItem(lang.L("Publish at"), container.NewVBox(c.at, c.notes[news.FieldAt])),
+		widget.NewFormItem(lang.L("Expires"), container.NewVBox(c.expires, c.notes[news.FieldExpires])),
+		widget.NewFormItem(lang.L("Audience"), container.NewVBox(c.audience, c.picker.content, c.notes[news.FieldAudience])),
 	)
-	edit := container.NewBorder(widget.NewLabelWithStyle("Text (Markdown)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
-	prev := container.NewBorder(widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
+	edit := container.NewBorder(widget.NewLabelWithStyle(lang.L("Text (Markdown)"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
+	prev := container.NewBorder(widget.NewLabelWithStyle(lang.L("Preview"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
 		container.NewVScroll(container.NewPadded(c.preview)))
 	split := container.NewHSplit(edit, prev)
 	bottom := container.NewVBox(c.problem,
@@ -143,7 +144,7 @@ func (c *composer) renderPreview() {
 	}
 	if strings.TrimSpace(md) == "" {
 		c.preview.Segments = []widget.RichTextSegment{&widget.TextSegment{
-			Text: "The item appears here as readers will see it.", Style: previewHintStyle,
+			Text: lang.L("The item appears here as readers will see it."), Style: previewHintStyle,
 		}}
 		c.preview.Refresh()
 		return
@@ -197,19 +198,19 @@ func (c *composer) validate(d app.Draft) string { return c.check(d).text }
 // check is validate with the field of the problem.
 func (c *composer) check(d app.Draft) draftProblem {
 	if d.Category == "" {
-		return draftProblem{news.FieldCategory, "Choose a category."}
+		return draftProblem{news.FieldCategory, lang.L("Choose a category.")}
 	}
 	if !c.u.catalog.Has(d.Category) {
-		return draftProblem{news.FieldCategory, fmt.Sprintf("The category %q is no longer in the catalog.", d.Category)}
+		return draftProblem{news.FieldCategory, fmt.Sprintf(lang.L("The category %q is no longer in the catalog."), d.Category)}
 	}
 	if !c.u.roles.may(d.Category) {
-		return draftProblem{news.FieldCategory, fmt.Sprintf("This installation may not publish in %s.", categoryName(c.u.catalog, d.Category))}
+		return draftProblem{news.FieldCategory, fmt.Sprintf(lang.L("This installation may not publish in %s."), categoryName(c.u.catalog, d.Category))}
 	}
 	if _, ok := parseWhen(c.at.Text); !ok {
 		return draftProblem{news.FieldAt, atFormatProblem(c.u.now())}
 	}
 	if _, ok := parseWhen(c.expires.Text); !ok {
-		return draftProblem{news.FieldExpires, "Type the expiry as " + whenHint + " (for example " + c.u.now().Add(24*time.Hour).Format(whenLayout) + "), or leave it empty."}
+		return draftProblem{news.FieldExpires, fmt.Sprintf(lang.L("Type the expiry as %s (for example %s), or leave it empty."), whenHint, c.u.now().Add(24*time.Hour).Format(whenLayout))}
 	}
 	if _, problem := parseAudienceField(c.audience.Text); problem != "" {
 		return draftProblem{news.FieldAudience, problem}
@@ -238,19 +239,19 @@ func fieldProblem(err error) (draftProblem, bool) {
 	p := draftProblem{field: fe.Field}
 	switch {
 	case fe.Field == news.FieldTitle && fe.Rule == news.RuleRequired:
-		p.text = "Give the item a title."
+		p.text = lang.L("Give the item a title.")
 	case fe.Field == news.FieldTitle && fe.Rule == news.RuleTooLong:
-		p.text = fmt.Sprintf("The title is too long: at most %d characters.", fe.Limit)
+		p.text = fmt.Sprintf(lang.L("The title is too long: at most %d characters."), fe.Limit)
 	case fe.Field == news.FieldBody && fe.Rule == news.RuleTooLong:
-		p.text = fmt.Sprintf("The text is too long: at most %d KB.", fe.Limit>>10)
+		p.text = fmt.Sprintf(lang.L("The text is too long: at most %d KB."), fe.Limit>>10)
 	case fe.Field == news.FieldExpires && fe.Rule == news.RulePast:
-		p.text = "The expiry has passed: choose a later time, or leave it empty."
+		p.text = lang.L("The expiry has passed: choose a later time, or leave it empty.")
 	case fe.Field == news.FieldExpires && fe.Rule == news.RuleNotAfter:
-		p.text = "The item would expire before it is published: choose a later expiry."
+		p.text = lang.L("The item would expire before it is published: choose a later expiry.")
 	case fe.Field == news.FieldAt:
 		p.text = atProblem(fe)
 	case fe.Field == news.FieldAuthor:
-		p.text = "Your display name (Settings) is not valid: " + fe.Detail()
+		p.text = fmt.Sprintf(lang.L("Your display name (Settings) is not valid: %s"), fe.Detail())
 	default:
 		msg := fe.Error()
 		p.text = strings.ToUpper(msg[:1]) + msg[1:] + "."
@@ -298,7 +299,7 @@ func (c *composer) doPublish() {
 	c.busy = true
 	c.publish.Disable()
 	c.outcome.Importance = widget.MediumImportance
-	c.outcome.SetText("Publishing…")
+	c.outcome.SetText(lang.L("Publishing…"))
 	c.u.w.Go(func() func() {
 		res, err := c.u.b.Publish(d)
 		return func() {
@@ -315,24 +316,23 @@ func (c *composer) doPublish() {
 
 // outcomeText says what became of a publication.
 func outcomeText(d app.Draft, res app.PublishResult, catName string) (string, widget.Importance) {
-	what := "“" + d.Title + "”"
 	switch res.Outcome {
 	case app.Delivered:
-		return "Published " + what + ": delivered to the tree.", widget.SuccessImportance
+		return fmt.Sprintf(lang.L("Published “%s”: delivered to the tree."), d.Title), widget.SuccessImportance
 	case app.Queued:
-		return "Published " + what + ": queued until connected. It goes out as soon as this computer rejoins the network.", widget.WarningImportance
+		return fmt.Sprintf(lang.L("Published “%s”: queued until connected. It goes out as soon as this computer rejoins the network."), d.Title), widget.WarningImportance
 	case app.Suppressed:
-		return "Published " + what + ", but nobody subscribes to " + catName + ", so it was not sent (no subscribers).", widget.WarningImportance
+		return fmt.Sprintf(lang.L("Published “%s”, but nobody subscribes to %s, so it was not sent (no subscribers)."), d.Title, catName), widget.WarningImportance
 	case app.Scheduled:
-		return scheduledOutcome(what, d.At), widget.SuccessImportance
+		return scheduledOutcome(d.Title, d.At), widget.SuccessImportance
 	}
-	return "Published " + what + ": " + res.Outcome.String() + ".", widget.MediumImportance
+	return fmt.Sprintf(lang.L("Published “%s”: %s."), d.Title, res.Outcome.String()), widget.MediumImportance
 }
 
 func (c *composer) showOutcome(d app.Draft, res app.PublishResult, err error) {
 	if err != nil {
 		c.outcome.Importance = widget.DangerImportance
-		c.outcome.SetText("Not published: " + err.Error())
+		c.outcome.SetText(lang.L("Not published: ") + err.Error())
 		if p, ok := fieldProblem(err); ok {
 			c.showAtField(p)
 		}
@@ -364,7 +364,7 @@ func (c *composer) setSupersedes(id uuid.UUID, title string) {
 		c.banner.Hide()
 		return
 	}
-	c.bannerText.SetText("Correction of “" + title + "”: readers see this item in its place.")
+	c.bannerText.SetText(fmt.Sprintf(lang.L("Correction of “%s”: readers see this item in its place."), title))
 	c.banner.Show()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -22,17 +23,16 @@ import (
 // the app anew, as --reset-store does); this window closes once it
 // succeeds, and shows its error otherwise.
 func ShowStartupError(a fyne.App, err error, reset func() error) {
+	UseLanguage("") // the settings are in the store that did not open
 	w := a.NewWindow(mainTitle)
 	msg := widget.NewLabel(startupProblem(err))
 	msg.Wrapping = fyne.TextWrapWord
-	buttons := container.NewHBox(widget.NewButtonWithIcon("Quit", theme.CancelIcon(), a.Quit))
+	buttons := container.NewHBox(widget.NewButtonWithIcon(lang.L("Quit"), theme.CancelIcon(), a.Quit))
 	if reset != nil && errors.Is(err, app.ErrDamagedInstallation) {
-		start := widget.NewButtonWithIcon("Start with an empty store…", theme.WarningIcon(), nil)
+		start := widget.NewButtonWithIcon(lang.L("Start with an empty store…"), theme.WarningIcon(), nil)
 		start.OnTapped = func() {
-			dialog.ShowConfirm("Start with an empty store?",
-				"The damaged store is kept beside the new one, renamed, and is not shown any more.\n"+
-					"Newsdesk asks for the network again, as on a first start: its definition was in the store.\n"+
-					"Your next posts start a new numbered stream, so no servant drops them as old.",
+			dialog.ShowConfirm(lang.L("Start with an empty store?"),
+				lang.L("The damaged store is kept beside the new one, renamed, and is not shown any more.\nNewsdesk asks for the network again, as on a first start: its definition was in the store.\nYour next posts start a new numbered stream, so no servant drops them as old."),
 				func(ok bool) {
 					if !ok {
 						return
@@ -54,4 +54,6 @@ func ShowStartupError(a fyne.App, err error, reset func() error) {
 	w.Show()
 }
 
-func startupProblem(err error) string { return "Newsdesk could not start.\n\n" + err.Error() }
+func startupProblem(err error) string {
+	return lang.L("Newsdesk could not start.") + "\n\n" + err.Error()
+}

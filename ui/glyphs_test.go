@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"fyne.io/fyne/v2/theme"
 )
@@ -78,7 +79,7 @@ func TestGlyphsInBundledFont(t *testing.T) {
 				return true
 			}
 			for _, r := range s {
-				if r < 0x80 || r == '\uFFFD' {
+				if r < 0x80 || r == '\uFFFD' || cjk(r) {
 					continue
 				}
 				for name, has := range fonts {
@@ -95,9 +96,42 @@ func TestGlyphsInBundledFont(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The translations are the program's text too, in every language.
+	files, err := fs.Glob(translationFS, "translations/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no translations: %v", err)
+	}
+	for _, name := range files {
+		b, err := translationFS.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range string(b) {
+			if r < 0x80 || cjk(r) {
+				continue
+			}
+			for font, has := range fonts {
+				if at := fmt.Sprintf("ui/%s (%s)", name, font); !has(r) && !slices.Contains(missing[r], at) {
+					missing[r] = append(missing[r], at)
+				}
+			}
+		}
+	}
 	for r, at := range missing {
 		t.Errorf("%q (U+%04X) is not in Fyne's bundled font: %s", r, r, strings.Join(at, ", "))
 	}
+}
+
+// cjk reports whether r is Japanese, Chinese or Korean script or their
+// punctuation and full-width forms. No Latin font has these: they come
+// from the system's CJK font (Droid Sans Fallback, Noto Sans CJK, Yu
+// Gothic...), as users' own Japanese text does; whether every system has
+// one is issue 31, part 3. Symbols such as "→" still must be in the
+// bundled font, in every language.
+func cjk(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		0x3000 <= r && r <= 0x30FF || // CJK punctuation 、。「」, the kana blocks with ー and ・
+		0xFF00 <= r && r <= 0xFFEF // full-width forms: （）：～
 }
 
 // cmapCoverage reads a TrueType or OpenType font's character map and

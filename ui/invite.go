@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	goqr "github.com/piglig/go-qr"
@@ -27,14 +28,19 @@ import (
 )
 
 // Validity choices of the Invite… dialog, in days.
-var inviteValidity = []struct {
+func inviteValidity() []struct {
 	label string
 	d     time.Duration
-}{
-	{"1 day", 24 * time.Hour},
-	{"7 days", 7 * 24 * time.Hour},
-	{"30 days", 30 * 24 * time.Hour},
-	{"90 days", 90 * 24 * time.Hour},
+} {
+	return []struct {
+		label string
+		d     time.Duration
+	}{
+		{lang.L("1 day"), 24 * time.Hour},
+		{lang.L("7 days"), 7 * 24 * time.Hour},
+		{lang.L("30 days"), 30 * 24 * time.Hour},
+		{lang.L("90 days"), 90 * 24 * time.Hour},
+	}
 }
 
 // invitesView is the Invitations screen.
@@ -57,11 +63,11 @@ func newInvitesView(u *UI) *invitesView {
 		func() int { return len(v.invites) },
 		func() fyne.CanvasObject {
 			id := widget.NewLabelWithStyle("AAAAAAAAAAAA", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-			state := widget.NewLabel("active: 1 of 1 uses left")
+			state := widget.NewLabel(lang.L("active: 1 of 1 uses left"))
 			info := widget.NewLabel("")
 			info.Importance = widget.LowImportance
 			info.Truncation = fyne.TextTruncateEllipsis
-			revoke := widget.NewButtonWithIcon("Revoke", theme.CancelIcon(), nil)
+			revoke := widget.NewButtonWithIcon(lang.L("Revoke"), theme.CancelIcon(), nil)
 			return container.NewBorder(nil, nil, container.NewHBox(id, state), revoke, info)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
@@ -90,11 +96,11 @@ func newInvitesView(u *UI) *invitesView {
 			}
 		},
 	)
-	v.empty = wrappedLabel("No invitations yet. “Invite…” makes a code that lets one person (or several) join the network: they paste it into “Join a network” when Newsdesk first starts.", widget.LowImportance)
+	v.empty = wrappedLabel(lang.L("No invitations yet. “Invite…” makes a code that lets one person (or several) join the network: they paste it into “Join a network” when Newsdesk first starts."), widget.LowImportance)
 	v.problem = wrappedLabel("", widget.DangerImportance)
-	v.invite = widget.NewButtonWithIcon("Invite…", theme.ContentAddIcon(), v.showInviteDialog)
+	v.invite = widget.NewButtonWithIcon(lang.L("Invite…"), theme.ContentAddIcon(), v.showInviteDialog)
 	v.invite.Importance = widget.HighImportance
-	heading := widget.NewLabelWithStyle("Invitations", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	heading := widget.NewLabelWithStyle(lang.L("Invitations"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	top := container.NewVBox(container.NewBorder(nil, nil, heading, v.invite), v.empty, v.problem)
 	v.content = container.NewPadded(container.NewBorder(top, nil, nil, nil, v.list))
 	return v
@@ -102,27 +108,33 @@ func newInvitesView(u *UI) *invitesView {
 
 func inviteStateText(inv app.Invite) string {
 	if inv.State == "active" {
-		return fmt.Sprintf("active: %d of %d use%s left", inv.UsesLeft, inv.Uses, pluralS(inv.Uses))
+		return fmt.Sprintf(lang.N("active: %d of %d uses left", inv.Uses), inv.UsesLeft, inv.Uses)
 	}
-	return fmt.Sprintf("%s (%d of %d used)", inv.State, inv.Used, inv.Uses)
+	return fmt.Sprintf(lang.L("%s (%d of %d used)"), inviteStateName(inv.State), inv.Used, inv.Uses)
+}
+
+// inviteStateName is app.Invite's State in words of the interface.
+func inviteStateName(state string) string {
+	switch state {
+	case "used up":
+		return lang.L("used up")
+	case "expired":
+		return lang.L("expired")
+	case "revoked":
+		return lang.L("revoked")
+	}
+	return state
 }
 
 func inviteInfoText(inv app.Invite) string {
-	role := "member"
+	role := lang.L("member")
 	if inv.Publisher {
-		role = "publisher"
+		role = lang.L("publisher")
 		if len(inv.Categories) > 0 {
-			role += " in " + strings.Join(inv.Categories, ", ")
+			role = fmt.Sprintf(lang.L("publisher in %s"), strings.Join(inv.Categories, ", "))
 		}
 	}
-	return fmt.Sprintf("%s · expires %s", role, inv.Expires.Local().Format("2 Jan 2006 15:04"))
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return fmt.Sprintf(lang.L("%s · expires %s"), role, formatTime(inv.Expires, dateClock))
 }
 
 // inviteBackend returns the backend's InviteBackend, if it has one.
@@ -141,7 +153,7 @@ func (v *invitesView) load() {
 		l, err := ib.Invitations()
 		return func() {
 			if err != nil {
-				v.problem.SetText("The invitations could not be read: " + err.Error())
+				v.problem.SetText(lang.L("The invitations could not be read: ") + err.Error())
 				return
 			}
 			slices.Reverse(l) // newest first
@@ -162,8 +174,8 @@ func (v *invitesView) confirmRevoke(inv app.Invite) {
 	if !ok {
 		return
 	}
-	dialog.ShowConfirm("Revoke invitation "+inv.ID+"?",
-		"Nobody can join with its code any more. Those who joined with it stay members.", func(yes bool) {
+	dialog.ShowConfirm(fmt.Sprintf(lang.L("Revoke invitation %s?"), inv.ID),
+		lang.L("Nobody can join with its code any more. Those who joined with it stay members."), func(yes bool) {
 			if !yes {
 				return
 			}
@@ -171,7 +183,7 @@ func (v *invitesView) confirmRevoke(inv app.Invite) {
 				err := ib.RevokeInvitation(inv.ID)
 				return func() {
 					if err != nil {
-						v.problem.SetText("Not revoked: " + err.Error())
+						v.problem.SetText(lang.L("Not revoked: ") + err.Error())
 						return
 					}
 					v.problem.SetText("")
@@ -193,12 +205,12 @@ func (v *invitesView) showInviteDialog() {
 	uses.Validator = func(s string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > 1000 {
-			return fmt.Errorf("a number from 1 to 1000")
+			return errors.New(lang.L("a number from 1 to 1000"))
 		}
 		return nil
 	}
-	labels := make([]string, len(inviteValidity))
-	for i, c := range inviteValidity {
+	labels := make([]string, len(inviteValidity()))
+	for i, c := range inviteValidity() {
 		labels[i] = c.label
 	}
 	valid := widget.NewSelect(labels, nil)
@@ -209,10 +221,10 @@ func (v *invitesView) showInviteDialog() {
 	}
 	cats := widget.NewCheckGroup(catIDs, nil)
 	cats.Horizontal = true
-	catNote := wrappedLabel("None ticked: every category.", widget.LowImportance)
+	catNote := wrappedLabel(lang.L("None ticked: every category."), widget.LowImportance)
 	catBox := container.NewVBox(cats, catNote)
 	catBox.Hide()
-	publisher := widget.NewCheck("may publish", func(on bool) {
+	publisher := widget.NewCheck(lang.L("may publish"), func(on bool) {
 		if on {
 			catBox.Show()
 		} else {
@@ -220,19 +232,19 @@ func (v *invitesView) showInviteDialog() {
 		}
 	})
 	items := []*widget.FormItem{
-		widget.NewFormItem("Uses", uses),
-		widget.NewFormItem("Valid for", valid),
-		widget.NewFormItem("Role", publisher),
-		widget.NewFormItem("Categories", container.NewGridWrap(fyne.NewSize(560, 120), container.NewVScroll(catBox))),
+		widget.NewFormItem(lang.L("Uses"), uses),
+		widget.NewFormItem(lang.L("Valid for"), valid),
+		widget.NewFormItem(lang.L("Role"), publisher),
+		widget.NewFormItem(lang.L("Categories"), container.NewGridWrap(fyne.NewSize(560, 120), container.NewVScroll(catBox))),
 	}
-	items[0].HintText = "how many installations may join with the code"
-	d := dialog.NewForm("Invite to the network", "Create", "Cancel", items, func(ok bool) {
+	items[0].HintText = lang.L("how many installations may join with the code")
+	d := dialog.NewForm(lang.L("Invite to the network"), lang.L("Create"), lang.L("Cancel"), items, func(ok bool) {
 		if !ok {
 			return
 		}
 		n, _ := strconv.Atoi(strings.TrimSpace(uses.Text))
 		o := app.InviteOptions{Uses: n, Expires: 7 * 24 * time.Hour, Publisher: publisher.Checked}
-		for _, c := range inviteValidity {
+		for _, c := range inviteValidity() {
 			if c.label == valid.Selected {
 				o.Expires = c.d
 			}
@@ -254,14 +266,14 @@ func (v *invitesView) create(ib InviteBackend, o app.InviteOptions) {
 		return func() {
 			switch {
 			case errors.Is(err, app.ErrSeedsUnreachable) && !o.Anyway:
-				dialog.ShowConfirm("No seed answers", wrapText(err.Error())+"\n\nMake the invitation anyway?", func(yes bool) {
+				dialog.ShowConfirm(lang.L("No seed answers"), wrapText(err.Error())+"\n\n"+lang.L("Make the invitation anyway?"), func(yes bool) {
 					if yes {
 						o.Anyway = true
 						v.create(ib, o)
 					}
 				}, v.u.win)
 			case err != nil:
-				dialog.ShowInformation("No invitation made", wrapText(err.Error()), v.u.win)
+				dialog.ShowInformation(lang.L("No invitation made"), wrapText(err.Error()), v.u.win)
 			default:
 				v.showCode(inv)
 				v.load()
@@ -302,9 +314,9 @@ func (v *invitesView) showCode(inv app.Invite) {
 	code.TextStyle = fyne.TextStyle{Monospace: true}
 	code.Selectable = true
 	note := wrappedLabel("", widget.LowImportance)
-	copyBtn := widget.NewButtonWithIcon("Copy code", theme.ContentCopyIcon(), func() {
+	copyBtn := widget.NewButtonWithIcon(lang.L("Copy code"), theme.ContentCopyIcon(), func() {
 		v.u.app.Clipboard().SetContent(inv.Code)
-		note.SetText("Copied to the clipboard.")
+		note.SetText(lang.L("Copied to the clipboard."))
 	})
 	var qr fyne.CanvasObject
 	if img, err := qrImage(inv.Code); err == nil {
@@ -314,19 +326,18 @@ func (v *invitesView) showCode(inv app.Invite) {
 		im.SetMinSize(fyne.NewSize(260, 260))
 		qr = im
 	} else {
-		qr = wrappedLabel("No QR code: "+err.Error(), widget.LowImportance)
+		qr = wrappedLabel(lang.L("No QR code: ")+err.Error(), widget.LowImportance)
 	}
-	what := "join as a member"
+	until := formatTime(inv.Expires, dateClock)
+	lets := fmt.Sprintf(lang.N("It lets %d installations join as members until %s.", inv.Uses), inv.Uses, until)
 	if inv.Publisher {
-		what = "join as a publisher"
+		lets = fmt.Sprintf(lang.N("It lets %d installations join as publishers until %s.", inv.Uses), inv.Uses, until)
 	}
-	about := wrappedLabel(fmt.Sprintf("Send this code to the person joining (chat, e-mail). It lets %d installation%s %s until %s. "+
-		"They choose “Join a network” when Newsdesk first starts and paste it. Anyone who has the code can use it: "+
-		"send it privately, and revoke it if it leaks. It is redeemed through this computer, so keep Newsdesk running here.",
-		inv.Uses, pluralS(inv.Uses), what, inv.Expires.Local().Format("2 Jan 2006 15:04")), widget.MediumImportance)
+	about := wrappedLabel(lang.L("Send this code to the person joining (chat, e-mail).")+" "+lets+" "+
+		lang.L("They choose “Join a network” when Newsdesk first starts and paste it. Anyone who has the code can use it: send it privately, and revoke it if it leaks. It is redeemed through this computer, so keep Newsdesk running here."), widget.MediumImportance)
 	left := container.NewVBox(about, code, container.NewHBox(copyBtn), note)
 	content := container.NewBorder(nil, nil, nil, container.NewCenter(qr), left)
-	d := dialog.NewCustom("Invitation "+inv.ID, "Done", content, v.u.win)
+	d := dialog.NewCustom(fmt.Sprintf(lang.L("Invitation %s"), inv.ID), lang.L("Done"), content, v.u.win)
 	d.Resize(fyne.NewSize(900, 420))
 	d.Show()
 }

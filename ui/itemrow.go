@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 	"time"
 
@@ -84,17 +86,17 @@ func (r *rowView) set(it *row, cat *categories.Catalog, now time.Time, open, cur
 		meta += " · " + it.author
 	}
 	if it.supersedes != uuid.Nil {
-		of := "an earlier item"
 		if it.correctionOf != "" {
-			of = "“" + it.correctionOf + "”"
+			meta = fmt.Sprintf(lang.L("Correction of “%s”"), it.correctionOf) + " · " + meta
+		} else {
+			meta = lang.L("Correction of an earlier item") + " · " + meta
 		}
-		meta = "Correction of " + of + " · " + meta
 	}
 	if unconfirmed {
-		meta = "MUST READ · " + meta
+		meta = lang.L("MUST READ") + " · " + meta
 	}
 	if it.urgent {
-		meta = "URGENT · " + meta
+		meta = lang.L("URGENT") + " · " + meta
 	}
 	st.meta = meta
 	switch {

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -51,11 +52,11 @@ func newItemView(u *UI) *itemView {
 		u:          u,
 		title:      widget.NewLabel(""),
 		meta:       widget.NewLabel(""),
-		urgent:     widget.NewLabel("Urgent"),
+		urgent:     widget.NewLabel(lang.L("Urgent")),
 		correction: widget.NewLabel(""),
 		retracted:  widget.NewLabel(""),
 		body:       widget.NewRichText(),
-		hint:       widget.NewLabel("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches."),
+		hint:       widget.NewLabel(lang.L("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches.")),
 		ack:        newAckBanner(u),
 	}
 	v.title.Wrapping = fyne.TextWrapWord
@@ -70,18 +71,18 @@ func newItemView(u *UI) *itemView {
 	v.body.Wrapping = fyne.TextWrapWord
 	v.hint.Alignment = fyne.TextAlignCenter
 	v.hint.Importance = widget.LowImportance
-	v.original = widget.NewButtonWithIcon("Show the original", theme.HistoryIcon(), func() {
+	v.original = widget.NewButtonWithIcon(lang.L("Show the original"), theme.HistoryIcon(), func() {
 		if v.sup != uuid.Nil {
 			v.showID(v.sup)
 		}
 	})
-	v.markUnread = widget.NewButtonWithIcon("Mark unread", theme.MailComposeIcon(), func() {
+	v.markUnread = widget.NewButtonWithIcon(lang.L("Mark unread"), theme.MailComposeIcon(), func() {
 		if v.onMarkUnread != nil && v.id != uuid.Nil {
 			v.onMarkUnread(v.id)
 		}
 	})
-	v.keep = widget.NewButtonWithIcon(keepText, theme.DocumentSaveIcon(), v.toggleKeep)
-	v.retract = widget.NewButtonWithIcon("Retract…", theme.DeleteIcon(), v.doRetract)
+	v.keep = widget.NewButtonWithIcon(keepText(), theme.DocumentSaveIcon(), v.toggleKeep)
+	v.retract = widget.NewButtonWithIcon(lang.L("Retract…"), theme.DeleteIcon(), v.doRetract)
 	v.retracted.Wrapping = fyne.TextWrapWord
 	v.retracted.Importance = widget.DangerImportance
 	v.original.Importance = widget.LowImportance
@@ -117,7 +118,7 @@ func (v *itemView) show(r *row) {
 	v.hint.Hide()
 	v.page.Show()
 	v.setHeader(r)
-	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: "Loading…", Style: widget.RichTextStyleParagraph}}
+	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: lang.L("Loading…"), Style: widget.RichTextStyleParagraph}}
 	v.body.Refresh()
 	v.loadBody(r.id)
 }
@@ -146,7 +147,7 @@ func (v *itemView) setHeader(r *row) {
 	v.title.SetText(r.title)
 	meta := categoryName(v.u.catalog, r.category) + " · " + fullTime(r.created) + " (" + relTime(r.created, v.u.now()) + ")"
 	if r.author != "" {
-		meta = "By " + r.author + " · " + meta
+		meta = fmt.Sprintf(lang.L("By %s"), r.author) + " · " + meta
 	}
 	if r.audience != "" {
 		ps, _ := parseAudienceField(r.audience)
@@ -159,12 +160,8 @@ func (v *itemView) setHeader(r *row) {
 		v.urgent.Hide()
 	}
 	if r.supersedes != uuid.Nil {
-		of := "an earlier item"
-		if r.correctionOf != "" {
-			of = "“" + r.correctionOf + "”"
-		}
 		v.corrKnown = r.correctionOf != ""
-		v.correction.SetText("Correction of " + of + ": this item replaces it.")
+		v.correction.SetText(correctionText(r.correctionOf))
 		v.correction.Show()
 		v.original.Show()
 	} else {
@@ -181,12 +178,12 @@ func (v *itemView) setHeader(r *row) {
 // retraction to those who may make it.
 func (v *itemView) setRetracted(r *row) {
 	if r.retracted {
-		text := "This item was retracted by its publisher or an admin."
+		text := lang.L("This item was retracted by its publisher or an admin.")
 		switch {
 		case r.expired:
-			text = "This item has expired."
+			text = lang.L("This item has expired.")
 		case r.retraction != "":
-			text = "Retracted: " + r.retraction
+			text = fmt.Sprintf(lang.L("Retracted: %s"), r.retraction)
 		}
 		v.retracted.SetText(text)
 		v.retracted.Show()
@@ -243,20 +240,27 @@ func (v *itemView) setRead(read bool) {
 }
 
 // The Keep button's words: what tapping it does, and what it did.
-const (
-	keepText = "Keep"
-	keptText = "Kept"
-)
+func keepText() string { return lang.L("Keep") }
+func keptText() string { return lang.L("Kept") }
+
+// correctionText is the banner of a correction of the item titled title
+// ("" when not known).
+func correctionText(title string) string {
+	if title == "" {
+		return lang.L("Correction of an earlier item: this item replaces it.")
+	}
+	return fmt.Sprintf(lang.L("Correction of “%s”: this item replaces it."), title)
+}
 
 // setKept shows whether the reader keeps the open item.
 func (v *itemView) setKept(kept bool) {
 	v.kept = kept
 	if kept {
-		v.keep.SetText(keptText)
+		v.keep.SetText(keptText())
 		v.keep.SetIcon(theme.ConfirmIcon())
 		v.keep.Importance = widget.MediumImportance
 	} else {
-		v.keep.SetText(keepText)
+		v.keep.SetText(keepText())
 		v.keep.SetIcon(theme.DocumentSaveIcon())
 		v.keep.Importance = widget.LowImportance
 	}
@@ -274,7 +278,7 @@ func (v *itemView) toggleKeep() {
 		err := v.u.b.Keep(id, keep)
 		return func() {
 			if err != nil {
-				v.u.reportError("The item could not be kept", err)
+				v.u.reportError(lang.L("The item could not be kept"), err)
 				return
 			}
 			if v.id == id {
@@ -290,7 +294,7 @@ func (v *itemView) loadBody(id uuid.UUID) {
 		var segs []widget.RichTextSegment
 		switch {
 		case err == nil && e.Item.Newer != 0:
-			segs = markdownSegments(newerItemBody)
+			segs = markdownSegments(newerItemBody())
 		case err == nil:
 			segs = markdownSegments(e.Item.Body) // parse off the UI thread
 		}
@@ -325,7 +329,7 @@ func (v *itemView) fillCorrection(e app.Entry) {
 		return func() {
 			if err == nil && v.id == id {
 				v.corrKnown = true
-				v.correction.SetText("Correction of “" + o.Item.Title + "”: this item replaces it.")
+				v.correction.SetText(correctionText(o.Item.Title))
 			}
 		}
 	})
@@ -335,7 +339,7 @@ func (v *itemView) showError(err error) {
 	v.hint.Hide()
 	v.page.Show()
 	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{
-		Text: fmt.Sprintf("This item could not be read: %v", err), Style: widget.RichTextStyleParagraph,
+		Text: fmt.Sprintf(lang.L("This item could not be read: %v"), err), Style: widget.RichTextStyleParagraph,
 	}}
 	v.body.Refresh()
 }

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -52,15 +53,15 @@ func (u *UI) showLinkFailure(link *url.URL, err error) {
 	addr.Wrapping = fyne.TextWrapBreak
 	addr.Selectable = true
 	note := wrappedLabel("", widget.LowImportance)
-	copyBtn := widget.NewButtonWithIcon("Copy the address", theme.ContentCopyIcon(), func() {
+	copyBtn := widget.NewButtonWithIcon(lang.L("Copy the address"), theme.ContentCopyIcon(), func() {
 		u.app.Clipboard().SetContent(link.String())
-		note.SetText("Copied: paste it into a browser.")
+		note.SetText(lang.L("Copied: paste it into a browser."))
 	})
 	content := container.NewVBox(
-		wrappedLabel("Newsdesk could not open this link in a browser: "+err.Error()+".", widget.MediumImportance),
+		wrappedLabel(lang.L("Newsdesk could not open this link in a browser: ")+err.Error()+".", widget.MediumImportance),
 		addr, container.NewHBox(copyBtn), note,
 	)
-	d := dialog.NewCustom("The link did not open", "Close", content, u.win)
+	d := dialog.NewCustom(lang.L("The link did not open"), lang.L("Close"), content, u.win)
 	d.Resize(fyne.NewSize(560, 0))
 	d.Show()
 }

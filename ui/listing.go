@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2/lang"
 	"slices"
 	"strings"
 	"time"
@@ -48,17 +49,17 @@ func rowOf(e app.Entry) *row {
 		r.retracted, r.retraction, r.expired = true, e.Retracted.Reason, e.Retracted.Expired
 	}
 	if it.Newer != 0 && strings.TrimSpace(r.title) == "" {
-		r.title = newerItemTitle
+		r.title = newerItemTitle()
 	}
 	return r
 }
 
 // An item of a newer release's format shows its title (kept where every
 // release reads it) and, instead of its text, one line that says why.
-const (
-	newerItemTitle = "An item of a newer Newsdesk"
-	newerItemBody  = "*This item needs a newer Newsdesk.* Once this computer runs the newer version, it shows the item here."
-)
+func newerItemTitle() string { return lang.L("An item of a newer Newsdesk") }
+func newerItemBody() string {
+	return lang.L("*This item needs a newer Newsdesk.* Once this computer runs the newer version, it shows the item here.")
+}
 
 // query is what a listing lists: the newest items of some categories, or
 // the results of a search in them.

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"math/rand/v2"
 	"net/url"
 	"strconv"
@@ -183,9 +185,9 @@ func sanitize(segs []widget.RichTextSegment, p *placeholders) []widget.RichTextS
 		}
 		switch v := s.(type) {
 		case *widget.ImageSegment:
-			text := "[image]"
+			text := lang.L("[image]")
 			if v.Title != "" {
-				text = "[image: " + v.Title + "]"
+				text = fmt.Sprintf(lang.L("[image: %s]"), v.Title)
 			}
 			out = append(out, &widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: text})
 		case *widget.HyperlinkSegment:

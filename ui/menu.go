@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 )
 
 // command is one menu entry with its shortcut: navigation as data. Each is
@@ -19,16 +20,16 @@ func (u *UI) commands() (file, view []command) {
 		return func() { u.tabs.SelectIndex(i) }
 	}
 	file = []command{
-		{"New item", fyne.KeyN, u.newItem},
+		{lang.L("New item"), fyne.KeyN, u.newItem},
 	}
 	view = []command{
-		{"Read", fyne.Key1, tab(0)},
-		{"Subscriptions", fyne.Key2, tab(1)},
-		{"Newsroom", fyne.Key3, tab(2)},
-		{"Admin", fyne.Key4, tab(3)},
-		{"Settings", fyne.Key5, tab(4)},
+		{lang.L("Read"), fyne.Key1, tab(0)},
+		{lang.L("Subscriptions"), fyne.Key2, tab(1)},
+		{lang.L("Newsroom"), fyne.Key3, tab(2)},
+		{lang.L("Admin"), fyne.Key4, tab(3)},
+		{lang.L("Settings"), fyne.Key5, tab(4)},
 		{"", "", nil},
-		{"Search", fyne.KeyF, func() {
+		{lang.L("Search"), fyne.KeyF, func() {
 			u.showRead()
 			u.reader.focusSearch()
 		}},
@@ -61,11 +62,11 @@ func (u *UI) addMenu() {
 		}
 		return out
 	}
-	quit := fyne.NewMenuItem("Quit", u.quit)
+	quit := fyne.NewMenuItem(lang.L("Quit"), u.quit)
 	quit.IsQuit = true
 	fileItems := append(items(file), fyne.NewMenuItemSeparator(), quit)
 	u.win.SetMainMenu(fyne.NewMainMenu(
-		fyne.NewMenu("File", fileItems...),
-		fyne.NewMenu("View", items(view)...),
+		fyne.NewMenu(lang.L("File"), fileItems...),
+		fyne.NewMenu(lang.L("View"), items(view)...),
 	))
 }

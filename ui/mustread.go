@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"image/color"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -17,10 +19,8 @@ import (
 // "I have read this" button; once confirmed it says when. The item list
 // marks the unconfirmed ones. One's own posts ask nothing of oneself.
 
-const (
-	ackPrompt = "Must read — please confirm you have read this"
-	ackButton = "I have read this"
-)
+func ackPrompt() string { return lang.L("Must read — please confirm you have read this") }
+func ackButton() string { return lang.L("I have read this") }
 
 // isOwn reports whether this installation published r.
 func (u *UI) isOwn(r *row) bool {
@@ -34,7 +34,7 @@ func (u *UI) awaitsAck(r *row) bool {
 }
 
 // confirmedText says when an item was confirmed.
-func confirmedText(at time.Time) string { return "Confirmed " + fullTime(at) }
+func confirmedText(at time.Time) string { return fmt.Sprintf(lang.L("Confirmed %s"), fullTime(at)) }
 
 // acknowledge confirms id in the background and calls done on the UI
 // thread with the time of the confirmation, or the error, which it has
@@ -43,7 +43,7 @@ func (u *UI) acknowledge(id uuid.UUID, done func(at time.Time, err error)) {
 	u.w.Go(func() func() {
 		at, err := u.b.Acknowledge(id)
 		return func() {
-			u.reportError("Confirming the item failed", err)
+			u.reportError(lang.L("Confirming the item failed"), err)
 			done(at, err)
 		}
 	})
@@ -68,7 +68,7 @@ func newAckBanner(u *UI) *ackBanner {
 	b.bg.CornerRadius = theme.InputRadiusSize()
 	b.text.Wrapping = fyne.TextWrapWord
 	b.text.TextStyle.Bold = true
-	b.confirm = widget.NewButtonWithIcon(ackButton, theme.ConfirmIcon(), b.doConfirm)
+	b.confirm = widget.NewButtonWithIcon(ackButton(), theme.ConfirmIcon(), b.doConfirm)
 	b.confirm.Importance = widget.HighImportance
 	b.content = container.NewStack(b.bg, container.NewPadded(
 		container.NewBorder(nil, nil, nil, container.NewCenter(b.confirm), b.text)))
@@ -83,7 +83,7 @@ func (b *ackBanner) set(r *row) {
 	switch {
 	case b.u.awaitsAck(r):
 		b.bg.FillColor = withAlpha(theme.Color(theme.ColorNameWarning), 0x40)
-		b.text.SetText(ackPrompt)
+		b.text.SetText(ackPrompt())
 		b.text.Importance = widget.WarningImportance
 		b.confirm.Show()
 		b.confirm.Enable()

@@ -45,7 +45,7 @@ func TestMustReadBanner(t *testing.T) {
 	}
 
 	h.tap(rowTappable(t, h.u.reader.list, "New travel policy"))
-	if !view.ack.content.Visible() || !hasLabel(view.content, ackPrompt) || !view.ack.confirm.Visible() {
+	if !view.ack.content.Visible() || !hasLabel(view.content, ackPrompt()) || !view.ack.confirm.Visible() {
 		t.Fatalf("no must-read banner: %q", labels(view.content))
 	}
 	h.tap(view.ack.confirm)

@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -40,7 +41,7 @@ type postRow struct {
 }
 
 func newMyPosts(u *UI) *myPosts {
-	p := &myPosts{u: u, empty: widget.NewLabel("You have not published anything yet. Write an item under Compose.")}
+	p := &myPosts{u: u, empty: widget.NewLabel(lang.L("You have not published anything yet. Write an item under Compose."))}
 	p.empty.Importance = widget.LowImportance
 	p.empty.Wrapping = fyne.TextWrapWord
 	rows := map[fyne.CanvasObject]*postRow{}
@@ -53,11 +54,11 @@ func newMyPosts(u *UI) *myPosts {
 			r.meta.Truncation = fyne.TextTruncateEllipsis
 			r.meta.SizeName = theme.SizeNameCaptionText
 			r.meta.Importance = widget.LowImportance
-			r.correct = widget.NewButtonWithIcon("Publish a correction", theme.DocumentCreateIcon(), nil)
-			r.retract = widget.NewButtonWithIcon("Retract…", theme.DeleteIcon(), nil)
+			r.correct = widget.NewButtonWithIcon(lang.L("Publish a correction"), theme.DocumentCreateIcon(), nil)
+			r.retract = widget.NewButtonWithIcon(lang.L("Retract…"), theme.DeleteIcon(), nil)
 			r.retract.Importance = widget.LowImportance
 			r.reach = newReachPicture()
-			r.pending = widget.NewButtonWithIcon("Not confirmed…", theme.AccountIcon(), nil)
+			r.pending = widget.NewButtonWithIcon(lang.L("Not confirmed…"), theme.AccountIcon(), nil)
 			r.pending.Importance = widget.LowImportance
 			// The picture first, so that the pictures of all rows form a
 			// column whatever buttons a row has.
@@ -72,16 +73,16 @@ func newMyPosts(u *UI) *myPosts {
 			r.title.SetText(it.title)
 			meta := categoryName(p.u.catalog, it.category) + " · " + fullTime(it.created) + " (" + relTime(it.created, p.u.now()) + ")"
 			if it.urgent {
-				meta = "URGENT · " + meta
+				meta = lang.L("URGENT") + " · " + meta
 			}
 			if it.supersedes != uuid.Nil {
-				meta = "Correction · " + meta
+				meta = lang.L("Correction") + " · " + meta
 			}
 			if it.sentLate {
 				meta = sentLateNote(it.created) + " · " + meta
 			}
 			if it.retracted {
-				meta = "Retracted · " + meta
+				meta = lang.L("Retracted") + " · " + meta
 				if it.retraction != "" {
 					meta += " · " + it.retraction
 				}
@@ -179,7 +180,7 @@ func (p *myPosts) loadMore() {
 			p.loading = false
 			if err != nil {
 				p.done = true
-				p.empty.SetText("Your posts could not be read: " + err.Error())
+				p.empty.SetText(lang.L("Your posts could not be read: ") + err.Error())
 				p.empty.Show()
 				return
 			}
@@ -200,7 +201,7 @@ func (p *myPosts) startCorrection(id uuid.UUID) {
 		e, err := p.u.b.Item(id)
 		return func() {
 			if err != nil {
-				p.u.reportError("The post could not be read", err)
+				p.u.reportError(lang.L("The post could not be read"), err)
 				return
 			}
 			p.u.compose.correct(e)

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
@@ -46,12 +47,12 @@ func newNetworkView(u *UI) *networkView {
 	v.lost.Importance = widget.DangerImportance
 	v.lost.Wrapping = fyne.TextWrapWord
 	v.lost.Hide()
-	v.whole = container.NewVBox(heading("The whole network"), v.census, v.health, widget.NewSeparator())
+	v.whole = container.NewVBox(heading(lang.L("The whole network")), v.census, v.health, widget.NewSeparator())
 	v.whole.Hide()
-	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, v.whole, heading("This servant"), v.servant)))
+	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, v.whole, heading(lang.L("This servant")), v.servant)))
 	right := container.NewVScroll(container.NewPadded(container.NewVBox(
-		heading("Links: routing sets, direct links"), v.links,
-		widget.NewSeparator(), heading("Counters"), v.counts,
+		heading(lang.L("Links: routing sets, direct links")), v.links,
+		widget.NewSeparator(), heading(lang.L("Counters")), v.counts,
 	)))
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.5
@@ -75,7 +76,7 @@ func setFields(c *fyne.Container, fields []field) {
 
 func ids(s []string) string {
 	if len(s) == 0 {
-		return "none"
+		return lang.L("none")
 	}
 	return strings.Join(s, ", ")
 }
@@ -90,91 +91,91 @@ func networkFields(st app.NetStatus) (servant []field, links [][]field, counters
 	}
 	role := string(st.Role)
 	if role == "" {
-		role = "unknown"
+		role = lang.L("unknown")
 	}
 	if st.Leaf {
-		role += ", as a leaf"
+		role += lang.L(", as a leaf")
 	}
 	servant = []field{
-		{"Servant ID", or(st.ID, "not known yet")},
-		{"ID value", idValueText(st.IDValue)},
-		{"Role", role},
-		{"Listening on", or(st.Listen, "—")},
-		{"Installation", or(st.Source, "—")},
-		{"Up-servant", or(st.Up, "none")},
-		{"Down-servants", ids(st.Downs)},
-		{"Leaves below", ids(st.Leaves)},
-		{"Reachable", reachabilityText(st)},
-		{"Address", movedText(st)},
-		{"Release", releaseText(st)},
-		{"Subtree range", fmt.Sprintf("%s – %s", idValueText(st.Range[0]), idValueText(st.Range[1]))},
+		{lang.L("Servant ID"), or(st.ID, lang.L("not known yet"))},
+		{lang.L("ID value"), idValueText(st.IDValue)},
+		{lang.L("Role"), role},
+		{lang.L("Listening on"), or(st.Listen, "—")},
+		{lang.L("Installation"), or(st.Source, "—")},
+		{lang.L("Up-servant"), or(st.Up, lang.L("none"))},
+		{lang.L("Down-servants"), ids(st.Downs)},
+		{lang.L("Leaves below"), ids(st.Leaves)},
+		{lang.L("Reachable"), reachabilityText(st)},
+		{lang.L("Address"), movedText(st)},
+		{lang.L("Release"), releaseText(st)},
+		{lang.L("Subtree range"), fmt.Sprintf("%s – %s", idValueText(st.Range[0]), idValueText(st.Range[1]))},
 	}
 	p := st.Partition
 	if p.N > 0 {
 		servant = append(servant,
-			field{"Partition", fmt.Sprintf("%s – %s", idValueText(p.Lo), idValueText(p.Hi))},
-			field{"Slots", fmt.Sprintf("%d slots of width %d", p.N, p.SlotWidth)},
+			field{lang.L("Partition"), fmt.Sprintf("%s – %s", idValueText(p.Lo), idValueText(p.Hi))},
+			field{lang.L("Slots"), fmt.Sprintf(lang.L("%d slots of width %d"), p.N, p.SlotWidth)},
 		)
 		var held []string
 		if p.Contains(st.IDValue) {
-			held = append(held, fmt.Sprintf("slot %d: this servant", p.Slot(st.IDValue)))
+			held = append(held, fmt.Sprintf(lang.L("slot %d: this servant"), p.Slot(st.IDValue)))
 		}
 		for _, l := range st.Links {
 			if !l.Up && !l.Leaf {
-				held = append(held, fmt.Sprintf("slot %d: %s", l.Slot, l.Peer))
+				held = append(held, fmt.Sprintf(lang.L("slot %d: %s"), l.Slot, l.Peer))
 			}
 		}
-		servant = append(servant, field{"Slots held", or(strings.Join(held, "\n"), "none")})
+		servant = append(servant, field{lang.L("Slots held"), or(strings.Join(held, "\n"), lang.L("none"))})
 	}
 	path := ids(st.RootPath)
 	if st.Role == app.RoleVertex {
-		path = "this servant is the vertex"
+		path = lang.L("this servant is the vertex")
 	}
 	servant = append(servant,
-		field{"Path from the vertex", path},
-		field{"Siblings", ids(st.Siblings)},
-		field{"Subscribed (self)", ids(st.Subscriptions)},
+		field{lang.L("Path from the vertex"), path},
+		field{lang.L("Siblings"), ids(st.Siblings)},
+		field{lang.L("Subscribed (self)"), ids(st.Subscriptions)},
 	)
 	for _, l := range st.Links {
-		dir := fmt.Sprintf("down-servant %s, slot %d", l.Peer, l.Slot)
+		dir := fmt.Sprintf(lang.L("down-servant %s, slot %d"), l.Peer, l.Slot)
 		switch {
 		case l.Up:
-			dir = fmt.Sprintf("up-servant %s", l.Peer)
+			dir = fmt.Sprintf(lang.L("up-servant %s"), l.Peer)
 		case l.Leaf:
-			dir = fmt.Sprintf("leaf %s (others cannot connect to it)", l.Peer)
+			dir = fmt.Sprintf(lang.L("leaf %s (others cannot connect to it)"), l.Peer)
 		}
 		links = append(links, []field{
-			{"Link", dir},
-			{"Runs", peerReleaseText(l)},
-			{"Received", ids(l.Received)},
-			{"Sent", ids(l.Sent)},
+			{lang.L("Link"), dir},
+			{lang.L("Runs"), peerReleaseText(l)},
+			{lang.L("Received"), ids(l.Received)},
+			{lang.L("Sent"), ids(l.Sent)},
 		})
 	}
 	for _, d := range st.Direct {
-		dir := fmt.Sprintf("direct, from %s (outside the tree)", d.Peer)
-		items := fmt.Sprintf("%d received directly", d.Delivered)
+		dir := fmt.Sprintf(lang.L("direct, from %s (outside the tree)"), d.Peer)
+		items := fmt.Sprintf(lang.L("%d received directly"), d.Delivered)
 		if d.Role == app.DirectPublisher {
-			dir = fmt.Sprintf("direct, to %s (outside the tree)", d.Peer)
-			items = fmt.Sprintf("%d sent directly", d.Delivered)
+			dir = fmt.Sprintf(lang.L("direct, to %s (outside the tree)"), d.Peer)
+			items = fmt.Sprintf(lang.L("%d sent directly"), d.Delivered)
 		}
 		links = append(links, []field{
-			{"Link", dir},
-			{"Source", d.Source},
-			{"Categories", ids(d.Categories)},
-			{"Items", items},
+			{lang.L("Link"), dir},
+			{lang.L("Source"), d.Source},
+			{lang.L("Categories"), ids(d.Categories)},
+			{lang.L("Items"), items},
 		})
 	}
 	c := st.Counters
 	counters = []field{
-		{"Items relayed", fmt.Sprint(c.Relayed)},
-		{"Suppressed", fmt.Sprintf("%d (published with no subscriber on any link)", c.Suppressed)},
-		{"Lost", fmt.Sprintf("%d (needed, and no servant could retransmit them)", max(c.Lost, st.Lost))},
-		{"Published", fmt.Sprint(c.Published)},
-		{"Delivered here", fmt.Sprint(c.Delivered)},
-		{"Duplicates dropped", fmt.Sprint(c.Duplicates)},
-		{"Resets sent", fmt.Sprint(c.Resets)},
-		{"Frames sent", fmt.Sprintf("%d multicast, %d periodic, %d control", c.MulticastFrames, c.PeriodicFrames, c.ControlFrames)},
-		{"Direct delivery", fmt.Sprintf("%d items sent, %d received over direct links", c.DirectSent, c.DirectReceived)},
+		{lang.L("Items relayed"), fmt.Sprint(c.Relayed)},
+		{lang.L("Suppressed"), fmt.Sprintf(lang.L("%d (published with no subscriber on any link)"), c.Suppressed)},
+		{lang.L("Lost"), fmt.Sprintf(lang.L("%d (needed, and no servant could retransmit them)"), max(c.Lost, st.Lost))},
+		{lang.L("Published"), fmt.Sprint(c.Published)},
+		{lang.L("Delivered here"), fmt.Sprint(c.Delivered)},
+		{lang.L("Duplicates dropped"), fmt.Sprint(c.Duplicates)},
+		{lang.L("Resets sent"), fmt.Sprint(c.Resets)},
+		{lang.L("Frames sent"), fmt.Sprintf(lang.L("%d multicast, %d periodic, %d control"), c.MulticastFrames, c.PeriodicFrames, c.ControlFrames)},
+		{lang.L("Direct delivery"), fmt.Sprintf(lang.L("%d items sent, %d received over direct links"), c.DirectSent, c.DirectReceived)},
 	}
 	return servant, links, counters
 }
@@ -186,8 +187,7 @@ func lostNotice(st app.NetStatus) string {
 	if n == 0 {
 		return ""
 	}
-	return lostText(n) + ": this servant needed them, and no servant that held them could send them again. " +
-		"The count covers every run of this installation."
+	return lostText(n) + lang.L(": this servant needed them, and no servant that held them could send them again. The count covers every run of this installation.")
 }
 
 func (v *networkView) set(st app.NetStatus, census *app.Census) {
@@ -213,7 +213,7 @@ func (v *networkView) set(st app.NetStatus, census *app.Census) {
 	setFields(v.servant, servant)
 	v.links.Objects = v.links.Objects[:0]
 	if len(links) == 0 {
-		none := widget.NewLabel("No tree links.")
+		none := widget.NewLabel(lang.L("No tree links."))
 		none.Importance = widget.LowImportance
 		v.links.Objects = append(v.links.Objects, none)
 	}
@@ -239,7 +239,7 @@ func (v *networkView) setCensus(whole []field, health []string) {
 	setFields(v.census, whole)
 	v.health.Objects = v.health.Objects[:0]
 	if len(health) == 0 {
-		ok := widget.NewLabel("Nothing needs attention.")
+		ok := widget.NewLabel(lang.L("Nothing needs attention."))
 		ok.Importance = widget.SuccessImportance
 		v.health.Objects = append(v.health.Objects, ok)
 	}

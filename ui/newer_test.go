@@ -33,10 +33,10 @@ func TestNewerItemSaysSo(t *testing.T) {
 	b.Add(newerItem(t, 8, "company", "Neue Gleitzeitregelung", 5), newerItem(t, 9, "company", "", 6))
 	h := newHarness(t, b)
 	titles := listTitles(h.u.reader.list)
-	if !slices.Contains(titles, "Neue Gleitzeitregelung") || !slices.Contains(titles, newerItemTitle) {
+	if !slices.Contains(titles, "Neue Gleitzeitregelung") || !slices.Contains(titles, newerItemTitle()) {
 		t.Fatalf("list %q", titles)
 	}
-	for _, title := range []string{"Neue Gleitzeitregelung", newerItemTitle} {
+	for _, title := range []string{"Neue Gleitzeitregelung", newerItemTitle()} {
 		h.tap(rowTappable(t, h.u.reader.list, title))
 		var text []string
 		for _, s := range h.u.reader.view.body.Segments {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"github.com/google/uuid"
 
 	"newsdesk/app"
@@ -114,17 +115,17 @@ func notifications(items []*news.Item, cat *categories.Catalog) []*fyne.Notifica
 				list = append(list, name)
 			}
 		}
-		title := fmt.Sprintf("%d new items", len(items))
+		title := fmt.Sprintf(lang.N("%d new items", len(items)), len(items))
 		if urgent > 0 {
-			title += fmt.Sprintf(", %d urgent", urgent)
+			title += fmt.Sprintf(lang.L(", %d urgent"), urgent)
 		}
-		return []*fyne.Notification{fyne.NewNotification(title, "In "+strings.Join(list, ", "))}
+		return []*fyne.Notification{fyne.NewNotification(title, fmt.Sprintf(lang.L("In %s"), strings.Join(list, ", ")))}
 	}
 	var out []*fyne.Notification
 	for _, it := range items {
 		title := categoryName(cat, it.Category) + ": " + it.Title
 		if it.Urgent {
-			title = "Urgent: " + it.Title
+			title = fmt.Sprintf(lang.L("Urgent: %s"), it.Title)
 		}
 		body := snippet(it.Body)
 		if it.Author != "" {

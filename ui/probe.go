@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"time"
 
 	"newsdesk/app"
@@ -55,25 +56,25 @@ func (p *prober) known(addr string) bool {
 // "unreachable: connection refused", or "" if it was never tested.
 func (p *prober) text(addr string) string {
 	if p.pending[addr] {
-		return "checking…"
+		return lang.L("checking…")
 	}
 	r, ok := p.results[addr]
 	switch {
 	case !ok:
 		return ""
 	case r.OK:
-		return fmt.Sprintf("reachable (%s)", rttText(r.RTT))
+		return fmt.Sprintf(lang.L("reachable (%s)"), rttText(r.RTT))
 	case r.Problem != "":
-		return "unreachable: " + r.Problem
+		return fmt.Sprintf(lang.L("unreachable: %s"), r.Problem)
 	}
-	return "unreachable"
+	return lang.L("unreachable")
 }
 
 func rttText(d time.Duration) string {
 	if d < time.Millisecond {
 		return "<1 ms"
 	}
-	return fmt.Sprintf("%d ms", d.Round(time.Millisecond)/time.Millisecond)
+	return fmt.Sprintf(lang.L("%d ms"), d.Round(time.Millisecond)/time.Millisecond)
 }
 
 // addrProblem is the reason an address was refused, without the address

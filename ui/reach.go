@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -90,7 +90,9 @@ func (r *postReach) changed(ids []uuid.UUID) {
 }
 
 // reachCounts names the counts of a reach picture, in order.
-var reachCounts = [...]string{"Subscribers", "Delivered", "Read", "Confirmed"}
+func reachCounts() [4]string {
+	return [...]string{lang.L("Subscribers"), lang.L("Delivered"), lang.X("reach.read", "Read"), lang.L("Confirmed")}
+}
 
 // reachPicture draws a post's reach: one bar per count, scaled to the
 // larger of subscribers and delivered, each with its name and number. A
@@ -119,7 +121,7 @@ func (p *reachPicture) values() (counts [4]uint64, texts [4]string) {
 	r := p.reach
 	counts = [4]uint64{r.Subscribers, r.Delivered, r.Read, r.Acknowledged}
 	for i, c := range counts {
-		texts[i] = strconv.FormatUint(c, 10)
+		texts[i] = formatNumber(int64(c))
 	}
 	if !p.known {
 		texts = [4]string{"…", "…", "…", "…"}
@@ -132,8 +134,8 @@ func (p *reachPicture) values() (counts [4]uint64, texts [4]string) {
 
 func (p *reachPicture) CreateRenderer() fyne.WidgetRenderer {
 	r := &reachRenderer{p: p}
-	for i := range reachCounts {
-		r.names[i] = canvas.NewText(reachCounts[i], theme.Color(theme.ColorNameForeground))
+	for i := range reachCounts() {
+		r.names[i] = canvas.NewText(reachCounts()[i], theme.Color(theme.ColorNameForeground))
 		r.tracks[i] = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 		r.bars[i] = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
 		r.numbers[i] = canvas.NewText("", theme.Color(theme.ColorNameForeground))
@@ -163,7 +165,7 @@ func (r *reachRenderer) textSize() float32 { return theme.Size(theme.SizeNameCap
 
 func (r *reachRenderer) columns() (name, number, line float32) {
 	size := r.textSize()
-	for _, n := range reachCounts {
+	for _, n := range reachCounts() {
 		name = max(name, fyne.MeasureText(n, size, fyne.TextStyle{}).Width)
 	}
 	m := fyne.MeasureText(reachNumbers, size, fyne.TextStyle{})
@@ -183,7 +185,7 @@ func (r *reachRenderer) Layout(size fyne.Size) {
 	top := (size.Height - 4*line) / 2
 	counts, _ := r.p.values()
 	scale := max(counts[0], counts[1], 1)
-	for i := range reachCounts {
+	for i := range reachCounts() {
 		y := top + float32(i)*line
 		r.names[i].Move(fyne.NewPos(0, y))
 		r.names[i].Resize(fyne.NewSize(name, line))
@@ -205,7 +207,7 @@ func (r *reachRenderer) Layout(size fyne.Size) {
 func (r *reachRenderer) Refresh() {
 	_, texts := r.p.values()
 	fg := theme.Color(theme.ColorNameForeground)
-	for i := range reachCounts {
+	for i := range reachCounts() {
 		for _, t := range []*canvas.Text{r.names[i], r.numbers[i]} {
 			t.TextSize, t.Color = r.textSize(), fg
 		}
@@ -238,11 +240,11 @@ func (r *reachRenderer) Destroy()                     {}
 func pendingLabel(r app.Reach) string {
 	switch {
 	case unnamedPending(r) > 0:
-		return fmt.Sprintf("Not confirmed (%d)…", r.ReportedPending)
+		return fmt.Sprintf(lang.L("Not confirmed (%d)…"), r.ReportedPending)
 	case uncountedPending(r):
-		return fmt.Sprintf("Not confirmed (%d+)…", len(r.Pending))
+		return fmt.Sprintf(lang.L("Not confirmed (%d+)…"), len(r.Pending))
 	}
-	return fmt.Sprintf("Not confirmed (%d)…", len(r.Pending))
+	return fmt.Sprintf(lang.L("Not confirmed (%d)…"), len(r.Pending))
 }
 
 // maxPendingListed is the most readers one report names (the overlay's
@@ -276,10 +278,10 @@ func reachNote(r app.Reach) string {
 	}
 	var parts []string
 	if r.ReportedAcknowledged != r.Acknowledged {
-		parts = append(parts, fmt.Sprintf("%d confirmed, verified; relays report %d", r.Acknowledged, r.ReportedAcknowledged))
+		parts = append(parts, fmt.Sprintf(lang.L("%d confirmed, verified; relays report %d"), r.Acknowledged, r.ReportedAcknowledged))
 	}
 	if n := r.UnverifiedAcknowledged + r.UnverifiedPending; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d confirmed and %d pending by older versions, not verified", r.UnverifiedAcknowledged, r.UnverifiedPending))
+		parts = append(parts, fmt.Sprintf(lang.L("%d confirmed and %d pending by older versions, not verified"), r.UnverifiedAcknowledged, r.UnverifiedPending))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -288,28 +290,29 @@ func reachNote(r app.Reach) string {
 // confirmed it, with "Export CSV…" of everyone who has it, confirmed or
 // not.
 func (u *UI) showPending(title string, r app.Reach) {
-	text := fmt.Sprintf("%d readers have “%s” and have not confirmed it.", len(r.Pending), title)
+	text := fmt.Sprintf(lang.N("%d readers have “%s” and have not confirmed it.", len(r.Pending)), len(r.Pending), title)
 	switch {
 	case unnamedPending(r) > 0:
-		text = fmt.Sprintf("%d readers have “%s” and have not confirmed it, as relays count them; %d of them named so far. "+
-			"The network names %d at a time: the others come within about half an hour.", r.ReportedPending, title, len(r.Pending), maxPendingListed)
+		n := int(r.ReportedPending)
+		text = fmt.Sprintf(lang.N("%d readers have “%s” and have not confirmed it, as relays count them; %d of them named so far.", n), n, title, len(r.Pending)) +
+			" " + fmt.Sprintf(lang.L("The network names %d at a time: the others come within about half an hour."), maxPendingListed)
 	case uncountedPending(r):
-		text = fmt.Sprintf("At least %d readers have “%s” and have not confirmed it; older versions in the network name at most %d.", len(r.Pending), title, maxPendingListed)
+		text = fmt.Sprintf(lang.L("At least %d readers have “%s” and have not confirmed it; older versions in the network name at most %d."), len(r.Pending), title, maxPendingListed)
 	case len(r.Pending) == 0 && r.UnverifiedPending == 0 && len(r.Offline) == 0:
-		text = fmt.Sprintf("Everyone who has “%s” has confirmed it.", title)
+		text = fmt.Sprintf(lang.L("Everyone who has “%s” has confirmed it."), title)
 	}
 	if note := reachNote(r); note != "" {
-		text += "\n" + note + ". Delivered and read are as relays report them."
+		text += "\n" + fmt.Sprintf(lang.L("%s. Delivered and read are as relays report them."), note)
 	}
 	intro := widget.NewLabel(text)
 	intro.Wrapping = fyne.TextWrapWord
 	pending := r.Pending
 	offline := r.Offline
 	if len(offline) > 0 {
-		text += fmt.Sprintf("\n%d more not in the network now: not confirmed, last seen as shown.", len(offline))
+		text += "\n" + fmt.Sprintf(lang.N("%d more not in the network now: not confirmed, last seen as shown.", len(offline)), len(offline))
 	}
 	if n := len(r.Confirmed); n > 0 {
-		text += fmt.Sprintf("\n%d confirmed, also those not in the network now; the export lists them too.", n)
+		text += "\n" + fmt.Sprintf(lang.L("%d confirmed, also those not in the network now; the export lists them too."), n)
 	}
 	intro.SetText(text)
 	now := time.Now()
@@ -332,15 +335,15 @@ func (u *UI) showPending(title string, r app.Reach) {
 			}
 			off := offline[i-len(pending)]
 			name.SetText(readerName(off.Reader))
-			key.SetText("not confirmed, last seen " + relTime(off.LastSeen, now) + " · " + off.Key)
+			key.SetText(fmt.Sprintf(lang.L("not confirmed, last seen %s"), relTime(off.LastSeen, now)) + " · " + off.Key)
 		},
 	)
-	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), func() { u.exportPending(r) })
+	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), func() { u.exportPending(r) })
 	if len(pending)+len(offline)+len(r.Confirmed) == 0 {
 		export.Disable()
 	}
 	body := container.NewBorder(intro, container.NewHBox(export), nil, nil, list)
-	d := dialog.NewCustom("Not confirmed", "Close", body, u.win)
+	d := dialog.NewCustom(lang.L("Not confirmed"), lang.L("Close"), body, u.win)
 	d.Resize(fyne.NewSize(560, 420))
 	d.Show()
 }
@@ -349,7 +352,7 @@ func (u *UI) showPending(title string, r app.Reach) {
 // none.
 func readerName(r app.Reader) string {
 	if r.Name == "" {
-		return "(no name)"
+		return lang.L("(no name)")
 	}
 	return r.Name
 }
@@ -390,7 +393,7 @@ func (u *UI) exportPending(r app.Reach) {
 	data := pendingCSV(r)
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
-			u.reportError("The list could not be saved", err)
+			u.reportError(lang.L("The list could not be saved"), err)
 			return
 		}
 		if w == nil {
@@ -404,7 +407,7 @@ func (u *UI) exportPending(r app.Reach) {
 					werr = cerr
 				}
 				if werr != nil {
-					u.reportError("The list could not be saved", werr)
+					u.reportError(lang.L("The list could not be saved"), werr)
 				}
 			}
 		})

@@ -46,7 +46,7 @@ func hasExactLabel(o fyne.CanvasObject, text string) bool {
 func drawn(p *reachPicture) string {
 	r := test.WidgetRenderer(p).(*reachRenderer)
 	s := ""
-	for i := range reachCounts {
+	for i := range reachCounts() {
 		pct := 0.0
 		if w := r.tracks[i].Size().Width; w > 0 {
 			pct = math.Round(float64(r.bars[i].Size().Width / w * 100))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"net"
 
 	"newsdesk/app"
@@ -10,7 +11,7 @@ import (
 // leafNotice is the status line's words for a computer that others cannot
 // connect to: it still receives everything, as a leaf.
 func leafNotice(st app.NetStatus) string {
-	return fmt.Sprintf("Others cannot connect to this computer (port %s blocked?); news still arrives through its own connection", reachPort(st))
+	return fmt.Sprintf(lang.L("Others cannot connect to this computer (port %s blocked?); news still arrives through its own connection"), reachPort(st))
 }
 
 // reachabilityText is the network view's account of the last dial-back to
@@ -18,15 +19,12 @@ func leafNotice(st app.NetStatus) string {
 func reachabilityText(st app.NetStatus) string {
 	switch st.Reach {
 	case "reachable":
-		return "yes: another computer connected back to " + st.ReachAddr
+		return fmt.Sprintf(lang.L("yes: another computer connected back to %s"), st.ReachAddr)
 	case "unreachable":
-		return fmt.Sprintf("no: nobody could connect back to %s. This computer receives and publishes news "+
-			"as a leaf, through the connection it opened itself, and takes no others below it. "+
-			"To change that, IT can allow inbound TCP port %s for Newsdesk in the firewall "+
-			"(the Windows installer adds that rule) or advertise an address others can reach.",
+		return fmt.Sprintf(lang.L("no: nobody could connect back to %s. This computer receives and publishes news as a leaf, through the connection it opened itself, and takes no others below it. To change that, IT can allow inbound TCP port %s for Newsdesk in the firewall (the Windows installer adds that rule) or advertise an address others can reach."),
 			st.ReachAddr, reachPort(st))
 	}
-	return "not checked yet"
+	return lang.L("not checked yet")
 }
 
 // movedText says whether this computer's address changed while it ran:
@@ -34,9 +32,9 @@ func reachabilityText(st app.NetStatus) string {
 func movedText(st app.NetStatus) string {
 	m := st.Moved
 	if m == nil {
-		return "unchanged since the start"
+		return lang.L("unchanged since the start")
 	}
-	return fmt.Sprintf("changed from %s to %s at %s (this computer moved to another network)", m.From, m.To, m.At.Local().Format("15:04"))
+	return fmt.Sprintf(lang.L("changed from %s to %s at %s (this computer moved to another network)"), m.From, m.To, m.At.Local().Format("15:04"))
 }
 
 // reachPort is the port of the address that was dialed back, or of this

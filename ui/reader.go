@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -51,7 +52,7 @@ func newReader(u *UI) *reader {
 	r.view.onMarkUnread = r.markUnread
 
 	r.search = widget.NewEntry()
-	r.search.SetPlaceHolder("Search titles and text (Ctrl+F)")
+	r.search.SetPlaceHolder(lang.L("Search titles and text (Ctrl+F)"))
 	r.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	r.search.OnChanged = func(string) { r.searchDeb.call(r.applyQuery) }
 	r.search.OnSubmitted = func(string) {
@@ -59,12 +60,12 @@ func newReader(u *UI) *reader {
 		r.applyQuery()
 		r.u.win.Canvas().Focus(r.list)
 	}
-	r.markAll = widget.NewButtonWithIcon("Mark all read", theme.ConfirmIcon(), r.markAllRead)
+	r.markAll = widget.NewButtonWithIcon(lang.L("Mark all read"), theme.ConfirmIcon(), r.markAllRead)
 	r.empty = widget.NewLabel("")
 	r.empty.Alignment = fyne.TextAlignCenter
 	r.empty.Wrapping = fyne.TextWrapWord
 	r.empty.Importance = widget.LowImportance
-	r.heading = widget.NewLabelWithStyle("All", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.heading = widget.NewLabelWithStyle(lang.L("All"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.heading.Truncation = fyne.TextTruncateEllipsis
 
 	top := container.NewVBox(
@@ -73,7 +74,7 @@ func newReader(u *UI) *reader {
 	)
 	listPane := container.NewBorder(top, nil, nil, nil,
 		container.NewStack(r.list, container.NewPadded(container.NewVBox(r.empty))))
-	feeds := container.NewBorder(widget.NewLabelWithStyle("Feeds", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, r.sidebar.list)
+	feeds := container.NewBorder(widget.NewLabelWithStyle(lang.L("Feeds"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, r.sidebar.list)
 	inner := container.NewHSplit(listPane, r.view.content)
 	inner.Offset = 0.46
 	outer := container.NewHSplit(feeds, inner)
@@ -100,7 +101,7 @@ func (r *reader) query() query {
 
 func (r *reader) setFeed(id string) {
 	r.feed = id
-	name := "All"
+	name := lang.L("All")
 	if f, ok := r.sidebar.feed(id); ok {
 		name = f.name
 	}
@@ -131,15 +132,15 @@ func (r *reader) listChanged() {
 		r.empty.Hide()
 		return
 	case r.list.failed != nil:
-		r.empty.SetText(fmt.Sprintf("The items could not be read: %v", r.list.failed))
+		r.empty.SetText(fmt.Sprintf(lang.L("The items could not be read: %v"), r.list.failed))
 	case !ls.done:
-		r.empty.SetText("Loading…")
+		r.empty.SetText(lang.L("Loading…"))
 	case ls.q.text != "":
-		r.empty.SetText(fmt.Sprintf("Nothing matches “%s”.", ls.q.text))
+		r.empty.SetText(fmt.Sprintf(lang.L("Nothing matches “%s”."), ls.q.text))
 	case r.feed == "" && len(r.u.subs) == 0:
-		r.empty.SetText("No items yet. Choose categories under Subscriptions to receive news.")
+		r.empty.SetText(lang.L("No items yet. Choose categories under Subscriptions to receive news."))
 	default:
-		r.empty.SetText("No items yet.")
+		r.empty.SetText(lang.L("No items yet."))
 	}
 	r.empty.Show()
 }
@@ -156,7 +157,7 @@ func (r *reader) open(row *row) {
 	r.u.w.Go(func() func() {
 		err := r.u.b.MarkRead(id)
 		return func() {
-			r.u.reportError("Marking the item read failed", err)
+			r.u.reportError(lang.L("Marking the item read failed"), err)
 			r.countsRef.trigger()
 		}
 	})
@@ -168,7 +169,7 @@ func (r *reader) markUnread(id uuid.UUID) {
 	r.u.w.Go(func() func() {
 		err := r.u.b.MarkUnread(id)
 		return func() {
-			r.u.reportError("Marking the item unread failed", err)
+			r.u.reportError(lang.L("Marking the item unread failed"), err)
 			r.countsRef.trigger()
 		}
 	})
@@ -187,7 +188,7 @@ func (r *reader) markAllRead() {
 		r.u.w.Go(func() func() {
 			err := r.u.b.MarkRead(ids...)
 			return func() {
-				r.u.reportError("Marking the items read failed", err)
+				r.u.reportError(lang.L("Marking the items read failed"), err)
 				r.countsRef.trigger()
 			}
 		})
@@ -201,7 +202,7 @@ func (r *reader) markAllRead() {
 	r.u.w.Go(func() func() {
 		err := r.u.b.MarkAllRead(feed)
 		return func() {
-			r.u.reportError("Marking all read failed", err)
+			r.u.reportError(lang.L("Marking all read failed"), err)
 			r.countsRef.trigger()
 		}
 	})

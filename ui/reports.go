@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -53,7 +54,7 @@ func newReportsView(u *UI) *reportsView {
 			info.Importance = widget.LowImportance
 			info.Truncation = fyne.TextTruncateEllipsis
 			state := widget.NewLabel("000 of 000 confirmed · 000 not")
-			readers := widget.NewButtonWithIcon("Readers…", theme.AccountIcon(), nil)
+			readers := widget.NewButtonWithIcon(lang.L("Readers…"), theme.AccountIcon(), nil)
 			return container.NewBorder(nil, nil, nil, container.NewHBox(state, readers), container.NewVBox(title, info))
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
@@ -70,10 +71,9 @@ func newReportsView(u *UI) *reportsView {
 			right.Objects[1].(*widget.Button).OnTapped = func() { v.u.showPending(r.Title, r.Reach) }
 		},
 	)
-	v.empty = wrappedLabel("No reports yet. When a publisher posts a must-read item, its reach comes here: "+
-		"who has it, who confirmed it and who has not. Publishers send an update at most every five minutes.", widget.LowImportance)
+	v.empty = wrappedLabel(lang.L("No reports yet. When a publisher posts a must-read item, its reach comes here: who has it, who confirmed it and who has not. Publishers send an update at most every five minutes."), widget.LowImportance)
 	v.problem = wrappedLabel("", widget.DangerImportance)
-	heading := widget.NewLabelWithStyle("Must-read posts of every publisher", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	heading := widget.NewLabelWithStyle(lang.L("Must-read posts of every publisher"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	top := container.NewVBox(heading, v.empty, v.problem)
 	v.content = container.NewPadded(container.NewBorder(top, nil, nil, nil, v.list))
 	return v
@@ -82,7 +82,7 @@ func newReportsView(u *UI) *reportsView {
 // reportStateText is a report's confirmations at a glance.
 func reportStateText(r app.Reach) string {
 	open := max(r.ReportedPending, uint64(len(r.Pending))) + uint64(len(r.Offline))
-	return fmt.Sprintf("%d of %d confirmed · %d not", r.Acknowledged, r.Acknowledged+open, open)
+	return fmt.Sprintf(lang.L("%d of %d confirmed · %d not"), r.Acknowledged, r.Acknowledged+open, open)
 }
 
 // infoText says whose post it is and how fresh the report is.
@@ -91,9 +91,9 @@ func (v *reportsView) infoText(r app.NetworkReport, now time.Time) string {
 	if r.Author != "" {
 		parts = append(parts, r.Author)
 	}
-	parts = append(parts, "published "+r.Published.Local().Format("2 Jan 15:04"), "reported "+relTime(r.Reach.At, now))
+	parts = append(parts, fmt.Sprintf(lang.L("published %s"), formatTime(r.Published, dayMonthClock)), fmt.Sprintf(lang.L("reported %s"), relTime(r.Reach.At, now)))
 	if r.Cut {
-		parts = append(parts, "some names left out (too many for one report)")
+		parts = append(parts, lang.L("some names left out (too many for one report)"))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -108,7 +108,7 @@ func (v *reportsView) load() {
 		rs, err := rb.NetworkReports()
 		return func() {
 			if err != nil {
-				v.problem.SetText("The reports could not be read: " + err.Error())
+				v.problem.SetText(lang.L("The reports could not be read: ") + err.Error())
 				v.problem.Show()
 				return
 			}

@@ -49,7 +49,7 @@ func TestReportsScreen(t *testing.T) {
 	}
 	h.tap(find[*widget.Button](v.list, func(b *widget.Button) bool { return b.Text == "Readers…" }))
 	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !hasLabel(top, "1 readers have “Updated travel policy” and have not confirmed it.") || !hasExactLabel(top, "Bo") ||
+	if top == nil || !hasLabel(top, "1 reader has “Updated travel policy” and has not confirmed it.") || !hasExactLabel(top, "Bo") ||
 		!hasExactLabel(top, "Di") || !hasLabel(top, "2 confirmed, also those not in the network now") {
 		t.Fatalf("the readers dialog says %q", labels(top))
 	}

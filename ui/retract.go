@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"strings"
 
 	"fyne.io/fyne/v2/dialog"
@@ -34,27 +35,27 @@ func (u *UI) confirmRetract(id uuid.UUID, title string, retracted func()) {
 		return
 	}
 	reason := widget.NewEntry()
-	reason.SetPlaceHolder("Why, in one line (shown instead of the item; may be empty)")
+	reason.SetPlaceHolder(lang.L("Why, in one line (shown instead of the item; may be empty)"))
 	reason.Validator = func(s string) error {
 		if strings.ContainsAny(s, "\n\r") {
-			return errors.New("one line only")
+			return errors.New(lang.L("one line only"))
 		}
 		if n := len([]rune(s)); n > app.MaxRetractionReason {
-			return errors.New("too long")
+			return errors.New(lang.L("too long"))
 		}
 		return nil
 	}
 	items := []*widget.FormItem{
-		widget.NewFormItem("Item", widget.NewLabel("“"+title+"”")),
-		widget.NewFormItem("Reason", reason),
+		widget.NewFormItem(lang.L("Item"), widget.NewLabel("“"+title+"”")),
+		widget.NewFormItem(lang.L("Reason"), reason),
 	}
-	d := dialog.NewForm("Retract this item everywhere?", "Retract", "Cancel", items, func(ok bool) {
+	d := dialog.NewForm(lang.L("Retract this item everywhere?"), lang.L("Retract"), lang.L("Cancel"), items, func(ok bool) {
 		if !ok {
 			return
 		}
 		u.retract(tb, id, reason.Text, func(err error) {
 			if err != nil {
-				dialog.ShowInformation("Not retracted", retractProblem(err), u.win)
+				dialog.ShowInformation(lang.L("Not retracted"), retractProblem(err), u.win)
 				return
 			}
 			retracted()
@@ -79,9 +80,9 @@ func retractProblem(err error) string {
 	var na *app.NotAuthorizedError
 	switch {
 	case errors.As(err, &na):
-		return "You may not retract this item: only its publisher or an admin may."
+		return lang.L("You may not retract this item: only its publisher or an admin may.")
 	case errors.Is(err, app.ErrItemNotFound):
-		return "This item is not here any more."
+		return lang.L("This item is not here any more.")
 	}
-	return "The item was not retracted: " + err.Error()
+	return lang.L("The item was not retracted: ") + err.Error()
 }

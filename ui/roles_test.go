@@ -285,11 +285,11 @@ func TestWizardImport(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if !slices.Contains(z.mode.Options, choiceImport) {
+	if !slices.Contains(z.mode.Options, choiceImport()) {
 		t.Fatalf("choices %q", z.mode.Options)
 	}
 	h.typeInto(z.name, "Sam")
-	z.mode.SetSelected(choiceImport)
+	z.mode.SetSelected(choiceImport())
 	h.sync()
 	if !z.importBox.Visible() || z.joinBox.Visible() {
 		t.Fatal("the import form is not shown")

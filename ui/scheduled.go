@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -46,7 +47,7 @@ type scheduledPosts struct {
 func newScheduledPosts(u *UI) *scheduledPosts {
 	s := &scheduledPosts{u: u, rows: container.NewVBox(), problem: wrappedLabel("", widget.DangerImportance)}
 	s.problem.Hide()
-	heading := widget.NewLabelWithStyle("Scheduled: only you see these until they go out", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	heading := widget.NewLabelWithStyle(lang.L("Scheduled: only you see these until they go out"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.content = container.NewVBox(heading, s.problem, s.rows, widget.NewSeparator())
 	s.content.Hide()
 	return s
@@ -71,7 +72,7 @@ func (s *scheduledPosts) show(posts []app.ScheduledPost, err error) {
 	s.posts = posts
 	s.rows.RemoveAll()
 	if err != nil {
-		s.problem.SetText("Your scheduled posts could not be read: " + err.Error())
+		s.problem.SetText(lang.L("Your scheduled posts could not be read: ") + err.Error())
 		s.problem.Show()
 		s.content.Show()
 		return
@@ -97,7 +98,7 @@ func (s *scheduledPosts) row(p app.ScheduledPost) fyne.CanvasObject {
 	if p.Problem != "" {
 		meta.Importance = widget.DangerImportance
 	}
-	cancel := widget.NewButtonWithIcon("Cancel…", theme.CancelIcon(), func() { s.confirmCancel(it.ID, it.Title) })
+	cancel := widget.NewButtonWithIcon(lang.L("Cancel…"), theme.CancelIcon(), func() { s.confirmCancel(it.ID, it.Title) })
 	cancel.Importance = widget.LowImportance
 	return container.NewBorder(nil, nil, nil, container.NewCenter(cancel),
 		container.New(&linesLayout{overlap: 2 * theme.InnerPadding()}, title, meta))
@@ -107,15 +108,15 @@ func (s *scheduledPosts) row(p app.ScheduledPost) fyne.CanvasObject {
 // which category, and what keeps it back if it is late.
 func scheduledMeta(p app.ScheduledPost, catName string, now time.Time) string {
 	it := p.Item
-	meta := "Goes out " + fullTime(it.At) + " (" + untilTime(it.At, now) + ") · " + catName
+	meta := fmt.Sprintf(lang.L("Goes out %s (%s)"), fullTime(it.At), untilTime(it.At, now)) + " · " + catName
 	if it.Urgent {
-		meta = "URGENT · " + meta
+		meta = lang.L("URGENT") + " · " + meta
 	}
 	if !it.Expires.IsZero() {
-		meta += " · expires " + fullTime(it.Expires)
+		meta += " · " + fmt.Sprintf(lang.L("expires %s"), fullTime(it.Expires))
 	}
 	if p.Problem != "" {
-		meta += " · not sent yet: " + p.Problem
+		meta += " · " + fmt.Sprintf(lang.L("not sent yet: %s"), p.Problem)
 	}
 	return meta
 }
@@ -125,20 +126,20 @@ func untilTime(t, now time.Time) string {
 	d := t.Sub(now)
 	switch {
 	case d < time.Minute:
-		return "due now"
+		return lang.L("due now")
 	case d < time.Hour:
-		return fmt.Sprintf("in %d min", int(d/time.Minute))
+		return fmt.Sprintf(lang.L("in %d min"), int(d/time.Minute))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("in %d h", int(d/time.Hour))
+		return fmt.Sprintf(lang.L("in %d h"), int(d/time.Hour))
 	}
-	return fmt.Sprintf("in %d days", int(d/(24*time.Hour)))
+	return fmt.Sprintf(lang.L("in %d days"), int(d/(24*time.Hour)))
 }
 
 // confirmCancel asks before cancelling a scheduled post, then cancels it
 // in the background and reloads My posts.
 func (s *scheduledPosts) confirmCancel(id uuid.UUID, title string) {
-	dialog.ShowCustomConfirm("Cancel this scheduled post?", "Cancel the post", "Keep it",
-		wrappedLabel("“"+title+"” will not be published. Nobody else has seen it.", widget.MediumImportance),
+	dialog.ShowCustomConfirm(lang.L("Cancel this scheduled post?"), lang.L("Cancel the post"), lang.L("Keep it"),
+		wrappedLabel(fmt.Sprintf(lang.L("“%s” will not be published. Nobody else has seen it."), title), widget.MediumImportance),
 		func(ok bool) {
 			if !ok {
 				return
@@ -147,9 +148,9 @@ func (s *scheduledPosts) confirmCancel(id uuid.UUID, title string) {
 				err := s.u.b.CancelScheduled(id)
 				return func() {
 					if errors.Is(err, app.ErrNotFound) {
-						dialog.ShowInformation("Not cancelled", "“"+title+"” is no longer scheduled: it went out already (retract it from My posts instead), or was cancelled.", s.u.win)
+						dialog.ShowInformation(lang.L("Not cancelled"), fmt.Sprintf(lang.L("“%s” is no longer scheduled: it went out already (retract it from My posts instead), or was cancelled."), title), s.u.win)
 					} else if err != nil {
-						dialog.ShowInformation("Not cancelled", err.Error(), s.u.win)
+						dialog.ShowInformation(lang.L("Not cancelled"), err.Error(), s.u.win)
 					}
 					s.u.posts.reload()
 				}
@@ -160,18 +161,18 @@ func (s *scheduledPosts) confirmCancel(id uuid.UUID, title string) {
 // sentLateNote is what My posts adds to a post that went out late: the
 // app was not running at its time.
 func sentLateNote(at time.Time) string {
-	return "Sent late (the app was not running at " + fullTime(at) + ")"
+	return fmt.Sprintf(lang.L("Sent late (the app was not running at %s)"), fullTime(at))
 }
 
 // atFormatProblem is the Publish at field's problem when it does not parse.
 func atFormatProblem(now time.Time) string {
-	return "Type the publication time as " + whenHint + " (for example " + now.Add(24*time.Hour).Format(whenLayout) + "), or leave it empty to publish now."
+	return fmt.Sprintf(lang.L("Type the publication time as %s (for example %s), or leave it empty to publish now."), whenHint, now.Add(24*time.Hour).Format(whenLayout))
 }
 
 // atProblem says what is wrong with a draft's publication time.
 func atProblem(fe *news.FieldError) string {
 	if fe.Rule == news.RulePast {
-		return "The publication time has passed: choose a later time, or leave it empty to publish now."
+		return lang.L("The publication time has passed: choose a later time, or leave it empty to publish now.")
 	}
 	msg := fe.Error()
 	return strings.ToUpper(msg[:1]) + msg[1:] + "."
@@ -179,5 +180,5 @@ func atProblem(fe *news.FieldError) string {
 
 // scheduledOutcome is Compose's answer to a scheduled publication.
 func scheduledOutcome(what string, at time.Time) string {
-	return "Scheduled " + what + " for " + fullTime(at) + ". Until then only you see it, under My posts, where you can cancel it."
+	return fmt.Sprintf(lang.L("Scheduled “%s” for %s. Until then only you see it, under My posts, where you can cancel it."), what, fullTime(at))
 }

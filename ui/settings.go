@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -10,11 +11,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
-	"newsdesk/trust"
 )
 
 // settingsView edits the user's preferences: display name, the addresses
@@ -33,7 +34,8 @@ type settingsView struct {
 	notify    *widget.Check
 	retention *widget.Select
 	quota     *widget.Select
-	evicted   *widget.Label // what the storage limit removed last
+	language  *widget.Select // labels of languageChoices()
+	evicted   *widget.Label  // what the storage limit removed last
 	cats      *widget.CheckGroup
 	catIDs    []string // parallel to cats.Options
 	save      *widget.Button
@@ -47,18 +49,18 @@ func newSettingsView(u *UI) *settingsView {
 		u: u, name: widget.NewEntry(), listen: widget.NewEntry(), advertise: widget.NewEntry(),
 		dataDir: widget.NewLabel(""), problem: widget.NewLabel(""), note: widget.NewLabel(""),
 	}
-	v.listen.SetPlaceHolder("0.0.0.0:7400 (every interface, port 7400)")
-	v.advertise.SetPlaceHolder("the listen address, or this computer's address when listening on all interfaces")
+	v.listen.SetPlaceHolder(lang.L("0.0.0.0:7400 (every interface, port 7400)"))
+	v.advertise.SetPlaceHolder(lang.L("the listen address, or this computer's address when listening on all interfaces"))
 	v.dataDir.Wrapping = fyne.TextWrapBreak
 	v.dataDir.TextStyle.Monospace = true
 	v.key = widget.NewLabel("")
 	v.key.TextStyle.Monospace = true
 	v.key.Wrapping = fyne.TextWrapBreak
-	v.copyKey = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), v.doCopyKey)
-	keyNote := widget.NewLabel("Send this key to an administrator to be made a publisher.")
+	v.copyKey = widget.NewButtonWithIcon(lang.L("Copy"), theme.ContentCopyIcon(), v.doCopyKey)
+	keyNote := widget.NewLabel(lang.L("Send this key to an administrator to be made a publisher."))
 	keyNote.Importance = widget.LowImportance
 	v.keyRow = container.NewVBox(container.NewBorder(nil, nil, nil, v.copyKey, v.key), keyNote)
-	v.notify = widget.NewCheck("Notify me of every new item in these categories:", func(on bool) {
+	v.notify = widget.NewCheck(lang.L("Notify me of every new item in these categories:"), func(on bool) {
 		if on {
 			v.cats.Enable()
 		} else {
@@ -66,38 +68,42 @@ func newSettingsView(u *UI) *settingsView {
 		}
 	})
 	v.cats = widget.NewCheckGroup(nil, nil)
-	v.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.doSave)
+	v.save = widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), v.doSave)
 	v.save.Importance = widget.HighImportance
 	v.problem.Importance = widget.DangerImportance
 	v.problem.Wrapping = fyne.TextWrapWord
 	v.note.Wrapping = fyne.TextWrapWord
-	urgent := widget.NewLabel("Urgent items always notify.")
+	urgent := widget.NewLabel(lang.L("Urgent items always notify."))
 	urgent.Importance = widget.LowImportance
-	themeNote := widget.NewLabel("Light or dark follows the system setting.")
+	themeNote := widget.NewLabel(lang.L("Light or dark follows the system setting."))
 	themeNote.Importance = widget.LowImportance
-	dataNote := widget.NewLabel("Start Newsdesk with --data DIR to use another directory.")
+	dataNote := widget.NewLabel(lang.L("Start Newsdesk with --data DIR to use another directory."))
 	dataNote.Importance = widget.LowImportance
 	v.retention = widget.NewSelect(retentionLabels(), nil)
-	keepNote := wrappedLabel("Items you keep (Keep, above an item's title) and must-read items you have not confirmed stay, whatever their age.", widget.LowImportance)
+	keepNote := wrappedLabel(lang.L("Items you keep (Keep, above an item's title) and must-read items you have not confirmed stay, whatever their age."), widget.LowImportance)
 	v.quota = widget.NewSelect(quotaLabels(), nil)
-	quotaNote := wrappedLabel("When the items take more, the oldest go first; items you keep and must-read items you have not confirmed stay.", widget.LowImportance)
+	quotaNote := wrappedLabel(lang.L("When the items take more, the oldest go first; items you keep and must-read items you have not confirmed stay."), widget.LowImportance)
 	v.evicted = wrappedLabel("", widget.WarningImportance)
 	v.evicted.Hide()
+	v.language = widget.NewSelect(languageLabels(), nil)
+	languageNote := wrappedLabel(lang.L("Dates and numbers follow the language too. A new language shows after Newsdesk restarts."), widget.LowImportance)
 
 	form := widget.NewForm(
-		widget.NewFormItem("Display name", v.name),
-		widget.NewFormItem("Listen address", v.listen),
-		widget.NewFormItem("Advertised address", v.advertise),
-		widget.NewFormItem("Data directory", container.NewVBox(v.dataDir, dataNote)),
-		widget.NewFormItem("Public key", v.keyRow),
+		widget.NewFormItem(lang.L("Display name"), v.name),
+		widget.NewFormItem(lang.L("Listen address"), v.listen),
+		widget.NewFormItem(lang.L("Advertised address"), v.advertise),
+		widget.NewFormItem(lang.L("Data directory"), container.NewVBox(v.dataDir, dataNote)),
+		widget.NewFormItem(lang.L("Public key"), v.keyRow),
+		widget.NewFormItem(lang.L("Language"), container.NewVBox(
+			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.language.MinSize().Height), v.language)), languageNote)),
 		// Before the notifications, whose list of categories is as long
 		// as the catalog and would push them out of sight.
-		widget.NewFormItem("Keep items", container.NewVBox(
+		widget.NewFormItem(lang.L("Keep items"), container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.retention.MinSize().Height), v.retention)), keepNote)),
-		widget.NewFormItem("Storage limit", container.NewVBox(
+		widget.NewFormItem(lang.L("Storage limit"), container.NewVBox(
 			container.NewHBox(container.NewGridWrap(fyne.NewSize(260, v.quota.MinSize().Height), v.quota)), quotaNote, v.evicted)),
-		widget.NewFormItem("Notifications", container.NewVBox(v.notify, v.cats, urgent)),
-		widget.NewFormItem("Theme", themeNote),
+		widget.NewFormItem(lang.L("Notifications"), container.NewVBox(v.notify, v.cats, urgent)),
+		widget.NewFormItem(lang.L("Theme"), themeNote),
 	)
 	v.setKey("")
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(
@@ -123,7 +129,7 @@ func (v *settingsView) doCopyKey() {
 		return
 	}
 	v.u.app.Clipboard().SetContent(v.key.Text)
-	v.note.SetText("Public key copied to the clipboard.")
+	v.note.SetText(lang.L("Public key copied to the clipboard."))
 }
 
 // load shows the backend's settings.
@@ -134,7 +140,7 @@ func (v *settingsView) load() {
 	v.advertise.SetText(s.Advertise)
 	v.dataDir.SetText(v.u.dataDir)
 	if v.u.dataDir == "" {
-		v.dataDir.SetText("(held by the application)")
+		v.dataDir.SetText(lang.L("(held by the application)"))
 	}
 	v.notify.SetChecked(s.Notify)
 	v.retention.Options = retentionLabels()
@@ -147,8 +153,10 @@ func (v *settingsView) load() {
 		v.quota.Options = append(v.quota.Options, l) // set elsewhere: kept unless changed
 	}
 	v.quota.SetSelected(quotaLabel(s.StorageQuota))
+	v.language.Options = languageLabels()
+	v.language.SetSelected(languageLabel(s.Language))
 	if e := v.u.b.Status().Evicted; e != nil {
-		v.evicted.SetText(capitalize(e.Text()) + ".")
+		v.evicted.SetText(evictionText(e) + ".")
 		v.evicted.Show()
 	} else {
 		v.evicted.Hide()
@@ -156,21 +164,28 @@ func (v *settingsView) load() {
 	v.setCatalog()
 }
 
-// The storage limits offered, smallest first.
-var quotaChoices = []struct {
+// quotaChoices are the storage limits offered, smallest first, in the
+// interface's language.
+func quotaChoices() []struct {
 	label string
 	n     int64
-}{
-	{"1 GiB", 1 << 30},
-	{"4 GiB (recommended)", app.DefaultStorageQuota},
-	{"16 GiB", 16 << 30},
-	{"64 GiB", 64 << 30},
-	{"No limit", app.NoStorageQuota},
+} {
+	return []struct {
+		label string
+		n     int64
+	}{
+		{formatBytes(1 << 30), 1 << 30},
+		{fmt.Sprintf(lang.L("%s (recommended)"), formatBytes(app.DefaultStorageQuota)), app.DefaultStorageQuota},
+		{formatBytes(16 << 30), 16 << 30},
+		{formatBytes(64 << 30), 64 << 30},
+		{lang.L("No limit"), app.NoStorageQuota},
+	}
 }
 
 func quotaLabels() []string {
-	out := make([]string, len(quotaChoices))
-	for i, c := range quotaChoices {
+	choices := quotaChoices()
+	out := make([]string, len(choices))
+	for i, c := range choices {
 		out[i] = c.label
 	}
 	return out
@@ -182,17 +197,17 @@ func quotaLabel(n int64) string {
 	if n == 0 {
 		n = app.DefaultStorageQuota
 	}
-	for _, c := range quotaChoices {
+	for _, c := range quotaChoices() {
 		if c.n == n {
 			return c.label
 		}
 	}
-	return trust.FormatBytes(n)
+	return formatBytes(n)
 }
 
 // quotaOf is the limit a label names; ok is false for none.
 func quotaOf(label string) (int64, bool) {
-	for _, c := range quotaChoices {
+	for _, c := range quotaChoices() {
 		if c.label == label {
 			return c.n, true
 		}
@@ -207,24 +222,34 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// The retention choices of the settings, shortest first.
-var retentionChoices = []struct {
+// retentionChoices are the retention choices of the settings, shortest
+// first, in the interface's language.
+func retentionChoices() []struct {
 	label string
 	d     time.Duration
-}{
-	{"30 days", 30 * day},
-	{"90 days", 90 * day},
-	{"6 months", 182 * day},
-	{"1 year (recommended)", app.DesktopRetention},
-	{"2 years", 2 * 365 * day},
-	{"Forever", 0},
+} {
+	return []struct {
+		label string
+		d     time.Duration
+	}{
+		{daysText(30), 30 * day},
+		{daysText(90), 90 * day},
+		{fmt.Sprintf(lang.N("%d months", 6), 6), 182 * day},
+		{lang.L("1 year (recommended)"), app.DesktopRetention},
+		{fmt.Sprintf(lang.N("%d years", 2), 2), 2 * 365 * day},
+		{lang.L("Forever"), 0},
+	}
 }
+
+// daysText is "30 days".
+func daysText(n int) string { return fmt.Sprintf(lang.N("%d days", n), n) }
 
 const day = 24 * time.Hour
 
 func retentionLabels() []string {
-	out := make([]string, len(retentionChoices))
-	for i, c := range retentionChoices {
+	choices := retentionChoices()
+	out := make([]string, len(choices))
+	for i, c := range choices {
 		out[i] = c.label
 	}
 	return out
@@ -233,23 +258,24 @@ func retentionLabels() []string {
 // retentionLabel names d among the choices; a retention set elsewhere (an
 // archive's, a data directory moved from a server) is named in days.
 func retentionLabel(d time.Duration) string {
-	for _, c := range retentionChoices {
+	for _, c := range retentionChoices() {
 		if c.d == d {
 			return c.label
 		}
 	}
-	return fmt.Sprintf("%d days", int(d/day))
+	return daysText(int(d / day))
 }
 
 // retentionOf is the retention a label names; ok is false for none.
 func retentionOf(label string) (time.Duration, bool) {
-	for _, c := range retentionChoices {
+	for _, c := range retentionChoices() {
 		if c.label == label {
 			return c.d, true
 		}
 	}
+	// A retention set elsewhere, as retentionLabel names it.
 	var n int
-	if _, err := fmt.Sscanf(label, "%d days", &n); err == nil {
+	if _, err := fmt.Sscanf(label, "%d", &n); err == nil && daysText(n) == label {
 		return time.Duration(n) * day, true
 	}
 	return 0, false
@@ -301,7 +327,7 @@ func checkListen(addr string) error {
 		return err
 	}
 	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
-		return fmt.Errorf("port must be 1..65535")
+		return errors.New(lang.L("port must be 1..65535"))
 	}
 	return nil
 }
@@ -313,6 +339,7 @@ func (v *settingsView) settings() (app.Settings, string) {
 		Listen:      strings.TrimSpace(v.listen.Text),
 		Advertise:   strings.TrimSpace(v.advertise.Text),
 		Notify:      v.notify.Checked,
+		Language:    languageOf(v.language.Selected),
 	}
 	s.NotifyCategories = v.chosen()
 	if p := checkDisplayName(s.DisplayName); p != "" {
@@ -330,12 +357,12 @@ func (v *settingsView) settings() (app.Settings, string) {
 	}
 	if s.Listen != "" {
 		if err := checkListen(s.Listen); err != nil {
-			return s, fmt.Sprintf("Listen address %q: %v.", s.Listen, err)
+			return s, fmt.Sprintf(lang.L("Listen address %q: %v."), s.Listen, err)
 		}
 	}
 	if s.Advertise != "" {
 		if err := app.CheckAddress(s.Advertise); err != nil {
-			return s, fmt.Sprintf("Advertised address: %v.", err)
+			return s, fmt.Sprintf(lang.L("Advertised address: %v."), err)
 		}
 	}
 	return s, ""
@@ -348,19 +375,24 @@ func (v *settingsView) doSave() {
 		return
 	}
 	v.save.Disable()
-	v.note.SetText("Saving…")
+	v.note.SetText(lang.L("Saving…"))
 	moved := s.Listen != v.u.settings.Listen || s.Advertise != v.u.settings.Advertise
+	relabel := s.Language != v.u.settings.Language
 	v.u.w.Go(func() func() {
 		err := v.u.b.SaveSettings(s)
 		return func() {
 			v.save.Enable()
 			if err != nil {
 				v.note.SetText("")
-				v.problem.SetText("The settings were not saved: " + err.Error())
+				v.problem.SetText(fmt.Sprintf(lang.L("The settings were not saved: %v"), err))
 				return
 			}
 			v.u.settings = s
-			v.note.SetText(savedText(moved, v.u.roles.isAdmin()))
+			text := savedText(moved, v.u.roles.isAdmin())
+			if relabel {
+				text += " " + lang.L("The new language shows after you restart Newsdesk.")
+			}
+			v.note.SetText(text)
 		}
 	})
 }
@@ -370,11 +402,42 @@ func (v *settingsView) doSave() {
 // an admin's invitations made before name the old one.
 func savedText(moved, admin bool) string {
 	if !moved {
-		return "Saved."
+		return lang.L("Saved.")
 	}
-	text := "Saved. Newsdesk reconnects under the new address now; there is no need to restart it."
+	text := lang.L("Saved. Newsdesk reconnects under the new address now; there is no need to restart it.")
 	if admin {
-		text += " Invitations made before name the old address: make new ones."
+		text += " " + lang.L("Invitations made before name the old address: make new ones.")
 	}
 	return text
+}
+
+// languageLabels are the Settings' language choices: the system's, then
+// each language in its own name.
+func languageLabels() []string {
+	out := []string{lang.L("System")}
+	for _, l := range Languages {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+// languageLabel names a stored language choice; one the interface does
+// not offer reads as the system's.
+func languageLabel(code string) string {
+	for _, l := range Languages {
+		if l.Code == code {
+			return l.Name
+		}
+	}
+	return lang.L("System")
+}
+
+// languageOf is the code a choice names, "" for the system's.
+func languageOf(label string) string {
+	for _, l := range Languages {
+		if l.Name == label {
+			return l.Code
+		}
+	}
+	return ""
 }

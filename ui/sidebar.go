@@ -1,19 +1,19 @@
 package ui
 
 import (
-	"fmt"
 	"image/color"
 	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/categories"
 )
 
-// feed is one entry of the sidebar: "All", or a subscribed category with
+// feed is one entry of the sidebar: lang.L("All"), or a subscribed category with
 // the categories under it.
 type feed struct {
 	id     string // category ID; "" for All
@@ -26,7 +26,7 @@ type feed struct {
 // subscriptions receive, parents before children, indented under the
 // listed ancestors.
 func feedsFor(cat *categories.Catalog, subs []string) []feed {
-	feeds := []feed{{name: "All"}}
+	feeds := []feed{{name: lang.L("All")}}
 	if cat == nil {
 		return feeds
 	}
@@ -67,12 +67,12 @@ type sidebar struct {
 }
 
 func newSidebar(onSelect func(string)) *sidebar {
-	s := &sidebar{feeds: []feed{{name: "All"}}, onSelect: onSelect}
+	s := &sidebar{feeds: []feed{{name: lang.L("All")}}, onSelect: onSelect}
 	s.list = widget.NewList(
 		func() int { return len(s.feeds) },
 		func() fyne.CanvasObject {
 			indent := canvas.NewRectangle(color.Transparent)
-			name := widget.NewLabel("Category name")
+			name := widget.NewLabel(lang.L("Category name"))
 			name.Truncation = fyne.TextTruncateEllipsis
 			count := widget.NewLabel("")
 			return container.NewBorder(nil, nil, indent, count, name)
@@ -107,7 +107,7 @@ func countText(n uint64) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprint(n)
+	return formatNumber(int64(n))
 }
 
 // setFeeds replaces the feeds, keeping counts and the selection where the

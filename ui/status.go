@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -34,10 +35,10 @@ type statusLine struct {
 }
 
 func newStatusLine(u *UI) *statusLine {
-	s := &statusLine{u: u, icon: widget.NewIcon(theme.MediaRecordIcon()), text: widget.NewLabel("Starting…"), msg: widget.NewLabel("")}
+	s := &statusLine{u: u, icon: widget.NewIcon(theme.MediaRecordIcon()), text: widget.NewLabel(lang.L("Starting…")), msg: widget.NewLabel("")}
 	s.msg.Importance = widget.DangerImportance
 	s.msg.Truncation = fyne.TextTruncateEllipsis
-	s.details = widget.NewButton("Details…", u.showNetworkDetails)
+	s.details = widget.NewButton(lang.L("Details…"), u.showNetworkDetails)
 	s.details.Importance = widget.LowImportance
 	s.content = container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, container.NewHBox(s.icon, s.text), s.details, s.msg))
 	return s
@@ -50,24 +51,24 @@ func statusText(st app.NetStatus) string {
 	var s string
 	switch st.Role {
 	case app.RoleAttached:
-		s = "Connected to the company network"
+		s = lang.L("Connected to the company network")
 	case app.RoleVertex:
 		switch {
 		case st.Alone != nil:
 			s = aloneText(st.Alone)
 		case len(st.Downs) > 0 || len(st.Leaves) > 0:
-			s = "Connected to the company network"
+			s = lang.L("Connected to the company network")
 		default:
-			s = "Only this computer so far"
+			s = lang.L("Only this computer so far")
 		}
 	case app.RoleConnecting:
-		s = "Connecting to the company network…"
+		s = lang.L("Connecting to the company network…")
 	case app.RoleStopped:
-		s = "Stopped"
+		s = lang.L("Stopped")
 	case app.RoleIdle:
-		s = "Not started"
+		s = lang.L("Not started")
 	default:
-		s = "Starting…"
+		s = lang.L("Starting…")
 	}
 	if m := st.PortMoved; m != nil {
 		s += " · " + portMovedText(m)
@@ -82,7 +83,7 @@ func statusText(st app.NetStatus) string {
 		s += " · " + unstoredText(st)
 	}
 	if e := st.Evicted; e.Recent(time.Now()) {
-		s += " · " + capitalize(e.Text())
+		s += " · " + evictionText(e)
 	}
 	return s
 }
@@ -91,29 +92,29 @@ func statusText(st app.NetStatus) string {
 func portMovedText(m *app.PortMove) string {
 	_, from, _ := net.SplitHostPort(m.From)
 	_, to, _ := net.SplitHostPort(m.To)
-	return fmt.Sprintf("port %s was in use on this computer, perhaps by another Newsdesk, so this one uses port %s", from, to)
+	return fmt.Sprintf(lang.L("port %s was in use on this computer, perhaps by another Newsdesk, so this one uses port %s"), from, to)
 }
 
 // aloneText says that the servant runs as a network of its own although
 // it should not, and why.
 func aloneText(al *app.Alone) string {
 	if len(al.Seeds) == 0 {
-		return "Not connected: the company network lists no computer to connect to, so news from others does not arrive; ask an admin for a new invitation"
+		return lang.L("Not connected: the company network lists no computer to connect to, so news from others does not arrive; ask an admin for a new invitation")
 	}
-	return "Not connected: the company network does not answer at " + strings.Join(al.Seeds, ", ") + ", so news from others does not arrive until it does"
+	return fmt.Sprintf(lang.L("Not connected: the company network does not answer at %s, so news from others does not arrive until it does"), strings.Join(al.Seeds, ", "))
 }
 
 // unstoredText is how the status line says that delivered items wait for
 // the store ("Disk full: 300 items wait to be stored").
 func unstoredText(st app.NetStatus) string {
 	p := strings.ToUpper(st.StoreProblem[:1]) + st.StoreProblem[1:]
-	return fmt.Sprintf("%s: %s to be stored", p, plural(st.Unstored, "item waits", "items wait"))
+	return p + ": " + fmt.Sprintf(lang.N("%d items wait to be stored", st.Unstored), st.Unstored)
 }
 
 // lostText is how the status line and the network view say that needed
 // items could not be recovered (over every run of this installation).
 func lostText(n uint64) string {
-	return plural(int(n), "item", "items") + " could not be recovered"
+	return fmt.Sprintf(lang.N("%d items could not be recovered", int(n)), n)
 }
 
 // set shows st, and redraws nothing when it reads as before: the status

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"image/color"
 	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/categories"
@@ -33,7 +35,7 @@ func newSubscriptionsView(u *UI) *subscriptionsView {
 		func() int { return len(v.cats) },
 		func() fyne.CanvasObject {
 			indent := canvas.NewRectangle(color.Transparent)
-			check := widget.NewCheck("Category", nil)
+			check := widget.NewCheck(lang.L("Category"), nil)
 			desc := widget.NewLabel("")
 			desc.Importance = widget.LowImportance
 			desc.Truncation = fyne.TextTruncateEllipsis
@@ -41,7 +43,7 @@ func newSubscriptionsView(u *UI) *subscriptionsView {
 		},
 		v.updateRow,
 	)
-	intro := wrappedLabel("Choose the categories you want to receive. A category includes the ones under it. Changes apply at once.", widget.MediumImportance)
+	intro := wrappedLabel(lang.L("Choose the categories you want to receive. A category includes the ones under it. Changes apply at once."), widget.MediumImportance)
 	v.content = container.NewBorder(intro, v.note, nil, nil, v.list)
 	return v
 }
@@ -68,7 +70,7 @@ func (v *subscriptionsView) updateRow(i widget.ListItemID, o fyne.CanvasObject) 
 	text := c.Description
 	if inherited {
 		if p := v.coveringParent(id); p != "" {
-			text = "Included in " + categoryName(v.u.catalog, p) + ". " + text
+			text = fmt.Sprintf(lang.L("Included in %s."), categoryName(v.u.catalog, p)) + " " + text
 		}
 	}
 	desc.SetText(text)
@@ -97,7 +99,7 @@ func (v *subscriptionsView) toggle(id string, on bool) {
 	}
 	subs = categories.Minimize(subs)
 	v.u.subs = subs
-	v.note.SetText("Saving…")
+	v.note.SetText(lang.L("Saving…"))
 	v.list.Refresh()
 	v.u.reader.subscriptionsChanged()
 	v.apply.send(subs)
@@ -106,14 +108,15 @@ func (v *subscriptionsView) toggle(id string, on bool) {
 // applied reports the outcome of the newest SetSubscriptions.
 func (v *subscriptionsView) applied(subs []string, err error) {
 	if err != nil {
-		v.note.SetText("The subscriptions could not be changed: " + err.Error())
+		v.note.SetText(lang.L("The subscriptions could not be changed: ") + err.Error())
 		v.u.catalogRef.trigger() // show what the servant has
 		return
 	}
 	switch n := len(categories.Minimize(subs)); n {
 	case 0:
-		v.note.SetText("Saved. You are not subscribed to anything.")
+		v.note.SetText(lang.L("Saved. You are not subscribed to anything."))
 	default:
-		v.note.SetText("Saved. Receiving " + plural(len(v.u.catalog.Expand(subs)), "category", "categories") + ".")
+		n := len(v.u.catalog.Expand(subs))
+		v.note.SetText(fmt.Sprintf(lang.N("Saved. Receiving %d categories.", n), n))
 	}
 }

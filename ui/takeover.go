@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -31,7 +32,7 @@ import (
 // or closes. A plain urgent item read elsewhere stays until dismissed:
 // marking a whole category read should not make an alert vanish unseen.
 
-const takeoverTitle = "Urgent — Newsdesk"
+func takeoverTitle() string { return lang.L("Urgent — Newsdesk") }
 
 var takeoverSize = fyne.NewSize(640, 480)
 
@@ -59,12 +60,12 @@ type takeover struct {
 func newTakeover(u *UI) *takeover {
 	t := &takeover{
 		u: u, seen: map[uuid.UUID]bool{},
-		heading: widget.NewLabel("URGENT"),
+		heading: widget.NewLabel(lang.L("URGENT")),
 		title:   widget.NewLabel(""),
 		meta:    widget.NewLabel(""),
 		body:    widget.NewRichText(),
-		prompt:  wrappedLabel(ackPrompt, widget.WarningImportance),
-		refused: wrappedLabel("This item stays open until you confirm that you have read it.", widget.DangerImportance),
+		prompt:  wrappedLabel(ackPrompt(), widget.WarningImportance),
+		refused: wrappedLabel(lang.L("This item stays open until you confirm that you have read it."), widget.DangerImportance),
 	}
 	t.heading.Importance = widget.DangerImportance
 	t.heading.TextStyle.Bold = true
@@ -75,9 +76,9 @@ func newTakeover(u *UI) *takeover {
 	t.meta.Importance = widget.LowImportance
 	t.body.Wrapping = fyne.TextWrapWord
 	t.prompt.TextStyle.Bold = true
-	t.confirm = widget.NewButtonWithIcon(ackButton, theme.ConfirmIcon(), t.doConfirm)
+	t.confirm = widget.NewButtonWithIcon(ackButton(), theme.ConfirmIcon(), t.doConfirm)
 	t.confirm.Importance = widget.HighImportance
-	t.dismiss = widget.NewButtonWithIcon("Dismiss", theme.CancelIcon(), t.doDismiss)
+	t.dismiss = widget.NewButtonWithIcon(lang.L("Dismiss"), theme.CancelIcon(), t.doDismiss)
 	t.dismiss.Importance = widget.HighImportance
 	header := container.NewVBox(
 		container.NewHBox(widget.NewIcon(theme.NewErrorThemedResource(theme.WarningIcon())), t.heading),
@@ -167,7 +168,7 @@ func (t *takeover) add(es []app.Entry) {
 
 // open shows the window in front of everything with the first item.
 func (t *takeover) open() {
-	w := t.u.app.NewWindow(takeoverTitle)
+	w := t.u.app.NewWindow(takeoverTitle())
 	w.SetContent(t.content)
 	w.Resize(takeoverSize)
 	w.CenterOnScreen()
@@ -188,15 +189,15 @@ func (t *takeover) needsConfirm() bool {
 func (t *takeover) show() {
 	e := t.queue[0]
 	it := e.Item
-	heading := "URGENT"
+	heading := lang.L("URGENT")
 	if n := len(t.queue); n > 1 {
-		heading += fmt.Sprintf(" · 1 of %d", n)
+		heading += fmt.Sprintf(lang.L(" · 1 of %d"), n)
 	}
 	t.heading.SetText(heading)
 	t.title.SetText(it.Title)
 	meta := categoryName(t.u.catalog, it.Category) + " · " + fullTime(it.PublishedAt())
 	if it.Author != "" {
-		meta = "By " + it.Author + " · " + meta
+		meta = fmt.Sprintf(lang.L("By %s"), it.Author) + " · " + meta
 	}
 	t.meta.SetText(meta)
 	t.u.setMarkdown(t.body, it.Body)
@@ -232,7 +233,7 @@ func (t *takeover) doDismiss() {
 	id := t.queue[0].Item.ID
 	t.u.w.Go(func() func() {
 		err := t.u.b.MarkRead(id)
-		return func() { t.u.reportError("Marking the item read failed", err) }
+		return func() { t.u.reportError(lang.L("Marking the item read failed"), err) }
 	})
 	t.next()
 }

@@ -51,7 +51,7 @@ func TestUrgentTakeover(t *testing.T) {
 	h.sync()
 	w := takeoverWindow(t, h)
 	tk := h.u.takeover
-	if w.Title() != takeoverTitle || w.hidden || !hasLabel(w.Content(), "E-mail down") || !hasLabel(w.Content(), "URGENT") {
+	if w.Title() != takeoverTitle() || w.hidden || !hasLabel(w.Content(), "E-mail down") || !hasLabel(w.Content(), "URGENT") {
 		t.Fatalf("urgent window %q (hidden %v): %q", w.Title(), w.hidden, labels(w.Content()))
 	}
 	if !tk.dismiss.Visible() || tk.confirm.Visible() || !w.Canvas().Content().Visible() {
@@ -96,7 +96,7 @@ func TestUrgentMustReadTakeover(t *testing.T) {
 	if !hasLabel(w.Content(), "URGENT · 1 of 2") || !hasLabel(w.Content(), "Evacuation drill at 14:00") {
 		t.Fatalf("urgent window: %q", labels(w.Content()))
 	}
-	if !tk.confirm.Visible() || tk.dismiss.Visible() || !hasLabel(w.Content(), ackPrompt) {
+	if !tk.confirm.Visible() || tk.dismiss.Visible() || !hasLabel(w.Content(), ackPrompt()) {
 		t.Errorf("a must-read urgent item: confirm %v, dismiss %v, labels %q", tk.confirm.Visible(), tk.dismiss.Visible(), labels(w.Content()))
 	}
 

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 
 	"newsdesk/assets"
 )
@@ -41,10 +42,10 @@ func (u *UI) setupTray() {
 
 func newTray(u *UI) *tray {
 	t := &tray{desk: u.opts.desktop}
-	t.unread = fyne.NewMenuItem("No unread items", nil)
+	t.unread = fyne.NewMenuItem(lang.L("No unread items"), nil)
 	t.unread.Disabled = true
-	open := fyne.NewMenuItem("Open Newsdesk", u.showWindow)
-	quit := fyne.NewMenuItem("Quit", u.quit)
+	open := fyne.NewMenuItem(lang.L("Open Newsdesk"), u.showWindow)
+	quit := fyne.NewMenuItem(lang.L("Quit"), u.quit)
 	quit.IsQuit = true
 	t.menu = fyne.NewMenu(mainTitle, t.unread, fyne.NewMenuItemSeparator(), open, fyne.NewMenuItemSeparator(), quit)
 	t.desk.SetSystemTrayMenu(t.menu)
@@ -57,11 +58,9 @@ func newTray(u *UI) *tray {
 func unreadLabel(n uint64) string {
 	switch n {
 	case 0:
-		return "No unread items"
-	case 1:
-		return "1 unread item"
+		return lang.L("No unread items")
 	}
-	return fmt.Sprintf("%d unread items", n)
+	return fmt.Sprintf(lang.N("%d unread items", int(n)), n)
 }
 
 // setUnread updates the menu's count (a no-op without a tray).

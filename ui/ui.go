@@ -30,6 +30,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
 	"newsdesk/app"
@@ -116,8 +117,10 @@ type options struct {
 	openURL func(*url.URL) error
 }
 
-// New returns the UI of a over b, with no window shown yet.
+// New returns the UI of a over b, with no window shown yet, in the
+// language of b's settings (the system's unless the reader chose one).
 func New(a fyne.App, b Backend) *UI {
+	UseLanguage(b.Settings().Language)
 	return newUI(a, b, options{worker: goWorker{}, bridge: true, now: time.Now, trayOK: trayAvailable, tick: statusEvery})
 }
 
@@ -197,28 +200,28 @@ func (u *UI) startMain() {
 	u.takeover = newTakeover(u)
 
 	u.newsTabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Compose", theme.DocumentCreateIcon(), u.compose.content),
-		container.NewTabItemWithIcon("My posts", theme.ListIcon(), u.posts.content),
+		container.NewTabItemWithIcon(lang.L("Compose"), theme.DocumentCreateIcon(), u.compose.content),
+		container.NewTabItemWithIcon(lang.L("My posts"), theme.ListIcon(), u.posts.content),
 	)
-	u.seedsTab = container.NewTabItemWithIcon("Seeds", theme.ComputerIcon(), u.seeds.content)
-	u.catalogTab = container.NewTabItemWithIcon("Categories", theme.FolderIcon(), u.catalogEd.content)
-	u.publishersTab = container.NewTabItemWithIcon("Publishers", theme.AccountIcon(), u.publishers.content)
-	u.networkTab = container.NewTabItemWithIcon("Network", theme.GridIcon(), u.network.content)
-	u.invitesTab = container.NewTabItemWithIcon("Invitations", theme.MailSendIcon(), u.invites.content)
-	u.audiencesTab = container.NewTabItemWithIcon("Named ranges", theme.HomeIcon(), u.audiencesEd.content)
-	u.reportsTab = container.NewTabItemWithIcon("Reports", theme.DocumentIcon(), u.reports.content)
+	u.seedsTab = container.NewTabItemWithIcon(lang.L("Seeds"), theme.ComputerIcon(), u.seeds.content)
+	u.catalogTab = container.NewTabItemWithIcon(lang.L("Categories"), theme.FolderIcon(), u.catalogEd.content)
+	u.publishersTab = container.NewTabItemWithIcon(lang.L("Publishers"), theme.AccountIcon(), u.publishers.content)
+	u.networkTab = container.NewTabItemWithIcon(lang.L("Network"), theme.GridIcon(), u.network.content)
+	u.invitesTab = container.NewTabItemWithIcon(lang.L("Invitations"), theme.MailSendIcon(), u.invites.content)
+	u.audiencesTab = container.NewTabItemWithIcon(lang.L("Named ranges"), theme.HomeIcon(), u.audiencesEd.content)
+	u.reportsTab = container.NewTabItemWithIcon(lang.L("Reports"), theme.DocumentIcon(), u.reports.content)
 	u.adminTabs = container.NewAppTabs(u.seedsTab, u.catalogTab, u.networkTab)
 	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
-	u.readTab = container.NewTabItemWithIcon("Read", theme.MailComposeIcon(), u.reader.content)
-	u.newsTab = container.NewTabItemWithIcon("Newsroom", theme.DocumentCreateIcon(), u.newsTabs)
-	u.adminTab = container.NewTabItemWithIcon("Admin", theme.SettingsIcon(), u.adminTabs)
+	u.readTab = container.NewTabItemWithIcon(lang.L("Read"), theme.MailComposeIcon(), u.reader.content)
+	u.newsTab = container.NewTabItemWithIcon(lang.L("Newsroom"), theme.DocumentCreateIcon(), u.newsTabs)
+	u.adminTab = container.NewTabItemWithIcon(lang.L("Admin"), theme.SettingsIcon(), u.adminTabs)
 	u.tabs = container.NewAppTabs(
 		u.readTab,
-		container.NewTabItemWithIcon("Subscriptions", theme.CheckButtonCheckedIcon(), u.subsView.content),
+		container.NewTabItemWithIcon(lang.L("Subscriptions"), theme.CheckButtonCheckedIcon(), u.subsView.content),
 		u.newsTab,
 		u.adminTab,
-		container.NewTabItemWithIcon("Settings", theme.AccountIcon(), u.prefs.content),
+		container.NewTabItemWithIcon(lang.L("Settings"), theme.AccountIcon(), u.prefs.content),
 	)
 	u.tabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.win.SetContent(container.NewBorder(nil, u.statusBar.content, nil, nil, u.tabs))
@@ -298,7 +301,7 @@ func (u *UI) showNetworkDetails() {
 		u.adminTabs.Select(u.networkTab)
 		return
 	}
-	d := dialog.NewCustom("Network details", "Close", u.network.content, u.win)
+	d := dialog.NewCustom(lang.L("Network details"), lang.L("Close"), u.network.content, u.win)
 	d.Resize(fyne.NewSize(mainSize.Width*0.85, mainSize.Height*0.8))
 	d.SetOnClosed(func() { u.detailsOpen = false })
 	u.detailsOpen = true

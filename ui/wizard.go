@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -23,11 +24,9 @@ import (
 
 // The ways to start. Importing is offered when the backend holds network
 // definitions (TrustBackend).
-const (
-	choiceNew    = "Start a new network on this computer"
-	choiceJoin   = "Join a network"
-	choiceImport = "Import a network definition file"
-)
+func choiceNew() string    { return lang.L("Start a new network on this computer") }
+func choiceJoin() string   { return lang.L("Join a network") }
+func choiceImport() string { return lang.L("Import a network definition file") }
 
 // probeDelay is how long typing in the seed list must pause before the
 // seeds are tested.
@@ -80,10 +79,10 @@ func newWizard(u *UI, onDone func()) *wizard {
 	z.probes = newProber(u, z.showSeeds)
 	z.probeDeb = debouncer{w: u.w, delay: probeDelay}
 	z.name = widget.NewEntry()
-	z.name.SetPlaceHolder("Your name, as readers see it on your posts")
+	z.name.SetPlaceHolder(lang.L("Your name, as readers see it on your posts"))
 	z.name.OnChanged = func(string) { z.problem.SetText("") }
 	z.seeds = widget.NewMultiLineEntry()
-	z.seeds.SetPlaceHolder("One seed per line, host:port, most important first:\n10.1.0.5:7400\n10.2.0.9:7400")
+	z.seeds.SetPlaceHolder(lang.L("One seed per line, host:port, most important first:\n10.1.0.5:7400\n10.2.0.9:7400"))
 	z.seeds.SetMinRowsVisible(5)
 	z.seeds.OnChanged = func(string) {
 		z.problem.SetText("")
@@ -92,16 +91,16 @@ func newWizard(u *UI, onDone func()) *wizard {
 	}
 	z.seedInfo = container.NewVBox()
 	z.joinBox = container.NewVBox(
-		widget.NewLabel("Paste the seed list your administrator gave you:"),
+		widget.NewLabel(lang.L("Paste the seed list your administrator gave you:")),
 		z.seeds, z.seedInfo,
 	)
-	newNote := wrappedLabel("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed.", widget.LowImportance)
+	newNote := wrappedLabel(lang.L("This computer becomes the network's first seed and works on its own at once; others join by listing its address as their seed."), widget.LowImportance)
 	if ib, ok := u.inviteBackend(); ok {
 		z.invites = ib
 		z.code = widget.NewMultiLineEntry()
 		z.code.Wrapping = fyne.TextWrapBreak
 		z.code.TextStyle = fyne.TextStyle{Monospace: true}
-		z.code.SetPlaceHolder("newsdesk:join?net=…")
+		z.code.SetPlaceHolder(lang.L("newsdesk:join?net=…"))
 		z.code.SetMinRowsVisible(5) // a whole code, none of its lines cut off
 		z.codeInfo = wrappedLabel("", widget.LowImportance)
 		z.code.OnChanged = func(string) {
@@ -109,28 +108,28 @@ func newWizard(u *UI, onDone func()) *wizard {
 			z.showCode()
 		}
 		z.joinBox = container.NewVBox(
-			wrappedLabel("Paste the invitation code an administrator sent you (it starts with newsdesk:join?):", widget.MediumImportance),
+			wrappedLabel(lang.L("Paste the invitation code an administrator sent you (it starts with newsdesk:join?):"), widget.MediumImportance),
 			z.code, z.codeInfo,
 		)
-		newNote.SetText("This computer becomes the network's first seed and works on its own at once. Others join with an invitation code you make under Admin › Invitations.")
+		newNote.SetText(lang.L("This computer becomes the network's first seed and works on its own at once. Others join with an invitation code you make under Admin › Invitations."))
 	}
 	z.joinBox.Hide()
 	z.path = widget.NewEntry()
-	z.path.SetPlaceHolder("/path/to/network.json")
+	z.path.SetPlaceHolder(lang.L("/path/to/network.json"))
 	z.path.OnChanged = func(string) { z.problem.SetText("") }
 	z.path.OnSubmitted = func(string) { z.loadImport() }
-	z.browse = widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), z.doBrowse)
-	z.load = widget.NewButtonWithIcon("Load", theme.DocumentIcon(), z.loadImport)
+	z.browse = widget.NewButtonWithIcon(lang.L("Browse…"), theme.FolderOpenIcon(), z.doBrowse)
+	z.load = widget.NewButtonWithIcon(lang.L("Load"), theme.DocumentIcon(), z.loadImport)
 	z.importInfo = wrappedLabel("", widget.MediumImportance)
 	z.importBox = container.NewVBox(
-		widget.NewLabel("Choose the network definition file your administrator gave you:"),
+		widget.NewLabel(lang.L("Choose the network definition file your administrator gave you:")),
 		container.NewBorder(nil, nil, nil, container.NewHBox(z.browse, z.load), z.path),
 		z.importInfo,
 	)
 	z.importBox.Hide()
-	choices := []string{choiceNew, choiceJoin}
+	choices := []string{choiceNew(), choiceJoin()}
 	if _, ok := u.trustBackend(); ok {
-		choices = append(choices, choiceImport)
+		choices = append(choices, choiceImport())
 	}
 	z.mode = widget.NewRadioGroup(choices, func(choice string) {
 		z.problem.SetText("")
@@ -138,15 +137,15 @@ func newWizard(u *UI, onDone func()) *wizard {
 		z.joinBox.Hide()
 		z.importBox.Hide()
 		switch choice {
-		case choiceJoin:
+		case choiceJoin():
 			z.joinBox.Show()
-		case choiceImport:
+		case choiceImport():
 			z.importBox.Show()
 		default:
 			newNote.Show()
 		}
 	})
-	z.mode.SetSelected(choiceNew)
+	z.mode.SetSelected(choiceNew())
 	z.port = widget.NewEntry()
 	z.port.SetPlaceHolder("7400")
 	z.port.OnChanged = func(string) {
@@ -156,21 +155,21 @@ func newWizard(u *UI, onDone func()) *wizard {
 	z.portInfo = wrappedLabel("", widget.WarningImportance)
 	z.portInfo.Hide() // shown with a note, so no empty line takes room
 	z.listenHost = "0.0.0.0"
-	portRow := container.NewHBox(widget.NewLabel("Other computers connect to this one on port"),
+	portRow := container.NewHBox(widget.NewLabel(lang.L("Other computers connect to this one on port")),
 		container.NewGridWrap(fyne.NewSize(110, z.port.MinSize().Height), z.port))
-	z.finish = widget.NewButtonWithIcon("Start Newsdesk", theme.NavigateNextIcon(), z.doFinish)
+	z.finish = widget.NewButtonWithIcon(lang.L("Start Newsdesk"), theme.NavigateNextIcon(), z.doFinish)
 	z.finish.Importance = widget.HighImportance
 	z.problem.Importance = widget.DangerImportance
 	z.problem.Wrapping = fyne.TextWrapWord
 
-	title := widget.NewLabelWithStyle("Welcome to Newsdesk", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(lang.L("Welcome to Newsdesk"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
-	intro := wrappedLabel("Newsdesk brings the company's news to your desktop. There is no server: each computer passes news on to its neighbours. Two questions, once.", widget.MediumImportance)
+	intro := wrappedLabel(lang.L("Newsdesk brings the company's news to your desktop. There is no server: each computer passes news on to its neighbours. Two questions, once."), widget.MediumImportance)
 	form := container.NewVBox(
 		title, intro, widget.NewSeparator(),
-		widget.NewLabelWithStyle("1. Your display name", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabelWithStyle(lang.L("1. Your display name"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		z.name,
-		widget.NewLabelWithStyle("2. The network", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabelWithStyle(lang.L("2. The network"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		z.mode, newNote, z.joinBox, z.importBox,
 		portRow, z.portInfo,
 		widget.NewSeparator(),
@@ -197,7 +196,7 @@ func (z *wizard) proposePort() {
 			z.port.SetText(port)
 			if taken {
 				_, was, _ := net.SplitHostPort(wanted)
-				z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s.", was, port))
+				z.portInfo.SetText(fmt.Sprintf(lang.L("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s."), was, port))
 				z.portInfo.Show()
 			}
 		}
@@ -219,7 +218,7 @@ func (z *wizard) proposeAfterTaken() {
 			was, refusal := strings.TrimSpace(z.port.Text), z.problem.Text
 			z.port.SetText(port) // clears the refusal (OnChanged): put back
 			z.problem.SetText(refusal)
-			z.portInfo.SetText(fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s. Press Start again.", was, port))
+			z.portInfo.SetText(fmt.Sprintf(lang.L("Port %s is in use on this computer, perhaps by another Newsdesk: this one will use port %s. Press Start again."), was, port))
 			z.portInfo.Show()
 		}
 	})
@@ -233,7 +232,7 @@ func (z *wizard) listen() (string, string) {
 		return "", "" // the settings' address
 	}
 	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-		return "", "The port must be a number from 1 to 65535."
+		return "", lang.L("The port must be a number from 1 to 65535.")
 	}
 	return net.JoinHostPort(z.listenHost, p), ""
 }
@@ -256,7 +255,7 @@ func parseSeedLines(text string) []seedLine {
 		if err := app.CheckAddress(l); err != nil {
 			s.err = err
 		} else if seen[l] {
-			s.err = errors.New("listed twice")
+			s.err = errors.New(lang.L("listed twice"))
 		}
 		seen[l] = true
 		out = append(out, s)
@@ -284,7 +283,7 @@ func (z *wizard) showSeeds() {
 		default:
 			t := z.probes.text(s.addr)
 			if t == "" {
-				t = "not tested yet"
+				t = lang.L("not tested yet")
 			}
 			l.SetText("· " + s.addr + ": " + t)
 			l.Importance = widget.LowImportance
@@ -308,18 +307,18 @@ func (z *wizard) probeSeeds() {
 func checkDisplayName(name string) string {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return "Enter your display name."
+		return lang.L("Enter your display name.")
 	case len([]rune(name)) > news.MaxAuthorRunes:
-		return fmt.Sprintf("The display name is too long: at most %d characters.", news.MaxAuthorRunes)
+		return fmt.Sprintf(lang.L("The display name is too long: at most %d characters."), news.MaxAuthorRunes)
 	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
-		return "The display name cannot contain control characters."
+		return lang.L("The display name cannot contain control characters.")
 	}
 	return ""
 }
 
 // setup is what the form says, or the problem with it.
 func (z *wizard) setup() (app.Setup, string) {
-	s := app.Setup{DisplayName: strings.TrimSpace(z.name.Text), NewNetwork: z.mode.Selected == choiceNew}
+	s := app.Setup{DisplayName: strings.TrimSpace(z.name.Text), NewNetwork: z.mode.Selected == choiceNew()}
 	if p := checkDisplayName(s.DisplayName); p != "" {
 		return s, p
 	}
@@ -330,28 +329,28 @@ func (z *wizard) setup() (app.Setup, string) {
 	if s.NewNetwork {
 		return s, ""
 	}
-	if z.mode.Selected == choiceImport {
+	if z.mode.Selected == choiceImport() {
 		if strings.TrimSpace(z.path.Text) == "" {
-			return s, "Choose the network definition file."
+			return s, lang.L("Choose the network definition file.")
 		}
 		return s, "" // the seeds come from the file
 	}
 	if z.invites != nil {
 		if strings.TrimSpace(z.code.Text) == "" {
-			return s, "Paste the invitation code, or start a new network."
+			return s, lang.L("Paste the invitation code, or start a new network.")
 		}
 		if _, err := app.ParseInviteCode(z.code.Text); err != nil {
-			return s, "Correct the invitation code: " + err.Error() + "."
+			return s, lang.L("Correct the invitation code: ") + err.Error() + "."
 		}
 		return s, "" // the seeds come with the network
 	}
 	lines := parseSeedLines(z.seeds.Text)
 	if len(lines) == 0 {
-		return s, "Enter at least one seed, or start a new network."
+		return s, lang.L("Enter at least one seed, or start a new network.")
 	}
 	for _, l := range lines {
 		if l.err != nil {
-			return s, fmt.Sprintf("Correct the seed list: %s: %s.", l.addr, addrProblem(l.err))
+			return s, fmt.Sprintf(lang.L("Correct the seed list: %s: %s."), l.addr, addrProblem(l.err))
 		}
 		s.Seeds = append(s.Seeds, l.addr)
 	}
@@ -370,14 +369,14 @@ func (z *wizard) doFinish() {
 	z.busy = true
 	z.finish.Disable()
 	z.problem.SetText("")
-	importing := z.mode.Selected == choiceImport
-	inviting := z.mode.Selected == choiceJoin && z.invites != nil
+	importing := z.mode.Selected == choiceImport()
+	inviting := z.mode.Selected == choiceJoin() && z.invites != nil
 	path := strings.TrimSpace(z.path.Text)
 	tb, _ := z.u.trustBackend()
 	code := ""
 	if inviting {
 		code = strings.TrimSpace(z.code.Text)
-		z.codeInfo.SetText("Asking the network…")
+		z.codeInfo.SetText(lang.L("Asking the network…"))
 	}
 	z.u.w.Go(func() func() {
 		var err error
@@ -417,16 +416,16 @@ func (z *wizard) doFinish() {
 // failure says why the wizard could not finish, and what to do.
 func (z *wizard) failure(err error, inviting bool) string {
 	if errors.Is(err, app.ErrPortInUse) {
-		text := fmt.Sprintf("Port %s is in use on this computer, perhaps by another Newsdesk. Choose another port above.", strings.TrimSpace(z.port.Text))
+		text := fmt.Sprintf(lang.L("Port %s is in use on this computer, perhaps by another Newsdesk. Choose another port above."), strings.TrimSpace(z.port.Text))
 		if inviting {
-			text += " The invitation was not used."
+			text += lang.L(" The invitation was not used.")
 		}
 		return text
 	}
 	if inviting {
-		return "Newsdesk could not join with this invitation: " + err.Error()
+		return lang.L("Newsdesk could not join with this invitation: ") + err.Error()
 	}
-	return "Newsdesk could not be set up: " + err.Error()
+	return lang.L("Newsdesk could not be set up: ") + err.Error()
 }
 
 // joinTimeout bounds a redemption as the wizard waits for it.
@@ -451,7 +450,7 @@ func (z *wizard) showCode() {
 	if len(c.Seeds) > 0 {
 		at = c.Seeds[0]
 	}
-	z.codeInfo.SetText(fmt.Sprintf("The code is complete (invitation %s). When you start, Newsdesk asks the network at %s to let this computer in.", c.ID, at))
+	z.codeInfo.SetText(fmt.Sprintf(lang.L("The code is complete (invitation %s). When you start, Newsdesk asks the network at %s to let this computer in."), c.ID, at))
 }
 
 // readDefinition reads a network definition file for the wizard
@@ -462,7 +461,7 @@ func readDefinition(path string) (*trust.SignedNetwork, error) {
 		return nil, err
 	}
 	if len(sn.Seeds) == 0 {
-		return nil, fmt.Errorf("the definition of %q lists no seeds to connect to; ask your administrator for one that does", sn.Name)
+		return nil, fmt.Errorf(lang.L("the definition of %q lists no seeds to connect to; ask your administrator for one that does"), sn.Name)
 	}
 	return sn, nil
 }
@@ -471,7 +470,7 @@ func readDefinition(path string) (*trust.SignedNetwork, error) {
 func (z *wizard) doBrowse() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			z.problem.SetText("The file could not be opened: " + err.Error())
+			z.problem.SetText(lang.L("The file could not be opened: ") + err.Error())
 			return
 		}
 		if r == nil {
@@ -490,10 +489,10 @@ func (z *wizard) doBrowse() {
 func (z *wizard) loadImport() {
 	path := strings.TrimSpace(z.path.Text)
 	if path == "" {
-		z.problem.SetText("Choose the network definition file.")
+		z.problem.SetText(lang.L("Choose the network definition file."))
 		return
 	}
-	z.importInfo.SetText("Reading…")
+	z.importInfo.SetText(lang.L("Reading…"))
 	z.u.w.Go(func() func() {
 		sn, err := readDefinition(path)
 		return func() {
@@ -503,7 +502,7 @@ func (z *wizard) loadImport() {
 			z.imported, z.importPath = sn, path
 			if err != nil {
 				z.importInfo.SetText("")
-				z.problem.SetText("This file cannot be used: " + err.Error())
+				z.problem.SetText(lang.L("This file cannot be used: ") + err.Error())
 				return
 			}
 			z.problem.SetText("")
@@ -516,8 +515,8 @@ func (z *wizard) loadImport() {
 func describeDefinition(sn *trust.SignedNetwork) string {
 	open := ""
 	if sn.OpenPublishing {
-		open = " Every member may publish."
+		open = lang.L(" Every member may publish.")
 	}
-	return fmt.Sprintf("Network “%s”, version %d.\nSeeds: %s.\n%d admin(s), %d publisher(s), %d categories.%s",
+	return fmt.Sprintf(lang.L("Network “%s”, version %d.\nSeeds: %s.\n%d admin(s), %d publisher(s), %d categories.%s"),
 		sn.Name, sn.Version, strings.Join(sn.Seeds, ", "), len(sn.Admins), len(sn.Publishers), len(sn.Catalog.IDs()), open)
 }

@@ -32,7 +32,7 @@ func wizardHarness(t *testing.T) (*harness, *fake) {
 func TestWizardNewNetwork(t *testing.T) {
 	h, b := wizardHarness(t)
 	z := h.u.wizard
-	if z.mode.Selected != choiceNew || z.joinBox.Visible() {
+	if z.mode.Selected != choiceNew() || z.joinBox.Visible() {
 		t.Errorf("default choice %q", z.mode.Selected)
 	}
 	h.tap(z.finish)
@@ -71,11 +71,11 @@ func TestWizardJoin(t *testing.T) {
 	b.SetProbe(probeFake)
 	h := newHarnessOver(t, plainBackend{b}, func() time.Time { return testNow })
 	z := h.u.wizard
-	if z.invites != nil || slices.Contains(z.mode.Options, choiceImport) {
+	if z.invites != nil || slices.Contains(z.mode.Options, choiceImport()) {
 		t.Fatal("a plain backend is offered invitations or imports")
 	}
 	h.typeInto(z.name, "Sam")
-	z.mode.SetSelected(choiceJoin)
+	z.mode.SetSelected(choiceJoin())
 	h.sync()
 	if !z.joinBox.Visible() {
 		t.Fatal("the seed list is not shown when joining")
@@ -127,7 +127,7 @@ func TestWizardJoinByInvitation(t *testing.T) {
 	h, b := wizardHarness(t)
 	z := h.u.wizard
 	h.typeInto(z.name, "Sam")
-	z.mode.SetSelected(choiceJoin)
+	z.mode.SetSelected(choiceJoin())
 	h.sync()
 	if z.invites == nil || !z.joinBox.Visible() || !z.code.Visible() {
 		t.Fatal("the invitation code is not asked for")
@@ -224,7 +224,7 @@ func TestWizardPortTaken(t *testing.T) {
 		t.Fatalf("port %q, note %q", z.port.Text, z.portInfo.Text)
 	}
 	h.typeInto(z.name, "Sam")
-	z.mode.SetSelected(choiceJoin)
+	z.mode.SetSelected(choiceJoin())
 	h.typeInto(z.code, goodCode(t))
 	h.typeInto(z.port, "7400")
 	h.tap(z.finish)
