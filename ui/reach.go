@@ -301,20 +301,23 @@ func (u *UI) showPending(title string, r app.Reach) {
 	case len(r.Pending) == 0 && r.UnverifiedPending == 0 && len(r.Offline) == 0:
 		text = fmt.Sprintf(lang.L("Everyone who has “%s” has confirmed it."), title)
 	}
-	if note := reachNote(r); note != "" {
-		text += "\n" + fmt.Sprintf(lang.L("%s. Delivered and read are as relays report them."), note)
-	}
-	intro := widget.NewLabel(text)
-	intro.Wrapping = fyne.TextWrapWord
 	pending := r.Pending
 	offline := r.Offline
 	if len(offline) > 0 {
 		text += "\n" + fmt.Sprintf(lang.N("%d more not in the network now: not confirmed, last seen as shown.", len(offline)), len(offline))
 	}
-	if n := len(r.Confirmed); n > 0 {
-		text += "\n" + fmt.Sprintf(lang.L("%d confirmed, also those not in the network now; the export lists them too."), n)
+	// The confirmations once: as the note has them when relays count
+	// otherwise, else as kept here (also of readers away now).
+	if note := reachNote(r); note != "" {
+		text += "\n" + fmt.Sprintf(lang.L("%s. Delivered and read are as relays report them."), note)
+	} else if n := len(r.Confirmed); n > 0 {
+		text += "\n" + fmt.Sprintf(lang.L("%d confirmed, also those not in the network now."), n)
 	}
-	intro.SetText(text)
+	if len(pending)+len(offline)+len(r.Confirmed) > 0 {
+		text += "\n" + lang.L("Export CSV… saves everyone who has it, confirmed or not, with the time.")
+	}
+	intro := widget.NewLabel(text)
+	intro.Wrapping = fyne.TextWrapWord
 	now := time.Now()
 	list := widget.NewList(
 		func() int { return len(pending) + len(offline) },
@@ -344,7 +347,7 @@ func (u *UI) showPending(title string, r app.Reach) {
 	}
 	body := container.NewBorder(intro, container.NewHBox(export), nil, nil, list)
 	d := dialog.NewCustom(lang.L("Not confirmed"), lang.L("Close"), body, u.win)
-	d.Resize(fyne.NewSize(560, 420))
+	d.Resize(fyne.NewSize(640, 520))
 	d.Show()
 }
 
