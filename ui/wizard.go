@@ -517,6 +517,9 @@ func describeDefinition(sn *trust.SignedNetwork) string {
 	if sn.OpenPublishing {
 		open = lang.L(" Every member may publish.")
 	}
-	return fmt.Sprintf(lang.L("Network “%s”, version %d.\nSeeds: %s.\n%d admin(s), %d publisher(s), %d categories.%s"),
-		sn.Name, sn.Version, strings.Join(sn.Seeds, ", "), len(sn.Admins), len(sn.Publishers), len(sn.Catalog.IDs()), open)
+	admins, publishers, cats := len(sn.Admins), len(sn.Publishers), len(sn.Catalog.IDs())
+	counts := fmt.Sprintf(lang.L("%s, %s, %s."), fmt.Sprintf(lang.N("%d admins", admins), admins),
+		fmt.Sprintf(lang.N("%d publishers", publishers), publishers), fmt.Sprintf(lang.N("%d categories", cats), cats))
+	return fmt.Sprintf(lang.L("Network “%s”, version %d.\nSeeds: %s.\n%s%s"),
+		sn.Name, sn.Version, strings.Join(sn.Seeds, ", "), counts, open)
 }
