@@ -174,9 +174,20 @@ func (r *reportSender) sendDue(now time.Time) {
 			continue
 		}
 		r.mu.Lock()
-		r.sent[id] = sentReport{at: now, digest: digest}
+		r.sent[id] = sentReport{at: intervalStart(s, now), digest: digest}
 		r.mu.Unlock()
 	}
+}
+
+// intervalStart is when the interval before a post's next summary starts,
+// once s went out at now: at now, unless s knew nothing yet (the first
+// reach reports were on their way), so that the first summary that knows
+// something follows at once, not an interval later.
+func intervalStart(s network.ReachSummary, now time.Time) time.Time {
+	if s.Subscribers == 0 && s.Delivered == 0 && s.Acknowledged == 0 && s.ReportedPending == 0 {
+		return time.Time{}
+	}
+	return now
 }
 
 // summary is the reach of own must-read post id as admins receive it.

@@ -141,3 +141,18 @@ func TestReportsReachAdmins(t *testing.T) {
 		}
 	})
 }
+
+// TestReportIntervalStartsWithNews: a summary that knows nothing yet does
+// not hold back the next one; one that knows something does, for the
+// interval.
+func TestReportIntervalStartsWithNews(t *testing.T) {
+	now := time.Now()
+	if at := intervalStart(network.ReachSummary{}, now); !at.IsZero() {
+		t.Errorf("an empty summary starts the interval at %v", at)
+	}
+	for _, s := range []network.ReachSummary{{Subscribers: 3}, {Delivered: 1}, {Acknowledged: 1}, {ReportedPending: 2}} {
+		if at := intervalStart(s, now); !at.Equal(now) {
+			t.Errorf("summary %+v starts the interval at %v, want now", s, at)
+		}
+	}
+}

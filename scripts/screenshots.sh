@@ -227,7 +227,7 @@ click 165 90 # My posts: each post's reach as bars
 shot posts
 click 815 205 # Not confirmed (42)… of the must-read fire drill
 shot reach
-click 600 565 # Close
+click 600 601 # Close
 
 key ctrl+4 # Admin
 click 45 90 # Seeds (Admin opens on the tab last shown): the seeds are tested
