@@ -79,9 +79,12 @@ func newReportsView(u *UI) *reportsView {
 	return v
 }
 
-// reportStateText is a report's confirmations at a glance.
+// reportStateText is a report's confirmations at a glance. Until the
+// readers' own reports name them, those who have the post and have not
+// confirmed it are counted from the deliveries.
 func reportStateText(r app.Reach) string {
 	open := max(r.ReportedPending, uint64(len(r.Pending))) + uint64(len(r.Offline))
+	open = max(open, r.Delivered-min(r.Delivered, r.Acknowledged))
 	return fmt.Sprintf(lang.L("%d of %d confirmed · %d not"), r.Acknowledged, r.Acknowledged+open, open)
 }
 

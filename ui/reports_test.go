@@ -68,3 +68,21 @@ func TestReportsAdminsOnly(t *testing.T) {
 		t.Error("a member is offered Reports")
 	}
 }
+
+// TestReportStateCountsDeliveries: before the readers' reports name who
+// has not confirmed, a report counts them from the deliveries, never as
+// "0 of 0".
+func TestReportStateCountsDeliveries(t *testing.T) {
+	for _, tc := range []struct {
+		r    app.Reach
+		want string
+	}{
+		{app.Reach{Delivered: 5}, "0 of 5 confirmed · 5 not"},
+		{app.Reach{Delivered: 5, Acknowledged: 2, ReportedPending: 3}, "2 of 5 confirmed · 3 not"},
+		{app.Reach{Delivered: 4, Acknowledged: 1, ReportedPending: 5}, "1 of 6 confirmed · 5 not"},
+	} {
+		if got := reportStateText(tc.r); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}
