@@ -180,11 +180,12 @@ func (r *reportSender) sendDue(now time.Time) {
 }
 
 // intervalStart is when the interval before a post's next summary starts,
-// once s went out at now: at now, unless s knew nothing yet (the first
-// reach reports were on their way), so that the first summary that knows
-// something follows at once, not an interval later.
+// once s went out at now: at now, unless s knew nothing of the readers yet
+// (only how many subscribe: the first reach reports were on their way),
+// so that the first summary that knows of them follows at once, not an
+// interval later.
 func intervalStart(s network.ReachSummary, now time.Time) time.Time {
-	if s.Subscribers == 0 && s.Delivered == 0 && s.Acknowledged == 0 && s.ReportedPending == 0 {
+	if s.Delivered == 0 && s.Acknowledged == 0 && s.ReportedPending == 0 {
 		return time.Time{}
 	}
 	return now

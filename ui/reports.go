@@ -80,11 +80,12 @@ func newReportsView(u *UI) *reportsView {
 }
 
 // reportStateText is a report's confirmations at a glance. Until the
-// readers' own reports name them, those who have the post and have not
-// confirmed it are counted from the deliveries.
+// readers' own reports name them, those who have not confirmed are
+// counted from the deliveries, or before those from the subscribers.
 func reportStateText(r app.Reach) string {
 	open := max(r.ReportedPending, uint64(len(r.Pending))) + uint64(len(r.Offline))
-	open = max(open, r.Delivered-min(r.Delivered, r.Acknowledged))
+	readers := max(r.Delivered, r.Subscribers)
+	open = max(open, readers-min(readers, r.Acknowledged))
 	return fmt.Sprintf(lang.L("%d of %d confirmed · %d not"), r.Acknowledged, r.Acknowledged+open, open)
 }
 

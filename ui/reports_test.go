@@ -70,14 +70,16 @@ func TestReportsAdminsOnly(t *testing.T) {
 }
 
 // TestReportStateCountsDeliveries: before the readers' reports name who
-// has not confirmed, a report counts them from the deliveries, never as
-// "0 of 0".
+// has not confirmed, a report counts them from the deliveries, or from the
+// subscribers, never as "0 of 0".
 func TestReportStateCountsDeliveries(t *testing.T) {
 	for _, tc := range []struct {
 		r    app.Reach
 		want string
 	}{
 		{app.Reach{Delivered: 5}, "0 of 5 confirmed · 5 not"},
+		{app.Reach{Subscribers: 7}, "0 of 7 confirmed · 7 not"},
+		{app.Reach{Subscribers: 7, Delivered: 5, Acknowledged: 3, ReportedPending: 2}, "3 of 7 confirmed · 4 not"},
 		{app.Reach{Delivered: 5, Acknowledged: 2, ReportedPending: 3}, "2 of 5 confirmed · 3 not"},
 		{app.Reach{Delivered: 4, Acknowledged: 1, ReportedPending: 5}, "1 of 6 confirmed · 5 not"},
 	} {
