@@ -306,12 +306,13 @@ func (u *UI) showPending(title string, r app.Reach) {
 	if len(offline) > 0 {
 		text += "\n" + fmt.Sprintf(lang.N("%d more not in the network now: not confirmed, last seen as shown.", len(offline)), len(offline))
 	}
-	// The confirmations once: as the note has them when relays count
-	// otherwise, else as kept here (also of readers away now).
-	if note := reachNote(r); note != "" {
-		text += "\n" + fmt.Sprintf(lang.L("%s. Delivered and read are as relays report them."), note)
-	} else if n := len(r.Confirmed); n > 0 {
+	// The confirmations once: as kept here (also of readers away now),
+	// else as the note has them when relays count otherwise (the post's
+	// row in My posts shows that note too).
+	if n := len(r.Confirmed); n > 0 {
 		text += "\n" + fmt.Sprintf(lang.L("%d confirmed, also those not in the network now."), n)
+	} else if note := reachNote(r); note != "" {
+		text += "\n" + fmt.Sprintf(lang.L("%s. Delivered and read are as relays report them."), note)
 	}
 	if len(pending)+len(offline)+len(r.Confirmed) > 0 {
 		text += "\n" + lang.L("Export CSV… saves everyone who has it, confirmed or not, with the time.")

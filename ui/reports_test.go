@@ -50,7 +50,7 @@ func TestReportsScreen(t *testing.T) {
 	h.tap(find[*widget.Button](v.list, func(b *widget.Button) bool { return b.Text == "Readers…" }))
 	top := h.win.Canvas().Overlays().Top()
 	if top == nil || !hasLabel(top, "1 reader has “Updated travel policy” and has not confirmed it.") || !hasExactLabel(top, "Bo") ||
-		!hasExactLabel(top, "Di") || !hasLabel(top, "2 confirmed, verified; relays report 1") || !hasLabel(top, "Export CSV… saves everyone") {
+		!hasExactLabel(top, "Di") || !hasLabel(top, "2 confirmed, also those not in the network now") || !hasLabel(top, "Export CSV… saves everyone") {
 		t.Fatalf("the readers dialog says %q", labels(top))
 	}
 	if find[*widget.Button](top, func(b *widget.Button) bool { return b.Text == "Export CSV…" && !b.Disabled() }) == nil {
