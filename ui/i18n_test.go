@@ -64,6 +64,46 @@ func TestSystemLanguage(t *testing.T) {
 func uiKeys(t *testing.T) (simple, plural map[string]string) {
 	t.Helper()
 	simple, plural = map[string]string{}, map[string]string{}
+	eachCall(t, func(fset *token.FileSet, call *ast.CallExpr) {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return
+		}
+		if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "lang" {
+			return
+		}
+		at := fset.Position(call.Pos()).String()
+		var into map[string]string
+		switch sel.Sel.Name {
+		case "L":
+			into = simple
+		case "N":
+			into = plural
+		case "X":
+			// A key of its own where one English word means two
+			// things ("Read": the tab, and how many read a post).
+			into = simple
+		case "XN":
+			t.Errorf("%s: lang.XN: use lang.N (the key is the English text)", at)
+			return
+		default:
+			return
+		}
+		lit, ok := call.Args[0].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			t.Errorf("%s: the key of lang.%s is not a string literal", at, sel.Sel.Name)
+			return
+		}
+		key, _ := strconv.Unquote(lit.Value)
+		into[key] = at
+	})
+	return simple, plural
+}
+
+// eachCall calls visit with every function call in the package's own
+// (non-test) files.
+func eachCall(t *testing.T, visit func(*token.FileSet, *ast.CallExpr)) {
+	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -78,45 +118,12 @@ func uiKeys(t *testing.T) (simple, plural map[string]string) {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+			if call, ok := n.(*ast.CallExpr); ok {
+				visit(fset, call)
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "lang" {
-				return true
-			}
-			at := fset.Position(call.Pos()).String()
-			var into map[string]string
-			switch sel.Sel.Name {
-			case "L":
-				into = simple
-			case "N":
-				into = plural
-			case "X":
-				// A key of its own where one English word means two
-				// things ("Read": the tab, and how many read a post).
-				into = simple
-			case "XN":
-				t.Errorf("%s: lang.XN: use lang.N (the key is the English text)", at)
-				return true
-			default:
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				t.Errorf("%s: the key of lang.%s is not a string literal", at, sel.Sel.Name)
-				return true
-			}
-			key, _ := strconv.Unquote(lit.Value)
-			into[key] = at
 			return true
 		})
 	}
-	return simple, plural
 }
 
 // translationFile reads translations/<code>.json.
@@ -271,45 +278,26 @@ var hasWord = regexp.MustCompile(`[A-Za-z]{2,}`)
 // dialog or notification would show untranslated in every language; it
 // must go through lang.L, and so into the translation files.
 func TestNoBareTextInWidgets(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
+	eachCall(t, func(fset *token.FileSet, call *ast.CallExpr) {
+		var fn string
+		switch f := call.Fun.(type) {
+		case *ast.SelectorExpr:
+			fn = f.Sel.Name
+		case *ast.Ident:
+			fn = f.Name
 		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
+		if !textCalls[fn] {
+			return
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+		for _, arg := range call.Args {
+			lit, ok := arg.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				continue
 			}
-			var fn string
-			switch f := call.Fun.(type) {
-			case *ast.SelectorExpr:
-				fn = f.Sel.Name
-			case *ast.Ident:
-				fn = f.Name
+			s, _ := strconv.Unquote(lit.Value)
+			if hasWord.MatchString(s) && !sizingSamples[s] && s != mainTitle {
+				t.Errorf("%s: %s(%s): text for people goes through lang.L", fset.Position(lit.Pos()), fn, lit.Value)
 			}
-			if !textCalls[fn] {
-				return true
-			}
-			for _, arg := range call.Args {
-				lit, ok := arg.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					continue
-				}
-				s, _ := strconv.Unquote(lit.Value)
-				if hasWord.MatchString(s) && !sizingSamples[s] && s != mainTitle {
-					t.Errorf("%s: %s(%s): text for people goes through lang.L", fset.Position(lit.Pos()), fn, lit.Value)
-				}
-			}
-			return true
-		})
-	}
+		}
+	})
 }
