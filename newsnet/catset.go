@@ -59,6 +59,39 @@ func (s CategorySet) Matches(c string) bool {
 	}
 }
 
+// Lineage returns the members of s that match an item of category c: c
+// itself and those of its ancestors that are in s. AllCategories does not
+// count (direct delivery relies on that: an archive would take every busy
+// source's budget for what the tree brings it anyway).
+func (s CategorySet) Lineage(c string) CategorySet {
+	var out []string
+	for x := c; ; {
+		if s.Has(x) {
+			out = append(out, x)
+		}
+		i := strings.LastIndexByte(x, '/')
+		if i < 0 {
+			break
+		}
+		x = x[:i]
+	}
+	return NewCategorySet(out...)
+}
+
+// Overlaps reports whether s wants any item under category g: g or an
+// ancestor of it is in s, or a category below g is.
+func (s CategorySet) Overlaps(g string) bool {
+	if s.Matches(g) {
+		return true
+	}
+	for _, c := range s {
+		if strings.HasPrefix(c, g+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // Equal reports whether both sets hold the same categories.
 func (s CategorySet) Equal(o CategorySet) bool { return slices.Equal(s, o) }
 

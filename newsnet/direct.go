@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -15,7 +14,7 @@ import (
 // the tree from carrying them as well.
 //
 //  1. Hot pair. A subscriber counts, per source, the items it delivers
-//     over a sliding window (noteNeeded). When Config.DirectThreshold of
+//     over a sliding window (directLinks.delivered). When Config.DirectThreshold of
 //     them fall within Config.DirectWindow and the source's items come
 //     from at least Config.DirectMinHops links away (Multicast.Hops), it
 //     sends a DirectRequest toward the source along the reverse path
@@ -56,18 +55,40 @@ import (
 //     and asks for it along the reverse path as for any gap; the
 //     source's count sequence makes both switches exact (a copy that
 //     arrives both ways is dropped by ID). Covers are soft state: each is
-//     sent again every directRefresh and an exception lapses after
-//     directLifetime without one, so a lost withdrawal cannot suppress a
+//     sent again every refresh (directConfig) and an exception lapses after
+//     its lifetime without one, so a lost withdrawal cannot suppress a
 //     branch for good; a link's exceptions die with it.
 
-// directRefresh is how often a standing cover is sent again, and
-// directLifetime how long an exception lasts without one.
-func (s *Servant) directRefresh() time.Duration  { return 2 * s.cfg.LinkTimeout }
-func (s *Servant) directLifetime() time.Duration { return 3 * s.directRefresh() }
+//
+// The sub-machine. directLinks owns this state and its rules; the servant
+// steps it with plain calls (direct_route.go dispatches) and lends it what
+// it needs of the tree through directHost: where a source lies, the tree
+// links, a way to send, dial and close. So the rules read, and are tested,
+// apart from the tree (direct_links_test.go).
 
-// directSetup bounds the wait for an answer to a DirectRequest, and a
-// source's reservation for the requester's hello.
-func (s *Servant) directSetup() time.Duration { return 4 * s.cfg.JoinTimeout }
+// directHost is what direct delivery needs of the servant. *Servant
+// implements it; the sub-machine's tests use a small fake.
+type directHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	send(l *link, m Message)
+	closeLink(l *link, reason string)
+	// holds reports whether l is still one of the servant's links.
+	holds(l *link) bool
+	// dialDirect makes a link to peer for d and asks the host to dial it.
+	dialDirect(peer ServantID, d *directLink) *link
+	towardSource(source string, except *link) *link
+	treeLinks() []*link
+	detached() bool
+	// sourceHops is how many links away the source's last item came from.
+	sourceHops(source string) (uint64, bool)
+	subscriptions() CategorySet
+	// sendLiftedEdges sends l the leading edges of the source's streams
+	// in cats that no exception on l covers any more.
+	sendLiftedEdges(l *link, source string, cats CategorySet)
+}
+
+var _ directHost = (*Servant)(nil)
 
 // Roles in DirectStatus.
 const (
@@ -112,13 +133,6 @@ type directServe struct {
 	until time.Time
 }
 
-// exception is what a tree link's cover says (link.except).
-type exception struct {
-	cats    CategorySet
-	from    uint64
-	expires time.Time
-}
-
 // claim is the cover this servant last sent toward a source.
 type claim struct {
 	link   *link
@@ -135,18 +149,58 @@ type hotCount struct {
 	retryAt time.Time   // no request before (after a refusal or a loss)
 }
 
-// directState is the servant's direct-delivery state.
-type directState struct {
+// directConfig is the part of Config direct delivery reads, with the
+// durations derived from it.
+type directConfig struct {
+	id                  ServantID
+	source              string // our own source: where requests end
+	threshold, minHops  int
+	budget              int
+	window, linkTimeout time.Duration
+	refresh, lifetime   time.Duration
+	setup               time.Duration
+	flood               bool // every category goes everywhere (Config.Flood)
+}
+
+func newDirectConfig(cfg *Config, id ServantID) directConfig {
+	// refresh is how often a standing cover is sent again, lifetime how
+	// long an exception lasts without one; setup bounds the wait for an
+	// answer to a DirectRequest, and a source's reservation for the
+	// requester's hello.
+	refresh := 2 * cfg.LinkTimeout
+	return directConfig{
+		id: id, source: cfg.Source,
+		threshold: cfg.DirectThreshold, minHops: cfg.DirectMinHops, budget: cfg.DirectBudget,
+		window: cfg.DirectWindow, linkTimeout: cfg.LinkTimeout,
+		refresh: refresh, lifetime: 3 * refresh, setup: 4 * cfg.JoinTimeout,
+		flood: cfg.Flood,
+	}
+}
+
+// directLinks is the direct-delivery sub-machine: the heat of sources, our
+// requests and direct links as a subscriber, the places we serve as a
+// source, and the covers we sent. The exceptions other servants' covers
+// set live on the tree links they came over (link.except).
+type directLinks struct {
+	cfg      directConfig
+	counters *Counters // the servant's: refusals met
+
 	hot     map[string]*hotCount
 	subs    map[string]*directSub      // per source: as subscriber
 	serving map[ServantID]*directServe // per subscriber: as source
 	claims  map[string]*claim          // per source: covers sent
 	// sources names every source with direct state here (a sub, a claim,
-	// an exception on some link), for reconcileDirect.
+	// an exception on some link), for reconcile.
 	sources map[string]bool
 }
 
-func (d *directState) init() {
+func newDirectLinks(cfg directConfig, counters *Counters) directLinks {
+	return directLinks{cfg: cfg, counters: counters}
+}
+
+// init makes the maps on first use: most servants never take part in
+// direct delivery, and a simulated network holds thousands of them.
+func (d *directLinks) init() {
 	if d.sources == nil {
 		d.hot = map[string]*hotCount{}
 		d.subs = map[string]*directSub{}
@@ -156,511 +210,242 @@ func (d *directState) init() {
 	}
 }
 
-// subscribedAs returns our subscriptions that match an item of category
-// c: c itself and its ancestors that we subscribe to. AllCategories does
-// not count: an archive would take every busy source's budget for what the
-// tree brings it anyway.
-func (s *Servant) subscribedAs(c string) CategorySet {
-	var out []string
-	for x := c; ; {
-		if s.self.Has(x) {
-			out = append(out, x)
-		}
-		i := strings.LastIndexByte(x, '/')
-		if i < 0 {
-			break
-		}
-		x = x[:i]
-	}
-	return NewCategorySet(out...)
-}
-
-// overlaps reports whether cs wants any item under category g: g or an
-// ancestor of it is in cs, or a category below g is.
-func overlaps(cs CategorySet, g string) bool {
-	if cs.Matches(g) {
-		return true
-	}
-	for _, c := range cs {
-		if strings.HasPrefix(c, g+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// noteNeeded counts a delivered item toward its source's heat, and asks
-// for direct delivery when the source is hot.
-func (s *Servant) noteNeeded(m *Multicast) {
-	th := s.cfg.DirectThreshold
-	if th == 0 || m.Count == 0 || m.Source == s.cfg.Source {
+// delivered counts an item handed to the application toward its source's
+// heat, and asks for direct delivery when the source is hot.
+func (d *directLinks) delivered(h directHost, m *Multicast) {
+	th := d.cfg.threshold
+	if th == 0 || m.Count == 0 || m.Source == d.cfg.source {
 		return
 	}
-	cats := s.subscribedAs(m.Category)
+	cats := h.subscriptions().Lineage(m.Category)
 	if len(cats) == 0 {
 		return
 	}
-	s.direct.init()
-	h := s.direct.hot[m.Source]
-	if h == nil {
-		h = &hotCount{}
-		s.direct.hot[m.Source] = h
+	d.init()
+	hc := d.hot[m.Source]
+	if hc == nil {
+		hc = &hotCount{}
+		d.hot[m.Source] = hc
 	}
-	now := s.now.UnixNano()
-	if len(h.times) < th {
-		h.times = append(h.times, now)
+	now := h.clock().UnixNano()
+	if len(hc.times) < th {
+		hc.times = append(hc.times, now)
 	} else {
-		h.times[h.next] = now
-		h.next = (h.next + 1) % th
+		hc.times[hc.next] = now
+		hc.next = (hc.next + 1) % th
 	}
-	h.cats = h.cats.Union(cats)
-	if len(h.times) == th && now-h.times[h.next%th] <= int64(s.cfg.DirectWindow) {
-		s.askDirect(m.Source, h)
+	hc.cats = hc.cats.Union(cats)
+	if len(hc.times) == th && now-hc.times[hc.next%th] <= int64(d.cfg.window) {
+		d.ask(h, m.Source, hc)
 	}
 }
 
-// askDirect sends a DirectRequest for a hot source, unless one is under
-// way, the source is too close, or a refusal or loss said to wait.
-func (s *Servant) askDirect(source string, h *hotCount) {
-	if s.direct.subs[source] != nil || s.now.Before(h.retryAt) || s.detached() {
+// ask sends a DirectRequest for a hot source, unless one is under way, the
+// source is too close, or a refusal or loss said to wait.
+func (d *directLinks) ask(h directHost, source string, hc *hotCount) {
+	now := h.clock()
+	if d.subs[source] != nil || now.Before(hc.retryAt) || h.detached() {
 		return
 	}
-	st := s.sources[source]
-	if st == nil || st.hops < uint64(s.cfg.DirectMinHops) {
+	hops, ok := h.sourceHops(source)
+	if !ok || hops < uint64(d.cfg.minHops) {
 		return
 	}
-	to := s.towardSource(source, nil)
+	to := h.towardSource(source, nil)
 	if to == nil {
 		return
 	}
-	s.direct.subs[source] = &directSub{cats: h.cats, askedAt: s.now}
-	s.direct.sources[source] = true
-	s.note("asking %s for direct delivery of %v: %d items in %v, %d hops away", source, h.cats, len(h.times), s.cfg.DirectWindow, st.hops)
-	s.send(to, &DirectRequest{Source: source, Categories: h.cats, Trail: []ServantID{s.id}})
+	d.subs[source] = &directSub{cats: hc.cats, askedAt: now}
+	d.sources[source] = true
+	h.note("asking %s for direct delivery of %v: %d items in %v, %d hops away", source, hc.cats, len(hc.times), d.cfg.window, hops)
+	h.send(to, &DirectRequest{Source: source, Categories: hc.cats, Trail: []ServantID{d.cfg.id}})
 }
 
-// handleDirectRequest answers a request for our own items, or passes it
-// on toward its source along the reverse path.
-func (s *Servant) handleDirectRequest(from *link, r *DirectRequest) {
-	if len(r.Trail) == 0 || len(r.Trail) >= MaxPathLen || slices.Contains(r.Trail, s.id) || len(r.Categories) == 0 {
+// request answers a request for our own items, or passes it on toward its
+// source along the reverse path.
+func (d *directLinks) request(h directHost, from *link, r *DirectRequest) {
+	if len(r.Trail) == 0 || len(r.Trail) >= MaxPathLen || slices.Contains(r.Trail, d.cfg.id) || len(r.Categories) == 0 {
 		return // malformed, or looping in a re-forming tree: the requester times out
 	}
-	if r.Source == s.cfg.Source {
-		s.answerDirect(from, r)
+	if r.Source == d.cfg.source {
+		d.answer(h, from, r)
 		return
 	}
-	if next := s.towardSource(r.Source, from); next != nil {
-		s.send(next, &DirectRequest{Source: r.Source, Categories: r.Categories, Trail: slices.Concat(r.Trail, []ServantID{s.id})})
+	if next := h.towardSource(r.Source, from); next != nil {
+		h.send(next, &DirectRequest{Source: r.Source, Categories: r.Categories, Trail: slices.Concat(r.Trail, []ServantID{d.cfg.id})})
 	}
 }
 
-// answerDirect accepts a request for our items within the budget and
-// reserves the requester a place, or refuses it with the reason.
-func (s *Servant) answerDirect(from *link, r *DirectRequest) {
-	s.direct.init()
+// answer accepts a request for our items within the budget and reserves
+// the requester a place, or refuses it with the reason.
+func (d *directLinks) answer(h directHost, from *link, r *DirectRequest) {
+	d.init()
 	sub := r.Trail[0]
 	hops := len(r.Trail) // links between the requester and us
-	sv := s.direct.serving[sub]
-	refused := ""
-	switch {
-	case s.cfg.DirectBudget == 0:
-		refused = "direct delivery is off at this source"
-	case hops < s.cfg.DirectMinHops:
-		refused = fmt.Sprintf("too close: %d hops, direct delivery starts at %d", hops, s.cfg.DirectMinHops)
-	case sv == nil && len(s.direct.serving) >= s.cfg.DirectBudget:
-		refused = fmt.Sprintf("budget full: %d direct links", s.cfg.DirectBudget)
-	}
+	refused := d.reserve(sub, r.Categories, hops, h.clock())
 	if refused != "" {
-		s.note("refusing direct delivery of %v to %s: %s", r.Categories, sub, refused)
+		h.note("refusing direct delivery of %v to %s: %s", r.Categories, sub, refused)
 	} else {
-		if sv == nil {
-			sv = &directServe{}
-			s.direct.serving[sub] = sv
-		}
-		sv.cats, sv.until = r.Categories, s.now.Add(s.directSetup())
-		s.note("accepting direct delivery of %v to %s (%d hops away)", r.Categories, sub, hops)
+		h.note("accepting direct delivery of %v to %s (%d hops away)", r.Categories, sub, hops)
 	}
-	s.send(from, &DirectAnswer{Trail: r.Trail, Source: r.Source, Publisher: s.id, Categories: r.Categories, Refused: refused})
+	h.send(from, &DirectAnswer{Trail: r.Trail, Source: r.Source, Publisher: d.cfg.id, Categories: r.Categories, Refused: refused})
 }
 
-// handleDirectAnswer passes an answer back along its trail, or takes it:
-// an accept is dialed, a refusal waits a window before asking again.
-func (s *Servant) handleDirectAnswer(a *DirectAnswer) {
+// reserve keeps a subscriber hops links away a place for its hello, or
+// says why not.
+func (d *directLinks) reserve(sub ServantID, cats CategorySet, hops int, now time.Time) (refused string) {
+	sv := d.serving[sub]
+	switch {
+	case d.cfg.budget == 0:
+		return "direct delivery is off at this source"
+	case hops < d.cfg.minHops:
+		return fmt.Sprintf("too close: %d hops, direct delivery starts at %d", hops, d.cfg.minHops)
+	case sv == nil && len(d.serving) >= d.cfg.budget:
+		return fmt.Sprintf("budget full: %d direct links", d.cfg.budget)
+	}
+	if sv == nil {
+		sv = &directServe{}
+		d.serving[sub] = sv
+	}
+	sv.cats, sv.until = cats, now.Add(d.cfg.setup)
+	return ""
+}
+
+// answered passes an answer back along its trail, or takes it: an accept
+// is dialed, a refusal waits a window before asking again.
+func (d *directLinks) answered(h directHost, a *DirectAnswer) {
 	n := len(a.Trail)
-	if n == 0 || a.Trail[n-1] != s.id {
+	if n == 0 || a.Trail[n-1] != d.cfg.id {
 		return
 	}
 	if n > 1 {
-		for _, l := range s.treeLinks() {
+		for _, l := range h.treeLinks() {
 			if l.peer == a.Trail[n-2] {
 				fwd := *a
 				fwd.Trail = a.Trail[:n-1]
-				s.send(l, &fwd)
+				h.send(l, &fwd)
 				return
 			}
 		}
 		return // the path broke: the requester times out
 	}
-	sub := s.direct.subs[a.Source]
+	sub := d.subs[a.Source]
 	if sub == nil || sub.link != nil {
 		return // not asking any more
 	}
-	if a.Refused != "" || a.Publisher == "" || a.Publisher == s.id {
-		s.counters.DirectRefused++
-		s.note("direct delivery from %s refused: %s", a.Source, a.Refused)
-		delete(s.direct.subs, a.Source)
-		if h := s.direct.hot[a.Source]; h != nil {
-			h.retryAt = s.now.Add(s.cfg.DirectWindow)
-		}
+	if a.Refused != "" || a.Publisher == "" || a.Publisher == d.cfg.id {
+		d.counters.DirectRefused++
+		h.note("direct delivery from %s refused: %s", a.Source, a.Refused)
+		d.forget(a.Source, h.clock().Add(d.cfg.window))
 		return
 	}
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkDirectDialing, peer: a.Publisher, value: IDValue(a.Publisher),
-		opened: s.now, direct: &directLink{source: a.Source, cats: sub.cats}}
-	s.links[l.id] = l
-	sub.link = l
-	s.out = append(s.out, Dial{Link: l.id, Addr: a.Publisher, Direct: true})
+	sub.link = h.dialDirect(a.Publisher, &directLink{source: a.Source, cats: sub.cats})
 }
 
-// directLinkUp opens a dialed direct link with its hello.
-func (s *Servant) directLinkUp(l *link) {
+// forget ends our delivery from a source as a subscriber; we ask again no
+// sooner than retry.
+func (d *directLinks) forget(source string, retry time.Time) {
+	delete(d.subs, source)
+	if hc := d.hot[source]; hc != nil {
+		hc.retryAt = retry
+	}
+}
+
+// dialed opens a dialed direct link with its hello.
+func (d *directLinks) dialed(h directHost, l *link) {
+	now := h.clock()
 	l.kind = linkDirect
-	l.lastRecv, l.lastSend = s.now, s.now
-	s.note("direct link to %s up: %s's items in %v", l.peer, l.direct.source, l.direct.cats)
-	s.send(l, &DirectHello{From: s.id, Source: l.direct.source, Categories: l.direct.cats})
+	l.lastRecv, l.lastSend = now, now
+	h.note("direct link to %s up: %s's items in %v", l.peer, l.direct.source, l.direct.cats)
+	h.send(l, &DirectHello{From: d.cfg.id, Source: l.direct.source, Categories: l.direct.cats})
 }
 
-// acceptDirect takes an accepted connection whose first frame is a
-// DirectHello as the direct link of a subscriber we reserved a place for.
-func (s *Servant) acceptDirect(l *link, h *DirectHello) {
-	sv := s.direct.serving[h.From]
-	if h.Source != s.cfg.Source || sv == nil || s.cfg.DirectBudget == 0 {
-		s.send(l, &JoinRefuse{Reason: "no direct delivery was accepted for " + string(h.From)})
-		s.closeLink(l, "unexpected direct link")
+// hello takes an accepted connection whose first frame is a DirectHello as
+// the direct link of a subscriber we reserved a place for.
+func (d *directLinks) hello(h directHost, l *link, hi *DirectHello) {
+	sv := d.serving[hi.From]
+	if hi.Source != d.cfg.source || sv == nil || d.cfg.budget == 0 {
+		h.send(l, &JoinRefuse{Reason: "no direct delivery was accepted for " + string(hi.From)})
+		h.closeLink(l, "unexpected direct link")
 		return
 	}
-	if old := sv.link; old != nil && s.links[old.id] == old {
-		s.closeLink(old, "replaced by a new direct link")
+	if old := sv.link; old != nil && h.holds(old) {
+		h.closeLink(old, "replaced by a new direct link")
 	}
 	l.kind = linkDirect
-	l.peer, l.value = h.From, IDValue(h.From)
-	l.direct = &directLink{source: s.cfg.Source, cats: sv.cats, publisher: true}
+	l.peer, l.value = hi.From, IDValue(hi.From)
+	l.direct = &directLink{source: d.cfg.source, cats: sv.cats, publisher: true}
 	sv.link = l
-	s.note("direct link from %s up: our items in %v", h.From, sv.cats)
+	h.note("direct link from %s up: our items in %v", hi.From, sv.cats)
 }
 
-// sendDirect sends one of our publications on every direct link whose
-// categories match it, and reports how many.
-func (s *Servant) sendDirect(m *Multicast) int {
-	n := 0
-	for _, sub := range slices.Sorted(maps.Keys(s.direct.serving)) {
-		l := s.direct.serving[sub].link
-		if l == nil || l.kind != linkDirect || s.links[l.id] != l || !l.direct.cats.Matches(m.Category) {
-			continue
+// servingLinks are the established direct links our publication in
+// category c goes out on, in subscriber order.
+func (d *directLinks) servingLinks(h directHost, c string) []*link {
+	var out []*link
+	for _, sub := range slices.Sorted(maps.Keys(d.serving)) {
+		l := d.serving[sub].link
+		if l != nil && l.kind == linkDirect && h.holds(l) && l.direct.cats.Matches(c) {
+			out = append(out, l)
 		}
-		s.forward(l, m)
-		l.direct.delivered++
-		s.counters.DirectSent++
-		n++
 	}
-	return n
+	return out
 }
 
-// routeDirect takes an item that arrived over a direct link: it is the
-// tree's item as well, so it is sequenced and relayed to our tree links
-// that want it (but toward the source, where it came from by the tree),
-// and the first one starts our cover.
-func (s *Servant) routeDirect(l *link, m *Multicast) {
-	d := l.direct
-	if m.Source != d.source || !d.cats.Matches(m.Category) || m.Count == 0 {
-		s.closeLink(l, fmt.Sprintf("direct link carried %s's item in %q", m.Source, m.Category))
-		s.directLost(l, "foreign item")
-		return
-	}
-	if !s.verifiedOn(l, m) {
-		return
-	}
-	if sub := s.direct.subs[m.Source]; sub != nil && sub.link == l && sub.first == 0 {
+// arrived notes an item that came over direct link l (checked to be its
+// source's and verified): the first one starts our cover.
+func (d *directLinks) arrived(l *link, m *Multicast) {
+	if sub := d.subs[m.Source]; sub != nil && sub.link == l && sub.first == 0 {
 		sub.first = m.Count
-		s.direct.sources[m.Source] = true
+		d.sources[m.Source] = true
 	}
-	if !s.seen.add(m.ID) || s.replayed(m) {
-		s.counters.Duplicates++
+}
+
+// lost forgets a direct link that closed (either end): a subscriber
+// withdraws its cover (reconcile) and may ask again once the source is
+// still hot; a source frees the place.
+func (d *directLinks) lost(h directHost, l *link, reason string) {
+	dl := l.direct
+	if dl == nil {
 		return
 	}
-	d.delivered++
-	s.counters.DirectReceived++
-	s.relay(m, s.treeCopiesFrom(m.Source))
-	s.cache.add(m)
-	s.noteEdge(m)
-	if s.catchingUp(m.Source) {
-		s.deferLive(m, l.id)
+	if dl.publisher {
+		if sv := d.serving[l.peer]; sv != nil && sv.link == l {
+			delete(d.serving, l.peer)
+		}
+		h.note("direct link to %s closed: %s", l.peer, reason)
 		return
 	}
-	s.notePath(s.source(m.Source), m.Hops+1)
-	s.sequence(m, l.id)
-}
-
-// treeCopiesFrom is the tree link the tree's copies of a source's items
-// come over: the one its live items last did. Not the reverse path, which
-// an answer to a request from below may have turned toward a servant that
-// merely held the items: a direct item not relayed there would be lost for
-// that whole branch, whose tree copies we drop as duplicates.
-func (s *Servant) treeCopiesFrom(source string) *link {
-	if st := s.sources[source]; st != nil {
-		if l := s.links[st.live]; l != nil && l.tree() {
-			return l
-		}
+	if sub := d.subs[dl.source]; sub != nil && sub.link == l {
+		d.forget(dl.source, h.clock().Add(d.cfg.linkTimeout))
 	}
-	return s.towardSource(source, nil)
+	h.note("direct link from %s closed: %s; %s's items come over the tree again", l.peer, reason, dl.source)
 }
 
-// directLost forgets a direct link that closed (either end): a subscriber
-// withdraws its cover (reconcileDirect) and may ask again once the source
-// is still hot; a source frees the place.
-func (s *Servant) directLost(l *link, reason string) {
-	d := l.direct
-	if d == nil {
+// tick gives up on requests and reservations that went unanswered.
+func (d *directLinks) tick(h directHost) {
+	if d.sources == nil {
 		return
 	}
-	if d.publisher {
-		if sv := s.direct.serving[l.peer]; sv != nil && sv.link == l {
-			delete(s.direct.serving, l.peer)
-		}
-		s.note("direct link to %s closed: %s", l.peer, reason)
-		return
-	}
-	if sub := s.direct.subs[d.source]; sub != nil && sub.link == l {
-		delete(s.direct.subs, d.source)
-		if h := s.direct.hot[d.source]; h != nil {
-			h.retryAt = s.now.Add(s.cfg.LinkTimeout)
+	now := h.clock()
+	for _, src := range slices.Sorted(maps.Keys(d.subs)) {
+		if sub := d.subs[src]; sub.link == nil && now.Sub(sub.askedAt) >= d.cfg.setup {
+			h.note("direct delivery from %s: no answer", src)
+			d.forget(src, now.Add(d.cfg.window))
 		}
 	}
-	s.note("direct link from %s closed: %s; %s's items come over the tree again", l.peer, reason, d.source)
-}
-
-// excepted reports whether an exception on tree link l covers item m.
-func (s *Servant) excepted(l *link, m *Multicast) bool {
-	return s.exceptedAt(l, m.Source, m.Category, m.Count)
-}
-
-func (s *Servant) exceptedAt(l *link, source, category string, count uint64) bool {
-	e := l.except[source]
-	return e != nil && count > 0 && count >= e.from && s.now.Before(e.expires) && e.cats.Matches(category)
-}
-
-// receiveCover records (or replaces, or withdraws) the exception a tree
-// link's cover states.
-func (s *Servant) receiveCover(l *link, c *DirectCover) {
-	if c.Source == "" {
-		return
-	}
-	s.direct.init()
-	old := l.except[c.Source]
-	if len(c.Categories) == 0 {
-		if old != nil {
-			delete(l.except, c.Source)
-			s.exceptionLifted(l, c.Source, old.cats)
-		}
-		s.direct.sources[c.Source] = true
-		return
-	}
-	if l.except == nil {
-		l.except = map[string]*exception{}
-	}
-	l.except[c.Source] = &exception{cats: c.Categories, from: max(c.From, 1), expires: s.now.Add(s.directLifetime())}
-	s.direct.sources[c.Source] = true
-	if old != nil {
-		var gone []string
-		for _, g := range old.cats {
-			if !c.Categories.Matches(g) {
-				gone = append(gone, g)
-			}
-		}
-		if len(gone) > 0 {
-			s.exceptionLifted(l, c.Source, gone)
+	for _, sub := range slices.Sorted(maps.Keys(d.serving)) {
+		if sv := d.serving[sub]; sv.link == nil && !now.Before(sv.until) {
+			delete(d.serving, sub)
 		}
 	}
 }
 
-// exceptionLifted sends l the leading edges of the source's streams an
-// exception no longer covers: what the servants beyond missed while it
-// stood is asked for at once, also when the source never sends again.
-func (s *Servant) exceptionLifted(l *link, source string, cats CategorySet) {
-	for _, k := range s.sortedEdgeKeys() {
-		if k.source == source && cats.Matches(k.category) && s.wants(l, k.category) && !s.exceptedAt(l, source, k.category, s.edges[k].Count) {
-			s.sendBulk(l, s.edges[k])
-		}
-	}
-}
-
-// reconcilesDirect reports whether the step of ev is followed by
-// reconcileDirect: every step but the two that make up nearly all of a
-// busy servant's work, an item arriving and bytes written. What those
-// change for a cover (a subscriber's first direct item) waits for the next
-// tick or control frame: the tree still carries the items meanwhile, and a
-// copy that comes both ways is dropped by ID.
-func reconcilesDirect(ev Event) bool {
-	switch ev := ev.(type) {
-	case Written:
-		return false
-	case Received:
-		_, item := ev.Msg.(*Multicast)
-		return !item
-	}
-	return true
-}
-
-// reconcileDirect runs after the steps that may have changed what a cover
-// depends on (reconcilesDirect): exceptions lapse, interests end, and the
-// cover sent toward each source follows what now holds.
-func (s *Servant) reconcileDirect() {
-	if len(s.direct.sources) == 0 {
-		return
-	}
-	for _, src := range slices.Sorted(maps.Keys(s.direct.sources)) {
-		s.reconcileSource(src)
-	}
-}
-
-func (s *Servant) reconcileSource(src string) {
-	tree := s.treeLinks()
-	held := false
-	for _, l := range tree {
-		if e := l.except[src]; e != nil {
-			if !s.now.Before(e.expires) {
-				delete(l.except, src)
-				s.exceptionLifted(l, src, e.cats)
-				continue
-			}
-			held = true
-		}
-	}
-	if sub := s.direct.subs[src]; sub != nil && !slices.ContainsFunc(sub.cats, s.self.Matches) {
-		// Our interest ended: nothing left to receive directly.
-		delete(s.direct.subs, src)
-		delete(s.direct.hot, src)
-		if l := sub.link; l != nil && s.links[l.id] == l {
-			s.closeLink(l, "subscriptions changed")
-			s.note("direct link from %s closed: subscriptions no longer match %v", l.peer, sub.cats)
-		}
-	}
-	if sub := s.direct.subs[src]; sub != nil && sub.link != nil && s.links[sub.link.id] == sub.link && s.treeNeighbour(sub.link.peer) {
-		// The tree re-formed with the publisher next to us: the tree link
-		// carries its items in one hop, and the direct link would only
-		// cost a connection and its heartbeats (DirectMinHops is checked
-		// when asking, and the tree moves on).
-		delete(s.direct.subs, src)
-		if h := s.direct.hot[src]; h != nil {
-			h.retryAt = s.now.Add(s.cfg.DirectWindow)
-		}
-		s.closeLink(sub.link, "publisher is now a tree neighbour")
-		s.note("direct link from %s closed: it is now a tree neighbour", sub.link.peer)
-	}
-	cats, from, to := s.desiredCover(src, tree)
-	c := s.direct.claims[src]
-	if c != nil && (s.links[c.link.id] != c.link || len(cats) == 0 || c.link != to) {
-		if s.links[c.link.id] == c.link {
-			s.send(c.link, &DirectCover{Source: src})
-		}
-		delete(s.direct.claims, src)
-		c = nil
-	}
-	if len(cats) > 0 && (c == nil || !c.cats.Equal(cats) || c.from != from || s.now.Sub(c.sentAt) >= s.directRefresh()) {
-		s.send(to, &DirectCover{Source: src, Categories: cats, From: from})
-		s.direct.claims[src] = &claim{link: to, cats: cats, from: from, sentAt: s.now}
-		c = s.direct.claims[src]
-	}
-	if !held && c == nil && s.direct.subs[src] == nil {
-		delete(s.direct.sources, src)
-	}
-}
-
-// treeNeighbour reports whether id is the peer of one of our tree links.
-func (s *Servant) treeNeighbour(id ServantID) bool {
-	return slices.ContainsFunc(s.treeLinks(), func(l *link) bool { return l.peer == id })
-}
-
-// desiredCover is the cover this servant can state toward a source: the
-// categories for which everyone on our side of the link toward it (us,
-// and beyond each of our other tree links) gets its items directly, from
-// the count on which all of them do.
-func (s *Servant) desiredCover(src string, tree []*link) (cats CategorySet, from uint64, to *link) {
-	if src == s.cfg.Source {
-		return nil, 0, nil // the source is where covers end
-	}
-	to = s.towardSource(src, nil)
-	if to == nil || to.except[src] != nil {
-		return nil, 0, nil
-	}
-	sub := s.direct.subs[src]
-	own := sub != nil && sub.link != nil && sub.link.kind == linkDirect && s.links[sub.link.id] == sub.link && sub.first > 0
-	var cand CategorySet
-	if own {
-		cand = sub.cats
-	}
-	for _, l := range tree {
-		if e := l.except[src]; l != to && e != nil {
-			cand = cand.Union(e.cats)
-		}
-	}
-	var out []string
-	for _, g := range cand {
-		ownCovers := own && sub.cats.Matches(g)
-		var f uint64
-		if ownCovers {
-			f = sub.first
-		}
-		ok := ownCovers || !overlaps(s.self, g)
-		for _, l := range tree {
-			if !ok || l == to {
-				continue
-			}
-			if e := l.except[src]; e != nil && e.cats.Matches(g) {
-				f = max(f, e.from)
-				continue
-			}
-			if !ownCovers && (s.cfg.Flood || !l.infoKnown || overlaps(l.received, g)) {
-				ok = false
-			}
-		}
-		if ok {
-			out = append(out, g)
-			from = max(from, f)
-		}
-	}
-	if len(out) == 0 {
-		return nil, 0, nil
-	}
-	return NewCategorySet(out...), from, to
-}
-
-// tickDirect gives up on requests and reservations that went unanswered.
-func (s *Servant) tickDirect() {
-	if s.direct.sources == nil {
-		return
-	}
-	for _, src := range slices.Sorted(maps.Keys(s.direct.subs)) {
-		sub := s.direct.subs[src]
-		if sub.link == nil && s.now.Sub(sub.askedAt) >= s.directSetup() {
-			s.note("direct delivery from %s: no answer", src)
-			delete(s.direct.subs, src)
-			if h := s.direct.hot[src]; h != nil {
-				h.retryAt = s.now.Add(s.cfg.DirectWindow)
-			}
-		}
-	}
-	for _, sub := range slices.Sorted(maps.Keys(s.direct.serving)) {
-		if sv := s.direct.serving[sub]; sv.link == nil && !s.now.Before(sv.until) {
-			delete(s.direct.serving, sub)
-		}
-	}
-}
-
-// directStatus lists the established direct links, in link order.
-func (s *Servant) directStatus() []DirectStatus {
+// directStatuses lists the established direct links among links, in their
+// order.
+func directStatuses(links []*link) []DirectStatus {
 	var out []DirectStatus
-	for _, l := range s.sortedLinks() {
+	for _, l := range links {
 		if l.kind != linkDirect {
 			continue
 		}

@@ -70,7 +70,7 @@ func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
 			continue
 		case l == s.up && k.source != s.cfg.Source && !s.fromBelow(st):
 			continue
-		case s.exceptedAt(l, k.source, k.category, s.edges[k].Count):
+		case l.except.covers(k.source, k.category, s.edges[k].Count, s.now):
 			continue
 		}
 		s.sendBulk(l, s.edges[k])
@@ -122,7 +122,7 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	}
 	s.noteArrival(from, e.Source, true)
 	for _, l := range s.treeLinks() {
-		if l != from && s.wants(l, e.Category) && !s.exceptedAt(l, e.Source, e.Category, e.Count) {
+		if l != from && s.wants(l, e.Category) && !l.except.covers(e.Source, e.Category, e.Count, s.now) {
 			s.sendBulk(l, e)
 		}
 	}

@@ -155,7 +155,7 @@ func (s *Servant) drainLink(l *link) {
 		case m == nil:
 			s.counters.BacklogDropped++
 			s.oweEdge(l, w.source, w.category)
-		case s.wants(l, m.Category) && !s.excepted(l, m):
+		case s.wants(l, m.Category) && !l.except.coversItem(m, s.now):
 			s.send(l, m)
 		}
 	}

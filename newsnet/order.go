@@ -372,7 +372,7 @@ func (s *Servant) drain(source string, st *sourceState, from LinkID) {
 			delete(st.held, st.next)
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from})
-			s.noteNeeded(m)
+			s.direct.delivered(s, m)
 			st.passed(st.next, false)
 		} else if st.skip[st.next] {
 			delete(st.skip, st.next)

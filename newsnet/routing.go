@@ -120,7 +120,7 @@ func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 	var fwd *Multicast // m one hop further
 	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
-		if l != except && l != also && s.wants(l, m.Category) && !s.excepted(l, m) && s.audienceLink(l, aud) {
+		if l != except && l != also && s.wants(l, m.Category) && !l.except.coversItem(m, s.now) && s.audienceLink(l, aud) {
 			if fwd == nil {
 				c := *m
 				c.Hops++
@@ -245,7 +245,7 @@ func (s *Servant) sendOwn(m *Multicast) {
 	n := 0
 	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
-		if s.wants(l, m.Category) && !s.excepted(l, m) && s.audienceLink(l, aud) {
+		if s.wants(l, m.Category) && !l.except.coversItem(m, s.now) && s.audienceLink(l, aud) {
 			s.forward(l, m)
 			n++
 		}

@@ -83,7 +83,7 @@ type Servant struct {
 
 	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
 
-	direct directState   // direct delivery (direct.go)
+	direct directLinks   // direct delivery (direct.go)
 	reach  reachState    // reach reports (reach.go)
 	aud    audienceState // audiences (audience.go)
 
@@ -242,7 +242,7 @@ type link struct {
 	sources map[string]arrivalStamps
 	// except holds a tree link's exceptions per source, and direct a
 	// direct link's state (direct.go).
-	except map[string]*exception
+	except exceptions
 	direct *directLink
 }
 
@@ -273,6 +273,7 @@ func New(cfg Config) (*Servant, error) {
 		own:        ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
+	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
 	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.learnCategory(c)
@@ -364,7 +365,7 @@ func (s *Servant) Step(ev Event) []Action {
 		panic(fmt.Sprintf("newsnet: unknown event %T", ev))
 	}
 	if reconcilesDirect(ev) {
-		s.reconcileDirect()
+		s.direct.reconcile(s)
 	}
 	s.flushProgress()
 	s.noteReachActions()
@@ -486,6 +487,15 @@ func (s *Servant) checkCategory(c string) bool {
 	return true
 }
 
+// clock is the time of the current step (for the sub-machine).
+func (s *Servant) clock() time.Time { return s.now }
+
+// holds reports whether l is still one of our links.
+func (s *Servant) holds(l *link) bool { return s.links[l.id] == l }
+
+// subscriptions are our own subscriptions (the self set).
+func (s *Servant) subscriptions() CategorySet { return s.self }
+
 // note records a protocol decision for the host's log.
 func (s *Servant) note(format string, args ...any) {
 	s.out = append(s.out, Note{Text: fmt.Sprintf(format, args...)})
@@ -573,7 +583,7 @@ func (s *Servant) linkUp(e LinkUp) {
 		l.version, l.release = cmp.Or(e.Version, ProtocolVersion), e.Release
 	}
 	if l != nil && l.kind == linkDirectDialing {
-		s.directLinkUp(l)
+		s.direct.dialed(s, l)
 		return
 	}
 	if l != nil && l.kind == linkDialBack {
@@ -609,7 +619,7 @@ func (s *Servant) linkLost(l *link, reason string) {
 		s.note("downlink to %s lost: %s", l.peer, reason)
 		s.removeDown(l)
 	case linkDirectDialing, linkDirect:
-		s.directLost(l, reason)
+		s.direct.lost(s, l, reason)
 	case linkDialBack:
 		s.dialBackFailed(l, reason)
 	case linkOpinion:
@@ -646,7 +656,7 @@ func (s *Servant) receive(l *link, m Message) {
 			s.connector.refused(s, l, m.Reason)
 		case linkDirect:
 			s.closeLink(l, "refused: "+m.Reason)
-			s.directLost(l, "refused: "+m.Reason)
+			s.direct.lost(s, l, "refused: "+m.Reason)
 		}
 	case *DialBack:
 		if l.kind == linkAccepted {
@@ -730,19 +740,19 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *DirectRequest:
 		if l.tree() {
-			s.handleDirectRequest(l, m)
+			s.direct.request(s, l, m)
 		}
 	case *DirectAnswer:
 		if l.tree() {
-			s.handleDirectAnswer(m)
+			s.direct.answered(s, m)
 		}
 	case *DirectHello:
 		if l.kind == linkAccepted {
-			s.acceptDirect(l, m)
+			s.direct.hello(s, l, m)
 		}
 	case *DirectCover:
 		if l.tree() {
-			s.receiveCover(l, m)
+			s.direct.cover(s, l, m)
 		}
 	case *ReachReport:
 		if l.tree() {
@@ -768,6 +778,6 @@ func (s *Servant) linkLostAfterClose(l *link) {
 	case linkJoining:
 		s.connector.attemptFailed(s, l, "closed")
 	case linkDirectDialing, linkDirect:
-		s.directLost(l, "closed")
+		s.direct.lost(s, l, "closed")
 	}
 }

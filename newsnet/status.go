@@ -115,7 +115,7 @@ func (s *Servant) Status() Status {
 		Counters:      s.counters,
 		Rejected:      maps.Clone(s.rejected),
 		CatchingUp:    len(s.catchUps) > 0,
-		Direct:        s.directStatus(),
+		Direct:        directStatuses(s.sortedLinks()),
 		Leaf:          s.leaf,
 		Reach:         s.dialback.self,
 		ReachAddr:     s.dialback.addr,

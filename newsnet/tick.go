@@ -10,7 +10,7 @@ func (s *Servant) tick() {
 	s.tickRecover()
 	s.tickOpenings()
 	s.tickCatchUp()
-	s.tickDirect()
+	s.direct.tick(s)
 	s.tickConduct()
 	s.tickOpinion()
 	s.tickReach() // last: a tick's items go before its reports
