@@ -23,9 +23,65 @@ import (
 // the way has to hold more.
 //
 // Sources a servant does not follow yet are catch-up's alone: their live
-// items wait while a catch-up runs (catchingUp), and their leading edges
+// items wait while a catch-up runs (catchUps.holds), and their leading edges
 // are not taken up, for an edge says nothing of how old the items before
 // it are, and only catch-up keeps to the window.
+
+//
+// catchUps is the sub-machine: the queue of runs, the live items held back
+// meanwhile, and when to catch up again. The servant steps it with plain
+// calls and lends it the tree and its sequencing through catchUpHost.
+
+// catchUpHost is what catch-up needs of the servant. *Servant implements
+// it; the sub-machine's tests use a small fake.
+type catchUpHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	send(l *link, m Message)
+	// upLink is our uplink, nil when we are not attached.
+	upLink() *link
+	downLinks() []*link
+	isVertex() bool
+	detached() bool
+	subscriptions() CategorySet
+	// nextOf is the next count we expect of source, 0 when we do not
+	// follow it.
+	nextOf(source string) uint64
+	// followedFrom lists where a catch-up of the sources we follow starts
+	// for each: sourceState.catchUpFrom, or the next count the host kept
+	// (Config.Expected) for a source not met in this run yet.
+	followedFrom() map[string]uint64
+	// ownNext is the count of our next publication.
+	ownNext() uint64
+	// keepsArchive reports whether we answer catch-ups from our store.
+	keepsArchive() bool
+	sequence(m *Multicast, from LinkID) bool
+	// sequenceHeldEdge sequences an edge held back during a catch-up,
+	// which came over link from.
+	sequenceHeldEdge(e *LatestHeader, from LinkID)
+	retrace(trail []ServantID, m Message) (mine bool)
+	takeRequest(l *link, m Message)
+}
+
+var _ catchUpHost = (*Servant)(nil)
+
+// catchUps is the servant's catch-up state.
+type catchUps struct {
+	cfg  *Config       // the servant's
+	runs []*catchUpRun // the running one first
+	// again is when to repeat the catch-up made on attaching; lastUp when
+	// we were last attached (or from when the uplink we lost may have
+	// dropped items).
+	again, lastUp time.Time
+	deferred      []deferredItem
+	// deferredEdges: of the live items beyond maxDeferred, the latest
+	// header per stream.
+	deferredEdges map[edgeKey]deferredItem
+}
+
+func newCatchUps(cfg *Config) catchUps {
+	return catchUps{cfg: cfg, lastUp: cfg.LastAttached}
+}
 
 // deferredItem is a live item held back until the catch-up ends, or only
 // its header (edge) when too many are held back.
@@ -58,165 +114,189 @@ type catchUpRun struct {
 // them for ever. Gaps and edges still find what it would have brought.
 const catchUpTimeouts = 3
 
-// catchUpTimeout is how long a page may be silent before it is asked
-// again: nothing of it arrived for that long.
-func (s *Servant) catchUpTimeout() time.Duration { return 2 * s.cfg.LinkTimeout }
+// timeout is how long a page may be silent before it is asked again:
+// nothing of it arrived for that long.
+func (c *catchUps) timeout() time.Duration { return 2 * c.cfg.LinkTimeout }
 
-// pageProgress notes that an answer for us arrived while a page is asked
-// for. A page that trickles in behind a long backlog is not silent:
-// asking for it again would only queue a second copy behind the first,
-// and three such timeouts would give the catch-up up while it works.
-func (s *Servant) pageProgress() {
-	if len(s.catchUps) > 0 && !s.catchUps[0].sentAt.IsZero() {
-		s.catchUps[0].sentAt = s.now
+// running reports whether a catch-up is queued or under way.
+func (c *catchUps) running() bool { return len(c.runs) > 0 }
+
+// progress notes that an answer for us arrived while a page is asked for.
+// A page that trickles in behind a long backlog is not silent: asking for
+// it again would only queue a second copy behind the first, and three
+// such timeouts would give the catch-up up while it works.
+func (c *catchUps) progress(now time.Time) {
+	if len(c.runs) > 0 && !c.runs[0].sentAt.IsZero() {
+		c.runs[0].sentAt = now
 	}
 }
 
-// catchUpSince is the time from which catch-up asks for the items of
-// sources we do not follow: when we were last attached, bounded by the
-// catch-up window.
-func (s *Servant) catchUpSince(last time.Time) time.Time {
-	if floor := s.now.Add(-s.cfg.CatchUpWindow); last.Before(floor) {
+// since is the time from which catch-up asks for the items of sources we
+// do not follow: when we were last attached, bounded by the catch-up
+// window.
+func (c *catchUps) since(now time.Time) time.Time {
+	if floor := now.Add(-c.cfg.CatchUpWindow); c.lastUp.Before(floor) {
 		return floor
 	}
-	return last
+	return c.lastUp
 }
 
-// requestCatchUp asks the tree above for the items of cats we missed. With
+// attached catches up on what we missed while away, once now and once
+// CatchUpRepeat later, and tells the downs to do the same.
+func (c *catchUps) attached(h catchUpHost) {
+	now := h.clock()
+	c.request(h, h.subscriptions(), c.since(now), true)
+	c.again = now.Add(c.cfg.CatchUpRepeat)
+	c.hintDowns(h)
+}
+
+// detached notes that the uplink was lost: what was in flight toward us
+// since horizon may be lost too. The page under way is asked for again
+// once we are attached.
+func (c *catchUps) detached(horizon time.Time) {
+	c.lastUp = horizon
+	c.again = time.Time{}
+	if len(c.runs) > 0 {
+		c.runs[0].sentAt = time.Time{} // its pages are gone with the link: ask again
+	}
+}
+
+// becameVertex drops the runs (nobody above to ask) and releases what
+// they held back.
+func (c *catchUps) becameVertex(h catchUpHost) {
+	c.runs = nil
+	c.release(h)
+}
+
+// request asks the tree above for the items of cats we missed. With
 // followed set, the sources we follow are asked for from their next count;
 // otherwise (a new category) every source is asked for since the time.
 // Durable categories are asked for once more without the time bound.
-func (s *Servant) requestCatchUp(cats CategorySet, since time.Time, followed bool) {
-	if s.vertex {
+func (c *catchUps) request(h catchUpHost, cats CategorySet, since time.Time, followed bool) {
+	if h.isVertex() {
 		return // the vertex has nobody to ask
 	}
 	if len(cats) == 0 {
-		s.nextCatchUp() // a run queued earlier may still wait for the tree
+		c.next(h) // a run queued earlier may still wait for the tree
 		return
 	}
-	s.queueCatchUp(&catchUpRun{cats: cats, since: since.UnixNano(), followed: followed})
+	c.queue(&catchUpRun{cats: cats, since: since.UnixNano(), followed: followed})
 	var durable []string
-	for _, c := range s.cfg.Durable {
-		if cats.Matches(c) {
-			durable = append(durable, c)
+	for _, d := range c.cfg.Durable {
+		if cats.Matches(d) {
+			durable = append(durable, d)
 		}
 	}
 	if len(durable) > 0 && since.UnixNano() > 0 {
-		s.queueCatchUp(&catchUpRun{cats: NewCategorySet(durable...), followed: followed})
+		c.queue(&catchUpRun{cats: NewCategorySet(durable...), followed: followed})
 	}
-	s.nextCatchUp()
+	c.next(h)
 }
 
-// requestHistory asks for what was published in newly subscribed
-// categories before the subscription, as far back as the catch-up window.
-func (s *Servant) requestHistory(added, prior CategorySet) {
-	if len(added) == 0 || s.vertex {
+// history asks for what was published in newly subscribed categories
+// before the subscription, as far back as the catch-up window.
+func (c *catchUps) history(h catchUpHost, added, prior CategorySet) {
+	if len(added) == 0 || h.isVertex() {
 		return
 	}
-	s.queueCatchUp(&catchUpRun{cats: added, since: s.now.Add(-s.cfg.CatchUpWindow).UnixNano(), prior: prior, history: true})
-	s.nextCatchUp()
+	c.queue(&catchUpRun{cats: added, since: h.clock().Add(-c.cfg.CatchUpWindow).UnixNano(), prior: prior, history: true})
+	c.next(h)
 }
 
-// historyWanted reports whether an item of category c older than what we
-// resolved of its source is history a new subscription asked for.
-func (s *Servant) historyWanted(c string) bool {
-	for _, run := range s.catchUps {
-		if run.history && run.cats.Matches(c) && !run.prior.Matches(c) {
+// historyWanted reports whether an item of category cat older than what
+// we resolved of its source is history a new subscription asked for.
+func (c *catchUps) historyWanted(cat string) bool {
+	for _, run := range c.runs {
+		if run.history && run.cats.Matches(cat) && !run.prior.Matches(cat) {
 			return true
 		}
 	}
 	return false
 }
 
-// queueCatchUp adds run unless one of the same kind waits already, not
-// started yet: then that one asks from the earlier of the two times. So
-// rejoining again and again while a catch-up runs (an overloaded tree)
-// queues one more run, not one per rejoin, each paging through the same
-// items after the others.
-func (s *Servant) queueCatchUp(run *catchUpRun) {
-	for _, q := range s.catchUps {
+// queue adds run unless one of the same kind waits already, not started
+// yet: then that one asks from the earlier of the two times. So rejoining
+// again and again while a catch-up runs (an overloaded tree) queues one
+// more run, not one per rejoin, each paging through the same items after
+// the others.
+func (c *catchUps) queue(run *catchUpRun) {
+	for _, q := range c.runs {
 		if !q.started && q.followed == run.followed && q.cats.Equal(run.cats) && q.history == run.history && q.prior.Equal(run.prior) {
 			q.since = min(q.since, run.since)
 			return
 		}
 	}
-	s.catchUps = append(s.catchUps, run)
+	c.runs = append(c.runs, run)
 }
 
-// nextCatchUp asks for the first queued run's next page, if it is not
-// asked for already and we are attached.
-func (s *Servant) nextCatchUp() {
-	if s.up == nil || len(s.catchUps) == 0 || !s.catchUps[0].sentAt.IsZero() {
+// next asks for the first queued run's next page, if it is not asked for
+// already and we are attached.
+func (c *catchUps) next(h catchUpHost) {
+	up := h.upLink()
+	if up == nil || len(c.runs) == 0 || !c.runs[0].sentAt.IsZero() {
 		return
 	}
-	run := s.catchUps[0]
+	run := c.runs[0]
 	if run.known == nil {
 		run.known = map[string]uint64{}
 	}
 	if run.followed && !run.started {
 		// The sources followed when the run starts are asked for from
 		// their next counts; the pages move them on from there.
-		for id, next := range s.cfg.Expected {
-			if s.sources[id] == nil && next > 0 {
-				run.known[id] = max(run.known[id], next)
-			}
-		}
-		for id, st := range s.sources {
-			if st.next > 0 {
-				run.known[id] = max(run.known[id], st.catchUpFrom())
-			}
+		for id, from := range h.followedFrom() {
+			run.known[id] = max(run.known[id], from)
 		}
 	}
 	// Our own items we have: a page of them would only come back.
-	run.known[s.cfg.Source] = max(run.known[s.cfg.Source], s.ownCount+1)
+	run.known[c.cfg.Source] = max(run.known[c.cfg.Source], h.ownNext())
 	run.started = true
-	req := &CatchUp{Categories: run.cats, Since: run.since, Trail: []ServantID{s.id}}
+	req := &CatchUp{Categories: run.cats, Since: run.since, Trail: []ServantID{c.cfg.ID}}
 	for _, id := range slices.Sorted(maps.Keys(run.known)) {
 		if len(req.Known) < MaxSources {
 			req.Known = append(req.Known, SourceCount{Source: id, Next: run.known[id]})
 		}
 	}
 	fitCatchUp(req)
-	run.sentAt = s.now
-	s.send(s.up, req)
+	run.sentAt = h.clock()
+	h.send(up, req)
 }
 
-// catchingUpFollowed reports whether a catch-up of the sources we follow
-// is under way: it brings their missed items a page at a time, so requests
+// followingUp reports whether a catch-up of the sources we follow is
+// under way: it brings their missed items a page at a time, so requests
 // for the same items one by one wait until it ends (it ends at the latest
 // after three silent pages).
-func (s *Servant) catchingUpFollowed() bool {
-	return s.up != nil && len(s.catchUps) > 0 && s.catchUps[0].followed
+func (c *catchUps) followingUp(h catchUpHost) bool {
+	return h.upLink() != nil && len(c.runs) > 0 && c.runs[0].followed
 }
 
-// catchingUp reports whether the items of a source we do not follow yet
-// must wait for the catch-up under way: it brings the source's items from
+// holds reports whether the items of a source we do not follow yet must
+// wait for the catch-up under way: it brings the source's items from
 // where we last caught up, in order, and starting the source's sequence at
 // a live item now would put them behind it. The live items are relayed
 // and cached as usual, and sequenced when the catch-up ends.
-func (s *Servant) catchingUp(source string) bool {
-	return s.up != nil && len(s.catchUps) > 0 && s.nextOf(source) == 0
+func (c *catchUps) holds(h catchUpHost, source string) bool {
+	return h.upLink() != nil && len(c.runs) > 0 && h.nextOf(source) == 0
 }
 
-// handleCatchUpDone passes a page end back along its trail, or, when it is
-// ours, asks for the next page or the next run.
-func (s *Servant) handleCatchUpDone(d *CatchUpDone) {
-	if !s.retrace(d.Trail, d) || len(s.catchUps) == 0 || s.catchUps[0].sentAt.IsZero() {
+// done passes a page end back along its trail, or, when it is ours, asks
+// for the next page or the next run.
+func (c *catchUps) done(h catchUpHost, d *CatchUpDone) {
+	if !h.retrace(d.Trail, d) || len(c.runs) == 0 || c.runs[0].sentAt.IsZero() {
 		return
 	}
 	if d.More {
-		run := s.catchUps[0]
+		run := c.runs[0]
 		for _, k := range d.Next {
 			run.known[k.Source] = max(run.known[k.Source], k.Next)
 		}
 		run.sentAt = time.Time{}
 		run.timeouts = 0
 	} else {
-		s.catchUps[0] = nil
-		s.catchUps = s.catchUps[1:]
+		c.runs[0] = nil
+		c.runs = c.runs[1:]
 	}
-	s.nextCatchUp()
-	s.releaseDeferred()
+	c.next(h)
+	c.release(h)
 }
 
 // maxDeferred bounds the live items held back while a catch-up runs. Of
@@ -225,22 +305,22 @@ func (s *Servant) handleCatchUpDone(d *CatchUpDone) {
 const maxDeferred = 4096
 
 // deferLive holds back a live item of a source we do not follow while a
-// catch-up runs (see catchingUp). Beyond maxDeferred it keeps only the
-// item's header, as its stream's edge: the item is marked seen and its
-// edge noted already, so neither a copy nor an edge from the tree would
-// reveal it again, and it may be the last of its stream.
-func (s *Servant) deferLive(m *Multicast, from LinkID) {
-	if len(s.deferred) < maxDeferred {
-		s.deferred = append(s.deferred, deferredItem{msg: m, from: from})
+// catch-up runs (see holds). Beyond maxDeferred it keeps only the item's
+// header, as its stream's edge: the item is marked seen and its edge noted
+// already, so neither a copy nor an edge from the tree would reveal it
+// again, and it may be the last of its stream.
+func (c *catchUps) deferLive(m *Multicast, from LinkID) {
+	if len(c.deferred) < maxDeferred {
+		c.deferred = append(c.deferred, deferredItem{msg: m, from: from})
 		return
 	}
-	keepLatestEdge(&s.deferredEdges, edgeOf(m), from)
+	keepLatestEdge(&c.deferredEdges, edgeOf(m), from)
 }
 
 // deferEdge holds back the edge of a source we do not follow while a
 // catch-up runs, as deferLive does the items beyond maxDeferred.
-func (s *Servant) deferEdge(e *LatestHeader, from LinkID) {
-	keepLatestEdge(&s.deferredEdges, e, from)
+func (c *catchUps) deferEdge(e *LatestHeader, from LinkID) {
+	keepLatestEdge(&c.deferredEdges, e, from)
 }
 
 // keepLatestEdge keeps e in *edges unless a later edge of its stream is
@@ -257,95 +337,124 @@ func keepLatestEdge(edges *map[edgeKey]deferredItem, e *LatestHeader, from LinkI
 	(*edges)[k] = deferredItem{edge: e, from: from}
 }
 
-// releaseDeferred sequences the held-back live items once no catch-up
-// runs any more: after what catch-up brought of their sources, so in
-// order; or as the first items of a source catch-up knew nothing of.
-// Then the edges of what did not fit: a needed item among them that
-// catch-up did not bring is asked for.
-func (s *Servant) releaseDeferred() {
-	if len(s.catchUps) > 0 || len(s.deferred) == 0 && len(s.deferredEdges) == 0 {
+// release sequences the held-back live items once no catch-up runs any
+// more: after what catch-up brought of their sources, so in order; or as
+// the first items of a source catch-up knew nothing of. Then the edges of
+// what did not fit: a needed item among them that catch-up did not bring
+// is asked for.
+func (c *catchUps) release(h catchUpHost) {
+	if len(c.runs) > 0 || len(c.deferred) == 0 && len(c.deferredEdges) == 0 {
 		return
 	}
-	held, edges := s.deferred, s.deferredEdges
-	s.deferred, s.deferredEdges = nil, nil
+	held, edges := c.deferred, c.deferredEdges
+	c.deferred, c.deferredEdges = nil, nil
 	for _, d := range held {
-		s.sequence(d.msg, d.from)
+		h.sequence(d.msg, d.from)
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(edges), compareEdgeKeys) {
 		d := edges[k]
-		st := s.source(k.source)
-		if s.links[st.arrival] == nil {
-			st.arrival = d.from
-		}
-		s.sequenceEdge(st, d.edge)
+		h.sequenceHeldEdge(d.edge, d.from)
 	}
 }
 
-// catchUpHinted runs when the up-servant passes down a catch-up hint: the
-// tree above us re-formed, and messages in flight through a servant that
-// died may have been lost for our whole subtree, not only for the servant
-// that rejoined. So catch up ourselves (now and once more later) and pass
-// the hint on.
-func (s *Servant) catchUpHinted() {
-	if len(s.catchUps) > 0 {
+// hinted runs when the up-servant passes down a catch-up hint: the tree
+// above us re-formed, and messages in flight through a servant that died
+// may have been lost for our whole subtree, not only for the servant that
+// rejoined. So catch up ourselves (now and once more later) and pass the
+// hint on.
+func (c *catchUps) hinted(h catchUpHost) {
+	if len(c.runs) > 0 {
 		// A page under way may have died with the servant that re-formed
 		// the tree above: ask for it again now rather than at the timeout.
-		s.catchUps[0].sentAt = time.Time{}
+		c.runs[0].sentAt = time.Time{}
 	}
-	s.requestCatchUp(s.self, s.catchUpSince(s.lastUp), true)
-	s.catchUpAgain = s.now.Add(s.cfg.CatchUpRepeat)
-	s.hintDowns()
+	c.attached(h)
 }
 
 // hintDowns sends the catch-up hint (a CatchUp without a trail) to every
 // down-servant.
-func (s *Servant) hintDowns() {
-	for _, d := range s.downs {
-		s.send(d, &CatchUp{})
+func (c *catchUps) hintDowns(h catchUpHost) {
+	for _, d := range h.downLinks() {
+		h.send(d, &CatchUp{})
 	}
 }
 
-// tickCatchUp repeats the catch-up after joining once, CatchUpRepeat later,
-// and asks again for a page that did not come.
-func (s *Servant) tickCatchUp() {
-	if len(s.catchUps) > 0 {
-		if run := s.catchUps[0]; !run.sentAt.IsZero() && s.now.Sub(run.sentAt) >= s.catchUpTimeout() {
+// tick repeats the catch-up after joining once, CatchUpRepeat later, and
+// asks again for a page that did not come.
+func (c *catchUps) tick(h catchUpHost) {
+	now := h.clock()
+	if len(c.runs) > 0 {
+		if run := c.runs[0]; !run.sentAt.IsZero() && now.Sub(run.sentAt) >= c.timeout() {
 			run.sentAt = time.Time{}
 			if run.timeouts++; run.timeouts >= catchUpTimeouts {
-				s.note("catch-up of %v unanswered %d times: given up", run.cats, run.timeouts)
-				s.catchUps = s.catchUps[1:]
+				h.note("catch-up of %v unanswered %d times: given up", run.cats, run.timeouts)
+				c.runs = c.runs[1:]
 			}
-			s.nextCatchUp()
-			s.releaseDeferred()
+			c.next(h)
+			c.release(h)
 		}
 	}
-	if s.catchUpAgain.IsZero() || s.now.Before(s.catchUpAgain) {
+	if c.again.IsZero() || now.Before(c.again) {
 		return
 	}
-	s.catchUpAgain = time.Time{}
-	s.requestCatchUp(s.self, s.catchUpSince(s.lastUp), true)
+	c.again = time.Time{}
+	c.request(h, h.subscriptions(), c.since(now), true)
 }
 
-// handleCatchUp answers one page of a catch-up request from below when we
-// are an archive (the vertex answers with what it has, or with nothing),
-// and passes it up otherwise.
-func (s *Servant) handleCatchUp(from *link, c *CatchUp) {
-	if len(c.Trail) == 0 || slices.Contains(c.Trail, s.id) || len(c.Trail) >= MaxPathLen {
+// answer answers one page of a catch-up request from below when we are an
+// archive (the vertex answers with what it has, or with nothing), and
+// passes it up otherwise.
+func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
+	if len(req.Trail) == 0 || slices.Contains(req.Trail, c.cfg.ID) || len(req.Trail) >= MaxPathLen {
 		return
 	}
-	archive := s.self.Has(AllCategories) && s.cfg.Archive != nil
-	if !archive && s.detached() {
+	archive := h.keepsArchive()
+	if !archive && h.detached() {
 		// Looking for the tree ourselves: our store may lack what the tree
 		// has, and an answer would end the requester's catch-up. Our hint
 		// once we are attached makes it ask again.
 		return
 	}
-	if !archive && s.up != nil {
-		fwd := *c
-		fwd.Trail = slices.Concat(c.Trail, []ServantID{s.id})
+	if up := h.upLink(); !archive && up != nil {
+		fwd := *req
+		fwd.Trail = slices.Concat(req.Trail, []ServantID{c.cfg.ID})
 		fitCatchUp(&fwd) // the longer trail may push sources out
-		s.send(s.up, &fwd)
+		h.send(up, &fwd)
 		return
 	}
-	s.takeRequest(from, c) // answered here, within the link's budget (requests.go)
+	h.takeRequest(from, req) // answered here, within the link's budget (requests.go)
+}
+
+// What the servant lends catch-up alone (catchUpHost).
+
+func (s *Servant) upLink() *link      { return s.up }
+func (s *Servant) downLinks() []*link { return s.downs }
+func (s *Servant) isVertex() bool     { return s.vertex }
+func (s *Servant) ownNext() uint64    { return s.ownCount + 1 }
+
+// keepsArchive reports whether we keep every category in a store: an
+// archive, which answers catch-ups.
+func (s *Servant) keepsArchive() bool { return s.self.Has(AllCategories) && s.cfg.Archive != nil }
+
+func (s *Servant) followedFrom() map[string]uint64 {
+	from := map[string]uint64{}
+	for id, next := range s.cfg.Expected {
+		if s.sources[id] == nil && next > 0 {
+			from[id] = next
+		}
+	}
+	for id, st := range s.sources {
+		if st.next > 0 {
+			from[id] = max(from[id], st.catchUpFrom())
+		}
+	}
+	return from
+}
+
+func (s *Servant) sequenceHeldEdge(e *LatestHeader, from LinkID) {
+	st := s.source(e.Source)
+	if s.links[st.arrival] == nil {
+		st.arrival = from
+	}
+	s.sequenceEdge(st, e)
 }

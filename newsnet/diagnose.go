@@ -27,15 +27,15 @@ func (s *Servant) Diagnose() string {
 		fmt.Fprintf(&b, "  connector: trying %q, %d targets left, %d redirects, round %d, retry in %v\n",
 			attempt, len(s.connector.targets), s.connector.redirects, s.connector.rounds, s.connector.retryAt.Sub(s.now))
 	}
-	for i, run := range s.catchUps {
+	for i, run := range s.catchUp.runs {
 		fmt.Fprintf(&b, "  catch-up %d: cats %v since %d followed %v history %v started %v sent %v timeouts %d known %v\n",
 			i, run.cats, run.since, run.followed, run.history, run.started, !run.sentAt.IsZero(), run.timeouts, run.known)
 	}
-	if !s.catchUpAgain.IsZero() {
-		fmt.Fprintf(&b, "  catch-up again in %v\n", s.catchUpAgain.Sub(s.now))
+	if !s.catchUp.again.IsZero() {
+		fmt.Fprintf(&b, "  catch-up again in %v\n", s.catchUp.again.Sub(s.now))
 	}
-	if len(s.deferred) > 0 {
-		fmt.Fprintf(&b, "  %d live items deferred\n", len(s.deferred))
+	if len(s.catchUp.deferred) > 0 {
+		fmt.Fprintf(&b, "  %d live items deferred\n", len(s.catchUp.deferred))
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.sources)) {
 		st := s.sources[id]

@@ -42,8 +42,8 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 	s.relay(m, s.treeCopiesFrom(m.Source))
 	s.cache.add(m)
 	s.noteEdge(m)
-	if s.catchingUp(m.Source) {
-		s.deferLive(m, l.id)
+	if s.catchUp.holds(s, m.Source) {
+		s.catchUp.deferLive(m, l.id)
 		return
 	}
 	s.notePath(s.source(m.Source), m.Hops+1)

@@ -135,8 +135,8 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 		switch {
 		case !s.edgeOpens(&h):
 			return
-		case s.catchingUp(e.Source):
-			s.deferEdge(e, from.id)
+		case s.catchUp.holds(s, e.Source):
+			s.catchUp.deferEdge(e, from.id)
 			return
 		}
 	}

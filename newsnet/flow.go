@@ -55,6 +55,12 @@ func (s *Servant) busy(l *link) bool { return l.inflight >= s.cfg.LinkBuffer }
 // the link is busy, or earlier frames are withheld (order matters).
 func (s *Servant) backedUp(l *link) bool { return s.busy(l) || len(l.backlog) > 0 }
 
+// reportRoom reports whether l may take a reach report now: never while
+// it withholds items or has more than a quarter of LinkBuffer queued.
+func (s *Servant) reportRoom(l *link) bool {
+	return !s.backedUp(l) && l.inflight <= s.cfg.LinkBuffer/4
+}
+
 // forward sends multicast message m on l, or withholds it by key when l is
 // backed up.
 func (s *Servant) forward(l *link, m *Multicast) {

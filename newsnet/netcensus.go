@@ -101,6 +101,8 @@ type netCensusState struct {
 	upSent   *NetCensus    // what we last reported up
 	upSentTo LinkID
 	downSent map[LinkID]censusSent
+	// subtrees: each downlink's subtree census, as last reported.
+	subtrees map[LinkID]*NetCensus
 }
 
 // censusSent is the network census last sent down a link: the vertex's
@@ -115,7 +117,7 @@ func (s *Servant) ownCensusEntry() NetCensus {
 		c.Seeds = 1
 		c.SeedsOnline = []ServantID{s.id}
 	}
-	if s.self.Has(AllCategories) && s.cfg.Archive != nil {
+	if s.keepsArchive() {
 		c.Archives = 1
 	}
 	if s.leaf {
@@ -165,8 +167,8 @@ func (s *Servant) subtreeCensus() NetCensus {
 		if l == s.up {
 			continue
 		}
-		if rl := s.reach.links[l.id]; rl != nil && rl.net != nil {
-			c.merge(rl.net)
+		if sub := s.netCensus.subtrees[l.id]; sub != nil {
+			c.merge(sub)
 		}
 	}
 	return c
@@ -273,9 +275,12 @@ func (c *NetCensus) equal(o *NetCensus) bool {
 
 // receiveNetCensus takes the censuses of a reach report from tree link l:
 // a down-servant's subtree, or the whole network from the up-servant.
-func (s *Servant) receiveNetCensus(l *link, rl *reachLink, m *ReachReport) {
+func (s *Servant) receiveNetCensus(l *link, m *ReachReport) {
 	if m.Subtree != nil && l != s.up {
-		rl.net = s.plausibleCensus(l, m.Subtree)
+		if s.netCensus.subtrees == nil {
+			s.netCensus.subtrees = map[LinkID]*NetCensus{}
+		}
+		s.netCensus.subtrees[l.id] = s.plausibleCensus(l, m.Subtree)
 	}
 	if m.Network != nil && l == s.up {
 		s.netCensus.network = NetworkCensus{NetCensus: *m.Network, At: time.Unix(0, m.NetworkAt)}
@@ -377,13 +382,20 @@ func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCen
 	}
 }
 
-// forgetCensusLinks forgets the sending times of links that are gone.
-func (s *Servant) forgetCensusLinks() {
+// tickNetCensus forgets what it holds of links that are gone, and builds
+// our subtree's census when it is due.
+func (s *Servant) tickNetCensus() {
 	for id := range s.netCensus.downSent {
 		if s.links[id] == nil {
 			delete(s.netCensus.downSent, id)
 		}
 	}
+	for id := range s.netCensus.subtrees {
+		if l := s.links[id]; l == nil || !l.tree() {
+			delete(s.netCensus.subtrees, id)
+		}
+	}
+	s.builtCensus()
 }
 
 func cloneCensus(c *NetCensus) NetCensus {

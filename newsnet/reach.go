@@ -29,7 +29,7 @@ import (
 // offline drops out until it returns (its host restores its part from
 // Config.Reach), which is why the publisher's host keeps the last totals.
 //
-// Sending rules (tickReach):
+// Sending rules (reachReports.tick, reach_send.go):
 //   - a tree link carries at most one ReachReport per ReportPeriod, with
 //     every changed item of that period whose reverse path is that link;
 //   - a changed item goes on once every link beyond which its category has
@@ -115,7 +115,7 @@ func (MustReadItem) isEvent()    {}
 func (AcknowledgeItem) isEvent() {}
 func (ReachUpdated) isAction()   {}
 
-// reachEvent is an event of this file, handled by stepReach.
+// reachEvent is an event of this file, handled by reachReports.event.
 type reachEvent interface {
 	Event
 	reachItemID() [16]byte
@@ -125,8 +125,43 @@ func (e ReadItem) reachItemID() [16]byte        { return e.ID }
 func (e MustReadItem) reachItemID() [16]byte    { return e.ID }
 func (e AcknowledgeItem) reachItemID() [16]byte { return e.ID }
 
-// reachState is the servant's reach bookkeeping.
-type reachState struct {
+// reachHost is what reach reports need of the servant: its tree links and
+// their reverse paths, a way to send, and the network census that rides in
+// the same frames (netcensus.go). *Servant implements it; the
+// sub-machine's tests use a small fake.
+type reachHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	send(l *link, m Message)
+	treeLinks() []*link
+	// isTree reports whether ids are the tree links, in treeLinks order.
+	isTree(ids []LinkID) bool
+	wants(l *link, category string) bool
+	subscriptions() CategorySet
+	insideAudience(ps []netip.Prefix) bool
+	towardSource(source string, except *link) *link
+	lastArrivalLink(source string, except *link, original bool) (*link, uint64)
+	// arrivalStamp is the next stamp of the reverse-path lists' clock.
+	arrivalStamp() uint64
+	// reportRoom reports whether l has room for a report: items first.
+	reportRoom(l *link) bool
+	misbehaved(l *link, reason string)
+	// netCensusFor and addNetCensus: the network census l is due, put into
+	// a report about to go over it.
+	netCensusFor(l *link) (subtree, network *NetCensus)
+	addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus)
+}
+
+var _ reachHost = (*Servant)(nil)
+
+// reachReports is the reach sub-machine: the items it tracks with their
+// totals per link, the subscriber census (reach_census.go), and what each
+// tree link's reports may cost (reach_budget.go). The servant steps it
+// with plain calls.
+type reachReports struct {
+	cfg      *Config   // the servant's
+	counters *Counters // the servant's
+
 	items map[[16]byte]*reachItem
 	seq   uint64 // tracking order
 	// order lists the tracked items, the one tracked longest ago first:
@@ -148,6 +183,10 @@ type reachState struct {
 	acted      map[[16]byte]ReachUpdated // own items reported this step
 	// turn: the reach window's turn at the last tick (reach_window.go).
 	turn int
+}
+
+func newReachReports(cfg *Config, counters *Counters) reachReports {
+	return reachReports{cfg: cfg, counters: counters}
 }
 
 // reachItem is one tracked item.
@@ -174,26 +213,25 @@ type reachItem struct {
 type reachLink struct {
 	census      map[string]uint64 // the far side's census, as last reported
 	publishers  []string          // the far side's publishers, as last reported
-	claimedAt   map[string]uint64 // when each publisher was first named (reachToward)
+	claimedAt   map[string]uint64 // when each publisher was first named (toward)
 	censusSent  map[string]uint64 // what we last reported
 	pubsSent    []string
 	sentCensus  bool        // censusSent is valid
 	censusStale bool        // our side's census may have changed
 	nextAt      time.Time   // the earliest next report on this link
 	budget      reachBudget // what the link's reports may cost (reach_budget.go)
-	net         *NetCensus  // a downlink's subtree census, as last reported (netcensus.go)
 }
 
-// restoreReach tracks again what the host kept (Config.Reach).
-func (s *Servant) restoreReach() {
-	from := max(0, len(s.cfg.Reach)-s.cfg.ReachItems)
-	for _, o := range s.cfg.Reach[from:] {
-		ri := s.trackReach(o.ID, o.Source, o.Category)
+// restore tracks again what the host kept (Config.Reach).
+func (r *reachReports) restore(h reachHost) {
+	from := max(0, len(r.cfg.Reach)-r.cfg.ReachItems)
+	for _, o := range r.cfg.Reach[from:] {
+		ri := r.track(h.clock(), o.ID, o.Source, o.Category)
 		if ri == nil {
 			continue
 		}
-		s.noteAudience(ri, o.Audience)
-		if o.Source == s.cfg.Source {
+		r.noteAudience(h, ri, o.Audience)
+		if o.Source == r.cfg.Source {
 			continue
 		}
 		ri.delivered = true
@@ -203,11 +241,10 @@ func (s *Servant) restoreReach() {
 	}
 }
 
-// trackReach returns the tracked item id, tracking it if need be (the one
+// track returns the tracked item id, tracking it if need be (the one
 // tracked longest ago is forgotten beyond ReachItems). Nil for an item
 // without a source.
-func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
-	r := &s.reach
+func (r *reachReports) track(now time.Time, id [16]byte, source, category string) *reachItem {
 	if ri := r.items[id]; ri != nil {
 		if ri.category == "" {
 			ri.category = category
@@ -220,7 +257,7 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 	if r.items == nil {
 		r.items, r.dirty, r.ownDirty = map[[16]byte]*reachItem{}, map[[16]byte]*reachItem{}, map[[16]byte]*reachItem{}
 	}
-	if len(r.items) >= s.cfg.ReachItems {
+	if len(r.items) >= r.cfg.ReachItems {
 		oldest := r.items[r.order[0]]
 		r.order = r.order[1:]
 		for id, it := range oldest.from {
@@ -231,35 +268,35 @@ func (s *Servant) trackReach(id [16]byte, source, category string) *reachItem {
 		delete(r.items, oldest.id)
 		delete(r.dirty, oldest.id)
 		delete(r.ownDirty, oldest.id)
-		if oldest.source == s.cfg.Source {
+		if oldest.source == r.cfg.Source {
 			r.ownItems--
 		}
 	}
-	if source == s.cfg.Source {
+	if source == r.cfg.Source {
 		r.ownItems++
 	}
 	r.seq++
 	ri := &reachItem{id: id, source: source, category: category, seq: r.seq}
 	r.items[id] = ri
 	r.order = append(r.order, id) // a full array is copied without the forgotten front
-	s.markReach(ri)
+	r.mark(now, ri)
 	return ri
 }
 
-// markReach notes that ri's totals may have changed.
-func (s *Servant) markReach(ri *reachItem) {
-	if ri.source == s.cfg.Source {
-		s.reach.ownDirty[ri.id] = ri
+// mark notes that ri's totals may have changed.
+func (r *reachReports) mark(now time.Time, ri *reachItem) {
+	if ri.source == r.cfg.Source {
+		r.ownDirty[ri.id] = ri
 		return
 	}
-	if _, ok := s.reach.dirty[ri.id]; !ok {
-		s.reach.dirty[ri.id] = ri
-		ri.dirtyAt = s.now
+	if _, ok := r.dirty[ri.id]; !ok {
+		r.dirty[ri.id] = ri
+		ri.dirtyAt = now
 	}
 }
 
-// stepReach handles the application's reach events.
-func (s *Servant) stepReach(ev reachEvent) {
+// event handles the application's reach events.
+func (r *reachReports) event(h reachHost, ev reachEvent) {
 	var source string
 	switch e := ev.(type) {
 	case ReadItem:
@@ -269,8 +306,9 @@ func (s *Servant) stepReach(ev reachEvent) {
 	case AcknowledgeItem:
 		source = e.Source
 	}
-	ri := s.trackReach(ev.reachItemID(), source, "")
-	if ri == nil || ri.source == s.cfg.Source {
+	now := h.clock()
+	ri := r.track(now, ev.reachItemID(), source, "")
+	if ri == nil || ri.source == r.cfg.Source {
 		return // unknown item, or our own: the publisher is not its own reader
 	}
 	ri.delivered = true // the application holds it
@@ -283,7 +321,7 @@ func (s *Servant) stepReach(ev reachEvent) {
 		ri.read = true
 		ri.proof = cleanBlob(e.Proof)
 	}
-	s.markReach(ri)
+	r.mark(now, ri)
 }
 
 // cleanBlob returns a copy of b, or nil for a blob no report can carry.
@@ -294,27 +332,28 @@ func cleanBlob(b []byte) []byte {
 	return slices.Clone(b)
 }
 
-// noteReachActions tracks what this step delivered (stored here) and
-// published: the core knows of both without the application telling it.
-func (s *Servant) noteReachActions() {
-	for _, a := range s.out {
+// noteActions tracks what a step delivered (stored here) and published:
+// the core knows of both without the application telling it.
+func (r *reachReports) noteActions(h reachHost, out []Action) {
+	now := h.clock()
+	for _, a := range out {
 		switch a := a.(type) {
 		case Deliver:
-			if a.Msg.Source == s.cfg.Source {
+			if a.Msg.Source == r.cfg.Source {
 				continue
 			}
-			ri := s.trackReach(a.Msg.ID, a.Msg.Source, a.Msg.Category)
+			ri := r.track(now, a.Msg.ID, a.Msg.Source, a.Msg.Category)
 			if ri == nil {
 				continue
 			}
-			s.noteAudience(ri, a.Msg.Audience)
+			r.noteAudience(h, ri, a.Msg.Audience)
 			if !ri.delivered {
 				ri.delivered = true
-				s.markReach(ri)
+				r.mark(now, ri)
 			}
 		case Published:
 			if a.Count > 0 {
-				s.trackReach(a.ID, s.cfg.Source, a.Category)
+				r.track(now, a.ID, r.cfg.Source, a.Category)
 			}
 		}
 	}
@@ -323,52 +362,53 @@ func (s *Servant) noteReachActions() {
 // noteAudience records that ri has the audience ps, if any: its
 // subscribers are then counted per item, ours among them when inside.
 // Learned from the item itself, never from reports.
-func (s *Servant) noteAudience(ri *reachItem, ps []netip.Prefix) {
+func (r *reachReports) noteAudience(h reachHost, ri *reachItem, ps []netip.Prefix) {
 	if len(ps) == 0 || ri.audience {
 		return
 	}
-	ri.audience, ri.inside = true, s.insideAudience(ps)
-	s.markReach(ri)
+	ri.audience, ri.inside = true, h.insideAudience(ps)
+	r.mark(h.clock(), ri)
 }
 
 // trackOwnAudience tracks our publication m when it has an audience, so
 // that its totals count subscribers per item from the first report on.
-func (s *Servant) trackOwnAudience(m *Multicast) {
+func (r *reachReports) trackOwnAudience(h reachHost, m *Multicast) {
 	if len(m.Audience) == 0 {
 		return
 	}
-	if ri := s.trackReach(m.ID, s.cfg.Source, m.Category); ri != nil {
-		s.noteAudience(ri, m.Audience)
+	if ri := r.track(h.clock(), m.ID, r.cfg.Source, m.Category); ri != nil {
+		r.noteAudience(h, ri, m.Audience)
 	}
 }
 
-// subscribed reports whether we count among ri's subscribers: it has an
-// audience we are inside, we subscribe to its category now, and it is not
-// ours.
-func (s *Servant) subscribed(ri *reachItem) bool {
-	return ri.audience && ri.inside && ri.source != s.cfg.Source && s.self.Matches(ri.category)
+// subscribed reports whether we, subscribed to self, count among ri's
+// subscribers: it has an audience we are inside, we subscribe to its
+// category, and it is not ours.
+func (r *reachReports) subscribed(self CategorySet, ri *reachItem) bool {
+	return ri.audience && ri.inside && ri.source != r.cfg.Source && self.Matches(ri.category)
 }
 
-// receiveReach takes a report from tree link l.
-func (s *Servant) receiveReach(l *link, m *ReachReport) {
-	rl := s.reachLink(l.id)
-	if !s.takeReport(l, rl) {
-		return
+// receive takes a report from tree link l, and reports whether it was
+// within the link's rate (the servant then takes its network census).
+func (r *reachReports) receive(h reachHost, l *link, m *ReachReport) bool {
+	rl := r.link(l.id)
+	if !r.takeReport(h, l, rl) {
+		return false
 	}
-	s.receiveNetCensus(l, rl, m)
 	if m.HasCensus {
 		rl.census = censusOf(m.Census)
-		s.notePublishers(rl, m.Publishers)
-		s.censusChanged(l.id)
+		r.notePublishers(h, rl, m.Publishers)
+		r.censusChanged(h, l.id)
 	}
+	now := h.clock()
 	for _, sr := range m.Sources {
 		for _, it := range sr.Items {
-			if s.reach.items[it.ID] == nil && (sr.Source == s.cfg.Source || !s.mayTrack(l, rl)) {
+			if r.items[it.ID] == nil && (sr.Source == r.cfg.Source || !r.mayTrack(now, rl)) {
 				// Our own items are tracked from the moment we publish
 				// them: one we do not track is forgotten or made up.
 				continue
 			}
-			ri := s.trackReach(it.ID, sr.Source, sr.Category)
+			ri := r.track(now, it.ID, sr.Source, sr.Category)
 			if ri == nil || ri.source != sr.Source {
 				continue // another source's item under this ID: not ours to count
 			}
@@ -379,226 +419,37 @@ func (s *Servant) receiveReach(l *link, m *ReachReport) {
 			if ri.from == nil {
 				ri.from = map[LinkID]ItemReach{}
 			}
-			s.checkBlobs(l, &it)
+			r.checkBlobs(h, l, &it)
 			if ok {
-				s.fitBlobs(rl, &prev, &it)
+				r.fitBlobs(rl, &prev, &it)
 			} else {
-				s.fitBlobs(rl, nil, &it)
+				r.fitBlobs(rl, nil, &it)
 			}
 			ri.from[l.id] = it
-			s.markReach(ri)
+			r.mark(now, ri)
 		}
 	}
-	s.reportOwnReach()
+	r.reportOwn(h)
+	return true
 }
 
-func (s *Servant) reachLink(id LinkID) *reachLink {
-	if s.reach.links == nil {
-		s.reach.links = map[LinkID]*reachLink{}
+func (r *reachReports) link(id LinkID) *reachLink {
+	if r.links == nil {
+		r.links = map[LinkID]*reachLink{}
 	}
-	rl := s.reach.links[id]
+	rl := r.links[id]
 	if rl == nil {
 		rl = &reachLink{censusStale: true}
-		s.reach.links[id] = rl
+		r.links[id] = rl
 	}
 	return rl
 }
 
-// tickReach sends what changed, as the sending rules in the doc comment
-// say. It runs last in a tick, so that the items a tick sends precede its
-// reports on every link.
-func (s *Servant) tickReach() {
-	s.reachTreeChanged()
-	if !s.self.Equal(s.reach.self) {
-		s.reach.self = s.self
-		s.reach.own = ownCensus(s.self)
-		s.censusChanged(0)
-		for _, ri := range s.reach.items {
-			if ri.audience && ri.inside {
-				s.markReach(ri) // our part of its subscribers may have changed
-			}
-		}
-	}
-	if advertise := s.reach.ownItems > 0; advertise != s.reach.advertised {
-		s.reach.advertised = advertise
-		s.censusChanged(0)
-	}
-	if turn := s.reachTurn(); turn != s.reach.turn {
-		s.reach.turn = turn
-		for _, ri := range s.reach.items {
-			if ri.windowed {
-				s.markReach(ri) // the window moved on: other names
-			}
-		}
-	}
-	s.reportOwnReach()
-	s.forgetCensusLinks()
-	s.builtCensus()
-	if !s.reportDue() {
-		return
-	}
-	batches := s.readyReach()
-	for _, l := range s.treeLinks() {
-		rl := s.reachLink(l.id)
-		batch := batches[l.id]
-		if s.now.Before(rl.nextAt) {
-			continue
-		}
-		subtree, network := s.netCensusFor(l)
-		if !rl.censusStale && len(batch) == 0 && subtree == nil && network == nil {
-			continue
-		}
-		if s.backedUp(l) || l.inflight > s.cfg.LinkBuffer/4 {
-			continue // items first: try again next tick
-		}
-		m := &ReachReport{}
-		if rl.censusStale {
-			rl.censusStale = false
-			u, pubs := s.censusFor(l), s.publishersFor(l)
-			if !rl.sentCensus || !maps.Equal(u, rl.censusSent) || !slices.Equal(pubs, rl.pubsSent) {
-				m.HasCensus, m.Census, m.Publishers = true, s.fitCensus(censusList(u)), pubs
-				rl.censusSent, rl.pubsSent, rl.sentCensus = u, pubs, true
-			}
-		}
-		size := 0
-		for _, p := range batch {
-			if size > 0 && size+itemReachSize(&p.total) > s.cfg.ReportBytes {
-				break // the rest stays dirty for the next period
-			}
-			size += itemReachSize(&p.total)
-			appendItemReach(m, p.item, p.total)
-			p.item.sentTo, p.item.sent = l.id, &p.total
-			delete(s.reach.dirty, p.item.id)
-		}
-		s.addNetCensus(l, m, subtree, network)
-		if !m.HasCensus && len(m.Sources) == 0 && m.Subtree == nil && m.Network == nil {
-			continue
-		}
-		rl.nextAt = s.now.Add(s.cfg.ReportPeriod)
-		s.send(l, m)
-	}
-}
-
-// reportDue reports whether some tree link may carry a report now and has
-// something that may need one: most ticks of most servants end here.
-func (s *Servant) reportDue() bool {
-	due := func(l *link) bool {
-		rl := s.reachLink(l.id)
-		if s.now.Before(rl.nextAt) {
-			return false
-		}
-		if rl.censusStale || len(s.reach.dirty) > 0 {
-			return true
-		}
-		subtree, network := s.netCensusFor(l)
-		return subtree != nil || network != nil
-	}
-	if s.up != nil && due(s.up) {
-		return true
-	}
-	return slices.ContainsFunc(s.downs, due)
-}
-
-// reachTreeChanged forgets the reach state of links that are no longer
-// tree links and, when the tree links changed, marks every item: its
-// totals or its reverse path may have changed.
-func (s *Servant) reachTreeChanged() {
-	if s.sameTree(s.reach.tree) {
-		return
-	}
-	var ids []LinkID
-	for _, l := range s.treeLinks() {
-		ids = append(ids, l.id)
-	}
-	s.reach.tree = ids
-	for id := range s.reach.links {
-		if !slices.Contains(ids, id) {
-			delete(s.reach.links, id)
-		}
-	}
-	for _, ri := range s.reach.items {
-		for id := range ri.from {
-			if !slices.Contains(ids, id) {
-				delete(ri.from, id)
-			}
-		}
-		s.markReach(ri)
-	}
-	s.censusChanged(0)
-}
-
-// sameTree reports whether ids are the tree links, in treeLinks order,
-// without allocating.
-func (s *Servant) sameTree(ids []LinkID) bool {
-	i := 0
-	if s.up != nil {
-		if len(ids) == 0 || ids[0] != s.up.id {
-			return false
-		}
-		i = 1
-	}
-	if len(ids) != i+len(s.downs) {
-		return false
-	}
-	for j, l := range s.downs {
-		if ids[i+j] != l.id {
-			return false
-		}
-	}
-	return true
-}
-
-// pendingReach is one item's totals ready to go.
-type pendingReach struct {
-	item  *reachItem
-	total ItemReach
-}
-
-// readyReach returns, per link, the changed items ready to go on it, in
-// frame order. Items that need nothing sent are no longer dirty.
-func (s *Servant) readyReach() map[LinkID][]pendingReach {
-	if len(s.reach.dirty) == 0 {
-		return nil
-	}
-	items := slices.SortedFunc(maps.Values(s.reach.dirty), compareReachItems)
-	out := map[LinkID][]pendingReach{}
-	for _, ri := range items {
-		toward := s.reachToward(ri.source)
-		if toward == nil {
-			continue // no path yet: stays dirty
-		}
-		total := s.reachTotal(ri, toward)
-		if ri.sent != nil && ri.sentTo == toward.id && sameReach(ri.sent, &total) {
-			delete(s.reach.dirty, ri.id)
-			continue
-		}
-		if s.now.Sub(ri.dirtyAt) < s.cfg.ReportPeriod && !s.subtreeReported(ri, toward) {
-			continue
-		}
-		out[toward.id] = append(out[toward.id], pendingReach{ri, total})
-	}
-	return out
-}
-
-// subtreeReported reports whether every link beyond which ri's category
-// has subscribers (but toward) has reported ri: our totals are complete.
-func (s *Servant) subtreeReported(ri *reachItem, toward *link) bool {
-	for _, l := range s.treeLinks() {
-		if l == toward || !s.wants(l, ri.category) {
-			continue
-		}
-		if _, ok := ri.from[l.id]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// reachTotal is what ri adds up to on our side of link toward: our own part
+// total is what ri adds up to on our side of link toward: our own part
 // and every other tree link's latest report (nil toward: every link).
-func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
+func (r *reachReports) total(h reachHost, ri *reachItem, toward *link) ItemReach {
 	t := ItemReach{ID: ri.id}
-	if s.subscribed(ri) {
+	if r.subscribed(h.subscriptions(), ri) {
 		t.Subscribers++
 	}
 	if ri.delivered {
@@ -616,78 +467,80 @@ func (s *Servant) reachTotal(ri *reachItem, toward *link) ItemReach {
 		pending = append(pending, ri.identity)
 		t.PendingCount++
 	}
-	for _, l := range s.treeLinks() {
-		r, ok := ri.from[l.id]
+	for _, l := range h.treeLinks() {
+		rep, ok := ri.from[l.id]
 		if l == toward || !ok {
 			continue
 		}
-		t.Subscribers += r.Subscribers
-		t.Delivered += r.Delivered
-		t.Read += r.Read
-		t.Acknowledged += r.Acknowledged
-		t.PendingCount += pendingOf(&r)
-		pending = append(pending, r.Pending...)
-		acks = append(acks, r.Acks...)
+		t.Subscribers += rep.Subscribers
+		t.Delivered += rep.Delivered
+		t.Read += rep.Read
+		t.Acknowledged += rep.Acknowledged
+		t.PendingCount += pendingOf(&rep)
+		pending = append(pending, rep.Pending...)
+		acks = append(acks, rep.Acks...)
 	}
-	ri.windowed = len(pending) > s.cfg.ReachIdentities || len(acks) > s.cfg.ReachIdentities
-	t.Pending = s.identityList(ri.id, pending)
-	t.Acks = s.identityList(ri.id, acks)
+	ri.windowed = len(pending) > r.cfg.ReachIdentities || len(acks) > r.cfg.ReachIdentities
+	turn := r.turnAt(h.clock())
+	t.Pending = r.identityList(ri.id, pending, turn)
+	t.Acks = r.identityList(ri.id, acks, turn)
 	return t
 }
 
 // identityList drops repeats from bs and keeps at most ReachIdentities
-// of them, sorted. Beyond that many, it keeps the current window
+// of them, sorted. Beyond that many, it keeps the window of the turn
 // (reachWindow): the lists of a must-read item with thousands of readers
 // name each of them in turn, so its publisher learns every name within a
 // cycle, however long the lists it gets are.
-func (s *Servant) identityList(item [16]byte, bs [][]byte) [][]byte {
+func (r *reachReports) identityList(item [16]byte, bs [][]byte, turn int) [][]byte {
 	if len(bs) == 0 {
 		return nil
 	}
 	slices.SortFunc(bs, bytes.Compare)
 	bs = slices.CompactFunc(bs, bytes.Equal)
-	if len(bs) > s.cfg.ReachIdentities {
-		bs = reachWindow(item, bs, s.reachTurn(), s.cfg.ReachIdentities)
+	if len(bs) > r.cfg.ReachIdentities {
+		bs = reachWindow(item, bs, turn, r.cfg.ReachIdentities)
 		slices.SortFunc(bs, bytes.Compare)
 	}
 	return bs[:len(bs):len(bs)]
 }
 
-// reportOwnReach tells the host of every own publication whose totals
-// changed.
-func (s *Servant) reportOwnReach() {
-	for id, ri := range s.reach.ownDirty {
-		delete(s.reach.ownDirty, id)
-		t := s.ownTotals(ri)
+// reportOwn tells the host of every own publication whose totals
+// changed (flush).
+func (r *reachReports) reportOwn(h reachHost) {
+	for id, ri := range r.ownDirty {
+		delete(r.ownDirty, id)
+		t := r.ownTotals(h, ri)
 		if ri.reported != nil && sameTotals(ri.reported, &t) {
 			continue
 		}
 		ri.reported = &t
-		if s.reach.acted == nil {
-			s.reach.acted = map[[16]byte]ReachUpdated{}
+		if r.acted == nil {
+			r.acted = map[[16]byte]ReachUpdated{}
 		}
-		s.reach.acted[id] = ReachUpdated{ID: id, Category: ri.category, ReachTotals: t}
+		r.acted[id] = ReachUpdated{ID: id, Category: ri.category, ReachTotals: t}
 	}
 }
 
-// flushReachUpdates appends this step's ReachUpdated actions, one per item,
-// in ID order.
-func (s *Servant) flushReachUpdates() {
-	if len(s.reach.acted) == 0 {
-		return
+// flush appends a step's ReachUpdated actions to out, one per item, in ID
+// order.
+func (r *reachReports) flush(out []Action) []Action {
+	if len(r.acted) == 0 {
+		return out
 	}
-	for _, id := range slices.SortedFunc(maps.Keys(s.reach.acted), func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) }) {
-		s.out = append(s.out, s.reach.acted[id])
+	for _, id := range slices.SortedFunc(maps.Keys(r.acted), func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) }) {
+		out = append(out, r.acted[id])
 	}
-	s.reach.acted = nil
+	r.acted = nil
+	return out
 }
 
 // ownTotals adds up the reach of one of our publications.
-func (s *Servant) ownTotals(ri *reachItem) ReachTotals {
-	t := s.reachTotal(ri, nil) // our own part is empty: we never deliver to ourselves
+func (r *reachReports) ownTotals(h reachHost, ri *reachItem) ReachTotals {
+	t := r.total(h, ri, nil) // our own part is empty: we never deliver to ourselves
 	subscribers := t.Subscribers
 	if !ri.audience {
-		subscribers = s.subscribers(ri.category)
+		subscribers = r.subscribers(h, ri.category)
 	}
 	return ReachTotals{
 		Subscribers: subscribers,
@@ -698,31 +551,14 @@ func (s *Servant) ownTotals(ri *reachItem) ReachTotals {
 
 // Reach returns the current reach of our publication id; false if we do
 // not track it (not ours, or forgotten beyond Config.ReachItems).
-func (s *Servant) Reach(id [16]byte) (ReachTotals, bool) {
-	ri := s.reach.items[id]
-	if ri == nil || ri.source != s.cfg.Source {
+func (s *Servant) Reach(id [16]byte) (ReachTotals, bool) { return s.reach.ownReach(s, id) }
+
+func (r *reachReports) ownReach(h reachHost, id [16]byte) (ReachTotals, bool) {
+	ri := r.items[id]
+	if ri == nil || ri.source != r.cfg.Source {
 		return ReachTotals{}, false
 	}
-	return s.ownTotals(ri), true
-}
-
-func appendItemReach(m *ReachReport, ri *reachItem, t ItemReach) {
-	if n := len(m.Sources); n == 0 || m.Sources[n-1].Source != ri.source || m.Sources[n-1].Category != ri.category {
-		m.Sources = append(m.Sources, SourceReach{Source: ri.source, Category: ri.category})
-	}
-	last := &m.Sources[len(m.Sources)-1]
-	last.Items = append(last.Items, t)
-}
-
-// compareReachItems orders items as a report carries them.
-func compareReachItems(a, b *reachItem) int {
-	switch {
-	case a.source != b.source:
-		return compareStrings(a.source, b.source)
-	case a.category != b.category:
-		return compareStrings(a.category, b.category)
-	}
-	return bytes.Compare(a.id[:], b.id[:])
+	return r.ownTotals(h, ri), true
 }
 
 func compareStrings(a, b string) int {

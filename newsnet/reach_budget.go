@@ -14,7 +14,7 @@ import "time"
 //     (reachBlobBudget): beyond, an entry keeps its counts and loses its
 //     lists (as beyond Config.ReachIdentities);
 //   - the items the link's reports may newly have tracked are bounded per
-//     ReportPeriod (reachNewItems): an item tracked only because a report
+//     ReportPeriod (newItemsPerPeriod): an item tracked only because a report
 //     named it may push a real one out of tracking (Config.ReachItems), so
 //     made-up item IDs must not come faster than a newsroom publishes.
 // Items of the servant's own are never tracked from a report: it tracks
@@ -25,11 +25,11 @@ const (
 	reachBlobBudget = 4 << 20
 )
 
-// reachNewItems is how many items one link's reports may newly have
+// newItemsPerPeriod is how many items one link's reports may newly have
 // tracked per ReportPeriod: a quarter of what the servant tracks. A
 // publisher tracks no item of its own from a report: it tracks its own
 // from the moment it publishes them.
-func (s *Servant) reachNewItems() int { return max(1, s.cfg.ReachItems/4) }
+func (r *reachReports) newItemsPerPeriod() int { return max(1, r.cfg.ReachItems/4) }
 
 // reachBudget is a link's account of its reports (on reachLink).
 type reachBudget struct {
@@ -40,28 +40,28 @@ type reachBudget struct {
 }
 
 // takeReport reports whether a report from l fits its rate.
-func (s *Servant) takeReport(l *link, rl *reachLink) bool {
+func (r *reachReports) takeReport(h reachHost, l *link, rl *reachLink) bool {
 	rate := 0.0
-	if s.cfg.ReportPeriod > 0 {
-		rate = 1 / s.cfg.ReportPeriod.Seconds()
+	if r.cfg.ReportPeriod > 0 {
+		rate = 1 / r.cfg.ReportPeriod.Seconds()
 	}
-	if !rl.budget.reports.take(s.now, reachBurst, rate) {
-		s.counters.ReportsRefused++
-		s.misbehaved(l, reasonReach)
+	if !rl.budget.reports.take(h.clock(), reachBurst, rate) {
+		r.counters.ReportsRefused++
+		h.misbehaved(l, reasonReach)
 		return false
 	}
 	return true
 }
 
-// mayTrack reports whether l's report may have one more item tracked that
-// the servant does not track yet.
-func (s *Servant) mayTrack(l *link, rl *reachLink) bool {
+// mayTrack reports whether a report from rl's link may have one more item
+// tracked that the servant does not track yet.
+func (r *reachReports) mayTrack(now time.Time, rl *reachLink) bool {
 	b := &rl.budget
-	if s.now.Sub(b.periodAt) >= s.cfg.ReportPeriod {
-		b.newItems, b.periodAt = 0, s.now
+	if now.Sub(b.periodAt) >= r.cfg.ReportPeriod {
+		b.newItems, b.periodAt = 0, now
 	}
-	if b.newItems >= s.reachNewItems() {
-		s.counters.ReportsRefused++
+	if b.newItems >= r.newItemsPerPeriod() {
+		r.counters.ReportsRefused++
 		return false
 	}
 	b.newItems++
@@ -70,7 +70,7 @@ func (s *Servant) mayTrack(l *link, rl *reachLink) bool {
 
 // fitBlobs keeps the blobs of it, replacing prev from the same link, within
 // the link's budget, or drops its lists (its counts stay).
-func (s *Servant) fitBlobs(rl *reachLink, prev *ItemReach, it *ItemReach) {
+func (r *reachReports) fitBlobs(rl *reachLink, prev *ItemReach, it *ItemReach) {
 	b := &rl.budget
 	if prev != nil {
 		b.blobBytes -= blobBytes(prev)
@@ -78,7 +78,7 @@ func (s *Servant) fitBlobs(rl *reachLink, prev *ItemReach, it *ItemReach) {
 	n := blobBytes(it)
 	if b.blobBytes+n > reachBlobBudget {
 		it.Pending, it.Acks = nil, nil
-		s.counters.ReachListsDropped++
+		r.counters.ReachListsDropped++
 		n = 0
 	}
 	b.blobBytes += n
@@ -98,15 +98,15 @@ func blobBytes(it *ItemReach) int {
 // checkBlobs drops the blobs of it that do not verify (Config.
 // VerifyReachBlob) and counts the report against l's peer when any did
 // not.
-func (s *Servant) checkBlobs(l *link, it *ItemReach) {
-	if s.cfg.VerifyReachBlob == nil || len(it.Pending)+len(it.Acks) == 0 {
+func (r *reachReports) checkBlobs(h reachHost, l *link, it *ItemReach) {
+	if r.cfg.VerifyReachBlob == nil || len(it.Pending)+len(it.Acks) == 0 {
 		return
 	}
 	bad := 0
 	keep := func(bs [][]byte, ack bool) [][]byte {
 		out := bs[:0:0]
 		for _, b := range bs {
-			if s.cfg.VerifyReachBlob(it.ID, b, ack) {
+			if r.cfg.VerifyReachBlob(it.ID, b, ack) {
 				out = append(out, b)
 			} else {
 				bad++
@@ -116,7 +116,7 @@ func (s *Servant) checkBlobs(l *link, it *ItemReach) {
 	}
 	it.Pending, it.Acks = keep(it.Pending, false), keep(it.Acks, true)
 	if bad > 0 {
-		s.counters.ReachBlobsRefused += uint64(bad)
-		s.misbehaved(l, reasonReach)
+		r.counters.ReachBlobsRefused += uint64(bad)
+		h.misbehaved(l, reasonReach)
 	}
 }

@@ -34,7 +34,7 @@ import (
 // census follows a move within a few report periods, as routing
 // information does.
 
-// reachToward returns the tree link that leads to source's servant. Two
+// toward returns the tree link that leads to source's servant. Two
 // things tell: the reverse path its own items and edges came along
 // (JP5458944B2), and the census of each link, which names the publishers
 // on its far side. The newer wins: the census follows a publisher that
@@ -43,10 +43,10 @@ import (
 // source (claimedAt), so a relay cannot renew a false claim by dropping
 // the name and naming it again: it diverts a publisher's reports at most
 // until that publisher's next item. With neither, the uplink.
-func (s *Servant) reachToward(source string) *link {
-	best, at := s.lastArrivalLink(source, nil, true)
-	for _, l := range s.treeLinks() {
-		rl := s.reach.links[l.id]
+func (r *reachReports) toward(h reachHost, source string) *link {
+	best, at := h.lastArrivalLink(source, nil, true)
+	for _, l := range h.treeLinks() {
+		rl := r.links[l.id]
 		if rl == nil {
 			continue
 		}
@@ -57,7 +57,7 @@ func (s *Servant) reachToward(source string) *link {
 	if best != nil {
 		return best
 	}
-	return s.towardSource(source, nil)
+	return h.towardSource(source, nil)
 }
 
 // notePublishers takes the publishers link l's census names now. A name it
@@ -65,29 +65,29 @@ func (s *Servant) reachToward(source string) *link {
 // one it gave before keeps its date while the link lives. At most
 // maxClaims names are dated per link: beyond that a new name dates from
 // the link's first report, and loses to any item's path.
-func (s *Servant) notePublishers(rl *reachLink, pubs []string) {
+func (r *reachReports) notePublishers(h reachHost, rl *reachLink, pubs []string) {
 	rl.publishers = pubs
 	if rl.claimedAt == nil {
 		rl.claimedAt = map[string]uint64{}
 	}
 	for _, p := range pubs {
 		if _, ok := rl.claimedAt[p]; !ok && len(rl.claimedAt) < maxClaims {
-			s.arrivals++
-			rl.claimedAt[p] = s.arrivals
+			rl.claimedAt[p] = h.arrivalStamp()
 		}
 	}
 }
 
-// reachPathMoved notes that source's items now arrive over another tree
+// pathMoved notes that source's items now arrive over another tree
 // link: its reports go there from now on, and no census we send names it
 // back toward it (publishersFor).
-func (s *Servant) reachPathMoved(source string) {
-	for _, l := range s.treeLinks() {
-		s.reachLink(l.id).censusStale = true
+func (r *reachReports) pathMoved(h reachHost, source string) {
+	for _, l := range h.treeLinks() {
+		r.link(l.id).censusStale = true
 	}
-	for _, ri := range s.reach.items {
+	now := h.clock()
+	for _, ri := range r.items {
 		if ri.source == source {
-			s.markReach(ri)
+			r.mark(now, ri)
 		}
 	}
 }
@@ -97,24 +97,24 @@ const maxClaims = 4 * MaxReachPublishers
 
 // publishersFor lists the publishers on our side of link l: us, when we
 // track publications of ours, and those every other tree link reported,
-// less those we find through l itself (reachToward): a name that came from
+// less those we find through l itself (toward): a name that came from
 // elsewhere while its items come over l is a stale or a false claim, and
 // passing it on toward the publisher would spread it where it does most
 // harm. Beyond MaxReachPublishers the last in byte order are left out
 // (their reports fall back to the reverse path).
-func (s *Servant) publishersFor(l *link) []string {
+func (r *reachReports) publishersFor(h reachHost, l *link) []string {
 	var pubs []string
-	if s.reach.advertised {
-		pubs = append(pubs, s.cfg.Source)
+	if r.advertised {
+		pubs = append(pubs, r.cfg.Source)
 	}
-	for _, o := range s.treeLinks() {
-		if rl := s.reach.links[o.id]; o != l && rl != nil {
+	for _, o := range h.treeLinks() {
+		if rl := r.links[o.id]; o != l && rl != nil {
 			pubs = append(pubs, rl.publishers...)
 		}
 	}
 	slices.Sort(pubs)
 	pubs = slices.Compact(pubs)
-	pubs = slices.DeleteFunc(pubs, func(p string) bool { return p != s.cfg.Source && s.reachToward(p) == l })
+	pubs = slices.DeleteFunc(pubs, func(p string) bool { return p != r.cfg.Source && r.toward(h, p) == l })
 	return pubs[:min(len(pubs), MaxReachPublishers):min(len(pubs), MaxReachPublishers)]
 }
 
@@ -149,16 +149,16 @@ func coveredByAncestor(self CategorySet, c string) bool {
 
 // censusFor is the census of our side of link l: our entry and every other
 // tree link's census.
-func (s *Servant) censusFor(l *link) map[string]uint64 {
-	u := maps.Clone(s.reach.own)
+func (r *reachReports) censusFor(h reachHost, l *link) map[string]uint64 {
+	u := maps.Clone(r.own)
 	if u == nil {
 		u = map[string]uint64{}
 	}
-	for _, o := range s.treeLinks() {
+	for _, o := range h.treeLinks() {
 		if o == l {
 			continue
 		}
-		if rl := s.reach.links[o.id]; rl != nil {
+		if rl := r.links[o.id]; rl != nil {
 			for c, n := range rl.census {
 				u[c] += n
 			}
@@ -169,28 +169,29 @@ func (s *Servant) censusFor(l *link) map[string]uint64 {
 
 // censusChanged marks the census stale on every tree link but from (0: on
 // all) and every own publication: its subscriber count may have changed.
-func (s *Servant) censusChanged(from LinkID) {
-	for _, l := range s.treeLinks() {
+func (r *reachReports) censusChanged(h reachHost, from LinkID) {
+	for _, l := range h.treeLinks() {
 		if l.id != from {
-			s.reachLink(l.id).censusStale = true
+			r.link(l.id).censusStale = true
 		}
 	}
-	for _, ri := range s.reach.items {
-		if ri.source == s.cfg.Source {
-			s.markReach(ri)
+	now := h.clock()
+	for _, ri := range r.items {
+		if ri.source == r.cfg.Source {
+			r.mark(now, ri)
 		}
 	}
 }
 
 // subscribers counts the servants beyond our tree links whose
 // subscriptions match category.
-func (s *Servant) subscribers(category string) uint64 {
+func (r *reachReports) subscribers(h reachHost, category string) uint64 {
 	if category == "" {
 		return 0
 	}
 	var n uint64
-	for _, l := range s.treeLinks() {
-		rl := s.reach.links[l.id]
+	for _, l := range h.treeLinks() {
+		rl := r.links[l.id]
 		if rl == nil {
 			continue
 		}
@@ -232,12 +233,12 @@ func censusList(u map[string]uint64) []CategoryCount {
 // are left out, with a note, and their subscribers go uncounted.
 const maxCensusBytes = 64 << 10
 
-func (s *Servant) fitCensus(cs []CategoryCount) []CategoryCount {
+func (r *reachReports) fitCensus(h reachHost, cs []CategoryCount) []CategoryCount {
 	size := 0
 	for i, c := range cs {
 		size += len(c.Category) + 4
 		if size > maxCensusBytes {
-			s.note("subscriber census: %d categories do not fit a report; the last %d are not counted", len(cs), len(cs)-i)
+			h.note("subscriber census: %d categories do not fit a report; the last %d are not counted", len(cs), len(cs)-i)
 			return cs[:i]
 		}
 	}

@@ -31,13 +31,13 @@ const ReachWindowTurns = 64
 // cycle is ReachWindowTurns of them.
 func ReachWindowEvery(c Config) time.Duration { return 6 * c.ReportPeriod }
 
-// reachTurn is the turn of the cycle at the servant's clock.
-func (s *Servant) reachTurn() int {
-	every := ReachWindowEvery(s.cfg)
+// turnAt is the turn of the cycle at now.
+func (r *reachReports) turnAt(now time.Time) int {
+	every := ReachWindowEvery(*r.cfg)
 	if every <= 0 {
 		return 0
 	}
-	return int(uint64(s.now.UnixNano()/int64(every)) % ReachWindowTurns)
+	return int(uint64(now.UnixNano()/int64(every)) % ReachWindowTurns)
 }
 
 // reachWindow returns the n blobs of bs (more than n, distinct) that

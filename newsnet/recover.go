@@ -86,7 +86,7 @@ func (s *Servant) tickRecover() {
 // an attempt spent then would bring a count closer to being given up for
 // want of a link rather than of a holder.
 func (s *Servant) requestDue(source string, st *sourceState) {
-	if len(st.wanted) == 0 || s.now.Before(st.due) || s.catchingUpFollowed() || s.detached() {
+	if len(st.wanted) == 0 || s.now.Before(st.due) || s.catchUp.followingUp(s) || s.detached() {
 		return
 	}
 	var msgs, cats []uint64
@@ -295,7 +295,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	if !s.retrace(r.Trail, r) {
 		return
 	}
-	s.pageProgress()
+	s.catchUp.progress(s.now)
 	if r.Source == s.cfg.Source {
 		return // our own messages, from a catch-up: we have them
 	}
@@ -375,7 +375,7 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 		return
 	}
 	stored := s.cfg.Archive != nil && s.cfg.Archive.Lookup(m.Source, m.Count) != nil
-	if first && !stored && s.wantsDelivery(m) && s.historyWanted(m.Category) {
+	if first && !stored && s.wantsDelivery(m) && s.catchUp.historyWanted(m.Category) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}

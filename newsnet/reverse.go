@@ -26,7 +26,7 @@ const maxLinkSources = 4096
 // any (items, edges, repair answers) and original (items and edges only).
 // A repair answer comes from whichever servant held the item, which need
 // not lie toward the source, so reach reports, which must reach the
-// source itself, follow the originals (reachToward).
+// source itself, follow the originals (reachReports.toward).
 type arrivalStamps struct{ any, original uint64 }
 
 // noteArrival records that an item or an edge of source (original), or a
@@ -59,8 +59,15 @@ func (s *Servant) noteArrival(l *link, source string, original bool) {
 	}
 	l.sources[source] = stamp
 	if original && before != l {
-		s.reachPathMoved(source)
+		s.reach.pathMoved(s, source)
 	}
+}
+
+// arrivalStamp is the next stamp of the reverse-path lists' clock, which
+// also dates the publishers a census names (reachReports.toward).
+func (s *Servant) arrivalStamp() uint64 {
+	s.arrivals++
+	return s.arrivals
 }
 
 // towardSource returns the tree link leading toward source: of the links

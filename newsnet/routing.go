@@ -68,7 +68,7 @@ func (s *Servant) setSelf(set CategorySet) {
 	s.routeInfoAllExcept(nil)
 	// A new subscription asks for what was published before it (after the
 	// routing information, so nothing falls between the two).
-	s.requestHistory(added, prior)
+	s.catchUp.history(s, added, prior)
 }
 
 // route is multicast message routing (Fig. 9): deliver locally when the
@@ -98,10 +98,10 @@ func (s *Servant) route(from *link, m *Multicast) {
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}
-	case s.catchingUp(m.Source):
+	case s.catchUp.holds(s, m.Source):
 		st := s.source(m.Source)
 		st.arrival, st.live, st.hops, st.viaUp = from.id, from.id, m.Hops+1, from == s.up
-		s.deferLive(m, from.id)
+		s.catchUp.deferLive(m, from.id)
 	default:
 		st := s.source(m.Source)
 		st.arrival, st.live, st.hops, st.viaUp = from.id, from.id, m.Hops+1, from == s.up
@@ -231,7 +231,7 @@ func (s *Servant) publish(orig *Multicast) {
 	s.cache.add(&m)
 	s.noteEdge(&m)
 	s.seen.add(m.ID)
-	s.trackOwnAudience(&m)
+	s.reach.trackOwnAudience(s, &m)
 	if s.detached() {
 		s.outbox = append(s.outbox, &m)
 		s.out = append(s.out, Published{ID: m.ID, Category: m.Category, Count: m.Count, Queued: true})

@@ -69,22 +69,15 @@ type Servant struct {
 	own        ownHistory
 	chains     Chains       // the Lasts of our next publication (ownchain.go)
 	outbox     []*Multicast // publications waiting for the tree
-	lastUp     time.Time    // when we were last attached (for catch-up)
 	// firstAttached is when we first attached in this run: items
 	// published since are owed to us (owed.go).
 	firstAttached time.Time
-	// catchUpAgain is when to repeat the catch-up made on attaching.
-	catchUpAgain time.Time
-	catchUps     []*catchUpRun  // the running catch-up first (catchup.go)
-	deferred     []deferredItem // live items waiting for it
-	// deferredEdges: of the live items beyond maxDeferred, the latest
-	// header per stream.
-	deferredEdges map[edgeKey]deferredItem
+	catchUp       catchUps // catch-up (catchup.go)
 
 	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
 
 	direct directLinks   // direct delivery (direct.go)
-	reach  reachState    // reach reports (reach.go)
+	reach  reachReports  // reach reports (reach.go)
 	aud    audienceState // audiences (audience.go)
 
 	nextDial LinkID
@@ -274,6 +267,8 @@ func New(cfg Config) (*Servant, error) {
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
+	s.reach = newReachReports(&s.cfg, &s.counters)
+	s.catchUp = newCatchUps(&s.cfg)
 	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.learnCategory(c)
@@ -295,8 +290,7 @@ func New(cfg Config) (*Servant, error) {
 		s.cache.add(&q)
 		s.noteEdge(&q)
 	}
-	s.lastUp = cfg.LastAttached
-	s.restoreReach()
+	s.reach.restore(s)
 	return s, nil
 }
 
@@ -352,7 +346,7 @@ func (s *Servant) Step(ev Event) []Action {
 			s.written(l, e.Bytes)
 		}
 	case reachEvent:
-		s.stepReach(e)
+		s.reach.event(s, e)
 	case PageRead:
 		s.pageRead(e)
 	case Publish:
@@ -368,8 +362,8 @@ func (s *Servant) Step(ev Event) []Action {
 		s.direct.reconcile(s)
 	}
 	s.flushProgress()
-	s.noteReachActions()
-	s.flushReachUpdates()
+	s.reach.noteActions(s, s.out)
+	s.out = s.reach.flush(s.out)
 	out := s.out
 	s.out = nil
 	return out
@@ -406,8 +400,7 @@ func (s *Servant) becomeVertex() {
 	if s.firstAttached.IsZero() {
 		s.firstAttached = s.now
 	}
-	s.catchUps = nil // nobody above to ask
-	s.releaseDeferred()
+	s.catchUp.becameVertex(s)
 	s.rootPath = nil
 	s.siblings = nil
 	s.connector.stop()
@@ -445,9 +438,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.optimize(Partition{Lo: acc.Lo, Hi: acc.Hi}, acc.Path)
 	if s.up == l { // optimize may have found a cycle and left again
 		s.flushOutbox()
-		s.requestCatchUp(s.self, s.catchUpSince(s.lastUp), true)
-		s.catchUpAgain = s.now.Add(s.cfg.CatchUpRepeat)
-		s.hintDowns()
+		s.catchUp.attached(s)
 	}
 }
 
@@ -465,11 +456,7 @@ func (s *Servant) becomeDetached() {
 	if up.idleAt.After(horizon) {
 		horizon = up.idleAt
 	}
-	s.lastUp = horizon.Add(-s.cfg.LinkTimeout)
-	s.catchUpAgain = time.Time{}
-	if len(s.catchUps) > 0 {
-		s.catchUps[0].sentAt = time.Time{} // its pages are gone with the link: ask again
-	}
+	s.catchUp.detached(horizon.Add(-s.cfg.LinkTimeout))
 	s.rootPath = nil
 	s.nextPartition = s.now
 	delete(s.links, up.id)
@@ -487,7 +474,7 @@ func (s *Servant) checkCategory(c string) bool {
 	return true
 }
 
-// clock is the time of the current step (for the sub-machine).
+// clock is the time of the current step (for the sub-machines).
 func (s *Servant) clock() time.Time { return s.now }
 
 // holds reports whether l is still one of our links.
@@ -547,6 +534,27 @@ func (s *Servant) treeLinks() []*link {
 		ls = append(ls, s.up)
 	}
 	return append(ls, s.downs...)
+}
+
+// isTree reports whether ids are the tree links, in treeLinks order,
+// without allocating.
+func (s *Servant) isTree(ids []LinkID) bool {
+	i := 0
+	if s.up != nil {
+		if len(ids) == 0 || ids[0] != s.up.id {
+			return false
+		}
+		i = 1
+	}
+	if len(ids) != i+len(s.downs) {
+		return false
+	}
+	for j, l := range s.downs {
+		if ids[i+j] != l.id {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Servant) sortedLinks() []*link {
@@ -726,13 +734,13 @@ func (s *Servant) receive(l *link, m Message) {
 	case *CatchUp:
 		switch {
 		case l.kind == linkDown:
-			s.handleCatchUp(l, m)
+			s.catchUp.answer(s, l, m)
 		case l.kind == linkUp && len(m.Trail) == 0:
-			s.catchUpHinted()
+			s.catchUp.hinted(s)
 		}
 	case *CatchUpDone:
 		if l.kind == linkUp || l.kind == linkDown {
-			s.handleCatchUpDone(m)
+			s.catchUp.done(s, m)
 		}
 	case *LatestHeader:
 		if l.kind == linkUp || l.kind == linkDown || l.kind == linkDirect && !l.direct.publisher && m.Source == l.direct.source {
@@ -756,7 +764,9 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *ReachReport:
 		if l.tree() {
-			s.receiveReach(l, m)
+			if s.reach.receive(s, l, m) {
+				s.receiveNetCensus(l, m)
+			}
 		}
 	default:
 		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))

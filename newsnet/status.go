@@ -114,7 +114,7 @@ func (s *Servant) Status() Status {
 		Subscriptions: s.self,
 		Counters:      s.counters,
 		Rejected:      maps.Clone(s.rejected),
-		CatchingUp:    len(s.catchUps) > 0,
+		CatchingUp:    s.catchUp.running(),
 		Direct:        directStatuses(s.sortedLinks()),
 		Leaf:          s.leaf,
 		Reach:         s.dialback.self,
@@ -122,7 +122,7 @@ func (s *Servant) Status() Status {
 		ReachAt:       s.dialback.at,
 		Misconduct:    s.misconductStatus(),
 		Subtree:       cloneCensus(&s.netCensus.subtree),
-		Subscribers:   s.censusFor(nil),
+		Subscribers:   s.reach.censusFor(s, nil),
 		Network:       s.netCensus.network,
 	}
 	st.Network.NetCensus = cloneCensus(&s.netCensus.network.NetCensus)

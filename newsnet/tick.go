@@ -9,11 +9,12 @@ func (s *Servant) tick() {
 	s.tickTree()
 	s.tickRecover()
 	s.tickOpenings()
-	s.tickCatchUp()
+	s.catchUp.tick(s)
 	s.direct.tick(s)
 	s.tickConduct()
 	s.tickOpinion()
-	s.tickReach() // last: a tick's items go before its reports
+	s.tickNetCensus()
+	s.reach.tick(s) // last: a tick's items go before its reports
 }
 
 // tickLinks sends a Ping on every link idle in the send direction and closes
