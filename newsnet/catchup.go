@@ -55,7 +55,9 @@ type catchUpHost interface {
 	ownNext() uint64
 	// keepsArchive reports whether we answer catch-ups from our store.
 	keepsArchive() bool
-	sequence(m *Multicast, from LinkID) bool
+	// sequenceHeld sequences an item held back during a catch-up, which
+	// came over link from.
+	sequenceHeld(m *Multicast, from LinkID)
 	// sequenceHeldEdge sequences an edge held back during a catch-up,
 	// which came over link from.
 	sequenceHeldEdge(e *LatestHeader, from LinkID)
@@ -349,7 +351,7 @@ func (c *catchUps) release(h catchUpHost) {
 	held, edges := c.deferred, c.deferredEdges
 	c.deferred, c.deferredEdges = nil, nil
 	for _, d := range held {
-		h.sequence(d.msg, d.from)
+		h.sequenceHeld(d.msg, d.from)
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(edges), compareEdgeKeys) {
 		d := edges[k]
@@ -439,11 +441,11 @@ func (s *Servant) keepsArchive() bool { return s.self.Has(AllCategories) && s.cf
 func (s *Servant) followedFrom() map[string]uint64 {
 	from := map[string]uint64{}
 	for id, next := range s.cfg.Expected {
-		if s.sources[id] == nil && next > 0 {
+		if s.seq.sources[id] == nil && next > 0 {
 			from[id] = next
 		}
 	}
-	for id, st := range s.sources {
+	for id, st := range s.seq.sources {
 		if st.next > 0 {
 			from[id] = max(from[id], st.catchUpFrom())
 		}
@@ -451,10 +453,12 @@ func (s *Servant) followedFrom() map[string]uint64 {
 	return from
 }
 
+func (s *Servant) sequenceHeld(m *Multicast, from LinkID) { s.seq.sequence(s, m, from) }
+
 func (s *Servant) sequenceHeldEdge(e *LatestHeader, from LinkID) {
-	st := s.source(e.Source)
+	st := s.seq.source(e.Source)
 	if s.links[st.arrival] == nil {
 		st.arrival = from
 	}
-	s.sequenceEdge(st, e)
+	s.seq.sequenceEdge(s, st, e)
 }

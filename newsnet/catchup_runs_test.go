@@ -50,9 +50,8 @@ func (h *fakeCatchUpHost) ownNext() uint64                 { return h.own }
 func (h *fakeCatchUpHost) keepsArchive() bool              { return h.archive }
 func (h *fakeCatchUpHost) takeRequest(_ *link, m Message)  { h.taken = append(h.taken, m) }
 
-func (h *fakeCatchUpHost) sequence(m *Multicast, _ LinkID) bool {
+func (h *fakeCatchUpHost) sequenceHeld(m *Multicast, _ LinkID) {
 	h.sequenced = append(h.sequenced, fmt.Sprintf("item %s %d", m.Source, m.Count))
-	return true
 }
 
 func (h *fakeCatchUpHost) sequenceHeldEdge(e *LatestHeader, _ LinkID) {

@@ -140,13 +140,13 @@ func findLast(lasts []LastCount, short uint32) (int, bool) {
 // message under a subscription, when it is not resolved yet. (A chain's
 // covered counts include these: "accounted for" means held or asked for,
 // so the caller must make sure they are asked for as messages.)
-func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
+func (q *sequencer) linkChains(host sequencerHost, st *sourceState, h *header) (missing []uint64) {
 	base := st.next - 1
-	for _, sub := range s.self {
+	for _, sub := range host.subscriptions() {
 		if sub == AllCategories {
 			continue
 		}
-		p, ok := s.lastForMe(h, sub)
+		p, ok := host.lastForMe(h, sub)
 		if !ok {
 			continue
 		}
@@ -168,19 +168,19 @@ func (s *Servant) linkChains(st *sourceState, h *header) (missing []uint64) {
 
 // chainsCover reports whether count k lies under none of our
 // subscriptions (unless it is accounted for already), as the chains know it.
-func (s *Servant) chainsCover(st *sourceState, k uint64) bool {
-	return k <= s.coveredByAll(st)
+func (q *sequencer) chainsCover(host sequencerHost, st *sourceState, k uint64) bool {
+	return k <= q.coveredByAll(host, st)
 }
 
 // coveredByAll is the highest count up to which every chain of st is
 // covered: the least of them (everything when we subscribe to nothing,
 // nothing when a subscription has no chain yet or is AllCategories).
-func (s *Servant) coveredByAll(st *sourceState) uint64 {
-	if len(s.self) == 0 {
+func (q *sequencer) coveredByAll(host sequencerHost, st *sourceState) uint64 {
+	if len(host.subscriptions()) == 0 {
 		return math.MaxUint64
 	}
 	least := uint64(math.MaxUint64)
-	for _, sub := range s.self {
+	for _, sub := range host.subscriptions() {
 		ch := st.chains[sub]
 		if sub == AllCategories || ch == nil {
 			return 0

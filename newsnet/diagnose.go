@@ -37,8 +37,8 @@ func (s *Servant) Diagnose() string {
 	if len(s.catchUp.deferred) > 0 {
 		fmt.Fprintf(&b, "  %d live items deferred\n", len(s.catchUp.deferred))
 	}
-	for _, id := range slices.Sorted(maps.Keys(s.sources)) {
-		st := s.sources[id]
+	for _, id := range slices.Sorted(maps.Keys(s.seq.sources)) {
+		st := s.seq.sources[id]
 		fmt.Fprintf(&b, "  source %s: next %d, held %s, skipped above %s, wanted %s, arrival %d",
 			id, st.next, countRange(maps.Keys(st.held)), countRange(maps.Keys(st.skip)), countRange(maps.Keys(st.wanted)), st.arrival)
 		if len(st.wanted) > 0 {

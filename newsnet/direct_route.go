@@ -46,8 +46,8 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 		s.catchUp.deferLive(m, l.id)
 		return
 	}
-	s.notePath(s.source(m.Source), m.Hops+1)
-	s.sequence(m, l.id)
+	s.seq.notePath(s, s.seq.source(m.Source), m.Hops+1)
+	s.seq.sequence(s, m, l.id)
 }
 
 // treeCopiesFrom is the tree link the tree's copies of a source's items
@@ -56,7 +56,7 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 // merely held the items: a direct item not relayed there would be lost for
 // that whole branch, whose tree copies we drop as duplicates.
 func (s *Servant) treeCopiesFrom(source string) *link {
-	if st := s.sources[source]; st != nil {
+	if st := s.seq.sources[source]; st != nil {
 		if l := s.links[st.live]; l != nil && l.tree() {
 			return l
 		}
@@ -67,7 +67,7 @@ func (s *Servant) treeCopiesFrom(source string) *link {
 // What the servant lends direct delivery alone (directHost).
 
 func (s *Servant) sourceHops(source string) (uint64, bool) {
-	if st := s.sources[source]; st != nil {
+	if st := s.seq.sources[source]; st != nil {
 		return st.hops, true
 	}
 	return 0, false

@@ -64,7 +64,7 @@ func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
 		if !l.received.Matches(k.category) || known && was.Matches(k.category) {
 			continue
 		}
-		st := s.sources[k.source]
+		st := s.seq.sources[k.source]
 		switch {
 		case st != nil && st.arrival == l.id:
 			continue
@@ -111,7 +111,7 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	if old := s.edges[k]; old != nil && old.Count >= e.Count {
 		return // nothing new (this also ends any loop)
 	}
-	if s.sources[e.Source] == nil && s.edges[k] == nil && !s.takeNewSource(from) {
+	if s.seq.sources[e.Source] == nil && s.edges[k] == nil && !s.takeNewSource(from) {
 		return
 	}
 	if len(s.edges) < maxEdges || s.edges[k] != nil {
@@ -130,19 +130,19 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	// edge can be ours; it waits for a catch-up under way, which may bring
 	// its items in order; otherwise the edge opens it: which of its counts
 	// up to the edge's are owed to us is looked for (owed.go).
-	if st := s.sources[e.Source]; s.nextOf(e.Source) == 0 && (st == nil || st.open == nil) {
+	if st := s.seq.sources[e.Source]; s.seq.nextOf(e.Source) == 0 && (st == nil || st.open == nil) {
 		h := e.header()
 		switch {
-		case !s.edgeOpens(&h):
+		case !s.seq.edgeOpens(s, &h):
 			return
 		case s.catchUp.holds(s, e.Source):
 			s.catchUp.deferEdge(e, from.id)
 			return
 		}
 	}
-	st := s.source(e.Source)
+	st := s.seq.source(e.Source)
 	if s.links[st.arrival] == nil {
 		st.arrival = from.id // the edge came from where the source's items are
 	}
-	s.sequenceEdge(st, e)
+	s.seq.sequenceEdge(s, st, e)
 }

@@ -144,7 +144,7 @@ func (s *Servant) takeOpinion(l *link, m *StreamHeads) {
 	}
 	for _, h := range m.Heads {
 		k := edgeKey{h.Source, h.Category}
-		if h.Source == s.cfg.Source || !s.self.Matches(h.Category) || s.sources[h.Source] == nil && s.edges[k] == nil {
+		if h.Source == s.cfg.Source || !s.self.Matches(h.Category) || s.seq.sources[h.Source] == nil && s.edges[k] == nil {
 			continue
 		}
 		if e := s.edges[k]; e != nil && e.Count >= h.Count {

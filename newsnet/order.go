@@ -16,6 +16,58 @@ import (
 // again, and later messages wait in a save buffer so that delivery keeps
 // the source's order (¶0073, ¶0087).
 
+// The sequencer owns this: the sequence of every source followed
+// (sourceState), the table of the categories met (to read histories), and
+// the search for the first count owed to us (owed.go). It asks for what
+// is missing (recover.go's requestDue) and gives up on what nobody holds.
+// The servant steps it with plain calls and lends it, through
+// sequencerHost, what is not the sequence's: our subscriptions and
+// audience, the links requests go over, and delivery.
+
+// sequencerHost is what the sequencer needs of the servant. *Servant
+// implements it.
+type sequencerHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	send(l *link, m Message)
+	subscriptions() CategorySet
+	// wantsDelivery reports whether m goes to the application.
+	wantsDelivery(m *Multicast) bool
+	// deliver hands m, next in its source's order, to the application.
+	deliver(m *Multicast, from LinkID)
+	// act appends an action of the sequencer's (Lost) to the step's.
+	act(a Action)
+	// lastForMe is the last count before h under sub that lies in our
+	// audience, as h's chain tells it (audience.go).
+	lastForMe(h *header, sub string) (uint64, bool)
+	// recoverLinks are the links a request for source's items goes over:
+	// the reverse path, or, to search, every tree link.
+	recoverLinks(source string, search bool) []*link
+	detached() bool
+	// followingUp reports whether a catch-up of the sources we follow is
+	// under way (catchUps.followingUp): requests wait for it.
+	followingUp() bool
+	// owedSince is when items started being owed to us (owed.go).
+	owedSince() time.Time
+}
+
+var _ sequencerHost = (*Servant)(nil)
+
+// sequencer is the servant's ordered delivery state.
+type sequencer struct {
+	cfg      *Config   // the servant's
+	counters *Counters // the servant's
+	sources  map[string]*sourceState
+	// progressed: the sources whose next count moved this step.
+	progressed map[string]bool
+	known      map[uint32][]string // short ID -> categories seen
+}
+
+func newSequencer(cfg *Config, counters *Counters) sequencer {
+	return sequencer{cfg: cfg, counters: counters, sources: map[string]*sourceState{},
+		progressed: map[string]bool{}, known: map[uint32][]string{}}
+}
+
 // maxGap bounds the missed counts of one source that are classified and
 // tracked one by one.
 const maxGap = 1 << 16
@@ -109,16 +161,16 @@ type want struct {
 	due          time.Time // when to (re)send the request
 }
 
-func (s *Servant) source(id string) *sourceState {
-	st := s.sources[id]
+func (q *sequencer) source(id string) *sourceState {
+	st := q.sources[id]
 	if st == nil {
 		st = &sourceState{
-			next:   s.cfg.Expected[id],
+			next:   q.cfg.Expected[id],
 			held:   map[uint64]*Multicast{},
 			skip:   map[uint64]bool{},
 			wanted: map[uint64]*want{},
 		}
-		s.sources[id] = st
+		q.sources[id] = st
 	}
 	return st
 }
@@ -126,11 +178,11 @@ func (s *Servant) source(id string) *sourceState {
 // nextOf returns the next count expected from a source: what its sequence
 // holds, or what the host persisted for it before a restart; 0 for a
 // source this servant does not follow.
-func (s *Servant) nextOf(source string) uint64 {
-	if st := s.sources[source]; st != nil {
+func (q *sequencer) nextOf(source string) uint64 {
+	if st := q.sources[source]; st != nil {
 		return st.next
 	}
-	return s.cfg.Expected[source]
+	return q.cfg.Expected[source]
 }
 
 // ahead is where a catch-up of a followed source usually starts (see
@@ -174,7 +226,7 @@ func (st *sourceState) accounted(k uint64) bool {
 // begin prepares st for header h: it starts following a source it had no
 // expectation of, and bounds a huge gap. It reports whether h's count is
 // still open (not resolved, held or skipped).
-func (s *Servant) begin(st *sourceState, h *header) bool {
+func (q *sequencer) begin(st *sourceState, h *header) bool {
 	if st.next == 0 {
 		// The first message of a source we had no expectation of: follow it
 		// from as far back as its history reaches, so a needed message
@@ -188,7 +240,7 @@ func (s *Servant) begin(st *sourceState, h *header) bool {
 		// Away for very long (or a source gone haywire): classifying every
 		// count would cost memory without bound. The older ones are left to
 		// catch-up, which asks the archive by source and count.
-		s.counters.GapSkipped += h.count - maxGap - st.next
+		q.counters.GapSkipped += h.count - maxGap - st.next
 		st.next = h.count - maxGap
 		st.unseen = nil // the counts jumped over are not in the ring
 		below := func(k uint64) bool { return k < st.next }
@@ -203,28 +255,28 @@ func (s *Servant) begin(st *sourceState, h *header) bool {
 // sequence takes a message of another source (arrived on the tree, or
 // retransmitted) through gap detection and the save buffer, delivering what
 // is in order. It reports whether the message was new to the sequence.
-func (s *Servant) sequence(m *Multicast, from LinkID) bool {
-	st := s.source(m.Source)
+func (q *sequencer) sequence(host sequencerHost, m *Multicast, from LinkID) bool {
+	st := q.source(m.Source)
 	h := headerOf(m)
 
 	if st.next == 0 && st.open == nil {
-		if published, dated := PublishedAt(m.ID); s.opens(&h, dated) {
+		if published, dated := PublishedAt(m.ID); q.opens(host, &h, dated) {
 			if from == 0 {
 				published = time.Time{} // an answer: its age on arrival says nothing
 			}
-			s.startOpening(m.Source, st, &h, published)
+			q.startOpening(host, m.Source, st, &h, published)
 		}
 	}
 	if st.open != nil {
-		s.openingTake(m.Source, st, m, from, from == 0)
+		q.openingTake(host, m.Source, st, m, from, from == 0)
 		return true
 	}
-	if !s.begin(st, &h) {
+	if !q.begin(st, &h) {
 		return false
 	}
 	delete(st.wanted, m.Count)
-	s.account(st, &h)
-	if s.wantsDelivery(m) {
+	q.account(host, st, &h)
+	if host.wantsDelivery(m) {
 		st.held[m.Count] = m
 	} else {
 		st.skip[m.Count] = true
@@ -233,96 +285,96 @@ func (s *Servant) sequence(m *Multicast, from LinkID) bool {
 		}
 		st.came[m.Count] = true
 	}
-	s.settle(m.Source, st, from)
+	q.settle(host, m.Source, st, from)
 	return true
 }
 
 // sequenceEdge takes a source's leading edge as a message without a
 // payload: the counts before it are classified, and its own count is
 // asked for when this servant needs it.
-func (s *Servant) sequenceEdge(st *sourceState, e *LatestHeader) {
+func (q *sequencer) sequenceEdge(host sequencerHost, st *sourceState, e *LatestHeader) {
 	h := e.header()
-	if st.next == 0 && st.open == nil && s.edgeOpens(&h) {
-		s.startOpening(e.Source, st, &h, time.Time{})
+	if st.next == 0 && st.open == nil && q.edgeOpens(host, &h) {
+		q.startOpening(host, e.Source, st, &h, time.Time{})
 	}
 	if st.open != nil {
-		s.openingEdge(e.Source, st, e)
+		q.openingEdge(host, e.Source, st, e)
 		return
 	}
-	if !s.begin(st, &h) {
+	if !q.begin(st, &h) {
 		return
 	}
 	if w := st.wanted[e.Count]; w != nil && w.categoryOnly {
 		delete(st.wanted, e.Count) // its category is known now
 	}
-	s.account(st, &h)
+	q.account(host, st, &h)
 	if !st.accounted(e.Count) {
-		if s.self.Matches(e.Category) {
-			s.counters.GapNeeded++
-			s.wantMessage(e.Source, st, e.Count)
+		if host.subscriptions().Matches(e.Category) {
+			q.counters.GapNeeded++
+			q.wantMessage(host, e.Source, st, e.Count)
 		} else {
-			s.counters.GapSkipped++
+			q.counters.GapSkipped++
 			st.skip[e.Count] = true
 		}
 	}
-	s.settle(e.Source, st, 0)
+	q.settle(host, e.Source, st, 0)
 }
 
 // account learns what header h tells of the counts before it: the chains
 // move on, a needed count they name as missing is asked for, and every
 // other open count in the gap is classified.
-func (s *Servant) account(st *sourceState, h *header) {
-	s.learnCategory(h.category)
-	for _, p := range s.linkChains(st, h) {
+func (q *sequencer) account(host sequencerHost, st *sourceState, h *header) {
+	q.learnCategory(h.category)
+	for _, p := range q.linkChains(host, st, h) {
 		if w := st.wanted[p]; w != nil && w.categoryOnly {
 			delete(st.wanted, p) // its category is known now: one of ours
 		}
 		if !st.accounted(p) {
-			s.counters.GapNeeded++
-			s.wantMessage(h.source, st, p)
+			q.counters.GapNeeded++
+			q.wantMessage(host, h.source, st, p)
 		}
 	}
-	s.classifyGap(h.source, st, h)
+	q.classifyGap(host, h.source, st, h)
 }
 
 // settle ends the handling of new knowledge about a source: counts the
 // chains now show unneeded are released, what is in order is delivered,
 // and due requests go out.
-func (s *Servant) settle(source string, st *sourceState, from LinkID) {
-	s.resolveByChains(st)
-	s.drain(source, st, from)
-	s.requestDue(source, st)
+func (q *sequencer) settle(host sequencerHost, source string, st *sourceState, from LinkID) {
+	q.resolveByChains(host, st)
+	q.drain(host, source, st, from)
+	q.requestDue(host, source, st)
 }
 
 // classifyGap decides, for every count between next and h's that is not
 // yet accounted for, whether it was needed.
-func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
+func (q *sequencer) classifyGap(host sequencerHost, source string, st *sourceState, h *header) {
 	for k := st.next; k < h.count; k++ {
 		if st.accounted(k) {
 			continue
 		}
-		if s.chainsCover(st, k) {
-			s.counters.GapSkipped++
+		if q.chainsCover(host, st, k) {
+			q.counters.GapSkipped++
 			st.skip[k] = true
 			continue
 		}
 		short, ok := historyShort(h.runs(), h.count, k)
 		switch {
-		case s.self.Has(AllCategories):
-			s.counters.GapNeeded++
-			s.wantMessage(source, st, k)
+		case host.subscriptions().Has(AllCategories):
+			q.counters.GapNeeded++
+			q.wantMessage(host, source, st, k)
 		case !ok:
 			// Neither the chains nor the history tell yet. A later header
 			// (or the retransmission of a missing one) usually will: ask
 			// for the category only if none has when the wait is over.
-			st.want(k, &want{categoryOnly: true, due: s.now.Add(s.cfg.RecoverTimeout)})
-		case !s.shortKnown(short) && s.mayNeedUnknown(short):
-			st.want(k, &want{categoryOnly: true, due: s.askAt(st)})
-		case s.neededShort(short):
-			s.counters.GapNeeded++
-			s.wantMessage(source, st, k)
+			st.want(k, &want{categoryOnly: true, due: host.clock().Add(q.cfg.RecoverTimeout)})
+		case !q.shortKnown(short) && q.mayNeedUnknown(host, short):
+			st.want(k, &want{categoryOnly: true, due: q.askAt(host, st)})
+		case q.neededShort(host, short):
+			q.counters.GapNeeded++
+			q.wantMessage(host, source, st, k)
 		default:
-			s.counters.GapSkipped++
+			q.counters.GapSkipped++
 			st.skip[k] = true
 		}
 	}
@@ -330,8 +382,8 @@ func (s *Servant) classifyGap(source string, st *sourceState, h *header) {
 
 // resolveByChains releases the counts waiting for their category that the
 // chains now show lie under none of our subscriptions.
-func (s *Servant) resolveByChains(st *sourceState) {
-	covered := s.coveredByAll(st)
+func (q *sequencer) resolveByChains(host sequencerHost, st *sourceState) {
+	covered := q.coveredByAll(host, st)
 	if covered <= st.swept {
 		// Nothing newly covered; or coverage shrank (a new subscription
 		// has no chain yet), and what it covers again later is new.
@@ -343,26 +395,26 @@ func (s *Servant) resolveByChains(st *sourceState) {
 		if w.categoryOnly && k <= covered {
 			delete(st.wanted, k)
 			st.skip[k] = true
-			s.counters.GapSkipped++
+			q.counters.GapSkipped++
 		}
 	}
 }
 
 // wantMessage records that count k is needed: from the archive if the host
 // already stores it (delivered before a restart), otherwise by request.
-func (s *Servant) wantMessage(source string, st *sourceState, k uint64) {
-	if s.cfg.Archive != nil && s.cfg.Archive.Lookup(source, k) != nil {
+func (q *sequencer) wantMessage(host sequencerHost, source string, st *sourceState, k uint64) {
+	if q.cfg.Archive != nil && q.cfg.Archive.Lookup(source, k) != nil {
 		st.skip[k] = true
 		return
 	}
-	st.want(k, &want{due: s.askAt(st)})
+	st.want(k, &want{due: q.askAt(host, st)})
 }
 
 // drain delivers held messages and passes resolved counts from next on.
-func (s *Servant) drain(source string, st *sourceState, from LinkID) {
+func (q *sequencer) drain(host sequencerHost, source string, st *sourceState, from LinkID) {
 	start := st.next
 	for {
-		if m := st.held[st.next]; m != nil && !s.wantsDelivery(m) {
+		if m := st.held[st.next]; m != nil && !host.wantsDelivery(m) {
 			// Held while we subscribed to its category, which we no
 			// longer do: delivering now would break "exactly the
 			// subscribers".
@@ -370,9 +422,7 @@ func (s *Servant) drain(source string, st *sourceState, from LinkID) {
 			st.passed(st.next, false)
 		} else if m != nil {
 			delete(st.held, st.next)
-			s.counters.Delivered++
-			s.out = append(s.out, Deliver{Msg: m, From: from})
-			s.direct.delivered(s, m)
+			host.deliver(m, from)
 			st.passed(st.next, false)
 		} else if st.skip[st.next] {
 			delete(st.skip, st.next)
@@ -384,48 +434,73 @@ func (s *Servant) drain(source string, st *sourceState, from LinkID) {
 		st.next++
 	}
 	if st.next != start {
-		s.progressed[source] = true
+		q.progressed[source] = true
 	}
 }
 
 // learnCategory adds c to the table that maps short IDs back to categories.
-func (s *Servant) learnCategory(c string) {
+func (q *sequencer) learnCategory(c string) {
 	short := ShortID(c)
-	if !slices.Contains(s.known[short], c) {
-		s.known[short] = append(s.known[short], c)
+	if !slices.Contains(q.known[short], c) {
+		q.known[short] = append(q.known[short], c)
 	}
 }
 
-func (s *Servant) shortKnown(short uint32) bool { return len(s.known[short]) > 0 }
+func (q *sequencer) shortKnown(short uint32) bool { return len(q.known[short]) > 0 }
 
 // mayNeedUnknown reports whether a category we have never seen, with this
 // short ID, could lie under one of our subscriptions: its top-level segment
 // hashes like one of theirs.
-func (s *Servant) mayNeedUnknown(short uint32) bool {
-	return slices.ContainsFunc(s.self, func(c string) bool { return ShortID(c)>>16 == short>>16 })
+func (q *sequencer) mayNeedUnknown(host sequencerHost, short uint32) bool {
+	return slices.ContainsFunc(host.subscriptions(), func(c string) bool { return ShortID(c)>>16 == short>>16 })
 }
 
 // neededShort reports whether any known category with this short ID is one
 // we subscribe to. A collision can only make us ask for too much.
-func (s *Servant) neededShort(short uint32) bool {
-	return slices.ContainsFunc(s.known[short], s.self.Matches)
+func (q *sequencer) neededShort(host sequencerHost, short uint32) bool {
+	return slices.ContainsFunc(q.known[short], host.subscriptions().Matches)
 }
 
-// flushProgress reports, once per step, every source whose next expected
-// count moved, for the host to persist.
-func (s *Servant) flushProgress() {
-	switch len(s.progressed) {
+// flushProgress appends to out, once per step, a Progress for every
+// source whose next expected count moved, for the host to persist.
+func (q *sequencer) flushProgress(out []Action) []Action {
+	switch len(q.progressed) {
 	case 0:
-		return
+		return out
 	case 1: // the usual step: one item delivered, nothing to sort
-		for id := range s.progressed {
-			s.out = append(s.out, Progress{Source: id, Next: s.sources[id].next})
+		for id := range q.progressed {
+			out = append(out, Progress{Source: id, Next: q.sources[id].next})
 		}
-		clear(s.progressed)
-		return
+		clear(q.progressed)
+		return out
 	}
-	for _, id := range slices.Sorted(maps.Keys(s.progressed)) {
-		s.out = append(s.out, Progress{Source: id, Next: s.sources[id].next})
+	for _, id := range slices.Sorted(maps.Keys(q.progressed)) {
+		out = append(out, Progress{Source: id, Next: q.sources[id].next})
 	}
-	clear(s.progressed)
+	clear(q.progressed)
+	return out
+}
+
+// What the servant lends the sequencer alone (sequencerHost).
+
+// deliver hands m to the application: it counts toward its source's heat
+// for direct delivery too.
+func (s *Servant) deliver(m *Multicast, from LinkID) {
+	s.counters.Delivered++
+	s.out = append(s.out, Deliver{Msg: m, From: from})
+	s.direct.delivered(s, m)
+}
+
+func (s *Servant) act(a Action)                { s.out = append(s.out, a) }
+func (s *Servant) followingUp() bool           { return s.catchUp.followingUp(s) }
+func (s *Servant) nextOf(source string) uint64 { return s.seq.nextOf(source) }
+
+func (s *Servant) recoverLinks(source string, search bool) []*link {
+	if search {
+		return s.treeLinks()
+	}
+	if l := s.reversePath(source, nil); l != nil {
+		return []*link{l}
+	}
+	return nil
 }

@@ -38,27 +38,29 @@ const longerPathMemory = time.Minute
 // overtakeGrace is how long a count that an item on a shorter path found
 // missing waits for its copy on the longer one: the first wait for a
 // retransmission, far above the few milliseconds a relay adds.
-func (s *Servant) overtakeGrace() time.Duration { return s.cfg.RecoverTimeout }
+func (q *sequencer) overtakeGrace() time.Duration { return q.cfg.RecoverTimeout }
 
 // notePath records that an item of st came over hops links, opening the
 // grace when a longer path carried the source's items recently.
-func (s *Servant) notePath(st *sourceState, hops uint64) {
-	if hops >= st.longest || s.now.Sub(st.longestAt) > longerPathMemory {
-		st.longest, st.longestAt = hops, s.now
+func (q *sequencer) notePath(host sequencerHost, st *sourceState, hops uint64) {
+	if hops >= st.longest || host.clock().Sub(st.longestAt) > longerPathMemory {
+		st.longest, st.longestAt = hops, host.clock()
 		return
 	}
-	st.graceUntil = s.now.Add(s.overtakeGrace())
+	st.graceUntil = host.clock().Add(q.overtakeGrace())
 }
 
 // askAt is when a count of st found missing now is first asked for: at
 // once, or when an open grace ends.
-func (s *Servant) askAt(st *sourceState) time.Time {
-	if s.overtaking(st) {
+func (q *sequencer) askAt(host sequencerHost, st *sourceState) time.Time {
+	if q.overtaking(host, st) {
 		return st.graceUntil
 	}
-	return s.now
+	return host.clock()
 }
 
 // overtaking reports whether the grace of st is open: an item of the
 // source came a shorter way than others within the last overtakeGrace.
-func (s *Servant) overtaking(st *sourceState) bool { return st.graceUntil.After(s.now) }
+func (q *sequencer) overtaking(host sequencerHost, st *sourceState) bool {
+	return st.graceUntil.After(host.clock())
+}

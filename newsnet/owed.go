@@ -97,13 +97,13 @@ type opening struct {
 
 // latestNeeded returns the latest count before h under our subscriptions,
 // as h's chain tells it, and whether it told it for all of them.
-func (s *Servant) latestNeeded(h *header) (latest uint64, known bool) {
+func (q *sequencer) latestNeeded(host sequencerHost, h *header) (latest uint64, known bool) {
 	known = true
-	for _, sub := range s.self {
+	for _, sub := range host.subscriptions() {
 		if sub == AllCategories {
 			return h.count - 1, true
 		}
-		p, ok := s.lastForMe(h, sub)
+		p, ok := host.lastForMe(h, sub)
 		if !ok {
 			known = false
 			continue
@@ -116,11 +116,11 @@ func (s *Servant) latestNeeded(h *header) (latest uint64, known bool) {
 // opens reports whether the first header met of a source needs its owed
 // counts found: some count before it may be ours. A source met with an
 // undated item starts as before (see begin).
-func (s *Servant) opens(h *header, dated bool) bool {
-	if h.count <= 1 || len(s.self) == 0 || !dated {
+func (q *sequencer) opens(host sequencerHost, h *header, dated bool) bool {
+	if h.count <= 1 || len(host.subscriptions()) == 0 || !dated {
 		return false
 	}
-	latest, known := s.latestNeeded(h)
+	latest, known := q.latestNeeded(host, h)
 	return latest > 0 || !known
 }
 
@@ -128,12 +128,12 @@ func (s *Servant) opens(h *header, dated bool) bool {
 // edge carries no date, so whether even its own count is owed takes a
 // probe: it opens the source whenever that count, or one before it, may
 // be ours.
-func (s *Servant) edgeOpens(h *header) bool {
-	if len(s.self) == 0 {
+func (q *sequencer) edgeOpens(host sequencerHost, h *header) bool {
+	if len(host.subscriptions()) == 0 {
 		return false
 	}
-	latest, known := s.latestNeeded(h)
-	return s.self.Matches(h.category) || latest > 0 || !known
+	latest, known := q.latestNeeded(host, h)
+	return host.subscriptions().Matches(h.category) || latest > 0 || !known
 }
 
 // owedSince is when items started being owed to us: when we first
@@ -147,31 +147,31 @@ func (s *Servant) owedSince() time.Time {
 
 // startOpening opens st at header h. published is h's date when h is an
 // item that came live over a link; zero otherwise.
-func (s *Servant) startOpening(source string, st *sourceState, h *header, published time.Time) {
-	since := s.owedSince()
+func (q *sequencer) startOpening(host sequencerHost, source string, st *sourceState, h *header, published time.Time) {
+	since := host.owedSince()
 	o := &opening{
 		first:     h.count,
 		window:    h.count - min(historyLen(h.runs()), h.count-1),
-		threshold: since.Add(-s.cfg.ClockSkew),
+		threshold: since.Add(-q.cfg.ClockSkew),
 		hi:        h.count + 1,
 		probed:    map[uint64]bool{},
 	}
 	if !published.IsZero() {
-		if live := published.Add(-s.now.Sub(since)); live.Before(o.threshold) {
+		if live := published.Add(-host.clock().Sub(since)); live.Before(o.threshold) {
 			o.threshold = live
 		}
 	}
-	if latest, _ := s.latestNeeded(h); latest > 0 && latest < h.count {
+	if latest, _ := q.latestNeeded(host, h); latest > 0 && latest < h.count {
 		o.guess = latest
 	}
 	st.open = o
-	s.note("met source %s at count %d: finding the first count owed to us (published since %v)", source, h.count, o.threshold.UTC().Format(time.RFC3339))
+	host.note("met source %s at count %d: finding the first count owed to us (published since %v)", source, h.count, o.threshold.UTC().Format(time.RFC3339))
 }
 
 // openingTake takes an item of an opening source: its date narrows B down,
 // and it is kept for the sequence. recovered says it came as an answer (to
 // a probe or a catch-up) rather than live.
-func (s *Servant) openingTake(source string, st *sourceState, m *Multicast, from LinkID, recovered bool) {
+func (q *sequencer) openingTake(host sequencerHost, source string, st *sourceState, m *Multicast, from LinkID, recovered bool) {
 	o := st.open
 	if recovered && !o.probed[m.Count] {
 		// A catch-up brought it (we asked for no such count; nothing else
@@ -182,35 +182,35 @@ func (s *Servant) openingTake(source string, st *sourceState, m *Multicast, from
 		}
 	}
 	h := headerOf(m)
-	s.learnCategory(h.category)
+	q.learnCategory(h.category)
 	if t, ok := PublishedAt(m.ID); ok {
-		s.dateCount(o, &h, !t.Before(o.threshold))
+		q.dateCount(host, o, &h, !t.Before(o.threshold))
 	} else if m.Count == o.probe {
 		// An undated item tells nothing: give up looking, as a source
 		// met undated would have.
-		s.keep(o, deferredItem{msg: m, from: from})
-		s.settleOpening(source, st, o.fallback())
+		q.keep(o, deferredItem{msg: m, from: from})
+		q.settleOpening(host, source, st, o.fallback())
 		return
 	}
-	s.keep(o, deferredItem{msg: m, from: from})
+	q.keep(o, deferredItem{msg: m, from: from})
 	if m.Count == o.probe {
 		o.probe = 0
 	}
-	s.advanceOpening(source, st)
+	q.advanceOpening(host, source, st)
 }
 
 // openingEdge keeps an edge of an opening source for the sequence.
-func (s *Servant) openingEdge(source string, st *sourceState, e *LatestHeader) {
-	s.keep(st.open, deferredItem{edge: e})
-	s.advanceOpening(source, st)
+func (q *sequencer) openingEdge(host sequencerHost, source string, st *sourceState, e *LatestHeader) {
+	q.keep(st.open, deferredItem{edge: e})
+	q.advanceOpening(host, source, st)
 }
 
 // dateCount narrows B down with the date of h's count: owed or not.
-func (s *Servant) dateCount(o *opening, h *header, owed bool) {
+func (q *sequencer) dateCount(host sequencerHost, o *opening, h *header, owed bool) {
 	switch {
 	case owed && h.count < o.hi:
 		o.hi = h.count
-		o.needBelow, o.needKnown = s.latestNeeded(h)
+		o.needBelow, o.needKnown = q.latestNeeded(host, h)
 	case !owed && h.count > o.lo:
 		o.lo = h.count
 	}
@@ -218,7 +218,7 @@ func (s *Servant) dateCount(o *opening, h *header, owed bool) {
 
 // keep holds d until the source's start is known, bounded like the items
 // deferred for a catch-up.
-func (s *Servant) keep(o *opening, d deferredItem) {
+func (q *sequencer) keep(o *opening, d deferredItem) {
 	if d.msg != nil && len(o.kept) < maxDeferred {
 		o.kept = append(o.kept, d)
 		return
@@ -239,26 +239,26 @@ func (o *opening) fallback() uint64 {
 
 // advanceOpening settles the source when B is known, and otherwise asks
 // for the next count that narrows it down.
-func (s *Servant) advanceOpening(source string, st *sourceState) {
+func (q *sequencer) advanceOpening(host sequencerHost, source string, st *sourceState) {
 	o := st.open
 	if o.probe != 0 {
 		return // wait for its answer
 	}
 	switch {
 	case o.hi-o.lo <= 1:
-		s.settleOpening(source, st, o.hi)
+		q.settleOpening(host, source, st, o.hi)
 		return
 	case o.hi <= o.first && o.needKnown && o.lo >= o.needBelow:
 		// Nothing under our subscriptions lies between the last count
 		// found not owed and the first found owed: where exactly B lies
 		// between them does not matter.
-		s.settleOpening(source, st, o.lo+1)
+		q.settleOpening(host, source, st, o.lo+1)
 		return
 	}
 	o.probe = o.nextProbe()
 	o.attempts = 0
 	o.due = time.Time{}
-	s.sendProbe(source, st)
+	q.sendProbe(host, source, st)
 }
 
 // nextProbe picks the count to ask for: the latest count we need before
@@ -282,53 +282,47 @@ func (o *opening) nextProbe() uint64 {
 // sendProbe asks for the probed count along the reverse path (the whole
 // tree from the third try, as a retransmission request does), unless the
 // servant has no link to ask over; tickOpenings retries.
-func (s *Servant) sendProbe(source string, st *sourceState) {
+func (q *sequencer) sendProbe(host sequencerHost, source string, st *sourceState) {
 	o := st.open
-	if s.detached() || s.now.Before(o.due) {
+	if host.detached() || host.clock().Before(o.due) {
 		return
 	}
-	if o.attempts >= s.cfg.RecoverAttempts {
-		s.note("no holder answered for count %d of %s: its owed items are looked for from count %d", o.probe, source, o.fallback())
-		s.settleOpening(source, st, o.fallback())
+	if o.attempts >= q.cfg.RecoverAttempts {
+		host.note("no holder answered for count %d of %s: its owed items are looked for from count %d", o.probe, source, o.fallback())
+		q.settleOpening(host, source, st, o.fallback())
 		return
 	}
 	o.attempts++
 	o.probed[o.probe] = true
-	o.due = s.now.Add(s.cfg.RecoverTimeout << (o.attempts - 1))
-	s.counters.AskedOwed++
-	r := &Recover{Source: source, Counts: []uint64{o.probe}, Search: o.attempts > searchAfter, Trail: []ServantID{s.id}}
-	if r.Search {
-		for _, l := range s.treeLinks() {
-			s.send(l, r)
-		}
-		return
-	}
-	if l := s.reversePath(source, nil); l != nil {
-		s.send(l, r)
+	o.due = host.clock().Add(q.cfg.RecoverTimeout << (o.attempts - 1))
+	q.counters.AskedOwed++
+	r := &Recover{Source: source, Counts: []uint64{o.probe}, Search: o.attempts > searchAfter, Trail: []ServantID{q.cfg.ID}}
+	for _, l := range host.recoverLinks(source, r.Search) {
+		host.send(l, r)
 	}
 }
 
 // openingMissing handles the answer that nobody holds count k: if it is
 // the one probed, the search stops there.
-func (s *Servant) openingMissing(source string, st *sourceState, k uint64) {
+func (q *sequencer) openingMissing(host sequencerHost, source string, st *sourceState, k uint64) {
 	if o := st.open; o.probe == k {
-		s.note("count %d of %s is held by nobody: its owed items are looked for from count %d", k, source, o.fallback())
-		s.settleOpening(source, st, o.fallback())
+		host.note("count %d of %s is held by nobody: its owed items are looked for from count %d", k, source, o.fallback())
+		q.settleOpening(host, source, st, o.fallback())
 	}
 }
 
 // tickOpenings repeats the probes that went unanswered.
-func (s *Servant) tickOpenings() {
+func (q *sequencer) tickOpenings(host sequencerHost) {
 	var due []string
-	for id, st := range s.sources {
-		if st.open != nil && st.open.probe != 0 && !s.now.Before(st.open.due) {
+	for id, st := range q.sources {
+		if st.open != nil && st.open.probe != 0 && !host.clock().Before(st.open.due) {
 			due = append(due, id)
 		}
 	}
 	slices.Sort(due)
 	for _, id := range due {
-		if st := s.sources[id]; st.open != nil {
-			s.sendProbe(id, st)
+		if st := q.sources[id]; st.open != nil {
+			q.sendProbe(host, id, st)
 		}
 	}
 }
@@ -337,21 +331,21 @@ func (s *Servant) tickOpenings() {
 // brought, if lower) and sequences what was kept meanwhile, in count
 // order: the usual gap classification then asks for whatever owed count
 // is missing.
-func (s *Servant) settleOpening(source string, st *sourceState, b uint64) {
+func (q *sequencer) settleOpening(host sequencerHost, source string, st *sourceState, b uint64) {
 	o := st.open
 	st.open = nil
 	if o.floor > 0 && o.floor < b {
 		b = o.floor
 	}
 	st.next = max(b, 1)
-	s.progressed[source] = true // the start itself is news to persist
-	s.note("source %s starts at count %d for us (met at %d, %d probes)", source, st.next, o.first, len(o.probed))
+	q.progressed[source] = true // the start itself is news to persist
+	host.note("source %s starts at count %d for us (met at %d, %d probes)", source, st.next, o.first, len(o.probed))
 	slices.SortStableFunc(o.kept, func(x, y deferredItem) int { return cmp.Compare(x.msg.Count, y.msg.Count) })
 	for _, d := range o.kept {
-		s.sequence(d.msg, d.from)
+		q.sequence(host, d.msg, d.from)
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(o.keptEdges), compareEdgeKeys) {
-		s.sequenceEdge(st, o.keptEdges[k].edge)
+		q.sequenceEdge(host, st, o.keptEdges[k].edge)
 	}
-	s.settle(source, st, 0)
+	q.settle(host, source, st, 0)
 }

@@ -64,16 +64,16 @@ func (s *Servant) lookup(source string, count uint64) *Multicast {
 
 // tickRecover sends the requests that are due and gives up on counts that
 // ran out of attempts.
-func (s *Servant) tickRecover() {
+func (q *sequencer) tickRecover(host sequencerHost) {
 	var due []string
-	for id, st := range s.sources {
+	for id, st := range q.sources {
 		if len(st.wanted) > 0 {
 			due = append(due, id)
 		}
 	}
 	slices.Sort(due) // deterministic order of requests
 	for _, id := range due {
-		s.requestDue(id, s.sources[id])
+		q.requestDue(host, id, q.sources[id])
 	}
 }
 
@@ -85,15 +85,15 @@ func (s *Servant) tickRecover() {
 // A detached servant asks nothing: a request would have nowhere to go, and
 // an attempt spent then would bring a count closer to being given up for
 // want of a link rather than of a holder.
-func (s *Servant) requestDue(source string, st *sourceState) {
-	if len(st.wanted) == 0 || s.now.Before(st.due) || s.catchUp.followingUp(s) || s.detached() {
+func (q *sequencer) requestDue(host sequencerHost, source string, st *sourceState) {
+	if len(st.wanted) == 0 || host.clock().Before(st.due) || host.followingUp() || host.detached() {
 		return
 	}
 	var msgs, cats []uint64
 	var lost uint64
 	asked, search := 0, false
 	for _, w := range st.wanted {
-		if w.attempts > 0 && s.now.Before(w.due) {
+		if w.attempts > 0 && host.clock().Before(w.due) {
 			asked++
 		}
 	}
@@ -105,53 +105,46 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(st.wanted)) {
 		w := st.wanted[k]
-		if s.now.Before(w.due) {
+		if host.clock().Before(w.due) {
 			later(w.due)
 			continue
 		}
-		if w.attempts >= s.cfg.RecoverAttempts {
+		if w.attempts >= q.cfg.RecoverAttempts {
 			delete(st.wanted, k)
 			st.skip[k] = true
 			lost++
 			continue
 		}
-		if asked >= s.cfg.RecoverWindow {
+		if asked >= q.cfg.RecoverWindow {
 			// The window is full: look again a little later (answers
 			// free it up) rather than on every message.
-			later(s.now.Add(s.cfg.RecoverTimeout / 4))
+			later(host.clock().Add(q.cfg.RecoverTimeout / 4))
 			continue
 		}
 		asked++
 		w.attempts++
 		search = search || w.attempts > searchAfter
-		w.due = s.now.Add(s.cfg.RecoverTimeout << (w.attempts - 1))
+		w.due = host.clock().Add(q.cfg.RecoverTimeout << (w.attempts - 1))
 		later(w.due)
 		if w.categoryOnly {
 			cats = append(cats, k)
-			s.counters.AskedClasses++
+			q.counters.AskedClasses++
 		} else {
 			msgs = append(msgs, k)
-			s.counters.AskedMessages++
+			q.counters.AskedMessages++
 		}
 	}
 	st.due = next
 	if lost > 0 {
-		s.noteLost(source, lost)
-		s.drain(source, st, 0)
+		q.noteLost(host, source, lost)
+		q.drain(host, source, st, 0)
 	}
 	// The first requests follow the reverse path; later ones search the
 	// whole tree, for the reverse path may be stale: the tree re-formed
 	// since the source's last item and nothing has passed to correct it.
-	links := s.treeLinks()
-	if !search {
-		links = nil
-		if l := s.reversePath(source, nil); l != nil {
-			links = []*link{l}
-		}
-	}
-	for _, l := range links {
-		s.sendRecover(l, &Recover{Source: source, Counts: msgs, Search: search, Trail: []ServantID{s.id}})
-		s.sendRecover(l, &Recover{Source: source, Counts: cats, CategoriesOnly: true, Search: search, Trail: []ServantID{s.id}})
+	for _, l := range host.recoverLinks(source, search) {
+		q.sendRecover(host, l, &Recover{Source: source, Counts: msgs, Search: search, Trail: []ServantID{q.cfg.ID}})
+		q.sendRecover(host, l, &Recover{Source: source, Counts: cats, CategoriesOnly: true, Search: search, Trail: []ServantID{q.cfg.ID}})
 	}
 }
 
@@ -161,29 +154,29 @@ func (s *Servant) requestDue(source string, st *sourceState) {
 const searchAfter = 2
 
 // sendRecover sends r on l, in frames of at most MaxCounts counts.
-func (s *Servant) sendRecover(l *link, r *Recover) {
+func (q *sequencer) sendRecover(host sequencerHost, l *link, r *Recover) {
 	for counts := r.Counts; len(counts) > 0; {
 		n := min(len(counts), MaxCounts)
 		part := *r
 		part.Counts = counts[:n]
-		s.send(l, &part)
+		host.send(l, &part)
 		counts = counts[n:]
 	}
 }
 
 // noteLost records n needed messages of source given up on, for the
 // counters and for the host to persist.
-func (s *Servant) noteLost(source string, n uint64) {
-	s.counters.Lost += n
-	s.note("gave up on %d messages of %s: lost", n, source)
-	s.out = append(s.out, Lost{Source: source, N: n, Total: s.counters.Lost})
+func (q *sequencer) noteLost(host sequencerHost, source string, n uint64) {
+	q.counters.Lost += n
+	host.note("gave up on %d messages of %s: lost", n, source)
+	host.act(Lost{Source: source, N: n, Total: q.counters.Lost})
 }
 
 // reversePath is the tree link toward a source: the one its messages last
 // arrived on, else the most recent link whose source list holds it
 // (reverse.go), else the uplink; never the link a request came in on.
 func (s *Servant) reversePath(source string, except *link) *link {
-	if st := s.sources[source]; st != nil {
+	if st := s.seq.sources[source]; st != nil {
 		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
 			return l
 		}
@@ -287,7 +280,7 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 // that is the reverse path from now on (it may have gone stale).
 func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	if r.Msg != nil || len(r.Categories) > 0 {
-		if st := s.sources[r.Source]; st != nil {
+		if st := s.seq.sources[r.Source]; st != nil {
 			st.arrival = from.id
 		}
 		s.noteArrival(from, r.Source, false)
@@ -299,7 +292,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	if r.Source == s.cfg.Source {
 		return // our own messages, from a catch-up: we have them
 	}
-	st := s.source(r.Source)
+	st := s.seq.source(r.Source)
 	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verifiedOn(from, m) {
 		s.cache.add(m)
 		s.takeRecovered(st, m, from)
@@ -308,7 +301,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		if o := st.open; o != nil && cc.Count == o.probe && isNotForYou(cc.Category) {
 			// The probed item is not for us, and so not dated for us:
 			// give up looking, as for an undated item.
-			s.settleOpening(r.Source, st, o.fallback())
+			s.seq.settleOpening(s, r.Source, st, o.fallback())
 			continue
 		}
 		w := st.wanted[cc.Count]
@@ -321,11 +314,11 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		if w == nil || !w.categoryOnly {
 			continue
 		}
-		s.learnCategory(cc.Category)
+		s.seq.learnCategory(cc.Category)
 		delete(st.wanted, cc.Count)
 		if s.self.Matches(cc.Category) {
 			s.counters.GapNeeded++
-			s.wantMessage(r.Source, st, cc.Count)
+			s.seq.wantMessage(s, r.Source, st, cc.Count)
 		} else {
 			s.counters.GapSkipped++
 			st.skip[cc.Count] = true
@@ -334,7 +327,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	var lost uint64
 	for _, k := range r.Missing {
 		if st.open != nil {
-			s.openingMissing(r.Source, st, k)
+			s.seq.openingMissing(s, r.Source, st, k)
 			continue
 		}
 		if st.wanted[k] != nil {
@@ -344,9 +337,9 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		}
 	}
 	if lost > 0 {
-		s.noteLost(r.Source, lost)
+		s.seq.noteLost(s, r.Source, lost)
 	}
-	s.settle(r.Source, st, 0)
+	s.seq.settle(s, r.Source, st, 0)
 }
 
 // takeRecovered handles a message that came back from a retransmission
@@ -371,7 +364,7 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 		if first && st.next > 0 {
 			s.relayExcept(m, from, s.links[st.live])
 		}
-		s.sequence(m, 0)
+		s.seq.sequence(s, m, 0)
 		return
 	}
 	stored := s.cfg.Archive != nil && s.cfg.Archive.Lookup(m.Source, m.Count) != nil
@@ -384,7 +377,7 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 // heardOf reports whether an item or an edge of source has passed this
 // servant.
 func (s *Servant) heardOf(source string) bool {
-	if s.sources[source] != nil {
+	if s.seq.sources[source] != nil {
 		return true
 	}
 	for _, l := range s.treeLinks() {

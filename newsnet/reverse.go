@@ -78,7 +78,7 @@ func (s *Servant) towardSource(source string, except *link) *link {
 	if l := s.listedToward(source, except, false); l != nil {
 		return l
 	}
-	if st := s.sources[source]; st != nil {
+	if st := s.seq.sources[source]; st != nil {
 		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
 			return l
 		}

@@ -63,7 +63,7 @@ func (s *Servant) setSelf(set CategorySet) {
 	prior := s.self
 	s.self = set
 	for _, c := range set {
-		s.learnCategory(c)
+		s.seq.learnCategory(c)
 	}
 	s.routeInfoAllExcept(nil)
 	// A new subscription asks for what was published before it (after the
@@ -99,14 +99,14 @@ func (s *Servant) route(from *link, m *Multicast) {
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}
 	case s.catchUp.holds(s, m.Source):
-		st := s.source(m.Source)
+		st := s.seq.source(m.Source)
 		st.arrival, st.live, st.hops, st.viaUp = from.id, from.id, m.Hops+1, from == s.up
 		s.catchUp.deferLive(m, from.id)
 	default:
-		st := s.source(m.Source)
+		st := s.seq.source(m.Source)
 		st.arrival, st.live, st.hops, st.viaUp = from.id, from.id, m.Hops+1, from == s.up
-		s.notePath(st, m.Hops+1)
-		s.sequence(m, from.id)
+		s.seq.notePath(s, st, m.Hops+1)
+		s.seq.sequence(s, m, from.id)
 	}
 }
 
@@ -192,8 +192,8 @@ func (s *Servant) replayed(m *Multicast) bool {
 	if m.Count == 0 || m.Source == s.cfg.Source {
 		return false
 	}
-	st := s.sources[m.Source]
-	if st == nil || st.next == 0 || m.Count >= st.next || st.wanted[m.Count] != nil || s.overtaking(st) {
+	st := s.seq.sources[m.Source]
+	if st == nil || st.next == 0 || m.Count >= st.next || st.wanted[m.Count] != nil || s.seq.overtaking(s, st) {
 		return false
 	}
 	if st.resolvedUnseen(m.Count) {

@@ -1,9 +1,7 @@
 package newsnet
 
 import (
-	"cmp"
 	"fmt"
-	"net/netip"
 	"slices"
 	"time"
 )
@@ -59,16 +57,14 @@ type Servant struct {
 	seen seenSet
 
 	// Ordered delivery and retransmission (JP3679935B2).
-	sources    map[string]*sourceState
-	genuine    map[string]bool     // sources with an item that passed verification here
-	progressed map[string]bool     // sources whose next count moved this step
-	known      map[uint32][]string // short ID -> categories seen
-	cache      relayCache
-	edges      map[edgeKey]*LatestHeader // the latest header per source and category (edge.go)
-	ownCount   uint64
-	own        ownHistory
-	chains     Chains       // the Lasts of our next publication (ownchain.go)
-	outbox     []*Multicast // publications waiting for the tree
+	seq      sequencer       // order.go
+	genuine  map[string]bool // sources with an item that passed verification here
+	cache    relayCache
+	edges    map[edgeKey]*LatestHeader // the latest header per source and category (edge.go)
+	ownCount uint64
+	own      ownHistory
+	chains   Chains       // the Lasts of our next publication (ownchain.go)
+	outbox   []*Multicast // publications waiting for the tree
 	// firstAttached is when we first attached in this run: items
 	// published since are owed to us (owed.go).
 	firstAttached time.Time
@@ -87,156 +83,10 @@ type Servant struct {
 	noted    map[string]bool   // peer + reason already noted
 }
 
-// Counters are monotonic totals since the servant started.
-type Counters struct {
-	Published  uint64 // Publish events
-	Suppressed uint64 // publications sent on no link: nobody subscribed
-	Delivered  uint64 // messages handed to the local application
-	Relayed    uint64 // multicast frames forwarded to other servants
-	Duplicates uint64 // copies dropped by ID
-	Resets     uint64 // tree optimization resets this servant sent
-	Lost       uint64 // needed messages no holder could retransmit (Config.Lost included)
-
-	// Flow control: items withheld from a busy link (sent later from the
-	// cache or store), and those of them dropped for good (the backlog was
-	// full or the item was gone; the link got the source's edge instead).
-	Withheld, BacklogDropped uint64
-
-	// Gap classification (JP3679935B2): missed counts found needed, found
-	// not needed (skipped without a request), and the counts asked for in
-	// retransmission requests (messages, and categories only; retries
-	// included).
-	GapNeeded, GapSkipped       uint64
-	AskedMessages, AskedClasses uint64
-	// AskedOwed counts the probes (retries included) that looked for the
-	// first count of a newly met source owed to us (owed.go).
-	AskedOwed uint64
-
-	// Frames sent, by kind: multicast payload; periodic upkeep (pings,
-	// partition messages); control (joins, siblings, resets, routing
-	// information), which is what tree changes cost; and recovery
-	// (retransmission requests and answers, catch-up).
-	MulticastFrames, PeriodicFrames, ControlFrames, RecoveryFrames uint64
-	// EdgeFrames are leading edges sent (edge.go): after link changes and
-	// for items a busy link could not be sent.
-	EdgeFrames uint64
-
-	// Direct delivery (direct.go): our items sent over direct links, items
-	// that arrived over one first, refusals our requests met, and the
-	// frames that set direct links up and keep the exceptions (requests,
-	// answers, hellos, covers).
-	DirectSent, DirectReceived, DirectRefused, DirectFrames uint64
-
-	// ReportFrames are reach reports sent (reach.go).
-	ReportFrames uint64
-
-	// Requests within budget (requests.go, pages.go): requests that had to
-	// wait for their link's answers to drain, those refused beyond the
-	// waiting bounds, and catch-up pages read off the loop.
-	RequestsWaited, RequestsRefused, PagesRead uint64
-	// Reach reports within budget (reach_budget.go): reports and report
-	// entries refused beyond their rate, and entries whose identity lists
-	// were dropped beyond the link's bytes.
-	ReportsRefused, ReachListsDropped uint64
-	// ReachBlobsRefused: identity and acknowledgement blobs in reports
-	// that did not verify (Config.VerifyReachBlob).
-	ReachBlobsRefused uint64
-	// EdgesRefused: edges of new sources beyond a link's allowance.
-	EdgesRefused uint64
-	// Forged: items rejected for a reason in Config.ForgedReasons.
-	Forged uint64
-	// Opinions: second opinions asked of seeds; SilentUps: up-servants
-	// left because they passed on nothing of a stream a seed knew had
-	// moved on (opinion.go).
-	Opinions, SilentUps uint64
-	// AudienceWithheld: answers not sent to a leaf that advertises an
-	// address inside the item's audience while it connects from outside.
-	AudienceWithheld uint64
-
-	// TooNew counts frames not sent because the link runs at a wire
-	// version older than the frame (newer).
-	TooNew uint64
-}
-
 // newer is a message that exists from a wire version on: it is never sent
 // on a link running at an older one.
 type newer interface {
 	since() uint16
-}
-
-type linkKind int
-
-const (
-	linkJoining       linkKind = iota // outbound, join request sent, awaiting answer
-	linkAccepted                      // inbound, awaiting join request
-	linkUp                            // established uplink
-	linkDown                          // established downlink
-	linkDirectDialing                 // outbound direct link, dialed (direct.go)
-	linkDirect                        // established direct link: not a tree link
-	linkOpinion                       // outbound, asking a seed for a second opinion (opinion.go)
-	linkDialBack                      // outbound, dialing a servant back (dialback.go)
-)
-
-type link struct {
-	id    LinkID
-	kind  linkKind
-	peer  ServantID // known for outbound links and after a join request
-	value uint64    // IDValue(peer)
-	slot  int       // for downlinks: leafSlot for a leaf
-	leaf  bool      // a downlink to a leaf (leaf.go)
-	// probeAt: when we next dial the peer of this downlink back;
-	// reportedAt: when we last did so because a joiner could not dial it;
-	// avoid: the joiner's Avoid list, not a place for it until avoidUntil
-	// (leaf.go).
-	probeAt, reportedAt time.Time
-	avoid               []ServantID
-	avoidUntil          time.Time
-	reach               Reach // what our last dial-back to the peer found
-	// version is the link's wire version, release the peer's release.
-	version uint16
-	release string
-	// remote: the peer's address as its inbound connection showed it
-	// (LinkUp.Remote), invalid when the host did not say.
-	remote   netip.Addr
-	received CategorySet
-	sent     CategorySet
-	// infoSent and infoKnown: routing information went out on this link at
-	// least once / came in at least once. Until the peer's has arrived we do
-	// not know what lies beyond, so publications and the outbox are sent
-	// there rather than wrongly suppressed.
-	infoSent, infoKnown bool
-	opened              time.Time
-	idleAt              time.Time // last Ping received: nothing else was queued toward us
-	lastRecv            time.Time
-	lastSend            time.Time
-
-	// Flow control (flow.go): bytes sent and not yet reported written,
-	// when the host last reported progress (or the queue became
-	// non-empty), what is withheld while the link is busy (keys counts
-	// the items among it), and the streams whose edge it is owed.
-	inflight     int
-	progressAt   time.Time
-	backlog      []withheld
-	keys         int
-	backlogBytes int // the frames and keyed answers among backlog (withheld.size)
-	edgesOwed    map[edgeKey]bool
-
-	// Requests from the peer that wait for the link's answers to drain,
-	// and whether a catch-up page for it is being read (requests.go).
-	parked      []parkedRequest
-	parkedBytes int
-	paging      bool
-	requests    requestBucket
-	// The sources the peer's edges may still introduce (requests.go).
-	newSources allowance
-
-	// sources is the link's reverse-path list (reverse.go): the sources
-	// whose traffic arrived over it, with when it last did.
-	sources map[string]arrivalStamps
-	// except holds a tree link's exceptions per source, and direct a
-	// direct link's state (direct.go).
-	except exceptions
-	direct *directLink
 }
 
 // New returns a servant for cfg. It does nothing until the host sends Tick
@@ -251,32 +101,30 @@ func New(cfg Config) (*Servant, error) {
 	}
 	v := IDValue(cfg.ID)
 	s := &Servant{
-		cfg:        cfg,
-		id:         cfg.ID,
-		value:      v,
-		links:      make(map[LinkID]*link),
-		vmin:       v,
-		vmax:       v,
-		seen:       newSeenSet(cfg.SeenWindow),
-		sources:    map[string]*sourceState{},
-		progressed: map[string]bool{},
-		known:      map[uint32][]string{},
-		cache:      relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
-		ownCount:   cfg.OwnCount,
-		own:        ownHistory{limit: cfg.HistoryWindow},
+		cfg:      cfg,
+		id:       cfg.ID,
+		value:    v,
+		links:    make(map[LinkID]*link),
+		vmin:     v,
+		vmax:     v,
+		seen:     newSeenSet(cfg.SeenWindow),
+		cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
+		ownCount: cfg.OwnCount,
+		own:      ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
 	s.reach = newReachReports(&s.cfg, &s.counters)
 	s.catchUp = newCatchUps(&s.cfg)
+	s.seq = newSequencer(&s.cfg, &s.counters)
 	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
-		s.learnCategory(c)
+		s.seq.learnCategory(c)
 	}
 	for _, c := range cfg.Subscriptions {
 		if ValidCategory(c) == nil {
 			s.self = s.self.With(c)
-			s.learnCategory(c)
+			s.seq.learnCategory(c)
 		}
 	}
 	s.restoreOwnHistory()
@@ -361,7 +209,7 @@ func (s *Servant) Step(ev Event) []Action {
 	if reconcilesDirect(ev) {
 		s.direct.reconcile(s)
 	}
-	s.flushProgress()
+	s.out = s.seq.flushProgress(s.out)
 	s.reach.noteActions(s, s.out)
 	s.out = s.reach.flush(s.out)
 	out := s.out
@@ -516,278 +364,4 @@ func (s *Servant) send(l *link, m Message) {
 	}
 	l.inflight += SizeOf(m)
 	s.out = append(s.out, Send{Link: l.id, Msg: m})
-}
-
-// closeLink forgets l and asks the host to close it. It does not run the
-// loss processing of its kind: callers decide what a deliberate close means.
-func (s *Servant) closeLink(l *link, reason string) {
-	delete(s.links, l.id)
-	s.out = append(s.out, Close{Link: l.id, Reason: reason})
-}
-
-// treeLinks returns the established links: the uplink first, then the
-// downlinks in slot order. Iterating in a fixed order keeps the servant
-// deterministic.
-func (s *Servant) treeLinks() []*link {
-	ls := make([]*link, 0, len(s.downs)+1)
-	if s.up != nil {
-		ls = append(ls, s.up)
-	}
-	return append(ls, s.downs...)
-}
-
-// isTree reports whether ids are the tree links, in treeLinks order,
-// without allocating.
-func (s *Servant) isTree(ids []LinkID) bool {
-	i := 0
-	if s.up != nil {
-		if len(ids) == 0 || ids[0] != s.up.id {
-			return false
-		}
-		i = 1
-	}
-	if len(ids) != i+len(s.downs) {
-		return false
-	}
-	for j, l := range s.downs {
-		if ids[i+j] != l.id {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *Servant) sortedLinks() []*link {
-	ls := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		ls = append(ls, l)
-	}
-	slices.SortFunc(ls, func(a, b *link) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
-	return ls
-}
-
-// linkUp handles a new connection: an accepted one waits for a join request;
-// a dialed one is the connector's attempt and sends its request.
-func (s *Servant) linkUp(e LinkUp) {
-	if e.Inbound {
-		if _, dup := s.links[e.Link]; dup || e.Link&dialedLinkBit != 0 {
-			s.out = append(s.out, Close{Link: e.Link, Reason: "bad link id"})
-			return
-		}
-		s.links[e.Link] = &link{id: e.Link, kind: linkAccepted, opened: s.now, lastRecv: s.now, lastSend: s.now,
-			version: cmp.Or(e.Version, ProtocolVersion), release: e.Release, remote: e.Remote.Unmap().WithZone("")}
-		return
-	}
-	l := s.links[e.Link]
-	if l != nil {
-		l.version, l.release = cmp.Or(e.Version, ProtocolVersion), e.Release
-	}
-	if l != nil && l.kind == linkDirectDialing {
-		s.direct.dialed(s, l)
-		return
-	}
-	if l != nil && l.kind == linkDialBack {
-		s.dialBackUp(l)
-		return
-	}
-	if l != nil && l.kind == linkOpinion {
-		s.opinionLinkUp(l)
-		return
-	}
-	if l == nil || l.kind != linkJoining {
-		// An attempt we gave up on meanwhile.
-		s.out = append(s.out, Close{Link: e.Link, Reason: "join attempt abandoned"})
-		return
-	}
-	l.lastRecv, l.lastSend = s.now, s.now
-	s.send(l, &JoinRequest{From: s.id, Reach: s.dialback.self, Avoid: slices.Clone(s.connector.avoid), Full: slices.Clone(s.connector.full)})
-}
-
-// linkLost handles a connection that closed under us.
-func (s *Servant) linkLost(l *link, reason string) {
-	delete(s.links, l.id)
-	switch l.kind {
-	case linkJoining:
-		s.connector.attemptFailed(s, l, reason)
-	case linkAccepted:
-		// A joiner gave up before asking: nothing to undo.
-	case linkUp:
-		s.note("uplink to %s lost: %s", l.peer, reason)
-		s.becomeDetached()
-		s.recoverUplink()
-	case linkDown:
-		s.note("downlink to %s lost: %s", l.peer, reason)
-		s.removeDown(l)
-	case linkDirectDialing, linkDirect:
-		s.direct.lost(s, l, reason)
-	case linkDialBack:
-		s.dialBackFailed(l, reason)
-	case linkOpinion:
-		s.opinion.asking = 0
-	}
-}
-
-func (s *Servant) receive(l *link, m Message) {
-	switch m := m.(type) {
-	case *Ping:
-		l.idleAt = s.now
-	case *JoinRequest:
-		if l.kind == linkAccepted {
-			s.handleJoin(l, m)
-		}
-	case *JoinAccept:
-		if l.kind == linkJoining {
-			s.connector.accepted(s, l, m)
-		}
-	case *JoinRedirect:
-		switch l.kind {
-		case linkJoining:
-			s.connector.redirected(s, l, m)
-		case linkUp:
-			// Our slot was merged into another's; rejoin under its holder.
-			s.note("moved by %s to %s", l.peer, m.To)
-			s.closeLink(l, "redirected by up-servant")
-			s.becomeDetached()
-			s.startConnector([]ServantID{m.To})
-		}
-	case *JoinRefuse:
-		switch l.kind {
-		case linkJoining:
-			s.connector.refused(s, l, m.Reason)
-		case linkDirect:
-			s.closeLink(l, "refused: "+m.Reason)
-			s.direct.lost(s, l, "refused: "+m.Reason)
-		}
-	case *DialBack:
-		if l.kind == linkAccepted {
-			s.answerDialBack(l, m)
-		}
-	case *DialBackReply:
-		if l.kind == linkDialBack {
-			s.dialBackAnswered(l, m)
-		}
-	case *Reachability:
-		if l.kind == linkUp {
-			s.receiveReachability(m)
-		}
-	case *StreamQuery:
-		if l.kind == linkAccepted {
-			s.answerOpinion(l, m)
-		}
-	case *StreamHeads:
-		if l.kind == linkOpinion {
-			s.takeOpinion(l, m)
-		}
-	case *Siblings:
-		if l.kind == linkUp {
-			s.siblings = slices.Clone(m.IDs)
-		}
-	case *PartitionInfo:
-		if l.kind == linkUp {
-			s.lastRootHeard = s.now
-			s.optimize(Partition{Lo: m.Lo, Hi: m.Hi}, m.Path)
-		}
-	case *Reset:
-		if l.kind == linkUp {
-			// S421: reconnect through the seeds. The up-servant closes the link;
-			// closing it here first keeps uplink-loss processing from running.
-			// The root of the tree we were in comes first: a seed below the
-			// vertex (a joiner told of a servant mid-tree) would admit us
-			// again outside its slot and reset us again, for ever, where the
-			// root places us by our value (TestResetJoinerRejoinsThroughTheRoot).
-			s.note("reset by %s", l.peer)
-			var first []ServantID
-			if len(s.rootPath) > 0 && s.rootPath[0] != l.peer {
-				first = []ServantID{s.rootPath[0]}
-			}
-			s.closeLink(l, "reset by up-servant")
-			s.becomeDetached()
-			s.startConnector(first)
-		}
-	case *RoutingInfo:
-		if l.kind == linkUp || l.kind == linkDown {
-			s.receiveRouteInfo(l, m)
-		}
-	case *Multicast:
-		switch {
-		case l.kind == linkUp || l.kind == linkDown:
-			s.route(l, m)
-		case l.kind == linkDirect && !l.direct.publisher:
-			s.routeDirect(l, m)
-		}
-	case *Recover:
-		if l.kind == linkUp || l.kind == linkDown {
-			s.takeRequest(l, m)
-		}
-	case *Recovered:
-		if l.kind == linkUp || l.kind == linkDown {
-			s.handleRecovered(l, m)
-		}
-	case *CatchUp:
-		switch {
-		case l.kind == linkDown:
-			s.catchUp.answer(s, l, m)
-		case l.kind == linkUp && len(m.Trail) == 0:
-			s.catchUp.hinted(s)
-		}
-	case *CatchUpDone:
-		if l.kind == linkUp || l.kind == linkDown {
-			s.catchUp.done(s, m)
-		}
-	case *LatestHeader:
-		if l.kind == linkUp || l.kind == linkDown || l.kind == linkDirect && !l.direct.publisher && m.Source == l.direct.source {
-			s.receiveEdge(l, m)
-		}
-	case *DirectRequest:
-		if l.tree() {
-			s.direct.request(s, l, m)
-		}
-	case *DirectAnswer:
-		if l.tree() {
-			s.direct.answered(s, m)
-		}
-	case *DirectHello:
-		if l.kind == linkAccepted {
-			s.direct.hello(s, l, m)
-		}
-	case *DirectCover:
-		if l.tree() {
-			s.direct.cover(s, l, m)
-		}
-	case *ReachReport:
-		if l.tree() {
-			if s.reach.receive(s, l, m) {
-				s.receiveNetCensus(l, m)
-			}
-		}
-	default:
-		s.closeLink(l, fmt.Sprintf("unexpected message %T", m))
-		if l.kind == linkUp || l.kind == linkDown || l.kind == linkDirect {
-			s.linkLostAfterClose(l)
-		}
-	}
-}
-
-// linkLostAfterClose runs the loss processing for a tree link the core itself
-// closed (a protocol violation or a timeout).
-func (s *Servant) linkLostAfterClose(l *link) {
-	switch l.kind {
-	case linkUp:
-		s.becomeDetached()
-		s.recoverUplink()
-	case linkDown:
-		s.removeDown(l)
-	case linkJoining:
-		s.connector.attemptFailed(s, l, "closed")
-	case linkDirectDialing, linkDirect:
-		s.direct.lost(s, l, "closed")
-	}
 }
