@@ -230,14 +230,18 @@ func (k *Keeper) verify(sn *trust.SignedNetwork, m *newsnet.Multicast) (*news.He
 		if err := it.UnmarshalBinary(m.Payload); err != nil {
 			return nil, nil, string(trust.Invalid)
 		}
-		var reason string
-		switch h.Category {
-		case NetworkCategory:
-			reason = k.verifyDefinition(sn, it)
-		case RetractionCategory:
-			reason = k.verifyRetraction(sn, it)
-		default:
-			reason = verifyReport(sn, it)
+		// The carrier's signature is checked once, here; each kind's
+		// check then reads the document it carries.
+		reason := VerifyCarrier(sn, it)
+		if reason == "" {
+			switch h.Category {
+			case NetworkCategory:
+				reason = k.verifyDefinition(sn, it)
+			case RetractionCategory:
+				reason = k.verifyRetraction(sn, it)
+			default:
+				reason = checkReport(sn, it)
+			}
 		}
 		return h, trust.SignatureKey(it), reason
 	}

@@ -126,12 +126,19 @@ func ParseSummary(body string) (ReachSummary, error) {
 	return s, nil
 }
 
-// verifyReport is Verify for an item of ReportsCategory: a summary that
-// parses, signed by a key that may publish, about a post of that key.
+// verifyReport checks a stored item of ReportsCategory as Verify does: its
+// carrier, then checkReport.
 func verifyReport(sn *trust.SignedNetwork, it *news.Item) string {
 	if r := VerifyCarrier(sn, it); r != "" {
 		return r
 	}
+	return checkReport(sn, it)
+}
+
+// checkReport is Verify for an item of ReportsCategory whose carrier
+// passed VerifyCarrier: a summary that parses, signed by a key that may
+// publish, about a post of that key.
+func checkReport(sn *trust.SignedNetwork, it *news.Item) string {
 	s, err := ParseSummary(it.Body)
 	if err != nil {
 		return string(trust.Invalid)

@@ -184,14 +184,11 @@ func retractionOf(it *news.Item) (*trust.Retraction, error) {
 	return r, nil
 }
 
-// verifyRetraction is Verify for an item of RetractionCategory, against
-// sn, the definition held. A publisher's retraction of an item this
-// servant does not hold passes when the signer may publish at all: the
-// servants that hold the item decide.
+// verifyRetraction is Verify for an item of RetractionCategory whose
+// carrier passed VerifyCarrier, against sn, the definition held. A
+// publisher's retraction of an item this servant does not hold passes when
+// the signer may publish at all: the servants that hold the item decide.
 func (k *Keeper) verifyRetraction(sn *trust.SignedNetwork, it *news.Item) string {
-	if r := VerifyCarrier(sn, it); r != "" {
-		return r
-	}
 	r, err := retractionOf(it)
 	if err != nil {
 		return string(trust.Invalid)
