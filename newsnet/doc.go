@@ -26,4 +26,25 @@
 // fragment: it originates the periodic partition message. An attached
 // servant that hears none for Config.RootSilence is orphaned or in a cycle
 // and reconnects through the seeds.
+//
+// The Servant holds the tree (joins, partitions, leaves, dial-backs) and
+// routing, and steps sub-machines that own their state and rules. Each
+// reaches the servant only through a small host interface, which its unit
+// tests fake:
+//
+//	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
+//	             sequence, gap classification (JP3679935B2), the search for
+//	             the first count owed to us, and retransmission requests
+//	catchUps     catchup.go: catching up after an absence or a new
+//	             subscription, page by page, holding live items meanwhile
+//	directLinks  direct.go, direct_cover.go: direct delivery for hot pairs
+//	             and the exceptions that keep the tree from carrying the
+//	             same items (JP5458944B2)
+//	reachReports reach.go, reach_send.go, reach_census.go: reach totals
+//	             aggregated toward each publisher, and the subscriber census
+//
+// Messages live beside their codecs by family (msg_tree.go,
+// msg_multicast.go, msg_recover.go, msg_direct.go, msg_opinion.go,
+// reach_msg.go), with the type registry in registry.go and framing in
+// wire.go.
 package newsnet
