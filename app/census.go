@@ -39,6 +39,24 @@ type Census struct {
 	// Refused are the servants others refuse now for misconduct (floods,
 	// forged items, passing nothing on), with how many refuse each.
 	Refused []RefusedServant
+	// Parts map the tree: the partitions below the vertex, largest first,
+	// each with the partitions below it (two levels; empty while servants
+	// of an older release sit at the top of the tree).
+	Parts []MapPart
+}
+
+// MapPart is the subtree of one servant (Root) and the range of IDs
+// its partition holds (JP4353827B2): how many servants it has, how many
+// of them are leaves, the items lost in it and on how many servants, how
+// deep it goes, and the oldest and newest wire versions in it.
+type MapPart struct {
+	Root                     string
+	Lo, Hi                   uint64
+	Servants, Leaves         uint64
+	Lost, LostServants       uint64
+	Depth                    uint64
+	MinProtocol, MaxProtocol uint64
+	Parts                    []MapPart // the partitions below it, largest first
 }
 
 // RefusedServant is a servant refused by By others for misconduct.
@@ -112,5 +130,16 @@ func censusView(c newsnet.NetworkCensus) Census {
 	for _, r := range c.Refused {
 		v.Refused = append(v.Refused, RefusedServant{Servant: string(r.ID), By: r.Count})
 	}
+	v.Parts = partitionsView(c.Parts)
 	return v
+}
+
+func partitionsView(ps []newsnet.PartCensus) []MapPart {
+	var out []MapPart
+	for _, p := range ps {
+		out = append(out, MapPart{Root: string(p.Root), Lo: p.Lo, Hi: p.Hi, Servants: p.Servants, Leaves: p.Leaves,
+			Lost: p.Lost, LostServants: p.LostServants, Depth: p.Depth, MinProtocol: p.MinVersion, MaxProtocol: p.MaxVersion,
+			Parts: partitionsView(p.Parts)})
+	}
+	return out
 }

@@ -37,6 +37,37 @@ type censusJSON struct {
 	SeedLeaves  uint64            `json:"seedLeaves"`
 	SeedsAway   []seedAwayJSON    `json:"seedsAway"`
 	Refused     []refusedJSON     `json:"refused"`
+	Partitions  []partitionJSON   `json:"partitions"`
+}
+
+// partitionJSON is one partition of the tree's map: a servant's subtree
+// and the ID range it holds (lo and hi as decimal strings: they exceed
+// what a JSON number keeps exactly).
+type partitionJSON struct {
+	Root         string `json:"root"`
+	Lo           uint64 `json:"lo,string"`
+	Hi           uint64 `json:"hi,string"`
+	Servants     uint64 `json:"servants"`
+	Leaves       uint64 `json:"leaves"`
+	Lost         uint64 `json:"lost"`
+	LostServants uint64 `json:"lostServants"`
+	Depth        uint64 `json:"depth"`
+	Protocol     struct {
+		Min uint64 `json:"min"`
+		Max uint64 `json:"max"`
+	} `json:"protocol"`
+	Partitions []partitionJSON `json:"partitions"`
+}
+
+func partitionsOut(ps []app.MapPart) []partitionJSON {
+	out := []partitionJSON{}
+	for _, p := range ps {
+		j := partitionJSON{Root: p.Root, Lo: p.Lo, Hi: p.Hi, Servants: p.Servants, Leaves: p.Leaves, Lost: p.Lost,
+			LostServants: p.LostServants, Depth: p.Depth, Partitions: partitionsOut(p.Parts)}
+		j.Protocol.Min, j.Protocol.Max = p.MinProtocol, p.MaxProtocol
+		out = append(out, j)
+	}
+	return out
 }
 
 // refusedJSON is a servant others refuse for misconduct, and how many.
@@ -109,5 +140,6 @@ func censusOut(nc app.Census, now time.Time) censusJSON {
 	for _, l := range nc.WorstLost {
 		out.WorstLost = append(out.WorstLost, lostServantJSON(l))
 	}
+	out.Partitions = partitionsOut(nc.Parts)
 	return out
 }

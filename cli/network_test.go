@@ -50,8 +50,29 @@ func TestNetworkCensusAPI(t *testing.T) {
 		if got.Servants != members+1 {
 			return fmt.Errorf("%d servants", got.Servants)
 		}
+		// The map: every servant but the vertex (the admin's, the first
+		// seed) lies in one of its partitions.
+		var inParts uint64
+		for _, p := range got.Partitions {
+			inParts += p.Servants
+		}
+		if inParts+got.Leaves != members {
+			return fmt.Errorf("%d servants in the map's partitions, %d leaves", inParts, got.Leaves)
+		}
 		return nil
 	})
+	for _, p := range got.Partitions {
+		var below uint64
+		for _, q := range p.Partitions {
+			below += q.Servants
+			if q.Lo < p.Lo || q.Hi > p.Hi {
+				t.Errorf("partition of %s [%d, %d] outside its parent's [%d, %d]", q.Root, q.Lo, q.Hi, p.Lo, p.Hi)
+			}
+		}
+		if p.Root == "" || p.Lo > p.Hi || below >= p.Servants || p.Depth == 0 {
+			t.Errorf("partition %+v: %d servants below its root", p, below)
+		}
+	}
 	if got.Headless != members+1 || got.Seeds != 1 || len(got.Releases) != 1 || got.Releases[0].Servants != members+1 ||
 		got.Protocol.Min == 0 || got.Depth < 2 || got.At.IsZero() || len(got.SeedsOnline) != 1 || got.SeedsOnline[0] != addr ||
 		len(got.SeedsAway) != 0 || got.Subscribers["it"] != members {

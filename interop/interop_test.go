@@ -1,9 +1,9 @@
 // Package interop runs servants of different builds together on TCP: this
 // build, and a build of the next wire version (tag wirenext: it speaks
-// versions 5 to 7, and at 7 every Ping carries one more field, which this
+// versions 5 to 8, and at 8 every Ping carries one more field, which this
 // build would refuse). A company upgrades one computer at a time, so a
-// network always runs mixed: links between the two run at version 6, links
-// between two of the next build at 7, and items cross both.
+// network always runs mixed: links between the two run at version 7, links
+// between two of the next build at 8, and items cross both.
 package interop
 
 import (
@@ -215,7 +215,7 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() error) 
 // The addresses nest (127.0.0.1, then 127.1.0.1, 127.1.0.17 and two ports
 // of 127.1.0.18), so that every servant's partition lies strictly inside
 // its up-servant's and the chain stays as built. Links between the builds
-// run at version 6, s3–s4 at 7; items published at both ends and in the
+// run at version 7, s3–s4 at 8; items published at both ends and in the
 // middle reach every servant once, and each servant names its neighbours'
 // releases. s4 writes its items in the next build's item format, which
 // this build relays, stores and shows as needing a newer Newsdesk.
@@ -262,7 +262,7 @@ func TestMixedVersionsChain(t *testing.T) {
 		})
 	}
 	// The links' versions and the releases named.
-	wantVersion := map[[2]int]int{{0, 1}: 6, {1, 2}: 6, {2, 3}: 6, {3, 4}: 7}
+	wantVersion := map[[2]int]int{{0, 1}: 7, {1, 2}: 7, {2, 3}: 7, {3, 4}: 8}
 	for pair, v := range wantVersion {
 		var st status
 		if err := ss[pair[1]].get(t, "/v1/status", &st); err != nil {
@@ -344,11 +344,11 @@ func TestMixedVersionsChain(t *testing.T) {
 			}
 		}
 	}
-	// Pings at version 7 go between s3 and s4 whenever their link idles
+	// Pings at version 8 go between s3 and s4 whenever their link idles
 	// (every second), and any frame encoded at the wrong version would
 	// have closed its link: the chain holds as built.
 	// Let heartbeats go: a Ping goes over a link idle for a second, at
-	// version 7 from s4 to s3 and at 6 from s1 to s0. One encoded at the
+	// version 8 from s4 to s3 and at 7 from s1 to s0. One encoded at the
 	// wrong version would close its link, and the servant would attach
 	// again.
 	for _, k := range []int{1, 4} {

@@ -57,6 +57,26 @@ type NetCensus struct {
 	// many servants refuse each, most first, at most censusWorst: the
 	// misbehaving relays, for admins.
 	Refused []ServantCount
+	// Parts are the partitions just below the subtree's top servant, one
+	// per down-servant (leaves count in the top's own figures), largest
+	// first, at most maxCensusParts: the map of the tree, for admins. In
+	// a subtree's census they are one level deep; in the network's census
+	// (the vertex's), each holds its own parts one level further down.
+	// From wire version censusPartsSince on.
+	Parts []PartCensus
+}
+
+// PartCensus summarizes one partition of the tree (JP4353827B2): the
+// subtree of the down-servant Root, whose IDs lie in [Lo, Hi].
+type PartCensus struct {
+	Root                   ServantID
+	Lo, Hi                 uint64
+	Servants, Leaves       uint64
+	Lost, LostServants     uint64
+	Depth                  uint64
+	MinVersion, MaxVersion uint64
+	// Parts: the partitions below it, in the network's census only.
+	Parts []PartCensus
 }
 
 // NameCount is one entry of a census list.
@@ -83,6 +103,13 @@ const (
 	maxCensusReleases = 16
 	censusWorst       = 20
 	censusSeeds       = 32
+	// maxCensusParts bounds the parts of a census and the parts of each
+	// part: a network census maps at most maxCensusParts × (1 +
+	// maxCensusParts) partitions, some 20 KiB, whatever the fanout.
+	maxCensusParts = 32
+	// censusPartsSince is the first wire version whose censuses carry
+	// parts.
+	censusPartsSince = 7
 	// networkCensusPeriod: the whole network's census goes down a link at
 	// most this often.
 	networkCensusPeriod = time.Minute
@@ -93,8 +120,13 @@ const (
 	otherRelease = "other"
 )
 
-// netCensusState is the servant's census bookkeeping.
-type netCensusState struct {
+// netCensus is the census sub-machine: what we reported up and down each
+// link, each downlink's subtree, and the network's census as the vertex
+// made it. The servant describes itself (ownCensusEntry) and lends the
+// tree through netCensusHost.
+type netCensus struct {
+	cfg *Config // the servant's
+
 	network  NetworkCensus // the whole network, from the vertex
 	subtree  NetCensus     // our subtree, as last built
 	builtAt  time.Time     // when subtree was built: at most once a ReportPeriod
@@ -160,15 +192,52 @@ const (
 	KindHeadless = "headless"
 )
 
-// subtreeCensus is our own entry merged with every downlink's report.
-func (s *Servant) subtreeCensus() NetCensus {
-	c := s.ownCensusEntry()
-	for _, l := range s.treeLinks() {
-		if l == s.up {
+// gather is our own entry merged with every downlink's report.
+func (n *netCensus) gather(h netCensusHost) NetCensus {
+	c := h.ownCensusEntry()
+	for _, l := range h.treeLinks() {
+		if l == h.upLink() {
 			continue
 		}
-		if sub := s.netCensus.subtrees[l.id]; sub != nil {
+		if sub := n.subtrees[l.id]; sub != nil {
 			c.merge(sub)
+			if !l.leaf {
+				lo, hi := h.slotRange(l.slot)
+				c.Parts = append(c.Parts, partOf(l.peer, lo, hi, sub))
+			}
+		}
+	}
+	c.Parts = largestParts(c.Parts)
+	return c
+}
+
+// partOf summarizes sub, the census of the subtree of root in [lo, hi].
+func partOf(root ServantID, lo, hi uint64, sub *NetCensus) PartCensus {
+	return PartCensus{Root: root, Lo: lo, Hi: hi, Servants: sub.Servants, Leaves: sub.Leaves, Lost: sub.Lost,
+		LostServants: sub.LostServants, Depth: sub.Depth, MinVersion: sub.MinVersion, MaxVersion: sub.MaxVersion}
+}
+
+// largestParts sorts parts by size, largest first (ties by ID range), and
+// keeps at most maxCensusParts.
+func largestParts(ps []PartCensus) []PartCensus {
+	slices.SortFunc(ps, func(x, y PartCensus) int {
+		return cmp.Or(cmp.Compare(y.Servants, x.Servants), cmp.Compare(x.Lo, y.Lo))
+	})
+	return ps[:min(len(ps), maxCensusParts):min(len(ps), maxCensusParts)]
+}
+
+// nested is the vertex's census with each part's own parts, as its
+// down-servants reported them: two levels of the map.
+func (n *netCensus) nested(h netCensusHost, c NetCensus) NetCensus {
+	c = cloneCensus(&c)
+	for i := range c.Parts {
+		for _, l := range h.treeLinks() {
+			if sub := n.subtrees[l.id]; l.peer == c.Parts[i].Root && sub != nil {
+				c.Parts[i].Parts = slices.Clone(sub.Parts)
+				for j := range c.Parts[i].Parts {
+					c.Parts[i].Parts[j].Parts = nil
+				}
+			}
 		}
 	}
 	return c
@@ -270,33 +339,40 @@ func (c *NetCensus) equal(o *NetCensus) bool {
 		c.Depth == o.Depth && c.MostDowns == o.MostDowns && c.MostLeaves == o.MostLeaves &&
 		c.MinVersion == o.MinVersion && c.MaxVersion == o.MaxVersion &&
 		slices.Equal(c.Releases, o.Releases) && slices.Equal(c.WorstLost, o.WorstLost) &&
-		c.SeedLeaves == o.SeedLeaves && slices.Equal(c.SeedsOnline, o.SeedsOnline) && slices.Equal(c.Refused, o.Refused)
+		c.SeedLeaves == o.SeedLeaves && slices.Equal(c.SeedsOnline, o.SeedsOnline) && slices.Equal(c.Refused, o.Refused) &&
+		slices.EqualFunc(c.Parts, o.Parts, PartCensus.equal)
 }
 
-// receiveNetCensus takes the censuses of a reach report from tree link l:
+func (p PartCensus) equal(o PartCensus) bool {
+	return p.Root == o.Root && p.Lo == o.Lo && p.Hi == o.Hi && p.Servants == o.Servants && p.Leaves == o.Leaves &&
+		p.Lost == o.Lost && p.LostServants == o.LostServants && p.Depth == o.Depth &&
+		p.MinVersion == o.MinVersion && p.MaxVersion == o.MaxVersion && slices.EqualFunc(p.Parts, o.Parts, PartCensus.equal)
+}
+
+// receive takes the censuses of a reach report from tree link l:
 // a down-servant's subtree, or the whole network from the up-servant.
-func (s *Servant) receiveNetCensus(l *link, m *ReachReport) {
-	if m.Subtree != nil && l != s.up {
-		if s.netCensus.subtrees == nil {
-			s.netCensus.subtrees = map[LinkID]*NetCensus{}
+func (n *netCensus) receive(h netCensusHost, l *link, m *ReachReport) {
+	if m.Subtree != nil && l != h.upLink() {
+		if n.subtrees == nil {
+			n.subtrees = map[LinkID]*NetCensus{}
 		}
-		s.netCensus.subtrees[l.id] = s.plausibleCensus(l, m.Subtree)
+		n.subtrees[l.id] = n.plausible(h, l, m.Subtree)
 	}
-	if m.Network != nil && l == s.up {
-		s.netCensus.network = NetworkCensus{NetCensus: *m.Network, At: time.Unix(0, m.NetworkAt)}
+	if m.Network != nil && l == h.upLink() {
+		n.network = NetworkCensus{NetCensus: *m.Network, At: time.Unix(0, m.NetworkAt)}
 	}
 }
 
-// plausibleCensus is c, a downlink's subtree census, cut to what its
+// plausible is c, a downlink's subtree census, cut to what its
 // subtree can hold: the servants it names with lost items lie in the
 // link's slot range (or are the down-servant itself), and nothing lies
 // beyond a leaf. So a servant that lies can make up figures for its own
 // subtree only, never name a servant elsewhere.
-func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
+func (n *netCensus) plausible(h netCensusHost, l *link, c *NetCensus) *NetCensus {
 	out := cloneCensus(c)
 	inside := func(id ServantID) bool { return id == l.peer }
 	if !l.leaf {
-		lo, hi := s.part.SlotRange(l.slot)
+		lo, hi := h.slotRange(l.slot)
 		inside = func(id ServantID) bool {
 			v := IDValue(id)
 			return id == l.peer || lo <= v && v <= hi
@@ -321,93 +397,149 @@ func (s *Servant) plausibleCensus(l *link, c *NetCensus) *NetCensus {
 			out.Refused[i].Count = min(out.Refused[i].Count, 1)
 		}
 	}
+	out.Parts = plausibleParts(out.Parts, l, h, out.Servants)
 	return &out
 }
 
-// builtCensus is our subtree's census, built again at most once a
-// ReportPeriod: it is looked at on every tick.
-func (s *Servant) builtCensus() *NetCensus {
-	st := &s.netCensus
-	if st.builtAt.IsZero() || s.now.Sub(st.builtAt) >= s.cfg.ReportPeriod {
-		st.subtree, st.builtAt = s.subtreeCensus(), s.now
-		if s.Role() == RoleVertex && (st.network.At.IsZero() || !st.network.equal(&st.subtree)) {
-			st.network = NetworkCensus{NetCensus: st.subtree, At: s.now}
-		}
+// plausibleParts keeps of ps, a down-servant's parts, those that lie in its
+// slot range, each no larger than the subtree, one level deep: nothing for
+// a leaf.
+func plausibleParts(ps []PartCensus, l *link, h netCensusHost, servants uint64) []PartCensus {
+	if l.leaf {
+		return nil
 	}
-	return &st.subtree
+	lo, hi := h.slotRange(l.slot)
+	var out []PartCensus
+	for _, p := range ps {
+		if v := IDValue(p.Root); p.Lo < lo || p.Hi > hi || p.Lo > p.Hi || v < p.Lo || v > p.Hi {
+			continue
+		}
+		p.Servants, p.Leaves = min(p.Servants, servants), min(p.Leaves, servants)
+		p.LostServants = min(p.LostServants, p.Servants)
+		p.Parts = nil
+		out = append(out, p)
+	}
+	return largestParts(out)
 }
 
-// netCensusFor returns what census tree link l is due: our subtree's when
+// built is our subtree's census, built again at most once a
+// ReportPeriod: it is looked at on every tick.
+func (n *netCensus) built(h netCensusHost) *NetCensus {
+	if n.builtAt.IsZero() || h.clock().Sub(n.builtAt) >= n.cfg.ReportPeriod {
+		n.subtree, n.builtAt = n.gather(h), h.clock()
+		if h.Role() == RoleVertex {
+			if network := n.nested(h, n.subtree); n.network.At.IsZero() || !n.network.equal(&network) {
+				n.network = NetworkCensus{NetCensus: network, At: h.clock()}
+			}
+		}
+	}
+	return &n.subtree
+}
+
+// dueOn returns what census tree link l is due: our subtree's when
 // l is the uplink and it changed since we last reported it, the network's
 // when l is a downlink and a newer one has not gone there within a
 // networkCensusPeriod. Both nil when nothing is due, or l's peer speaks a
 // version without censuses.
-func (s *Servant) netCensusFor(l *link) (subtree, network *NetCensus) {
+func (n *netCensus) dueOn(h netCensusHost, l *link) (subtree, network *NetCensus) {
 	if l.version != 0 && l.version < netCensusSince {
 		return nil, nil
 	}
-	st := &s.netCensus
-	if l == s.up {
-		if c := s.builtCensus(); st.upSent == nil || st.upSentTo != l.id || !st.upSent.equal(c) {
+	if l == h.upLink() {
+		if c := n.built(h); n.upSent == nil || n.upSentTo != l.id || !n.upSent.equal(c) {
 			return c, nil
 		}
 		return nil, nil
 	}
-	s.builtCensus()
-	if st.network.At.IsZero() {
+	n.built(h)
+	if n.network.At.IsZero() {
 		return nil, nil
 	}
-	if sent, ok := st.downSent[l.id]; ok && (sent.at.Equal(st.network.At) || s.now.Sub(sent.when) < networkCensusPeriod) {
+	if sent, ok := n.downSent[l.id]; ok && (sent.at.Equal(n.network.At) || h.clock().Sub(sent.when) < networkCensusPeriod) {
 		return nil, nil
 	}
-	return nil, &st.network.NetCensus
+	return nil, &n.network.NetCensus
 }
 
-// addNetCensus puts into m, about to go over l, the censuses l is due
-// (netCensusFor), and notes them sent.
-func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus) {
-	st := &s.netCensus
+// add puts into m, about to go over l, the censuses l is due
+// (dueOn), and notes them sent.
+func (n *netCensus) add(h netCensusHost, l *link, m *ReachReport, subtree, network *NetCensus) {
 	if subtree != nil {
 		c := cloneCensus(subtree)
 		m.Subtree = &c
-		st.upSent, st.upSentTo = &c, l.id
+		n.upSent, n.upSentTo = &c, l.id
 	}
 	if network != nil {
 		c := cloneCensus(network)
-		m.Network, m.NetworkAt = &c, st.network.At.UnixNano()
-		if st.downSent == nil {
-			st.downSent = map[LinkID]censusSent{}
+		m.Network, m.NetworkAt = &c, n.network.At.UnixNano()
+		if n.downSent == nil {
+			n.downSent = map[LinkID]censusSent{}
 		}
-		st.downSent[l.id] = censusSent{at: st.network.At, when: s.now}
+		n.downSent[l.id] = censusSent{at: n.network.At, when: h.clock()}
 	}
 }
 
-// tickNetCensus forgets what it holds of links that are gone, and builds
+// tick forgets what it holds of links that are gone, and builds
 // our subtree's census when it is due.
-func (s *Servant) tickNetCensus() {
-	for id := range s.netCensus.downSent {
-		if s.links[id] == nil {
-			delete(s.netCensus.downSent, id)
+func (n *netCensus) tick(h netCensusHost) {
+	for id := range n.downSent {
+		if h.linkByID(id) == nil {
+			delete(n.downSent, id)
 		}
 	}
-	for id := range s.netCensus.subtrees {
-		if l := s.links[id]; l == nil || !l.tree() {
-			delete(s.netCensus.subtrees, id)
+	for id := range n.subtrees {
+		if l := h.linkByID(id); l == nil || !l.tree() {
+			delete(n.subtrees, id)
 		}
 	}
-	s.builtCensus()
+	n.built(h)
 }
 
 func cloneCensus(c *NetCensus) NetCensus {
 	o := *c
 	o.Releases, o.WorstLost, o.SeedsOnline = slices.Clone(c.Releases), slices.Clone(c.WorstLost), slices.Clone(c.SeedsOnline)
 	o.Refused = slices.Clone(c.Refused)
+	o.Parts = cloneParts(c.Parts)
 	return o
 }
 
 // Census returns our subtree's census and the network's as last heard.
 func (s *Servant) Census() (subtree NetCensus, network NetworkCensus) {
-	n := s.netCensus.network
-	n.NetCensus = cloneCensus(&n.NetCensus)
-	return s.subtreeCensus(), n
+	network = s.netCensus.network
+	network.NetCensus = cloneCensus(&network.NetCensus)
+	return s.netCensus.gather(s), network
+}
+
+// netCensusHost is what the census needs of the servant. *Servant
+// implements it.
+type netCensusHost interface {
+	clock() time.Time
+	Role() Role
+	upLink() *link
+	treeLinks() []*link
+	linkByID(id LinkID) *link
+	// slotRange is the range of IDs below our downlink in slot.
+	slotRange(slot int) (lo, hi uint64)
+	// ownCensusEntry is this servant alone.
+	ownCensusEntry() NetCensus
+}
+
+var _ netCensusHost = (*Servant)(nil)
+
+// What the servant lends the census alone (netCensusHost), and what the
+// reach reports that carry it ask of it (reachHost).
+
+func (s *Servant) linkByID(id LinkID) *link                           { return s.links[id] }
+func (s *Servant) slotRange(slot int) (lo, hi uint64)                 { return s.part.SlotRange(slot) }
+func (s *Servant) netCensusFor(l *link) (subtree, network *NetCensus) { return s.netCensus.dueOn(s, l) }
+func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus) {
+	s.netCensus.add(s, l, m, subtree, network)
+}
+
+func cloneParts(ps []PartCensus) []PartCensus {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Parts = cloneParts(out[i].Parts)
+	}
+	return out
 }

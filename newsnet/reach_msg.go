@@ -367,6 +367,22 @@ func netCensusSize(c *NetCensus) int {
 	for _, id := range c.SeedsOnline {
 		n += uvarintLen(uint64(len(id))) + len(id)
 	}
+	return n + censusPartsSize(c.Parts, 2)
+}
+
+// censusPartsSize is the encoded size of a list of parts nested at most
+// levels deep (at any version: SizeOf only needs to be close).
+func censusPartsSize(ps []PartCensus, levels int) int {
+	n := uvarintLen(uint64(len(ps)))
+	for _, p := range ps {
+		n += uvarintLen(uint64(len(p.Root))) + len(p.Root)
+		if levels > 1 {
+			n += censusPartsSize(p.Parts, levels-1)
+		}
+		for _, v := range []uint64{p.Lo, p.Hi, p.Servants, p.Leaves, p.Lost, p.LostServants, p.Depth, p.MinVersion, p.MaxVersion} {
+			n += uvarintLen(v)
+		}
+	}
 	return n
 }
 
@@ -419,6 +435,30 @@ func (e *encoder) netCensus(c *NetCensus) {
 		e.id("census refused", r.ID)
 		e.uvarint(r.Count)
 	}
+	if e.version >= censusPartsSince {
+		e.censusParts(c.Parts, 2)
+	}
+}
+
+// censusParts encodes a list of parts, nested at most levels deep.
+func (e *encoder) censusParts(ps []PartCensus, levels int) {
+	if len(ps) > maxCensusParts {
+		e.fail(fmt.Errorf("census parts: %w", errTooMany))
+		return
+	}
+	e.uvarint(uint64(len(ps)))
+	for _, p := range ps {
+		e.id("census part", p.Root)
+		for _, v := range []uint64{p.Lo, p.Hi, p.Servants, p.Leaves, p.Lost, p.LostServants, p.Depth, p.MinVersion, p.MaxVersion} {
+			e.uvarint(v)
+		}
+		switch {
+		case levels > 1:
+			e.censusParts(p.Parts, levels-1)
+		case len(p.Parts) > 0:
+			e.fail(fmt.Errorf("census parts: nested deeper than the map"))
+		}
+	}
 }
 
 func (d *decoder) netCensus() *NetCensus {
@@ -450,5 +490,30 @@ func (d *decoder) netCensus() *NetCensus {
 			c.Refused[i] = ServantCount{ID: d.id("census refused"), Count: d.uvarint("census refused count")}
 		}
 	}
+	if d.version >= censusPartsSince {
+		c.Parts = d.censusParts(2)
+	}
 	return c
+}
+
+func (d *decoder) censusParts(levels int) []PartCensus {
+	n := d.count("census parts", maxCensusParts)
+	if n == 0 {
+		return nil
+	}
+	ps := make([]PartCensus, n)
+	for i := range ps {
+		p := &ps[i]
+		p.Root = d.id("census part")
+		for _, v := range []*uint64{&p.Lo, &p.Hi, &p.Servants, &p.Leaves, &p.Lost, &p.LostServants, &p.Depth, &p.MinVersion, &p.MaxVersion} {
+			*v = d.uvarint("census part")
+		}
+		if levels > 1 {
+			p.Parts = d.censusParts(levels - 1)
+		}
+		if d.err != nil {
+			return nil
+		}
+	}
+	return ps
 }

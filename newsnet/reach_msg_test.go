@@ -29,8 +29,11 @@ func reachSample(id [16]byte) *ReachReport {
 		Subtree: &NetCensus{Servants: 12, Seeds: 1, Leaves: 3, Desktops: 10, Headless: 2, Lost: 7, LostServants: 1,
 			Depth: 3, MostDowns: 4, MostLeaves: 3, MinVersion: 5, MaxVersion: 6,
 			Releases: []NameCount{{"0.2.0", 11}, {"0.1.0", 1}}, WorstLost: []ServantCount{{"10.0.0.9:7400", 7}},
-			SeedsOnline: []ServantID{"10.0.0.1:7400"}, SeedLeaves: 2, Refused: []ServantCount{{"10.0.0.66:7400", 3}}},
-		Network:   &NetCensus{Servants: 40, Depth: 4, MinVersion: 6, MaxVersion: 6, Releases: []NameCount{{"0.2.0", 40}}},
+			SeedsOnline: []ServantID{"10.0.0.1:7400"}, SeedLeaves: 2, Refused: []ServantCount{{"10.0.0.66:7400", 3}},
+			Parts: []PartCensus{{Root: "10.0.0.9:7400", Lo: 1 << 40, Hi: 1<<41 - 1, Servants: 8, Leaves: 3, Lost: 7, LostServants: 1, Depth: 2, MinVersion: 5, MaxVersion: 6}}},
+		Network: &NetCensus{Servants: 40, Depth: 4, MinVersion: 6, MaxVersion: 6, Releases: []NameCount{{"0.2.0", 40}},
+			Parts: []PartCensus{{Root: "10.0.0.2:7400", Lo: 1, Hi: 1 << 47, Servants: 39, Depth: 3, MinVersion: 6, MaxVersion: 6,
+				Parts: []PartCensus{{Root: "10.0.0.3:7400", Lo: 1, Hi: 1 << 46, Servants: 20, Depth: 2, MinVersion: 6, MaxVersion: 6}}}}},
 		NetworkAt: 1764000000000000000,
 	}
 }

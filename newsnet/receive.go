@@ -137,7 +137,7 @@ func (s *Servant) receive(l *link, m Message) {
 	case *ReachReport:
 		if l.tree() {
 			if s.reach.receive(s, l, m) {
-				s.receiveNetCensus(l, m)
+				s.netCensus.receive(s, l, m)
 			}
 		}
 	default:

@@ -13,7 +13,7 @@ func (s *Servant) tick() {
 	s.direct.tick(s)
 	s.tickConduct()
 	s.tickOpinion()
-	s.tickNetCensus()
+	s.netCensus.tick(s)
 	s.reach.tick(s) // last: a tick's items go before its reports
 }
 

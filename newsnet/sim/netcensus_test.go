@@ -92,6 +92,61 @@ func censusMatches(got, want newsnet.NetCensus) error {
 	return nil
 }
 
+// partsMatch checks the map in the vertex's census against the tree: a
+// part per down-servant of the vertex, and one per down-servant of each of
+// those, each with the servants and the depth of its subtree, its root's
+// ID inside its range.
+func partsMatch(n *Network, c newsnet.NetCensus) error {
+	up := map[newsnet.ServantID]newsnet.ServantID{}
+	downs := map[newsnet.ServantID][]newsnet.ServantID{}
+	var vertex newsnet.ServantID
+	for _, nd := range n.Alive() {
+		st := nd.Servant.Status()
+		up[nd.ID], downs[nd.ID] = st.Up, st.Downs
+		if nd.Servant.Role() == newsnet.RoleVertex {
+			vertex = nd.ID
+		}
+	}
+	subtree := func(root newsnet.ServantID) (size, depth uint64) {
+		for id := range up {
+			d := uint64(1)
+			for x := id; x != ""; x = up[x] {
+				if x == root {
+					size++
+					depth = max(depth, d)
+					break
+				}
+				d++
+			}
+		}
+		return size, depth
+	}
+	var check func(parts []newsnet.PartCensus, parent newsnet.ServantID, nested bool) error
+	check = func(parts []newsnet.PartCensus, parent newsnet.ServantID, nested bool) error {
+		want := slices.Sorted(slices.Values(downs[parent]))
+		var got []newsnet.ServantID
+		for _, p := range parts {
+			got = append(got, p.Root)
+			size, depth := subtree(p.Root)
+			if v := newsnet.IDValue(p.Root); p.Servants != size || p.Depth != depth || v < p.Lo || v > p.Hi {
+				return fmt.Errorf("part of %s: %d servants, depth %d, range [%d, %d]; truth %d, %d, its value %d", p.Root, p.Servants, p.Depth, p.Lo, p.Hi, size, depth, v)
+			}
+			if nested {
+				if err := check(p.Parts, p.Root, false); err != nil {
+					return err
+				}
+			} else if len(p.Parts) > 0 {
+				return fmt.Errorf("part of %s: nested deeper than two levels", p.Root)
+			}
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			return fmt.Errorf("parts below %s: %v, its downs %v", parent, got, want)
+		}
+		return nil
+	}
+	return check(c.Parts, vertex, true)
+}
+
 // The network census (issue 30): with servants joining, crashing and
 // leaving, the vertex's census matches the truth within a few report
 // periods of the network settling, and every servant hears it.
@@ -103,7 +158,7 @@ func TestNetworkCensusFollowsTheNetwork(t *testing.T) {
 	n, ids := reachNetwork(t, 7, size)
 	agree := func() bool {
 		c, ok := vertexCensus(n)
-		return ok && censusMatches(c.NetCensus, censusTruth(n)) == nil
+		return ok && censusMatches(c.NetCensus, censusTruth(n)) == nil && partsMatch(n, c.NetCensus) == nil
 	}
 	check := func(stage string) {
 		t.Helper()
@@ -114,6 +169,9 @@ func TestNetworkCensusFollowsTheNetwork(t *testing.T) {
 		}
 		if err := censusMatches(c.NetCensus, censusTruth(n)); err != nil {
 			t.Errorf("%s: %v", stage, err)
+		}
+		if err := partsMatch(n, c.NetCensus); err != nil {
+			t.Errorf("%s: the map: %v", stage, err)
 		}
 		if c.Seeds != 2 || c.MinVersion != newsnet.ProtocolVersion || c.MaxVersion != newsnet.ProtocolVersion {
 			t.Errorf("%s: seeds %d, versions %d–%d", stage, c.Seeds, c.MinVersion, c.MaxVersion)
