@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"errors"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -140,6 +141,39 @@ func partitionsView(ps []newsnet.PartCensus) []MapPart {
 		out = append(out, MapPart{Root: string(p.Root), Lo: p.Lo, Hi: p.Hi, Servants: p.Servants, Leaves: p.Leaves,
 			Lost: p.Lost, LostServants: p.LostServants, Depth: p.Depth, MinProtocol: p.MinVersion, MaxProtocol: p.MaxVersion,
 			Parts: partitionsView(p.Parts)})
+	}
+	return out
+}
+
+// Addresses describes the IDs a partition holds, for people: an IPv4
+// range ("10.1.0.0 – 10.1.255.255") when it lies among IPv4 addresses,
+// else "" (IPv6 sites and host names are folded into the ID space: their
+// ranges name no addresses).
+func (p MapPart) Addresses() string {
+	const ipv4Space = 1 << 48
+	if p.Hi >= ipv4Space || p.Lo > p.Hi {
+		return ""
+	}
+	ip := func(v uint64) netip.Addr {
+		return netip.AddrFrom4([4]byte{byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16)})
+	}
+	return ip(p.Lo).String() + " – " + ip(p.Hi).String()
+}
+
+// Holds reports whether servant lies in the partition.
+func (p MapPart) Holds(servant string) bool {
+	v := newsnet.IDValue(newsnet.ServantID(servant))
+	return p.Lo <= v && v <= p.Hi
+}
+
+// LostIn lists the servants the census names with lost items that lie in
+// p (the census names the 20 with the most, network-wide).
+func (c Census) LostIn(p MapPart) []LostServant {
+	var out []LostServant
+	for _, l := range c.WorstLost {
+		if p.Holds(l.Servant) {
+			out = append(out, l)
+		}
 	}
 	return out
 }

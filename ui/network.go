@@ -24,6 +24,10 @@ type networkView struct {
 	whole   *fyne.Container // the whole network (census.go), for admins; hidden without a census
 	census  *fyne.Container // form layout of the census
 	health  *fyne.Container // what needs an admin's attention
+	tree    *fyne.Container // the map of the tree and the selected partition (netmap.go); hidden without one
+	netMap  *netMap
+	part    *fyne.Container // form layout of the selected partition
+	mapOf   *app.Census     // the census the map shows
 	servant *fyne.Container // form layout: label, value
 	links   *fyne.Container
 	counts  *fyne.Container
@@ -47,7 +51,11 @@ func newNetworkView(u *UI) *networkView {
 	v.lost.Importance = widget.DangerImportance
 	v.lost.Wrapping = fyne.TextWrapWord
 	v.lost.Hide()
-	v.whole = container.NewVBox(heading(lang.L("The whole network")), v.census, v.health, widget.NewSeparator())
+	v.netMap = newNetMap(func([]int) { v.showPart() })
+	v.part = container.New(layout.NewFormLayout())
+	v.tree = container.NewVBox(heading(lang.L("Map of the tree")), v.netMap, v.part)
+	v.tree.Hide()
+	v.whole = container.NewVBox(heading(lang.L("The whole network")), v.census, v.health, v.tree, widget.NewSeparator())
 	v.whole.Hide()
 	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, v.whole, heading(lang.L("This servant")), v.servant)))
 	right := container.NewVScroll(container.NewPadded(container.NewVBox(
@@ -198,7 +206,11 @@ func (v *networkView) set(st app.NetStatus, census *app.Census) {
 	if census != nil {
 		whole, health = censusFields(*census, time.Now()), healthNotes(*census, st.Release)
 	}
-	sig := fmt.Sprint(notice, servant, links, counters, whole, health)
+	var parts []app.MapPart
+	if census != nil {
+		parts = census.Parts
+	}
+	sig := fmt.Sprint(notice, servant, links, counters, whole, health, parts)
 	if sig == v.shown {
 		return
 	}
@@ -210,6 +222,7 @@ func (v *networkView) set(st app.NetStatus, census *app.Census) {
 		v.lost.Show()
 	}
 	v.setCensus(whole, health)
+	v.setMap(census)
 	setFields(v.servant, servant)
 	v.links.Objects = v.links.Objects[:0]
 	if len(links) == 0 {
@@ -251,4 +264,57 @@ func (v *networkView) setCensus(whole []field, health []string) {
 	}
 	v.health.Refresh()
 	v.whole.Show()
+}
+
+// setMap shows the map of the tree from the census, or hides it when the
+// census has none (no census, or the servants at the top of the tree run
+// an older release).
+func (v *networkView) setMap(c *app.Census) {
+	v.mapOf = c
+	if c == nil || len(c.Parts) == 0 {
+		v.tree.Hide()
+		return
+	}
+	v.netMap.set(c.Parts, c.MaxProtocol)
+	v.showPart()
+	v.tree.Show()
+}
+
+// showPart lays out the figures of the partition selected on the map.
+func (v *networkView) showPart() {
+	p := v.netMap.partAt(v.netMap.selected)
+	if p == nil || v.mapOf == nil {
+		setFields(v.part, []field{{lang.L("Partition"), lang.L("Tap a box for its figures. Green: fine; yellow: older releases, or most computers cannot be dialled; red: lost items.")}})
+		return
+	}
+	setFields(v.part, partFields(*v.mapOf, *p))
+}
+
+// partFields are the figures of partition p of census c.
+func partFields(c app.Census, p app.MapPart) []field {
+	fields := []field{{lang.L("Partition"), fmt.Sprintf(lang.L("below %s"), p.Root)}}
+	if a := p.Addresses(); a != "" {
+		fields = append(fields, field{lang.L("Addresses"), a})
+	}
+	fields = append(fields,
+		field{lang.L("Computers"), fmt.Sprintf(lang.L("%d, of which %s"), p.Servants, fmt.Sprintf(lang.N("%d leaves (cannot be dialled)", int(p.Leaves)), int(p.Leaves)))},
+		field{lang.L("Tree"), fmt.Sprintf(lang.N("%d levels", int(p.Depth)), int(p.Depth))},
+	)
+	if p.MinProtocol == p.MaxProtocol {
+		fields = append(fields, field{lang.L("Protocol"), fmt.Sprintf(lang.L("every computer speaks version %d"), p.MaxProtocol)})
+	} else {
+		fields = append(fields, field{lang.L("Protocol"), fmt.Sprintf(lang.L("versions %d to %d"), p.MinProtocol, p.MaxProtocol)})
+	}
+	lost := lang.L("none")
+	if p.Lost > 0 {
+		lost = fmt.Sprintf(lang.L("%s on %s"), fmt.Sprintf(lang.N("%d items", int(p.Lost)), int(p.Lost)), fmt.Sprintf(lang.N("%d computers", int(p.LostServants)), int(p.LostServants)))
+		for _, l := range c.LostIn(p) {
+			lost += "\n" + fmt.Sprintf("%s: %s", l.Servant, fmt.Sprintf(lang.N("%d items", int(l.Lost)), int(l.Lost)))
+		}
+	}
+	fields = append(fields, field{lang.L("Lost items"), lost})
+	if n := len(p.Parts); n > 0 {
+		fields = append(fields, field{lang.L("Below it"), fmt.Sprintf(lang.N("%d partitions", n), n)})
+	}
+	return fields
 }
