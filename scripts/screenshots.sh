@@ -2,7 +2,8 @@
 # Takes screenshots of the desktop app's screens under Xvfb and writes them
 # to docs/screenshots/: reading.png, item.png, correction.png,
 # subscriptions.png, compose.png, published.png, posts.png, seeds.png,
-# categories.png, network.png, invite.png (a new invitation's code and QR
+# categories.png, network.png, netmap.png (the map of the tree on a
+# company of 2,000 computers), invite.png (a new invitation's code and QR
 # code), invitations.png, settings.png, wizard.png (joining with an
 # invitation code), wizard-refused.png (the refusal, in full), mustread.png
 # (a must-read item's banner), urgent.png (the urgent window of an
@@ -250,6 +251,22 @@ shot reports
 
 key ctrl+5
 shot settings
+stop_app
+
+# The map of the tree on a company of 2,000 computers (demo mode
+# "network"): the census reaches the reader once the vertex has counted
+# the crowd and sent it down (a minute or two). A red box: lost items.
+start_app network
+key ctrl+4 # Admin
+click 375 90 # Network
+sleep 100
+xdotool mousemove --window "$win" 300 500
+for _ in 1 2 3 4; do xdotool click 5; done # scroll to the map (a wheel step is 50 px)
+settle
+click 100 620 # a partition with lost items, below the seed of its site
+for _ in 1 2 3 4; do xdotool click 5; done # and to its figures below the map
+settle
+shot netmap
 stop_app
 
 # An urgent must-read item that came while the app was off: its window

@@ -162,9 +162,9 @@ func (r *netMapRenderer) build() {
 func (r *netMapRenderer) box(b mapBox, p app.MapPart, path []int, inner bool) {
 	m := r.m
 	fill := theme.Color(partHealth(p, m.newest))
-	alpha := uint8(0x55)
+	alpha := uint8(0x38)
 	if inner {
-		alpha = 0x88
+		alpha = 0x50
 	}
 	rgba := color.NRGBAModel.Convert(fill).(color.NRGBA)
 	rgba.A = alpha

@@ -83,7 +83,7 @@ func TestNetworkViewMap(t *testing.T) {
 	if got := partHealth(mapCensus().Parts[0], 7); got != theme.ColorNameSuccess {
 		t.Errorf("a fine partition is %s", got)
 	}
-	if !hasLabel(v.content, "Tap a box for its figures. Green: fine; yellow: older releases, or most computers cannot be dialled; red: lost items.") {
+	if !hasLabel(v.content, "Tap a box for its figures. Green: fine; yellow: older protocol versions, or most computers cannot be dialled; red: lost items.") {
 		t.Error("no hint before a box is tapped")
 	}
 

@@ -55,7 +55,7 @@ func newNetworkView(u *UI) *networkView {
 	v.part = container.New(layout.NewFormLayout())
 	v.tree = container.NewVBox(heading(lang.L("Map of the tree")), v.netMap, v.part)
 	v.tree.Hide()
-	v.whole = container.NewVBox(heading(lang.L("The whole network")), v.census, v.health, v.tree, widget.NewSeparator())
+	v.whole = container.NewVBox(heading(lang.L("The whole network")), v.census, v.tree, v.health, widget.NewSeparator())
 	v.whole.Hide()
 	left := container.NewVScroll(container.NewPadded(container.NewVBox(v.lost, v.whole, heading(lang.L("This servant")), v.servant)))
 	right := container.NewVScroll(container.NewPadded(container.NewVBox(
@@ -284,7 +284,7 @@ func (v *networkView) setMap(c *app.Census) {
 func (v *networkView) showPart() {
 	p := v.netMap.partAt(v.netMap.selected)
 	if p == nil || v.mapOf == nil {
-		setFields(v.part, []field{{lang.L("Partition"), lang.L("Tap a box for its figures. Green: fine; yellow: older releases, or most computers cannot be dialled; red: lost items.")}})
+		setFields(v.part, []field{{lang.L("Partition"), lang.L("Tap a box for its figures. Green: fine; yellow: older protocol versions, or most computers cannot be dialled; red: lost items.")}})
 		return
 	}
 	setFields(v.part, partFields(*v.mapOf, *p))

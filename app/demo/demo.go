@@ -67,7 +67,9 @@ type Demo struct {
 // the reader's installation new, so the window starts with the first-run
 // wizard; "urgent" adds an urgent must-read item that came while the app
 // was off and waits for confirmation, so the urgent window opens at once;
-// any other mode is the plain data set. Close the Demo when done.
+// "network" adds CrowdSize computers without an application, for the map
+// of the tree (its census reaches the reader a minute or two after the
+// start); any other mode is the plain data set. Close the Demo when done.
 func Open(ctx context.Context, mode string) (*Demo, error) {
 	root, err := os.MkdirTemp("", "newsdesk-demo-")
 	if err != nil {
@@ -183,6 +185,11 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 	// the whole network from the second one on, which comes down the tree
 	// a minute after the first: newsnet's networkCensusPeriod.)
 	d.waitAttached(d.others)
+	if mode == "network" {
+		if err := d.crowd(CrowdSize); err != nil {
+			return err
+		}
+	}
 
 	o := d.options(user)
 	o.Start = true

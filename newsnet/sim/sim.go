@@ -873,9 +873,13 @@ func (n *Network) dispatch(ev event) {
 			return
 		}
 		up := newsnet.LinkUp{Link: ev.to.link, Inbound: ev.inbound}
-		if ev.inbound {
-			if p := n.pipes[ev.to]; p != nil {
-				up.Remote = n.seenAddr(p.other(nd.ID).node)
+		if p := n.pipes[ev.to]; p != nil {
+			peer := p.other(nd.ID).node
+			if ev.inbound {
+				up.Remote = n.seenAddr(peer)
+			}
+			if o := n.nodes[peer]; o != nil {
+				up.Release = o.cfg.Release // what the peer's hello would say
 			}
 		}
 		n.step(nd, up)
