@@ -20,8 +20,8 @@ import (
 type netMap struct {
 	widget.BaseWidget
 	parts    []app.MapPart
-	newest   uint64   // the newest wire version in the network: older is flagged
-	selected []int    // the selected box: its index, and its sub-box's
+	newest   uint64 // the newest wire version in the network: older is flagged
+	selected []int  // the selected box: its index, and its sub-box's
 	onSelect func([]int)
 	hits     []mapHit // the boxes as last laid out, deepest last
 }
