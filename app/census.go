@@ -2,7 +2,9 @@ package app
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"slices"
 	"time"
@@ -143,6 +145,24 @@ func partitionsView(ps []newsnet.PartCensus) []MapPart {
 			Parts: partitionsView(p.Parts)})
 	}
 	return out
+}
+
+// PartitionCensus asks the servant at the top of a partition (root, as
+// the map names it) for its census: its computers, and its partitions two
+// levels further down. Only admins may (ErrNotAdmin).
+func (a *App) PartitionCensus(ctx context.Context, root string) (Census, error) {
+	if !a.IsAdmin() {
+		return Census{}, ErrNotAdmin
+	}
+	n := a.currentNode()
+	if n == nil {
+		return Census{}, ErrNoCensus
+	}
+	c, err := n.QueryCensus(ctx, newsnet.ServantID(root))
+	if err != nil {
+		return Census{}, fmt.Errorf("the census of %s: %w", root, err)
+	}
+	return censusView(c), nil
 }
 
 // Addresses describes the IDs a partition holds, for people: an IPv4

@@ -43,6 +43,9 @@ type Servant interface {
 	Read(id [16]byte, source string) error
 	MustRead(id [16]byte, source string, identity []byte) error
 	Acknowledge(id [16]byte, source string, proof []byte) error
+	// QueryCensus asks target, the servant at the top of a partition, for
+	// its subtree's census and waits for it (node.Node.QueryCensus).
+	QueryCensus(ctx context.Context, target newsnet.ServantID) (newsnet.NetworkCensus, error)
 	// Close closes the links and stops the servant; no callback runs
 	// after it returns.
 	Close() error

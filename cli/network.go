@@ -95,9 +95,25 @@ type lostServantJSON struct {
 }
 
 // network: GET /v1/network, the network census as the vertex last made
-// it. 403 for a servant that is not an admin's, 503 before the census has
-// come.
-func (c *control) network(w http.ResponseWriter, _ *http.Request) {
+// it; with ?partition=ROOT, the census of the partition below the servant
+// ROOT, from that servant. 403 for a servant that is not an admin's, 503
+// before the census has come, 504 when the partition's servant did not
+// answer.
+func (c *control) network(w http.ResponseWriter, r *http.Request) {
+	if root := r.URL.Query().Get("partition"); root != "" {
+		nc, err := c.a.PartitionCensus(r.Context(), root)
+		switch {
+		case errors.Is(err, app.ErrNotAdmin):
+			writeError(w, http.StatusForbidden, "only an admin of the network may read its census")
+		case errors.Is(err, app.ErrNoCensus):
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+		case err != nil:
+			writeError(w, http.StatusGatewayTimeout, err.Error())
+		default:
+			writeJSON(w, http.StatusOK, censusOut(nc, time.Now()))
+		}
+		return
+	}
 	nc, err := c.a.NetworkCensus()
 	switch {
 	case errors.Is(err, app.ErrNotAdmin):

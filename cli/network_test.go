@@ -78,6 +78,19 @@ func TestNetworkCensusAPI(t *testing.T) {
 		len(got.SeedsAway) != 0 || got.Subscribers["it"] != members {
 		t.Errorf("census: %+v", got)
 	}
+	// A partition's own census, from the servant at its top: its
+	// computers, counted as the whole network's map counts them.
+	if len(got.Partitions) > 0 {
+		p := got.Partitions[0]
+		code, body := admin.Call(t, http.MethodGet, networkPath+"?partition="+p.Root, nil)
+		var part censusJSON
+		if code != http.StatusOK || json.Unmarshal(body, &part) != nil || part.Servants != p.Servants {
+			t.Errorf("GET /v1/network?partition=%s = %d %s; want %d servants", p.Root, code, body, p.Servants)
+		}
+		if code, body := admin.Call(t, http.MethodGet, networkPath+"?partition=127.9.9.9:1", nil); code != http.StatusGatewayTimeout {
+			t.Errorf("a partition nobody heads: %d %s, want 504", code, body)
+		}
+	}
 	if code, body := joined[0].Call(t, http.MethodGet, networkPath, nil); code != http.StatusForbidden {
 		t.Errorf("a member's GET /v1/network = %d %s, want 403", code, body)
 	}

@@ -45,6 +45,6 @@
 //
 // Messages live beside their codecs by family (msg_tree.go,
 // msg_multicast.go, msg_recover.go, msg_direct.go, msg_opinion.go,
-// reach_msg.go), with the type registry in registry.go and framing in
+// msg_census.go, reach_msg.go), with the type registry in registry.go and framing in
 // wire.go.
 package newsnet

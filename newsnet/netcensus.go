@@ -135,6 +135,7 @@ type netCensus struct {
 	downSent map[LinkID]censusSent
 	// subtrees: each downlink's subtree census, as last reported.
 	subtrees map[LinkID]*NetCensus
+	queries  censusQueries // netcensus_query.go
 }
 
 // censusSent is the network census last sent down a link: the vertex's
@@ -493,6 +494,7 @@ func (n *netCensus) tick(h netCensusHost) {
 		}
 	}
 	n.built(h)
+	n.expireQueries(h)
 }
 
 func cloneCensus(c *NetCensus) NetCensus {
@@ -522,6 +524,10 @@ type netCensusHost interface {
 	slotRange(slot int) (lo, hi uint64)
 	// ownCensusEntry is this servant alone.
 	ownCensusEntry() NetCensus
+	send(l *link, m Message)
+	act(a Action)
+	// towardServant is the tree link toward a servant by the partitions.
+	towardServant(id ServantID, from *link) *link
 }
 
 var _ netCensusHost = (*Servant)(nil)

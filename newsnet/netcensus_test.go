@@ -39,7 +39,10 @@ func (h *fakeCensusHost) linkByID(id LinkID) *link {
 func (h *fakeCensusHost) slotRange(slot int) (lo, hi uint64) {
 	return IDValue(ServantID(fmt.Sprintf("10.0.%d.0:0", slot))), IDValue(ServantID(fmt.Sprintf("10.0.%d.255:65535", slot)))
 }
-func (h *fakeCensusHost) ownCensusEntry() NetCensus { return h.self }
+func (h *fakeCensusHost) ownCensusEntry() NetCensus            { return h.self }
+func (h *fakeCensusHost) send(*link, Message)                  {}
+func (h *fakeCensusHost) act(Action)                           {}
+func (h *fakeCensusHost) towardServant(ServantID, *link) *link { return nil }
 
 func testNetCensus() netCensus {
 	cfg := DefaultConfig("10.0.9.1:7400")

@@ -134,6 +134,14 @@ func (s *Servant) receive(l *link, m Message) {
 		if l.tree() {
 			s.direct.cover(s, l, m)
 		}
+	case *CensusQuery:
+		if l.tree() {
+			s.netCensus.route(s, l, m)
+		}
+	case *CensusAnswer:
+		if l.tree() {
+			s.netCensus.answered(s, m)
+		}
 	case *ReachReport:
 		if l.tree() {
 			if s.reach.receive(s, l, m) {

@@ -50,6 +50,8 @@ var messages = [...]messageKind{
 	kindOf[Reachability](),
 	kindOf[StreamQuery](),
 	kindOf[StreamHeads](),
+	kindOf[CensusQuery](),
+	kindOf[CensusAnswer](),
 }
 
 // Type bytes. Append only: a deployed servant must keep understanding every
@@ -80,6 +82,8 @@ func (*DialBackReply) msgType() msgType { return 22 }
 func (*Reachability) msgType() msgType  { return 23 }
 func (*StreamQuery) msgType() msgType   { return 24 }
 func (*StreamHeads) msgType() msgType   { return 25 }
+func (*CensusQuery) msgType() msgType   { return 26 }
+func (*CensusAnswer) msgType() msgType  { return 27 }
 
 // messageKind is one registered message type.
 type messageKind struct {

@@ -194,6 +194,8 @@ func (s *Servant) Step(ev Event) []Action {
 		if l := s.links[e.Link]; l != nil {
 			s.written(l, e.Bytes)
 		}
+	case QueryCensus:
+		s.netCensus.query(s, e)
 	case reachEvent:
 		s.reach.event(s, e)
 	case PageRead:

@@ -62,6 +62,9 @@ func wireSamples() []Message {
 		&Reachability{Addr: "10.0.0.7:7400", Leaf: true},
 		&StreamQuery{Categories: CategorySet{"hr", "it"}},
 		&StreamHeads{Heads: []StreamHead{{Source: "hq", Category: "hr", Count: 300}, {Source: "10.0.0.9:7400", Category: "it", Count: 1 << 33}}},
+		&CensusQuery{ID: 7, Target: "10.0.0.2:7400", Trail: []ServantID{"10.0.0.9:7400", "10.0.0.1:7400"}},
+		&CensusAnswer{ID: 7, Target: "10.0.0.2:7400", Trail: []ServantID{"10.0.0.9:7400", "10.0.0.1:7400"},
+			Census: reachSample(id).Network, At: 1764000000000000000},
 	}
 }
 

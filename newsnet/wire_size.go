@@ -53,6 +53,10 @@ func SizeOf(m Message) int {
 		return frame + len(m.Source) + catSetSize(m.Categories)
 	case *ReachReport:
 		return frame + reachReportSize(m)
+	case *CensusQuery:
+		return frame + len(m.Target) + pathSize(m.Trail)
+	case *CensusAnswer:
+		return frame + len(m.Target) + pathSize(m.Trail) + 1 + netCensusSize(m.Census) + 10
 	}
 	return frame + 64
 }

@@ -141,16 +141,18 @@ type Node struct {
 	servant     *newsnet.Servant
 	peers       map[newsnet.LinkID]*peer
 	nextInbound newsnet.LinkID
-	pending     []newsnet.Event      // events raised while carrying out actions
-	publishing  *parkedPublish       // the Publish call being stepped: the Published action is its report
-	parked      []*parkedPublish     // Publish calls held back while backlogged, oldest first
-	stopped     bool                 // Stop was sent to the core
-	frames      map[frameKey]encoded // this step's encoded messages
-	scratch     []byte               // encoding buffer
-	writes      []newsnet.Written    // reportWritten's scratch
-	dirty       []*peer              // links with frames held for a direct write (send, flush)
-	directBuf   []byte               // flush's gathering buffer
-	restBuf     []queued             // flush's scratch
+	pending     []newsnet.Event                        // events raised while carrying out actions
+	publishing  *parkedPublish                         // the Publish call being stepped: the Published action is its report
+	censusQuery uint64                                 // the last census query's ID (census.go)
+	censusWait  map[uint64]chan newsnet.CensusAnswered // the census queries waiting for their answers
+	parked      []*parkedPublish                       // Publish calls held back while backlogged, oldest first
+	stopped     bool                                   // Stop was sent to the core
+	frames      map[frameKey]encoded                   // this step's encoded messages
+	scratch     []byte                                 // encoding buffer
+	writes      []newsnet.Written                      // reportWritten's scratch
+	dirty       []*peer                                // links with frames held for a direct write (send, flush)
+	directBuf   []byte                                 // flush's gathering buffer
+	restBuf     []queued                               // flush's scratch
 
 	finalMu sync.Mutex
 	final   newsnet.Status // the last status, for Status after shutdown
@@ -510,6 +512,8 @@ func (n *Node) act(a newsnet.Action) {
 		if n.onReach != nil {
 			n.onReach(a)
 		}
+	case newsnet.CensusAnswered:
+		n.censusAnswered(a)
 	case newsnet.ReadPage:
 		n.wg.Add(1)
 		go n.readPage(a)

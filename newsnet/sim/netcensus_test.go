@@ -97,6 +97,12 @@ func censusMatches(got, want newsnet.NetCensus) error {
 // those, each with the servants and the depth of its subtree, its root's
 // ID inside its range.
 func partsMatch(n *Network, c newsnet.NetCensus) error {
+	return partsMatchBelow(n, c, "")
+}
+
+// partsMatchBelow is partsMatch for the census of top's subtree ("": the
+// vertex's).
+func partsMatchBelow(n *Network, c newsnet.NetCensus, top newsnet.ServantID) error {
 	up := map[newsnet.ServantID]newsnet.ServantID{}
 	downs := map[newsnet.ServantID][]newsnet.ServantID{}
 	var vertex newsnet.ServantID
@@ -106,6 +112,9 @@ func partsMatch(n *Network, c newsnet.NetCensus) error {
 		if nd.Servant.Role() == newsnet.RoleVertex {
 			vertex = nd.ID
 		}
+	}
+	if top != "" {
+		vertex = top
 	}
 	subtree := func(root newsnet.ServantID) (size, depth uint64) {
 		for id := range up {
@@ -274,4 +283,80 @@ func TestNetworkCensusLiarChangesOnlyItsSubtree(t *testing.T) {
 		t.Errorf("vertex counts %d servants, lost %d on %d; want %d (%d less the liar's %d, plus its claim of %d), lost %d on %d",
 			c.Servants, c.Lost, c.LostServants, want, truth.Servants, real, claimed, truth.Lost+1000, truth.LostServants+5)
 	}
+}
+
+// A census query (issue 30): a servant deep in the tree asks the servant
+// at the top of a partition of another branch for its census, which
+// counts that partition's servants and maps two levels below it; a query
+// for a servant that is not there comes back as unanswered.
+func TestCensusQueryReachesAPartition(t *testing.T) {
+	n, ids := reachNetwork(t, 11, 300)
+	n.RunFor(5 * n.Base.ReportPeriod)
+	var vertex newsnet.ServantID
+	for _, nd := range n.Alive() {
+		if nd.Servant.Role() == newsnet.RoleVertex {
+			vertex = nd.ID
+		}
+	}
+	// The asker: a servant at depth 3 or more; the target: a down-servant
+	// of the vertex on another branch.
+	up := map[newsnet.ServantID]newsnet.ServantID{}
+	for _, nd := range n.Alive() {
+		up[nd.ID] = nd.Servant.Status().Up
+	}
+	topOf := func(id newsnet.ServantID) newsnet.ServantID {
+		for up[id] != vertex && up[id] != "" {
+			id = up[id]
+		}
+		return id
+	}
+	var asker, target newsnet.ServantID
+	for _, id := range ids {
+		if d := depthOf(up, id); d >= 3 && asker == "" {
+			asker = id
+		}
+	}
+	for _, d := range n.Node(vertex).Servant.Status().Downs {
+		if d != topOf(asker) {
+			target = d
+			break
+		}
+	}
+	if asker == "" || target == "" {
+		t.Fatalf("no asker (%q) or target (%q) in the tree", asker, target)
+	}
+	n.QueryCensus(asker, target, 1)
+	n.QueryCensus(asker, "10.99.0.1:7400", 2)
+	n.RunFor(15 * time.Second)
+	got := n.Node(asker).Census
+	if len(got) != 2 {
+		t.Fatalf("%d answers, want 2: %+v", len(got), got)
+	}
+	slices.SortFunc(got, func(a, b newsnet.CensusAnswered) int { return int(a.ID) - int(b.ID) })
+	size := uint64(0)
+	for id := range up {
+		for x := id; x != ""; x = up[x] {
+			if x == target {
+				size++
+				break
+			}
+		}
+	}
+	if a := got[0]; a.Err != "" || a.Target != target || a.Census.Servants != size || a.Census.At.IsZero() {
+		t.Errorf("answer %+v: want %s's %d servants", a, target, size)
+	}
+	if err := partsMatchBelow(n, got[0].Census.NetCensus, target); err != nil {
+		t.Errorf("the answer's map: %v", err)
+	}
+	if got[1].Err == "" {
+		t.Errorf("a query for a servant not in the tree was answered: %+v", got[1])
+	}
+}
+
+func depthOf(up map[newsnet.ServantID]newsnet.ServantID, id newsnet.ServantID) int {
+	d := 1
+	for x := up[id]; x != ""; x = up[x] {
+		d++
+	}
+	return d
 }

@@ -85,6 +85,8 @@ type Node struct {
 	Seeds []newsnet.ServantID
 	// Order lists the delivered messages per source, in delivery order.
 	Order map[string][]uint64
+	// Census holds the answers to the census queries it made (Query).
+	Census []newsnet.CensusAnswered
 
 	// What a host persists, kept across restarts: the messages it stored
 	// (delivered or published), the next count expected per source, and
@@ -125,6 +127,9 @@ type Host struct {
 	OnReach func(newsnet.ReachUpdated)
 	// OnNote receives the servant's notes (newsnet.Note).
 	OnNote func(text string)
+	// OnCensus receives the answers to the census queries the
+	// application made (newsnet.CensusAnswered).
+	OnCensus func(newsnet.CensusAnswered)
 }
 
 // pipeEnd names one side of a connection: the servant and its link ID.
@@ -786,6 +791,8 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		n.schedule(n.now, event{kind: evPageRead, to: pipeEnd{nd.ID, 0}, req: a.Req, msgs: msgs})
 	case newsnet.Lost:
 		nd.Lost = a.Total
+	case newsnet.CensusAnswered:
+		nd.Census = append(nd.Census, a)
 	case newsnet.Note:
 	}
 	if nd.host != nil {
@@ -819,6 +826,10 @@ func (h *Host) report(a newsnet.Action) {
 	case newsnet.Note:
 		if h.OnNote != nil {
 			h.OnNote(a.Text)
+		}
+	case newsnet.CensusAnswered:
+		if h.OnCensus != nil {
+			h.OnCensus(a)
 		}
 	}
 }
@@ -959,4 +970,15 @@ func (n *Network) Peer(id newsnet.ServantID, link newsnet.LinkID) newsnet.Servan
 		return p.other(id).node
 	}
 	return ""
+}
+
+// QueryCensus has servant id ask for the census of target's subtree; the
+// answer lands in the node's Census.
+func (n *Network) QueryCensus(id, target newsnet.ServantID, queryID uint64) bool {
+	nd := n.nodes[id]
+	if nd == nil || !nd.Alive {
+		return false
+	}
+	n.step(nd, newsnet.QueryCensus{ID: queryID, Target: target})
+	return true
 }

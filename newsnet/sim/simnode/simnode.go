@@ -175,12 +175,19 @@ func (w *Network) Start(_ context.Context, cfg node.Config) (*Node, error) {
 		},
 		OnNote: func(text string) { log.Info(text) },
 	}
+	var n *Node
+	host.OnCensus = func(a newsnet.CensusAnswered) { // under w.mu, as every callback
+		if ch := n.censusWait[a.ID]; ch != nil {
+			delete(n.censusWait, a.ID)
+			ch <- a
+		}
+	}
 	w.catchUp()
 	nd, err := w.sim.AddHosted(core, host)
 	if err != nil {
 		return nil, fmt.Errorf("simnode: %w", err)
 	}
-	n := &Node{w: w, id: id, sim: nd}
+	n = &Node{w: w, id: id, sim: nd}
 	w.nodes[id] = n
 	w.poke()
 	return n, nil
@@ -237,6 +244,9 @@ type Node struct {
 	sim    *sim.Node
 	closed bool
 	final  newsnet.Status // the status when it closed
+	// census queries under way, by ID (QueryCensus)
+	censusQuery uint64
+	censusWait  map[uint64]chan newsnet.CensusAnswered
 }
 
 // Addr returns the servant ID.
@@ -379,6 +389,35 @@ func checkBlob(what string, b []byte) error {
 		return fmt.Errorf("simnode: %s of %d bytes: must be 1..%d", what, len(b), newsnet.MaxIdentityBytes)
 	}
 	return nil
+}
+
+// QueryCensus asks target for its subtree's census and waits for the
+// answer (node.Node.QueryCensus).
+func (n *Node) QueryCensus(ctx context.Context, target newsnet.ServantID) (newsnet.NetworkCensus, error) {
+	ch := make(chan newsnet.CensusAnswered, 1)
+	n.w.mu.Lock()
+	if n.closed {
+		n.w.mu.Unlock()
+		return newsnet.NetworkCensus{}, node.ErrClosed
+	}
+	n.w.catchUp()
+	n.censusQuery++
+	if n.censusWait == nil {
+		n.censusWait = map[uint64]chan newsnet.CensusAnswered{}
+	}
+	n.censusWait[n.censusQuery] = ch
+	n.w.sim.QueryCensus(n.id, target, n.censusQuery)
+	n.w.poke()
+	n.w.mu.Unlock()
+	select {
+	case a := <-ch:
+		if a.Err != "" {
+			return newsnet.NetworkCensus{}, errors.New(a.Err)
+		}
+		return a.Census, nil
+	case <-ctx.Done():
+		return newsnet.NetworkCensus{}, ctx.Err()
+	}
 }
 
 // Reauthenticate does nothing: simulated links prove no network secret.
