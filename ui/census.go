@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"strings"
@@ -17,6 +18,9 @@ type CensusBackend interface {
 	// NetworkCensus returns the census; app.ErrNotAdmin for a servant
 	// that is not an admin's, app.ErrNoCensus before one has come.
 	NetworkCensus() (app.Census, error)
+	// PartitionCensus asks the servant at the top of a partition of the
+	// map (its Root) for its census, which maps two levels below it.
+	PartitionCensus(ctx context.Context, root string) (app.Census, error)
 }
 
 // censusFields lays out the whole network's figures.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,30 @@ func TestNetworkViewMap(t *testing.T) {
 	tapAt(v.netMap.hits[1].box) // the first partition's first below it
 	if !hasLabel(v.content, "below 10.1.4.1:7400") {
 		t.Error("tapping a partition below another does not show it")
+	}
+
+	// Looking inside a partition: its servant's census maps two levels
+	// below it; Up one level goes back to the whole network.
+	b.PresetPartition("10.1.4.1:7400", app.Census{Servants: 900, MinProtocol: 7, MaxProtocol: 7,
+		Parts: []app.MapPart{{Root: "10.1.4.9:7400", Servants: 500, MinProtocol: 7, MaxProtocol: 7}, {Root: "10.1.4.80:7400", Servants: 399, MinProtocol: 7, MaxProtocol: 7}}})
+	test.Tap(v.look)
+	h.sync()
+	if len(v.netMap.hits) != 2 || v.where.Text != "The whole network › below 10.1.4.1:7400" || v.up.Disabled() {
+		t.Errorf("inside 10.1.4.1:7400: %d boxes, where %q, up disabled %v", len(v.netMap.hits), v.where.Text, v.up.Disabled())
+	}
+	h.u.loadStatus()() // a refresh keeps the map inside
+	if len(v.netMap.hits) != 2 {
+		t.Errorf("a refresh left the partition: %d boxes", len(v.netMap.hits))
+	}
+	tapAt(v.netMap.hits[1].box)
+	test.Tap(v.look) // 10.1.4.80 does not answer
+	h.sync()
+	if !v.mapNote.Visible() || !strings.HasPrefix(v.mapNote.Text, "10.1.4.80:7400 did not answer") {
+		t.Errorf("an unanswered question shows %q", v.mapNote.Text)
+	}
+	test.Tap(v.up)
+	if len(v.netMap.hits) != 4 || v.where.Text != "The whole network" || !v.up.Disabled() {
+		t.Errorf("after Up: %d boxes, where %q", len(v.netMap.hits), v.where.Text)
 	}
 }
 

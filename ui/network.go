@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,14 @@ type networkView struct {
 	netMap  *netMap
 	part    *fyne.Container // form layout of the selected partition
 	mapOf   *app.Census     // the census the map shows
+	// The partitions looked inside (lookInside), the innermost last, with
+	// the censuses their servants answered; empty: the whole network.
+	inside   []string
+	insideOf []app.Census
+	where    *widget.Label  // which part of the network the map shows
+	mapNote  *widget.Label  // a question under way, or why it failed
+	look     *widget.Button // look inside the selected partition
+	up       *widget.Button // back to the map one level up
 	servant *fyne.Container // form layout: label, value
 	links   *fyne.Container
 	counts  *fyne.Container
@@ -53,7 +62,14 @@ func newNetworkView(u *UI) *networkView {
 	v.lost.Hide()
 	v.netMap = newNetMap(func([]int) { v.showPart() })
 	v.part = container.New(layout.NewFormLayout())
-	v.tree = container.NewVBox(heading(lang.L("Map of the tree")), v.netMap, v.part)
+	v.where = widget.NewLabel("")
+	v.mapNote = widget.NewLabel("")
+	v.mapNote.Wrapping = fyne.TextWrapWord
+	v.mapNote.Hide()
+	v.look = widget.NewButton(lang.L("Look inside"), v.lookInside)
+	v.up = widget.NewButton(lang.L("Up one level"), v.upOneLevel)
+	v.tree = container.NewVBox(heading(lang.L("Map of the tree")), container.NewHBox(v.where, layout.NewSpacer(), v.up, v.look),
+		v.netMap, v.mapNote, v.part)
 	v.tree.Hide()
 	v.whole = container.NewVBox(heading(lang.L("The whole network")), v.census, v.tree, v.health, widget.NewSeparator())
 	v.whole.Hide()
@@ -270,19 +286,93 @@ func (v *networkView) setCensus(whole []field, health []string) {
 // census has none (no census, or the servants at the top of the tree run
 // an older release).
 func (v *networkView) setMap(c *app.Census) {
-	v.mapOf = c
 	if c == nil || len(c.Parts) == 0 {
+		v.inside, v.insideOf = nil, nil
+		v.mapOf = c
 		v.tree.Hide()
 		return
 	}
-	v.netMap.set(c.Parts, c.MaxProtocol)
-	v.showPart()
+	if n := len(v.insideOf); n > 0 {
+		c = &v.insideOf[n-1] // looking inside a partition: its census, until Up
+	}
+	v.showMap(c)
 	v.tree.Show()
+}
+
+// showMap draws c's map and says where in the network it lies.
+func (v *networkView) showMap(c *app.Census) {
+	v.mapOf = c
+	v.netMap.set(c.Parts, c.MaxProtocol)
+	where := lang.L("The whole network")
+	for _, root := range v.inside {
+		where += " › " + fmt.Sprintf(lang.L("below %s"), root)
+	}
+	v.where.SetText(where)
+	if len(v.inside) == 0 {
+		v.up.Disable()
+	} else {
+		v.up.Enable()
+	}
+	v.showPart()
+}
+
+// lookInside asks the servant at the top of the selected partition for its
+// census, and maps the partition with two more levels below it.
+func (v *networkView) lookInside() {
+	p := v.netMap.partAt(v.netMap.selected)
+	cb, ok := v.u.b.(CensusBackend)
+	if p == nil || !ok {
+		return
+	}
+	root := p.Root
+	v.look.Disable()
+	v.mapNote.SetText(fmt.Sprintf(lang.L("Asking %s for its part of the network…"), root))
+	v.mapNote.Importance = widget.LowImportance
+	v.mapNote.Show()
+	v.u.w.Go(func() func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		c, err := cb.PartitionCensus(ctx, root)
+		return func() {
+			if err != nil {
+				v.mapNote.SetText(fmt.Sprintf(lang.L("%s did not answer: %v. It may have left the network, or the tree is changing; try again in a moment."), root, err))
+				v.mapNote.Importance = widget.WarningImportance
+				v.mapNote.Refresh()
+				v.showPart()
+				return
+			}
+			v.mapNote.Hide()
+			v.inside, v.insideOf = append(v.inside, root), append(v.insideOf, c)
+			v.netMap.selected = nil
+			v.showMap(&v.insideOf[len(v.insideOf)-1])
+		}
+	})
+}
+
+// upOneLevel goes back to the map that holds the partition looked inside.
+func (v *networkView) upOneLevel() {
+	n := len(v.inside)
+	if n == 0 {
+		return
+	}
+	v.inside, v.insideOf = v.inside[:n-1], v.insideOf[:n-1]
+	v.netMap.selected = nil
+	v.mapNote.Hide()
+	if n > 1 {
+		v.showMap(&v.insideOf[n-2])
+	} else if c := v.u.census; c != nil {
+		v.showMap(c)
+	}
 }
 
 // showPart lays out the figures of the partition selected on the map.
 func (v *networkView) showPart() {
 	p := v.netMap.partAt(v.netMap.selected)
+	if p == nil || p.Servants <= 1 {
+		v.look.Disable()
+	} else {
+		v.look.Enable()
+	}
 	if p == nil || v.mapOf == nil {
 		setFields(v.part, []field{{lang.L("Partition"), lang.L("Tap a box for its figures. Green: fine; yellow: older protocol versions, or most computers cannot be dialled; red: lost items.")}})
 		return

@@ -42,6 +42,7 @@ type Backend struct {
 	kept  map[uuid.UUID]bool      // items the reader keeps (Keep)
 
 	census     *app.Census             // the network's census (census.go); nil: none yet
+	partitions map[string]app.Census   // census answers per partition root (census.go)
 	reports    []app.NetworkReport     // must-read posts' reports for admins (reports.go)
 	takenPorts map[string]bool         // ports in use by "another program" (listen.go)
 	reach      map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
