@@ -3,7 +3,8 @@
 # to docs/screenshots/: reading.png, item.png, correction.png,
 # subscriptions.png, compose.png, published.png, posts.png, seeds.png,
 # categories.png, network.png, netmap.png (the map of the tree on a
-# company of 2,000 computers), invite.png (a new invitation's code and QR
+# company of 2,000 computers) and netmap-inside.png (inside one of its
+# partitions), invite.png (a new invitation's code and QR
 # code), invitations.png, settings.png, wizard.png (joining with an
 # invitation code), wizard-refused.png (the refusal, in full), mustread.png
 # (a must-read item's banner), urgent.png (the urgent window of an
@@ -267,6 +268,9 @@ click 100 620 # a partition with lost items, below the seed of its site
 for _ in 1 2 3 4; do xdotool click 5; done # and to its figures below the map
 settle
 shot netmap
+click 545 242 # Look inside: its servant's census maps two levels below it
+sleep 2
+shot netmap-inside
 stop_app
 
 # An urgent must-read item that came while the app was off: its window
