@@ -42,8 +42,10 @@ const (
 	conductNoteGap  = time.Minute
 )
 
-// conductState is the servant's account of its peers' conduct.
-type conductState struct {
+// conduct is the servant's account of its peers' conduct: points per
+// peer that decay, bans, and counts per reason. It decides; the servant
+// notes and closes (misbehavedBy).
+type conduct struct {
 	peers  map[ServantID]*peerConduct
 	banned map[ServantID]time.Time // until when joins are refused
 	counts map[string]uint64       // misconduct per reason
@@ -61,37 +63,56 @@ func (s *Servant) misbehaved(l *link, reason string) { s.misbehavedBy(l, reason,
 
 // misbehavedBy is misbehaved for points points.
 func (s *Servant) misbehavedBy(l *link, reason string, points float64) {
-	c := &s.conduct
+	switch s.conduct.record(l.peer, reason, points, s.now) {
+	case conductNote:
+		s.note("%s exceeds its budget (%s): its requests wait or are refused", l.peer, reason)
+	case conductBan:
+		s.note("%s kept exceeding its budgets (%s): link closed, its joins refused for %v", l.peer, reason, banDuration)
+		if s.links[l.id] == l {
+			s.closeLink(l, fmt.Sprintf("misbehaving (%s): refused for %v", reason, banDuration))
+			s.linkLostAfterClose(l)
+		}
+	}
+}
+
+// conductVerdict is what record decided.
+type conductVerdict int
+
+const (
+	conductCounted conductVerdict = iota // counted, nothing to say
+	conductNote                          // counted: tell the host (at most once per conductNoteGap)
+	conductBan                           // past the limit: banned for banDuration
+)
+
+// record counts points against peer for reason at now ("" counts the
+// reason only), and says what follows.
+func (c *conduct) record(peer ServantID, reason string, points float64, now time.Time) conductVerdict {
 	if c.counts == nil {
 		c.counts = map[string]uint64{}
 		c.peers = map[ServantID]*peerConduct{}
 		c.banned = map[ServantID]time.Time{}
 	}
 	c.counts[reason]++
-	if l.peer == "" {
-		return
+	if peer == "" {
+		return conductCounted
 	}
-	p := c.peers[l.peer]
+	p := c.peers[peer]
 	if p == nil {
-		p = &peerConduct{at: s.now}
-		c.peers[l.peer] = p
+		p = &peerConduct{at: now}
+		c.peers[peer] = p
 	}
-	p.points = decayed(p.points, s.now.Sub(p.at)) + points
-	p.at = s.now
+	p.points = decayed(p.points, now.Sub(p.at)) + points
+	p.at = now
 	if p.points < conductLimit {
-		if s.now.Sub(p.noted) >= conductNoteGap {
-			p.noted = s.now
-			s.note("%s exceeds its budget (%s): its requests wait or are refused", l.peer, reason)
+		if now.Sub(p.noted) >= conductNoteGap {
+			p.noted = now
+			return conductNote
 		}
-		return
+		return conductCounted
 	}
-	delete(c.peers, l.peer)
-	c.banned[l.peer] = s.now.Add(banDuration)
-	s.note("%s kept exceeding its budgets (%s): link closed, its joins refused for %v", l.peer, reason, banDuration)
-	if s.links[l.id] == l {
-		s.closeLink(l, fmt.Sprintf("misbehaving (%s): refused for %v", reason, banDuration))
-		s.linkLostAfterClose(l)
-	}
+	delete(c.peers, peer)
+	c.banned[peer] = now.Add(banDuration)
+	return conductBan
 }
 
 // decayed is points after d of halving every conductHalfLife.
@@ -102,25 +123,37 @@ func decayed(points float64, d time.Duration) float64 {
 	return points * math.Exp2(-d.Seconds()/conductHalfLife.Seconds())
 }
 
-// bannedUntil reports until when id's joins are refused, if they are.
-func (s *Servant) bannedUntil(id ServantID) (time.Time, bool) {
-	until, ok := s.conduct.banned[id]
-	if !ok || !s.now.Before(until) {
+// bannedUntil reports until when id's joins are refused at now, if they
+// are.
+func (c *conduct) bannedUntil(id ServantID, now time.Time) (time.Time, bool) {
+	until, ok := c.banned[id]
+	if !ok || !now.Before(until) {
 		return time.Time{}, false
 	}
 	return until, true
 }
 
-// tickConduct forgets bans that ran out and scores that decayed away.
-func (s *Servant) tickConduct() {
-	c := &s.conduct
+// bannedAt lists the peers banned at now, in byte order.
+func (c *conduct) bannedAt(now time.Time) []ServantID {
+	var out []ServantID
 	for id, until := range c.banned {
-		if !s.now.Before(until) {
+		if now.Before(until) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// tick forgets bans that ran out and scores that decayed away.
+func (c *conduct) tick(now time.Time) {
+	for id, until := range c.banned {
+		if !now.Before(until) {
 			delete(c.banned, id)
 		}
 	}
 	for id, p := range c.peers {
-		if decayed(p.points, s.now.Sub(p.at)) < 0.5 && s.now.Sub(p.noted) >= conductNoteGap {
+		if decayed(p.points, now.Sub(p.at)) < 0.5 && now.Sub(p.noted) >= conductNoteGap {
 			delete(c.peers, id)
 		}
 	}
@@ -133,13 +166,6 @@ type Misconduct struct {
 	Banned []ServantID       `json:"banned,omitempty"`
 }
 
-func (s *Servant) misconductStatus() Misconduct {
-	m := Misconduct{Counts: maps.Clone(s.conduct.counts)}
-	for id, until := range s.conduct.banned {
-		if s.now.Before(until) {
-			m.Banned = append(m.Banned, id)
-		}
-	}
-	slices.Sort(m.Banned)
-	return m
+func (c *conduct) status(now time.Time) Misconduct {
+	return Misconduct{Counts: maps.Clone(c.counts), Banned: c.bannedAt(now)}
 }

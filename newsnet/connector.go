@@ -198,7 +198,7 @@ func (s *Servant) tryNextTarget() {
 	}
 	t := c.targets[0]
 	c.targets = c.targets[1:]
-	if _, banned := s.bannedUntil(t); banned {
+	if _, banned := s.conduct.bannedUntil(t, s.now); banned {
 		s.tryNextTarget() // it forged what it passed on (conduct.go)
 		return
 	}
@@ -295,7 +295,7 @@ func (c *connector) redirected(s *Servant, l *link, m *JoinRedirect) {
 		return
 	}
 	redirects := c.redirects
-	if _, banned := s.bannedUntil(to); banned {
+	if _, banned := s.conduct.bannedUntil(to, s.now); banned {
 		// Sent to a servant we left for forging what it passed on: back
 		// to the redirector, which places us elsewhere, as for a servant
 		// we cannot dial.

@@ -17,7 +17,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		s.refuse(l, "bad servant id")
 		return
 	}
-	if until, ok := s.bannedUntil(c); ok {
+	if until, ok := s.conduct.bannedUntil(c, s.now); ok {
 		s.refuse(l, fmt.Sprintf("%s kept exceeding its budgets: refused until %s", c, until.UTC().Format(time.TimeOnly)))
 		return
 	}

@@ -166,10 +166,8 @@ func (s *Servant) ownCensusEntry() NetCensus {
 		c.Lost, c.LostServants = s.counters.Lost, 1
 		c.WorstLost = []ServantCount{{ID: s.id, Count: s.counters.Lost}}
 	}
-	for id, until := range s.conduct.banned {
-		if s.now.Before(until) {
-			c.Refused = append(c.Refused, ServantCount{ID: id, Count: 1})
-		}
+	for _, id := range s.conduct.bannedAt(s.now) {
+		c.Refused = append(c.Refused, ServantCount{ID: id, Count: 1})
 	}
 	c.Refused = mergeCounts(c.Refused, nil)
 	for _, l := range s.treeLinks() {

@@ -40,7 +40,7 @@ type Servant struct {
 	// of peers that exceeded their budgets (conduct.go).
 	pages   map[uint64]pageRequest
 	pageSeq uint64
-	conduct conductState
+	conduct conduct
 
 	// connector is the join search (connector.go): the targets still to
 	// try, the attempt under way, the redirects followed.

@@ -120,7 +120,7 @@ func (s *Servant) Status() Status {
 		Reach:         s.dialback.self,
 		ReachAddr:     s.dialback.addr,
 		ReachAt:       s.dialback.at,
-		Misconduct:    s.misconductStatus(),
+		Misconduct:    s.conduct.status(s.now),
 		Subtree:       cloneCensus(&s.netCensus.subtree),
 		Subscribers:   s.reach.censusFor(s, nil),
 		Network:       s.netCensus.network,

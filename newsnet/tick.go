@@ -11,7 +11,7 @@ func (s *Servant) tick() {
 	s.seq.tickOpenings(s)
 	s.catchUp.tick(s)
 	s.direct.tick(s)
-	s.tickConduct()
+	s.conduct.tick(s.now)
 	s.tickOpinion()
 	s.netCensus.tick(s)
 	s.reach.tick(s) // last: a tick's items go before its reports
