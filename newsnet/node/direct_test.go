@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,11 +30,15 @@ func TestSecureDirectLink(t *testing.T) {
 	waitFor(t, 10*time.Second, "the subscriber attached", func() error { return attachedTo(a, v) })
 	// The publisher must sit beside the subscriber under the vertex, two
 	// hops away. Its slot follows from its address, and an address in the
-	// subscriber's slot is redirected below the subscriber: then it starts
-	// again on another port.
+	// subscriber's slot is redirected below the subscriber. Ephemeral ports
+	// come close to the last one handed out, so the publisher listens on a
+	// port far from the subscriber's; should it still land below the
+	// subscriber, it starts again on another.
+	_, aPort, _ := net.SplitHostPort(string(a.Addr()))
+	base, _ := strconv.Atoi(aPort)
 	var b *Node
 	for attempt := 1; b == nil; attempt++ {
-		n := startNode(t, Config{Protocol: core(v.Addr()), Logger: log, Security: newSecurity(t, secrets)})
+		n := startFarFrom(t, base+attempt*7919, Config{Protocol: core(v.Addr()), Logger: log, Security: newSecurity(t, secrets)})
 		// Attached, and dialed back: a candidate closed with its up-servant's
 		// dial-back in flight would count as a refused handshake there.
 		waitFor(t, 10*time.Second, "the publisher attached and dialed back", func() error {
@@ -108,4 +114,20 @@ func TestSecureDirectLink(t *testing.T) {
 			t.Errorf("%s refused handshakes: %v", n.Addr(), st)
 		}
 	}
+}
+
+// startFarFrom starts a node on the first free port from port on (wrapped
+// into 20000–60000), so that its ID lies far from another's.
+func startFarFrom(t *testing.T, port int, cfg Config) *Node {
+	t.Helper()
+	for i := range 100 {
+		p := 20000 + (port+i*131)%40000
+		cfg.Listen = fmt.Sprintf("127.0.0.1:%d", p)
+		if n, err := Start(context.Background(), cfg); err == nil {
+			t.Cleanup(func() { n.Close() })
+			return n
+		}
+	}
+	t.Fatal("no free port for the node")
+	return nil
 }
