@@ -48,9 +48,8 @@ import (
 // revoked, so the wizard shows the application's real refusal. The
 // newsroom is an archive seed then, holding the data set signed (the
 // newsroom's items by the newsroom, Dana's posts by her), so that the new
-// member catches up on the last week's news as it joins; the new
-// installation subscribes to what the demo reader does, so that the news
-// shows at once. The program writes the codes to the file
+// member catches up on the last week's news of each category it
+// subscribes to once it has joined. The program writes the codes to the file
 // NEWSDESK_DEMO_INVITE_FILE names (WriteInvitations; gui.go), where
 // scripts/screenshots.sh reads them to type into the wizard. The
 // redemptions connect through the app's invitation dialer
@@ -265,11 +264,8 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 		if err := d.invitations(a); err != nil {
 			return err
 		}
-		// The reader's installation: new. Its subscriptions are the
-		// demo reader's, so that the news arrives as soon as it joins.
-		o := d.options(user, Self)
-		o.Subscriptions = readerSubscriptions
-		if d.App, err = app.Open(ctx, o); err != nil {
+		// The reader's installation: new, subscribed to nothing yet.
+		if d.App, err = app.Open(ctx, d.options(user, Self)); err != nil {
 			return err
 		}
 		if err := saveSettings(d.App, func(*app.Settings) {}); err != nil {
