@@ -49,8 +49,8 @@ import (
 // newsroom is an archive seed then, holding the data set signed (the
 // newsroom's items by the newsroom, Dana's posts by her), so that the new
 // member catches up on the last week's news of each category it
-// subscribes to once it has joined. The program writes the codes to the file
-// NEWSDESK_DEMO_INVITE_FILE names (WriteInvitations; gui.go), where
+// subscribes to once it has joined. The program writes the codes to the
+// file NEWSDESK_DEMO_INVITE_FILE names (WriteInvitations; gui.go), where
 // scripts/screenshots.sh reads them to type into the wizard. The
 // redemptions connect through the app's invitation dialer
 // (app.Options.DialInvite: Demo.dial), which hands each connection to the
