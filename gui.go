@@ -35,9 +35,11 @@ const appID = "com.newsdesk.app"
 // NEWSDESK_DEMO=1 runs the window over the demo instead (app/demo: the
 // application over a small simulated network, with a demo data set in a
 // temporary directory; screenshots, trying the UI); NEWSDESK_DEMO=wizard
-// starts it with the first-run wizard, NEWSDESK_DEMO=urgent with an
-// urgent must-read item that opens the urgent window. The data directory
-// is not read or written then.
+// starts it with the first-run wizard, and writes the codes of the demo
+// network's invitations (one to join with, one revoked) to the file
+// NEWSDESK_DEMO_INVITE_FILE names, if set (appdemo.Demo.WriteInvitations);
+// NEWSDESK_DEMO=urgent starts it with an urgent must-read item that opens
+// the urgent window. The data directory is not read or written then.
 func runGUI(args []string) error {
 	fs := flag.NewFlagSet("newsdesk", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "data `directory` (default: %LOCALAPPDATA%\\Newsdesk on Windows, else $XDG_DATA_HOME/newsdesk or ~/.local/share/newsdesk)")
@@ -90,6 +92,12 @@ func runGUI(args []string) error {
 		d, err := appdemo.Open(ctx, demo)
 		if err != nil {
 			return fmt.Errorf("demo mode: %w", err)
+		}
+		if file := os.Getenv("NEWSDESK_DEMO_INVITE_FILE"); file != "" && d.Invitation != "" {
+			if err := d.WriteInvitations(file); err != nil {
+				d.Close()
+				return fmt.Errorf("demo mode: %w", err)
+			}
 		}
 		dir = "(demo mode: nothing is stored)"
 		showMain(d.App, d.Close)

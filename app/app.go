@@ -123,6 +123,13 @@ type Options struct {
 	// its simulated network, which no socket reaches.
 	Probe func(ctx context.Context, addr string) Probe
 
+	// DialInvite, if set, replaces the TCP connect of the invitation
+	// protocol (network.Dialer): redeeming a code (JoinByInvitation),
+	// asking for a membership certificate (Certify) and a seed's relay of
+	// a redemption to the admin's servant. The demo mode connects to the
+	// servants of its simulated network, which no socket reaches.
+	DialInvite network.Dialer
+
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
 	// go after a few).
 	unstoredLimit int
@@ -411,6 +418,7 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.net = k
 	a.invites = network.NewInviter(k)
+	a.invites.SetDialer(a.opts.DialInvite)
 	if a.opts.Subscriptions != nil {
 		if err := checkSubscriptions(a.opts.Subscriptions); err != nil {
 			return err

@@ -146,7 +146,7 @@ func (a *App) JoinByInvitation(ctx context.Context, code string, s Setup) error 
 	if err != nil {
 		return err
 	}
-	sn, err := network.Redeem(ctx, c, a.identity, strings.TrimSpace(s.DisplayName))
+	sn, err := a.opts.DialInvite.Redeem(ctx, c, a.identity, strings.TrimSpace(s.DisplayName))
 	if err != nil {
 		return err
 	}

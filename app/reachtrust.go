@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"newsdesk/network"
 	"newsdesk/trust"
 )
 
@@ -80,7 +79,7 @@ func (a *App) Certify(ctx context.Context, addrs []string) error {
 	}
 	var errs []error
 	for _, addr := range addrs {
-		c, err := network.Certify(ctx, addr, a.identity, sn, secrets[0])
+		c, err := a.opts.DialInvite.Certify(ctx, addr, a.identity, sn, secrets[0])
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -169,9 +169,14 @@ func (iv *Inviter) serveCertify(req request, exporter []byte, key ed25519.Public
 // certificate in sn's network, and returns it checked against sn. A
 // refusal is a *RedeemError; an older servant refuses as a bad request.
 func Certify(ctx context.Context, addr string, id *trust.Identity, sn *trust.SignedNetwork, secret []byte) (*trust.MemberCert, error) {
+	return Dialer(nil).Certify(ctx, addr, id, sn, secret)
+}
+
+// Certify is Certify with the connection made by d.
+func (d Dialer) Certify(ctx context.Context, addr string, id *trust.Identity, sn *trust.SignedNetwork, secret []byte) (*trust.MemberCert, error) {
 	ctx, cancel := context.WithTimeout(ctx, relayTimeout)
 	defer cancel()
-	conn, closeConn, err := dialInviteFor(ctx, addr, id)
+	conn, closeConn, err := dialInviteFor(ctx, d, addr, id)
 	if err != nil {
 		return nil, err
 	}

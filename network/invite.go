@@ -126,6 +126,8 @@ type Inviter struct {
 	refusedLines *lineLimit
 	// relayTimeout bounds a relay to via (relayTimeout; tests shorten it).
 	relayTimeout time.Duration
+	// dial connects a relay to via (SetDialer); nil dials TCP.
+	dial Dialer
 }
 
 // NewInviter returns the Inviter of k's installation.
@@ -133,6 +135,11 @@ func NewInviter(k *Keeper) *Inviter {
 	return &Inviter{k: k, now: time.Now, relays: make(chan struct{}, maxRedemptions), unread: newAddressLimit(maxUnreadPerAddress),
 		refusedLines: newLineLimit(refusalLogEvery, refusalLogAddrs), relayTimeout: relayTimeout}
 }
+
+// SetDialer makes the relays of redemptions to the admin's servant
+// connect with d instead of over TCP. Call it before the servant serves
+// redemptions.
+func (iv *Inviter) SetDialer(d Dialer) { iv.dial = d }
 
 func (iv *Inviter) load() ([]invitation, error) {
 	v, ok, err := iv.k.store.Setting(keyInvitations)

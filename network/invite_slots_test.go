@@ -231,7 +231,7 @@ func TestRelayToStalledViaBounded(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := redeemAt(ctx, n.seedA.addr, code, newIdentity(t), "")
+	_, err := redeemAt(ctx, nil, n.seedA.addr, code, newIdentity(t), "")
 	wantReason(t, err, ReasonUnreachable)
 	if took := time.Since(start); took > 3*time.Second {
 		t.Fatalf("the relay to a stalled via took %v, relay timeout 1s", took)

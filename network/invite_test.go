@@ -373,7 +373,7 @@ func TestInviteAdminOnlyAndRelayMembership(t *testing.T) {
 	code := n.invite(t, InviteRequest{})
 	// A relay request from an outsider that knows no secret.
 	outsider := newIdentity(t)
-	conn, err := dialInvite(context.Background(), n.admin.addr, outsider)
+	conn, err := dialInvite(context.Background(), nil, n.admin.addr, outsider)
 	if err != nil {
 		t.Fatal(err)
 	}

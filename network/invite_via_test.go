@@ -102,11 +102,11 @@ func TestRedeemForgedViaNotDialled(t *testing.T) {
 	}{
 		// Straight to the seed: redeemAt does not check the signature.
 		{"via changed, signature kept", &changed, func(c *trust.InviteCode) error {
-			_, err := redeemAt(context.Background(), n.seedA.addr, c, joiner, "")
+			_, err := redeemAt(context.Background(), nil, n.seedA.addr, c, joiner, "")
 			return err
 		}},
 		{"unsigned", &unsigned, func(c *trust.InviteCode) error {
-			_, err := redeemAt(context.Background(), n.seedA.addr, c, joiner, "")
+			_, err := redeemAt(context.Background(), nil, n.seedA.addr, c, joiner, "")
 			return err
 		}},
 		// Consistent codes: the joiner's check passes, the seed refuses,
@@ -150,7 +150,7 @@ func TestRedeemForgedViaNotDialled(t *testing.T) {
 func TestRelayForgedViaRefused(t *testing.T) {
 	n := newTestNet(t)
 	code := n.invite(t, InviteRequest{})
-	conn, err := dialInvite(context.Background(), n.admin.addr, n.seedA.id)
+	conn, err := dialInvite(context.Background(), nil, n.admin.addr, n.seedA.id)
 	if err != nil {
 		t.Fatal(err)
 	}

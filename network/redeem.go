@@ -506,7 +506,7 @@ func (iv *Inviter) relay(req request, c claim) answer {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), iv.relayTimeout)
 	defer cancel()
-	conn, err := dialInvite(ctx, req.Via, iv.k.identity)
+	conn, err := dialInvite(ctx, iv.dial, req.Via, iv.k.identity)
 	if err != nil {
 		return unreachable(err)
 	}
@@ -578,17 +578,37 @@ func (iv *Inviter) serveRelay(req request, exporter []byte, seedKey ed25519.Publ
 	return iv.decide(c), true
 }
 
-// dialInvite connects to addr and runs the TLS handshake for a
+// Dialer connects to a servant's port for a redemption or a certificate
+// request (host:port): the TCP connection, on which the caller runs the
+// TLS handshake. Nil dials TCP. A host whose servants run without sockets
+// (the demo mode's simulated network, app/demo) passes one that reaches
+// them there.
+type Dialer func(ctx context.Context, addr string) (net.Conn, error)
+
+// dialInvite connects to addr with dial and runs the TLS handshake for a
 // redemption, with id's certificate.
-func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn, error) {
+func dialInvite(ctx context.Context, dial Dialer, addr string, id *trust.Identity) (*tls.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	d := tls.Dialer{NetDialer: &net.Dialer{}, Config: trust.TLSConfigFor(id, false, trust.InviteALPN)}
-	c, err := d.DialContext(ctx, "tcp", addr)
+	cfg := trust.TLSConfigFor(id, false, trust.InviteALPN)
+	if dial == nil {
+		d := tls.Dialer{NetDialer: &net.Dialer{}, Config: cfg}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		return c.(*tls.Conn), nil
+	}
+	raw, err := dial(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
-	return c.(*tls.Conn), nil
+	c := tls.Client(raw, cfg) // no server name: the peer's key is checked, not a name (trust.TLSConfigFor)
+	if err := c.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // Redeem redeems an invitation code for the installation id: it checks
@@ -607,6 +627,11 @@ func dialInvite(ctx context.Context, addr string, id *trust.Identity) (*tls.Conn
 // (unreachable, busy, of another network) makes it try the next. Errors
 // are *RedeemError.
 func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
+	return Dialer(nil).Redeem(ctx, code, id, name)
+}
+
+// Redeem is Redeem with connections made by d.
+func (d Dialer) Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
 	switch err := code.VerifySignatures(); {
 	case errors.Is(err, trust.ErrInviteViaSignature):
 		return nil, &RedeemError{Reason: ReasonViaUnsigned,
@@ -628,7 +653,7 @@ func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, nam
 		dialErrs []string
 	)
 	for _, addr := range targets {
-		sn, err := redeemAt(ctx, addr, code, id, name)
+		sn, err := redeemAt(ctx, d, addr, code, id, name)
 		if err == nil {
 			return sn, nil
 		}
@@ -658,8 +683,8 @@ func Redeem(ctx context.Context, code *trust.InviteCode, id *trust.Identity, nam
 // dialInviteFor dials addr as dialInvite does and holds the connection to
 // ctx: its deadline, and an end of ctx breaks off any read or write.
 // closeConn closes it and lets go of ctx.
-func dialInviteFor(ctx context.Context, addr string, id *trust.Identity) (conn *tls.Conn, closeConn func(), err error) {
-	conn, err = dialInvite(ctx, addr, id)
+func dialInviteFor(ctx context.Context, dial Dialer, addr string, id *trust.Identity) (conn *tls.Conn, closeConn func(), err error) {
+	conn, err = dialInvite(ctx, dial, addr, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -672,8 +697,8 @@ func dialInviteFor(ctx context.Context, addr string, id *trust.Identity) (conn *
 
 // redeemAt asks one servant. A connection failure is a plain error; an
 // answer that refuses, or one the joiner cannot accept, is a *RedeemError.
-func redeemAt(ctx context.Context, addr string, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
-	conn, closeConn, err := dialInviteFor(ctx, addr, id)
+func redeemAt(ctx context.Context, dial Dialer, addr string, code *trust.InviteCode, id *trust.Identity, name string) (*trust.SignedNetwork, error) {
+	conn, closeConn, err := dialInviteFor(ctx, dial, addr, id)
 	if err != nil {
 		return nil, err
 	}

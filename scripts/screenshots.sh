@@ -6,7 +6,10 @@
 # company of 2,000 computers) and netmap-inside.png (inside one of its
 # partitions), invite.png (a new invitation's code and QR
 # code), invitations.png, settings.png, wizard.png (joining with an
-# invitation code), wizard-refused.png (the refusal, in full), mustread.png
+# invitation code the demo network's admin made), wizard-joined.png (the
+# main window once that code is redeemed and the new member subscribed:
+# the news arriving),
+# wizard-refused.png (a revoked invitation's refusal, in full), mustread.png
 # (a must-read item's banner), urgent.png (the urgent window of an
 # urgent must-read item) and reach.png (My posts: the readers who have not
 # confirmed a must-read post; posts.png shows the reach bars). The Windows
@@ -17,7 +20,9 @@
 # application over a small simulated network, with a data set of a few
 # hundred items in several categories, one urgent item, one correction, one
 # must-read item, and colleagues' servants that read the reader's posts;
-# NEWSDESK_DEMO=urgent adds an urgent must-read item; the data directory is
+# NEWSDESK_DEMO=urgent adds an urgent must-read item; NEWSDESK_DEMO=wizard
+# is a new installation that joins that network with an invitation its
+# admin made (see the first run below); the data directory is
 # a temporary one, removed at the end) and is driven with xdotool: keyboard shortcuts for the screens,
 # clicks at fixed positions in the 1200×760 window for the rest.
 #
@@ -285,18 +290,52 @@ settle
 shot urgent
 stop_app
 
-# The first run.
-start_app wizard
-typetext "Sam Carter"
-click 342 294 # Join a network: it takes an invitation code
-click 600 420 # the code
-typetext "newsdesk:join?net=bdT03v85EMXSMV5F0c1ALMjxNqZ1JskFy4hF7pcaNbE&id=G98z6jVc76GH&token=_CJahOqAIzh_-q4MskVrYA&via=10.1.4.23:7946&seeds=10.1.0.5:7946,10.2.0.9:7946&admin=VOtgjxycq_AKhGTQnfLn7MPt9xubNU3YS-BTH2v_Epo&sig=tFAnhloYlAEI6vdiu0f6q9rNMT7c3RkdYOTKLi4FjUz47md38AbSiLmQgqh6jeGvEx1ZvWnJ62g00jOnM0l2DA"
-settle
+# The first run: the wizard mode's new installation on the demo network,
+# where Dana Whitfield's servant made an invitation and revoked another
+# (app/demo); the app writes their codes to NEWSDESK_DEMO_INVITE_FILE, a
+# line "invitation CODE" and a line "revoked CODE", before its window
+# shows. The invitation is redeemed over the simulated network: the
+# wizard closes, the new member subscribes, and the main window fills with
+# the last week's news of those categories. A second start types the
+# revoked code: its refusal.
+export NEWSDESK_DEMO_INVITE_FILE="$tmp/invitations"
+# invite_code NAME: the code of the line NAME of that file.
+invite_code() {
+	local code
+	code=$(awk -v name="$1" '$1 == name { print $2 }' "$NEWSDESK_DEMO_INVITE_FILE")
+	[ -n "$code" ] || { echo "no $1 invitation code in $NEWSDESK_DEMO_INVITE_FILE" >&2; exit 1; }
+	printf '%s' "$code"
+}
+# wizard_code NAME: the wizard, filled in to join with the code NAME.
+wizard_code() {
+	rm -f "$NEWSDESK_DEMO_INVITE_FILE"
+	local code
+	start_app wizard
+	code=$(invite_code "$1")
+	typetext "Sam Carter"
+	click 342 294 # Join a network: it takes an invitation code
+	click 600 420 # the code
+	typetext "$code"
+	settle
+}
+wizard_code invitation
 shot wizard
-click 860 611 # Start Newsdesk (below the port): the demo has no network to redeem at
-sleep 1
+click 860 611 # Start Newsdesk (below the port): redeemed at the newsroom's seed, which asks Dana's servant
+sleep 3       # joined: the main window opens, subscribed to nothing yet
+key ctrl+2
+click 22 128 # subscribe to Company
+click 22 206 # HR
+click 22 245 # and IT: their last week comes from the newsroom's archive
+sleep 2
+key ctrl+1
+shot wizard-joined
+stop_app
+wizard_code revoked
+click 860 611 # Start Newsdesk: Dana's servant refuses the revoked invitation
+sleep 2
 shot wizard-refused
 stop_app
+unset NEWSDESK_DEMO_INVITE_FILE
 
 # The Windows build under wine, in a prefix and on an X server of its own
 # (the display number Xvfb picks): the first run's wizard and the main

@@ -3,10 +3,12 @@ package demo
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +37,25 @@ import (
 // publishes an item every 90 seconds) and a few colleagues' computers,
 // which read her posts and confirm her must-read post, so that My posts
 // shows their reach.
+//
+// In the "wizard" mode the reader is someone new instead, whose
+// installation is new, so the window starts with the first-run wizard.
+// Dana Whitfield's installation runs as another servant of the simulated
+// network (at Admin) and has made two invitations before the window
+// opens: Invitation, whose code the wizard redeems over the simulated
+// network (the reader joins, gets the network's definition and a
+// membership certificate, and the news arrives), and Revoked, which Dana
+// revoked, so the wizard shows the application's real refusal. The
+// newsroom is an archive seed then, holding the data set signed (the
+// newsroom's items by the newsroom, Dana's posts by her), so that the new
+// member catches up on the last week's news of each category it
+// subscribes to once it has joined. The program writes the codes to the
+// file NEWSDESK_DEMO_INVITE_FILE names (WriteInvitations; gui.go), where
+// scripts/screenshots.sh reads them to type into the wizard. The
+// redemptions connect through the app's invitation dialer
+// (app.Options.DialInvite: Demo.dial), which hands each connection to the
+// invitation handler of the simulated servant it is for, over TLS as on
+// TCP.
 
 // Self is the demo reader's servant address.
 const Self = "10.1.4.23:7946"
@@ -45,6 +66,10 @@ const demoListen = "0.0.0.0:7946"
 // Seeds are the demo network's seeds; the last one is down.
 var Seeds = []string{"10.1.0.5:7946", "10.2.0.9:7946", "10.3.0.2:7946"}
 
+// Admin is the address of Dana Whitfield's servant in the wizard mode,
+// where the reader is someone new.
+const Admin = "10.1.4.12:7946"
+
 // readers are the colleagues' servants, on the reader's subnet.
 var readers = []string{"10.1.4.58:7946", "10.1.4.77:7946", "10.1.4.91:7946", "10.1.4.102:7946", "10.1.4.130:7946"}
 
@@ -53,9 +78,22 @@ var readers = []string{"10.1.4.58:7946", "10.1.4.77:7946", "10.1.4.91:7946", "10
 type Demo struct {
 	App *app.App
 
+	// The wizard mode's invitation codes (Open's doc): Invitation joins
+	// the demo network, Revoked is refused as revoked. "" in other modes.
+	Invitation, Revoked string
+
 	root   string
 	net    *simnode.Network
 	others []*app.App
+
+	// The invitation handlers of the servants started (dial), by address;
+	// serving counts the connections handed to them, which Close waits
+	// for; closing refuses new ones.
+	mu      sync.Mutex
+	invite  map[string]func(*tls.Conn)
+	idents  map[string]*trust.Identity
+	serving sync.WaitGroup
+	closing bool
 
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -65,8 +103,9 @@ type Demo struct {
 
 // Open starts the demo mode of a mode (NEWSDESK_DEMO): "wizard" leaves
 // the reader's installation new, so the window starts with the first-run
-// wizard; "urgent" adds an urgent must-read item that came while the app
-// was off and waits for confirmation, so the urgent window opens at once;
+// wizard, and makes the invitations it can redeem (Invitation, Revoked);
+// "urgent" adds an urgent must-read item that came while the app was off
+// and waits for confirmation, so the urgent window opens at once;
 // "network" adds CrowdSize computers without an application, for the map
 // of the tree (its census reaches the reader a minute or two after the
 // start); any other mode is the plain data set. Close the Demo when done.
@@ -75,7 +114,8 @@ func Open(ctx context.Context, mode string) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Demo{root: root, net: simnode.New(1), stop: make(chan struct{})}
+	d := &Demo{root: root, net: simnode.New(1), stop: make(chan struct{}),
+		invite: map[string]func(*tls.Conn){}, idents: map[string]*trust.Identity{}}
 	if err := d.open(ctx, mode); err != nil {
 		d.Close()
 		return nil, err
@@ -83,21 +123,20 @@ func Open(ctx context.Context, mode string) (*Demo, error) {
 	return d, nil
 }
 
-// open opens the reader's installation of the mode, and for any mode but
-// "wizard" the other servants of the demo network.
+// open opens the demo network of the mode: Dana Whitfield's installation,
+// the reader's unless the mode is "wizard", and the other servants.
 func (d *Demo) open(ctx context.Context, mode string) (err error) {
+	wizard := mode == "wizard"
 	user := filepath.Join(d.root, "reader")
-	if mode == "wizard" {
-		if d.App, err = app.Open(ctx, d.options(user)); err != nil {
-			return err
-		}
-		return saveSettings(d.App, func(*app.Settings) {})
+	dana, danaAddr := user, Self
+	if wizard {
+		dana, danaAddr = filepath.Join(d.root, "admin"), Admin
 	}
 
-	// The reader's installation: set up as the admin of a new network,
-	// then given its two weeks of news while it was off, as a store it
-	// had kept.
-	a, err := app.Open(ctx, d.options(user))
+	// Dana's installation: set up as the admin of a new network, then
+	// given its two weeks of news while it was off, as a store it had
+	// kept.
+	a, err := app.Open(ctx, d.options(dana, danaAddr))
 	if err != nil {
 		return err
 	}
@@ -106,7 +145,7 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 		return fmt.Errorf("demo: setup: %w", err)
 	}
 	err = saveSettings(a, func(s *app.Settings) {
-		s.Advertise = Self
+		s.Advertise = danaAddr
 		s.Notify = true
 		s.NotifyCategories = []string{"company"}
 		s.Retention = app.DesktopRetention
@@ -145,7 +184,28 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 	if mode == "urgent" {
 		items = append(items, UrgentMustRead(now))
 	}
-	own, err := fill(user, self, items)
+	var sign func(*news.Item) error
+	if wizard {
+		// The news comes to the new member over the network, where only
+		// signed items pass: the newsroom's under a source of its key,
+		// Dana's own posts under hers.
+		src, err := trust.NewSource(newsroom.Public)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if it.Source != self {
+				it.Source = src
+			}
+		}
+		sign = func(it *news.Item) error {
+			if it.Source == self {
+				return trust.SignItem(admin, it)
+			}
+			return trust.SignItem(newsroom, it)
+		}
+	}
+	own, err := fill(dana, self, items, sign)
 	if err != nil {
 		return err
 	}
@@ -165,12 +225,20 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 			if err := member(dir, def, admin, now); err != nil {
 				return err
 			}
-			if _, err := fill(dir, uuid.Nil, own); err != nil {
+			if _, err := fill(dir, uuid.Nil, own, nil); err != nil {
 				return err
 			}
 		}
-		o := d.options(dir)
-		o.Advertise, o.Network = addr, def
+		o := d.options(dir, addr)
+		o.Network = def
+		if wizard && i == 0 {
+			// The newsroom is the network's archive, as a first seed
+			// often is: a new member catches up on the last week from it.
+			if _, err := fill(dir, uuid.Nil, items, nil); err != nil {
+				return err
+			}
+			o.Archive, o.Kind = true, app.KindHeadless
+		}
 		o.Subscriptions = []string{"company", "hr", "it", "sales", "facilities", "sales/emea"}
 		other, err := app.Open(ctx, o)
 		if err != nil {
@@ -181,9 +249,9 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 			return fmt.Errorf("demo: servant %s: %w", addr, err)
 		}
 	}
-	// The reader's servant joins a tree that stands. (Its census counts
-	// the whole network from the second one on, which comes down the tree
-	// a minute after the first: newsnet's networkCensusPeriod.)
+	// Dana's servant joins a tree that stands. (Its census counts the
+	// whole network from the second one on, which comes down the tree a
+	// minute after the first: newsnet's networkCensusPeriod.)
 	d.waitAttached(d.others)
 	if mode == "network" {
 		if err := d.crowd(CrowdSize); err != nil {
@@ -191,19 +259,72 @@ func (d *Demo) open(ctx context.Context, mode string) (err error) {
 		}
 	}
 
-	o := d.options(user)
+	o := d.options(dana, danaAddr)
 	o.Start = true
 	o.Seeds = Seeds
-	o.Subscriptions = []string{"company", "hr", "it", "sales"}
-	if d.App, err = app.Open(ctx, o); err != nil {
+	o.Subscriptions = readerSubscriptions
+	if a, err = app.Open(ctx, o); err != nil {
 		return err
 	}
+	if wizard {
+		d.others = append(d.others, a)
+		if err := d.invitations(a); err != nil {
+			return err
+		}
+		// The reader's installation: new, subscribed to nothing yet.
+		if d.App, err = app.Open(ctx, d.options(user, Self)); err != nil {
+			return err
+		}
+		if err := saveSettings(d.App, func(*app.Settings) {}); err != nil {
+			return err
+		}
+		d.wg.Go(d.live)
+		return nil
+	}
+	d.App = a
 	if err := d.present(now, self, items); err != nil {
 		return err
 	}
 	d.wg.Go(func() { d.colleagues(own) })
 	d.wg.Go(d.live)
 	return nil
+}
+
+// readerSubscriptions are the categories the demo's reader subscribes to.
+var readerSubscriptions = []string{"company", "hr", "it", "sales"}
+
+// invitations has admin's installation make the wizard mode's invitations:
+// one that the reader redeems, and one it revoked.
+func (d *Demo) invitations(admin *app.App) error {
+	inv, err := admin.CreateInvitation(app.InviteOptions{Uses: 1, Expires: 7 * 24 * time.Hour})
+	if err != nil {
+		return fmt.Errorf("demo: invitation: %w", err)
+	}
+	revoked, err := admin.CreateInvitation(app.InviteOptions{Uses: 10, Expires: 7 * 24 * time.Hour})
+	if err != nil {
+		return fmt.Errorf("demo: invitation: %w", err)
+	}
+	if err := admin.RevokeInvitation(revoked.ID); err != nil {
+		return fmt.Errorf("demo: revoking an invitation: %w", err)
+	}
+	d.Invitation, d.Revoked = inv.Code, revoked.Code
+	return nil
+}
+
+// WriteInvitations writes the wizard mode's invitation codes to the file
+// path, for a script to type into the wizard: a line "invitation CODE"
+// and a line "revoked CODE". The file appears whole (it is renamed into
+// place) and is not removed by Close. Other modes have no codes to write.
+func (d *Demo) WriteInvitations(path string) error {
+	if d.Invitation == "" {
+		return errors.New("demo: only the wizard mode makes invitations")
+	}
+	tmp := path + ".tmp"
+	text := "invitation " + d.Invitation + "\nrevoked " + d.Revoked + "\n"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // live has the newsroom publish an item now and then, as a newsroom does.
@@ -276,12 +397,13 @@ func (d *Demo) waitAttached(apps []*app.App) {
 	}
 }
 
-// options are the Open options of an installation of the demo in dir.
-func (d *Demo) options(dir string) app.Options {
+// options are the Open options of an installation of the demo in dir,
+// whose servant is at addr.
+func (d *Demo) options(dir, addr string) app.Options {
 	return app.Options{
 		Kind:             app.KindDesktop,
 		DataDir:          dir,
-		Advertise:        Self,
+		Advertise:        addr,
 		DefaultRetention: app.DesktopRetention,
 		Logger:           slog.New(slog.DiscardHandler),
 		Tune:             func(c *newsnet.Config) { c.ReportPeriod = reportPeriod },
@@ -290,10 +412,44 @@ func (d *Demo) options(dir string) app.Options {
 			if err != nil {
 				return nil, err // not a typed nil in the interface
 			}
+			if sec := cfg.Security; sec != nil && sec.Invitations != nil {
+				d.mu.Lock()
+				d.invite[string(n.Addr())], d.idents[string(n.Addr())] = sec.Invitations, sec.Identity
+				d.mu.Unlock()
+			}
 			return n, nil
 		},
-		Probe: d.probe,
+		Probe:      d.probe,
+		DialInvite: d.dial,
 	}
+}
+
+// dial connects to the servant at addr for the invitation protocol, as
+// network.Dialer: the simulated servants have no sockets, so the
+// connection is a pipe whose other end runs the TLS handshake with the
+// servant's key and goes to its invitation handler (node.Security's
+// Invitations), as the TCP node hands it an accepted connection. A
+// servant that is not running is refused, as a closed port is.
+func (d *Demo) dial(ctx context.Context, addr string) (net.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	serve, id := d.invite[addr], d.idents[addr]
+	if d.closing || serve == nil || !d.net.Running(newsnet.ServantID(addr)) {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	}
+	client, server := pipe()
+	d.serving.Go(func() {
+		defer server.Close()
+		// The node's bound on a handshake; the handler sets its own
+		// deadlines after it.
+		server.SetDeadline(time.Now().Add(5 * time.Second))
+		tc := tls.Server(server, trust.TLSConfigFor(id, true, trust.ALPN, trust.InviteALPN))
+		if tc.Handshake() != nil || tc.ConnectionState().NegotiatedProtocol != trust.InviteALPN {
+			return
+		}
+		serve(tc)
+	})
+	return client, nil
 }
 
 // probe answers for the servants of the simulated network: one on the
@@ -320,8 +476,9 @@ func (d *Demo) probe(ctx context.Context, addr string) app.Probe {
 // fill stores items in the store of dir, as received, and returns those
 // of source self, its own posts, with the counts its store gave them in
 // the order they were made (none for self uuid.Nil: a store of someone
-// else, whose items keep their counts).
-func fill(dir string, self uuid.UUID, items []*news.Item) (own []*news.Item, err error) {
+// else, whose items keep their counts). sign, if set, signs each item
+// once its count is final.
+func fill(dir string, self uuid.UUID, items []*news.Item, sign func(*news.Item) error) (own []*news.Item, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -342,6 +499,11 @@ func fill(dir string, self uuid.UUID, items []*news.Item) (own []*news.Item, err
 		}
 	}
 	for _, it := range items {
+		if sign != nil {
+			if err := sign(it); err != nil {
+				return nil, err
+			}
+		}
 		if err := st.Put(context.Background(), it); err != nil {
 			return nil, fmt.Errorf("demo: storing %q: %w", it.Title, err)
 		}
@@ -408,6 +570,10 @@ func (d *Demo) Close() error {
 	d.closeOnce.Do(func() {
 		close(d.stop)
 		d.wg.Wait()
+		d.mu.Lock()
+		d.closing = true
+		d.mu.Unlock()
+		d.serving.Wait()
 		var errs []error
 		if d.App != nil {
 			errs = append(errs, d.App.Close())

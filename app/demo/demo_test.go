@@ -2,11 +2,17 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"newsdesk/app"
+	"newsdesk/network"
+	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
 // The demo mode opens the real application over the simulated network:
@@ -86,7 +92,9 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
-// The wizard mode is a new installation on the simulated network.
+// The wizard mode is a new installation on the simulated network, with
+// Dana Whitfield's installation elsewhere on it, which made an invitation
+// for the reader and one it revoked.
 func TestOpenWizard(t *testing.T) {
 	d, err := Open(context.Background(), "wizard")
 	if err != nil {
@@ -94,6 +102,19 @@ func TestOpenWizard(t *testing.T) {
 	}
 	if !d.App.NeedsSetup() || d.App.Settings().Listen != demoListen {
 		t.Errorf("no wizard, or not on the demo's port: %+v", d.App.Settings())
+	}
+	for _, code := range []string{d.Invitation, d.Revoked} {
+		c, err := app.ParseInviteCode(code)
+		if err != nil || c.Via != Admin || !slices.Equal(c.Seeds, Seeds) {
+			t.Errorf("invitation code %q: %+v, %v; want one through %s naming the seeds", code, c, err, Admin)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "codes")
+	if err := d.WriteInvitations(file); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "invitation "+d.Invitation+"\nrevoked "+d.Revoked+"\n" {
+		t.Errorf("the invitations file: %q, %v", b, err)
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close: %v", err)
@@ -103,5 +124,83 @@ func TestOpenWizard(t *testing.T) {
 	}
 	if _, err := os.Stat(d.root); !os.IsNotExist(err) {
 		t.Errorf("the demo's directory after Close: %v", err)
+	}
+}
+
+// The wizard's reader redeems the revoked code and is refused for that
+// reason, then the demo's invitation over the simulated network: it gets
+// the network's definition and a membership certificate from Dana's
+// servant, its servant attaches, and once it subscribes the network's
+// news arrives, the last week's (caught up from the newsroom's archive)
+// and new.
+func TestWizardJoins(t *testing.T) {
+	d, err := Open(context.Background(), "wizard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	a, admin := d.App, d.others[len(d.others)-1]
+	ctx := context.Background()
+	s := app.Setup{DisplayName: "Sam Carter"}
+
+	err = a.JoinByInvitation(ctx, d.Revoked, s)
+	if re, ok := errors.AsType[*network.RedeemError](err); !ok || re.Reason != network.ReasonRevoked {
+		t.Fatalf("the revoked code: %v, want a refusal as revoked", err)
+	}
+	if !a.NeedsSetup() {
+		t.Fatal("set up after a refusal")
+	}
+
+	if err := a.JoinByInvitation(ctx, d.Invitation, s); err != nil {
+		t.Fatalf("the invitation: %v", err)
+	}
+	if a.NeedsSetup() || a.Network().ID != admin.Network().ID {
+		t.Fatalf("after joining: setup needed %v, network %s; want %s", a.NeedsSetup(), a.Network().ID, admin.Network().ID)
+	}
+	l, err := admin.Invitations()
+	if err != nil || len(l) != 2 || l[0].Used != 1 || l[1].State != "revoked" || l[1].Used != 0 {
+		t.Fatalf("Dana's invitations after the joins: %+v, %v", l, err)
+	}
+	waitFor(t, "attached", func() bool { return a.Status().Connected })
+	if err := a.SetSubscriptions(readerSubscriptions); err != nil {
+		t.Fatal(err)
+	}
+	week := time.Now().Add(-6 * 24 * time.Hour)
+	waitFor(t, "the news of the last week", func() bool {
+		es, _, err := a.Newest(nil, 500, "")
+		if err != nil || len(es) == 0 {
+			return false
+		}
+		// Newest first: the oldest listed was caught up, not published
+		// since the reader joined.
+		return es[len(es)-1].Item.Created.Before(week)
+	})
+	r, err := d.others[0].Publish(app.Draft{Category: "company", Title: "Canteen closed on Friday"})
+	if err != nil {
+		t.Fatalf("the newsroom's Publish: %v", err)
+	}
+	waitFor(t, "the newsroom's item", func() bool { _, err := a.Item(r.ID); return err == nil })
+
+	// The membership certificate Dana's servant gave, as the store keeps
+	// it.
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.Open(filepath.Join(d.root, "reader"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := st.Setting(app.MemberCertSetting)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := trust.ParseMemberCert(v)
+	if err != nil || admin.Network().VerifyMemberCert(c) != nil {
+		t.Errorf("the reader's membership certificate %q: %v", v, err)
 	}
 }
