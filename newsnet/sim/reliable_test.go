@@ -218,10 +218,6 @@ type publication struct {
 	category string
 }
 
-// checkHoldings checks every live servant after a run: it holds each item
-// of order as many times as want says, delivered each source's messages in
-// order and once, and recorded no loss (the run was lossless: lossless
-// says how, for the message).
 // checkHoldings checks that every live servant holds each published item
 // as often as want says, in source order, and, unless lossless is empty,
 // that none counted a loss (lossless says when that must hold).
