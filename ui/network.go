@@ -20,28 +20,28 @@ import (
 // link and its counters. It is rebuilt on StatusChanged and every few
 // seconds (ui.go), only when something shown changed.
 type networkView struct {
-	u       *UI
-	lost    *widget.Label   // "N items could not be recovered", hidden at 0
-	whole   *fyne.Container // the whole network (census.go), for admins; hidden without a census
-	census  *fyne.Container // form layout of the census
-	health  *fyne.Container // what needs an admin's attention
-	tree    *fyne.Container // the map of the tree and the selected partition (netmap.go); hidden without one
-	netMap  *netMap
-	part    *fyne.Container // form layout of the selected partition
-	mapOf   *app.Census     // the census the map shows
+	u      *UI
+	lost   *widget.Label   // "N items could not be recovered", hidden at 0
+	whole  *fyne.Container // the whole network (census.go), for admins; hidden without a census
+	census *fyne.Container // form layout of the census
+	health *fyne.Container // what needs an admin's attention
+	tree   *fyne.Container // the map of the tree and the selected partition (netmap.go); hidden without one
+	netMap *netMap
+	part   *fyne.Container // form layout of the selected partition
+	mapOf  *app.Census     // the census the map shows
 	// The partitions looked inside (lookInside), the innermost last, with
 	// the censuses their servants answered; empty: the whole network.
 	inside   []string
 	insideOf []app.Census
-	where    *widget.Label  // which part of the network the map shows
-	mapNote  *widget.Label  // a question under way, or why it failed
-	look     *widget.Button // look inside the selected partition
-	up       *widget.Button // back to the map one level up
-	servant *fyne.Container // form layout: label, value
-	links   *fyne.Container
-	counts  *fyne.Container
-	shown   string // the text last shown, to skip identical rebuilds
-	content fyne.CanvasObject
+	where    *widget.Label   // which part of the network the map shows
+	mapNote  *widget.Label   // a question under way, or why it failed
+	look     *widget.Button  // look inside the selected partition
+	up       *widget.Button  // back to the map one level up
+	servant  *fyne.Container // form layout: label, value
+	links    *fyne.Container
+	counts   *fyne.Container
+	shown    string // the text last shown, to skip identical rebuilds
+	content  fyne.CanvasObject
 }
 
 func newNetworkView(u *UI) *networkView {
