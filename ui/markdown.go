@@ -163,7 +163,7 @@ func markdownSegments(body string) []widget.RichTextSegment {
 
 // setMarkdown renders body into rt, sanitised, its links opened by u
 // (links.go).
-func (u *UI) setMarkdown(rt *widget.RichText, body string) {
+func (u *UI) setMarkdown(rt *markdownText, body string) {
 	rt.Segments = markdownSegments(body)
 	u.openLinksHere(rt.Segments)
 	rt.Refresh()
