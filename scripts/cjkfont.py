@@ -15,7 +15,8 @@ text uses, less what Fyne's own font (Noto Sans) has:
 - Chinese (simplified): GB 2312 (6,763 hanzi), in Japanese glyph forms where
   the two differ;
 - Korean: KS X 1001 (2,350 hangul syllables and 4,888 hanja), and the jamo;
-- CJK punctuation, the full-width forms and the vertical compatibility forms.
+- CJK punctuation, the full-width forms and the vertical compatibility forms;
+- the spaces (see charset), with Noto Sans' line height (see same_line_height).
 
 Noto Sans CJK lacks a few characters of these sets (≒, ∼, ◈): the system's
 fonts may have them.
@@ -26,6 +27,7 @@ syllables) still comes from the system's fonts, where it has one.
 import os
 import subprocess
 import sys
+import unicodedata
 
 from fontTools import subset
 from fontTools.ttLib import TTCollection, TTFont
@@ -65,7 +67,25 @@ def charset(noto_sans):
     ]
     for lo, hi in blocks:
         chars.update(chr(c) for c in range(lo, hi + 1))
-    return sorted(ord(c) for c in chars if ord(c) >= 0x80 and ord(c) not in noto_sans)
+    out = {ord(c) for c in chars if ord(c) >= 0x80 and ord(c) not in noto_sans}
+    # The spaces, although Noto Sans has them: the shaper keeps a space in
+    # the font of the text before it (go-text's splitByFace, as Pango
+    # does), which must have it, or a space after Japanese shows as a box.
+    out |= {c for c in range(0x20, 0x3001) if unicodedata.category(chr(c)) == "Zs"}
+    return sorted(out)
+
+
+def same_line_height(font, noto_sans):
+    """Gives font the vertical metrics of Fyne's Noto Sans: Fyne measures a
+    line's height with the font of a space, which is now this one."""
+    for table, fields in (("hhea", ("ascent", "descent", "lineGap")),
+                          ("OS/2", ("sTypoAscender", "sTypoDescender", "sTypoLineGap",
+                                    "usWinAscent", "usWinDescent"))):
+        for field in fields:
+            setattr(font[table], field, getattr(noto_sans[table], field))
+    use_typo = 1 << 7
+    font["OS/2"].fsSelection = (font["OS/2"].fsSelection & ~use_typo) | (noto_sans["OS/2"].fsSelection & use_typo)
+    assert font["head"].unitsPerEm == noto_sans["head"].unitsPerEm
 
 
 def main():
@@ -77,9 +97,10 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(root)
     if len(sys.argv) not in (2, 3):
-        sys.exit("usage: cjkfont.py FYNE_NOTO_SANS_REGULAR_TTF [OUTDIR (default ui/fonts)]")
-    noto_sans = set(TTFont(sys.argv[1])["cmap"].getBestCmap())
-    unicodes = charset(noto_sans)
+        sys.exit("usage: cjkfont.py FYNE_NOTO_SANS_REGULAR_TTF [OUTDIR (default ui/fonts)]")  # Bold beside it
+    noto_sans = {"Regular": TTFont(sys.argv[1]),
+                 "Bold": TTFont(sys.argv[1].replace("Regular", "Bold"))}
+    unicodes = charset(set(noto_sans["Regular"]["cmap"].getBestCmap()))
     outdir = sys.argv[2] if len(sys.argv) == 3 else "ui/fonts"
     os.makedirs(outdir, exist_ok=True)
     for weight in ("Regular", "Bold"):
@@ -92,6 +113,7 @@ def main():
         sub = subset.Subsetter(options)
         sub.populate(unicodes=unicodes)
         sub.subset(font)
+        same_line_height(font, noto_sans[weight])
         font.recalcTimestamp = False  # reproducible: the source's date, not today's
         out = os.path.join(outdir, OUT.format(weight))
         font.save(out, reorderTables=True)

@@ -4,6 +4,7 @@ import (
 	"image"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
@@ -43,8 +44,8 @@ func doubleByte(e encoding.Encoding, lead, trail [2]byte) []rune {
 // the bundled fonts, regular and bold. Every character of JIS X 0208
 // (Shift JIS), GB 2312 (the EUC-CN rows of GBK) and KS X 1001 (EUC-KR) is
 // in the CJK font or in Fyne's Noto Sans; the CJK font has nothing Noto
-// Sans has, so Latin text looks as it did; common emoji are in Fyne's
-// emoji font.
+// Sans has but the spaces, so Latin text looks as it did; common emoji
+// are in Fyne's emoji font.
 func TestCJKFontCoverage(t *testing.T) {
 	sets := map[string][]rune{
 		"JIS X 0208": doubleByte(japanese.ShiftJIS, [2]byte{0x81, 0x9F}, [2]byte{0x40, 0xFC}),
@@ -87,7 +88,7 @@ func TestCJKFontCoverage(t *testing.T) {
 			}
 		}
 		for r := rune(0x20); r < 0x3000; r++ {
-			if noto(r) && cjk(r) {
+			if noto(r) && cjk(r) && !unicode.Is(unicode.Zs, r) {
 				t.Errorf("%s: %q (U+%04X) is in Noto Sans and in the CJK font", f.name, r, r)
 			}
 		}
@@ -145,5 +146,19 @@ func TestCJKRendersWithItsBold(t *testing.T) {
 	regular, bold := ink(draw("説明会", fyne.TextStyle{})), ink(draw("説明会", fyne.TextStyle{Bold: true}))
 	if float64(bold) < 1.2*float64(regular) {
 		t.Errorf("bold 説明会 has %d pixels of ink, regular %d: not bold", bold, regular)
+	}
+	// A space after Japanese is drawn with the Japanese font (the shaper
+	// keeps it in the run before it): blank, not a box.
+	for _, style := range []fyne.TextStyle{{}, {Bold: true}} {
+		// (a box adds some 200 pixels; the glyphs' antialiasing moves a few)
+		if spaced, solid := ink(draw("は は", style)), ink(draw("はは", style)); spaced > solid+solid/10 {
+			t.Errorf("%+v: は は has %d pixels of ink, はは %d: the space is drawn", style, spaced, solid)
+		}
+	}
+	// Lines are as high as with Noto Sans alone: (1069 + 293) / 1000 em.
+	for _, s := range []string{"Ag", "説明", "A 説 g"} {
+		if h := fyne.MeasureText(s, 20, fyne.TextStyle{}).Height; h < 27.2 || h > 27.3 {
+			t.Errorf("%q is %v high, want 27.24", s, h)
+		}
 	}
 }
