@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -136,8 +138,9 @@ func textWidth(t *canvas.Text) float32 {
 
 // checkFlow checks the lines of m as laid out: each starts at the left
 // edge, its pieces follow one another with no gap, none is wider than m,
-// and each but a paragraph's last is full: the first piece of the next
-// line (up to where Unicode lets a line end) would not have fit.
+// none begins with 。、」） or ends with 「（, and each but a paragraph's
+// last is full: the first piece of the next line (up to where Unicode
+// lets a line end) would not have fit.
 func checkFlow(t *testing.T, m *markdownText) {
 	t.Helper()
 	pad := theme.SizeForWidget(theme.SizeNameInnerPadding, m)
@@ -162,6 +165,13 @@ func checkFlow(t *testing.T, m *markdownText) {
 				x += o.Size().Width
 			}
 		}
+		text := strings.ReplaceAll(r.text(), "|", "")
+		if first, _ := utf8.DecodeRuneInString(text); strings.ContainsRune("。、」）", first) {
+			t.Errorf("line %q begins with %q", r.text(), first)
+		}
+		if last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(text, " ")); strings.ContainsRune("「（", last) {
+			t.Errorf("line %q ends with %q", r.text(), last)
+		}
 		if end := x - spaceAtEnd(r); end > right+slack {
 			t.Errorf("line %q ends at %v, beyond %v", r.text(), end, right)
 		}
@@ -172,8 +182,12 @@ func checkFlow(t *testing.T, m *markdownText) {
 		if !ok || strings.HasPrefix(strings.TrimLeft(next.Text, " "), "•") {
 			continue // a link, or the next item of a list
 		}
-		first, _, _, _ := uniseg.FirstLineSegmentInString(next.Text, -1)
+		nextText := strings.ReplaceAll(rs[i+1].text(), "|", "")
+		first, _, _, _ := uniseg.FirstLineSegmentInString(nextText, -1)
 		first = strings.TrimRight(first, " ")
+		if r, _ := utf8.DecodeRuneInString(first); unicode.Is(unicode.Hangul, r) {
+			first = strings.Fields(nextText)[0] // a Korean word is kept whole
+		}
 		if w := fyne.MeasureText(first, next.TextSize, next.TextStyle).Width; x+w <= right-slack {
 			t.Errorf("line %q ends at %v although %q (%v wide) fits before %v", r.text(), x, first, w, right)
 		}
@@ -227,6 +241,11 @@ func TestMarkdownCJKWrapsWhenFull(t *testing.T) {
 		}
 	}
 
+	// At any width: lines full, none beginning with 。 or 」.
+	for width := float32(50); width <= 400; width += 7 {
+		checkFlow(t, showMarkdown(t, cjkBody+"詳しくは「**説明会**」で。"+cjkBody, width))
+	}
+
 	// All of it on one line when there is room.
 	m = showMarkdown(t, cjkBody, measureStyle("本文…の説明会を開催します。", bold)+1)
 	if got, want := lineTexts(lines(m)), []string{"本文…の|説明会|を開催します。"}; !slices.Equal(got, want) {
@@ -260,7 +279,7 @@ func TestMarkdownCJKLineBreakRules(t *testing.T) {
 // TestMarkdownWrapsLatinAndLongWords: English still breaks at spaces,
 // with bold and links in the line; a word longer than the line is broken
 // between letters rather than drawn beyond the edge; Korean breaks at its
-// spaces.
+// spaces only, not between the syllables of a word.
 func TestMarkdownWrapsLatinAndLongWords(t *testing.T) {
 	test.NewTempApp(t)
 	body := "The core network switches are replaced on **Saturday** between 22:00 and 02:00. " +
@@ -268,7 +287,7 @@ func TestMarkdownWrapsLatinAndLongWords(t *testing.T) {
 		"Supercalifragilisticexpialidociousnessandmoreandmoreandmore.\n\n" +
 		"- VPN and e-mail are unavailable for about *20 minutes* on Saturday night\n" +
 		"- 한국어 문장도 공백에서 줄이 바뀝니다 그리고 더 길게 씁니다"
-	for _, width := range []float32{140, 200, 333} {
+	for width := float32(120); width <= 420; width += 11 {
 		m := showMarkdown(t, body, width)
 		checkFlow(t, m)
 		var words []string

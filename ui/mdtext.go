@@ -3,6 +3,8 @@ package ui
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -21,7 +23,7 @@ import (
 // markdownText breaks where Unicode's line breaking rules (UAX #14, by
 // rivo/uniseg) allow: at spaces, between ideographs and kana, never
 // before "。", "、" or a closing bracket nor after an opening one, across
-// the segments of a line, so that a line ends only when the next piece
+// the segments of a line (Korean only at spaces), so that a line ends only when the next piece
 // does not fit. It writes the breaks as new lines into copies of the text
 // segments and shows them in a RichText that does not wrap, again
 // whenever its width changes. A piece wider than a whole line (a long
@@ -286,15 +288,26 @@ func (f *lineFlow) breakRow(row []*flowPiece) {
 		var seg string
 		var must bool
 		seg, rest, must, state = uniseg.FirstLineSegmentInString(rest, state)
-		body := strings.TrimRight(seg, " \t\r\n\u3000")
 		u := flowUnit{start: at, end: at + len(seg), hard: must && len(rest) > 0}
-		u.width = measure(at, at+len(body))
+		at += len(seg)
+		// Korean is written with spaces between words and broken there,
+		// not between the syllables of a word as UAX #14 allows (CSS's
+		// word-break: keep-all).
+		if n := len(units); n > 0 && !units[n-1].hard {
+			last, _ := utf8.DecodeLastRuneInString(text[:u.start])
+			next, _ := utf8.DecodeRuneInString(seg)
+			if unicode.Is(unicode.Hangul, last) && unicode.Is(unicode.Hangul, next) {
+				u.start = units[n-1].start
+				units = units[:n-1]
+			}
+		}
+		body := strings.TrimRight(text[u.start:u.end], " \t\r\n\u3000")
+		u.width = measure(u.start, u.start+len(body))
 		u.full = u.width
-		if len(body) < len(seg) {
-			u.full = measure(at, at+len(seg))
+		if u.start+len(body) < u.end {
+			u.full = measure(u.start, u.end)
 		}
 		units = append(units, u)
-		at += len(seg)
 	}
 
 	x := float32(0)
