@@ -9,10 +9,9 @@ ARGS  ?=
 GUI_PKGS := gcc libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
             libxinerama-dev libxi-dev libxxf86vm-dev pkg-config
 # Extra packages for headless screenshots (xwd comes from x11-apps).
-# fonts-droid-fallback is the system CJK font Fyne falls back to for
-# Japanese (make screenshots LANG=ja); without one, Japanese shows as boxes.
-# xclip pastes the Japanese text the screenshots type.
-X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps fonts-droid-fallback xclip
+# xclip pastes the Japanese text the screenshots type. Japanese needs no
+# system font: the app bundles its CJK fonts (ui/fonts.go).
+X_PKGS   := xvfb xauth dbus imagemagick xdotool x11-apps xclip
 
 # The app follows Fyne's threading rule (widgets only on the main goroutine,
 # everything else through fyne.Do), so Fyne may drop its internal locking.
@@ -45,7 +44,7 @@ define apt_install
 endef
 
 .PHONY: deps deps-x run test build build-headless bench screenshots package fmt clean \
-        cross deb package-windows test-windows
+        cross deb package-windows test-windows cjk-font
 
 deps:
 	$(call apt_install,$(GUI_PKGS))
@@ -96,6 +95,14 @@ SHOT_LANG := $(filter de ja,$(firstword $(subst _, ,$(subst ., ,$(LANG)))))
 
 screenshots: deps-x build $(if $(SHOT_LANG),,package-windows)
 	LANG=$(LANG) scripts/screenshots.sh
+
+# cjk-font makes the bundled CJK fonts (ui/fonts/) again: subsets of
+# Debian's fonts-noto-cjk, cut with Debian's python3-fonttools by
+# scripts/cjkfont.py, which says what they hold. The fonts are committed;
+# building the app does not need this.
+cjk-font:
+	$(call apt_install,fonts-noto-cjk python3-fonttools)
+	/usr/bin/python3 scripts/cjkfont.py "$$($(GO) list -m -f '{{.Dir}}' fyne.io/fyne/v2)/theme/font/NotoSans-Regular.ttf"
 
 # package builds the Linux desktop package (a tarball with the binary, a
 # .desktop entry and the icon) with Fyne's packager, pinned and run from the

@@ -151,7 +151,9 @@ language_shots() {
 	case "$SHOT_LANG" in
 	ja)
 		title="新しい勤怠システムの説明会"
-		body="新しい勤怠システムの説明会は午後三時から会議室Aで行います。"
+		# Bold in the middle of a sentence, which runs on after it to the
+		# end of the line (issue 31 part 3), and an emoji.
+		body="新しい勤怠システムの**説明会**を開催します。📅 説明会は午後三時から会議室Aで行います。参加できない方は、後日配布する資料をご確認ください。"
 		query="会議室" # in the middle of the text: found since issue 31 part 1
 		;;
 	de)

@@ -36,7 +36,7 @@ type composer struct {
 	expires    *widget.Entry   // optional expiry, whenLayout in local time
 	at         *widget.Entry   // optional publication time, whenLayout in local time (scheduled.go)
 	body       *widget.Entry
-	preview    *widget.RichText
+	preview    *markdownText
 	previewDeb debouncer
 	publish    *widget.Button
 	clear      *widget.Button
@@ -79,8 +79,7 @@ func newComposer(u *UI) *composer {
 	c.body.Wrapping = fyne.TextWrapWord
 	c.body.SetPlaceHolder(lang.L("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)"))
 	c.body.OnChanged = func(string) { c.previewDeb.call(c.renderPreview) }
-	c.preview = widget.NewRichText()
-	c.preview.Wrapping = fyne.TextWrapWord
+	c.preview = newMarkdownText()
 	c.publish = widget.NewButtonWithIcon(lang.L("Publish"), theme.MailSendIcon(), c.doPublish)
 	c.publish.Importance = widget.HighImportance
 	c.clear = widget.NewButtonWithIcon(lang.L("Clear"), theme.ContentClearIcon(), c.reset)

@@ -13,38 +13,43 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 
 	"fyne.io/fyne/v2/theme"
 )
 
 // TestGlyphsInBundledFont: every character of the program's own text (the
 // string literals of the packages whose words can reach a window) is in
-// the font Fyne bundles, regular and bold. A character the font lacks is
-// drawn from a system font found at run time, and where none has it (wine
-// without fonts; a locked-down Windows) as "�": the wizard's "Admin →
-// Invitations" read "Admin �Invitations" under wine. Users' text (items,
-// names) still goes through the system's fonts; see docs/windows.md.
+// the fonts the UI bundles, regular and bold: Fyne's Noto Sans and our
+// CJK subset (fonts.go). A character they lack is drawn from a system
+// font found at run time, and where none has it (wine without fonts; a
+// locked-down Windows) as "�": the wizard's "Admin → Invitations" read
+// "Admin �Invitations" under wine. Users' text (items, names) may hold
+// characters beyond them, which still go through the system's fonts; see
+// TestCJKFontCoverage for what the subset holds.
 //
 // Left out: the command line and the tools (cli, cmd, packaging), which
 // print to a terminal.
 func TestGlyphsInBundledFont(t *testing.T) {
 	fonts := map[string]func(rune) bool{}
 	for _, f := range []struct {
-		name string
-		b    []byte
+		name      string
+		noto, cjk []byte
 	}{
-		{"regular", theme.DefaultTextFont().Content()},
-		{"bold", theme.DefaultTextBoldFont().Content()},
+		{"regular", theme.DefaultTextFont().Content(), cjkRegularOTF},
+		{"bold", theme.DefaultTextBoldFont().Content(), cjkBoldOTF},
 	} {
-		has, err := cmapCoverage(f.b)
+		noto, err := cmapCoverage(f.noto)
 		if err != nil {
 			t.Fatalf("the bundled %s font: %v", f.name, err)
 		}
-		fonts[f.name] = has
-	}
-	if !fonts["regular"]('A') || !fonts["bold"]('é') || fonts["regular"]('→') {
-		t.Fatal("the cmap reader does not read the bundled font right")
+		cjk, err := cmapCoverage(f.cjk)
+		if err != nil {
+			t.Fatalf("the bundled %s CJK font: %v", f.name, err)
+		}
+		if !noto('A') || !noto('é') || noto('→') || !cjk('→') || !cjk('説') || cjk('A') {
+			t.Fatalf("the cmap reader does not read the bundled %s fonts right", f.name)
+		}
+		fonts[f.name] = func(r rune) bool { return noto(r) || cjk(r) }
 	}
 
 	skip := []string{"cli", "cmd", "packaging", ".git", "build", "dist", "docs"}
@@ -79,7 +84,7 @@ func TestGlyphsInBundledFont(t *testing.T) {
 				return true
 			}
 			for _, r := range s {
-				if r < 0x80 || r == '\uFFFD' || cjk(r) {
+				if r < 0x80 || r == '\uFFFD' {
 					continue
 				}
 				for name, has := range fonts {
@@ -107,7 +112,7 @@ func TestGlyphsInBundledFont(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range string(b) {
-			if r < 0x80 || cjk(r) {
+			if r < 0x80 {
 				continue
 			}
 			for font, has := range fonts {
@@ -118,20 +123,8 @@ func TestGlyphsInBundledFont(t *testing.T) {
 		}
 	}
 	for r, at := range missing {
-		t.Errorf("%q (U+%04X) is not in Fyne's bundled font: %s", r, r, strings.Join(at, ", "))
+		t.Errorf("%q (U+%04X) is not in the bundled fonts: %s", r, r, strings.Join(at, ", "))
 	}
-}
-
-// cjk reports whether r is Japanese, Chinese or Korean script or their
-// punctuation and full-width forms. No Latin font has these: they come
-// from the system's CJK font (Droid Sans Fallback, Noto Sans CJK, Yu
-// Gothic...), as users' own Japanese text does; whether every system has
-// one is issue 31, part 3. Symbols such as "→" still must be in the
-// bundled font, in every language.
-func cjk(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
-		0x3000 <= r && r <= 0x30FF || // CJK punctuation 、。「」, the kana blocks with ー and ・
-		0xFF00 <= r && r <= 0xFFEF // full-width forms: （）：～
 }
 
 // cmapCoverage reads a TrueType or OpenType font's character map and

@@ -30,7 +30,7 @@ type itemView struct {
 	keep       *widget.Button // keeps the item past the retention, or lets it go
 	retract    *widget.Button // offered to admins and the item's publisher
 	retracted  *widget.Label  // shown instead of the body once retracted
-	body       *widget.RichText
+	body       *markdownText
 	hint       *widget.Label
 	page       *fyne.Container
 	ack        *ackBanner // must-read items (mustread.go)
@@ -55,7 +55,7 @@ func newItemView(u *UI) *itemView {
 		urgent:     widget.NewLabel(lang.L("Urgent")),
 		correction: widget.NewLabel(""),
 		retracted:  widget.NewLabel(""),
-		body:       widget.NewRichText(),
+		body:       newMarkdownText(),
 		hint:       widget.NewLabel(lang.L("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches.")),
 		ack:        newAckBanner(u),
 	}
@@ -68,7 +68,6 @@ func newItemView(u *UI) *itemView {
 	v.urgent.TextStyle.Bold = true
 	v.correction.Wrapping = fyne.TextWrapWord
 	v.correction.Importance = widget.WarningImportance
-	v.body.Wrapping = fyne.TextWrapWord
 	v.hint.Alignment = fyne.TextAlignCenter
 	v.hint.Importance = widget.LowImportance
 	v.original = widget.NewButtonWithIcon(lang.L("Show the original"), theme.HistoryIcon(), func() {

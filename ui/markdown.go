@@ -30,12 +30,13 @@ import (
 // link; text in headings and emphasis is not linked (Fyne flattens those
 // to plain text, explicit links included).
 //
-// Fyne's renderer cannot be extended, and it splits text at _ and * with
-// a space between the pieces, so the URLs are found first, on goldmark's
-// syntax tree of the body (the parser Fyne uses), and each is replaced in
-// the body by a placeholder: a code span with an unguessable text (code
-// spans bind before links and emphasis; a placeholder link would not do:
-// in a paragraph with many unmatched [, goldmark misses some links). The
+// Fyne's renderer cannot be extended, and it splits text at _ and * into
+// pieces (markdown_spaces.go joins the pieces of text again, but a URL
+// must be found whole), so the URLs are found first, on goldmark's syntax
+// tree of the body (the parser Fyne uses), and each is replaced in the
+// body by a placeholder: a code span with an unguessable text (code spans
+// bind before links and emphasis; a placeholder link would not do: in a
+// paragraph with many unmatched [, goldmark misses some links). The
 // placeholders in Fyne's segments are then replaced by the links. If
 // Fyne's segments do not have exactly those placeholders, in order
 // (removing a URL's * or _ let emphasis swallow one, say), the body is
@@ -148,17 +149,21 @@ func (p *placeholders) inOrder(segs []widget.RichTextSegment, next *int) bool {
 func markdownSegments(body string) []widget.RichTextSegment {
 	// A fresh RichText has no renderer, so parsing here loads nothing.
 	if p := newPlaceholders(body); p != nil {
-		segs := widget.NewRichTextFromMarkdown(p.rewrite(body)).Segments
+		rewritten := p.rewrite(body)
+		segs := widget.NewRichTextFromMarkdown(rewritten).Segments
 		if next := 0; p.inOrder(segs, &next) && next == len(p.links) {
+			spaceInlineText(rewritten, segs)
 			return sanitize(segs, p)
 		}
 	}
-	return sanitize(widget.NewRichTextFromMarkdown(body).Segments, nil)
+	segs := widget.NewRichTextFromMarkdown(body).Segments
+	spaceInlineText(body, segs) // markdown_spaces.go
+	return sanitize(segs, nil)
 }
 
 // setMarkdown renders body into rt, sanitised, its links opened by u
 // (links.go).
-func (u *UI) setMarkdown(rt *widget.RichText, body string) {
+func (u *UI) setMarkdown(rt *markdownText, body string) {
 	rt.Segments = markdownSegments(body)
 	u.openLinksHere(rt.Segments)
 	rt.Refresh()

@@ -136,10 +136,26 @@ func notifications(items []*news.Item, cat *categories.Catalog) []*fyne.Notifica
 	return out
 }
 
-// snippet is the start of a Markdown body as plain text.
+// snippet is the start of a Markdown body as plain text. Its lines are
+// joined as the reader shows them: with a space, but for a line break
+// between two Japanese or Chinese characters, which is nothing
+// (breakSpace, markdown_spaces.go).
 func snippet(body string) string {
 	r := strings.NewReplacer("#", "", "*", "", "_", "", "`", "", ">", "", "[", "", "]", "")
-	text := strings.Join(strings.Fields(r.Replace(body)), " ")
+	var b strings.Builder
+	for i, line := range strings.Split(r.Replace(body), "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			before, _ := utf8.DecodeLastRuneInString(b.String())
+			after, _ := utf8.DecodeRuneInString(line)
+			b.WriteString(breakSpace(before, after))
+		}
+		b.WriteString(line)
+	}
+	text := b.String()
 	if utf8.RuneCountInString(text) <= snippetLen {
 		return text
 	}

@@ -7,6 +7,9 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+
+	"newsdesk/categories"
+	"newsdesk/news"
 )
 
 // fyneToastEscape is what Fyne's Windows SendNotification does to a title
@@ -95,5 +98,27 @@ func TestToastSafe(t *testing.T) {
 	}
 	if n := toastSafe(fyne.NewNotification("IT: Printers", "Ann — new printers")); n.Title != "IT: Printers" || n.Content != "Ann — new printers" {
 		t.Errorf("toastSafe changed a plain text: %+v", n)
+	}
+}
+
+// TestNotificationJapanese: a notification's text is the body's start as
+// the reader shows it: emphasis marks gone, no space where a line breaks
+// inside Japanese, one where it breaks between English words, and cut
+// after whole characters.
+func TestNotificationJapanese(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"本文の**説明会**を\n開催します。", "本文の説明会を開催します。"},
+		{"Printers are\nback **today**.", "Printers are back today."},
+		{"한국어\n문장", "한국어 문장"},
+		{strings.Repeat("説明会", 100), strings.Repeat("説明会", 100)[:snippetLen*3] + "…"},
+	} {
+		if got := snippet(c.body); got != c.want {
+			t.Errorf("snippet(%q) = %q, want %q", c.body, got, c.want)
+		}
+	}
+	it := &news.Item{Category: "it", Title: "説明会のお知らせ", Body: "本文の**説明会**を\n開催します。", Author: "山田"}
+	n := notifications([]*news.Item{it}, categories.Default())[0]
+	if n.Title != "IT: 説明会のお知らせ" || n.Content != "山田 — 本文の説明会を開催します。" {
+		t.Errorf("notification %q / %q", n.Title, n.Content)
 	}
 }

@@ -49,7 +49,7 @@ type takeover struct {
 	heading *widget.Label
 	title   *widget.Label
 	meta    *widget.Label
-	body    *widget.RichText
+	body    *markdownText
 	prompt  *widget.Label // the must-read prompt
 	refused *widget.Label // why the window did not close
 	confirm *widget.Button
@@ -63,7 +63,7 @@ func newTakeover(u *UI) *takeover {
 		heading: widget.NewLabel(lang.L("URGENT")),
 		title:   widget.NewLabel(""),
 		meta:    widget.NewLabel(""),
-		body:    widget.NewRichText(),
+		body:    newMarkdownText(),
 		prompt:  wrappedLabel(ackPrompt(), widget.WarningImportance),
 		refused: wrappedLabel(lang.L("This item stays open until you confirm that you have read it."), widget.DangerImportance),
 	}
@@ -74,7 +74,6 @@ func newTakeover(u *UI) *takeover {
 	t.title.TextStyle.Bold = true
 	t.meta.Wrapping = fyne.TextWrapWord
 	t.meta.Importance = widget.LowImportance
-	t.body.Wrapping = fyne.TextWrapWord
 	t.prompt.TextStyle.Bold = true
 	t.confirm = widget.NewButtonWithIcon(ackButton(), theme.ConfirmIcon(), t.doConfirm)
 	t.confirm.Importance = widget.HighImportance

@@ -132,6 +132,7 @@ func newUI(a fyne.App, b Backend, o options) *UI {
 	if o.desktop == nil {
 		o.desktop, _ = a.(desktop.App)
 	}
+	useCJKFonts(a) // fonts.go
 	u := &UI{
 		app: a, b: b, w: o.worker, now: o.now, opts: o,
 		done: make(chan struct{}), catalog: categories.Default(),
