@@ -37,3 +37,18 @@ func CheckNewCategoryIn(cat *categories.Catalog, c string, known []string) error
 	}
 	return err
 }
+
+// CategoryTitle is how every view names category id to a reader of
+// language lang (a BCP 47 tag, the interface's language): the catalog's
+// title in lang, else in lang's base language ("de" for "de-CH"), else the
+// category's Name (categories.Category.Title); the ID itself when the
+// catalog (nil: none yet) does not have the category, as for an item that
+// outlived its category.
+func CategoryTitle(cat *categories.Catalog, id, lang string) string {
+	if cat != nil {
+		if c, ok := cat.Get(id); ok {
+			return c.Title(lang)
+		}
+	}
+	return id
+}

@@ -202,3 +202,34 @@ func TestDefinitionCategoryTitlesOnOlderRelease(t *testing.T) {
 		t.Errorf("this release, after an older one passed it on: %q", sales.Title("ja"))
 	}
 }
+
+// Publisher names and the network's name in any script: only control
+// characters and broken UTF-8 are refused.
+func TestNamesInAnyScript(t *testing.T) {
+	cur := signedExample(t)
+	for _, name := range []string{"広報部", "新闻中心", "홍보팀", "Отдел новостей", "قسم الأخبار", "צוות החדשות", "समाचार टीम", "Ελληνικά νέα"} {
+		n := next(cur, 1)
+		n.Name = name
+		n.Publishers[0].Name = name
+		sn, err := adminID.SignNetwork(n)
+		if err != nil {
+			t.Errorf("%q: %v", name, err)
+			continue
+		}
+		doc, err := sn.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseSignedNetwork(doc)
+		if err != nil || got.Name != name || cur.Accept(got) != nil {
+			t.Errorf("%q: parsed %v", name, err)
+		}
+	}
+	for _, name := range []string{"News\nroom", "News\x00", "\xffNews"} {
+		n := next(cur, 1)
+		n.Publishers[0].Name = name
+		if _, err := adminID.SignNetwork(n); err == nil {
+			t.Errorf("publisher %q signed", name)
+		}
+	}
+}
