@@ -233,3 +233,44 @@ func TestNamesInAnyScript(t *testing.T) {
 		}
 	}
 }
+
+// Titles are part of a category in a merge: titles added on one side
+// merge with another side's edit of another category, and two different
+// edits of one category's titles conflict.
+func TestMergeCatalogTitles(t *testing.T) {
+	base := categories.Default()
+	edit := func(version uint64, id string, f func(*categories.Category)) *categories.Catalog {
+		cats := base.All()
+		for i := range cats {
+			if cats[i].ID == id {
+				f(&cats[i])
+			}
+		}
+		c, err := categories.NewCatalog(version, cats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	de := func(c *categories.Category) {
+		c.Titles = categories.MustTitles(categories.Title{Lang: "de", Text: "Vertrieb"})
+	}
+	ja := func(c *categories.Category) {
+		c.Titles = categories.MustTitles(categories.Title{Lang: "ja", Text: "営業"})
+	}
+	mine := edit(2, "sales", de)
+	theirs := edit(2, "hr", ja)
+	merged, conflicts := MergeCatalog(base, mine, theirs)
+	if len(conflicts) != 0 {
+		t.Fatalf("conflicts %v", conflicts)
+	}
+	sales, _ := merged.Get("sales")
+	hr, _ := merged.Get("hr")
+	if sales.Title("de") != "Vertrieb" || hr.Title("ja") != "営業" {
+		t.Errorf("merged: sales %q, hr %q", sales.Title("de"), hr.Title("ja"))
+	}
+	_, conflicts = MergeCatalog(base, mine, edit(2, "sales", ja))
+	if len(conflicts) != 1 || conflicts[0].Kind != BothChanged || conflicts[0].CategoryID != "sales" {
+		t.Errorf("both changed sales' titles: %v", conflicts)
+	}
+}
