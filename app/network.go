@@ -108,11 +108,7 @@ func (a *App) applyCatalog(sn *trust.SignedNetwork) error {
 	if cur != nil && sn.Catalog.Version() < cur.Version() {
 		return nil
 	}
-	doc, err := sn.Catalog.Marshal()
-	if err != nil {
-		return err
-	}
-	if err := a.store.SetSetting(keyCatalog, string(doc)); err != nil {
+	if err := a.storeCatalog(sn.Catalog); err != nil {
 		return err
 	}
 	a.mu.Lock()

@@ -21,6 +21,10 @@ type Category struct {
 	ID          string `json:"id"`          // slug, see ValidateID; also the multicast ID
 	Name        string `json:"name"`        // display name, required
 	Description string `json:"description"` // one line for tooltips and the admin view; may be empty
+	// Titles are the name in other languages (titles.go). They are not
+	// part of the catalog document: MarshalTitles and WithTitles carry
+	// them.
+	Titles Titles `json:"-"`
 }
 
 // Validate checks the category on its own (ID syntax and display fields).
@@ -92,6 +96,9 @@ func NewCatalog(version uint64, cats []Category) (*Catalog, error) {
 		if p, ok := Parent(c.ID); ok && !cat.Has(p) {
 			return nil, fmt.Errorf("catalog: category %q: parent %q missing", c.ID, p)
 		}
+	}
+	if _, err := cat.MarshalTitles(); err != nil { // the titles' size as a whole
+		return nil, err
 	}
 	return cat, nil
 }

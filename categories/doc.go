@@ -12,5 +12,7 @@
 //
 // The catalog itself (names and descriptions for display) travels as a
 // canonical JSON document (see Marshal and Parse) that admin tooling signs
-// and distributes; a higher Version supersedes a lower one.
+// and distributes; a higher Version supersedes a lower one. A category's
+// titles in other languages travel beside it, in a document of their own
+// (titles.go), so that releases before titles keep reading the catalog.
 package categories

@@ -19,7 +19,8 @@ type document struct {
 }
 
 // Marshal returns the canonical JSON encoding of the catalog: compact, fields
-// in a fixed order, categories sorted by ID, every field present. Two
+// in a fixed order, categories sorted by ID, every field present, without
+// the titles (MarshalTitles encodes those, titles.go). Two
 // catalogs with the same content always encode to the same bytes, which is
 // what a signature over the document needs; Parse(Marshal(c)) gives back c.
 func (c *Catalog) Marshal() ([]byte, error) {
@@ -38,7 +39,7 @@ func (c *Catalog) MarshalJSON() ([]byte, error) { return c.Marshal() }
 // trailing data, a missing or zero version, duplicate IDs, bad slugs, bad
 // display fields and categories whose parent is missing are all errors. A
 // signed document this version does not fully understand is refused rather
-// than half-applied.
+// than half-applied. The result has no titles (WithTitles adds them).
 func Parse(data []byte) (*Catalog, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, fmt.Errorf("catalog: document larger than %d bytes", MaxDocumentBytes)

@@ -19,6 +19,7 @@ package cli
 //	GET  /v1/invites         the invitations this servant made; DELETE /v1/invites/<id> revokes one
 //	GET  /v1/scheduled       publications waiting for their "at"; DELETE /v1/scheduled/<id> cancels one
 //	GET  /v1/limits          the network's publishing limits; PUT sets them (admins only, limits.go)
+//	GET  /v1/categories      the catalog with each category's titles per language; PUT replaces it (admins only, categories.go)
 //	GET  /v1/network         the network census, aggregated up the tree (admins only, network.go)
 //	POST /v1/admitted        {"key"} → {"admitted"}: a member's key gets a certificate when it asks (admins only, invite.go)
 //
@@ -126,6 +127,7 @@ func (c *control) routes() map[string]endpoint {
 		invitesPath:         {http.MethodGet: c.listInvites, http.MethodPost: c.createInvite},
 		invitesPath + "/":   {http.MethodDelete: c.revokeInvite}, // + the invitation's ID (invite.go)
 		limitsPath:          {http.MethodGet: c.getLimits, http.MethodPut: c.setLimits},
+		categoriesPath:      {http.MethodGet: c.getCategories, http.MethodPut: c.setCategories},
 		scheduledPath:       {http.MethodGet: c.listScheduled},
 		scheduledPath + "/": {http.MethodDelete: c.cancelScheduled}, // + the item's ID (scheduled.go)
 		networkPath:         {http.MethodGet: c.network},
@@ -700,9 +702,14 @@ func (c *control) setSubscriptions(w http.ResponseWriter, r *http.Request) {
 // unknown and none given twice (encoding/json alone would keep the last).
 // It answers the request itself when that fails.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	return readJSONUpTo(w, r, v, maxRequestBytes)
+}
+
+// readJSONUpTo is readJSON for a body of at most max bytes.
+func readJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxRequestBytes))
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", limit))
 		return false
 	}
 	if err != nil {

@@ -66,6 +66,7 @@ func buildAll(t *testing.T) (cur, next string) {
 type servant struct {
 	name, id, control string
 	log               *apptest.SyncBuffer // its output, written by exec's goroutine
+	stop              func()              // interrupts it and waits for it to end; once
 }
 
 type link struct {
@@ -163,8 +164,14 @@ func start(t *testing.T, bin, name, id, def string, seeds ...string) *servant {
 // startWith is start with env added to the servant's environment.
 func startWith(t *testing.T, env []string, bin, name, id, def string, seeds ...string) *servant {
 	t.Helper()
+	return startIn(t, env, bin, name, id, def, filepath.Join(t.TempDir(), name), seeds...)
+}
+
+// startIn is startWith with the data directory data.
+func startIn(t *testing.T, env []string, bin, name, id, def, data string, seeds ...string) *servant {
+	t.Helper()
 	s := &servant{name: name, id: id, control: fmt.Sprintf("127.0.0.1:%d", freePort(t, "127.0.0.1")), log: &apptest.SyncBuffer{}}
-	args := []string{"serve", "--network", def, "--listen", id, "--data", filepath.Join(t.TempDir(), name),
+	args := []string{"serve", "--network", def, "--listen", id, "--data", data,
 		"--subscribe", "it", "--control", s.control}
 	if len(seeds) > 0 {
 		args = append(args, "--seeds", strings.Join(seeds, ","))
@@ -175,16 +182,22 @@ func startWith(t *testing.T, env []string, bin, name, id, def string, seeds ...s
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cmd.Process.Signal(os.Interrupt)
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
+		})
+	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		s.stop()
 		if t.Failed() {
 			t.Logf("log of %s (%s):\n%s", name, id, s.log)
 		}

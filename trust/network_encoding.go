@@ -28,11 +28,12 @@ import (
 //	{"network":{"id":…,"name":…,"version":…,"admins":[…],"seeds":[…],
 //	 "catalog":{…},"publishers":[{"name":…,"key":…,"categories":[…]}],
 //	 "revoked":[…],"fanout":…,"secret":…,"openPublishing":…,
-//	 "audiences":[{"name":…,"ranges":[…]}]},
+//	 "audiences":[{"name":…,"ranges":[…]}],"leafCapacity":…,
+//	 "publishLimits":{…},"categoryTitles":{"sales":{"de":…,"ja":…}}},
 //	 "signer":"ed25519:…","signature":"…"}
 //
-// "audiences", "leafCapacity" and "publishLimits" are left out when empty,
-// 0 or all defaults
+// "audiences", "leafCapacity", "publishLimits" and "categoryTitles" are
+// left out when empty, 0 or all defaults
 // (and refused when present so): definitions signed before they existed
 // encode, and so verify, exactly as they did (audiences.go).
 //
@@ -53,6 +54,14 @@ type networkDoc struct {
 	Audiences      []namedRangeDoc   `json:"audiences,omitempty"`
 	LeafCapacity   int               `json:"leafCapacity,omitempty"`
 	PublishLimits  *publishLimitsDoc `json:"publishLimits,omitempty"`
+	// CategoryTitles are the catalog's titles per language
+	// (categories.Catalog.MarshalTitles). A member of its own, after
+	// every member releases before it know, rather than a field of the
+	// catalog's categories: those releases refuse a catalog with members
+	// they do not know, and so would refuse the whole definition; this
+	// way they keep it as a member of a newer release (newer.go), verify
+	// it, pass it on and show the categories' names.
+	CategoryTitles json.RawMessage `json:"categoryTitles,omitempty"`
 }
 
 type publisherDoc struct {
@@ -86,6 +95,10 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("network definition: catalog: %w", err)
 	}
+	titles, err := n.Catalog.MarshalTitles()
+	if err != nil {
+		return nil, fmt.Errorf("network definition: %w", err)
+	}
 	pubs := make([]publisherDoc, len(n.Publishers))
 	for i, p := range n.Publishers {
 		cats := p.Categories
@@ -113,6 +126,7 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 		Audiences:      namedRangeDocs(n.Audiences),
 		LeafCapacity:   n.LeafCapacity,
 		PublishLimits:  publishLimitsDocOf(n.Limits),
+		CategoryTitles: titles,
 	})
 	if err != nil {
 		return nil, err
@@ -237,6 +251,7 @@ func parseNetwork(data []byte) (*Network, error) {
 		Audiences      *[]namedRangeIn  `json:"audiences"`
 		LeafCapacity   *int             `json:"leafCapacity"`
 		PublishLimits  *publishLimitsIn `json:"publishLimits"`
+		CategoryTitles *json.RawMessage `json:"categoryTitles"`
 	}
 	known, newer, err := splitNewer(data)
 	if err != nil {
@@ -282,6 +297,13 @@ func parseNetwork(data []byte) (*Network, error) {
 	}
 	if n.Catalog, err = categories.Parse(*doc.Catalog); err != nil {
 		return nil, err
+	}
+	if doc.CategoryTitles != nil {
+		// WithTitles refuses "{}", null and any other encoding than
+		// the canonical one: no titles are written by leaving it out.
+		if n.Catalog, err = n.Catalog.WithTitles(*doc.CategoryTitles); err != nil {
+			return nil, fmt.Errorf("categoryTitles: %w", err)
+		}
 	}
 	if len(*doc.Publishers) > MaxPublishers {
 		return nil, fmt.Errorf("publishers: more than %d", MaxPublishers)

@@ -20,7 +20,8 @@ import (
 )
 
 // catalogEditor edits the category catalog: a working copy of the
-// categories, edited one at a time in a form, checked with the catalog's
+// categories, edited one at a time in a form (ID, name, description and
+// titles in other languages, admin_titles.go), checked with the catalog's
 // own rules (categories.ValidateID, a parent before its children) and
 // saved as a new catalog version with SetCatalog, or by an admin as part of
 // the next version of the network definition.
@@ -38,6 +39,7 @@ type catalogEditor struct {
 
 	list                     *widget.List
 	id, name, desc           *widget.Entry
+	titles                   *titlesEditor
 	apply, remove, newCat    *widget.Button
 	save, revert             *widget.Button
 	formTitle, problem, note *widget.Label
@@ -85,6 +87,7 @@ func newCatalogEditor(u *UI) *catalogEditor {
 	for _, en := range []*widget.Entry{e.id, e.name, e.desc} {
 		en.OnChanged = func(string) { e.problem.SetText("") }
 	}
+	e.titles = newTitlesEditor(func() { e.problem.SetText("") })
 
 	form := container.NewVBox(
 		e.formTitle,
@@ -92,6 +95,7 @@ func newCatalogEditor(u *UI) *catalogEditor {
 			widget.NewFormItem(lang.L("ID"), e.id),
 			widget.NewFormItem(lang.L("Name"), e.name),
 			widget.NewFormItem(lang.L("Description"), e.desc),
+			widget.NewFormItem(lang.L("In other languages"), e.titles.content),
 		),
 		container.NewHBox(e.apply, e.remove, e.newCat),
 		e.problem,
@@ -163,6 +167,7 @@ func (e *catalogEditor) startNew() {
 	e.id.SetText("")
 	e.name.SetText("")
 	e.desc.SetText("")
+	e.titles.set(categories.Titles{})
 	e.apply.SetText(lang.L("Add"))
 	e.problem.SetText("")
 	e.updateButtons()
@@ -180,6 +185,7 @@ func (e *catalogEditor) edit(i int) {
 	e.id.Disable()
 	e.name.SetText(c.Name)
 	e.desc.SetText(c.Description)
+	e.titles.set(c.Titles)
 	e.apply.SetText(lang.L("Update"))
 	e.problem.SetText("")
 	e.updateButtons()
@@ -214,7 +220,13 @@ func checkCategory(c categories.Category, cats []categories.Category, isNew bool
 }
 
 func (e *catalogEditor) applyForm() {
-	c := categories.Category{ID: strings.TrimSpace(e.id.Text), Name: strings.TrimSpace(e.name.Text), Description: strings.TrimSpace(e.desc.Text)}
+	titles, problem := e.titles.titles()
+	if problem != "" {
+		e.problem.SetText(problem)
+		return
+	}
+	c := categories.Category{ID: strings.TrimSpace(e.id.Text), Name: strings.TrimSpace(e.name.Text), Description: strings.TrimSpace(e.desc.Text),
+		Titles: titles}
 	isNew := e.selected < 0
 	if err := checkCategory(c, e.cats, isNew); err != nil {
 		e.problem.SetText(err.Error())

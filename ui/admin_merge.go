@@ -186,10 +186,20 @@ func (w conflictWords) publisher(c trust.Conflict) string {
 func (w conflictWords) category(c trust.Conflict) string {
 	s := c.Category
 	describe := func(c *categories.Category) string {
-		if c.Description == "" {
-			return "“" + c.Name + "”"
+		out := "“" + c.Name + "”"
+		if c.Description != "" {
+			out = fmt.Sprintf("“%s” (“%s”)", c.Name, c.Description)
 		}
-		return fmt.Sprintf("“%s” (“%s”)", c.Name, c.Description)
+		// Titles are part of the category: two edits that differ in
+		// them alone show where.
+		var titles []string
+		for _, t := range c.Titles.All() {
+			titles = append(titles, t.Lang+" “"+t.Text+"”")
+		}
+		if len(titles) > 0 {
+			out += " [" + strings.Join(titles, ", ") + "]"
+		}
+		return out
 	}
 	switch {
 	case c.Kind == trust.MissingParent && s.Mine != nil:

@@ -161,15 +161,12 @@ func evictionText(e *app.Eviction) string {
 		formatBytes(e.Quota), e.Items, formatBytes(e.Bytes), formatTime(e.At, dayMonthClock))
 }
 
-// categoryName returns the display name of a category, falling back to its
-// ID when the catalog does not know it.
+// categoryName returns the display name of a category in the interface's
+// language (app.CategoryTitle: the catalog's title in that language, else
+// its Name), falling back to its ID when the catalog does not know it.
+// Every view that names a category names it with this.
 func categoryName(cat *categories.Catalog, id string) string {
-	if cat != nil {
-		if c, ok := cat.Get(id); ok {
-			return c.Name
-		}
-	}
-	return id
+	return app.CategoryTitle(cat, id, titleLanguage())
 }
 
 // depth is the nesting level of a category ID ("sales/emea" is 1).

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
 	"golang.org/x/text/language"
+
+	"newsdesk/categories"
 )
 
 // The interface's words go through Fyne's lang package: lang.L with the
@@ -36,6 +38,7 @@ var (
 	loadTranslations sync.Once
 	langMu           sync.Mutex
 	shownLanguage    = "en" // the language the interface shows: a Code of Languages
+	titleLang        = "en" // the language category titles are chosen for (titleLanguage)
 )
 
 // UseLanguage makes the interface speak code, one of Languages' codes, or
@@ -57,9 +60,32 @@ func UseLanguage(code string) {
 	// AddTranslationsFS chose the system's language; an explicit choice
 	// replaces it. Fyne's own words (dialog buttons) follow as well.
 	forceLanguage(chosen)
+	from := code
+	if knownLanguage(code) == "" {
+		from = string(lang.SystemLocale())
+	}
+	title := chosen
+	if knownLanguage(from) == chosen {
+		if c, err := categories.CanonicalLanguage(from); err == nil {
+			title = c
+		}
+	}
 	langMu.Lock()
-	shownLanguage = chosen
+	shownLanguage, titleLang = chosen, title
 	langMu.Unlock()
+}
+
+// titleLanguage is the language tag category titles are shown in
+// (app.CategoryTitle): the interface's language, as the choice in
+// Settings or the system's locale names it when that is the same language,
+// so that a Swiss German reader ("de-CH") sees the catalog's "de-CH" title
+// before its "de" one. A system language the interface does not speak
+// does not pick titles either: a French system reads the interface in
+// English, and so the English titles.
+func titleLanguage() string {
+	langMu.Lock()
+	defer langMu.Unlock()
+	return titleLang
 }
 
 // currentLanguage is the Code of the language the interface shows.

@@ -56,7 +56,7 @@ func (v *subscriptionsView) updateRow(i widget.ListItemID, o fyne.CanvasObject) 
 	indent, check := left.Objects[0].(*canvas.Rectangle), left.Objects[1].(*widget.Check)
 	indent.SetMinSize(fyne.NewSize(float32(depth(c.ID)*indentStep), 1))
 	check.OnChanged = nil // SetChecked would report it
-	check.SetText(c.Name)
+	check.SetText(categoryName(v.u.catalog, c.ID))
 	subscribed := slices.Contains(v.u.subs, c.ID)
 	inherited := !subscribed && categories.CoveredByAny(v.u.subs, c.ID)
 	check.SetChecked(subscribed || inherited)
