@@ -319,15 +319,12 @@ func (d *directLinks) answered(h directHost, a *DirectAnswer) {
 		return
 	}
 	if n > 1 {
-		for _, l := range h.treeLinks() {
-			if l.peer == a.Trail[n-2] {
-				fwd := *a
-				fwd.Trail = a.Trail[:n-1]
-				h.send(l, &fwd)
-				return
-			}
+		if l := backAlong(h.treeLinks(), a.Trail); l != nil {
+			fwd := *a
+			fwd.Trail = a.Trail[:n-1]
+			h.send(l, &fwd)
 		}
-		return // the path broke: the requester times out
+		return // without a link back the path broke: the requester times out
 	}
 	sub := d.subs[a.Source]
 	if sub == nil || sub.link != nil {

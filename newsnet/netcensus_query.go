@@ -101,15 +101,12 @@ func (n *netCensus) answered(h netCensusHost, a *CensusAnswer) {
 		return
 	}
 	if k > 1 {
-		for _, l := range h.treeLinks() {
-			if l.peer == a.Trail[k-2] {
-				fwd := *a
-				fwd.Trail = a.Trail[:k-1]
-				h.send(l, &fwd)
-				return
-			}
+		if l := backAlong(h.treeLinks(), a.Trail); l != nil {
+			fwd := *a
+			fwd.Trail = a.Trail[:k-1]
+			h.send(l, &fwd)
 		}
-		return // the path broke: the asker times out
+		return // without a link back the path broke: the asker times out
 	}
 	asked, ok := n.queries.asked[a.ID]
 	if !ok || asked.target != a.Target || a.Census == nil {

@@ -255,24 +255,22 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.verified("retransmission", r.Msg) {
 		return false // a relay checks what it passes on, as it does on the tree
 	}
-	back := trail[n-2]
-	for _, l := range s.treeLinks() {
-		if l.peer == back {
-			if r, ok := m.(*Recovered); ok && r.Msg != nil && s.withheldFrom(l, r.Msg) {
-				return false
-			}
-			switch m := m.(type) {
-			case *Recovered:
-				fwd := *m
-				fwd.Trail = trail[:n-1]
-				s.sendBulk(l, &fwd)
-			case *CatchUpDone:
-				s.sendBulk(l, &CatchUpDone{Trail: trail[:n-1], More: m.More, Next: m.Next})
-			}
-			return false
-		}
+	l := backAlong(s.treeLinks(), trail)
+	if l == nil {
+		return false // the path broke: the requester retries
 	}
-	return false // the path broke: the requester retries
+	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.withheldFrom(l, r.Msg) {
+		return false
+	}
+	switch m := m.(type) {
+	case *Recovered:
+		fwd := *m
+		fwd.Trail = trail[:n-1]
+		s.sendBulk(l, &fwd)
+	case *CatchUpDone:
+		s.sendBulk(l, &CatchUpDone{Trail: trail[:n-1], More: m.More, Next: m.Next})
+	}
+	return false
 }
 
 // handleRecovered passes an answer back along its trail, or takes it when

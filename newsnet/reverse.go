@@ -119,3 +119,19 @@ func (s *Servant) lastArrivalLink(source string, except *link, original bool) (*
 
 // tree reports whether l is an established tree link.
 func (l *link) tree() bool { return l.kind == linkUp || l.kind == linkDown }
+
+// backAlong is the tree link to the hop before us on trail, which ends
+// with us: where an answer retracing it goes next. Nil when that hop is no
+// longer a neighbour (the path broke).
+func backAlong(tree []*link, trail []ServantID) *link {
+	if len(trail) < 2 {
+		return nil
+	}
+	back := trail[len(trail)-2]
+	for _, l := range tree {
+		if l.peer == back {
+			return l
+		}
+	}
+	return nil
+}
