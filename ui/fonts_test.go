@@ -61,21 +61,8 @@ func TestCJKFontCoverage(t *testing.T) {
 	sets["samples"] = []rune("新しい勤怠システムの説明会は午後三時から会議室Aで行います。" +
 		"这是一个测试，我们说中文。" + "회의는 오후 세 시에 시작합니다." + "ｶﾞｲﾄﾞ（全角）：～！" + "𠮟塡剝頰")
 
-	for _, f := range []struct {
-		name      string
-		noto, cjk []byte
-	}{
-		{"regular", theme.DefaultTextFont().Content(), cjkRegularOTF},
-		{"bold", theme.DefaultTextBoldFont().Content(), cjkBoldOTF},
-	} {
-		noto, err := cmapCoverage(f.noto)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cjk, err := cmapCoverage(f.cjk)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range bundledFonts(t) {
+		noto, cjk := f.noto, f.cjk
 		for name, chars := range sets {
 			var missing []rune
 			for _, r := range chars {

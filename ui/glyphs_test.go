@@ -31,21 +31,8 @@ import (
 // print to a terminal.
 func TestGlyphsInBundledFont(t *testing.T) {
 	fonts := map[string]func(rune) bool{}
-	for _, f := range []struct {
-		name      string
-		noto, cjk []byte
-	}{
-		{"regular", theme.DefaultTextFont().Content(), cjkRegularOTF},
-		{"bold", theme.DefaultTextBoldFont().Content(), cjkBoldOTF},
-	} {
-		noto, err := cmapCoverage(f.noto)
-		if err != nil {
-			t.Fatalf("the bundled %s font: %v", f.name, err)
-		}
-		cjk, err := cmapCoverage(f.cjk)
-		if err != nil {
-			t.Fatalf("the bundled %s CJK font: %v", f.name, err)
-		}
+	for _, f := range bundledFonts(t) {
+		noto, cjk := f.noto, f.cjk
 		if !noto('A') || !noto('é') || noto('→') || !cjk('→') || !cjk('説') || cjk('A') {
 			t.Fatalf("the cmap reader does not read the bundled %s fonts right", f.name)
 		}
@@ -131,6 +118,36 @@ func TestGlyphsInBundledFont(t *testing.T) {
 // reports which characters it maps to a glyph. It knows the two subtable
 // formats that cover Unicode (4: the BMP in segments; 12: all planes in
 // groups), which every font Fyne bundles has.
+// bundledFont is the coverage of one weight of the bundled fonts: Fyne's
+// Noto Sans and the CJK subset.
+type bundledFont struct {
+	name      string
+	noto, cjk func(rune) bool
+}
+
+func bundledFonts(t *testing.T) []bundledFont {
+	t.Helper()
+	var out []bundledFont
+	for _, f := range []struct {
+		name      string
+		noto, cjk []byte
+	}{
+		{"regular", theme.DefaultTextFont().Content(), cjkRegularOTF},
+		{"bold", theme.DefaultTextBoldFont().Content(), cjkBoldOTF},
+	} {
+		noto, err := cmapCoverage(f.noto)
+		if err != nil {
+			t.Fatalf("the bundled %s font: %v", f.name, err)
+		}
+		cjk, err := cmapCoverage(f.cjk)
+		if err != nil {
+			t.Fatalf("the bundled %s CJK font: %v", f.name, err)
+		}
+		out = append(out, bundledFont{f.name, noto, cjk})
+	}
+	return out
+}
+
 func cmapCoverage(font []byte) (func(rune) bool, error) {
 	be := binary.BigEndian
 	if len(font) < 12 {
