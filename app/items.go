@@ -74,6 +74,9 @@ type Entry struct {
 	// Kept: the reader keeps this item (App.Keep), so retention never
 	// deletes it.
 	Kept bool
+	// Attachments lists the item's pictures and files in manifest order,
+	// each with whether it is here (attachments.go).
+	Attachments []Attachment
 }
 
 // Retraction says why and when an item was retracted here.

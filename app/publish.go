@@ -170,6 +170,8 @@ type Draft struct {
 	// Audience, when set, limits the item to servants whose advertised
 	// address lies in one of these network ranges (news.ParseAudience).
 	Audience []netip.Prefix
+	// Attachments are the draft's pictures and files (attachments.go).
+	Attachments []DraftAttachment
 }
 
 // Outcome says what became of a publication.
