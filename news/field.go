@@ -20,23 +20,25 @@ const (
 	FieldAt      // the scheduled publication time
 	FieldExpires // the expiry time
 	FieldAudience
-	FieldFormat // the encoding's format, of an item of a newer release
+	FieldFormat      // the encoding's format, of an item of a newer release
+	FieldAttachments // the manifest at the end of the body (attach.go)
 )
 
 var fieldNames = [...]string{
-	FieldID:         "id",
-	FieldCategory:   "category",
-	FieldTitle:      "title",
-	FieldBody:       "body",
-	FieldAuthor:     "author",
-	FieldSource:     "source",
-	FieldCreated:    "created",
-	FieldSupersedes: "supersedes",
-	FieldSignature:  "signature",
-	FieldAt:         "at",
-	FieldExpires:    "expires",
-	FieldAudience:   "audience",
-	FieldFormat:     "format",
+	FieldID:          "id",
+	FieldCategory:    "category",
+	FieldTitle:       "title",
+	FieldBody:        "body",
+	FieldAuthor:      "author",
+	FieldSource:      "source",
+	FieldCreated:     "created",
+	FieldSupersedes:  "supersedes",
+	FieldSignature:   "signature",
+	FieldAt:          "at",
+	FieldExpires:     "expires",
+	FieldAudience:    "audience",
+	FieldFormat:      "format",
+	FieldAttachments: "attachments",
 }
 
 // String returns the field's name as validation messages spell it
@@ -89,6 +91,10 @@ const (
 	// RuleNotItsEncoding: an item of a newer format whose Newer does not
 	// match the encoding it keeps.
 	RuleNotItsEncoding
+	// RuleInvalidManifest: the attachments' manifest is malformed or
+	// beyond its limits, or the text refers to an attachment it does not
+	// carry (attach.go); FieldError.Err says how.
+	RuleInvalidManifest
 )
 
 var ruleNames = [...]string{
@@ -104,6 +110,7 @@ var ruleNames = [...]string{
 	RulePast:             "in the past",
 	RuleInvalidRange:     "invalid range",
 	RuleNotItsEncoding:   "not its encoding",
+	RuleInvalidManifest:  "invalid manifest",
 }
 
 // String returns a short name of the rule ("too long"), for logs; the

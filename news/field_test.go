@@ -129,14 +129,14 @@ func TestFieldAndRuleNames(t *testing.T) {
 		FieldID: "id", FieldCategory: "category", FieldTitle: "title", FieldBody: "body", FieldAuthor: "author",
 		FieldSource: "source", FieldCreated: "created", FieldSupersedes: "supersedes", FieldSignature: "signature",
 		FieldAt: "at", FieldExpires: "expires", FieldAudience: "audience", FieldFormat: "format",
-		0: "Field(0)", FieldFormat + 1: "Field(14)",
+		FieldAttachments: "attachments", 0: "Field(0)", FieldAttachments + 1: "Field(15)",
 	}
 	for f, want := range fields {
 		if f.String() != want {
 			t.Errorf("Field %d: %q, want %q", int(f), f, want)
 		}
 	}
-	for r := RuleRequired; r <= RuleNotItsEncoding; r++ {
+	for r := RuleRequired; r <= RuleInvalidManifest; r++ {
 		if s := r.String(); s == "" || strings.HasPrefix(s, "Rule(") {
 			t.Errorf("rule %d has no name", int(r))
 		}

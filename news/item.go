@@ -155,6 +155,11 @@ func (it *Item) check() *FieldError {
 	if !utf8.ValidString(it.Body) {
 		return &FieldError{Field: FieldBody, Rule: RuleInvalidUTF8}
 	}
+	if mayReferAttachments(it.Body) {
+		if _, _, err := SplitManifest(it.Body); err != nil {
+			return &FieldError{Field: FieldAttachments, Rule: RuleInvalidManifest, Err: err}
+		}
+	}
 	if fe := checkLine(FieldAuthor, it.Author, MaxAuthorRunes); fe != nil {
 		return fe
 	}
