@@ -85,6 +85,7 @@ func checkStartup(tx *bbolt.Tx) error {
 		{bucketAcks, func(k, v []byte) error { _, err := decodeAck(k, v); return err }},
 		{bucketReach, func(k, v []byte) error { _, err := decodeReach(k, v); return err }},
 		{bucketKept, checkKept},
+		{bucketBlobs, func(k, v []byte) error { _, err := decodeBlobRecord(k, v); return err }},
 	} {
 		if err := tx.Bucket(c.bucket).ForEach(c.fn); err != nil {
 			return err
@@ -106,7 +107,7 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	}
 	b := itemBuckets(tx)
 	want := map[string]map[string]bool{
-		"by-category": {}, "by-source": {}, "by-received": {},
+		"by-category": {}, "by-source": {}, "by-received": {}, "blob-refs": {},
 	}
 	itemCounts := map[string]uint64{}
 	unread := map[string]uint64{}
@@ -127,6 +128,9 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 		}
 		visible[it.ID] = true
 		want["by-category"][string(categoryKey(it.Category, it.ID))] = true
+		for _, a := range it.Attachments() {
+			want["blob-refs"][string(a.Hash[:])+string(it.ID[:])] = true
+		}
 		itemCounts[it.Category]++
 		if b.read.Get(k) == nil {
 			unread[it.Category]++
@@ -136,7 +140,7 @@ func checkInvariants(tx *bbolt.Tx) (map[uuid.UUID]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, bucket := range map[string]*bbolt.Bucket{"by-category": b.byCategory, "by-source": b.bySource, "by-received": b.byReceived} {
+	for name, bucket := range map[string]*bbolt.Bucket{"by-category": b.byCategory, "by-source": b.bySource, "by-received": b.byReceived, "blob-refs": b.blobRefs} {
 		got := map[string]bool{}
 		_ = bucket.ForEach(func(k, _ []byte) error {
 			got[string(k)] = true

@@ -93,6 +93,7 @@ type buckets struct {
 	reach                                                                        *bbolt.Bucket // reach.go
 	kept                                                                         *bbolt.Bucket // kept.go
 	confirmed, pending                                                           *bbolt.Bucket // confirmed.go
+	blobs, blobRefs                                                              *bbolt.Bucket // blobs.go
 	// now is the clock insert checks expiry by; zero where nothing is
 	// inserted.
 	now time.Time
@@ -115,6 +116,8 @@ func itemBuckets(tx *bbolt.Tx) buckets {
 		kept:       tx.Bucket(bucketKept),
 		confirmed:  tx.Bucket(bucketConfirmed),
 		pending:    tx.Bucket(bucketPending),
+		blobs:      tx.Bucket(bucketBlobs),
+		blobRefs:   tx.Bucket(bucketBlobRefs),
 	}
 	// Keys of these buckets mostly arrive in ascending order (new items
 	// are newest). bbolt splits a full page at FillPercent, 50 % by
@@ -165,13 +168,16 @@ func (b buckets) insert(it *news.Item, val []byte, ch *txChanges) (added bool, e
 	if err := b.byCategory.Put(categoryKey(it.Category, it.ID), nil); err != nil {
 		return false, err
 	}
+	if err := b.addBlobRefs(it, ch); err != nil {
+		return false, err
+	}
 	if err := addCount(b.itemCounts, it.Category, 1); err != nil {
 		return false, err
 	}
 	if err := addCount(b.unread, it.Category, 1); err != nil {
 		return false, err
 	}
-	ch.ops = append(ch.ops, indexOp{doc: indexDoc{id: it.ID, category: it.Category, title: it.Title, body: it.Body}})
+	ch.ops = append(ch.ops, indexOp{doc: indexDoc{id: it.ID, category: it.Category, title: it.Title, body: it.Text()}})
 	return true, nil
 }
 
@@ -227,6 +233,9 @@ func (b buckets) remove(it *news.Item, ch *txChanges) error {
 		return nil
 	}
 	if err := b.byCategory.Delete(categoryKey(it.Category, id)); err != nil {
+		return err
+	}
+	if err := b.dropBlobRefs(it, ch); err != nil {
 		return err
 	}
 	if !read {

@@ -14,6 +14,7 @@ type options struct {
 	maxBatch    int
 	commitEvery time.Duration
 	pinned      []string
+	blobCache   int64
 }
 
 func defaultOptions() options {
@@ -23,6 +24,7 @@ func defaultOptions() options {
 		lockTimeout: 500 * time.Millisecond,
 		now:         time.Now,
 		maxBatch:    2000,
+		blobCache:   DefaultBlobCacheBytes,
 	}
 }
 
@@ -86,4 +88,16 @@ func WithCommitInterval(d time.Duration) Option {
 // with few items; Purge reads past the pinned ones among the expired.
 func WithPinned(categories ...string) Option {
 	return func(o *options) { o.pinned = append(o.pinned, categories...) }
+}
+
+// WithBlobCacheBytes bounds the relay cache of blobs (blobs.go): the
+// blobs no stored item refers to, whole or arriving, take at most n bytes;
+// beyond it the least recently used go first. 0 (or less) keeps the
+// default, DefaultBlobCacheBytes.
+func WithBlobCacheBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.blobCache = n
+		}
+	}
 }

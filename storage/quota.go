@@ -14,13 +14,18 @@ import (
 // The size counted is the items' stored values and IDs: what grows with
 // the items received. The file is larger by its indexes, read state and
 // the free pages bbolt keeps for reuse (it never shrinks the file), about a
-// third more for items of a few kilobytes.
+// third more for items of a few kilobytes. The blobs the items' manifests
+// name (blobs.go) count too, each once, by their manifest size from the
+// moment an item refers to one (whether its bytes are here yet or not):
+// removing the last item that refers to a blob frees it. Blobs no item
+// refers to are the relay cache, bounded on its own (WithBlobCacheBytes).
 
 // storedSize is what one stored item counts toward the quota: its value
 // and its key.
 func storedSize(val []byte) int64 { return int64(len(val)) + 16 }
 
-// ItemBytes returns the total size of the stored items (storedSize). The
+// ItemBytes returns the total size of the stored items (storedSize) and
+// of the blobs they refer to. The
 // first call after Open reads every item's size once; later calls and
 // writes keep it up to date in memory.
 func (s *Store) ItemBytes() (int64, error) {
@@ -31,10 +36,15 @@ func (s *Store) ItemBytes() (int64, error) {
 	}
 	var total int64
 	err := s.view("item bytes", func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketItems).ForEach(func(_, v []byte) error {
+		if err := tx.Bucket(bucketItems).ForEach(func(_, v []byte) error {
 			total += storedSize(v)
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
+		blobs, err := referencedBlobBytes(tx)
+		total += blobs
+		return err
 	})
 	if err != nil {
 		return 0, err

@@ -144,11 +144,11 @@ func (s *Store) removeOldest(op string, enough func(receivedKey []byte, freed in
 			if s.spared(b, it) {
 				continue
 			}
-			size := storedSize(v)
+			before := ch.bytes
 			if err := b.remove(it, ch); err != nil {
 				return 0, false, err
 			}
-			freed += size
+			freed += before - ch.bytes // the item, and its blobs no other item refers to
 			n++
 		}
 		return n, done, nil

@@ -137,6 +137,9 @@ func (b buckets) hide(it *news.Item, ch *txChanges) error {
 	if err := b.byCategory.Delete(categoryKey(it.Category, it.ID)); err != nil {
 		return err
 	}
+	if err := b.dropBlobRefs(it, ch); err != nil {
+		return err
+	}
 	if err := addCount(b.itemCounts, it.Category, -1); err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ var (
 	bucketKept       = []byte("kept")      // since schema 8: item ID → "", the items the reader keeps (kept.go)
 	bucketConfirmed  = []byte("confirmed") // since schema 11: own item ID + reader key → confirmation (confirmed.go)
 	bucketPending    = []byte("pending")   // since schema 11: own item ID + reader key → last listed as pending (confirmed.go)
+	// bucketBlobs and bucketBlobRefs: since schema 12 (blobs.go).
 )
 
 // dataBuckets are the buckets of the current schema besides meta. Open
@@ -44,7 +45,7 @@ var dataBuckets = [][]byte{
 	bucketUnread, bucketItemCounts, bucketSubs, bucketSettings, bucketSeeds,
 	bucketSources, bucketOutbox, bucketRetracted, bucketOwnLast,
 	bucketExpiring, bucketExpired, bucketScheduled, bucketAcks, bucketReach,
-	bucketKept, bucketConfirmed, bucketPending,
+	bucketKept, bucketConfirmed, bucketPending, bucketBlobs, bucketBlobRefs,
 }
 
 // Keys of the meta bucket.
@@ -138,6 +139,35 @@ var migrations = []func(tx *bbolt.Tx) error{
 		}
 		return nil
 	},
+	// 11 → 12: blobs (blobs.go, issue 29). No blob was stored before, but
+	// an older release stores the items of a newer one as they come, so
+	// items with a manifest may be here: their references are added, and
+	// the application fetches their blobs.
+	migrateBlobs,
+}
+
+// migrateBlobs creates the blob buckets and adds the references of the
+// visible items whose manifests name blobs. A value that does not decode
+// is left to Check to report: a migration does not refuse a store an
+// older release opened.
+func migrateBlobs(tx *bbolt.Tx) error {
+	for _, name := range [][]byte{bucketBlobs, bucketBlobRefs} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	b := itemBuckets(tx)
+	var ch txChanges
+	return b.items.ForEach(func(k, v []byte) error {
+		if !bytes.Contains(v, []byte("[att:")) || b.isRetracted(k) {
+			return nil
+		}
+		it, err := decodeValue(k, v)
+		if err != nil {
+			return nil
+		}
+		return b.addBlobRefs(it, &ch)
+	})
 }
 
 // SchemaVersion is the schema this code writes.

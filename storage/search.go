@@ -164,7 +164,7 @@ func (s *Store) buildSearchIndex() {
 				if err != nil {
 					return err
 				}
-				d.add(indexDoc{id: it.ID, category: it.Category, title: it.Title, body: it.Body})
+				d.add(indexDoc{id: it.ID, category: it.Category, title: it.Title, body: it.Text()})
 				k, v = c.Next()
 			}
 			return nil
@@ -227,7 +227,7 @@ func (s *Store) Search(ctx context.Context, query string, cats []string, n int, 
 			if err != nil {
 				return false, err
 			}
-			return containsAll(terms, it.Title, it.Body), nil
+			return containsAll(terms, it.Title, it.Text()), nil
 		}
 		ids, err := s.search.data.search(terms, cats, uuid.UUID(bound), n+1, verify)
 		if err != nil {

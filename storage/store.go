@@ -52,6 +52,13 @@ type Store struct {
 	// once bytesKnown; both guarded by wmu.
 	itemBytes  int64
 	bytesKnown bool
+
+	// blobMu serialises the changes of blob files with their records
+	// (blobs.go); taken before wmu, never while holding it.
+	blobMu sync.Mutex
+	// blobUsed holds the last reads of blobs, for the cache's order.
+	usedMu   sync.Mutex
+	blobUsed map[[32]byte]int64
 }
 
 // Open opens the store in dir, creating the directory and a new store if
@@ -94,6 +101,12 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		opts:   o,
 		stop:   make(chan struct{}),
 		search: newSearchIndex(),
+	}
+	if !o.readOnly {
+		if err := s.sweepBlobs(); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
 	}
 	if o.verify {
 		if err := s.Check(); err != nil {
@@ -314,6 +327,9 @@ type txChanges struct {
 	// bytes is what the transaction added to the stored items' size
 	// (negative when it removed more), kept in Store.itemBytes.
 	bytes int64
+	// freedBlobs are blobs whose last reference the transaction removed,
+	// with their records: their files go once it has committed (blobs.go).
+	freedBlobs [][32]byte
 }
 
 // update runs fn in a write transaction and, once it has committed, applies
@@ -322,6 +338,17 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 	if s.opts.readOnly {
 		return fmt.Errorf("%w: %s: store opened read-only", ErrReadOnly, op)
 	}
+	freed, err := s.updateLocked(op, fn)
+	if len(freed) > 0 {
+		s.removeFreed(freed)
+	}
+	return err
+}
+
+// updateLocked is update under wmu; it returns the blobs the transaction
+// freed, whose files update removes after wmu is released (blobMu is
+// taken before wmu, never after).
+func (s *Store) updateLocked(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) ([][32]byte, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var ch txChanges
@@ -330,7 +357,7 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 		return fn(tx, &ch)
 	})
 	if err != nil {
-		return s.classify(op, err)
+		return nil, s.classify(op, err)
 	}
 	if len(ch.ops) > 0 {
 		s.search.apply(&ch)
@@ -338,7 +365,7 @@ func (s *Store) update(op string, fn func(tx *bbolt.Tx, ch *txChanges) error) er
 	if s.bytesKnown {
 		s.itemBytes += ch.bytes
 	}
-	return nil
+	return ch.freedBlobs, nil
 }
 
 // view runs fn in a read transaction.
