@@ -873,7 +873,8 @@ func referencedBlobBytes(tx *bbolt.Tx) (int64, error) {
 // under a partial record when it matches its hash (a crash between the
 // rename and the commit of completeBlob), and removes every other file no
 // record names as it is. A whole record whose file is gone is dropped: the
-// blob is missing, and fetched again if an item needs it.
+// blob is missing, and fetched again if an item needs it; a partial one
+// whose file is gone has none of its chunks.
 func (s *Store) sweepBlobs() error {
 	root := s.blobDir()
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
@@ -896,7 +897,7 @@ func (s *Store) sweepBlobs() error {
 	if err != nil {
 		return classify("read blobs", err)
 	}
-	present := map[[32]byte]bool{}
+	present, partial := map[[32]byte]bool{}, map[[32]byte]bool{}
 	var adopt [][32]byte
 	for _, d := range dirs {
 		dir := filepath.Join(root, d.Name())
@@ -917,6 +918,8 @@ func (s *Store) sweepBlobs() error {
 			case d.Name() == blobPartialDir:
 				if r.whole {
 					_ = os.Remove(path)
+				} else {
+					partial[h] = true
 				}
 			case d.Name() != f.Name()[:2]:
 				_ = os.Remove(path)
@@ -930,6 +933,18 @@ func (s *Store) sweepBlobs() error {
 			}
 		}
 	}
+	var gone, reset [][32]byte
+	for h, r := range records {
+		switch {
+		case r.whole && !present[h]:
+			gone = append(gone, h)
+		case !r.whole && r.have != nil && r.haveCount() > 0 && !partial[h] && !present[h]:
+			reset = append(reset, h) // its chunks' file is gone: they are not here
+		}
+	}
+	if len(adopt) == 0 && len(gone) == 0 && len(reset) == 0 {
+		return nil // nothing to write: Open works on a full disk
+	}
 	return s.update("sweep blobs", func(tx *bbolt.Tx, _ *txChanges) error {
 		for _, h := range adopt {
 			r := records[h]
@@ -939,11 +954,16 @@ func (s *Store) sweepBlobs() error {
 			}
 			_ = os.Remove(s.partialPath(h))
 		}
-		for h, r := range records {
-			if r.whole && !present[h] {
-				if err := tx.Bucket(bucketBlobs).Delete(h[:]); err != nil {
-					return err
-				}
+		for _, h := range gone {
+			if err := tx.Bucket(bucketBlobs).Delete(h[:]); err != nil {
+				return err
+			}
+		}
+		for _, h := range reset {
+			r := records[h]
+			clear(r.have)
+			if err := putBlob(tx, h, r); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -2,7 +2,10 @@ package storage_test
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"newsdesk/news"
 	"newsdesk/storage/storagetest"
 )
 
@@ -154,5 +158,81 @@ func TestCrashPublish(t *testing.T) {
 		}
 		storagetest.CheckAndClose(t, s, dir)
 		t.Logf("round %d: killed after %v, count %d, %d reported", round, delay, count, reported)
+	}
+}
+
+// TestCrashBlobs: a child process stores blobs, whole (PutBlob) and chunk
+// by chunk (BeginBlob, PutBlobChunk), printing each one's hash once it is
+// stored, and is killed with SIGKILL at a random moment, often in the
+// middle of writing one. After every kill the store opens and passes its
+// check; every blob reported is there whole and matches its hash; no
+// partial blob is visible (every file under blobs/<2 hex>/ is a whole blob
+// that matches its name, and blobs/tmp is empty).
+func TestCrashBlobs(t *testing.T) {
+	rounds := 4
+	if testing.Short() {
+		rounds = 2
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	var reported [][32]byte
+	for round := range rounds {
+		cmd := helperCommand(t, "crash-blobs", dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		delay := time.Duration(50+rng.IntN(300)) * time.Millisecond
+		var killTimer <-chan time.Time
+		for sc.Scan() {
+			h, err := news.ParseHash(strings.TrimPrefix(sc.Text(), "DONE "))
+			if err != nil {
+				t.Fatalf("child printed %q", sc.Text())
+			}
+			reported = append(reported, h)
+			if killTimer == nil {
+				killTimer = time.After(delay)
+			}
+			select {
+			case <-killTimer:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				killTimer = make(chan time.Time)
+			default:
+			}
+		}
+		_ = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("round %d: child ended with %v, not killed", round, cmd.ProcessState)
+		}
+		s := storagetest.MustOpenDir(t, dir)
+		for _, h := range reported {
+			if !s.HasBlob(h) {
+				t.Fatalf("round %d: blob %x was reported stored but is missing", round, h)
+			}
+		}
+		if tmp, _ := os.ReadDir(filepath.Join(dir, "blobs", "tmp")); len(tmp) != 0 {
+			t.Fatalf("round %d: blobs/tmp holds %d files after Open", round, len(tmp))
+		}
+		whole := 0
+		for _, rel := range blobFiles(t, dir) {
+			if strings.HasPrefix(rel, "partial"+string(filepath.Separator)) {
+				continue
+			}
+			h, err := news.ParseHash(filepath.Base(rel))
+			if err != nil || !s.HasBlob(h) {
+				t.Fatalf("round %d: file %s is not a whole blob (%v)", round, rel, err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "blobs", rel))
+			if err != nil || sha256.Sum256(data) != h {
+				t.Fatalf("round %d: blob %s does not match its hash (%v)", round, rel, err)
+			}
+			whole++
+		}
+		storagetest.CheckAndClose(t, s, dir)
+		t.Logf("round %d: killed after %v, %d blobs reported, %d whole files", round, delay, len(reported), whole)
 	}
 }

@@ -98,3 +98,6 @@ func SetPurgeChunk(n int) (restore func()) {
 
 // CheckPages is the page walk Open runs on an existing file.
 func CheckPages(path string) error { return checkPages(path) }
+
+// BucketBlobs and BucketBlobRefs: the buckets schema 12 added.
+var BucketBlobs, BucketBlobRefs = bucketBlobs, bucketBlobRefs

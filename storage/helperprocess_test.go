@@ -2,6 +2,8 @@ package storage_test
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -51,6 +53,8 @@ func TestHelperProcess(t *testing.T) {
 		crashIngest(dir)
 	case "crash-publish":
 		crashPublish(dir)
+	case "crash-blobs":
+		crashBlobs(dir)
 	case "damaged-start":
 		from, _ := strconv.ParseUint(os.Getenv("NEWSDESK_DAMAGE_FROM"), 10, 64)
 		to, _ := strconv.ParseUint(os.Getenv("NEWSDESK_DAMAGE_TO"), 10, 64)
@@ -152,6 +156,63 @@ func crashPublish(dir string) {
 			os.Exit(1)
 		}
 		fmt.Printf("DONE %d\n", last)
+	}
+	_ = s.Close()
+}
+
+// crashBlobs stores blobs of 1 byte to 600 KiB, every other one whole
+// (PutBlob) and the others chunk by chunk, and prints "DONE <hash>" for
+// each one stored, until it is killed (or after 60 s). The blobs are
+// referenced by items, so the cache bound never evicts one.
+func crashBlobs(dir string) {
+	s, err := storage.Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		os.Exit(1)
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	src := uuid.New()
+	fail := func(what string, err error) {
+		fmt.Fprintln(os.Stderr, what+":", err)
+		os.Exit(1)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for n := uint64(1); time.Now().Before(deadline); n++ {
+		data := make([]byte, 1+rng.IntN(600<<10))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		var a news.Attachment
+		if n%2 == 0 {
+			if a, err = s.PutBlob(bytes.NewReader(data), "b.bin", "application/octet-stream"); err != nil {
+				fail("put blob", err)
+			}
+		} else {
+			if a, err = news.NewAttachment(bytes.NewReader(data), "b.bin", "application/octet-stream"); err != nil {
+				fail("attachment", err)
+			}
+			var hashes [][32]byte
+			for off := 0; off < len(data); off += news.ChunkSize {
+				hashes = append(hashes, sha256.Sum256(data[off:min(off+news.ChunkSize, len(data))]))
+			}
+			if err := s.BeginBlob(a, hashes); err != nil {
+				fail("begin blob", err)
+			}
+			for _, i := range rng.Perm(len(hashes)) {
+				if _, err := s.PutBlobChunk(a.Hash, i, data[i*news.ChunkSize:min((i+1)*news.ChunkSize, len(data))]); err != nil {
+					fail("put chunk", err)
+				}
+			}
+		}
+		it, err := news.NewItem("company", "blob", news.AppendManifest("x", []news.Attachment{a}), "", src, time.Now())
+		if err != nil {
+			fail("item", err)
+		}
+		it.SourceCount = n
+		if err := <-s.Ingest(it); err != nil {
+			fail("ingest", err)
+		}
+		fmt.Printf("DONE %x\n", a.Hash)
 	}
 	_ = s.Close()
 }
