@@ -78,6 +78,11 @@ type Options struct {
 	// DesktopRetention. An archive's retention is not replaced by it.
 	DefaultRetention time.Duration
 
+	// BlobCacheBytes bounds the blobs this servant keeps that no stored
+	// item refers to (the relay cache of attachments); 0 means
+	// storage.DefaultBlobCacheBytes (512 MiB).
+	BlobCacheBytes int64
+
 	// Archive makes this an archive servant: it subscribes to every
 	// category (newsnet.AllCategories) and keeps items for
 	// ArchiveRetention (unless the store has a retention set already).
@@ -321,7 +326,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 	// The store first: on a first run it exists before the source file
 	// does, so a crash in between never looks like a damaged installation.
-	st, fresh, err := openStore(opts.DataDir, opts.ResetStore, log)
+	st, fresh, err := openStore(opts.DataDir, opts.ResetStore, log, storage.WithBlobCacheBytes(opts.BlobCacheBytes))
 	if err != nil {
 		return nil, err
 	}

@@ -30,13 +30,13 @@ import (
 // newest first, after cur.
 func (a *App) Newest(cats []string, n int, cur Cursor) ([]Entry, Cursor, error) {
 	out, next, err := a.store.Newest(cats, n, storage.Cursor(cur))
-	return convert(hideSystemEntries(out), entryView), Cursor(next), err
+	return convert(hideSystemEntries(out), a.entryView), Cursor(next), err
 }
 
 // Search finds items whose title or body contain every word of query.
 func (a *App) Search(ctx context.Context, query string, cats []string, n int, cur Cursor) ([]Entry, Cursor, error) {
 	out, next, err := a.store.Search(ctx, query, cats, n, storage.Cursor(cur))
-	return convert(hideSystemEntries(out), entryView), Cursor(next), err
+	return convert(hideSystemEntries(out), a.entryView), Cursor(next), err
 }
 
 // Item returns one stored item. An item of a system group is not there
@@ -47,7 +47,7 @@ func (a *App) Item(id uuid.UUID) (Entry, error) {
 	if err == nil && network.IsSystemItem(e.Item) {
 		return Entry{}, fmt.Errorf("%w: item %s", ErrNotFound, id)
 	}
-	return entryView(e), err
+	return a.entryView(e), err
 }
 
 // UnreadCounts returns the unread items per exact category.
@@ -154,7 +154,7 @@ func (a *App) MyPosts(n int, cur Cursor) ([]Entry, Cursor, error) {
 	if more && len(found) > 0 {
 		next = Cursor(myPostsCursor + strconv.FormatUint(found[0].SourceCount, 10))
 	}
-	return convert(hideSystemEntries(out), entryView), next, nil
+	return convert(hideSystemEntries(out), a.entryView), next, nil
 }
 
 // Status returns the servant's place in the tree as the UI shows it.

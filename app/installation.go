@@ -88,9 +88,9 @@ func checkStorePresent(dir string) error {
 // the way out, an error wrapping ErrDamagedInstallation; with reset it is
 // set aside instead and a new, empty store made, and fresh reports that.
 // reset on an intact store (it opens and passes Store.Check) is refused.
-func openStore(dir string, reset bool, log *slog.Logger) (st *storage.Store, fresh bool, err error) {
+func openStore(dir string, reset bool, log *slog.Logger, opts ...storage.Option) (st *storage.Store, fresh bool, err error) {
 	open := func() (*storage.Store, error) {
-		st, err := storage.Open(dir, storage.WithPinned(network.SystemCategories...), storage.WithCommitInterval(ingestInterval))
+		st, err := storage.Open(dir, append([]storage.Option{storage.WithPinned(network.SystemCategories...), storage.WithCommitInterval(ingestInterval)}, opts...)...)
 		if errors.Is(err, storage.ErrInUse) {
 			return nil, &dirInUse{dir: dir, cause: err}
 		}

@@ -98,8 +98,15 @@ func MatchesQuery(query string, texts ...string) bool { return storage.MatchesQu
 // the cursor the previous one returned; "" returned means no more.
 type Cursor string
 
-func entryView(e storage.Entry) Entry {
+// entryView converts a stored entry for the UI: the item's body without
+// its manifest (the signed item in the store keeps it), and its
+// attachments with whether each is here.
+func (a *App) entryView(e storage.Entry) Entry {
 	v := Entry{Item: e.Item, Read: e.Read, Acknowledged: e.Acknowledged, Kept: e.Kept}
+	if e.Item != nil {
+		v.Attachments = a.attachmentViews(e.Item)
+		v.Item = textOnly(e.Item)
+	}
 	if r := e.Retracted; r != nil {
 		v.Retracted = &Retraction{ItemID: r.ItemID, Reason: r.Reason, At: r.At, Expired: r.Expired}
 	}

@@ -16,11 +16,18 @@ import (
 // validation error, a *news.FieldError naming the field and the rule (an
 // invalid display name is the author field's), and nothing is stored or
 // sent. The system groups take no drafts (network.ErrSystemCategory).
+// Attachments are stored as blobs and their manifest appended to the body
+// (PrepareAttachments): beyond the limits of an item they are an
+// ErrTooLarge.
 func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := CheckDraftCategory(a.Catalog(), d.Category); err != nil {
 		return PublishResult{}, err
 	}
-	it, err := a.newItem(d.Category, d.Title, d.Body)
+	body, atts, err := PrepareAttachments(d.Body, d.Attachments)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	it, err := a.newItem(d.Category, d.Title, body)
 	if err != nil {
 		return PublishResult{}, err
 	}
@@ -36,6 +43,11 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	}
 	if err := a.MayPublish(it.Category); err != nil {
 		return PublishResult{}, &NotAllowedError{Category: it.Category, Err: err}
+	}
+	// The blobs are stored before the item that names them, so that a
+	// reader here, and the transport, find them whole once it is.
+	if err := a.storeAttachments(d.Attachments, atts); err != nil {
+		return PublishResult{}, err
 	}
 	if !it.At.IsZero() {
 		return a.ScheduleItem(it)
