@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"newsdesk/news"
+	"newsdesk/storage"
 )
 
 // The attachment views (issue 29): what Compose hands over with a draft,
@@ -147,20 +148,16 @@ func (a *App) storeAttachments(das []DraftAttachment, atts []news.Attachment) er
 	return nil
 }
 
-// AttachDraft prepares a draft's attachments (PrepareAttachments), stores
-// their blobs, and returns the body with their manifest: what a publisher
-// outside Publish (the control API) puts into its item before
-// PublishItem.
-func (a *App) AttachDraft(body string, das []DraftAttachment) (string, error) {
-	full, atts, err := PrepareAttachments(body, das)
-	if err != nil {
-		return "", err
-	}
-	if err := a.storeAttachments(das, atts); err != nil {
-		return "", err
-	}
-	return full, nil
+// StoreAttachments stores the blobs of attachments PrepareAttachments
+// described, for a publisher outside Publish (the control API) that puts
+// the prepared body into its item before PublishItem.
+func (a *App) StoreAttachments(das []DraftAttachment, atts []news.Attachment) error {
+	return a.storeAttachments(das, atts)
 }
+
+// AttachmentsOf describes an item's attachments with whether each is here,
+// as Entry.Attachments does.
+func (a *App) AttachmentsOf(it *news.Item) []Attachment { return a.attachmentViews(it) }
 
 // attachmentViews describes an item's attachments with whether each is
 // here.
@@ -240,7 +237,7 @@ func (a *App) BlobInfo(hash string) (Attachment, error) {
 // MarkBlobLost), across runs.
 func (a *App) BlobsLost() uint64 {
 	n, err := a.store.BlobsLost()
-	if err != nil {
+	if err != nil && !errors.Is(err, storage.ErrClosed) {
 		a.log.Warn("reading the count of lost blobs failed", "err", err)
 	}
 	return n

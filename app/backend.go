@@ -170,6 +170,13 @@ func (a *App) Status() NetStatus {
 // ServantStatus returns the servant's whole status. Before the servant has
 // started, Role is idle.
 func (a *App) ServantStatus() ServantStatus {
+	ns := a.servantStatus()
+	ns.LostBlobs = a.BlobsLost()
+	ns.Lost += ns.LostBlobs
+	return ns
+}
+
+func (a *App) servantStatus() ServantStatus {
 	tr := a.storeTrouble.Load()
 	ns := ServantStatus{AppStatus: AppStatus{Source: a.sourceStr, Lost: a.lost.Load(), StoreProblem: tr.Problem, Unstored: tr.Unstored,
 		Moved: a.addrChange.Load(), PortMoved: a.portMoved.Load(), Release: Release, NewerNetwork: a.Network().NewerMembers(),

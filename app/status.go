@@ -17,7 +17,12 @@ type AppStatus struct {
 	Listen    string // the address servant links are accepted on
 	Source    string // this installation's ID
 	Connected bool   // attached to the tree or its vertex
-	Lost      uint64 // needed items no holder could retransmit, over every run (persisted)
+	// Lost counts what could not be recovered, over every run
+	// (persisted): needed items no holder could retransmit, and the blobs
+	// of attachments no servant could deliver (LostBlobs, also counted
+	// apart).
+	Lost      uint64
+	LostBlobs uint64
 
 	// StoreProblem says why delivered items wait to be stored ("disk
 	// full"); "" when none wait. Unstored counts them: they are kept (or

@@ -22,6 +22,7 @@ package cli
 //	GET  /v1/categories      the catalog with each category's titles per language; PUT replaces it (admins only, categories.go)
 //	GET  /v1/network         the network census, aggregated up the tree (admins only, network.go)
 //	POST /v1/admitted        {"key"} → {"admitted"}: a member's key gets a certificate when it asks (admins only, invite.go)
+//	GET  /v1/blobs/<hash>    an attachment's bytes (blobs.go); /v1/publish also takes multipart/form-data with files
 //
 // Every error is JSON: {"error":"..."}.
 
@@ -77,6 +78,10 @@ type Item struct {
 	// up), of which this servant knows the title but not the text; left
 	// out for an item it reads.
 	NewerFormat int `json:"newerFormat,omitempty"`
+	// Attachments: the item's pictures and files (blobs.go), in manifest
+	// order, each with whether it is here; left out when none. Body is
+	// then the text without the manifest.
+	Attachments []itemAttachmentJSON `json:"attachments,omitempty"`
 }
 
 // apiItem converts a stored item to the control API's shape.
@@ -85,7 +90,7 @@ func apiItem(it *news.Item) Item {
 		ID:          it.ID.String(),
 		Category:    it.Category,
 		Title:       it.Title,
-		Body:        it.Body,
+		Body:        it.Text(),
 		Source:      it.Source.String(),
 		Received:    it.Received.UTC().Format(time.RFC3339Nano),
 		Urgent:      it.Urgent,
@@ -133,6 +138,7 @@ func (c *control) routes() map[string]endpoint {
 		networkPath:         {http.MethodGet: c.network},
 		reportsPath:         {http.MethodGet: c.reports},
 		admittedPath:        {http.MethodPost: c.admitMember},
+		blobsPath + "/":     {http.MethodGet: c.blob}, // + the blob's hash (blobs.go)
 	}
 }
 
@@ -147,7 +153,7 @@ func (c *control) handler() http.Handler {
 			return
 		}
 		path := r.URL.Path
-		for _, p := range []string{invitesPath, scheduledPath} {
+		for _, p := range []string{invitesPath, scheduledPath, blobsPath} {
 			if strings.HasPrefix(path, p+"/") {
 				path = p + "/"
 			}
@@ -247,7 +253,9 @@ type statusJSON struct {
 	Source   string       `json:"source"`   // this installation's ID
 	Control  string       `json:"control"`  // this API's address
 	Counters countersJSON `json:"counters"`
-	Lost     uint64       `json:"lost"` // needed items no holder could retransmit
+	Lost     uint64       `json:"lost"` // needed items no holder could retransmit, and blobs none could deliver
+	// LostBlobs counts the blobs of attachments among Lost.
+	LostBlobs uint64 `json:"lostBlobs"`
 
 	// StoreProblem says why delivered items wait to be stored ("disk
 	// full"), "" when none wait; Unstored counts them.
@@ -385,6 +393,7 @@ func (c *control) status(w http.ResponseWriter, r *http.Request) {
 		Source:        ns.Source,
 		Control:       c.addr,
 		Lost:          ns.Lost,
+		LostBlobs:     ns.LostBlobs,
 		StoreProblem:  ns.StoreProblem,
 		Unstored:      ns.Unstored,
 		Counters: countersJSON{
@@ -458,6 +467,10 @@ type publishRequest struct {
 	// Audience limits the item to servants whose advertised address lies
 	// in one of these ranges (CIDR, audience.go); absent for everyone.
 	Audience *[]string `json:"audience,omitempty"`
+
+	// Attachments are small files in base64 (blobs.go); larger ones come
+	// as multipart/form-data.
+	Attachments []attachmentJSON `json:"attachments,omitempty"`
 }
 
 // times parses the request's optional times; a bad one is the error.
@@ -502,8 +515,22 @@ func (req *publishRequest) check(a *app.App) error {
 
 func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 	var req publishRequest
-	if !readJSON(w, r, &req) {
-		return
+	var drafts []app.DraftAttachment
+	if isMultipart(r) {
+		var err error
+		drafts, err = readMultipartPublish(w, r, &req)
+		if writeAttachmentError(w, err) {
+			return
+		}
+	} else {
+		if !readJSONUpTo(w, r, &req, maxJSONPublishBytes) {
+			return
+		}
+		var err error
+		drafts, err = jsonAttachments(req.Attachments)
+		if writeAttachmentError(w, err) {
+			return
+		}
 	}
 	if err := req.check(c.a); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -519,6 +546,10 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	body, atts, err := app.PrepareAttachments(req.Body, drafts)
+	if writeAttachmentError(w, err) {
+		return
+	}
 	now := time.Now()
 	id, err := news.NewID(now)
 	if err != nil {
@@ -529,7 +560,7 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		ID:       id,
 		Category: req.Category,
 		Title:    req.Title,
-		Body:     req.Body,
+		Body:     body,
 		Author:   c.a.Settings().DisplayName,
 		Source:   c.a.Source(),
 		Created:  now,
@@ -552,6 +583,10 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		// has the detail.
 		c.log.Warn("publication refused", "category", it.Category, "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": string(trust.ReasonOf(err)), "detail": err.Error()})
+		return
+	}
+	if err := c.a.StoreAttachments(drafts, atts); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	publish := c.a.PublishItem
@@ -671,6 +706,7 @@ func (c *control) listItems(w http.ResponseWriter, r *http.Request) {
 	out := make([]Item, len(items)) // never nil: [] rather than null
 	for i, it := range items {
 		out[i] = apiItem(it)
+		out[i].Attachments = itemAttachments(c.a.AttachmentsOf(it))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -742,6 +778,24 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// writeAttachmentError answers a request whose attachments were refused:
+// 413 tooLarge beyond the limits of an item (or of the request), 400 for
+// another reason. It reports whether it answered (err not nil).
+func writeAttachmentError(w http.ResponseWriter, err error) bool {
+	var big errRequestTooLarge
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &big):
+		writeError(w, http.StatusRequestEntityTooLarge, err.Error())
+	case errors.Is(err, app.ErrTooLarge):
+		writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": string(trust.TooLarge), "detail": err.Error()})
+	default:
+		writeError(w, http.StatusBadRequest, err.Error())
+	}
+	return true
 }
 
 // writeLimitError answers a publication refused by the network's

@@ -182,7 +182,7 @@ func checkErrors(t *testing.T, s *servant) {
 		{"POST", "/v1/publish", `{"category":"it","title":"t"} {}`, 400, "after the JSON value"},
 		{"POST", "/v1/publish", `{"category":`, 400, "bad JSON"},
 		{"POST", "/v1/publish", "", 400, "empty request body"},
-		{"POST", "/v1/publish", `{"category":"it","title":"t","body":"` + strings.Repeat("b", 2<<20) + `"}`, 413, "larger than"},
+		{"POST", "/v1/publish", `{"category":"it","title":"t","body":"` + strings.Repeat("b", 9<<20) + `"}`, 413, "larger than"},
 		{"GET", "/v1/publish", nil, 405, "not allowed"},
 		{"DELETE", "/v1/status", nil, 405, "not allowed"},
 		{"POST", "/v1/items", nil, 405, "not allowed"},
