@@ -20,7 +20,7 @@ import (
 // with the given media types, "" for none).
 func postMultipart(t *testing.T, s *servant, fields [][2]string, files []struct {
 	name, mt string
-	data []byte
+	data     []byte
 }) (int, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -74,7 +74,7 @@ func TestControlAttachments(t *testing.T) {
 	code, out := postMultipart(t, s, [][2]string{{"category", "it"}, {"title", "Office"}, {"body", "See ![the office][att:1]."}, {"urgent", "true"}},
 		[]struct {
 			name, mt string
-			data []byte
+			data     []byte
 		}{{"office.png", "application/octet-stream", png}, {"Plan März.txt", "text/plain", []byte("floor plan")}})
 	if code != http.StatusOK {
 		t.Fatalf("multipart publish: %d %s", code, out)
@@ -145,7 +145,7 @@ func TestControlAttachments(t *testing.T) {
 	code, out = postMultipart(t, s, [][2]string{{"category", "it"}, {"title", "Too much"}},
 		[]struct {
 			name, mt string
-			data []byte
+			data     []byte
 		}{{"a.bin", "", big}, {"b.bin", "", big}})
 	if code != http.StatusRequestEntityTooLarge || !strings.Contains(string(out), `"error":"tooLarge"`) {
 		t.Errorf("over 20 MiB: %d %s", code, out)
@@ -166,7 +166,7 @@ func TestControlAttachments(t *testing.T) {
 	} {
 		code, out := postMultipart(t, s, c.fields, []struct {
 			name, mt string
-			data []byte
+			data     []byte
 		}{{c.file, "text/plain", []byte("x")}})
 		if code != http.StatusBadRequest {
 			t.Errorf("%v %q: %d %s, want 400", c.fields, c.file, code, out)
