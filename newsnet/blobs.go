@@ -2,6 +2,7 @@ package newsnet
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"maps"
 	"slices"
@@ -197,6 +198,11 @@ type blobDemand struct {
 }
 
 func newBlobTransfers(cfg *BlobConfig) *blobTransfers {
+	def := DefaultBlobConfig()
+	cfg.Window = cmp.Or(cfg.Window, def.Window)
+	cfg.Timeout = cmp.Or(cfg.Timeout, def.Timeout)
+	cfg.Attempts = cmp.Or(cfg.Attempts, def.Attempts)
+	cfg.MaxTransfers = cmp.Or(cfg.MaxTransfers, def.MaxTransfers)
 	return &blobTransfers{cfg: cfg, xfers: map[[32]byte]*blobTransfer{},
 		lost: cfg.Lost, fresh: freshChunks{limit: max(cfg.Window, BlobChunkSize) * 16}}
 }
@@ -517,7 +523,19 @@ func (b *blobTransfers) tick(host blobHost) {
 	now := host.clock()
 	for _, h := range slices.SortedFunc(maps.Keys(b.xfers), func(x, y [32]byte) int { return bytes.Compare(x[:], y[:]) }) {
 		t := b.xfers[h]
-		if t == nil || now.Before(t.due) {
+		if t == nil {
+			continue
+		}
+		for id := range t.down {
+			if host.linkByID(id) == nil {
+				delete(t.down, id) // closed: nobody waits there any more
+			}
+		}
+		if t.up != 0 && host.linkByID(t.up) == nil {
+			t.up = 0
+			b.request(host, t)
+		}
+		if b.settle(host, t); b.xfers[h] != t || now.Before(t.due) {
 			continue
 		}
 		if chunks, head := t.need(); chunks.empty() && !head {
