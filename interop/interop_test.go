@@ -1,9 +1,9 @@
 // Package interop runs servants of different builds together on TCP: this
 // build, and a build of the next wire version (tag wirenext: it speaks
-// versions 5 to 8, and at 8 every Ping carries one more field, which this
+// versions 5 to 9, and at 9 every Ping carries one more field, which this
 // build would refuse). A company upgrades one computer at a time, so a
-// network always runs mixed: links between the two run at version 7, links
-// between two of the next build at 8, and items cross both.
+// network always runs mixed: links between the two run at version 8, links
+// between two of the next build at 9, and items cross both.
 package interop
 
 import (
@@ -228,7 +228,7 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() error) 
 // The addresses nest (127.0.0.1, then 127.1.0.1, 127.1.0.17 and two ports
 // of 127.1.0.18), so that every servant's partition lies strictly inside
 // its up-servant's and the chain stays as built. Links between the builds
-// run at version 7, s3–s4 at 8; items published at both ends and in the
+// run at version 8, s3–s4 at 9; items published at both ends and in the
 // middle reach every servant once, and each servant names its neighbours'
 // releases. s4 writes its items in the next build's item format, which
 // this build relays, stores and shows as needing a newer Newsdesk.
@@ -275,7 +275,7 @@ func TestMixedVersionsChain(t *testing.T) {
 		})
 	}
 	// The links' versions and the releases named.
-	wantVersion := map[[2]int]int{{0, 1}: 7, {1, 2}: 7, {2, 3}: 7, {3, 4}: 8}
+	wantVersion := map[[2]int]int{{0, 1}: 8, {1, 2}: 8, {2, 3}: 8, {3, 4}: 9}
 	for pair, v := range wantVersion {
 		var st status
 		if err := ss[pair[1]].get(t, "/v1/status", &st); err != nil {

@@ -304,6 +304,9 @@ type Config struct {
 	// Rand supplies jitter. The core has no randomness of its own; pass a
 	// seeded source for repeatable runs. Required.
 	Rand *rand.Rand
+
+	// Blob tunes the transfers of attachments' bytes (blobs.go).
+	Blob BlobConfig
 }
 
 // Archive is the host's store of messages, as the core sees it. Its methods
@@ -365,6 +368,7 @@ func DefaultConfig(id ServantID) Config {
 		ReachItems:         2048,
 		ReachIdentities:    256,
 		ReportBytes:        16 << 10,
+		Blob:               DefaultBlobConfig(),
 	}
 }
 

@@ -133,6 +133,7 @@ func (s *Servant) written(l *link, bytes int) {
 			s.drainLink(l)
 		}
 	}
+	s.blobs.pump(s, l) // chunks last: they yield to everything else
 }
 
 // drainLink sends l's backlog in order until the link is busy again, then,

@@ -489,6 +489,7 @@ func (s *Servant) deliver(m *Multicast, from LinkID) {
 	s.counters.Delivered++
 	s.out = append(s.out, Deliver{Msg: m, From: from})
 	s.direct.delivered(s, m)
+	s.blobs.delivered(s, m)
 }
 
 func (s *Servant) act(a Action)                { s.out = append(s.out, a) }

@@ -134,6 +134,22 @@ func (s *Servant) receive(l *link, m Message) {
 		if l.tree() {
 			s.direct.cover(s, l, m)
 		}
+	case *BlobWant:
+		if l.tree() {
+			s.blobs.want(s, l, m)
+		}
+	case *BlobHead:
+		if l.tree() {
+			s.blobs.head(s, l, m)
+		}
+	case *BlobChunk:
+		if l.tree() {
+			s.blobs.chunk(s, l, m)
+		}
+	case *BlobNone:
+		if l.tree() {
+			s.blobs.none(s, l, m)
+		}
 	case *CensusQuery:
 		if l.tree() {
 			s.netCensus.route(s, l, m)

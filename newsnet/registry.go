@@ -52,6 +52,10 @@ var messages = [...]messageKind{
 	kindOf[StreamHeads](),
 	kindOf[CensusQuery](),
 	kindOf[CensusAnswer](),
+	kindOf[BlobWant](),
+	kindOf[BlobHead](),
+	kindOf[BlobChunk](),
+	kindOf[BlobNone](),
 }
 
 // Type bytes. Append only: a deployed servant must keep understanding every
@@ -84,6 +88,10 @@ func (*StreamQuery) msgType() msgType   { return 24 }
 func (*StreamHeads) msgType() msgType   { return 25 }
 func (*CensusQuery) msgType() msgType   { return 26 }
 func (*CensusAnswer) msgType() msgType  { return 27 }
+func (*BlobWant) msgType() msgType      { return 28 }
+func (*BlobHead) msgType() msgType      { return 29 }
+func (*BlobChunk) msgType() msgType     { return 30 }
+func (*BlobNone) msgType() msgType      { return 31 }
 
 // messageKind is one registered message type.
 type messageKind struct {

@@ -72,9 +72,10 @@ type Servant struct {
 
 	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
 
-	direct directLinks   // direct delivery (direct.go)
-	reach  reachReports  // reach reports (reach.go)
-	aud    audienceState // audiences (audience.go)
+	direct directLinks    // direct delivery (direct.go)
+	reach  reachReports   // reach reports (reach.go)
+	blobs  *blobTransfers // attachments' bytes (blobs.go)
+	aud    audienceState  // audiences (audience.go)
 
 	nextDial LinkID
 	out      []Action
@@ -116,6 +117,7 @@ func New(cfg Config) (*Servant, error) {
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
 	s.reach = newReachReports(&s.cfg, &s.counters)
 	s.catchUp = newCatchUps(&s.cfg)
+	s.blobs = newBlobTransfers(&s.cfg.Blob)
 	s.seq = newSequencer(&s.cfg, &s.counters)
 	s.netCensus.cfg = &s.cfg
 	s.aud.addr = advertisedAddr(cfg.ID)
@@ -196,6 +198,8 @@ func (s *Servant) Step(ev Event) []Action {
 		}
 	case QueryCensus:
 		s.netCensus.query(s, e)
+	case FetchBlob:
+		s.blobs.fetch(s, e.Ref, e.Source)
 	case reachEvent:
 		s.reach.event(s, e)
 	case PageRead:

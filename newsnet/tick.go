@@ -14,6 +14,7 @@ func (s *Servant) tick() {
 	s.conduct.tick(s.now)
 	s.tickOpinion()
 	s.netCensus.tick(s)
+	s.blobs.tick(s)
 	s.reach.tick(s) // last: a tick's items go before its reports
 }
 

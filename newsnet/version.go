@@ -7,7 +7,7 @@ package newsnet
 // the one before it, so that a company can upgrade one computer at a time
 // (docs/protocol.md, "Mixed versions").
 const (
-	ProtocolVersion    = 7 // the newest: 7 adds the parts of the network census (netcensus.go)
+	ProtocolVersion    = 8 // the newest: 8 adds attachments' blobs (blobs.go, msg_blob.go)
 	MinProtocolVersion = 5 // the oldest: 5 is the first released wire version (0.1.0)
 )
 

@@ -65,6 +65,10 @@ func wireSamples() []Message {
 		&CensusQuery{ID: 7, Target: "10.0.0.2:7400", Trail: []ServantID{"10.0.0.9:7400", "10.0.0.1:7400"}},
 		&CensusAnswer{ID: 7, Target: "10.0.0.2:7400", Trail: []ServantID{"10.0.0.9:7400", "10.0.0.1:7400"},
 			Census: reachSample(id).Network, At: 1764000000000000000},
+		&BlobWant{Hash: [32]byte{1, 2, 3}, Root: [32]byte{4, 5, 6}, Size: 3*BlobChunkSize + 17, Source: "hq", Head: true, Missing: []byte{0b1010}},
+		&BlobHead{Hash: [32]byte{1, 2, 3}, Chunks: [][32]byte{{7}, {8}, {9}, {10}}},
+		&BlobChunk{Hash: [32]byte{1, 2, 3}, Index: 3, Data: []byte("the last seventeen")},
+		&BlobNone{Hash: [32]byte{1, 2, 3}},
 	}
 }
 

@@ -53,6 +53,12 @@ func SizeOf(m Message) int {
 		return frame + len(m.Source) + catSetSize(m.Categories)
 	case *ReachReport:
 		return frame + reachReportSize(m)
+	case *BlobWant:
+		return frame + 64 + 10 + len(m.Source) + 1 + 1 + len(m.Missing)
+	case *BlobHead:
+		return frame + 32 + 3 + 32*len(m.Chunks)
+	case *BlobChunk:
+		return frame + 32 + 3 + 3 + len(m.Data)
 	case *CensusQuery:
 		return frame + len(m.Target) + pathSize(m.Trail)
 	case *CensusAnswer:

@@ -77,6 +77,16 @@ type Config struct {
 	// the host to keep and show. Same rules as OnDeliver.
 	OnReach func(newsnet.ReachUpdated)
 
+	// Blobs, if set, keeps attachments' chunks (blobs.go): without it the
+	// servant passes chunks on but keeps none. Protocol.Blob.Refs names
+	// the blobs of an item.
+	Blobs BlobKeeper
+	// OnBlob, if set, receives every BlobDone and BlobLost action: a blob
+	// asked for here is whole, or could not be got (its Total for the host
+	// to persist and pass back in Protocol.Blob.Lost). Same rules as
+	// OnDeliver.
+	OnBlob func(newsnet.Action)
+
 	// Security, if set, runs every link over TLS 1.3 with a network-secret
 	// membership proof (see Security). Nil means plain TCP, as between
 	// servants of a test or a one-computer network; a secured servant and

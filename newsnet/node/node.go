@@ -99,6 +99,8 @@ type Node struct {
 	onPublish  func(newsnet.Published)
 	onLost     func(newsnet.Lost)
 	onReach    func(newsnet.ReachUpdated)
+	onBlob     func(newsnet.Action)
+	blobs      BlobKeeper
 
 	sec        *linkSecurity // nil: plain TCP
 	stats      secStats
@@ -215,6 +217,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		id = newsnet.ServantID(ln.Addr().String())
 	}
 	core := coreConfig(cfg.Protocol, id)
+	if cfg.Blobs != nil {
+		core.Blob.Store = cfg.Blobs
+	}
 	s, err := newsnet.New(core)
 	if err != nil {
 		ln.Close()
@@ -234,6 +239,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		onPublish:  cfg.OnPublished,
 		onLost:     cfg.OnLost,
 		onReach:    cfg.OnReach,
+		onBlob:     cfg.OnBlob,
+		blobs:      cfg.Blobs,
 		sec:        sec,
 		refusals:   newRefusalLog(cmp.Or(cfg.refusalLogEvery, refusalLogEvery), time.Now()),
 		wrapDial:   cfg.wrapDial,
@@ -514,6 +521,8 @@ func (n *Node) act(a newsnet.Action) {
 		}
 	case newsnet.CensusAnswered:
 		n.censusAnswered(a)
+	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobDone, newsnet.BlobLost:
+		n.keepBlob(a)
 	case newsnet.ReadPage:
 		n.wg.Add(1)
 		go n.readPage(a)

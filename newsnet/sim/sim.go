@@ -53,6 +53,8 @@ type Network struct {
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
+	// attached lists the blobs each item attaches (PublishBlob).
+	attached map[[16]byte][]newsnet.BlobRef
 	// WireCheck passes every frame through the wire codec, so a message the
 	// core builds but the codec cannot carry fails the run.
 	WireCheck bool
@@ -96,6 +98,10 @@ type Node struct {
 	OwnCount uint64
 	OwnLast  map[string]uint64
 	Lost     uint64
+	// Blobs is the host's store of attachments' chunks, and BlobsLost
+	// the count of blobs its servant gave up on (blobs.go).
+	Blobs     BlobShelf
+	BlobsLost uint64
 	// reach holds the host's marks of items read, must-read and
 	// acknowledged (reach.go).
 	reach map[[16]byte]*reachMark
@@ -282,6 +288,9 @@ func (n *Network) boot(nd *Node) {
 		cfg.OwnLast = maps.Clone(nd.OwnLast)
 		cfg.Lost = nd.Lost
 		cfg.Reach = nd.keptReach()
+		cfg.Blob.Store = &nd.Blobs
+		cfg.Blob.Refs = n.blobRefs
+		cfg.Blob.Lost = nd.BlobsLost
 	}
 	s, err := newsnet.New(cfg)
 	if err != nil {
@@ -793,6 +802,10 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		nd.Lost = a.Total
 	case newsnet.CensusAnswered:
 		nd.Census = append(nd.Census, a)
+	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobLost:
+		if nd.host == nil {
+			nd.storeBlob(a)
+		}
 	case newsnet.Note:
 	}
 	if nd.host != nil {

@@ -1,0 +1,46 @@
+package newsnet
+
+// What the servant lends the blob transfers (blobHost), and where it steps
+// them: on a delivery (the eager blobs of the item), on a FetchBlob, on the
+// blob frames from tree links, on every tick, and when a link's queue
+// drained (Written).
+
+var _ blobHost = (*Servant)(nil)
+
+// chunkRoom lets a chunk onto l only while l withholds nothing and less
+// than BlobConfig.Window bytes are queued on it: items and control frames
+// never wait behind more than that.
+func (s *Servant) chunkRoom(l *link) bool {
+	return len(l.backlog) == 0 && len(l.edgesOwed) == 0 && l.inflight < s.cfg.Blob.Window
+}
+
+// blobPath asks along the reverse path toward the source first, and from
+// the third attempt on rotates through the tree links: the reverse path may
+// be stale, or lead to a peer that cannot get the blob.
+func (s *Servant) blobPath(source string, attempt int, avoid func(*link) bool) *link {
+	carries := func(l *link) bool { return l != nil && l.tree() && l.version >= blobsSince && !avoid(l) }
+	if attempt < 2 {
+		if l := s.reversePath(source, nil); carries(l) {
+			return l
+		}
+	}
+	tree := s.treeLinks()
+	for k := range tree {
+		if l := tree[(k+attempt)%len(tree)]; carries(l) {
+			return l
+		}
+	}
+	return nil
+}
+
+// delivered asks for the eager blobs of an item delivered here.
+func (b *blobTransfers) delivered(host blobHost, m *Multicast) {
+	if b.cfg.Refs == nil {
+		return
+	}
+	for _, ref := range b.cfg.Refs(m) {
+		if ref.Eager {
+			b.fetch(host, ref, m.Source)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package node
+
+import (
+	"newsdesk/newsnet"
+)
+
+// Attachments' bytes (newsnet/blobs.go): the core decides what to ask for
+// and what to pass on; the node keeps what arrives in the host's store and
+// tells the host when a blob is whole or lost.
+
+// BlobKeeper is the host's store of blobs as the node needs it: the core
+// reads it (newsnet.BlobStore) and the node writes the chunk lists and
+// chunks the core checked. Its methods run on the node's loop: a write
+// should not wait on more than the local disk.
+type BlobKeeper interface {
+	newsnet.BlobStore
+	KeepBlobHead(ref newsnet.BlobRef, chunks [][32]byte) error
+	KeepBlobChunk(hash [32]byte, index int, data []byte) error
+}
+
+// FetchBlob asks the servant to get a blob whole here (an attachment a
+// reader opened, or one found incomplete after a restart); source is the
+// item's. The host hears of the result through Config.OnBlob.
+func (n *Node) FetchBlob(ref newsnet.BlobRef, source string) error {
+	return n.do(func(*newsnet.Servant) {
+		n.step(newsnet.FetchBlob{Ref: ref, Source: source})
+	})
+}
+
+// keepBlob carries out the core's blob actions. A write that fails (a
+// full disk) is logged: the chunk is missing here, and a neighbour that
+// asks for it, or this servant's next FetchBlob, gets it again.
+func (n *Node) keepBlob(a newsnet.Action) {
+	var err error
+	switch a := a.(type) {
+	case newsnet.StoreBlobHead:
+		if n.blobs != nil {
+			err = n.blobs.KeepBlobHead(a.Ref, a.Chunks)
+		}
+	case newsnet.StoreBlobChunk:
+		if n.blobs != nil {
+			err = n.blobs.KeepBlobChunk(a.Hash, a.Index, a.Data)
+		}
+	case newsnet.BlobDone, newsnet.BlobLost:
+		if l, ok := a.(newsnet.BlobLost); ok {
+			n.log.Warn("attachment lost", "blob", l.Hash, "total", l.Total)
+		}
+		if n.onBlob != nil {
+			n.onBlob(a)
+		}
+	}
+	if err != nil {
+		n.log.Warn("keeping an attachment's chunk failed", "err", err)
+	}
+}
