@@ -719,6 +719,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), network.SystemCategories...) // mu is held
 	proto.Durable = network.SystemCategories
 	proto.Archive = a.archive
+	proto.Blob.Refs = blobRefs
+	proto.Blob.Lost, _ = a.store.BlobsLost()
 	if proto.Reach, err = a.ownReach(); err != nil {
 		return node.Config{}, err
 	}
@@ -750,6 +752,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 		OnPublished: a.onPublished,
 		OnLost:      a.onLost,
 		OnReach:     a.onReach,
+		Blobs:       blobKeeper{a.store},
+		OnBlob:      a.onBlob,
 	}, nil
 }
 

@@ -46,6 +46,10 @@ type Servant interface {
 	// QueryCensus asks target, the servant at the top of a partition, for
 	// its subtree's census and waits for it (node.Node.QueryCensus).
 	QueryCensus(ctx context.Context, target newsnet.ServantID) (newsnet.NetworkCensus, error)
+	// FetchBlob asks for an attachment's blob to be got whole here; the
+	// application hears of it through node.Config.OnBlob
+	// (node.Node.FetchBlob).
+	FetchBlob(ref newsnet.BlobRef, source string) error
 	// Close closes the links and stops the servant; no callback runs
 	// after it returns.
 	Close() error

@@ -347,19 +347,24 @@ func (s *Store) OpenBlob(hash [32]byte) (*os.File, error) {
 	return f, nil
 }
 
-// BlobChunk returns chunk index of a whole blob, checked against its
-// listed hash; ErrNotFound unless the blob is whole and has that chunk. A
-// chunk that no longer matches (the disk damaged it) is an ErrCorrupt and
-// the blob is dropped, to be fetched again.
+// BlobChunk returns chunk index of a blob, whole or still arriving,
+// checked against its listed hash; ErrNotFound unless that chunk is here.
+// A chunk of a whole blob that no longer matches (the disk damaged it) is
+// an ErrCorrupt and the blob is dropped, to be fetched again.
 func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 	r, err := s.blobRecordOf(hash)
 	if err != nil {
 		return nil, err
 	}
-	if r == nil || !r.whole || index < 0 || index >= len(r.chunks) {
+	if r == nil || index < 0 || index >= len(r.chunks) || !r.whole && (r.lost || !r.hasChunk(index)) {
 		return nil, fmt.Errorf("%w: blob %x chunk %d", ErrNotFound, hash, index)
 	}
-	f, err := os.Open(s.wholePath(hash))
+	path := s.wholePath(hash)
+	if !r.whole {
+		// A relay passes on the chunks of a blob still arriving.
+		path = s.partialPath(hash)
+	}
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: blob %x: its file is gone", ErrNotFound, hash)
 	}
@@ -372,6 +377,9 @@ func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 		return nil, classify("read blob", err)
 	}
 	if sha256.Sum256(buf) != r.chunks[index] {
+		if !r.whole {
+			return nil, corruptf("blob %x chunk %d does not match its hash", hash, index)
+		}
 		s.dropDamagedBlob(hash)
 		return nil, corruptf("blob %x chunk %d does not match its hash: dropped", hash, index)
 	}

@@ -31,25 +31,31 @@ func (n *Node) FetchBlob(ref newsnet.BlobRef, source string) error {
 // full disk) is logged: the chunk is missing here, and a neighbour that
 // asks for it, or this servant's next FetchBlob, gets it again.
 func (n *Node) keepBlob(a newsnet.Action) {
-	var err error
-	switch a := a.(type) {
-	case newsnet.StoreBlobHead:
-		if n.blobs != nil {
-			err = n.blobs.KeepBlobHead(a.Ref, a.Chunks)
-		}
-	case newsnet.StoreBlobChunk:
-		if n.blobs != nil {
-			err = n.blobs.KeepBlobChunk(a.Hash, a.Index, a.Data)
-		}
-	case newsnet.BlobDone, newsnet.BlobLost:
-		if l, ok := a.(newsnet.BlobLost); ok {
-			n.log.Warn("attachment lost", "blob", l.Hash, "total", l.Total)
-		}
-		if n.onBlob != nil {
-			n.onBlob(a)
-		}
+	if l, ok := a.(newsnet.BlobLost); ok {
+		n.log.Warn("attachment lost", "blob", l.Hash, "total", l.Total)
 	}
-	if err != nil {
+	if err := KeepBlob(n.blobs, n.onBlob, a); err != nil {
 		n.log.Warn("keeping an attachment's chunk failed", "err", err)
 	}
+}
+
+// KeepBlob carries out one of the core's blob actions for a host: the
+// chunk lists and chunks into keeper, BlobDone and BlobLost to onBlob
+// (either may be nil). The simulated runtime (simnode) shares it.
+func KeepBlob(keeper BlobKeeper, onBlob func(newsnet.Action), a newsnet.Action) error {
+	switch a := a.(type) {
+	case newsnet.StoreBlobHead:
+		if keeper != nil {
+			return keeper.KeepBlobHead(a.Ref, a.Chunks)
+		}
+	case newsnet.StoreBlobChunk:
+		if keeper != nil {
+			return keeper.KeepBlobChunk(a.Hash, a.Index, a.Data)
+		}
+	case newsnet.BlobDone, newsnet.BlobLost:
+		if onBlob != nil {
+			onBlob(a)
+		}
+	}
+	return nil
 }

@@ -136,6 +136,10 @@ type Host struct {
 	// OnCensus receives the answers to the census queries the
 	// application made (newsnet.CensusAnswered).
 	OnCensus func(newsnet.CensusAnswered)
+	// OnBlob receives the servant's blob actions (StoreBlobHead,
+	// StoreBlobChunk, BlobDone, BlobLost): the application keeps the
+	// chunks in its store, which its configuration's Blob.Store reads.
+	OnBlob func(newsnet.Action)
 }
 
 // pipeEnd names one side of a connection: the servant and its link ID.
@@ -844,6 +848,10 @@ func (h *Host) report(a newsnet.Action) {
 		if h.OnCensus != nil {
 			h.OnCensus(a)
 		}
+	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobDone, newsnet.BlobLost:
+		if h.OnBlob != nil {
+			h.OnBlob(a)
+		}
 	}
 }
 
@@ -987,6 +995,17 @@ func (n *Network) Peer(id newsnet.ServantID, link newsnet.LinkID) newsnet.Servan
 
 // QueryCensus has servant id ask for the census of target's subtree; the
 // answer lands in the node's Census.
+// FetchBlob asks servant id to get a blob whole (newsnet.FetchBlob);
+// false when it is not alive.
+func (n *Network) FetchBlob(id newsnet.ServantID, ref newsnet.BlobRef, source string) bool {
+	nd := n.nodes[id]
+	if nd == nil || !nd.Alive {
+		return false
+	}
+	n.step(nd, newsnet.FetchBlob{Ref: ref, Source: source})
+	return true
+}
+
 func (n *Network) QueryCensus(id, target newsnet.ServantID, queryID uint64) bool {
 	nd := n.nodes[id]
 	if nd == nil || !nd.Alive {

@@ -161,6 +161,9 @@ func (w *Network) Start(_ context.Context, cfg node.Config) (*Node, error) {
 	log = log.With("servant", string(id))
 	core := cfg.Protocol
 	core.ID = id
+	if cfg.Blobs != nil {
+		core.Blob.Store = cfg.Blobs
+	}
 	onLost := cfg.OnLost
 	host := sim.Host{
 		OnDeliver:   cfg.OnDeliver,
@@ -174,6 +177,11 @@ func (w *Network) Start(_ context.Context, cfg node.Config) (*Node, error) {
 			}
 		},
 		OnNote: func(text string) { log.Info(text) },
+		OnBlob: func(a newsnet.Action) {
+			if err := node.KeepBlob(cfg.Blobs, cfg.OnBlob, a); err != nil {
+				log.Warn("keeping an attachment's chunk failed", "err", err)
+			}
+		},
 	}
 	var n *Node
 	host.OnCensus = func(a newsnet.CensusAnswered) { // under w.mu, as every callback
@@ -388,6 +396,20 @@ func checkBlob(what string, b []byte) error {
 	if len(b) == 0 || len(b) > newsnet.MaxIdentityBytes {
 		return fmt.Errorf("simnode: %s of %d bytes: must be 1..%d", what, len(b), newsnet.MaxIdentityBytes)
 	}
+	return nil
+}
+
+// FetchBlob asks the servant to get a blob whole here
+// (node.Node.FetchBlob).
+func (n *Node) FetchBlob(ref newsnet.BlobRef, source string) error {
+	n.w.mu.Lock()
+	defer n.w.mu.Unlock()
+	if n.closed {
+		return node.ErrClosed
+	}
+	n.w.catchUp()
+	n.w.sim.FetchBlob(n.id, ref, source)
+	n.w.poke()
 	return nil
 }
 

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"newsdesk/news"
+	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
+	"newsdesk/storage"
+)
+
+// Attachments over the network (newsnet/blobs.go): the servant decides
+// what to ask for and pass on; the application names an item's blobs
+// (blobRefs), keeps what arrives in the store (blobKeeper), and tells the
+// reader when a blob is whole or lost (onBlob). A reader that opens an
+// attachment not fetched with its item asks for it (FetchBlob).
+
+// eagerBytes: files up to this size come with their item; larger ones
+// when a reader opens them. Pictures always come with their item: the
+// reader shows them in the text.
+const eagerBytes = 1 << 20
+
+// blobRefs names the blobs of an item delivered here, for the servant to
+// ask for the eager ones. Most items attach nothing: they are passed over
+// without decoding.
+func blobRefs(m *newsnet.Multicast) []newsnet.BlobRef {
+	if !bytes.Contains(m.Payload, []byte("newsdesk:blob/")) {
+		return nil
+	}
+	e, err := news.Decode(m.Payload)
+	if err != nil {
+		return nil
+	}
+	return refsOf(e.Item.Attachments())
+}
+
+func refsOf(atts []news.Attachment) []newsnet.BlobRef {
+	refs := make([]newsnet.BlobRef, 0, len(atts))
+	for _, a := range atts {
+		refs = append(refs, newsnet.BlobRef{Hash: a.Hash, Root: a.Root, Size: uint64(a.Size),
+			Eager: Attachment{MediaType: a.MediaType}.IsImage() || a.Size <= eagerBytes})
+	}
+	return refs
+}
+
+// blobKeeper is the store as the servant keeps blobs in it
+// (node.BlobKeeper).
+type blobKeeper struct{ store *storage.Store }
+
+var _ node.BlobKeeper = blobKeeper{}
+
+func (k blobKeeper) BlobChunks(hash [32]byte) ([][32]byte, []bool) {
+	list, err := k.store.ChunkHashes(hash)
+	if err != nil {
+		return nil, nil
+	}
+	missing, err := k.store.MissingChunks(hash)
+	if err != nil {
+		return nil, nil
+	}
+	have := make([]bool, len(list))
+	for i := range have {
+		have[i] = true
+	}
+	for _, i := range missing {
+		have[i] = false
+	}
+	return list, have
+}
+
+func (k blobKeeper) BlobChunk(hash [32]byte, i int) []byte {
+	b, err := k.store.BlobChunk(hash, i)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func (k blobKeeper) KeepBlobHead(ref newsnet.BlobRef, chunks [][32]byte) error {
+	return k.store.BeginBlob(news.Attachment{Hash: ref.Hash, Root: ref.Root, Size: int64(ref.Size)}, chunks)
+}
+
+func (k blobKeeper) KeepBlobChunk(hash [32]byte, i int, data []byte) error {
+	_, err := k.store.PutBlobChunk(hash, i, data)
+	return err
+}
+
+// onBlob hears that a blob asked for here is whole, or lost: the reader
+// shows the picture, or says which attachment is missing.
+func (a *App) onBlob(act newsnet.Action) {
+	if l, ok := act.(newsnet.BlobLost); ok {
+		a.log.Warn("an attachment could not be recovered", "blob", hex.EncodeToString(l.Hash[:]), "total", l.Total)
+		if err := a.store.MarkBlobLost(l.Hash); err != nil {
+			a.log.Warn("recording a lost attachment", "err", err)
+		}
+	}
+	a.events.emit(Event{Kind: ItemsChanged})
+}
+
+// FetchBlob asks the network for an attachment that is not here whole
+// (Attachment.State BlobMissing, or arriving and stalled): the reader
+// opened it. ErrNotFound when no stored item attaches it; an error when
+// the servant is not running.
+func (a *App) FetchBlob(hash string) error {
+	h, err := parseBlobHash(hash)
+	if err != nil {
+		return err
+	}
+	ids, err := a.store.BlobItems(h)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		e, err := a.store.Get(id)
+		if err != nil {
+			continue
+		}
+		for _, ref := range refsOf(e.Item.Attachments()) {
+			if ref.Hash != h {
+				continue
+			}
+			n := a.currentNode()
+			if n == nil {
+				return errors.New("the servant is not running")
+			}
+			return n.FetchBlob(ref, e.Item.Source.String())
+		}
+	}
+	return fmt.Errorf("%w: no item here attaches blob %s", ErrNotFound, hash)
+}
+
+func parseBlobHash(s string) ([32]byte, error) {
+	var h [32]byte
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(h) {
+		return h, fmt.Errorf("%w: %q is not a SHA-256 in hex", ErrNotFound, s)
+	}
+	copy(h[:], b)
+	return h, nil
+}
