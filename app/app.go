@@ -529,6 +529,11 @@ func (a *App) startLocked() error {
 	a.log.Info("servant started", "id", string(n.Addr()), "listen", cfg.Listen, "seeds", fmt.Sprint(cfg.Protocol.Seeds),
 		"installation", a.sourceStr, "archive", a.opts.Archive, "outbox", len(cfg.Protocol.Outbox))
 	a.events.emit(Event{Kind: StatusChanged})
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		a.fetchIncomplete(n)
+	}()
 	return nil
 }
 
@@ -719,7 +724,8 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.KnownCategories = append(slices.Clone(a.catalog.IDs()), network.SystemCategories...) // mu is held
 	proto.Durable = network.SystemCategories
 	proto.Archive = a.archive
-	proto.Blob.Refs = blobRefs
+	archive := a.opts.Archive
+	proto.Blob.Refs = func(m *newsnet.Multicast) []newsnet.BlobRef { return blobRefs(m, archive) }
 	proto.Blob.Lost, _ = a.store.BlobsLost()
 	if proto.Reach, err = a.ownReach(); err != nil {
 		return node.Config{}, err

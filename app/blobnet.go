@@ -24,9 +24,10 @@ import (
 const eagerBytes = 1 << 20
 
 // blobRefs names the blobs of an item delivered here, for the servant to
-// ask for the eager ones. Most items attach nothing: they are passed over
-// without decoding.
-func blobRefs(m *newsnet.Multicast) []newsnet.BlobRef {
+// ask for the eager ones; an archive asks for all, since it keeps blobs
+// with their items for others. Most items attach nothing: they are passed
+// over without decoding.
+func blobRefs(m *newsnet.Multicast, archive bool) []newsnet.BlobRef {
 	if !bytes.Contains(m.Payload, []byte("newsdesk:blob/")) {
 		return nil
 	}
@@ -34,16 +35,39 @@ func blobRefs(m *newsnet.Multicast) []newsnet.BlobRef {
 	if err != nil {
 		return nil
 	}
-	return refsOf(e.Item.Attachments())
+	return refsOf(e.Item.Attachments(), archive)
 }
 
-func refsOf(atts []news.Attachment) []newsnet.BlobRef {
+func refsOf(atts []news.Attachment, all bool) []newsnet.BlobRef {
 	refs := make([]newsnet.BlobRef, 0, len(atts))
 	for _, a := range atts {
 		refs = append(refs, newsnet.BlobRef{Hash: a.Hash, Root: a.Root, Size: uint64(a.Size),
-			Eager: Attachment{MediaType: a.MediaType}.IsImage() || a.Size <= eagerBytes})
+			Eager: all || Attachment{MediaType: a.MediaType}.IsImage() || a.Size <= eagerBytes})
 	}
 	return refs
+}
+
+// fetchIncomplete asks again, after a start, for the eager blobs that
+// stored items name and that did not arrive whole before the last stop.
+func (a *App) fetchIncomplete(n Servant) {
+	missing, err := a.store.IncompleteBlobs()
+	if err != nil {
+		a.log.Warn("listing attachments to fetch again", "err", err)
+		return
+	}
+	for hash, id := range missing {
+		e, err := a.store.Get(id)
+		if err != nil {
+			continue
+		}
+		for _, ref := range refsOf(e.Item.Attachments(), a.opts.Archive) {
+			if ref.Hash == hash && ref.Eager {
+				if err := n.FetchBlob(ref, e.Item.Source.String()); err != nil {
+					return // stopped meanwhile
+				}
+			}
+		}
+	}
 }
 
 // blobKeeper is the store as the servant keeps blobs in it
@@ -118,7 +142,7 @@ func (a *App) FetchBlob(hash string) error {
 		if err != nil {
 			continue
 		}
-		for _, ref := range refsOf(e.Item.Attachments()) {
+		for _, ref := range refsOf(e.Item.Attachments(), true) {
 			if ref.Hash != h {
 				continue
 			}

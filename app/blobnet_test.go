@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"newsdesk/newsnet"
+	"newsdesk/newsnet/sim"
 )
 
 // Over the (simulated) network: a picture published with an item reaches
@@ -85,4 +86,61 @@ func readBlob(t *testing.T, a *App, hash string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A picture that had not arrived whole when the subscriber stopped is
+// asked for again when it starts.
+func TestAttachmentFetchedAgainAfterRestart(t *testing.T) {
+	simTest(t, func(t *testing.T, sn *simNet) {
+		a := sn.open(t, Options{Start: true})
+		dir := t.TempDir()
+		b := sn.open(t, Options{DataDir: dir, Start: true, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
+		bAddr := newsnet.ServantID(b.Addr())
+		waitFor(t, "a to learn b's subscription", func() error {
+			for _, l := range a.Status().Links {
+				if l.Peer == string(bAddr) && slices.Equal(l.Received, newsnet.CategorySet{"it"}) {
+					return nil
+				}
+			}
+			return fmt.Errorf("a's links: %+v", a.Status().Links)
+		})
+		sn.w.Do(func(n *sim.Network) {
+			n.Filter = func(_, to newsnet.ServantID, m newsnet.Message) bool {
+				_, chunk := m.(*newsnet.BlobChunk)
+				return !chunk || to != bAddr
+			}
+		})
+		png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{9}, 200<<10)...)
+		res, err := a.Publish(Draft{Category: "it", Title: "Cut short", Body: "![x][att:1]",
+			Attachments: []DraftAttachment{{Name: "x.png", Data: png}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the item on b without its picture", func() error {
+			e, err := b.Item(res.ID)
+			if err != nil || len(e.Attachments) != 1 {
+				return fmt.Errorf("%+v, %v", e.Attachments, err)
+			}
+			if e.Attachments[0].State == BlobWhole {
+				t.Fatal("the picture arrived through the filter")
+			}
+			return nil
+		})
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		sn.w.Do(func(n *sim.Network) { n.Filter = nil })
+		b2 := sn.open(t, Options{DataDir: dir, Start: true, Seeds: []string{a.Addr()}, Subscriptions: []string{"it"}})
+		waitFor(t, "the picture on b after its restart", func() error {
+			e, err := b2.Item(res.ID)
+			if err != nil || len(e.Attachments) != 1 || e.Attachments[0].State != BlobWhole {
+				return fmt.Errorf("%+v, %v", e.Attachments, err)
+			}
+			return nil
+		})
+		e, _ := b2.Item(res.ID)
+		if got := readBlob(t, b2, e.Attachments[0].Hash); !bytes.Equal(got, png) {
+			t.Fatal("b's picture differs from the one published")
+		}
+	})
 }

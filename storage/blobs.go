@@ -677,6 +677,34 @@ func (s *Store) BlobItems(hash [32]byte) ([]uuid.UUID, error) {
 	return ids, err
 }
 
+// IncompleteBlobs returns the blobs that stored items name and that are
+// not here whole, nor given up as lost: what a servant asks the network
+// for again after a restart. Each hash once, with one item naming it.
+func (s *Store) IncompleteBlobs() (map[[32]byte]uuid.UUID, error) {
+	out := map[[32]byte]uuid.UUID{}
+	err := s.view("incomplete blobs", func(tx *bbolt.Tx) error {
+		blobs := tx.Bucket(bucketBlobs)
+		return tx.Bucket(bucketBlobRefs).ForEach(func(k, _ []byte) error {
+			if len(k) != 48 {
+				return corruptf("blob-refs key %s malformed", hexCut(k))
+			}
+			h := [32]byte(k[:32])
+			if _, seen := out[h]; seen {
+				return nil
+			}
+			if v := blobs.Get(k[:32]); v != nil {
+				r, err := decodeBlobRecord(k[:32], v)
+				if err != nil || r.whole || r.lost {
+					return err
+				}
+			}
+			out[h] = uuid.UUID(k[32:])
+			return nil
+		})
+	})
+	return out, err
+}
+
 // touchBlob notes a use of a blob for the cache's order, in memory: a
 // read does not cost a write. Eviction takes the later of this and the
 // record's time.
