@@ -218,7 +218,11 @@ func showMarkdown(t *testing.T, body string, width float32) *markdownText {
 	return m
 }
 
+// measureStyle measures s in the fonts showMarkdown uses: the bundled CJK
+// ones, not whatever fallback the machine has (a machine without a system
+// CJK font measures other widths).
 func measureStyle(s string, style fyne.TextStyle) float32 {
+	useCJKFonts(fyne.CurrentApp())
 	return fyne.MeasureText(s, theme.TextSize(), style).Width
 }
 
