@@ -71,10 +71,10 @@ type BlobConfig struct {
 	Lost uint64
 }
 
-// DefaultBlobConfig: two chunks queued per link, five seconds without
+// DefaultBlobConfig: four chunks queued per link, five seconds without
 // progress before asking again, six attempts (about two minutes).
 func DefaultBlobConfig() BlobConfig {
-	return BlobConfig{Window: 2 * BlobChunkSize, Timeout: 5 * time.Second, Attempts: 6, MaxTransfers: 256}
+	return BlobConfig{Window: 4 * BlobChunkSize, Timeout: 5 * time.Second, Attempts: 6, MaxTransfers: 256}
 }
 
 // BlobStore is the host's store of blobs, as the core sees it. Its methods

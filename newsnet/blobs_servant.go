@@ -8,10 +8,11 @@ package newsnet
 var _ blobHost = (*Servant)(nil)
 
 // chunkRoom lets a chunk onto l only while l withholds nothing and less
-// than BlobConfig.Window bytes are queued on it: items and control frames
-// never wait behind more than that.
+// than BlobConfig.Window bytes (and a quarter of LinkBuffer) are queued on
+// it: chunks never make a link busy for items. The host's queue sends
+// items ahead of the chunks queued before them (node's bulk lane).
 func (s *Servant) chunkRoom(l *link) bool {
-	return len(l.backlog) == 0 && len(l.edgesOwed) == 0 && l.inflight < s.cfg.Blob.Window
+	return len(l.backlog) == 0 && len(l.edgesOwed) == 0 && l.inflight < min(s.cfg.Blob.Window, s.cfg.LinkBuffer/4)
 }
 
 // blobPath asks along the reverse path toward the source first, and from

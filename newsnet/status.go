@@ -58,6 +58,10 @@ type Status struct {
 	// once per category it subscribes to, less those an ancestor of which
 	// it also subscribes to ("hr" covers "hr/payroll", "*" everything).
 	Subscribers map[string]uint64
+	// Blobs counts the attachments' chunks this servant received and sent
+	// (blobs.go), and BlobTransfers the blobs it is getting or passing on.
+	Blobs         BlobCounters
+	BlobTransfers int
 }
 
 // LinkStatus describes one tree link.
@@ -124,6 +128,8 @@ func (s *Servant) Status() Status {
 		Subtree:       cloneCensus(&s.netCensus.subtree),
 		Subscribers:   s.reach.censusFor(s, nil),
 		Network:       s.netCensus.network,
+		Blobs:         s.blobs.counters,
+		BlobTransfers: len(s.blobs.xfers),
 	}
 	st.Network.NetCensus = cloneCensus(&s.netCensus.network.NetCensus)
 	if s.up != nil {

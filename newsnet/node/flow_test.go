@@ -721,3 +721,49 @@ func TestQueueOverCapClosesLink(t *testing.T) {
 		t.Errorf("Publish after the close: %v", err)
 	}
 }
+
+// An item queued behind attachments' chunks is taken before them: chunks
+// wait in the bulk lane, in their own order, and a dropped queue reports
+// both lanes written.
+func TestSendQueueItemsBeforeChunks(t *testing.T) {
+	var q sendQueue
+	q.init()
+	push := func(b byte, bulk bool) {
+		if r := q.push(queued{frame: newFrame([]byte{b}), size: 1, bulk: bulk}, 1<<20); r != pushed {
+			t.Fatalf("push = %v", r)
+		}
+	}
+	push('a', true)
+	push('b', true)
+	push('X', false)
+	push('c', true)
+	var order []byte
+	for range 4 {
+		batch, ok := q.take(nil, 1)
+		if !ok {
+			t.Fatal("take failed")
+		}
+		for _, e := range batch {
+			order = append(order, e.frame.b[0])
+			e.frame.release()
+		}
+		q.idle()
+	}
+	if string(order) != "Xabc" {
+		t.Errorf("taken in the order %q, want the item first, then the chunks in theirs: Xabc", order)
+	}
+	if q.claimDirect() {
+		q.endDirect(nil, 1<<20)
+	} else {
+		t.Error("an empty queue refused the loop's direct write")
+	}
+	push('d', true)
+	if q.claimDirect() {
+		t.Error("the loop may write directly while a chunk waits")
+	}
+	push('Y', false)
+	q.drop()
+	if got := q.takeWritten(); got != 2 {
+		t.Errorf("a dropped queue reported %d bytes written, want the 2 queued in both lanes", got)
+	}
+}

@@ -595,7 +595,8 @@ func (n *Node) send(p *peer, m newsnet.Message) {
 		return
 	}
 	e.frame.retain()
-	switch p.q.push(queued{frame: e.frame, size: e.size}, n.queueCap) {
+	_, bulk := m.(*newsnet.BlobChunk)
+	switch p.q.push(queued{frame: e.frame, size: e.size, bulk: bulk}, n.queueCap) {
 	case pushed:
 		return
 	case dropped:

@@ -62,6 +62,10 @@ type queued struct {
 	frame *frame
 	size  int // newsnet.SizeOf of the message: the unit of Written
 	off   int // bytes of the frame the loop already wrote (see claimDirect)
+	// bulk marks an attachment's chunk: it waits in the queue's second
+	// lane, which the writer takes from only when the first is empty, so
+	// an item queued after chunks still goes out before them.
+	bulk bool
 }
 
 // queuedOverhead is what an entry costs beyond its frame buffer, for the
@@ -77,9 +81,12 @@ type sendQueue struct {
 	mu    sync.Mutex
 	items []queued // FIFO from head
 	head  int
-	bytes int  // buffer bytes of items[head:], plus queuedOverhead each
-	ended bool // the loop ended the queue: write what is queued, then stop
-	dead  bool // dropped: nothing more is written, pushes are refused
+	// bulkItems is the second lane (queued.bulk), FIFO from bulkHead.
+	bulkItems []queued
+	bulkHead  int
+	bytes     int  // buffer bytes of items[head:], plus queuedOverhead each
+	ended     bool // the loop ended the queue: write what is queued, then stop
+	dead      bool // dropped: nothing more is written, pushes are refused
 	// writing is set while the writer holds a batch it took; direct while
 	// the loop writes to the socket itself (claimDirect). At most one of
 	// them writes at a time, so frames reach the socket in queue order.
@@ -117,16 +124,26 @@ func (q *sendQueue) push(e queued, limit int) pushResult {
 		q.mu.Unlock()
 		return overCap
 	}
-	if len(q.items) == cap(q.items) && q.head > 0 && q.head >= len(q.items)/2 {
-		n := copy(q.items, q.items[q.head:])
-		clear(q.items[n:])
-		q.items, q.head = q.items[:n], 0
+	if e.bulk {
+		q.bulkItems, q.bulkHead = appendCompacting(q.bulkItems, q.bulkHead, e)
+	} else {
+		q.items, q.head = appendCompacting(q.items, q.head, e)
 	}
-	q.items = append(q.items, e)
 	q.bytes += cost
 	q.mu.Unlock()
 	q.signal()
 	return pushed
+}
+
+// appendCompacting appends e to the FIFO items[head:], first moving what
+// is left to the front when the slice is full and at least half taken.
+func appendCompacting(items []queued, head int, e queued) ([]queued, int) {
+	if len(items) == cap(items) && head > 0 && head >= len(items)/2 {
+		n := copy(items, items[head:])
+		clear(items[n:])
+		items, head = items[:n], 0
+	}
+	return append(items, e), head
 }
 
 func (q *sendQueue) signal() {
@@ -137,9 +154,10 @@ func (q *sendQueue) signal() {
 }
 
 // take appends to dst the oldest queued entries, at least one and no more
-// than max frame bytes in all, waiting while the queue is empty. It returns
-// false once the queue is dead, or ended and empty. The writer calls idle
-// once it has written what it took. Writer only.
+// than max frame bytes in all, waiting while the queue is empty: from the
+// first lane while it holds any, else from the bulk lane. It returns false
+// once the queue is dead, or ended and empty. The writer calls idle once it
+// has written what it took. Writer only.
 func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
 	for {
 		q.mu.Lock()
@@ -147,21 +165,11 @@ func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
 			q.mu.Unlock()
 			return dst, false
 		}
-		if q.head < len(q.items) {
-			n := 0
-			for q.head < len(q.items) {
-				e := q.items[q.head]
-				if len(dst) > 0 && n+len(e.frame.b) > max {
-					break
-				}
-				dst = append(dst, e)
-				n += len(e.frame.b)
-				q.bytes -= cap(e.frame.b) + queuedOverhead
-				q.items[q.head] = queued{}
-				q.head++
-			}
-			if q.head == len(q.items) {
-				q.items, q.head = q.items[:0], 0
+		if q.head < len(q.items) || q.bulkHead < len(q.bulkItems) {
+			if q.head < len(q.items) {
+				dst, q.items, q.head = q.takeLane(dst, max, q.items, q.head)
+			} else {
+				dst, q.bulkItems, q.bulkHead = q.takeLane(dst, max, q.bulkItems, q.bulkHead)
 			}
 			q.writing = true
 			q.mu.Unlock()
@@ -174,6 +182,27 @@ func (q *sendQueue) take(dst []queued, max int) ([]queued, bool) {
 		}
 		<-q.ready
 	}
+}
+
+// takeLane moves the oldest entries of one lane to dst, at least one and
+// no more than max frame bytes. q.mu is held.
+func (q *sendQueue) takeLane(dst []queued, max int, items []queued, head int) ([]queued, []queued, int) {
+	n := 0
+	for head < len(items) {
+		e := items[head]
+		if len(dst) > 0 && n+len(e.frame.b) > max {
+			break
+		}
+		dst = append(dst, e)
+		n += len(e.frame.b)
+		q.bytes -= cap(e.frame.b) + queuedOverhead
+		items[head] = queued{}
+		head++
+	}
+	if head == len(items) {
+		items, head = items[:0], 0
+	}
+	return dst, items, head
 }
 
 // idle tells the queue the writer is done with the batch it took: the
@@ -191,7 +220,7 @@ func (q *sendQueue) idle() {
 func (q *sendQueue) claimDirect() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.dead || q.ended || q.writing || q.direct || q.head < len(q.items) {
+	if q.dead || q.ended || q.writing || q.direct || q.head < len(q.items) || q.bulkHead < len(q.bulkItems) {
 		return false
 	}
 	q.direct = true
@@ -244,8 +273,9 @@ func (q *sendQueue) end() {
 func (q *sendQueue) drop() {
 	q.mu.Lock()
 	q.dead = true
-	items := q.items[q.head:]
+	items := append(q.items[q.head:], q.bulkItems[q.bulkHead:]...)
 	q.items, q.head, q.bytes = nil, 0, 0
+	q.bulkItems, q.bulkHead = nil, 0
 	q.mu.Unlock()
 	q.discard(items)
 	q.signal()
