@@ -182,3 +182,74 @@ func TestBlobSurvivesFaults(t *testing.T) {
 	}
 	t.Logf("crashed %d relays mid-transfer, stalled %s; all %d subscribers whole at %v", len(crashed), stalled, len(subs), n.Now().Sub(Epoch))
 }
+
+// An urgent item published while a 20 MB attachment is on its way to the
+// same subscribers arrives about as fast as on an idle tree: at most the
+// chunks a link may hold (BlobConfig.Window) plus the one being sent lie
+// ahead of it on each hop.
+func TestItemOvertakesBlob(t *testing.T) {
+	n := New(31)
+	n.Bandwidth = 8 << 20
+	r := n.Rand()
+	used := map[newsnet.ServantID]bool{}
+	var ids []newsnet.ServantID
+	for range 40 {
+		ids = append(ids, randomID(r, used))
+	}
+	for i, id := range ids {
+		var subs []string
+		if i > 0 {
+			subs = []string{"photos", "news"}
+		}
+		n.Add(id, ids[:2], subs...)
+	}
+	if !n.RunUntil(10*time.Minute, n.Settled) {
+		t.Fatalf("no convergence: %v", n.CheckTree())
+	}
+	delivered := map[[16]byte]map[newsnet.ServantID]time.Time{}
+	n.Trace = func(at time.Time, id newsnet.ServantID, a newsnet.Action) {
+		if d, ok := a.(newsnet.Deliver); ok {
+			if delivered[d.Msg.ID] == nil {
+				delivered[d.Msg.ID] = map[newsnet.ServantID]time.Time{}
+			}
+			delivered[d.Msg.ID][id] = at
+		}
+	}
+	latency := func(item [16]byte, at time.Time) map[newsnet.ServantID]time.Duration {
+		out := map[newsnet.ServantID]time.Duration{}
+		for id, t := range delivered[item] {
+			out[id] = t.Sub(at)
+		}
+		return out
+	}
+	at := n.Now()
+	first := n.Publish(ids[0], "news")
+	n.RunFor(time.Second)
+	idle := latency(first, at)
+
+	_, ref := n.PublishBlob(ids[0], "photos", picture(3, 20<<20))
+	n.RunFor(500 * time.Millisecond) // the picture is on its way
+	at = n.Now()
+	urgent := n.Publish(ids[0], "news")
+	n.RunFor(2 * time.Second)
+	busy := latency(urgent, at)
+	up := map[newsnet.ServantID]newsnet.ServantID{}
+	for _, nd := range n.Alive() {
+		up[nd.ID] = nd.Servant.Status().Up
+	}
+	ahead := time.Duration(float64(n.Base.Blob.Window+2*newsnet.BlobChunkSize) / float64(n.Bandwidth) * float64(time.Second))
+	arriving := 0
+	for _, id := range ids[1:] {
+		if n.Node(id).Blobs.Whole(ref.Hash) == nil {
+			arriving++
+		}
+		hops := time.Duration(depthOf(up, id))
+		if busy[id] == 0 || busy[id] > idle[id]+hops*(ahead+2*n.Jitter) {
+			t.Errorf("%s (%d hops): the item took %v with the picture on its way, %v on an idle tree", id, hops, busy[id], idle[id])
+		}
+	}
+	if arriving == 0 {
+		t.Fatal("the picture had arrived everywhere before the item was published: nothing was overtaken")
+	}
+	t.Logf("item latency with a 20 MB picture on its way: %d subscribers still receiving it", arriving)
+}
