@@ -517,3 +517,27 @@ func TestBlobTransferBusy(t *testing.T) {
 		t.Errorf("pub refused %d wants as busy, want 1", pub.xfers.counters.Busy)
 	}
 }
+
+// One neighbour asking for many blobs nobody holds fills at most an eighth
+// of the transfers: another neighbour's want is still taken.
+func TestBlobTransferBoundsOneAsker(t *testing.T) {
+	n := newBlobNet(t)
+	n.join("r", "pub")
+	n.join("greedy", "r")
+	n.join("a", "r")
+	r := n.nodes["r"]
+	r.cfg.MaxTransfers = 16
+	for i := range 10 {
+		ref, _ := blobOf(randomBlob(uint64(100+i), 10))
+		n.node("greedy").fetch(ref)
+	}
+	real := n.node("pub").store.put(randomBlob(99, 3*BlobChunkSize))
+	n.node("a").fetch(real)
+	n.run(time.Second, 5)
+	if r.xfers.counters.Busy != 8 {
+		t.Errorf("r refused %d of greedy's 10 wants, want 8 (it may wait on 2)", r.xfers.counters.Busy)
+	}
+	if n.nodes["a"].store.whole(real.Hash) == nil {
+		t.Error("a did not get its blob while greedy's wants were pending")
+	}
+}

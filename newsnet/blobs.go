@@ -64,8 +64,9 @@ type BlobConfig struct {
 	// up.
 	Timeout  time.Duration
 	Attempts int
-	// MaxTransfers bounds the blobs being got or passed on at once; a
-	// want beyond is answered BlobNone.
+	// MaxTransfers bounds the blobs being got or passed on at once, and
+	// an eighth of it those one neighbour waits on; a want beyond is
+	// answered BlobNone.
 	MaxTransfers int
 	// Lost is the count of blobs given up on before this run (BlobLost).
 	Lost uint64
@@ -254,7 +255,10 @@ func (b *blobTransfers) fetch(host blobHost, ref BlobRef, source string) {
 // want takes a neighbour's BlobWant: it sends what is here and asks on for
 // the rest.
 func (b *blobTransfers) want(host blobHost, from *link, w *BlobWant) {
-	t := b.transfer(BlobRef{Hash: w.Hash, Root: w.Root, Size: w.Size}, w.Source)
+	var t *blobTransfer
+	if b.xfers[w.Hash] != nil || b.asking(from.id) < max(1, b.cfg.MaxTransfers/8) {
+		t = b.transfer(BlobRef{Hash: w.Hash, Root: w.Root, Size: w.Size}, w.Source)
+	}
 	if t == nil {
 		b.counters.Busy++
 		host.send(from, &BlobNone{Hash: w.Hash})
@@ -275,6 +279,19 @@ func (b *blobTransfers) want(host blobHost, from *link, w *BlobWant) {
 	if b.xfers[w.Hash] == t {
 		b.request(host, t)
 	}
+}
+
+// asking counts the transfers a link waits on: one neighbour may hold
+// at most an eighth of MaxTransfers, so that wants for blobs nobody has
+// cannot crowd out the others'.
+func (b *blobTransfers) asking(id LinkID) int {
+	n := 0
+	for _, t := range b.xfers {
+		if t.down[id] != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // need is what t lacks of what is wanted of it: the chunks, and whether
