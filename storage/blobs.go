@@ -620,6 +620,8 @@ func (s *Store) MissingChunks(hash [32]byte) ([]int, error) {
 // whole is not lost, and is left alone. What had arrived of a partial one
 // stays, so a later transfer can still finish it.
 func (s *Store) MarkBlobLost(hash [32]byte) error {
+	s.blobMu.Lock() // PutBlobChunk rewrites the record it read
+	defer s.blobMu.Unlock()
 	return s.update("mark blob lost", func(tx *bbolt.Tx, _ *txChanges) error {
 		r, err := getBlob(tx, hash)
 		if err != nil {
