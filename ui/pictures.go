@@ -98,18 +98,23 @@ func (p *pictures) segment(ref, alt string) widget.RichTextSegment {
 }
 
 // load shows the pictures that are whole: from the cache, or decoded in
-// the background, calling shown after each decoded one (UI thread).
+// the background, calling shown when the cache had some and after each
+// decoded one (UI thread).
 func (p *pictures) load(shown func()) {
 	waiting := map[string][]*picture{}
+	cached := false
 	for _, pic := range p.list {
 		if pic.att.State != app.BlobWhole {
 			continue
 		}
 		if img := p.u.images.get(pic.att.Hash); img != nil {
-			pic.img = img
+			pic.img, cached = img, true
 			continue
 		}
 		waiting[pic.att.Hash] = append(waiting[pic.att.Hash], pic)
+	}
+	if cached {
+		shown()
 	}
 	for _, pics := range waiting {
 		a := pics[0].att
