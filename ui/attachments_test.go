@@ -18,6 +18,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
 
@@ -433,3 +434,29 @@ func TestStripManifest(t *testing.T) {
 }
 
 var _ AttachmentBackend = (*fakebackend.Backend)(nil)
+
+// TestPictureInText: a picture amid a paragraph's text starts a line of
+// its own, and the text around it stays, in order.
+func TestPictureInText(t *testing.T) {
+	test.NewTempApp(t)
+	u := &UI{}
+	pics := newPictures(u, []app.Attachment{{Ref: "att:1", Hash: "ab", Name: "a.png", MediaType: "image/png"},
+		{Ref: "att:2", Hash: "cd", Name: "b.pdf", MediaType: "application/pdf"}}, nil)
+	segs := markdownBody("Before ![One][att:1] after, [the plan][att:2] and ![Two][att:2].\n\n[att:1]: newsdesk:blob/sha256/ab?size=1", pics)
+	var kinds []string
+	for _, s := range segs {
+		switch v := s.(type) {
+		case *pictureSegment:
+			kinds = append(kinds, "picture "+v.pic.alt)
+		default:
+			kinds = append(kinds, s.Textual())
+		}
+	}
+	want := []string{"Before ", "", "picture One", " after, ", "the plan", " and ", "[image: Two]", "."}
+	if !slices.Equal(kinds[:min(len(kinds), len(want))], want) {
+		t.Errorf("segments %q, want %q…", kinds, want)
+	}
+	if !pics.used["att:1"] || pics.used["att:2"] {
+		t.Errorf("shown inline: %v", pics.used)
+	}
+}

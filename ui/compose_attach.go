@@ -44,6 +44,10 @@ const (
 	maxFileRead    = maxAttachmentBytes
 )
 
+// attachmentListHeight is the most the list of attachments takes, about
+// three rows; it scrolls beyond.
+const attachmentListHeight = 124
+
 // fieldAttachments is the problem note under the attachments: no field
 // of an item's, a note of the compose screen's.
 const fieldAttachments news.Field = -1
@@ -80,7 +84,8 @@ func newComposeFiles(c *composer) *composeFiles {
 	f.failed.Hide()
 	f.content = container.NewVBox(
 		container.NewBorder(nil, nil, container.NewHBox(f.addPicture, f.attachFile), nil, f.summary),
-		f.list, f.failed)
+		container.New(&cappedHeightLayout{inner: f.list, most: attachmentListHeight}, container.NewVScroll(f.list)),
+		f.failed)
 	f.refresh()
 	return f
 }

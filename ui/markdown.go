@@ -180,7 +180,7 @@ func (u *UI) setMarkdown(rt *markdownText, body string) {
 // schemes from segs, and puts the links in place of their placeholders p
 // (nil: none).
 func sanitize(segs []widget.RichTextSegment, p *placeholders, imgs *imageZip) []widget.RichTextSegment {
-	out := segs[:0]
+	out := make([]widget.RichTextSegment, 0, len(segs)) // a picture may add a segment
 	for _, s := range segs {
 		if i, ok := p.index(s); ok {
 			l := p.links[i]
@@ -198,7 +198,12 @@ func sanitize(segs []widget.RichTextSegment, p *placeholders, imgs *imageZip) []
 		}
 		switch v := s.(type) {
 		case *widget.ImageSegment:
-			out = append(out, imgs.replace(v))
+			r := imgs.replace(v)
+			if _, pic := r.(*pictureSegment); pic && len(out) > 0 && out[len(out)-1].Inline() {
+				// A picture after text starts a line of its own.
+				out = append(out, &widget.TextSegment{Style: widget.RichTextStyleParagraph})
+			}
+			out = append(out, r)
 		case *widget.HyperlinkSegment:
 			if v.URL == nil || !allowedScheme(v.URL.Scheme) {
 				out = append(out, &widget.TextSegment{Style: widget.RichTextStyleInline, Text: v.Text})

@@ -250,7 +250,7 @@ func (v *pictureView) update(s *pictureSegment) {
 	}
 	pic := s.pic
 	v.caption.SetText(pic.alt)
-	v.caption.Hidden = pic.alt == ""
+	v.caption.Hidden = pic.alt == "" || pic.img == nil // a placeholder names it
 	v.image.Image = pic.img
 	v.image.Hidden = pic.img == nil
 	v.holder.Hidden = pic.img != nil
@@ -300,12 +300,15 @@ func (v *pictureView) MinSize() fyne.Size {
 // sizeFor is the view's height (and narrowest width) in lines of width w.
 func (v *pictureView) sizeFor(w float32) fyne.Size {
 	if v.seg.pic.img == nil {
-		s := v.holder.MinSize()
 		width := float32(placeholderWidth)
 		if w > 0 {
 			width = min(width, w)
 		}
-		return fyne.NewSize(width, s.Height)
+		// The note wraps: its height is that at the placeholder's width.
+		inner := width - 4*theme.Padding()
+		v.note.Resize(fyne.NewSize(inner, v.note.MinSize().Height))
+		v.progress.Resize(fyne.NewSize(inner, v.progress.MinSize().Height))
+		return fyne.NewSize(width, v.holder.MinSize().Height)
 	}
 	s := v.imageSize(w)
 	if !v.caption.Hidden {
