@@ -18,6 +18,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	fstorage "fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
@@ -458,5 +459,80 @@ func TestPictureInText(t *testing.T) {
 	}
 	if !pics.used["att:1"] || pics.used["att:2"] {
 		t.Errorf("shown inline: %v", pics.used)
+	}
+}
+
+// TestSnippetOfPictures: a notification's text names a picture by its alt
+// text and never shows the manifest.
+func TestSnippetOfPictures(t *testing.T) {
+	got := snippet("Look: ![The office][att:1]\n\n[att:1]: newsdesk:blob/sha256/ab?size=1&name=a.png")
+	if got != "Look: The office" {
+		t.Errorf("snippet %q", got)
+	}
+}
+
+// TestComposeDrop: files dropped on the window while Compose shows are
+// added: pictures as pictures, others as files.
+func TestComposeDrop(t *testing.T) {
+	b := newFake()
+	h, c := composeHarness(t, b)
+	dir := t.TempDir()
+	pic, doc := dir+"/Photo.PNG", dir+"/notes.txt"
+	if err := os.WriteFile(pic, testPNG(t, 20, 10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(doc, []byte("notes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.files.dropped(fyne.Position{}, []fyne.URI{fstorage.NewFileURI(pic), fstorage.NewFileURI(doc)})
+	h.sync()
+	if len(c.files.files) != 2 || !c.files.files[0].picture || c.files.files[1].picture || c.files.files[1].Name != "notes.txt" {
+		t.Fatalf("dropped: %+v", c.files.files)
+	}
+	if c.body.Text != "![Photo.PNG][att:1]" {
+		t.Errorf("body %q", c.body.Text)
+	}
+	// Elsewhere, a drop adds nothing.
+	h.u.tabs.Select(h.u.readTab)
+	c.files.dropped(fyne.Position{}, []fyne.URI{fstorage.NewFileURI(doc)})
+	h.sync()
+	if len(c.files.files) != 2 {
+		t.Errorf("a drop on the reader added to the draft: %d", len(c.files.files))
+	}
+}
+
+// TestCorrectionKeepsAttachments: a correction starts from the original's
+// text without its manifest and with its attachments; those not on this
+// computer are left out, with their pictures, and the note says so.
+func TestCorrectionKeepsAttachments(t *testing.T) {
+	b := newFake()
+	h, c := composeHarness(t, b)
+	it, pic := attachmentItem(t, b)
+	e, err := b.Item(it.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.correct(e)
+	h.sync()
+	if c.body.Text != "We moved.\n\n![The new office][att:1]\n\nSee the plan." {
+		t.Errorf("body %q", c.body.Text)
+	}
+	if len(c.files.files) != 2 || !bytes.Equal(c.files.files[0].Data, pic) || !c.files.files[0].picture || c.files.files[0].width != 800 ||
+		c.files.files[1].Name != "plan.pdf" || c.files.files[1].picture {
+		t.Errorf("attachments %+v", c.files.files)
+	}
+	if shownImage(c.preview) == nil {
+		t.Error("the preview shows no picture")
+	}
+
+	b.SetBlobState(hashOf(pic), app.BlobMissing, 0)
+	e, _ = b.Item(it.ID)
+	c.correct(e)
+	h.sync()
+	if c.body.Text != "We moved.\n\n\n\nSee the plan." || len(c.files.files) != 1 || c.files.files[0].Name != "plan.pdf" {
+		t.Errorf("body %q, %d attachments", c.body.Text, len(c.files.files))
+	}
+	if want := "1 attachment of the original is not on this computer and was left out."; c.files.failed.Text != want || !c.files.failed.Visible() {
+		t.Errorf("note %q", c.files.failed.Text)
 	}
 }

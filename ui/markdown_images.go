@@ -36,6 +36,10 @@ var manifestLine = regexp.MustCompile(`^\[att:[0-9]+\]:[ \t]+newsdesk:`)
 // attLabel finds the attachment references of a body: [att:N].
 var attLabel = regexp.MustCompile(`\[att:([0-9]{1,4})\]`)
 
+// attPicture is a picture of an attachment in a body, its alt text the
+// first group.
+var attPicture = regexp.MustCompile(`!\[([^\]\n]*)\]\[att:[0-9]+\]`)
+
 // maxRefs bounds the definitions appended for a body's references (an
 // item has at most maxAttachments; the rest are left as written).
 const maxRefs = 64
