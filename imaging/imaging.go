@@ -220,10 +220,18 @@ func Config(data []byte) (mediaType string, width, height int, err error) {
 // Decode decodes a JPEG, PNG or GIF (its first frame) for showing,
 // upright: a JPEG is turned by its EXIF orientation. Pictures with more
 // than MaxPixels pixels are refused before they are decoded.
-func Decode(data []byte) (image.Image, error) {
-	mt, _, err := config(data)
+func Decode(data []byte) (image.Image, error) { return DecodeWithin(data, MaxPixels) }
+
+// DecodeWithin is Decode for pictures of at most maxPixels pixels (and
+// MaxPixels): a reader decoding what others sent bounds the memory it
+// spends on one.
+func DecodeWithin(data []byte, maxPixels int) (image.Image, error) {
+	mt, cfg, err := config(data)
 	if err != nil {
 		return nil, err
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > int64(maxPixels) {
+		return nil, ErrTooLarge
 	}
 	var img image.Image
 	switch mt {

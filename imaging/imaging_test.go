@@ -357,6 +357,9 @@ func TestPrepareRefuses(t *testing.T) {
 	if _, err := Decode(pngHeader(20000, 20000)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("decoding 400 megapixels: %v", err)
 	}
+	if _, err := DecodeWithin(pngHeader(4000, 4000), 4000*4000-1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("decoding beyond the bound: %v", err)
+	}
 	if _, err := Prepare(pngHeader(2000, 2000)); err == nil {
 		t.Error("a PNG with no pixel data was prepared")
 	}

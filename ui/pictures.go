@@ -28,8 +28,16 @@ import (
 // preview; they are decoded off the UI thread and the decoded pictures
 // kept by their hash in a bounded cache (imageCache).
 
-// maxBlobRead bounds what is read of one attachment into memory.
-const maxBlobRead = 64 << 20
+const (
+	// maxBlobRead bounds what is read of one attachment into memory.
+	maxBlobRead = 64 << 20
+	// maxShownPixels bounds a picture the reader decodes (a published
+	// photo has at most 1600 × 1600): 4096 × 4096, 64 MB decoded.
+	maxShownPixels = 4096 * 4096
+	// maxInlinePictures bounds the pictures one body shows; references
+	// beyond show as their alt text.
+	maxInlinePictures = 64
+)
 
 // errNoBlobs: the backend does not serve attachments' bytes.
 var errNoBlobs = errors.New("this installation does not hold attachments")
@@ -88,7 +96,7 @@ func newPictures(u *UI, atts []app.Attachment, read func(app.Attachment) ([]byte
 
 func (p *pictures) segment(ref, alt string) widget.RichTextSegment {
 	a, ok := p.byRef[ref]
-	if !ok || !a.IsImage() {
+	if !ok || !a.IsImage() || len(p.list) >= maxInlinePictures {
 		return nil
 	}
 	p.used[ref] = true
@@ -122,7 +130,7 @@ func (p *pictures) load(shown func()) {
 			data, err := p.read(a)
 			var img image.Image
 			if err == nil {
-				img, err = imaging.Decode(data)
+				img, err = imaging.DecodeWithin(data, maxShownPixels)
 			}
 			return func() {
 				if img != nil {
