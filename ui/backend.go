@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,3 +93,16 @@ type InviteBackend interface {
 }
 
 var _ InviteBackend = (*app.App)(nil)
+
+// AttachmentBackend is what a backend offers when it holds the
+// attachments of items (issue 29): their bytes, which the reader shows
+// inline or saves, by the blob's hash (app.Attachment.Hash). OpenBlob
+// returns app.ErrNotFound for a blob that is not here whole; it reads the
+// disk: call it from a background goroutine. The UI checks for it with a
+// type assertion: without it, pictures show as missing and files cannot
+// be opened. app.BlobOpener is this interface.
+type AttachmentBackend interface {
+	OpenBlob(hash string) (io.ReadSeekCloser, error)
+}
+
+var _ AttachmentBackend = app.BlobOpener(nil)

@@ -45,9 +45,11 @@ type composer struct {
 	outcome    *widget.Label                // what became of the last publication
 	banner     *fyne.Container
 	bannerText *widget.Label
+	files      *composeFiles // pictures and files (compose_attach.go)
 
 	supersedes uuid.UUID
 	busy       bool
+	gen        int // counts the drafts begun (reset, correct)
 
 	content fyne.CanvasObject
 }
@@ -56,7 +58,7 @@ func newComposer(u *UI) *composer {
 	c := &composer{u: u}
 	c.previewDeb = debouncer{w: u.w, delay: previewDelay}
 	c.notes = map[news.Field]*widget.Label{}
-	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldAt, news.FieldExpires, news.FieldAudience, news.FieldBody} {
+	for _, f := range []news.Field{news.FieldCategory, news.FieldTitle, news.FieldAt, news.FieldExpires, news.FieldAudience, news.FieldBody, fieldAttachments} {
 		c.notes[f] = wrappedLabel("", widget.DangerImportance)
 		c.notes[f].Hide()
 	}
@@ -80,6 +82,8 @@ func newComposer(u *UI) *composer {
 	c.body.SetPlaceHolder(lang.L("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)"))
 	c.body.OnChanged = func(string) { c.previewDeb.call(c.renderPreview) }
 	c.preview = newMarkdownText()
+	c.files = newComposeFiles(c)
+	u.win.SetOnDropped(c.files.dropped)
 	c.publish = widget.NewButtonWithIcon(lang.L("Publish"), theme.MailSendIcon(), c.doPublish)
 	c.publish.Importance = widget.HighImportance
 	c.clear = widget.NewButtonWithIcon(lang.L("Clear"), theme.ContentClearIcon(), c.reset)
@@ -98,7 +102,8 @@ func newComposer(u *UI) *composer {
 		widget.NewFormItem(lang.L("Expires"), container.NewVBox(c.expires, c.notes[news.FieldExpires])),
 		widget.NewFormItem(lang.L("Audience"), container.NewVBox(c.audience, c.picker.content, c.notes[news.FieldAudience])),
 	)
-	edit := container.NewBorder(widget.NewLabelWithStyle(lang.L("Text (Markdown)"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.notes[news.FieldBody], nil, nil, c.body)
+	edit := container.NewBorder(widget.NewLabelWithStyle(lang.L("Text (Markdown)"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewVBox(c.notes[news.FieldBody], c.files.content, c.notes[fieldAttachments]), nil, nil, c.body)
 	prev := container.NewBorder(widget.NewLabelWithStyle(lang.L("Preview"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
 		container.NewVScroll(container.NewPadded(c.preview)))
 	split := container.NewHSplit(edit, prev)
@@ -148,7 +153,15 @@ func (c *composer) renderPreview() {
 		c.preview.Refresh()
 		return
 	}
-	c.u.setMarkdown(c.preview, md)
+	if len(c.files.files) == 0 {
+		c.u.setMarkdown(c.preview, md)
+		return
+	}
+	pics := c.files.previewPictures()
+	c.preview.Segments = markdownBody(md, pics)
+	c.u.openLinksHere(c.preview.Segments)
+	c.preview.Refresh()
+	pics.load(c.preview.Refresh)
 }
 
 var previewHintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: false, TextStyle: fyne.TextStyle{Italic: true}}
@@ -179,7 +192,7 @@ func (c *composer) draft() app.Draft {
 	return app.Draft{
 		Category: c.categoryID(), Title: strings.TrimSpace(c.title.Text), Body: c.body.Text,
 		Urgent: c.urgent.Checked, Supersedes: c.supersedes, Expires: expires, At: at,
-		MustRead: c.mustRead.Checked, Audience: audience,
+		MustRead: c.mustRead.Checked, Audience: audience, Attachments: c.files.draftAttachments(),
 	}
 }
 
@@ -213,6 +226,9 @@ func (c *composer) check(d app.Draft) draftProblem {
 	}
 	if _, problem := parseAudienceField(c.audience.Text); problem != "" {
 		return draftProblem{news.FieldAudience, problem}
+	}
+	if problem := c.files.problem(); problem != "" {
+		return draftProblem{fieldAttachments, problem}
 	}
 	now := c.u.now()
 	it := news.Item{
@@ -352,6 +368,8 @@ func (c *composer) reset() {
 	c.at.SetText("")
 	c.audience.SetText("")
 	c.setSupersedes(uuid.Nil, "")
+	c.gen++
+	c.files.clear()
 	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()
 	c.renderPreview()
@@ -372,7 +390,10 @@ func (c *composer) correct(e app.Entry) {
 	it := e.Item
 	c.selectCategory(it.Category)
 	c.title.SetText(it.Title)
-	c.body.SetText(it.Body)
+	c.body.SetText(stripManifest(it.Body)) // Publish appends the new one
+	c.gen++
+	c.files.clear()
+	c.files.correct(e, c.gen)
 	c.urgent.SetChecked(it.Urgent)
 	c.mustRead.SetChecked(it.MustRead)
 	c.audience.SetText(audienceText(it.Audience))

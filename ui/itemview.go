@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -31,6 +32,8 @@ type itemView struct {
 	retract    *widget.Button // offered to admins and the item's publisher
 	retracted  *widget.Label  // shown instead of the body once retracted
 	body       *markdownText
+	files      *attachmentFiles // the attachments not shown inline (attachments.go)
+	atts       []app.Attachment // the open item's, as last read
 	hint       *widget.Label
 	page       *fyne.Container
 	ack        *ackBanner // must-read items (mustread.go)
@@ -56,6 +59,7 @@ func newItemView(u *UI) *itemView {
 		correction: widget.NewLabel(""),
 		retracted:  widget.NewLabel(""),
 		body:       newMarkdownText(),
+		files:      newAttachmentFiles(u),
 		hint:       widget.NewLabel(lang.L("Select an item to read it.\n\nUp and Down move through the list,\nEnter opens the item, Ctrl+F searches.")),
 		ack:        newAckBanner(u),
 	}
@@ -98,7 +102,7 @@ func newItemView(u *UI) *itemView {
 		container.NewBorder(nil, nil, nil, v.original, v.correction),
 		widget.NewSeparator(),
 	)
-	v.page = container.NewBorder(header, nil, nil, nil, container.NewVScroll(container.NewPadded(v.body)))
+	v.page = container.NewBorder(header, nil, nil, nil, container.NewVScroll(container.NewPadded(container.NewVBox(v.body, v.files.content))))
 	v.content = container.NewStack(container.NewCenter(v.hint), v.page)
 	v.clear()
 	return v
@@ -119,6 +123,8 @@ func (v *itemView) show(r *row) {
 	v.setHeader(r)
 	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: lang.L("Loading…"), Style: widget.RichTextStyleParagraph}}
 	v.body.Refresh()
+	v.atts = nil
+	v.files.set(nil, nil)
 	v.loadBody(r.id)
 }
 
@@ -213,6 +219,7 @@ func (v *itemView) markRetracted(rt *app.Retraction) {
 	v.ack.set(&r)
 	v.body.Segments = nil
 	v.body.Refresh()
+	v.files.set(nil, nil)
 }
 
 // doRetract asks for a reason and retracts the open item.
@@ -291,11 +298,13 @@ func (v *itemView) loadBody(id uuid.UUID) {
 	v.u.w.Go(func() func() {
 		e, err := v.u.b.Item(id)
 		var segs []widget.RichTextSegment
+		var pics *pictures
 		switch {
 		case err == nil && e.Item.Newer != 0:
 			segs = markdownSegments(newerItemBody())
 		case err == nil:
-			segs = markdownSegments(e.Item.Body) // parse off the UI thread
+			pics = newPictures(v.u, e.Attachments, v.u.readBlob)
+			segs = markdownBody(e.Item.Body, pics) // parse off the UI thread
 		}
 		return func() {
 			if v.id != id {
@@ -315,8 +324,26 @@ func (v *itemView) loadBody(id uuid.UUID) {
 			v.u.openLinksHere(segs)
 			v.body.Segments = segs
 			v.body.Refresh()
+			v.atts = e.Attachments
+			if pics != nil {
+				v.files.set(e.Attachments, pics.used)
+				pics.load(func() {
+					if v.id == id {
+						v.body.Refresh()
+					}
+				})
+			}
 		}
 	})
+}
+
+// attachmentsChanged shows the open item again when its attachments
+// changed state (arrived, arriving further, missing).
+func (v *itemView) attachmentsChanged(e app.Entry) {
+	if e.Retracted != nil || slices.Equal(e.Attachments, v.atts) {
+		return
+	}
+	v.loadBody(e.Item.ID)
 }
 
 // fillCorrection looks up the title of what e corrects when the row did

@@ -102,3 +102,23 @@ func (f *fixedWidthLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		o.Resize(fyne.NewSize(size.Width, h))
 	}
 }
+
+// cappedHeightLayout gives its content (a scroll) the height of inner, up
+// to most: a list that grows scrolls rather than pushing what is around
+// it out of the window.
+type cappedHeightLayout struct {
+	inner fyne.CanvasObject
+	most  float32
+}
+
+func (c *cappedHeightLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	m := c.inner.MinSize()
+	return fyne.NewSize(m.Width, min(m.Height, c.most))
+}
+
+func (c *cappedHeightLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"math/rand/v2"
 	"net/url"
 	"strconv"
@@ -19,9 +17,10 @@ import (
 )
 
 // Item bodies come from other computers, so their Markdown is rendered
-// with images stripped (an image URI could name a local file or make the
-// reader fetch from a tracking server) and only http, https and mailto
-// links clickable; any other link shows as its text.
+// with no image fetched (an image URI could name a local file or make the
+// reader fetch from a tracking server): only the item's own attachments
+// show as pictures (markdown_images.go); and only http, https and mailto
+// links are clickable; any other link shows as its text.
 //
 // Besides explicit links, bare http and https URLs in text are linked
 // (the rules are in bareurl.go), and so are <…> autolinks, which Fyne's
@@ -145,20 +144,28 @@ func (p *placeholders) inOrder(segs []widget.RichTextSegment, next *int) bool {
 	return true
 }
 
-// markdownSegments parses body and returns the sanitised segments.
+// markdownSegments parses body and returns the sanitised segments, its
+// pictures shown as their alt text (markdown_images.go).
 func markdownSegments(body string) []widget.RichTextSegment {
+	return markdownBody(body, nil)
+}
+
+// markdownBody parses body and returns the sanitised segments, with the
+// pictures pics has in place of their references (nil: none).
+func markdownBody(body string, pics pictureSet) []widget.RichTextSegment {
+	body = withAttDefinitions(stripManifest(body))
 	// A fresh RichText has no renderer, so parsing here loads nothing.
 	if p := newPlaceholders(body); p != nil {
 		rewritten := p.rewrite(body)
 		segs := widget.NewRichTextFromMarkdown(rewritten).Segments
 		if next := 0; p.inOrder(segs, &next) && next == len(p.links) {
 			spaceInlineText(rewritten, segs)
-			return sanitize(segs, p)
+			return sanitize(segs, p, newImageZip(rewritten, segs, pics))
 		}
 	}
 	segs := widget.NewRichTextFromMarkdown(body).Segments
 	spaceInlineText(body, segs) // markdown_spaces.go
-	return sanitize(segs, nil)
+	return sanitize(segs, nil, newImageZip(body, segs, pics))
 }
 
 // setMarkdown renders body into rt, sanitised, its links opened by u
@@ -169,10 +176,11 @@ func (u *UI) setMarkdown(rt *markdownText, body string) {
 	rt.Refresh()
 }
 
-// sanitize strips images and links to other schemes from segs, and puts
-// the links in place of their placeholders p (nil: none).
-func sanitize(segs []widget.RichTextSegment, p *placeholders) []widget.RichTextSegment {
-	out := segs[:0]
+// sanitize replaces images (imgs says by what) and strips links to other
+// schemes from segs, and puts the links in place of their placeholders p
+// (nil: none).
+func sanitize(segs []widget.RichTextSegment, p *placeholders, imgs *imageZip) []widget.RichTextSegment {
+	out := make([]widget.RichTextSegment, 0, len(segs)) // a picture may add a segment
 	for _, s := range segs {
 		if i, ok := p.index(s); ok {
 			l := p.links[i]
@@ -190,11 +198,12 @@ func sanitize(segs []widget.RichTextSegment, p *placeholders) []widget.RichTextS
 		}
 		switch v := s.(type) {
 		case *widget.ImageSegment:
-			text := lang.L("[image]")
-			if v.Title != "" {
-				text = fmt.Sprintf(lang.L("[image: %s]"), v.Title)
+			r := imgs.replace(v)
+			if _, pic := r.(*pictureSegment); pic && len(out) > 0 && out[len(out)-1].Inline() {
+				// A picture after text starts a line of its own.
+				out = append(out, &widget.TextSegment{Style: widget.RichTextStyleParagraph})
 			}
-			out = append(out, &widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: text})
+			out = append(out, r)
 		case *widget.HyperlinkSegment:
 			if v.URL == nil || !allowedScheme(v.URL.Scheme) {
 				out = append(out, &widget.TextSegment{Style: widget.RichTextStyleInline, Text: v.Text})
@@ -202,10 +211,10 @@ func sanitize(segs []widget.RichTextSegment, p *placeholders) []widget.RichTextS
 			}
 			out = append(out, v)
 		case *widget.ListSegment:
-			v.Items = sanitize(v.Items, p)
+			v.Items = sanitize(v.Items, p, imgs)
 			out = append(out, v)
 		case *widget.ParagraphSegment:
-			v.Texts = sanitize(v.Texts, p)
+			v.Texts = sanitize(v.Texts, p, imgs)
 			out = append(out, v)
 		default:
 			out = append(out, s)

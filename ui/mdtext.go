@@ -158,6 +158,12 @@ func (f *lineFlow) copySegments(segs []widget.RichTextSegment) []widget.RichText
 				f.endRow() // an item ends its row
 			}
 			out = append(out, &c)
+		case *pictureSegment: // pictures.go
+			if f.width > 0 {
+				v.width = f.width
+			}
+			out = append(out, v)
+			f.endRow()
 		case *widget.HyperlinkSegment:
 			out = append(out, v)
 			size := theme.SizeForWidget(theme.SizeNameText, f.o)

@@ -142,6 +142,8 @@ func notifications(items []*news.Item, cat *categories.Catalog) []*fyne.Notifica
 // (breakSpace, markdown_spaces.go).
 func snippet(body string) string {
 	r := strings.NewReplacer("#", "", "*", "", "_", "", "`", "", ">", "", "[", "", "]", "")
+	// Pictures by their alt text, and no manifest (markdown_images.go).
+	body = attPicture.ReplaceAllString(stripManifest(body), "$1")
 	var b strings.Builder
 	for i, line := range strings.Split(r.Replace(body), "\n") {
 		line = strings.Join(strings.Fields(line), " ")

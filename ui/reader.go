@@ -256,6 +256,7 @@ func (r *reader) refreshOpen() {
 				r.view.setRead(e.Read)
 				r.view.setKept(e.Kept)
 				r.view.setAcknowledged(e.Acknowledged)
+				r.view.attachmentsChanged(e)
 				if e.Retracted != nil {
 					r.view.markRetracted(e.Retracted)
 				}

@@ -129,7 +129,7 @@ func TestOpenMarksReadAndRendersMarkdown(t *testing.T) {
 	}
 	walkSegs(v.body.Segments)
 	all := strings.Join(texts, "|")
-	for _, s := range []string{"Results", "up", "this", "[image]", "one", "two"} {
+	for _, s := range []string{"Results", "up", "this", "[image: chart]", "one", "two"} {
 		if !strings.Contains(all, s) {
 			t.Errorf("body lacks %q: %q", s, all)
 		}

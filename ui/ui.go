@@ -99,6 +99,10 @@ type UI struct {
 	takeover    *takeover // urgent items' window (takeover.go)
 	wizard      *wizard
 
+	images        imageCache  // decoded pictures by hash (pictures.go)
+	pictureWindow fyne.Window // the last picture opened at full size
+	tempDir       string      // attachments opened with other programs (attachments.go); "" until one is
+
 	statusRef, catalogRef, rolesRef *refresher
 	detailsOpen                     bool // the network view shows in a window of its own
 }
@@ -170,7 +174,10 @@ func (u *UI) ShowMain() {
 // Close stops the UI's goroutines. The caller closes the backend after
 // the app's Run has returned.
 func (u *UI) Close() {
-	u.closeOnce.Do(func() { close(u.done) })
+	u.closeOnce.Do(func() {
+		close(u.done)
+		u.removeTempFiles()
+	})
 }
 
 // quit ends the application (tray menu, or closing the window without a

@@ -73,6 +73,13 @@ type Backend struct {
 	// due first (scheduled.go).
 	scheduled []*news.Item
 
+	// Attachments (attachments.go): the reader's view per item, the
+	// blobs by hash, the states a test set, the OpenBlob calls.
+	atts       map[uuid.UUID][]app.Attachment
+	blobs      map[string][]byte
+	blobStates map[string]blobState
+	blobOpens  int
+
 	events chan app.Event
 	closed bool
 }
@@ -97,6 +104,7 @@ func New(now func() time.Time) *Backend {
 		read:     map[uuid.UUID]bool{},
 		acked:    map[uuid.UUID]time.Time{},
 		kept:     map[uuid.UUID]bool{},
+		atts:     map[uuid.UUID][]app.Attachment{},
 
 		takenPorts: map[string]bool{},
 		catalog:    categories.Default(),
@@ -263,7 +271,8 @@ func (m *Backend) Close() error {
 }
 
 func (m *Backend) entry(it *news.Item) app.Entry {
-	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID], Kept: m.kept[it.ID]}
+	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID], Kept: m.kept[it.ID],
+		Attachments: m.attachmentsLocked(it.ID)}
 }
 
 // visible reports whether it shows in lists, searches and counts.
@@ -484,6 +493,11 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	if err := m.MayPublish(d.Category); err != nil {
 		return app.PublishResult{}, &app.NotAllowedError{Category: d.Category, Err: err}
 	}
+	// The manifest follows the text the rules measured, as the
+	// application appends it.
+	m.mu.Lock()
+	it.Body += m.storeAttachmentsLocked(id, d.Attachments)
+	m.mu.Unlock()
 	if !it.At.IsZero() {
 		return m.schedule(it)
 	}

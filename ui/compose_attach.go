@@ -1,0 +1,410 @@
+package ui
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	fstorage "fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/app"
+	"newsdesk/imaging"
+	"newsdesk/news"
+)
+
+// Compose's pictures and files (issue 29). "Add picture…" (or a picture
+// dropped on the window) scales a photo for publication (imaging), adds
+// it to the draft's attachments and puts a reference to it,
+// ![name][att:N], at the cursor, where the preview shows it; "Attach
+// file…" (or any other file dropped) adds a file that readers find
+// beside the text. Each is listed with its size and a button that
+// removes it, renumbering the references after it. Fyne's clipboard holds
+// text only (fyne.Clipboard, 2.7), so a picture cannot be pasted.
+
+const (
+	// maxAttachments and maxAttachmentBytes are an item's limits: Compose
+	// says so before publishing.
+	maxAttachments     = 32
+	maxAttachmentBytes = 20 << 20
+	// maxPictureRead bounds a picture read to be scaled, maxFileRead a
+	// file read to be attached (beyond the limit: it is refused).
+	maxPictureRead = 64 << 20
+	maxFileRead    = maxAttachmentBytes
+)
+
+// attachmentListHeight is the most the list of attachments takes, about
+// three rows; it scrolls beyond.
+const attachmentListHeight = 124
+
+// fieldAttachments is the problem note under the attachments: no field
+// of an item's, a note of the compose screen's.
+const fieldAttachments news.Field = -1
+
+// draftFile is one of the draft's attachments, with what Compose shows of
+// it.
+type draftFile struct {
+	app.DraftAttachment
+	hash          string // SHA-256, hex: the preview's cache key
+	picture       bool   // added as a picture: the body refers to it
+	width, height int    // of a picture, in pixels
+	original      int    // bytes before scaling; 0: not scaled
+}
+
+// composeFiles is the attachment part of the compose screen.
+type composeFiles struct {
+	c          *composer
+	files      []draftFile
+	list       *fyne.Container
+	summary    *widget.Label
+	addPicture *widget.Button
+	attachFile *widget.Button
+	failed     *widget.Label // a file that could not be added
+	content    fyne.CanvasObject
+}
+
+func newComposeFiles(c *composer) *composeFiles {
+	f := &composeFiles{c: c, list: container.NewVBox()}
+	f.addPicture = widget.NewButtonWithIcon(lang.L("Add picture…"), theme.FileImageIcon(), f.pickPicture)
+	f.attachFile = widget.NewButtonWithIcon(lang.L("Attach file…"), theme.FileIcon(), f.pickFile)
+	f.summary = widget.NewLabel("")
+	f.summary.Importance = widget.LowImportance
+	f.failed = wrappedLabel("", widget.DangerImportance)
+	f.failed.Hide()
+	f.content = container.NewVBox(
+		container.NewBorder(nil, nil, container.NewHBox(f.addPicture, f.attachFile), nil, f.summary),
+		container.New(&cappedHeightLayout{inner: f.list, most: attachmentListHeight}, container.NewVScroll(f.list)),
+		f.failed)
+	f.refresh()
+	return f
+}
+
+var pictureExtensions = []string{".jpg", ".jpeg", ".png", ".gif", ".JPG", ".JPEG", ".PNG", ".GIF"}
+
+func (f *composeFiles) pickPicture() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, true) }, f.c.u.win)
+	d.SetFilter(fstorage.NewExtensionFileFilter(pictureExtensions))
+	d.Show()
+}
+
+func (f *composeFiles) pickFile() {
+	dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, false) }, f.c.u.win).Show()
+}
+
+// opened reads the file a dialog chose and adds it.
+func (f *composeFiles) opened(r fyne.URIReadCloser, err error, picture bool) {
+	if err != nil {
+		f.showFailure(err)
+		return
+	}
+	if r == nil {
+		return // cancelled
+	}
+	name := r.URI().Name()
+	f.c.u.w.Go(func() func() {
+		defer r.Close()
+		data, err := readAtMost(r, picture)
+		if err != nil {
+			return func() { f.showFailure(fmt.Errorf("%s: %w", name, err)) }
+		}
+		return f.prepare(name, data, picture)
+	})
+}
+
+// dropped adds the files dropped on the window while Compose shows:
+// pictures as pictures, anything else as files.
+func (f *composeFiles) dropped(_ fyne.Position, uris []fyne.URI) {
+	u := f.c.u
+	if u.tabs == nil || u.tabs.Selected() != u.newsTab || u.newsTabs.SelectedIndex() != 0 {
+		return
+	}
+	for _, uri := range uris {
+		u.w.Go(func() func() {
+			r, err := fstorage.Reader(uri)
+			if err != nil {
+				return func() { f.showFailure(fmt.Errorf("%s: %w", uri.Name(), err)) }
+			}
+			defer r.Close()
+			data, err := readAtMost(r, true)
+			if err != nil {
+				return func() { f.showFailure(fmt.Errorf("%s: %w", uri.Name(), err)) }
+			}
+			return f.prepare(uri.Name(), data, imaging.MediaType(data) != "")
+		})
+	}
+}
+
+// errTooLarge: a file over what may be attached.
+var errTooLarge = errors.New("too large to attach")
+
+// readAtMost reads a picture (before scaling) or a file to attach, up to
+// its bound.
+func readAtMost(r io.Reader, picture bool) ([]byte, error) {
+	limit := int64(maxFileRead)
+	if picture {
+		limit = maxPictureRead
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
+// add adds a picture or a file of the draft (the tests' way in, and the
+// dialogs' and drops' after reading): prepared in the background.
+func (f *composeFiles) add(name string, data []byte, picture bool) {
+	f.c.u.w.Go(func() func() { return f.prepare(name, data, picture) })
+}
+
+// prepare scales a picture (background) and returns what adds it.
+func (f *composeFiles) prepare(name string, data []byte, picture bool) func() {
+	name = safeFileName(path.Base(strings.ReplaceAll(name, `\`, "/")))
+	df := draftFile{DraftAttachment: app.DraftAttachment{Name: name, Data: data}, picture: picture}
+	if picture {
+		p, err := imaging.Prepare(data)
+		if err != nil {
+			return func() { f.showFailure(fmt.Errorf("%s: %w", name, err)) }
+		}
+		df.Data, df.MediaType, df.width, df.height = p.Data, p.MediaType, p.Width, p.Height
+		if p.Scaled {
+			df.original = p.Original
+			if p.MediaType == imaging.JPEG && !strings.HasSuffix(strings.ToLower(name), ".jpg") && !strings.HasSuffix(strings.ToLower(name), ".jpeg") {
+				df.Name = strings.TrimSuffix(name, path.Ext(name)) + ".jpg"
+			}
+		}
+	} else if len(data) > maxFileRead {
+		return func() { f.showFailure(fmt.Errorf("%s: %w", name, errTooLarge)) }
+	}
+	sum := sha256.Sum256(df.Data)
+	df.hash = hex.EncodeToString(sum[:])
+	return func() { f.added(df) }
+}
+
+// added puts a prepared file into the draft, and a picture's reference at
+// the body's cursor.
+func (f *composeFiles) added(df draftFile) {
+	f.failed.Hide()
+	f.files = append(f.files, df)
+	if df.picture {
+		alt := strings.NewReplacer("[", "(", "]", ")").Replace(df.Name)
+		ref := fmt.Sprintf("![%s][att:%d]", alt, len(f.files))
+		f.c.body.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(ref)})
+	}
+	f.changed()
+}
+
+// textClipboard is a clipboard holding one text: it pastes a reference
+// into the body as typing would, at the cursor, without touching the
+// system's clipboard.
+type textClipboard string
+
+func (t textClipboard) Content() string     { return string(t) }
+func (textClipboard) SetContent(string)     {}
+func (f *composeFiles) showFailure(e error) { showFailure(f.failed, e) }
+
+func showFailure(l *widget.Label, err error) {
+	l.SetText(fmt.Sprintf(lang.L("The file could not be added: %v"), err))
+	l.Show()
+}
+
+// remove takes the i-th attachment out of the draft, its pictures out of
+// the body, and renumbers the references after it.
+func (f *composeFiles) remove(i int) {
+	if i < 0 || i >= len(f.files) {
+		return
+	}
+	f.files = append(f.files[:i:i], f.files[i+1:]...)
+	f.c.body.SetText(removeReference(f.c.body.Text, i+1))
+	f.changed()
+}
+
+// attReference is a reference to an attachment in a body, with the
+// picture's ![alt] before it if it is one.
+var attReference = regexp.MustCompile(`(!\[[^\]\n]*\])?\[att:([0-9]+)\]`)
+
+// removeReference removes the pictures of attachment n from body and
+// counts the references to those after it down by one.
+func removeReference(body string, n int) string {
+	return attReference.ReplaceAllStringFunc(body, func(m string) string {
+		sub := attReference.FindStringSubmatch(m)
+		k, err := strconv.Atoi(sub[2])
+		switch {
+		case err != nil || k < n:
+			return m
+		case k == n && sub[1] != "":
+			return ""
+		case k == n:
+			return sub[1] // a link's label: the text stays
+		}
+		return sub[1] + "[att:" + strconv.Itoa(k-1) + "]"
+	})
+}
+
+// total is the size of the draft's attachments.
+func (f *composeFiles) total() int64 {
+	var n int64
+	for _, df := range f.files {
+		n += int64(len(df.Data))
+	}
+	return n
+}
+
+// problem says what of the attachments stops the draft, or "".
+func (f *composeFiles) problem() string {
+	switch {
+	case len(f.files) > maxAttachments:
+		return fmt.Sprintf(lang.L("Too many attachments: an item has at most %d. Remove %d."), maxAttachments, len(f.files)-maxAttachments)
+	case f.total() > maxAttachmentBytes:
+		return fmt.Sprintf(lang.L("The attachments are too large: %s in all, at most %s. Remove some."), formatBytes(f.total()), formatBytes(maxAttachmentBytes))
+	}
+	return ""
+}
+
+// changed lists the attachments again, checks the limits and renders the
+// preview.
+func (f *composeFiles) changed() {
+	f.refresh()
+	f.c.showProblem(draftProblem{field: fieldAttachments, text: f.problem()})
+	f.c.previewDeb.cancel()
+	f.c.renderPreview()
+}
+
+// refresh lists the attachments with their sizes.
+func (f *composeFiles) refresh() {
+	f.list.RemoveAll()
+	for i, df := range f.files {
+		name := widget.NewLabel(df.Name)
+		name.Truncation = fyne.TextTruncateEllipsis
+		info := widget.NewLabel(fileInfo(df))
+		info.Importance = widget.LowImportance
+		icon := theme.FileIcon()
+		if df.picture {
+			icon = theme.FileImageIcon()
+		}
+		rm := widget.NewButtonWithIcon(lang.L("Remove"), theme.DeleteIcon(), func() { f.remove(i) })
+		rm.Importance = widget.LowImportance
+		f.list.Add(container.NewBorder(nil, nil, widget.NewIcon(icon), container.NewHBox(info, rm), name))
+	}
+	if len(f.files) == 0 {
+		f.summary.SetText("")
+	} else {
+		f.summary.SetText(fmt.Sprintf(lang.L("%d of %d attachments, %s of %s"), len(f.files), maxAttachments, formatBytes(f.total()), formatBytes(maxAttachmentBytes)))
+	}
+	f.list.Refresh()
+}
+
+// fileInfo is what the list says of an attachment: a picture's pixels
+// and bytes, and its bytes before scaling; a file's bytes.
+func fileInfo(df draftFile) string {
+	size := formatBytes(int64(len(df.Data)))
+	switch {
+	case df.picture && df.original > 0:
+		return fmt.Sprintf(lang.L("%d × %d, %s (was %s)"), df.width, df.height, size, formatBytes(int64(df.original)))
+	case df.picture:
+		return fmt.Sprintf(lang.L("%d × %d, %s"), df.width, df.height, size)
+	}
+	return size
+}
+
+// draftAttachments are the draft's attachments, for Publish.
+func (f *composeFiles) draftAttachments() []app.DraftAttachment {
+	if len(f.files) == 0 {
+		return nil
+	}
+	out := make([]app.DraftAttachment, len(f.files))
+	for i, df := range f.files {
+		out[i] = df.DraftAttachment
+	}
+	return out
+}
+
+// previewPictures are the draft's pictures for the preview, read from
+// the draft.
+func (f *composeFiles) previewPictures() *pictures {
+	atts := make([]app.Attachment, len(f.files))
+	data := make(map[string][]byte, len(f.files))
+	for i, df := range f.files {
+		mt := df.MediaType
+		if mt == "" {
+			mt = imaging.MediaType(df.Data)
+		}
+		atts[i] = app.Attachment{Ref: "att:" + strconv.Itoa(i+1), Hash: df.hash, Name: df.Name, MediaType: mt,
+			Size: int64(len(df.Data)), State: app.BlobWhole, Received: int64(len(df.Data))}
+		data[df.hash] = df.Data
+	}
+	return newPictures(f.c.u, atts, func(a app.Attachment) ([]byte, error) { return data[a.Hash], nil })
+}
+
+// clear empties the attachments.
+func (f *composeFiles) clear() {
+	f.files = nil
+	f.failed.Hide()
+	f.refresh()
+}
+
+// correct takes the attachments of the item e corrects into the draft,
+// read from the backend (background); those not here are left out, with
+// their references, and the note says so.
+func (f *composeFiles) correct(e app.Entry, gen int) {
+	atts := e.Attachments
+	if len(atts) == 0 {
+		return
+	}
+	u := f.c.u
+	u.w.Go(func() func() {
+		files := make([]*draftFile, len(atts))
+		for i, a := range atts {
+			data, err := u.readBlob(a)
+			if err != nil {
+				continue
+			}
+			sum := sha256.Sum256(data)
+			df := &draftFile{DraftAttachment: app.DraftAttachment{Name: a.Name, MediaType: a.MediaType, Data: data}, hash: hex.EncodeToString(sum[:]), picture: a.IsImage()}
+			if df.picture {
+				if mt, w, h, err := imaging.Config(data); err == nil && mt != "" {
+					df.width, df.height = w, h
+				}
+			}
+			files[i] = df
+		}
+		return func() {
+			if f.c.gen != gen {
+				return // another draft meanwhile
+			}
+			body, lost := f.c.body.Text, 0
+			for i := len(files) - 1; i >= 0; i-- {
+				if files[i] == nil {
+					body = removeReference(body, i+1)
+					lost++
+				}
+			}
+			f.files = nil
+			for _, df := range files {
+				if df != nil {
+					f.files = append(f.files, *df)
+				}
+			}
+			if lost > 0 {
+				f.c.body.SetText(body)
+				f.failed.SetText(fmt.Sprintf(lang.N("%d attachments of the original are not on this computer and were left out.", lost), lost))
+				f.failed.Show()
+			}
+			f.changed()
+		}
+	})
+}
