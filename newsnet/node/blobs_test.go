@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,4 +164,155 @@ func TestBlobOverTCP(t *testing.T) {
 			t.Errorf("%s holds %d bytes, want the %d of the picture", s.n.Addr(), len(got), len(data))
 		}
 	}
+}
+
+// spoilingConn flips the last byte of the first attachment chunk that
+// arrives over a connection, as a relay that spoils what it passes on.
+type spoilingConn struct {
+	net.Conn
+	mu      sync.Mutex
+	hello   int // bytes of the peer's hello still to skip; -1 before its length is known
+	header  []byte
+	frameAt int // bytes of the current frame read
+	length  int // the current frame's length, type byte included
+	kind    byte
+	spoiled *atomic.Int32
+	done    bool
+}
+
+func spoiling(count *atomic.Int32) func(net.Conn) net.Conn {
+	return func(c net.Conn) net.Conn { return &spoilingConn{Conn: c, hello: -1, spoiled: count} }
+}
+
+func (c *spoilingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := 0; i < n; i++ {
+		b := p[i]
+		switch {
+		case c.hello != 0:
+			// "NDSK", min, max (2 bytes each), the release's length, the release.
+			c.header = append(c.header, b)
+			if c.hello == -1 && len(c.header) == 9 {
+				c.hello = int(b)
+				c.header = c.header[:0]
+			} else if c.hello > 0 && len(c.header) == c.hello {
+				c.hello, c.header = 0, c.header[:0]
+			}
+		case c.length == 0:
+			c.header = append(c.header, b)
+			if len(c.header) == 4 {
+				c.length = int(binary.BigEndian.Uint32(c.header))
+				c.header, c.frameAt = c.header[:0], 0
+			}
+		default:
+			if c.frameAt == 0 {
+				c.kind = b
+			}
+			c.frameAt++
+			if c.frameAt == c.length {
+				if c.kind == 30 && !c.done { // a BlobChunk: its last byte is data
+					p[i] ^= 0xff
+					c.done = true
+					c.spoiled.Add(1)
+				}
+				c.length = 0
+			}
+		}
+	}
+	return n, err
+}
+
+// Over TCP, 30 servants: every subscriber's first chunk arrives spoiled
+// and is refused and fetched again, every subscriber ends with the picture
+// whole; then the publisher leaves, and a subscriber that joins later
+// catches the item up from the archive and gets the picture from the
+// nearest holder up the tree (the archive, or a subscriber on the way).
+func TestBlobRepairAndArchiveOverTCP(t *testing.T) {
+	log := newTestLog(t)
+	var mu sync.Mutex
+	attached := map[[16]byte][]newsnet.BlobRef{}
+	refs := func(m *newsnet.Multicast) []newsnet.BlobRef {
+		mu.Lock()
+		defer mu.Unlock()
+		return attached[m.ID]
+	}
+	core := func(seeds ...newsnet.ServantID) newsnet.Config {
+		c := overlayCore(seeds...)
+		c.Blob.Refs = refs
+		return c
+	}
+	archive, archKeep := newMemArchive(), newMemKeeper()
+	archCore := core()
+	archCore.Subscriptions = []string{newsnet.AllCategories}
+	archCore.Archive = archive
+	arch := startNode(t, Config{Protocol: archCore, Logger: log, Blobs: archKeep, OnDeliver: archive.put})
+	pubKeep := newMemKeeper()
+	pub := startNode(t, Config{Protocol: core(arch.Addr()), Logger: log, Blobs: pubKeep})
+	nodes := []*overlayNode{{Node: arch, subs: newsnet.CategorySet{newsnet.AllCategories}}, {Node: pub}}
+	var spoiled atomic.Int32
+	type sub struct {
+		n    *Node
+		keep *memKeeper
+	}
+	var subs []sub
+	for range 28 {
+		s := sub{keep: newMemKeeper()}
+		c := core(arch.Addr())
+		c.Subscriptions = []string{"photos"}
+		s.n = startNode(t, Config{Protocol: c, Logger: log, Blobs: s.keep, wrapDial: spoiling(&spoiled)})
+		subs = append(subs, s)
+		nodes = append(nodes, &overlayNode{Node: s.n, subs: newsnet.CategorySet{"photos"}})
+	}
+	waitFor(t, time.Minute, "one tree with converged routing", func() error { return checkOverlay(nodes) })
+
+	r := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 1<<20+3)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	ref := pubKeep.put(data)
+	m := newMsg("photos")
+	mu.Lock()
+	attached[m.ID] = []newsnet.BlobRef{ref}
+	mu.Unlock()
+	if _, err := pub.Publish(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Minute, "the picture whole everywhere", func() error {
+		for _, s := range append(subs, sub{arch, archKeep}) {
+			if !bytes.Equal(s.keep.whole(ref.Hash), data) {
+				return fmt.Errorf("%s lacks it", s.n.Addr())
+			}
+		}
+		return nil
+	})
+	refused := uint64(0)
+	for _, s := range subs {
+		refused += s.n.Status().Blobs.Refused
+	}
+	if spoiled.Load() == 0 || refused < uint64(spoiled.Load()) {
+		t.Errorf("%d chunks spoiled on the way, %d refused: every spoiled chunk must be refused", spoiled.Load(), refused)
+	}
+
+	// The publisher leaves; a newcomer catches up from the archive.
+	pub.Close()
+	lateKeep := newMemKeeper()
+	var lateGot deliveries
+	lc := core(arch.Addr())
+	lc.Subscriptions = []string{"photos"}
+	late := startNode(t, Config{Protocol: lc, Logger: log, Blobs: lateKeep, OnDeliver: lateGot.add})
+	waitFor(t, time.Minute, "the newcomer to catch the item up", func() error {
+		if lateGot.count(m.ID) != 1 {
+			return fmt.Errorf("delivered %d times", lateGot.count(m.ID))
+		}
+		return nil
+	})
+	waitFor(t, time.Minute, "the newcomer to get the picture from a holder up the tree", func() error {
+		if !bytes.Equal(lateKeep.whole(ref.Hash), data) {
+			return fmt.Errorf("%s holds %d bytes", late.Addr(), len(lateKeep.whole(ref.Hash)))
+		}
+		return nil
+	})
 }
