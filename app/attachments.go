@@ -61,6 +61,9 @@ type Attachment struct {
 	State     BlobState
 	// Received counts the verified bytes while the blob is arriving.
 	Received int64
+	// Lost: the blob is missing because the network could not deliver it
+	// (counted in the status's lost); FetchBlob may still try again.
+	Lost bool
 }
 
 // IsImage reports whether the attachment is a picture the reader can show
@@ -177,6 +180,7 @@ func (a *App) attachmentViews(it *news.Item) []Attachment {
 		case received > 0 && !a.store.BlobLost(m.Hash):
 			out[i].State, out[i].Received = BlobArriving, received
 		}
+		out[i].Lost = out[i].State == BlobMissing && a.store.BlobLost(m.Hash)
 	}
 	return out
 }

@@ -129,9 +129,9 @@ func (a *App) onBlob(act newsnet.Action) {
 // opened it. ErrNotFound when no stored item attaches it; an error when
 // the servant is not running.
 func (a *App) FetchBlob(hash string) error {
-	h, err := parseBlobHash(hash)
+	h, err := news.ParseHash(hash)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrNotFound, err)
 	}
 	ids, err := a.store.BlobItems(h)
 	if err != nil {
@@ -154,14 +154,4 @@ func (a *App) FetchBlob(hash string) error {
 		}
 	}
 	return fmt.Errorf("%w: no item here attaches blob %s", ErrNotFound, hash)
-}
-
-func parseBlobHash(s string) ([32]byte, error) {
-	var h [32]byte
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(h) {
-		return h, fmt.Errorf("%w: %q is not a SHA-256 in hex", ErrNotFound, s)
-	}
-	copy(h[:], b)
-	return h, nil
 }

@@ -67,10 +67,36 @@ func (f *attachmentFiles) row(a app.Attachment) fyne.CanvasObject {
 		open.Disable()
 		save.Disable()
 	case app.BlobMissing:
-		info.SetText(fmt.Sprintf(lang.L("%s, missing: it has not reached this computer"), formatBytes(a.Size)))
-		info.Importance = widget.WarningImportance
 		open.Disable()
 		save.Disable()
+		if a.Lost {
+			info.SetText(fmt.Sprintf(lang.L("%s, missing: the network could not deliver it"), formatBytes(a.Size)))
+			info.Importance = widget.WarningImportance
+		} else {
+			info.SetText(fmt.Sprintf(lang.L("%s, not on this computer yet"), formatBytes(a.Size)))
+		}
+		if fetcher, ok := f.u.b.(BlobFetcher); ok {
+			label := lang.L("Download")
+			if a.Lost {
+				label = lang.L("Try again")
+			}
+			var get *widget.Button
+			get = widget.NewButtonWithIcon(label, theme.DownloadIcon(), func() {
+				get.Disable()
+				info.SetText(lang.L("Asking the network…"))
+				info.Importance = widget.MediumImportance
+				f.u.w.Go(func() func() {
+					err := fetcher.FetchBlob(a.Hash)
+					return func() {
+						if err != nil {
+							info.SetText(err.Error())
+							get.Enable()
+						}
+					}
+				})
+			})
+			return container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(info, get, save), name)
+		}
 	}
 	if riskyToOpen(a.Name) {
 		open.Disable() // a program: saved, never started from here

@@ -350,8 +350,17 @@ func TestReaderPictureArrivingAndMissing(t *testing.T) {
 	if !hasLabel(v.body, "The picture “The new office” is arriving: ") {
 		t.Errorf("placeholder says %q", labels(v.body))
 	}
-	if !hasLabel(v.files.content, "missing") || !button(v.files.content, "Open").Disabled() || !button(v.files.content, "Save as…").Disabled() {
+	if !hasLabel(v.files.content, "not on this computer yet") || button(v.files.content, "Save as…") == nil || !button(v.files.content, "Save as…").Disabled() {
 		t.Errorf("missing file: %q", labels(v.files.content))
+	}
+	// A file not here is got from the network when the reader asks.
+	h.tap(button(v.files.content, "Download"))
+	h.sync()
+	if got := b.Fetched(); len(got) != 1 || got[0] != hashOf([]byte("%PDF-1.7 plan")) {
+		t.Errorf("Download asked for %v", got)
+	}
+	if !hasLabel(v.files.content, "Asking the network") || !button(v.files.content, "Download").Disabled() {
+		t.Errorf("after Download: %q", labels(v.files.content))
 	}
 	opens := b.BlobOpens()
 

@@ -106,3 +106,13 @@ type AttachmentBackend interface {
 }
 
 var _ AttachmentBackend = app.BlobOpener(nil)
+
+// BlobFetcher is what a backend offers when it can ask the network for an
+// attachment that is not here (app.App.FetchBlob): a file too large to
+// come with its item, or one the network failed to deliver. It returns at
+// once; the attachment's state changes as it arrives.
+type BlobFetcher interface {
+	FetchBlob(hash string) error
+}
+
+var _ BlobFetcher = (*app.App)(nil)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -232,7 +233,7 @@ func (c *composer) check(d app.Draft) draftProblem {
 	}
 	now := c.u.now()
 	it := news.Item{
-		ID: news.IDAt(now, 1), Category: d.Category, Title: d.Title, Body: d.Body,
+		ID: news.IDAt(now, 1), Category: d.Category, Title: d.Title, Body: manifestLike(d.Body, d.Attachments),
 		Author: c.u.settings.DisplayName, Source: news.IDAt(now, 2), Created: now, Supersedes: d.Supersedes,
 		Expires: d.Expires, At: d.At,
 	}
@@ -242,6 +243,18 @@ func (c *composer) check(d app.Draft) draftProblem {
 	}
 	p, _ := fieldProblem(it.Validate())
 	return p
+}
+
+// manifestLike appends to body a manifest of the draft's attachments as
+// long as the real one, whose hashes Publish computes: the item's rules
+// see the references and the length they will see, without hashing every
+// attachment on every keystroke.
+func manifestLike(body string, das []app.DraftAttachment) string {
+	atts := make([]news.Attachment, len(das))
+	for i, d := range das {
+		atts[i] = news.Attachment{Name: d.Name, MediaType: cmp.Or(d.MediaType, "application/octet-stream"), Size: max(int64(len(d.Data)), 1)}
+	}
+	return news.AppendManifest(body, atts)
 }
 
 // fieldProblem says an item rule a draft breaks (a *news.FieldError in

@@ -120,6 +120,26 @@ func (m *Backend) OpenBlob(hash string) (io.ReadSeekCloser, error) {
 	return nopCloser{bytes.NewReader(data)}, nil
 }
 
+// FetchBlob records that the reader asked for a blob (ui.BlobFetcher);
+// Fetched lists the hashes asked for. The state stays as set: a test
+// moves it on with SetBlobState.
+func (m *Backend) FetchBlob(hash string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.blobs[hash]; !ok {
+		return fmt.Errorf("blob %s: %w", hash, app.ErrNotFound)
+	}
+	m.fetched = append(m.fetched, hash)
+	return nil
+}
+
+// Fetched returns the hashes FetchBlob was asked for, in order.
+func (m *Backend) Fetched() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.fetched)
+}
+
 type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }

@@ -79,6 +79,7 @@ type Backend struct {
 	blobs      map[string][]byte
 	blobStates map[string]blobState
 	blobOpens  int
+	fetched    []string // FetchBlob's hashes
 
 	events chan app.Event
 	closed bool
@@ -487,7 +488,14 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	if err := app.CheckSchedule(it, now); err != nil {
 		return app.PublishResult{}, err
 	}
-	if err := it.Validate(); err != nil {
+	// The item is checked with its manifest, as the application checks
+	// it: a picture's reference needs the attachment it names.
+	check := *it
+	var err2 error
+	if check.Body, _, err2 = app.PrepareAttachments(d.Body, d.Attachments); err2 != nil {
+		return app.PublishResult{}, err2
+	}
+	if err := check.Validate(); err != nil {
 		return app.PublishResult{}, err
 	}
 	if err := m.MayPublish(d.Category); err != nil {
