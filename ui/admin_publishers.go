@@ -308,7 +308,7 @@ func (p *publishersEditor) doSave() {
 				return
 			case err != nil:
 				p.note.SetText("")
-				p.problem.SetText(lang.L("The publishers were not saved: ") + err.Error())
+				p.problem.SetText(lang.L("The publishers were not saved: ") + errorText(err))
 				p.updateButtons()
 				return
 			}

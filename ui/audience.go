@@ -49,7 +49,7 @@ func parseAudienceField(text string) ([]netip.Prefix, string) {
 		if errors.As(err, &fe) && fe.Err != nil {
 			return nil, fmt.Sprintf(lang.L("Audience: %v."), fe.Err) + " " + leaveEmptyForEveryone()
 		}
-		return nil, err.Error()
+		return nil, errorText(err)
 	}
 	return ps, ""
 }

@@ -82,7 +82,7 @@ func rttText(d time.Duration) string {
 func addrProblem(err error) string {
 	var ae *app.AddrError
 	if errors.As(err, &ae) {
-		return ae.Reason
+		return addrReasonText(ae.Reason)
 	}
-	return err.Error()
+	return errorText(err)
 }
