@@ -179,7 +179,7 @@ func (s *seedEditor) updateButtons() {
 // checkSeed validates an address for the list.
 func checkSeed(addr string, list []string) error {
 	if addr == "" {
-		return shownErrorf(lang.L("Enter an address as host:port."))
+		return shownError(lang.L("Enter an address as host:port."))
 	}
 	if err := app.CheckAddress(addr); err != nil {
 		return shownErrorf(lang.L("%s is not a host:port address: %s."), addr, addrProblem(err))

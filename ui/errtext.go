@@ -84,12 +84,14 @@ func knownErrorText(err error) (string, bool) {
 	if e, ok := errors.AsType[*app.SeedsUnreachableError](err); ok && len(e.Probes) > 0 {
 		tried := make([]string, len(e.Probes))
 		for i, p := range e.Probes {
-			tried[i] = p.Addr
+			tried[i] = p.Addr + " (" + p.Problem + ")"
 		}
 		return fmt.Sprintf(lang.L("No seed of the network answers (tried %s), so whoever joins would wait alone. Start a seed, or correct the seed list under Admin › Seeds."), strings.Join(tried, ", ")), true
 	}
 	if e, ok := errors.AsType[*network.RedeemError](err); ok {
-		if text := redeemText(e.Reason); text != "" {
+		if text := redeemText(e.Reason); text != "" && e.Seed != "" {
+			return fmt.Sprintf(lang.L("%s (Newsdesk asked %s.)"), text, e.Seed), true
+		} else if text != "" {
 			return text, true
 		}
 	}
@@ -117,11 +119,11 @@ func sentinelTexts() []struct {
 	}{
 		{app.ErrDamagedInstallation, lang.L("Newsdesk's store is damaged or missing: restore it from a backup, or start with an empty store.")},
 		{storage.ErrDiskFull, lang.L("The disk is full: free some space on this computer, then try again.")},
-		{storage.ErrReadOnly, lang.L("Newsdesk's data folder is read-only, so nothing can be saved.")},
+		{storage.ErrReadOnly, lang.L("Newsdesk's data directory is read-only, so nothing can be saved.")},
 		{storage.ErrCorrupt, lang.L("Newsdesk's store is damaged: restore it from a backup.")},
 		{storage.ErrSchemaTooNew, lang.L("Newsdesk's store was written by a newer version of Newsdesk: install that version again.")},
-		{app.ErrInUse, lang.L("Another Newsdesk uses this data folder already: close it first.")},
-		{storage.ErrInUse, lang.L("Another Newsdesk uses this data folder already: close it first.")},
+		{app.ErrInUse, lang.L("Another Newsdesk uses this data directory already: close it first.")},
+		{storage.ErrInUse, lang.L("Another Newsdesk uses this data directory already: close it first.")},
 		{app.ErrClosed, lang.L("Newsdesk is shutting down.")},
 		{storage.ErrClosed, lang.L("Newsdesk is shutting down.")},
 		{app.ErrBusy, lang.L("Newsdesk is busy, and nothing was stored: try again in a moment.")},
@@ -144,11 +146,11 @@ func sentinelTexts() []struct {
 		{app.ErrRevokedMember, lang.L("This installation's key is revoked in the network.")},
 		{network.ErrSystemCategory, lang.L("That is a system group of the network, not a news category: nobody may publish there.")},
 		{news.ErrEmptyAudience, lang.L("The audience names no network range: leave it empty to reach everyone.")},
-		{trust.ErrBadInviteCode, lang.L("This is not a Newsdesk invitation code: paste the whole code.")},
 		{trust.ErrInviteViaSignature, lang.L("The invitation code was altered: the admin who made it did not sign its addresses. Ask an admin for a new invitation.")},
 		{trust.ErrInviteSeal, lang.L("The invitation code was altered: the admin who made it did not sign its addresses. Ask an admin for a new invitation.")},
 		{trust.ErrInviteViaNotAdmin, lang.L("The invitation was not made by an admin of this network. Ask an admin for a new invitation.")},
 		{trust.ErrInviteUnsealed, lang.L("The invitation code is cut off, or was made by an older Newsdesk. Ask an admin for a new invitation.")},
+		{trust.ErrBadInviteCode, fmt.Sprintf(lang.L("This is not a Newsdesk invitation code (those start with %s): paste the whole code."), trust.InviteScheme)},
 	}
 }
 
@@ -157,13 +159,13 @@ func sentinelTexts() []struct {
 func displayNameText(rule news.Rule, limit int) string {
 	switch rule {
 	case news.RuleRequired:
-		return lang.L("Enter a display name.")
+		return lang.L("Enter your display name.")
 	case news.RuleTooLong:
-		return fmt.Sprintf(lang.N("The display name is too long: at most %d characters.", limit), limit)
+		return fmt.Sprintf(lang.L("The display name is too long: at most %d characters."), limit)
 	case news.RuleInvalidUTF8:
 		return lang.L("The display name is not valid text: type it again.")
 	case news.RuleControlCharacter:
-		return lang.L("The display name may not hold control characters, such as tabs or line breaks.")
+		return lang.L("The display name cannot contain control characters.")
 	}
 	return lang.L("The display name is not valid.")
 }
@@ -240,9 +242,7 @@ func redeemText(reason string) string {
 // Compose has no words of its own for.
 func otherFieldText(fe *news.FieldError) string {
 	if fe.Err != nil && (fe.Rule == news.RuleInvalidCategory || fe.Rule == news.RuleInvalidRange) {
-		if text, ok := knownErrorText(fe.Err); ok {
-			return text
-		}
+		return errorText(fe.Err)
 	}
 	if fe.Field == news.FieldAuthor {
 		return displayNameText(fe.Rule, fe.Limit)
