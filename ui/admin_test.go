@@ -137,7 +137,7 @@ func TestCatalogEditor(t *testing.T) {
 		{"marketing/", "Marketing", "may not start or end with “/”"},
 		{"marketing/events", "Events", "parent \"marketing\" is not in the catalog"},
 		{"sales", "Sales again", "already exists"},
-		{"marketing", "", "name: required"},
+		{"marketing", "", "Name: required."},
 	} {
 		add(c.id, c.name)
 		if !strings.Contains(e.problem.Text, c.problem) {

@@ -63,11 +63,20 @@ func knownErrorText(err error) (string, bool) {
 	if e, ok := errors.AsType[*categories.IDError](err); ok {
 		return categoryIDText(e), true
 	}
+	if e, ok := errors.AsType[*categories.TextError](err); ok {
+		return categoryTextText(e), true
+	}
 	if e, ok := errors.AsType[*app.AddrError](err); ok {
 		return fmt.Sprintf(lang.L("%s is not a host:port address: %s."), e.Addr, addrReasonText(e.Reason)), true
 	}
 	if e, ok := errors.AsType[*newsnet.AddrError](err); ok {
 		return fmt.Sprintf(lang.L("%s is not a host:port address: %s."), e.Addr, addrReasonText(e.Reason)), true
+	}
+	if e, ok := errors.AsType[*news.RangeError](err); ok {
+		return fmt.Sprintf(lang.L("%q is not a network range such as 10.1.4.0/24."), e.Range), true
+	}
+	if _, ok := errors.AsType[*news.AudienceSizeError](err); ok {
+		return fmt.Sprintf(lang.N("An audience names at most %d network ranges.", news.MaxAudienceRanges), news.MaxAudienceRanges), true
 	}
 	if e, ok := errors.AsType[*app.LimitError](err); ok {
 		switch {
@@ -248,15 +257,10 @@ func otherFieldText(fe *news.FieldError) string {
 		return displayNameText(fe.Rule, fe.Limit)
 	}
 	field := fieldName(fe.Field)
+	if text, ok := textRuleText(field, fe.Rule, fe.Limit, fe.At); ok {
+		return text
+	}
 	switch fe.Rule {
-	case news.RuleRequired:
-		return fmt.Sprintf(lang.L("%s: required."), field)
-	case news.RuleTooLong:
-		return fmt.Sprintf(lang.N("%s: too long, at most %d characters.", fe.Limit), field, fe.Limit)
-	case news.RuleInvalidUTF8:
-		return fmt.Sprintf(lang.L("%s: not valid text (it holds bytes that are no characters)."), field)
-	case news.RuleControlCharacter:
-		return fmt.Sprintf(lang.L("%s: a control character (a tab or a line break) at byte %d."), field, fe.At)
 	case news.RuleInvalidCategory:
 		return lang.L("Choose a category.")
 	case news.RuleInvalidRange:
@@ -268,6 +272,45 @@ func otherFieldText(fe *news.FieldError) string {
 	}
 	// Rules a draft cannot break (an ID, a signature).
 	return fmt.Sprintf(lang.L("An unexpected problem occurred (details in English: %s)."), fe.Error())
+}
+
+// textRuleText says the rules every text breaks the same way, with the
+// name of the field (Title): empty, too long (at most limit characters),
+// not UTF-8, a control character at byte at; false for other rules.
+func textRuleText(field string, rule news.Rule, limit, at int) (string, bool) {
+	switch rule {
+	case news.RuleRequired:
+		return fmt.Sprintf(lang.L("%s: required."), field), true
+	case news.RuleTooLong:
+		return fmt.Sprintf(lang.N("%s: too long, at most %d characters.", limit), field, limit), true
+	case news.RuleInvalidUTF8:
+		return fmt.Sprintf(lang.L("%s: not valid text (it holds bytes that are no characters)."), field), true
+	case news.RuleControlCharacter:
+		return fmt.Sprintf(lang.L("%s: a control character (a tab or a line break) at byte %d."), field, at), true
+	}
+	return "", false
+}
+
+// categoryTextText says what is wrong with a category's name,
+// description or title.
+func categoryTextText(e *categories.TextError) string {
+	field := e.Field
+	switch {
+	case field == "name":
+		field = lang.L("Name")
+	case field == "description":
+		field = lang.L("Description")
+	case strings.HasPrefix(field, "title (") && strings.HasSuffix(field, ")"):
+		field = fmt.Sprintf(lang.L("Title in %s"), strings.TrimSuffix(strings.TrimPrefix(field, "title ("), ")"))
+	}
+	rule := map[categories.TextProblem]news.Rule{
+		categories.TextRequired: news.RuleRequired, categories.TextTooLong: news.RuleTooLong,
+		categories.TextInvalidUTF8: news.RuleInvalidUTF8, categories.TextControlCharacter: news.RuleControlCharacter,
+	}[e.Problem]
+	if text, ok := textRuleText(field, rule, e.Limit, e.At); ok {
+		return text
+	}
+	return fmt.Sprintf(lang.L("An unexpected problem occurred (details in English: %s)."), e.Error())
 }
 
 // fieldName is how the interface names an item's field.

@@ -55,6 +55,11 @@ func knownErrors() map[string]error {
 		"invite unsealed":    trust.ErrInviteUnsealed,
 		"empty audience":     news.ErrEmptyAudience,
 		"damaged":            fmt.Errorf("opening: %w: %w", app.ErrDamagedInstallation, storage.ErrCorrupt),
+		"audience malformed": audienceErr([]string{"10.1.4.0/22", "berlin"}),
+		"audience too large": audienceErr(manyRanges(news.MaxAudienceRanges + 1)),
+		"category no name":   categories.Category{ID: "it"}.Validate(),
+		"category long name": categories.Category{ID: "it", Name: strings.Repeat("x", categories.MaxNameRunes+1)}.Validate(),
+		"category title":     titlesErr(categories.Title{Lang: "de", Text: "a\tb"}),
 	}
 	for _, r := range []string{network.ReasonUnknown, network.ReasonRevoked, network.ReasonExpired, network.ReasonUsedUp,
 		network.ReasonFingerprint, network.ReasonRevokedKey, network.ReasonNotAdmin, network.ReasonUnsigned,
@@ -69,6 +74,24 @@ func knownErrors() map[string]error {
 		errs[e.Error()] = fmt.Errorf("doing it: %w", e)
 	}
 	return errs
+}
+
+func audienceErr(ranges []string) error {
+	_, err := news.ParseAudience(ranges)
+	return err
+}
+
+func manyRanges(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("10.%d.%d.0/24", i>>8, i&255)
+	}
+	return out
+}
+
+func titlesErr(ts ...categories.Title) error {
+	_, err := categories.NewTitles(ts)
+	return err
 }
 
 // TestErrorTextKnown: every known error reads as a sentence of its own in
@@ -144,6 +167,9 @@ func TestErrorTextValues(t *testing.T) {
 		{"de", app.CheckSeeds([]string{"a:1", "b", "a:1"}), "Seed 2: b ist keine Adresse der Form host:port: der Port fehlt."},
 		{"de", app.CheckSeeds([]string{"a:1", "a:1"}), "Seed 2 (a:1) steht zweimal in der Liste."},
 		{"ja", categories.ValidateNewID("Sales"), "カテゴリ ID「Sales」に「S」は使えません。"},
+		{"de", titlesErr(categories.Title{Lang: "de", Text: "a\tb"}), "Bezeichnung in de: ein Steuerzeichen (ein Tabulator oder ein Zeilenumbruch) bei Byte 1."},
+		{"en", audienceErr([]string{"berlin"}), `"berlin" is not a network range such as 10.1.4.0/24.`},
+		{"de", app.CheckDisplayName(strings.Repeat("x", news.MaxAuthorRunes+1), false), fmt.Sprintf("höchstens %d Zeichen", news.MaxAuthorRunes)},
 		{"de", &app.NotAllowedError{Category: "hr", Err: trust.RevokedKey}, "in „hr“ veröffentlichen"},
 		{"de", &network.RedeemError{Reason: network.ReasonExpired, Seed: "10.2.0.9:7400"}, "Diese Einladung ist abgelaufen. Bitten Sie einen Admin um eine neue Einladung. (Newsdesk hat 10.2.0.9:7400 gefragt.)"},
 	} {
