@@ -39,6 +39,9 @@ func errorText(err error) string {
 	if e, ok := errors.AsType[shownError](err); ok {
 		return string(e)
 	}
+	if e, ok := errors.AsType[*editConflict](err); ok {
+		return e.Error() // the problems, worded by the editor
+	}
 	return fmt.Sprintf(lang.L("An unexpected problem occurred (details in English: %s)."), err.Error())
 }
 
@@ -153,6 +156,8 @@ func sentinelTexts() []struct {
 		{app.ErrNotAdmin, lang.L("Only an admin of the network can manage invitations.")},
 		{app.ErrUnknownInvitation, lang.L("There is no such invitation.")},
 		{app.ErrRevokedMember, lang.L("This installation's key is revoked in the network.")},
+		{errNoNetwork, lang.L("This installation holds no network definition yet.")},
+		{trust.ErrNotAdmin, lang.L("This installation is not an admin of the network (any more).")},
 		{network.ErrSystemCategory, lang.L("That is a system group of the network, not a news category: nobody may publish there.")},
 		{news.ErrEmptyAudience, lang.L("The audience names no network range: leave it empty to reach everyone.")},
 		{trust.ErrInviteViaSignature, lang.L("The invitation code was altered: the admin who made it did not sign its addresses. Ask an admin for a new invitation.")},

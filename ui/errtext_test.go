@@ -70,7 +70,7 @@ func knownErrors() map[string]error {
 		app.ErrInUse, storage.ErrInUse, app.ErrClosed, app.ErrBusy, app.ErrTooManyScheduled, app.ErrItemNotFound,
 		app.ErrNotFound, app.ErrBadItemID, app.ErrNotMustRead, app.ErrCatalogChanged, app.ErrLimitsChanged,
 		app.ErrNamedAudiencesChanged, app.ErrPortInUse, app.ErrNoCensus, app.ErrNotRunning, app.ErrSeedsUnreachable,
-		app.ErrNotAdmin, app.ErrUnknownInvitation, app.ErrRevokedMember} {
+		app.ErrNotAdmin, app.ErrUnknownInvitation, app.ErrRevokedMember, errNoNetwork, trust.ErrNotAdmin} {
 		errs[e.Error()] = fmt.Errorf("doing it: %w", e)
 	}
 	return errs

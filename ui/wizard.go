@@ -255,7 +255,7 @@ func parseSeedLines(text string) []seedLine {
 		if err := app.CheckAddress(l); err != nil {
 			s.err = err
 		} else if seen[l] {
-			s.err = errors.New(lang.L("listed twice"))
+			s.err = shownError(lang.L("listed twice"))
 		}
 		seen[l] = true
 		out = append(out, s)
@@ -461,7 +461,7 @@ func readDefinition(path string) (*trust.SignedNetwork, error) {
 		return nil, err
 	}
 	if len(sn.Seeds) == 0 {
-		return nil, fmt.Errorf(lang.L("the definition of %q lists no seeds to connect to; ask your administrator for one that does"), sn.Name)
+		return nil, shownErrorf(lang.L("the definition of %q lists no seeds to connect to; ask your administrator for one that does"), sn.Name)
 	}
 	return sn, nil
 }
