@@ -26,16 +26,61 @@ func CheckDisplayName(name string, required bool) error {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "" && required:
-		return errors.New("display name: required")
+		return &DisplayNameError{Rule: news.RuleRequired}
 	case !utf8.ValidString(name):
-		return errors.New("display name: not valid UTF-8")
+		return &DisplayNameError{Rule: news.RuleInvalidUTF8}
 	case utf8.RuneCountInString(name) > news.MaxAuthorRunes:
-		return fmt.Errorf("display name: longer than %d characters", news.MaxAuthorRunes)
+		return &DisplayNameError{Rule: news.RuleTooLong, Limit: news.MaxAuthorRunes}
 	case strings.ContainsFunc(name, unicode.IsControl):
-		return errors.New("display name: control characters are not allowed")
+		return &DisplayNameError{Rule: news.RuleControlCharacter}
 	}
 	return nil
 }
+
+// DisplayNameError is a display name CheckDisplayName refuses: the item
+// rule it breaks (news.RuleRequired, RuleInvalidUTF8, RuleTooLong with
+// the Limit in characters, RuleControlCharacter).
+type DisplayNameError struct {
+	Rule  news.Rule
+	Limit int
+}
+
+func (e *DisplayNameError) Error() string {
+	switch e.Rule {
+	case news.RuleRequired:
+		return "display name: required"
+	case news.RuleInvalidUTF8:
+		return "display name: not valid UTF-8"
+	case news.RuleTooLong:
+		return fmt.Sprintf("display name: longer than %d characters", e.Limit)
+	case news.RuleControlCharacter:
+		return "display name: control characters are not allowed"
+	}
+	return "display name: " + e.Rule.String()
+}
+
+// SeedError is a seed list CheckSeeds refuses: the seed (Index counts
+// from 1) is not a servant address (Err, a *newsnet.AddrError), or is
+// listed twice (Twice).
+type SeedError struct {
+	Index int
+	Addr  string
+	Twice bool
+	Err   error
+}
+
+func (e *SeedError) Error() string {
+	if e.Twice {
+		return fmt.Sprintf("seed %d: %s is listed twice", e.Index, e.Addr)
+	}
+	return fmt.Sprintf("seed %d: %v", e.Index, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *SeedError) Unwrap() error { return e.Err }
+
+// ErrNoSeeds: a first run that joins a network names no seed.
+var ErrNoSeeds = errors.New("seeds: at least one seed is needed to join a network")
 
 // CheckSeeds checks a seed list: each a servant address ("host:port",
 // surrounding space ignored), none twice.
@@ -43,10 +88,10 @@ func CheckSeeds(addrs []string) error {
 	for i, s := range addrs {
 		s = strings.TrimSpace(s)
 		if _, err := newsnet.ParseServantID(s); err != nil {
-			return fmt.Errorf("seed %d: %w", i+1, err)
+			return &SeedError{Index: i + 1, Addr: s, Err: err}
 		}
 		if slices.ContainsFunc(addrs[:i], func(o string) bool { return strings.TrimSpace(o) == s }) {
-			return fmt.Errorf("seed %d: %s is listed twice", i+1, s)
+			return &SeedError{Index: i + 1, Addr: s, Twice: true}
 		}
 	}
 	return nil
@@ -59,7 +104,7 @@ func CheckSetupSeeds(s Setup) error {
 		return nil
 	}
 	if len(s.Seeds) == 0 {
-		return errors.New("seeds: at least one seed is needed to join a network")
+		return ErrNoSeeds
 	}
 	return CheckSeeds(s.Seeds)
 }

@@ -36,7 +36,7 @@ func (c Category) Validate() error {
 		return fmt.Errorf("category %q: %w", c.ID, err)
 	}
 	if c.Name == "" {
-		return fmt.Errorf("category %q: name: required", c.ID)
+		return fmt.Errorf("category %q: %w", c.ID, &TextError{Field: "name", Problem: TextRequired})
 	}
 	if err := checkText("description", c.Description, MaxDescriptionRunes); err != nil {
 		return fmt.Errorf("category %q: %w", c.ID, err)
@@ -49,15 +49,51 @@ func (c Category) Validate() error {
 // text in a terminal).
 func checkText(field, s string, maxRunes int) error {
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s: not valid UTF-8", field)
+		return &TextError{Field: field, Problem: TextInvalidUTF8}
 	}
 	if n := utf8.RuneCountInString(s); n > maxRunes {
-		return fmt.Errorf("%s: longer than %d characters", field, maxRunes)
+		return &TextError{Field: field, Problem: TextTooLong, Limit: maxRunes}
 	}
 	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
-		return fmt.Errorf("%s: control character at byte %d", field, i)
+		return &TextError{Field: field, Problem: TextControlCharacter, At: i}
 	}
 	return nil
+}
+
+// TextProblem names the rule a display text breaks in a TextError.
+type TextProblem int
+
+// The rules of a category's display texts (its name, description and
+// titles).
+const (
+	TextRequired         TextProblem = iota + 1 // empty
+	TextInvalidUTF8                             // not valid UTF-8
+	TextTooLong                                 // longer than Limit characters
+	TextControlCharacter                        // a control character at byte At
+)
+
+// TextError is a display text of a category that breaks a rule: Field is
+// "name", "description" or "title (LANG)". Its message ("name: required")
+// is for logs and the control API.
+type TextError struct {
+	Field   string
+	Problem TextProblem
+	Limit   int // TextTooLong: the limit in characters
+	At      int // TextControlCharacter: the byte offset
+}
+
+func (e *TextError) Error() string {
+	switch e.Problem {
+	case TextRequired:
+		return e.Field + ": required"
+	case TextInvalidUTF8:
+		return e.Field + ": not valid UTF-8"
+	case TextTooLong:
+		return fmt.Sprintf("%s: longer than %d characters", e.Field, e.Limit)
+	case TextControlCharacter:
+		return fmt.Sprintf("%s: control character at byte %d", e.Field, e.At)
+	}
+	return e.Field + ": invalid"
 }
 
 // Catalog is a validated, immutable set of categories sorted by ID.

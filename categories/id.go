@@ -13,17 +13,17 @@ const MaxIDLen = 64
 // Separator splits the levels of a hierarchical category ID.
 const Separator = '/'
 
-// ValidateID reports whether id is a well-formed category ID. The error names
-// the rule that was broken.
+// ValidateID reports whether id is a well-formed category ID. The error,
+// an *IDError, names the rule that was broken.
 //
 // Rules: not empty; at most MaxIDLen bytes; only 'a'–'z', '0'–'9', '-' and
 // '/'; no leading or trailing '/'; no empty segment ("a//b").
 func ValidateID(id string) error {
 	if id == "" {
-		return fmt.Errorf("category id: required")
+		return &IDError{ID: id, Problem: IDRequired}
 	}
 	if len(id) > MaxIDLen {
-		return fmt.Errorf("category id %.20q…: longer than %d bytes", id, MaxIDLen)
+		return &IDError{ID: id, Problem: IDTooLong}
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
@@ -32,14 +32,14 @@ func ValidateID(id string) error {
 		case c == Separator:
 			switch {
 			case i == 0:
-				return fmt.Errorf("category id %q: leading '/'", id)
+				return &IDError{ID: id, Problem: IDLeadingSlash}
 			case i == len(id)-1:
-				return fmt.Errorf("category id %q: trailing '/'", id)
+				return &IDError{ID: id, Problem: IDTrailingSlash, At: i}
 			case id[i-1] == Separator:
-				return fmt.Errorf("category id %q: empty segment ('//')", id)
+				return &IDError{ID: id, Problem: IDEmptyLevel, At: i}
 			}
 		default:
-			return fmt.Errorf("category id %q: invalid character %q at byte %d (allowed: a-z, 0-9, '-', '/')", id, rune(c), i)
+			return &IDError{ID: id, Problem: IDInvalidCharacter, At: i}
 		}
 	}
 	return nil
@@ -59,13 +59,57 @@ func ValidateNewID(id string) error {
 	}
 	for i := 0; i < len(id); i++ {
 		if (i == 0 || id[i-1] == Separator) && !isAlnum(id[i]) {
-			if i == 0 {
-				return fmt.Errorf("category id %q: must start with a letter or a digit", id)
-			}
-			return fmt.Errorf("category id %q: level at byte %d must start with a letter or a digit", id, i)
+			return &IDError{ID: id, Problem: IDLevelStart, At: i}
 		}
 	}
 	return nil
+}
+
+// IDProblem names the rule a category ID breaks in an IDError.
+type IDProblem int
+
+// The rules of a category ID (ValidateID, ValidateNewID).
+const (
+	IDRequired         IDProblem = iota + 1 // empty
+	IDTooLong                               // longer than MaxIDLen bytes
+	IDLeadingSlash                          // starts with '/'
+	IDTrailingSlash                         // ends with '/'
+	IDEmptyLevel                            // "a//b"
+	IDInvalidCharacter                      // a byte outside a-z, 0-9, '-', '/' at At
+	IDLevelStart                            // a level (the one at byte At) starts with neither a letter nor a digit
+)
+
+// IDError is a category ID ValidateID or ValidateNewID refuses: the ID,
+// the rule, and the byte the rule points at (IDInvalidCharacter,
+// IDLevelStart). Its message is for logs and the control API; an
+// interface that speaks other languages says it from Problem.
+type IDError struct {
+	ID      string
+	Problem IDProblem
+	At      int // the byte offset the problem is at
+}
+
+func (e *IDError) Error() string {
+	switch e.Problem {
+	case IDRequired:
+		return "category id: required"
+	case IDTooLong:
+		return fmt.Sprintf("category id %.20q…: longer than %d bytes", e.ID, MaxIDLen)
+	case IDLeadingSlash:
+		return fmt.Sprintf("category id %q: leading '/'", e.ID)
+	case IDTrailingSlash:
+		return fmt.Sprintf("category id %q: trailing '/'", e.ID)
+	case IDEmptyLevel:
+		return fmt.Sprintf("category id %q: empty segment ('//')", e.ID)
+	case IDInvalidCharacter:
+		return fmt.Sprintf("category id %q: invalid character %q at byte %d (allowed: a-z, 0-9, '-', '/')", e.ID, rune(e.ID[e.At]), e.At)
+	case IDLevelStart:
+		if e.At == 0 {
+			return fmt.Sprintf("category id %q: must start with a letter or a digit", e.ID)
+		}
+		return fmt.Sprintf("category id %q: level at byte %d must start with a letter or a digit", e.ID, e.At)
+	}
+	return fmt.Sprintf("category id %q: invalid", e.ID)
 }
 
 func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }

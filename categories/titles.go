@@ -96,7 +96,7 @@ func NewTitles(ts []Title) (Titles, error) {
 			return Titles{}, fmt.Errorf("titles: %w", err)
 		}
 		if strings.TrimSpace(t.Text) == "" {
-			return Titles{}, fmt.Errorf("titles: %s: required", field)
+			return Titles{}, fmt.Errorf("titles: %w", &TextError{Field: field, Problem: TextRequired})
 		}
 		out[i] = Title{Lang: l, Text: t.Text}
 	}

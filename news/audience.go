@@ -41,8 +41,7 @@ func ParseAudience(ranges []string) ([]netip.Prefix, error) {
 	for _, r := range ranges {
 		p, err := netip.ParsePrefix(strings.TrimSpace(r))
 		if err != nil {
-			return nil, &FieldError{Field: FieldAudience, Rule: RuleInvalidRange,
-				Err: fmt.Errorf("%q is not a network range in CIDR notation (like 10.1.4.0/24)", r)}
+			return nil, &FieldError{Field: FieldAudience, Rule: RuleInvalidRange, Err: &RangeError{Range: r}}
 		}
 		ps = append(ps, p)
 	}
@@ -51,6 +50,21 @@ func ParseAudience(ranges []string) ([]netip.Prefix, error) {
 		return nil, fe
 	}
 	return ps, nil
+}
+
+// RangeError: a text ParseAudience cannot read as a network range.
+type RangeError struct{ Range string }
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("%q is not a network range in CIDR notation (like 10.1.4.0/24)", e.Range)
+}
+
+// AudienceSizeError: an audience of N network ranges, more than
+// MaxAudienceRanges.
+type AudienceSizeError struct{ N int }
+
+func (e *AudienceSizeError) Error() string {
+	return fmt.Sprintf("%d network ranges, at most %d", e.N, MaxAudienceRanges)
 }
 
 // CanonicalAudience returns ps in canonical form (see above): masked,
@@ -66,7 +80,7 @@ func checkAudience(ps []netip.Prefix) *FieldError {
 	case err == nil:
 		return nil
 	case errors.Is(err, netrange.ErrTooMany):
-		err = fmt.Errorf("%d network ranges, at most %d", len(ps), MaxAudienceRanges)
+		err = &AudienceSizeError{N: len(ps)}
 	default:
 		err = errors.New("network ranges not canonical (masked, sorted, none inside another)")
 	}

@@ -233,7 +233,7 @@ func (e *audiencesEditor) doSave() {
 				return
 			case err != nil:
 				e.note.SetText("")
-				e.problem.SetText(lang.L("The named ranges were not saved: ") + err.Error())
+				e.problem.SetText(lang.L("The named ranges were not saved: ") + errorText(err))
 				e.updateButtons()
 				return
 			}

@@ -202,19 +202,19 @@ func checkCategory(c categories.Category, cats []categories.Category, isNew bool
 		return err
 	}
 	if isNew && app.IsSystemCategory(c.ID) {
-		return fmt.Errorf(lang.L("category %q is reserved for the network's own business"), c.ID)
+		return shownErrorf(lang.L("category %q is reserved for the network's own business"), c.ID)
 	}
 	has := func(id string) bool {
 		return slices.ContainsFunc(cats, func(x categories.Category) bool { return x.ID == id })
 	}
 	if isNew && has(c.ID) {
-		return fmt.Errorf(lang.L("category %q already exists"), c.ID)
+		return shownErrorf(lang.L("category %q already exists"), c.ID)
 	}
 	if p, ok := categories.Parent(c.ID); ok && !has(p) {
-		return fmt.Errorf(lang.L("category %q: its parent %q is not in the catalog; add the parent first"), c.ID, p)
+		return shownErrorf(lang.L("category %q: its parent %q is not in the catalog; add the parent first"), c.ID, p)
 	}
 	if len(cats) >= categories.MaxCategories && isNew {
-		return fmt.Errorf(lang.L("the catalog holds at most %d categories"), categories.MaxCategories)
+		return shownErrorf(lang.L("the catalog holds at most %d categories"), categories.MaxCategories)
 	}
 	return c.Validate()
 }
@@ -229,7 +229,7 @@ func (e *catalogEditor) applyForm() {
 		Titles: titles}
 	isNew := e.selected < 0
 	if err := checkCategory(c, e.cats, isNew); err != nil {
-		e.problem.SetText(err.Error())
+		e.problem.SetText(errorText(err))
 		return
 	}
 	if isNew {
@@ -263,7 +263,7 @@ func (e *catalogEditor) doSave() {
 	// once the catalog held at save time is.
 	mine, err := categories.NewCatalog(1, e.cats)
 	if err != nil {
-		e.problem.SetText(err.Error())
+		e.problem.SetText(errorText(err))
 		return
 	}
 	base := e.base
@@ -345,7 +345,7 @@ func (e *catalogEditor) doSave() {
 				return
 			case err != nil:
 				e.note.SetText("")
-				e.problem.SetText(lang.L("The catalog was not saved: ") + err.Error())
+				e.problem.SetText(lang.L("The catalog was not saved: ") + errorText(err))
 				e.updateButtons()
 				return
 			}

@@ -224,7 +224,7 @@ func (p *publishersEditor) checkNewPublisher() (trust.Publisher, string) {
 	}
 	key, err := trust.ParsePublicKey(text)
 	if err != nil {
-		return trust.Publisher{}, lang.L("That is not a valid public key: ") + err.Error() + "."
+		return trust.Publisher{}, fmt.Sprintf(lang.L("That is not a valid public key: paste the whole key, which starts with %s."), "ed25519:")
 	}
 	if i := slices.IndexFunc(p.pubs, func(x trust.Publisher) bool { return bytes.Equal(x.Key, key) }); i >= 0 {
 		return trust.Publisher{}, fmt.Sprintf(lang.L("This key is already a publisher (%s)."), p.pubs[i].Name)
@@ -308,7 +308,7 @@ func (p *publishersEditor) doSave() {
 				return
 			case err != nil:
 				p.note.SetText("")
-				p.problem.SetText(lang.L("The publishers were not saved: ") + err.Error())
+				p.problem.SetText(lang.L("The publishers were not saved: ") + errorText(err))
 				p.updateButtons()
 				return
 			}

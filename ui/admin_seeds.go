@@ -179,13 +179,13 @@ func (s *seedEditor) updateButtons() {
 // checkSeed validates an address for the list.
 func checkSeed(addr string, list []string) error {
 	if addr == "" {
-		return errors.New(lang.L("Enter an address as host:port."))
+		return shownError(lang.L("Enter an address as host:port."))
 	}
 	if err := app.CheckAddress(addr); err != nil {
-		return fmt.Errorf(lang.L("%s is not a host:port address: %s."), addr, addrProblem(err))
+		return shownErrorf(lang.L("%s is not a host:port address: %s."), addr, addrProblem(err))
 	}
 	if slices.Contains(list, addr) {
-		return fmt.Errorf(lang.L("%s is already in the list."), addr)
+		return shownErrorf(lang.L("%s is already in the list."), addr)
 	}
 	return nil
 }
@@ -193,7 +193,7 @@ func checkSeed(addr string, list []string) error {
 func (s *seedEditor) addSeed() {
 	addr := strings.TrimSpace(s.addr.Text)
 	if err := checkSeed(addr, s.seeds); err != nil {
-		s.problem.SetText(err.Error())
+		s.problem.SetText(errorText(err))
 		return
 	}
 	s.seeds = append(s.seeds, addr)
@@ -292,7 +292,7 @@ func (s *seedEditor) doSave() {
 				return
 			case err != nil:
 				s.note.SetText("")
-				s.problem.SetText(lang.L("The seed list was not saved: ") + err.Error())
+				s.problem.SetText(lang.L("The seed list was not saved: ") + errorText(err))
 				s.updateButtons()
 				return
 			}

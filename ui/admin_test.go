@@ -41,8 +41,8 @@ func TestSeedEditor(t *testing.T) {
 	for _, c := range []struct{ in, problem string }{
 		{"", "Enter an address"},
 		{"seed.example.com", "missing port"},
-		{"seed.example.com:0", "port must be 1..65535"},
-		{"seed.example.com:99999", "port must be 1..65535"},
+		{"seed.example.com:0", "the port must be a number from 1 to 65535"},
+		{"seed.example.com:99999", "the port must be a number from 1 to 65535"},
 		{":7400", "missing host"},
 		{"10.0.0.1:7400", "already in the list"},
 	} {
@@ -133,11 +133,11 @@ func TestCatalogEditor(t *testing.T) {
 		h.tap(e.apply)
 	}
 	for _, c := range []struct{ id, name, problem string }{
-		{"Marketing", "Marketing", "invalid character"},
-		{"marketing/", "Marketing", "trailing '/'"},
+		{"Marketing", "Marketing", "may not hold “M”"},
+		{"marketing/", "Marketing", "may not start or end with “/”"},
 		{"marketing/events", "Events", "parent \"marketing\" is not in the catalog"},
 		{"sales", "Sales again", "already exists"},
-		{"marketing", "", "name: required"},
+		{"marketing", "", "Name: required."},
 	} {
 		add(c.id, c.name)
 		if !strings.Contains(e.problem.Text, c.problem) {

@@ -122,7 +122,7 @@ func (t *titlesEditor) titles() (categories.Titles, string) {
 	}
 	out, err := categories.NewTitles(ts)
 	if err != nil {
-		return categories.Titles{}, err.Error()
+		return categories.Titles{}, errorText(err)
 	}
 	return out, ""
 }

@@ -89,7 +89,7 @@ func (f *attachmentFiles) row(a app.Attachment) fyne.CanvasObject {
 					err := fetcher.FetchBlob(a.Hash)
 					return func() {
 						if err != nil {
-							info.SetText(err.Error())
+							info.SetText(errorText(err))
 							get.Enable()
 						}
 					}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"net/netip"
 	"strings"
@@ -47,9 +46,9 @@ func parseAudienceField(text string) ([]netip.Prefix, string) {
 	if err != nil {
 		var fe *news.FieldError
 		if errors.As(err, &fe) && fe.Err != nil {
-			return nil, fmt.Sprintf(lang.L("Audience: %v."), fe.Err) + " " + leaveEmptyForEveryone()
+			return nil, errorText(fe.Err) + " " + leaveEmptyForEveryone()
 		}
-		return nil, err.Error()
+		return nil, errorText(err)
 	}
 	return ps, ""
 }

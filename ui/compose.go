@@ -279,10 +279,9 @@ func fieldProblem(err error) (draftProblem, bool) {
 	case fe.Field == news.FieldAt:
 		p.text = atProblem(fe)
 	case fe.Field == news.FieldAuthor:
-		p.text = fmt.Sprintf(lang.L("Your display name (Settings) is not valid: %s"), fe.Detail())
+		p.text = fmt.Sprintf(lang.L("%s Correct it under Settings."), otherFieldText(fe))
 	default:
-		msg := fe.Error()
-		p.text = strings.ToUpper(msg[:1]) + msg[1:] + "."
+		p.text = otherFieldText(fe) // errtext.go
 	}
 	return p, true
 }
@@ -360,7 +359,7 @@ func outcomeText(d app.Draft, res app.PublishResult, catName string) (string, wi
 func (c *composer) showOutcome(d app.Draft, res app.PublishResult, err error) {
 	if err != nil {
 		c.outcome.Importance = widget.DangerImportance
-		c.outcome.SetText(lang.L("Not published: ") + err.Error())
+		c.outcome.SetText(lang.L("Not published: ") + errorText(err))
 		if p, ok := fieldProblem(err); ok {
 			c.showAtField(p)
 		}

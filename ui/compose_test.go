@@ -113,14 +113,14 @@ func TestComposeProblemAtField(t *testing.T) {
 	expect("long title", news.FieldTitle, "The title is too long: at most 200 characters.")
 	c.title.SetText("Tab\there") // (the test driver types no tab)
 	h.tap(c.publish)
-	expect("control character", news.FieldTitle, "Title: control character at byte 3.")
+	expect("control character", news.FieldTitle, "Title: a control character (a tab or a line break) at byte 3.")
 
 	h.typeInto(c.title, "Maintenance")
 	// (A body over 64 KB takes minutes to lay out in the test driver; the
 	// words for it are checked in TestComposeValidation.)
 	c.body.SetText("Pasted \xff")
 	h.tap(c.publish)
-	expect("invalid body", news.FieldBody, "Body: not valid UTF-8.")
+	expect("invalid body", news.FieldBody, "Text: not valid text (it holds bytes that are no characters).")
 	if len(b.drafts) != 0 {
 		t.Errorf("invalid drafts were published: %d", len(b.drafts))
 	}
@@ -131,10 +131,10 @@ func TestComposeProblemAtField(t *testing.T) {
 	b.publishErr = fmt.Errorf("publishing: %w", &news.FieldError{Field: news.FieldCategory, Rule: news.RuleInvalidCategory,
 		Err: errors.New(`category id "it": not yours`)})
 	h.tap(c.publish)
-	if c.outcome.Text != `Not published: publishing: category: category id "it": not yours` {
+	if c.outcome.Text != `Not published: An unexpected problem occurred (details in English: category id "it": not yours).` {
 		t.Errorf("outcome %q", c.outcome.Text)
 	}
-	expect("backend", news.FieldCategory, `Category: category id "it": not yours.`)
+	expect("backend", news.FieldCategory, `An unexpected problem occurred (details in English: category id "it": not yours).`)
 	b.publishErr = errors.New("disk full")
 	h.tap(c.publish)
 	expect("not a field's", 0, "")
@@ -143,7 +143,7 @@ func TestComposeProblemAtField(t *testing.T) {
 	b.publishErr = nil
 	h.u.settings.DisplayName = "Ann\x1b"
 	h.tap(c.publish)
-	want := "Your display name (Settings) is not valid: control character at byte 3"
+	want := "The display name cannot contain control characters. Correct it under Settings."
 	if c.problem.Text != want || countLabels(h.win.Content(), want) != 1 {
 		t.Errorf("display name: %q (shown %v)", c.problem.Text, c.problem.Visible())
 	}
@@ -249,7 +249,7 @@ func TestPublishOutcomes(t *testing.T) {
 
 	b.publishErr = errors.New("disk full")
 	publish("it", "Failed item")
-	if c.outcome.Text != "Not published: disk full" || c.outcome.Importance != widget.DangerImportance {
+	if c.outcome.Text != "Not published: An unexpected problem occurred (details in English: disk full)." || c.outcome.Importance != widget.DangerImportance {
 		t.Errorf("failure: %q", c.outcome.Text)
 	}
 	if c.title.Text != "Failed item" {
@@ -259,7 +259,7 @@ func TestPublishOutcomes(t *testing.T) {
 	// and when to try again, and keeps the draft.
 	b.publishErr = &app.LimitError{Reason: trust.RateLimited, RetryAfter: 4 * time.Minute, Detail: "120 items and 2 MiB an hour, 60 items or 4 MiB at once"}
 	publish("it", "Limited item")
-	if want := "Not published: the network's publishing limit for this computer is reached (120 items and 2 MiB an hour, 60 items or 4 MiB at once); try again in 4m0s"; c.outcome.Text != want ||
+	if want := "Not published: This computer has reached the network's publishing limit: try again in 4 minutes."; c.outcome.Text != want ||
 		c.outcome.Importance != widget.DangerImportance || c.title.Text != "Limited item" {
 		t.Errorf("rate limited: %q", c.outcome.Text)
 	}

@@ -55,5 +55,5 @@ func ShowStartupError(a fyne.App, err error, reset func() error) {
 }
 
 func startupProblem(err error) string {
-	return lang.L("Newsdesk could not start.") + "\n\n" + err.Error()
+	return lang.L("Newsdesk could not start.") + "\n\n" + errorText(err)
 }

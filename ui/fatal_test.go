@@ -38,7 +38,7 @@ func TestStartupErrorOffersResetForDamagedStore(t *testing.T) {
 	ShowStartupError(a, damaged, func() error { resets++; return resetErr })
 	w := startupWindow(t, a)
 	start := button(w.Content(), "Start with an empty store…")
-	if start == nil || !hasLabel(w.Content(), "damaged installation") {
+	if start == nil || !hasLabel(w.Content(), "store is damaged") {
 		t.Fatalf("window %q offers no reset", labels(w.Content()))
 	}
 

@@ -153,7 +153,7 @@ func (v *invitesView) load() {
 		l, err := ib.Invitations()
 		return func() {
 			if err != nil {
-				v.problem.SetText(lang.L("The invitations could not be read: ") + err.Error())
+				v.problem.SetText(lang.L("The invitations could not be read: ") + errorText(err))
 				return
 			}
 			slices.Reverse(l) // newest first
@@ -183,7 +183,7 @@ func (v *invitesView) confirmRevoke(inv app.Invite) {
 				err := ib.RevokeInvitation(inv.ID)
 				return func() {
 					if err != nil {
-						v.problem.SetText(lang.L("Not revoked: ") + err.Error())
+						v.problem.SetText(lang.L("Not revoked: ") + errorText(err))
 						return
 					}
 					v.problem.SetText("")
@@ -266,14 +266,14 @@ func (v *invitesView) create(ib InviteBackend, o app.InviteOptions) {
 		return func() {
 			switch {
 			case errors.Is(err, app.ErrSeedsUnreachable) && !o.Anyway:
-				dialog.ShowConfirm(lang.L("No seed answers"), wrapText(err.Error())+"\n\n"+lang.L("Make the invitation anyway?"), func(yes bool) {
+				dialog.ShowConfirm(lang.L("No seed answers"), wrapText(errorText(err))+"\n\n"+lang.L("Make the invitation anyway?"), func(yes bool) {
 					if yes {
 						o.Anyway = true
 						v.create(ib, o)
 					}
 				}, v.u.win)
 			case err != nil:
-				dialog.ShowInformation(lang.L("No invitation made"), wrapText(err.Error()), v.u.win)
+				dialog.ShowInformation(lang.L("No invitation made"), wrapText(errorText(err)), v.u.win)
 			default:
 				v.showCode(inv)
 				v.load()
@@ -326,7 +326,7 @@ func (v *invitesView) showCode(inv app.Invite) {
 		im.SetMinSize(fyne.NewSize(260, 260))
 		qr = im
 	} else {
-		qr = wrappedLabel(lang.L("No QR code: ")+err.Error(), widget.LowImportance)
+		qr = wrappedLabel(lang.L("No QR code: ")+errorText(err), widget.LowImportance)
 	}
 	until := formatTime(inv.Expires, dateClock)
 	lets := fmt.Sprintf(lang.N("It lets %d installations join as members until %s.", inv.Uses), inv.Uses, until)

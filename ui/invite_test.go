@@ -180,7 +180,7 @@ func TestInviteWhenNoSeedAnswers(t *testing.T) {
 	if asked == nil || !hasLabel(asked, "Make the invitation anyway?") || h.u.invites.lastCode != "" {
 		t.Fatalf("no question, or a code made: %q", labels(asked))
 	}
-	if !strings.Contains(strings.Join(labels(asked), " "), "192.0.2.7:7400 (connection refused)") {
+	if !strings.Contains(strings.ReplaceAll(strings.Join(labels(asked), " "), "\n", " "), "192.0.2.7:7400 (connection refused)") {
 		t.Errorf("the question does not name the seed tried: %q", labels(asked))
 	}
 	h.tap(button(asked, "Yes"))

@@ -365,7 +365,7 @@ func (v *itemView) showError(err error) {
 	v.hint.Hide()
 	v.page.Show()
 	v.body.Segments = []widget.RichTextSegment{&widget.TextSegment{
-		Text: fmt.Sprintf(lang.L("This item could not be read: %v"), err), Style: widget.RichTextStyleParagraph,
+		Text: fmt.Sprintf(lang.L("This item could not be read: %v"), errorText(err)), Style: widget.RichTextStyleParagraph,
 	}}
 	v.body.Refresh()
 }

@@ -58,7 +58,7 @@ func (u *UI) showLinkFailure(link *url.URL, err error) {
 		note.SetText(lang.L("Copied: paste it into a browser."))
 	})
 	content := container.NewVBox(
-		wrappedLabel(lang.L("Newsdesk could not open this link in a browser: ")+err.Error()+".", widget.MediumImportance),
+		wrappedLabel(lang.L("Newsdesk could not open this link in a browser: ")+errorText(err), widget.MediumImportance),
 		addr, container.NewHBox(copyBtn), note,
 	)
 	d := dialog.NewCustom(lang.L("The link did not open"), lang.L("Close"), content, u.win)

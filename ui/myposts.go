@@ -180,7 +180,7 @@ func (p *myPosts) loadMore() {
 			p.loading = false
 			if err != nil {
 				p.done = true
-				p.empty.SetText(lang.L("Your posts could not be read: ") + err.Error())
+				p.empty.SetText(lang.L("Your posts could not be read: ") + errorText(err))
 				p.empty.Show()
 				return
 			}

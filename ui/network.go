@@ -335,7 +335,7 @@ func (v *networkView) lookInside() {
 		c, err := cb.PartitionCensus(ctx, root)
 		return func() {
 			if err != nil {
-				v.mapNote.SetText(fmt.Sprintf(lang.L("%s did not answer: %v. It may have left the network, or the tree is changing; try again in a moment."), root, err))
+				v.mapNote.SetText(fmt.Sprintf(lang.L("%s did not answer. It may have left the network, or the tree is changing; try again in a moment."), root) + " " + errorText(err))
 				v.mapNote.Importance = widget.WarningImportance
 				v.mapNote.Refresh()
 				v.showPart()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"newsdesk/app"
+	"newsdesk/newsnet"
 )
 
 // probeTimeout bounds one reachability test.
@@ -80,9 +81,11 @@ func rttText(d time.Duration) string {
 // addrProblem is the reason an address was refused, without the address
 // repeated ("missing port in address").
 func addrProblem(err error) string {
-	var ae *app.AddrError
-	if errors.As(err, &ae) {
-		return ae.Reason
+	if ae, ok := errors.AsType[*app.AddrError](err); ok {
+		return addrReasonText(ae.Reason)
 	}
-	return err.Error()
+	if ae, ok := errors.AsType[*newsnet.AddrError](err); ok {
+		return addrReasonText(ae.Reason)
+	}
+	return errorText(err)
 }

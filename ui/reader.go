@@ -132,7 +132,7 @@ func (r *reader) listChanged() {
 		r.empty.Hide()
 		return
 	case r.list.failed != nil:
-		r.empty.SetText(fmt.Sprintf(lang.L("The items could not be read: %v"), r.list.failed))
+		r.empty.SetText(fmt.Sprintf(lang.L("The items could not be read: %v"), errorText(r.list.failed)))
 	case !ls.done:
 		r.empty.SetText(lang.L("Loading…"))
 	case ls.q.text != "":

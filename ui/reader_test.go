@@ -567,8 +567,8 @@ func TestLinkThatCannotOpen(t *testing.T) {
 		t.Errorf("opened %q", opened)
 	}
 	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !hasLabel(top, "could not open this link in a browser: no browser found") || !hasLabel(top, "https://intranet.example.com/policy") {
-		t.Fatal("the failure is not shown")
+	if top == nil || !hasLabel(top, "could not open this link in a browser: An unexpected problem occurred (details in English: no browser found") || !hasLabel(top, "https://intranet.example.com/policy") {
+		t.Fatalf("the failure is not shown: %q", labels(top))
 	}
 	h.tap(button(top, "Copy the address"))
 	if got := h.a.Clipboard().Content(); got != "https://intranet.example.com/policy" {

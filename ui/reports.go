@@ -112,7 +112,7 @@ func (v *reportsView) load() {
 		rs, err := rb.NetworkReports()
 		return func() {
 			if err != nil {
-				v.problem.SetText(lang.L("The reports could not be read: ") + err.Error())
+				v.problem.SetText(lang.L("The reports could not be read: ") + errorText(err))
 				v.problem.Show()
 				return
 			}

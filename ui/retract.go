@@ -84,5 +84,5 @@ func retractProblem(err error) string {
 	case errors.Is(err, app.ErrItemNotFound):
 		return lang.L("This item is not here any more.")
 	}
-	return lang.L("The item was not retracted: ") + err.Error()
+	return lang.L("The item was not retracted: ") + errorText(err)
 }

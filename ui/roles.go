@@ -189,7 +189,7 @@ const publishAttempts = 3
 func publishEdit(tb TrustBackend, merge func(cur *trust.SignedNetwork, next *trust.Network) error) (*trust.SignedNetwork, error) {
 	id := tb.Identity()
 	if id == nil {
-		return nil, errors.New(lang.L("this installation has no key"))
+		return nil, shownError(lang.L("this installation has no key"))
 	}
 	for attempt := 1; ; attempt++ {
 		cur := tb.Network()

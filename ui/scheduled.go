@@ -3,7 +3,6 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -72,7 +71,7 @@ func (s *scheduledPosts) show(posts []app.ScheduledPost, err error) {
 	s.posts = posts
 	s.rows.RemoveAll()
 	if err != nil {
-		s.problem.SetText(lang.L("Your scheduled posts could not be read: ") + err.Error())
+		s.problem.SetText(lang.L("Your scheduled posts could not be read: ") + errorText(err))
 		s.problem.Show()
 		s.content.Show()
 		return
@@ -150,7 +149,7 @@ func (s *scheduledPosts) confirmCancel(id uuid.UUID, title string) {
 					if errors.Is(err, app.ErrNotFound) {
 						dialog.ShowInformation(lang.L("Not cancelled"), fmt.Sprintf(lang.L("“%s” is no longer scheduled: it went out already (retract it from My posts instead), or was cancelled."), title), s.u.win)
 					} else if err != nil {
-						dialog.ShowInformation(lang.L("Not cancelled"), err.Error(), s.u.win)
+						dialog.ShowInformation(lang.L("Not cancelled"), errorText(err), s.u.win)
 					}
 					s.u.posts.reload()
 				}
@@ -174,8 +173,7 @@ func atProblem(fe *news.FieldError) string {
 	if fe.Rule == news.RulePast {
 		return lang.L("The publication time has passed: choose a later time, or leave it empty to publish now.")
 	}
-	msg := fe.Error()
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+	return otherFieldText(fe)
 }
 
 // scheduledOutcome is Compose's answer to a scheduled publication.

@@ -323,11 +323,13 @@ func (v *settingsView) chosen() []string {
 // interface) and a port.
 func checkListen(addr string) error {
 	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	if ae, ok := errors.AsType[*net.AddrError](err); ok {
+		return shownError(addrReasonText(ae.Err))
+	} else if err != nil {
 		return err
 	}
 	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
-		return errors.New(lang.L("port must be 1..65535"))
+		return shownError(lang.L("port must be 1..65535"))
 	}
 	return nil
 }
@@ -357,12 +359,12 @@ func (v *settingsView) settings() (app.Settings, string) {
 	}
 	if s.Listen != "" {
 		if err := checkListen(s.Listen); err != nil {
-			return s, fmt.Sprintf(lang.L("Listen address %q: %v."), s.Listen, err)
+			return s, fmt.Sprintf(lang.L("Listen address %q: %v."), s.Listen, errorText(err))
 		}
 	}
 	if s.Advertise != "" {
 		if err := app.CheckAddress(s.Advertise); err != nil {
-			return s, fmt.Sprintf(lang.L("Advertised address: %v."), err)
+			return s, fmt.Sprintf(lang.L("Advertised address: %v."), addrProblem(err))
 		}
 	}
 	return s, ""
@@ -384,7 +386,7 @@ func (v *settingsView) doSave() {
 			v.save.Enable()
 			if err != nil {
 				v.note.SetText("")
-				v.problem.SetText(fmt.Sprintf(lang.L("The settings were not saved: %v"), err))
+				v.problem.SetText(fmt.Sprintf(lang.L("The settings were not saved: %v"), errorText(err)))
 				return
 			}
 			v.u.settings = s

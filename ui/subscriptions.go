@@ -108,7 +108,7 @@ func (v *subscriptionsView) toggle(id string, on bool) {
 // applied reports the outcome of the newest SetSubscriptions.
 func (v *subscriptionsView) applied(subs []string, err error) {
 	if err != nil {
-		v.note.SetText(lang.L("The subscriptions could not be changed: ") + err.Error())
+		v.note.SetText(lang.L("The subscriptions could not be changed: ") + errorText(err))
 		v.u.catalogRef.trigger() // show what the servant has
 		return
 	}

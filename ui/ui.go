@@ -20,7 +20,6 @@
 package ui
 
 import (
-	"fmt"
 	"net/url"
 	"slices"
 	"sync"
@@ -328,7 +327,7 @@ func (u *UI) showWindow() {
 // reportError shows a failed background action in the status line.
 func (u *UI) reportError(what string, err error) {
 	if err != nil && u.statusBar != nil {
-		u.statusBar.message(fmt.Sprintf("%s: %v", what, err))
+		u.statusBar.message(what + ": " + errorText(err))
 	}
 }
 

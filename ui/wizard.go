@@ -255,7 +255,7 @@ func parseSeedLines(text string) []seedLine {
 		if err := app.CheckAddress(l); err != nil {
 			s.err = err
 		} else if seen[l] {
-			s.err = errors.New(lang.L("listed twice"))
+			s.err = shownError(lang.L("listed twice"))
 		}
 		seen[l] = true
 		out = append(out, s)
@@ -340,7 +340,7 @@ func (z *wizard) setup() (app.Setup, string) {
 			return s, lang.L("Paste the invitation code, or start a new network.")
 		}
 		if _, err := app.ParseInviteCode(z.code.Text); err != nil {
-			return s, lang.L("Correct the invitation code: ") + err.Error() + "."
+			return s, lang.L("Correct the invitation code: ") + errorText(err)
 		}
 		return s, "" // the seeds come with the network
 	}
@@ -423,9 +423,9 @@ func (z *wizard) failure(err error, inviting bool) string {
 		return text
 	}
 	if inviting {
-		return lang.L("Newsdesk could not join with this invitation: ") + err.Error()
+		return lang.L("Newsdesk could not join with this invitation: ") + errorText(err)
 	}
-	return lang.L("Newsdesk could not be set up: ") + err.Error()
+	return lang.L("Newsdesk could not be set up: ") + errorText(err)
 }
 
 // joinTimeout bounds a redemption as the wizard waits for it.
@@ -442,7 +442,7 @@ func (z *wizard) showCode() {
 	c, err := app.ParseInviteCode(text)
 	if err != nil {
 		z.codeInfo.Importance = widget.DangerImportance
-		z.codeInfo.SetText("× " + err.Error())
+		z.codeInfo.SetText("× " + errorText(err))
 		return
 	}
 	z.codeInfo.Importance = widget.SuccessImportance
@@ -461,7 +461,7 @@ func readDefinition(path string) (*trust.SignedNetwork, error) {
 		return nil, err
 	}
 	if len(sn.Seeds) == 0 {
-		return nil, fmt.Errorf(lang.L("the definition of %q lists no seeds to connect to; ask your administrator for one that does"), sn.Name)
+		return nil, shownErrorf(lang.L("the definition of %q lists no seeds to connect to; ask your administrator for one that does"), sn.Name)
 	}
 	return sn, nil
 }
@@ -470,7 +470,7 @@ func readDefinition(path string) (*trust.SignedNetwork, error) {
 func (z *wizard) doBrowse() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			z.problem.SetText(lang.L("The file could not be opened: ") + err.Error())
+			z.problem.SetText(lang.L("The file could not be opened: ") + errorText(err))
 			return
 		}
 		if r == nil {
@@ -502,7 +502,7 @@ func (z *wizard) loadImport() {
 			z.imported, z.importPath = sn, path
 			if err != nil {
 				z.importInfo.SetText("")
-				z.problem.SetText(lang.L("This file cannot be used: ") + err.Error())
+				z.problem.SetText(lang.L("This file cannot be used: ") + errorText(err))
 				return
 			}
 			z.problem.SetText("")

@@ -174,7 +174,7 @@ func TestWizardJoinByInvitation(t *testing.T) {
 	if len(b.joins) != 1 || b.joins[0] != code || h.u.running {
 		t.Fatalf("joins %q, running %v", b.joins, h.u.running)
 	}
-	if !strings.Contains(z.problem.Text, reason) || !strings.HasSuffix(z.problem.Text, "(asked 10.2.0.9:7400)") {
+	if !strings.Contains(z.problem.Text, "The seed cannot reach the servant of the admin who made the invitation") || !strings.HasSuffix(z.problem.Text, "(Newsdesk asked 10.2.0.9:7400.)") {
 		t.Errorf("the refusal shows as %q", z.problem.Text)
 	}
 	if z.codeInfo.Text != "" {
