@@ -288,12 +288,16 @@ func TestBlobRepairAndArchiveOverTCP(t *testing.T) {
 		}
 		return nil
 	})
-	refused := uint64(0)
+	// A spoiled chunk is refused, or dropped unread when it came late
+	// (its chunk had arrived meanwhile, its link was closed); none is kept,
+	// as the pictures above show.
+	var refused, unasked uint64
 	for _, s := range subs {
-		refused += s.n.Status().Blobs.Refused
+		st := s.n.Status().Blobs
+		refused, unasked = refused+st.Refused, unasked+st.Unasked
 	}
-	if spoiled.Load() == 0 || refused < uint64(spoiled.Load()) {
-		t.Errorf("%d chunks spoiled on the way, %d refused: every spoiled chunk must be refused", spoiled.Load(), refused)
+	if spoiled.Load() == 0 || refused == 0 || refused+unasked < uint64(spoiled.Load()) {
+		t.Errorf("%d chunks spoiled on the way, %d refused, %d dropped as unasked", spoiled.Load(), refused, unasked)
 	}
 
 	// The publisher leaves; a newcomer catches up from the archive.
