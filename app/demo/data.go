@@ -108,7 +108,12 @@ func Items(now time.Time, self uuid.UUID) []*news.Item {
 		Body:     "On **Thursday at 10:00** the alarm sounds in every office. Leave by the nearest exit and meet at your assembly point.\n\nPlease confirm that you have read this.",
 		MustRead: true, Created: at(4 * time.Hour), Received: at(4 * time.Hour),
 	}
-	items = append(items, urgent, orig, corr, policy, drill)
+	office := &news.Item{
+		ID: news.IDAt(at(2*time.Hour), 9006), Category: "company", Author: "Facilities", Source: src, SourceCount: 9006,
+		Title: "Our new office in Lisbon opens on Monday", Body: officeBody(),
+		Created: at(2 * time.Hour), Received: at(2 * time.Hour),
+	}
+	items = append(items, urgent, orig, corr, policy, drill, office)
 	for i, title := range []string{"Newsletter: what the sales teams learned this quarter", "Reminder: expense reports due Friday", "Volunteering day: sign-up sheet"} {
 		created := at(time.Duration(26+i*30) * time.Hour)
 		items = append(items, &news.Item{

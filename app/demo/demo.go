@@ -498,6 +498,11 @@ func fill(dir string, self uuid.UUID, items []*news.Item, sign func(*news.Item) 
 			return nil, err
 		}
 	}
+	for _, b := range demoBlobs() {
+		if _, err := st.PutBlob(bytes.NewReader(b.data), b.att.Name, b.att.MediaType); err != nil {
+			return nil, fmt.Errorf("demo: storing %s: %w", b.att.Name, err)
+		}
+	}
 	for _, it := range items {
 		if sign != nil {
 			if err := sign(it); err != nil {

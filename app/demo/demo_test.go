@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,8 +36,19 @@ func TestOpen(t *testing.T) {
 		t.Error("the wizard shows")
 	}
 	es, _, err := a.Newest(nil, 500, "")
-	if err != nil || len(es) != 291 { // the retracted post is not listed
-		t.Fatalf("Newest: %d items, %v; want 291", len(es), err)
+	if err != nil || len(es) != 292 { // the retracted post is not listed
+		t.Fatalf("Newest: %d items, %v; want 292", len(es), err)
+	}
+	// The new office's photo and floor plan are here whole.
+	var office app.Entry
+	for _, e := range es {
+		if strings.HasPrefix(e.Item.Title, "Our new office in Lisbon") {
+			office = e
+		}
+	}
+	if len(office.Attachments) != 2 || office.Attachments[0].State != app.BlobWhole || !office.Attachments[0].IsImage() ||
+		office.Attachments[1].State != app.BlobWhole || office.Attachments[1].Name != "floor-plan.pdf" {
+		t.Errorf("the office item's attachments: %+v", office.Attachments)
 	}
 	now := time.Now()
 	for _, e := range es {
