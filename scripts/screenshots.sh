@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Takes screenshots of the desktop app's screens under Xvfb and writes them
-# to docs/screenshots/: reading.png, item.png, correction.png,
+# to docs/screenshots/: reading.png, item.png, correction.png, picture.png,
 # subscriptions.png, compose.png, published.png, posts.png, seeds.png,
 # categories.png, network.png, netmap.png (the map of the tree on a
 # company of 2,000 computers) and netmap-inside.png (inside one of its
@@ -211,6 +211,13 @@ typetext "October"
 key Return # search at once; the list takes the focus
 key Return # open the first result
 shot correction
+# A picture in the news: the new office, with its photo and floor plan.
+key ctrl+f
+key ctrl+a
+typetext "Lisbon"
+key Return
+key Return
+shot picture
 
 key ctrl+2
 shot subscriptions
