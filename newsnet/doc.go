@@ -43,6 +43,12 @@
 //	reachReports reach.go, reach_send.go, reach_census.go: reach totals
 //	             aggregated toward each publisher, and the subscriber census
 //
+// and per link (link.go), as magicsock keeps per-peer state in its
+// endpoint:
+//
+//	linkFlow     flow.go: the link's send window in the host's queue, what
+//	             is withheld while it is busy, and the edges it is owed
+//
 // Messages live beside their codecs by family (msg_tree.go,
 // msg_multicast.go, msg_recover.go, msg_direct.go, msg_opinion.go,
 // msg_census.go, reach_msg.go), with the type registry in registry.go and framing in

@@ -56,16 +56,9 @@ type link struct {
 	lastRecv            time.Time
 	lastSend            time.Time
 
-	// Flow control (flow.go): bytes sent and not yet reported written,
-	// when the host last reported progress (or the queue became
-	// non-empty), what is withheld while the link is busy (keys counts
-	// the items among it), and the streams whose edge it is owed.
-	inflight     int
-	progressAt   time.Time
-	backlog      []withheld
-	keys         int
-	backlogBytes int // the frames and keyed answers among backlog (withheld.size)
-	edgesOwed    map[edgeKey]bool
+	// flow is the link's flow control (flow.go): what is queued in the
+	// host, and what waits here until it drains.
+	flow linkFlow
 
 	// Requests from the peer that wait for the link's answers to drain,
 	// and whether a catch-up page for it is being read (requests.go).

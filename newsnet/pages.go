@@ -89,7 +89,7 @@ func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	next := map[string]uint64{}
 	for _, m := range page {
 		if !s.notForRequester(trail[0], m) && !s.withheldFrom(l, m) {
-			s.sendBulk(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
+			l.flow.sendBulk(s, l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		}
 		next[m.Source] = max(next[m.Source], m.Count+1)
 	}
@@ -97,5 +97,5 @@ func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	for _, src := range slices.Sorted(maps.Keys(next)) {
 		done.Next = append(done.Next, SourceCount{Source: src, Next: next[src]})
 	}
-	s.sendBulk(l, done)
+	l.flow.sendBulk(s, l, done)
 }

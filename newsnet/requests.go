@@ -27,10 +27,6 @@ type parkedRequest struct {
 	size int
 }
 
-// answerBudget is how many bytes of answers (keyed or whole) a link may
-// have withheld before its requests wait: twice what the host queues.
-func (s *Servant) answerBudget() int { return 2 * s.cfg.LinkBuffer }
-
 // parkedBudget bounds the bytes of a link's parked requests. A request is
 // small (a Recover of 4,096 counts takes about 32 KB), so this holds
 // dozens of relayed requesters' worth.
@@ -79,7 +75,7 @@ func (s *Servant) takeRequest(l *link, m Message) {
 // reached their budget, or, for a catch-up page, one is being read for l
 // already or the reads in flight reached their bound (pages.go).
 func (s *Servant) mustWait(l *link, m Message) bool {
-	if l.backlogBytes >= s.answerBudget() {
+	if l.flow.answersFull(&s.cfg) {
 		return true
 	}
 	if _, ok := m.(*CatchUp); ok {

@@ -192,7 +192,7 @@ func (s *Servant) Step(ev Event) []Action {
 		s.setSeeds(e.Seeds)
 	case Written:
 		if l := s.links[e.Link]; l != nil {
-			s.written(l, e.Bytes)
+			l.flow.written(s, l, e.Bytes)
 		}
 	case QueryCensus:
 		s.netCensus.query(s, e)
@@ -362,9 +362,6 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.ControlFrames++
 	}
 	l.lastSend = s.now
-	if l.inflight == 0 {
-		l.progressAt = s.now
-	}
-	l.inflight += SizeOf(m)
+	l.flow.sent(SizeOf(m), s.now)
 	s.out = append(s.out, Send{Link: l.id, Msg: m})
 }

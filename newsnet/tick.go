@@ -40,15 +40,13 @@ func (s *Servant) tickLinks() {
 			s.linkLostAfterClose(l)
 			continue
 		}
-		if stalled, why := s.stalled(l); stalled {
+		if stalled, why := l.flow.stalled(&s.cfg, s.now); stalled {
 			s.note("link to %s: %s", l.peer, why)
 			s.closeLink(l, why)
 			s.linkLostAfterClose(l)
 			continue
 		}
-		if len(l.backlog) > 0 && l.inflight <= s.cfg.LinkBuffer/2 {
-			s.drainLink(l)
-		}
+		l.flow.resume(s, l)
 		if s.now.Sub(l.lastSend) >= s.cfg.HeartbeatInterval {
 			s.send(l, &Ping{})
 		}
