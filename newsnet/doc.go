@@ -48,6 +48,9 @@
 //
 //	linkFlow     flow.go: the link's send window in the host's queue, what
 //	             is withheld while it is busy, and the edges it is owed
+//	linkRequests requests.go: answering the peer's requests within their
+//	             rate and the link's answer budget, parking and merging
+//	             the ones that wait, and its allowance of new sources
 //
 // Messages live beside their codecs by family (msg_tree.go,
 // msg_multicast.go, msg_recover.go, msg_direct.go, msg_opinion.go,

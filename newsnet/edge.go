@@ -111,7 +111,7 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	if old := s.edges[k]; old != nil && old.Count >= e.Count {
 		return // nothing new (this also ends any loop)
 	}
-	if s.seq.sources[e.Source] == nil && s.edges[k] == nil && !s.takeNewSource(from) {
+	if s.seq.sources[e.Source] == nil && s.edges[k] == nil && !from.requests.takeNewSource(s, from) {
 		return
 	}
 	if len(s.edges) < maxEdges || s.edges[k] != nil {

@@ -60,14 +60,9 @@ type link struct {
 	// host, and what waits here until it drains.
 	flow linkFlow
 
-	// Requests from the peer that wait for the link's answers to drain,
-	// and whether a catch-up page for it is being read (requests.go).
-	parked      []parkedRequest
-	parkedBytes int
-	paging      bool
-	requests    requestBucket
-	// The sources the peer's edges may still introduce (requests.go).
-	newSources allowance
+	// requests: answering the peer's requests within its budgets
+	// (requests.go).
+	requests linkRequests
 
 	// sources is the link's reverse-path list (reverse.go): the sources
 	// whose traffic arrived over it, with when it last did.

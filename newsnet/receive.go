@@ -97,7 +97,7 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *Recover:
 		if l.kind == linkUp || l.kind == linkDown {
-			s.takeRequest(l, m)
+			l.requests.take(s, l, m)
 		}
 	case *Recovered:
 		if l.kind == linkUp || l.kind == linkDown {
