@@ -27,11 +27,15 @@
 // servant that hears none for Config.RootSilence is orphaned or in a cycle
 // and reconnects through the seeds.
 //
-// The Servant holds the tree (joins, partitions, leaves, dial-backs) and
+// The Servant holds the tree (the listener side of joins, partitions,
+// leaves, dial-backs) and
 // routing, and steps sub-machines that own their state and rules. Each
 // reaches the servant only through a small host interface, which its unit
 // tests fake:
 //
+//	connector    connector.go: the join search of JP4353827B2 Fig. 3
+//	             (targets in order, redirects, dead ends, backoff), the
+//	             seed rules, and the vertex's probes of earlier seeds
 //	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
 //	             sequence, gap classification (JP3679935B2), the search for
 //	             the first count owed to us, and retransmission requests

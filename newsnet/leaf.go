@@ -68,7 +68,7 @@ func (s *Servant) members() []*link {
 // (always-on machines that subscribe to AllCategories) and the top of the
 // tree always do, so a leaf is never left without a place.
 func (s *Servant) roomForLeaf() bool {
-	return s.up == nil || s.isSeed() || s.self.Has(AllCategories) || s.leaves() < s.leafCapacity()
+	return s.up == nil || s.connector.isSeed() || s.self.Has(AllCategories) || s.leaves() < s.leafCapacity()
 }
 
 // admit places joiner l (its peer and value set): in its slot, in the

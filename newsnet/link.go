@@ -177,7 +177,7 @@ func (s *Servant) linkLost(l *link, reason string) {
 	case linkUp:
 		s.note("uplink to %s lost: %s", l.peer, reason)
 		s.becomeDetached()
-		s.recoverUplink()
+		s.connector.recoverUplink(s, s.siblings)
 	case linkDown:
 		s.note("downlink to %s lost: %s", l.peer, reason)
 		s.removeDown(l)
@@ -196,7 +196,7 @@ func (s *Servant) linkLostAfterClose(l *link) {
 	switch l.kind {
 	case linkUp:
 		s.becomeDetached()
-		s.recoverUplink()
+		s.connector.recoverUplink(s, s.siblings)
 	case linkDown:
 		s.removeDown(l)
 	case linkJoining:

@@ -29,7 +29,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		if a := s.connector.attempt; a != nil {
 			// Our own join attempt reached us: its target is another name
 			// for this servant.
-			s.learnAlias(a.peer)
+			s.connector.learnAlias(s, a.peer)
 		}
 		s.refuse(l, "that is this servant")
 		return

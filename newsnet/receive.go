@@ -28,7 +28,7 @@ func (s *Servant) receive(l *link, m Message) {
 			s.note("moved by %s to %s", l.peer, m.To)
 			s.closeLink(l, "redirected by up-servant")
 			s.becomeDetached()
-			s.startConnector([]ServantID{m.To})
+			s.connector.start(s, []ServantID{m.To})
 		}
 	case *JoinRefuse:
 		switch l.kind {
@@ -82,7 +82,7 @@ func (s *Servant) receive(l *link, m Message) {
 			}
 			s.closeLink(l, "reset by up-servant")
 			s.becomeDetached()
-			s.startConnector(first)
+			s.connector.start(s, first)
 		}
 	case *RoutingInfo:
 		if l.kind == linkUp || l.kind == linkDown {

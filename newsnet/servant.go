@@ -43,14 +43,13 @@ type Servant struct {
 	conduct conduct
 
 	// connector is the join search (connector.go): the targets still to
-	// try, the attempt under way, the redirects followed.
+	// try, the attempt under way, the redirects followed, and the seed
+	// rules.
 	connector connector
-	aliases   map[ServantID]bool // other spellings of our ID in the seed list
 
 	lastRootHeard time.Time // last partition message (or accept) from above
 	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
 	nextPartition time.Time // when an unattached servant next sends its partition
-	nextProbe     time.Time // when a vertex that is not the first seed probes
 
 	// Multicast routing (JP4353827B2 Figs. 7-9).
 	self CategorySet
@@ -118,6 +117,7 @@ func New(cfg Config) (*Servant, error) {
 	s.catchUp = newCatchUps(&s.cfg)
 	s.seq = newSequencer(&s.cfg, &s.counters)
 	s.netCensus.cfg = &s.cfg
+	s.connector = newConnector(&s.cfg, s.id)
 	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
@@ -223,11 +223,11 @@ func (s *Servant) Step(ev Event) []Action {
 func (s *Servant) start() {
 	s.lastRootHeard = s.now
 	s.nextPartition = s.now
-	if len(s.seedTargets()) == 0 {
+	if len(s.connector.seedTargets()) == 0 {
 		s.becomeVertex()
 		return
 	}
-	s.startConnector(nil)
+	s.connector.start(s, nil)
 }
 
 func (s *Servant) stop() {
@@ -254,9 +254,8 @@ func (s *Servant) becomeVertex() {
 	s.catchUp.becameVertex(s)
 	s.rootPath = nil
 	s.siblings = nil
-	s.connector.stop()
+	s.connector.becameVertex(s.now)
 	s.nextPartition = s.now
-	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
 	s.flushOutbox() // the vertex is the tree
 }
 

@@ -4,7 +4,7 @@ package newsnet
 // timeouts and backoff, partition messages and root silence.
 func (s *Servant) tick() {
 	s.tickLinks()
-	s.tickConnector()
+	s.connector.tick(s)
 	s.tickDialBack()
 	s.tickTree()
 	s.seq.tickRecover(s)
