@@ -47,9 +47,9 @@ type connectorHost interface {
 	// upLink is our uplink, nil when we are not attached.
 	upLink() *link
 	isVertex() bool
-	// dialJoin opens a join attempt to t: a new outbound link the host is
-	// asked to dial, which sends its join request once up.
-	dialJoin(t ServantID) *link
+	// dial opens an outbound link of kind to t (linkJoining: a join
+	// attempt, which sends its join request once up).
+	dial(t ServantID, kind linkKind) *link
 	closeLink(l *link, reason string)
 	// banned reports whether we refuse t's joins (conduct.go): we do not
 	// join t either.
@@ -222,7 +222,7 @@ func (c *connector) tryNextTarget(h connectorHost) {
 	}
 	c.redirects = 0
 	c.redirector = ""
-	c.attempt = h.dialJoin(t)
+	c.attempt = h.dial(t, linkJoining)
 }
 
 // roundFailed: no target accepted us. A seed whose predecessors are all gone
@@ -284,7 +284,7 @@ func (c *connector) deadEnd(h connectorHost, l *link, reason string) {
 	h.note("cannot dial %s (%s), where %s sent us: telling %s", l.peer, reason, c.redirector, c.redirector)
 	c.avoid = remember(c.avoid, l.peer)
 	back, redirects := c.redirector, c.redirects+1
-	c.attempt = h.dialJoin(back)
+	c.attempt = h.dial(back, linkJoining)
 	c.redirects, c.redirector = redirects, ""
 }
 
@@ -310,11 +310,11 @@ func (c *connector) redirected(h connectorHost, l *link, m *JoinRedirect) {
 		// we cannot dial.
 		h.note("%s sent us to %s, which we left for misconduct: asking %s to place us elsewhere", l.peer, to, l.peer)
 		c.avoid = remember(c.avoid, to)
-		c.attempt = h.dialJoin(l.peer)
+		c.attempt = h.dial(l.peer, linkJoining)
 		c.redirects = redirects
 		return
 	}
-	c.attempt = h.dialJoin(to)
+	c.attempt = h.dial(to, linkJoining)
 	c.redirects, c.redirector = redirects, l.peer
 }
 
@@ -402,15 +402,6 @@ func (s *Servant) reconsiderSeeds() {
 		s.becomeDetached()
 		s.connector.start(s, nil)
 	}
-}
-
-// dialJoin is connectorHost's: a new outbound link for a join attempt.
-func (s *Servant) dialJoin(t ServantID) *link {
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkJoining, peer: t, value: IDValue(t), opened: s.now}
-	s.links[l.id] = l
-	s.out = append(s.out, Dial{Link: l.id, Addr: t})
-	return l
 }
 
 // banned is connectorHost's (conduct.go).

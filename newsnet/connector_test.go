@@ -42,10 +42,10 @@ func (h *fakeConnectorHost) closeLink(l *link, reason string) {
 	h.closed = append(h.closed, string(l.peer)+": "+reason)
 }
 func (h *fakeConnectorHost) becomeAttached(l *link, acc *JoinAccept) { h.up, h.attached = l, acc }
-func (h *fakeConnectorHost) dialJoin(t ServantID) *link {
+func (h *fakeConnectorHost) dial(t ServantID, kind linkKind) *link {
 	h.next++
 	h.dialed = append(h.dialed, t)
-	return &link{id: h.next, kind: linkJoining, peer: t, opened: h.now}
+	return &link{id: h.next, kind: kind, peer: t, opened: h.now}
 }
 
 // dials lists the dials since the last call.

@@ -28,14 +28,15 @@
 // and reconnects through the seeds.
 //
 // The Servant holds the tree (the listener side of joins, partitions,
-// leaves, dial-backs) and
-// routing, and steps sub-machines that own their state and rules. Each
-// reaches the servant only through a small host interface, which its unit
-// tests fake:
+// leaves) and routing, and steps sub-machines that own their state and
+// rules. Each reaches the servant only through a small host interface,
+// which its unit tests fake:
 //
 //	connector    connector.go: the join search of JP4353827B2 Fig. 3
 //	             (targets in order, redirects, dead ends, backoff), the
 //	             seed rules, and the vertex's probes of earlier seeds
+//	dialBacks    dialback.go: dialing joiners and down-servants back to
+//	             measure their reachability, and the verdict about us
 //	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
 //	             sequence, gap classification (JP3679935B2), the search for
 //	             the first count owed to us, and retransmission requests

@@ -75,11 +75,7 @@ func (s *Servant) roomForLeaf() bool {
 // member holding its slot, as a leaf here, or above us when we are full.
 func (s *Servant) admit(l *link, req *JoinRequest) {
 	for _, a := range req.Avoid {
-		if d := s.downByPeer(a); d != nil && !d.leaf && (d.reportedAt.IsZero() || s.now.Sub(d.reportedAt) >= s.verifySpacing()) {
-			s.note("%s could not dial %s: dialing it back", l.peer, a)
-			d.reportedAt = s.now
-			s.dialBack(a)
-		}
+		s.dialback.undialable(s, l.peer, a)
 	}
 	l.avoid, l.avoidUntil = slices.Clone(req.Avoid), s.now.Add(s.cfg.ReachProbeInterval)
 	// The subtree range covers every servant below us, leaves included,
@@ -114,7 +110,7 @@ func (s *Servant) acceptJoin(l *link) {
 	path := slices.Concat(s.rootPath, []ServantID{s.id})
 	s.send(l, &JoinAccept{Lo: s.part.Lo, Hi: s.part.Hi, Path: path, Leaf: l.leaf})
 	s.routeInfo(l) // new link
-	s.dialBack(l.peer)
+	s.dialback.dialBack(s, l.peer)
 }
 
 // addMember puts l into slot, keeping s.downs in slot order.

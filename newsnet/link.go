@@ -73,6 +73,15 @@ type link struct {
 	direct *directLink
 }
 
+// dial opens an outbound link of kind to t: the host is asked to dial it.
+func (s *Servant) dial(t ServantID, kind linkKind) *link {
+	s.nextDial++
+	l := &link{id: s.nextDial | dialedLinkBit, kind: kind, peer: t, value: IDValue(t), opened: s.now}
+	s.links[l.id] = l
+	s.out = append(s.out, Dial{Link: l.id, Addr: t})
+	return l
+}
+
 // closeLink forgets l and asks the host to close it. It does not run the
 // loss processing of its kind: callers decide what a deliberate close means.
 func (s *Servant) closeLink(l *link, reason string) {
@@ -150,7 +159,7 @@ func (s *Servant) linkUp(e LinkUp) {
 		return
 	}
 	if l != nil && l.kind == linkDialBack {
-		s.dialBackUp(l)
+		s.dialback.up(s, l)
 		return
 	}
 	if l != nil && l.kind == linkOpinion {
@@ -184,7 +193,7 @@ func (s *Servant) linkLost(l *link, reason string) {
 	case linkDirectDialing, linkDirect:
 		s.direct.lost(s, l, reason)
 	case linkDialBack:
-		s.dialBackFailed(l, reason)
+		s.dialback.failed(s, l, reason)
 	case linkOpinion:
 		s.opinion.asking = 0
 	}

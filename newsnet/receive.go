@@ -40,11 +40,11 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *DialBack:
 		if l.kind == linkAccepted {
-			s.answerDialBack(l, m)
+			s.dialback.answer(s, l, m)
 		}
 	case *DialBackReply:
 		if l.kind == linkDialBack {
-			s.dialBackAnswered(l, m)
+			s.dialback.answered(s, l, m)
 		}
 	case *Reachability:
 		if l.kind == linkUp {

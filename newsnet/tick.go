@@ -5,7 +5,7 @@ package newsnet
 func (s *Servant) tick() {
 	s.tickLinks()
 	s.connector.tick(s)
-	s.tickDialBack()
+	s.dialback.tick(s)
 	s.tickTree()
 	s.seq.tickRecover(s)
 	s.seq.tickOpenings(s)
