@@ -37,6 +37,8 @@
 //	             seed rules, and the vertex's probes of earlier seeds
 //	dialBacks    dialback.go: dialing joiners and down-servants back to
 //	             measure their reachability, and the verdict about us
+//	opinions     opinion.go: the second opinion a seed gives on how far
+//	             our streams got, and leaving an up-servant silent about one
 //	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
 //	             sequence, gap classification (JP3679935B2), the search for
 //	             the first count owed to us, and retransmission requests

@@ -163,7 +163,7 @@ func (s *Servant) linkUp(e LinkUp) {
 		return
 	}
 	if l != nil && l.kind == linkOpinion {
-		s.opinionLinkUp(l)
+		s.opinion.linkUp(s, l)
 		return
 	}
 	if l == nil || l.kind != linkJoining {

@@ -52,11 +52,11 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *StreamQuery:
 		if l.kind == linkAccepted {
-			s.answerOpinion(l, m)
+			s.opinion.answer(s, l, m)
 		}
 	case *StreamHeads:
 		if l.kind == linkOpinion {
-			s.takeOpinion(l, m)
+			s.opinion.take(s, l, m)
 		}
 	case *Siblings:
 		if l.kind == linkUp {

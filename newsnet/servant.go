@@ -32,9 +32,9 @@ type Servant struct {
 	// leaf: we hang below our up-servant without a slot, because it
 	// could not dial us back (leaf.go).
 	leaf      bool
-	dialback  dialBacks    // dialback.go
-	opinion   opinionState // opinion.go
-	netCensus netCensus    // netcensus.go
+	dialback  dialBacks // dialback.go
+	opinion   opinions  // opinion.go
+	netCensus netCensus // netcensus.go
 
 	// Catch-up pages being read by the host (pages.go), and the conduct
 	// of peers that exceeded their budgets (conduct.go).
@@ -119,6 +119,7 @@ func New(cfg Config) (*Servant, error) {
 	s.netCensus.cfg = &s.cfg
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
+	s.opinion = newOpinions(&s.cfg, s.id)
 	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)

@@ -12,7 +12,7 @@ func (s *Servant) tick() {
 	s.catchUp.tick(s)
 	s.direct.tick(s)
 	s.conduct.tick(s.now)
-	s.tickOpinion()
+	s.opinion.tick(s)
 	s.netCensus.tick(s)
 	s.reach.tick(s) // last: a tick's items go before its reports
 }
