@@ -58,7 +58,7 @@ type dialBackHost interface {
 	// dial opens an outbound link of kind to t.
 	dial(t ServantID, kind linkKind) *link
 	linkByID(id LinkID) *link
-	downByPeer(id ServantID) *link
+	// downLinks are our downlinks, leaves first (downSet).
 	downLinks() []*link
 	// promote gives a reachable leaf a slot, demote makes an unreachable
 	// member a leaf (leaf.go); both tell it.
@@ -96,7 +96,7 @@ func (b *dialBacks) dialBack(h dialBackHost, target ServantID) {
 		}
 	}
 	if len(b.probes) >= maxDialBacks {
-		if d := h.downByPeer(target); d != nil {
+		if d := downSet(h.downLinks()).byPeer(target); d != nil {
 			d.probeAt = h.clock().Add(b.cfg.JoinTimeout)
 		}
 		return
@@ -112,7 +112,7 @@ func (b *dialBacks) dialBack(h dialBackHost, target ServantID) {
 // target is dialed back, at most once per verifySpacing for such reports.
 func (b *dialBacks) undialable(h dialBackHost, joiner, target ServantID) {
 	now := h.clock()
-	if d := h.downByPeer(target); d != nil && !d.leaf && (d.reportedAt.IsZero() || now.Sub(d.reportedAt) >= b.verifySpacing()) {
+	if d := downSet(h.downLinks()).byPeer(target); d != nil && !d.leaf && (d.reportedAt.IsZero() || now.Sub(d.reportedAt) >= b.verifySpacing()) {
 		h.note("%s could not dial %s: dialing it back", joiner, target)
 		d.reportedAt = now
 		b.dialBack(h, target)
@@ -191,7 +191,7 @@ func (b *dialBacks) nextProbeAt(now time.Time) time.Time {
 // done applies a verdict about target, if it is still one of our
 // down-servants or leaves: promote, demote, or just tell it.
 func (b *dialBacks) done(h dialBackHost, target ServantID, reachable bool) {
-	d := h.downByPeer(target)
+	d := downSet(h.downLinks()).byPeer(target)
 	if d == nil {
 		return
 	}

@@ -50,15 +50,6 @@ func (h *fakeDialBackHost) dial(t ServantID, kind linkKind) *link {
 	h.events = append(h.events, "dial "+string(t))
 	return l
 }
-func (h *fakeDialBackHost) downByPeer(id ServantID) *link {
-	for _, d := range h.downs {
-		if d.peer == id {
-			return d
-		}
-	}
-	return nil
-}
-
 func (h *fakeDialBackHost) down(peer ServantID, leaf bool) *link {
 	d := &link{id: LinkID(100 + len(h.downs)), kind: linkDown, peer: peer, leaf: leaf}
 	h.downs = append(h.downs, d)

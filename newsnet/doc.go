@@ -51,10 +51,12 @@
 //	             aggregated toward each publisher, and the subscriber census
 //
 // and per link (link.go), as magicsock keeps per-peer state in its
-// endpoint:
+// endpoint, or over the links:
 //
 //	linkFlow     flow.go: the link's send window in the host's queue, what
 //	             is withheld while it is busy, and the edges it is owed
+//	downSet      downs.go: the downlinks in their one order, leaves first
+//	             and members by slot (checked against a naive model)
 //	linkRequests requests.go: answering the peer's requests within their
 //	             rate and the link's answer budget, parking and merging
 //	             the ones that wait, and its allowance of new sources

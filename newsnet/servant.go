@@ -22,7 +22,7 @@ type Servant struct {
 	// Tree state (JP4353827B2).
 	vertex   bool    // no uplink and no seed before us answers: the root
 	up       *link   // nil when not attached
-	downs    []*link // ordered by slot
+	downs    downSet // leaves, then members by slot (downs.go)
 	links    map[LinkID]*link
 	vmin     uint64 // subtree range [vmin, vmax], own value included
 	vmax     uint64

@@ -21,7 +21,7 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 	if len(path) > 0 && slices.Contains(s.connector.seedTargets(), path[0]) {
 		s.lastSeedRoot = s.now
 	}
-	members := s.members()
+	members := s.downs.members()
 	if len(members) == 0 {
 		s.clearSubtree()
 		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id})) // to the leaves
