@@ -7,8 +7,23 @@ import (
 
 // connector is the connector processing of JP4353827B2 (Fig. 3): try the
 // targets in order, follow redirects, fall back to the next target, and back
-// off with jitter when every target failed.
+// off with jitter when every target failed. It also holds the seed rules
+// (which seeds this servant may join, under which names the list names it)
+// and the vertex's probes of the seeds before it.
+//
+// It owns its state and reaches the servant only through connectorHost, as
+// raft's Progress tracker is stepped by raft and reports back (STYLE.md);
+// connector_test.go drives it through a fake.
 type connector struct {
+	cfg *Config   // the servant's: Seeds, MaxRedirects, JoinTimeout, backoff
+	id  ServantID // ours
+	// aliases: other spellings of our ID in the seed list (learnAlias).
+	aliases map[ServantID]bool
+	// nextProbe: when a vertex that is not the first seed probes the seeds
+	// before it.
+	nextProbe time.Time
+
+	// The join search, from start to stop.
 	active    bool
 	targets   []ServantID // still to try, in order
 	attempt   *link       // the outstanding join attempt, if any
@@ -22,6 +37,31 @@ type connector struct {
 	avoid, full []ServantID
 	retryAt     time.Time // when a backed-off connector starts a new round
 	rounds      int       // consecutive failed rounds, for the backoff
+}
+
+// connectorHost is what the connector needs of the servant: how the tree is
+// joined and left. *Servant implements it.
+type connectorHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	// upLink is our uplink, nil when we are not attached.
+	upLink() *link
+	isVertex() bool
+	// dial opens an outbound link of kind to t (linkJoining: a join
+	// attempt, which sends its join request once up).
+	dial(t ServantID, kind linkKind) *link
+	closeLink(l *link, reason string)
+	// banned reports whether we refuse t's joins (conduct.go): we do not
+	// join t either.
+	banned(t ServantID) bool
+	becomeVertex()
+	becomeAttached(l *link, acc *JoinAccept)
+}
+
+var _ connectorHost = (*Servant)(nil)
+
+func newConnector(cfg *Config, id ServantID) connector {
+	return connector{cfg: cfg, id: id}
 }
 
 func (c *connector) stop() {
@@ -47,47 +87,269 @@ func remember(list []ServantID, t ServantID) []ServantID {
 
 // seedTargets is the part of the seed list this servant may join: the seeds
 // before it when it is a seed itself, every seed otherwise.
-func (s *Servant) seedTargets() []ServantID {
-	if i := s.seedIndex(); i >= 0 {
-		return s.cfg.Seeds[:i]
+func (c *connector) seedTargets() []ServantID {
+	if i := c.seedIndex(); i >= 0 {
+		return c.cfg.Seeds[:i]
 	}
-	return s.cfg.Seeds
+	return c.cfg.Seeds
 }
 
 // seedIndex is our position in the seed list, or -1. The list may name us
 // by another spelling (a host name for our IP); such an alias is learnt when
 // a dial to it reaches ourselves (see handleJoin).
-func (s *Servant) seedIndex() int {
-	return slices.IndexFunc(s.cfg.Seeds, func(seed ServantID) bool {
-		return seed == s.id || s.aliases[seed]
+func (c *connector) seedIndex() int {
+	return slices.IndexFunc(c.cfg.Seeds, func(seed ServantID) bool {
+		return seed == c.id || c.aliases[seed]
 	})
 }
 
 // isSeed reports whether this servant is in the seed list.
-func (s *Servant) isSeed() bool { return s.seedIndex() >= 0 }
+func (c *connector) isSeed() bool { return c.seedIndex() >= 0 }
 
 // learnAlias records that target, which we are dialing, is ourselves, and
 // drops the targets a seed must not join (itself and the seeds after it).
-func (s *Servant) learnAlias(target ServantID) {
-	if s.aliases == nil {
-		s.aliases = make(map[ServantID]bool)
+func (c *connector) learnAlias(h connectorHost, target ServantID) {
+	if c.aliases == nil {
+		c.aliases = make(map[ServantID]bool)
 	}
-	s.aliases[target] = true
-	s.note("%s is this servant", target)
-	s.dropForbiddenTargets()
+	c.aliases[target] = true
+	h.note("%s is this servant", target)
+	c.dropForbiddenTargets()
 }
 
 // forbiddenTarget reports whether a seed must not join t: t is a seed
 // that is not before it in the list (itself included).
-func (s *Servant) forbiddenTarget(t ServantID) bool {
-	return s.isSeed() && slices.Contains(s.cfg.Seeds, t) && !slices.Contains(s.seedTargets(), t)
+func (c *connector) forbiddenTarget(t ServantID) bool {
+	return c.isSeed() && slices.Contains(c.cfg.Seeds, t) && !slices.Contains(c.seedTargets(), t)
 }
 
 // dropForbiddenTargets drops from the round in progress the targets a
 // seed must not join.
-func (s *Servant) dropForbiddenTargets() {
-	s.connector.targets = slices.DeleteFunc(s.connector.targets, s.forbiddenTarget)
+func (c *connector) dropForbiddenTargets() {
+	c.targets = slices.DeleteFunc(c.targets, c.forbiddenTarget)
 }
+
+// seedsChanged applies the seed rules to the search when the seed list
+// changed (Servant.reconsiderSeeds): the round in progress drops the
+// targets a seed must not join, abandoning such an attempt; a vertex
+// probes the seeds before it now; a connector backing off starts a new
+// round at once. An attached servant is the servant's to reconsider.
+func (c *connector) seedsChanged(h connectorHost) {
+	c.dropForbiddenTargets()
+	if c.attempt != nil && c.forbiddenTarget(c.attempt.peer) {
+		h.closeLink(c.attempt, "no longer a join target")
+		c.tryNextTarget(h)
+	}
+	switch {
+	case h.upLink() != nil:
+	case h.isVertex():
+		if c.attempt == nil && len(c.seedTargets()) > 0 {
+			c.probeSeeds(h)
+		}
+	case c.attempt == nil:
+		// Backing off after a failed round: try the new list now.
+		c.rounds = 0
+		c.start(h, nil)
+	}
+}
+
+// becameVertex schedules the vertex's next probe of the seeds before it.
+func (c *connector) becameVertex(now time.Time) {
+	c.stop()
+	c.nextProbe = now.Add(c.cfg.SeedProbeInterval)
+}
+
+// probeSeeds lets the vertex try the seeds before it; it stays the vertex
+// until one accepts it.
+func (c *connector) probeSeeds(h connectorHost) {
+	c.nextProbe = h.clock().Add(c.cfg.SeedProbeInterval)
+	c.active = true
+	c.targets = c.joinTargets(nil)
+	c.tryNextTarget(h)
+}
+
+// start begins connector processing with first, then the seeds. Any
+// attempt in progress is abandoned; what the search learnt of servants to
+// avoid, and its failed rounds, are kept.
+func (c *connector) start(h connectorHost, first []ServantID) {
+	if h.upLink() != nil {
+		panic("newsnet: connector started while attached")
+	}
+	if c.attempt != nil {
+		h.closeLink(c.attempt, "join attempt superseded")
+	}
+	c.active = true
+	c.attempt, c.redirects, c.redirector, c.retryAt = nil, 0, "", time.Time{}
+	c.targets = c.joinTargets(first)
+	c.tryNextTarget(h)
+}
+
+// recoverUplink is uplink-loss processing (Fig. 5): the first servant of the
+// sibling list reconnects through the seeds; the others try the siblings
+// before them, then the seeds. Trying only earlier siblings means two
+// siblings never join each other at once.
+func (c *connector) recoverUplink(h connectorHost, siblings []ServantID) {
+	i := slices.Index(siblings, c.id)
+	if i <= 0 {
+		c.start(h, nil)
+		return
+	}
+	c.start(h, siblings[:i])
+}
+
+func (c *connector) joinTargets(first []ServantID) []ServantID {
+	ts := make([]ServantID, 0, len(first)+len(c.cfg.Seeds))
+	for _, t := range append(slices.Clone(first), c.seedTargets()...) {
+		if t != c.id && !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// tryNextTarget dials the next target, or ends the round when none is left.
+func (c *connector) tryNextTarget(h connectorHost) {
+	c.attempt = nil
+	if len(c.targets) == 0 {
+		c.roundFailed(h)
+		return
+	}
+	t := c.targets[0]
+	c.targets = c.targets[1:]
+	if h.banned(t) {
+		c.tryNextTarget(h) // it forged what it passed on (conduct.go)
+		return
+	}
+	c.redirects = 0
+	c.redirector = ""
+	c.attempt = h.dial(t, linkJoining)
+}
+
+// roundFailed: no target accepted us. A seed whose predecessors are all gone
+// is the vertex; anyone else waits and tries the seeds again.
+func (c *connector) roundFailed(h connectorHost) {
+	if c.isSeed() || len(c.cfg.Seeds) == 0 {
+		h.becomeVertex()
+		return
+	}
+	c.rounds++
+	c.retryAt = h.clock().Add(c.backoff(c.rounds))
+}
+
+// backoff is BackoffMin·2^(rounds-1) capped at BackoffMax, jittered ±50%.
+func (c *connector) backoff(rounds int) time.Duration {
+	d := c.cfg.BackoffMin
+	for i := 1; i < rounds && d < c.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, c.cfg.BackoffMax)
+	return d/2 + time.Duration(c.cfg.Rand.Int64N(int64(d)+1))
+}
+
+// tick times out a silent attempt, starts a backed-off round, and lets a
+// vertex that is not the first seed probe the seeds before it.
+func (c *connector) tick(h connectorHost) {
+	now := h.clock()
+	switch {
+	case c.attempt != nil:
+		if now.Sub(c.attempt.opened) >= c.cfg.JoinTimeout {
+			l := c.attempt
+			h.closeLink(l, "join timed out")
+			c.deadEnd(h, l, "join timed out")
+		}
+	case c.active && !h.isVertex() && !now.Before(c.retryAt):
+		c.start(h, nil)
+	case h.isVertex() && len(c.seedTargets()) > 0 && !now.Before(c.nextProbe):
+		c.probeSeeds(h)
+	}
+}
+
+func (c *connector) attemptFailed(h connectorHost, l *link, reason string) {
+	if c.attempt != l {
+		return
+	}
+	c.deadEnd(h, l, reason)
+}
+
+// deadEnd handles an attempt that got no answer. A target from the list
+// is simply passed over. A target we were redirected to is avoided from
+// now on, and we go back to the servant that sent us there, which places
+// us elsewhere and checks the target (leaf.go): so one servant that cannot
+// be dialed never keeps the joiners of its slot out.
+func (c *connector) deadEnd(h connectorHost, l *link, reason string) {
+	if c.redirector == "" || c.redirector == c.id || c.redirects >= c.cfg.MaxRedirects {
+		c.tryNextTarget(h)
+		return
+	}
+	h.note("cannot dial %s (%s), where %s sent us: telling %s", l.peer, reason, c.redirector, c.redirector)
+	c.avoid = remember(c.avoid, l.peer)
+	back, redirects := c.redirector, c.redirects+1
+	c.attempt = h.dial(back, linkJoining)
+	c.redirects, c.redirector = redirects, ""
+}
+
+func (c *connector) redirected(h connectorHost, l *link, m *JoinRedirect) {
+	if c.attempt != l {
+		h.closeLink(l, "stale join attempt")
+		return
+	}
+	h.closeLink(l, "redirected")
+	c.redirects++
+	if m.Full {
+		c.full = remember(c.full, l.peer)
+	}
+	to := m.To
+	if to == c.id || to == l.peer || c.redirects > c.cfg.MaxRedirects {
+		c.tryNextTarget(h)
+		return
+	}
+	redirects := c.redirects
+	if h.banned(to) {
+		// Sent to a servant we left for forging what it passed on: back
+		// to the redirector, which places us elsewhere, as for a servant
+		// we cannot dial.
+		h.note("%s sent us to %s, which we left for misconduct: asking %s to place us elsewhere", l.peer, to, l.peer)
+		c.avoid = remember(c.avoid, to)
+		c.attempt = h.dial(l.peer, linkJoining)
+		c.redirects = redirects
+		return
+	}
+	c.attempt = h.dial(to, linkJoining)
+	c.redirects, c.redirector = redirects, l.peer
+}
+
+func (c *connector) refused(h connectorHost, l *link, reason string) {
+	h.note("join refused by %s: %s", l.peer, reason)
+	h.closeLink(l, "refused")
+	if c.attempt == l {
+		c.tryNextTarget(h)
+	}
+}
+
+func (c *connector) accepted(h connectorHost, l *link, acc *JoinAccept) {
+	if c.attempt != l || h.upLink() != nil {
+		h.closeLink(l, "stale join attempt")
+		return
+	}
+	if slices.Contains(acc.Path, c.id) {
+		// The listener is in our own subtree: joining it would make a cycle.
+		h.closeLink(l, "listener is in our subtree")
+		c.tryNextTarget(h)
+		return
+	}
+	if len(acc.Path) == 0 {
+		h.closeLink(l, "malformed join accept")
+		c.tryNextTarget(h)
+		return
+	}
+	// The path ends with the listener's own ID, which may be spelled
+	// differently from the address we dialed (a host name for an IP).
+	l.peer = acc.Path[len(acc.Path)-1]
+	l.value = IDValue(l.peer)
+	h.becomeAttached(l, acc)
+}
+
+// The servant's side of the seed list and the join search.
 
 // setSeeds replaces the seed list of the servant (the SetSeeds event)
 // and, once it is running, reconsiders its place by the seed rules.
@@ -123,232 +385,27 @@ func (s *Servant) setSeeds(seeds []ServantID) {
 //     and reconnects through the seeds before it (becoming the vertex when
 //     none answers), since the first reachable seed must be the vertex;
 //     anyone else keeps its place.
+//
+// The connector applies all but the last (connector.seedsChanged).
 func (s *Servant) reconsiderSeeds() {
-	c := &s.connector
-	s.dropForbiddenTargets()
-	if c.attempt != nil && s.forbiddenTarget(c.attempt.peer) {
-		s.closeLink(c.attempt, "no longer a join target")
-		s.tryNextTarget()
-	}
-	switch {
-	case s.up != nil:
-		if len(s.rootPath) > 0 && slices.Contains(s.seedTargets(), s.rootPath[0]) {
-			s.lastSeedRoot = s.now
-			return
-		}
-		if s.isSeed() {
-			s.note("tree root %v is not a seed before this one: reconnecting", s.rootPath)
-			s.closeLink(s.up, "root is not an earlier seed")
-			s.becomeDetached()
-			s.startConnector(nil)
-		}
-	case s.vertex:
-		if c.attempt == nil && len(s.seedTargets()) > 0 {
-			s.probeSeeds()
-		}
-	case c.attempt == nil:
-		// Backing off after a failed round: try the new list now.
-		c.rounds = 0
-		s.startConnector(nil)
-	}
-}
-
-// probeSeeds lets the vertex try the seeds before it; it stays the vertex
-// until one accepts it.
-func (s *Servant) probeSeeds() {
-	c := &s.connector
-	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
-	c.active = true
-	c.targets = s.joinTargets(nil)
-	s.tryNextTarget()
-}
-
-// startConnector begins connector processing with first, then the seeds.
-// Any attempt in progress is abandoned.
-func (s *Servant) startConnector(first []ServantID) {
-	if s.up != nil {
-		panic("newsnet: connector started while attached")
-	}
-	if s.connector.attempt != nil {
-		s.closeLink(s.connector.attempt, "join attempt superseded")
-	}
-	c := s.connector
-	s.connector = connector{active: true, rounds: c.rounds, avoid: c.avoid, full: c.full}
-	s.connector.targets = s.joinTargets(first)
-	s.tryNextTarget()
-}
-
-func (s *Servant) joinTargets(first []ServantID) []ServantID {
-	ts := make([]ServantID, 0, len(first)+len(s.cfg.Seeds))
-	for _, t := range append(slices.Clone(first), s.seedTargets()...) {
-		if t != s.id && !slices.Contains(ts, t) {
-			ts = append(ts, t)
-		}
-	}
-	return ts
-}
-
-// tryNextTarget dials the next target, or ends the round when none is left.
-func (s *Servant) tryNextTarget() {
-	c := &s.connector
-	c.attempt = nil
-	if len(c.targets) == 0 {
-		s.roundFailed()
+	s.connector.seedsChanged(s)
+	if s.up == nil {
 		return
 	}
-	t := c.targets[0]
-	c.targets = c.targets[1:]
-	if _, banned := s.conduct.bannedUntil(t, s.now); banned {
-		s.tryNextTarget() // it forged what it passed on (conduct.go)
+	if len(s.rootPath) > 0 && slices.Contains(s.connector.seedTargets(), s.rootPath[0]) {
+		s.lastSeedRoot = s.now
 		return
 	}
-	c.redirects = 0
-	c.redirector = ""
-	s.dial(t)
-}
-
-func (s *Servant) dial(t ServantID) {
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkJoining, peer: t, value: IDValue(t), opened: s.now}
-	s.links[l.id] = l
-	s.connector.attempt = l
-	s.out = append(s.out, Dial{Link: l.id, Addr: t})
-}
-
-// roundFailed: no target accepted us. A seed whose predecessors are all gone
-// is the vertex; anyone else waits and tries the seeds again.
-func (s *Servant) roundFailed() {
-	c := &s.connector
-	if s.isSeed() || len(s.cfg.Seeds) == 0 {
-		s.becomeVertex()
-		return
-	}
-	c.rounds++
-	c.retryAt = s.now.Add(s.backoff(c.rounds))
-}
-
-// backoff is BackoffMin·2^(rounds-1) capped at BackoffMax, jittered ±50%.
-func (s *Servant) backoff(rounds int) time.Duration {
-	d := s.cfg.BackoffMin
-	for i := 1; i < rounds && d < s.cfg.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, s.cfg.BackoffMax)
-	return d/2 + time.Duration(s.cfg.Rand.Int64N(int64(d)+1))
-}
-
-// tickConnector times out a silent attempt, starts a backed-off round, and
-// lets a vertex that is not the first seed probe the seeds before it.
-func (s *Servant) tickConnector() {
-	c := &s.connector
-	switch {
-	case c.attempt != nil:
-		if s.now.Sub(c.attempt.opened) >= s.cfg.JoinTimeout {
-			l := c.attempt
-			s.closeLink(l, "join timed out")
-			c.deadEnd(s, l, "join timed out")
-		}
-	case c.active && !s.vertex && !s.now.Before(c.retryAt):
-		s.startConnector(nil)
-	case s.vertex && len(s.seedTargets()) > 0 && !s.now.Before(s.nextProbe):
-		s.probeSeeds()
+	if s.connector.isSeed() {
+		s.note("tree root %v is not a seed before this one: reconnecting", s.rootPath)
+		s.closeLink(s.up, "root is not an earlier seed")
+		s.becomeDetached()
+		s.connector.start(s, nil)
 	}
 }
 
-func (c *connector) attemptFailed(s *Servant, l *link, reason string) {
-	if c.attempt != l {
-		return
-	}
-	c.deadEnd(s, l, reason)
-}
-
-// deadEnd handles an attempt that got no answer. A target from the list
-// is simply passed over. A target we were redirected to is avoided from
-// now on, and we go back to the servant that sent us there, which places
-// us elsewhere and checks the target (leaf.go): so one servant that cannot
-// be dialed never keeps the joiners of its slot out.
-func (c *connector) deadEnd(s *Servant, l *link, reason string) {
-	if c.redirector == "" || c.redirector == s.id || c.redirects >= s.cfg.MaxRedirects {
-		s.tryNextTarget()
-		return
-	}
-	s.note("cannot dial %s (%s), where %s sent us: telling %s", l.peer, reason, c.redirector, c.redirector)
-	c.avoid = remember(c.avoid, l.peer)
-	back, redirects := c.redirector, c.redirects+1
-	s.dial(back)
-	c.redirects, c.redirector = redirects, ""
-}
-
-func (c *connector) redirected(s *Servant, l *link, m *JoinRedirect) {
-	if c.attempt != l {
-		s.closeLink(l, "stale join attempt")
-		return
-	}
-	s.closeLink(l, "redirected")
-	c.redirects++
-	if m.Full {
-		c.full = remember(c.full, l.peer)
-	}
-	to := m.To
-	if to == s.id || to == l.peer || c.redirects > s.cfg.MaxRedirects {
-		s.tryNextTarget()
-		return
-	}
-	redirects := c.redirects
-	if _, banned := s.conduct.bannedUntil(to, s.now); banned {
-		// Sent to a servant we left for forging what it passed on: back
-		// to the redirector, which places us elsewhere, as for a servant
-		// we cannot dial.
-		s.note("%s sent us to %s, which we left for misconduct: asking %s to place us elsewhere", l.peer, to, l.peer)
-		c.avoid = remember(c.avoid, to)
-		s.dial(l.peer)
-		c.redirects = redirects
-		return
-	}
-	s.dial(to)
-	c.redirects, c.redirector = redirects, l.peer
-}
-
-func (c *connector) refused(s *Servant, l *link, reason string) {
-	s.note("join refused by %s: %s", l.peer, reason)
-	s.closeLink(l, "refused")
-	if c.attempt == l {
-		s.tryNextTarget()
-	}
-}
-
-func (c *connector) accepted(s *Servant, l *link, acc *JoinAccept) {
-	if c.attempt != l || s.up != nil {
-		s.closeLink(l, "stale join attempt")
-		return
-	}
-	if slices.Contains(acc.Path, s.id) {
-		// The listener is in our own subtree: joining it would make a cycle.
-		s.closeLink(l, "listener is in our subtree")
-		s.tryNextTarget()
-		return
-	}
-	if len(acc.Path) == 0 {
-		s.closeLink(l, "malformed join accept")
-		s.tryNextTarget()
-		return
-	}
-	// The path ends with the listener's own ID, which may be spelled
-	// differently from the address we dialed (a host name for an IP).
-	l.peer = acc.Path[len(acc.Path)-1]
-	l.value = IDValue(l.peer)
-	s.becomeAttached(l, acc)
-}
-
-// recoverUplink is uplink-loss processing (Fig. 5): the first servant of the
-// sibling list reconnects through the seeds; the others try the siblings
-// before them, then the seeds. Trying only earlier siblings means two
-// siblings never join each other at once.
-func (s *Servant) recoverUplink() {
-	i := slices.Index(s.siblings, s.id)
-	if i <= 0 {
-		s.startConnector(nil)
-		return
-	}
-	s.startConnector(s.siblings[:i])
+// banned is connectorHost's (conduct.go).
+func (s *Servant) banned(t ServantID) bool {
+	_, banned := s.conduct.bannedUntil(t, s.now)
+	return banned
 }

@@ -31,12 +31,45 @@ import (
 //
 // The servant keeps the last verdict about itself: it claims it in its next
 // JoinRequest, so that a servant known reachable takes a slot at once.
-type dialBackState struct {
+//
+// dialBacks is the sub-machine: the probes under way, the last verdict
+// about us, and when each down-servant is dialed back next (link.probeAt,
+// link.reportedAt). It reaches the servant through dialBackHost; the
+// verdicts it reaches are applied by the servant's promote and demote
+// (leaf.go). dialback_test.go drives it through a fake.
+type dialBacks struct {
+	cfg *Config   // the servant's: JoinTimeout, ReachProbeInterval, Rand
+	id  ServantID // ours: the answer to a dial-back
+
 	self Reach     // the last verdict about us
 	addr ServantID // the address it was about
 	at   time.Time // when it came
 
 	probes map[LinkID]*dialBackProbe // outstanding probes, by probe link
+}
+
+// dialBackHost is what dial-backs need of the servant. *Servant
+// implements it.
+type dialBackHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	send(l *link, m Message)
+	closeLink(l *link, reason string)
+	// dial opens an outbound link of kind to t.
+	dial(t ServantID, kind linkKind) *link
+	linkByID(id LinkID) *link
+	// downLinks are our downlinks, leaves first (downSet).
+	downLinks() []*link
+	// promote gives a reachable leaf a slot, demote makes an unreachable
+	// member a leaf (leaf.go); both tell it.
+	promote(d *link)
+	demote(d *link)
+}
+
+var _ dialBackHost = (*Servant)(nil)
+
+func newDialBacks(cfg *Config, id ServantID) dialBacks {
+	return dialBacks{cfg: cfg, id: id}
 }
 
 // dialBackProbe is one outstanding dial-back.
@@ -47,7 +80,7 @@ type dialBackProbe struct {
 
 // verifySpacing is how often at most a member reported undialable by
 // joiners is dialed back.
-func (s *Servant) verifySpacing() time.Duration { return 10 * s.cfg.JoinTimeout }
+func (b *dialBacks) verifySpacing() time.Duration { return 10 * b.cfg.JoinTimeout }
 
 // maxDialBacks bounds the dial-backs under way at once. A joiner names the
 // address to dial itself, so a member joining with made-up addresses must
@@ -56,135 +89,152 @@ func (s *Servant) verifySpacing() time.Duration { return 10 * s.cfg.JoinTimeout 
 const maxDialBacks = 256
 
 // dialBack dials target back, unless a dial-back to it is under way.
-func (s *Servant) dialBack(target ServantID) {
-	for _, p := range s.dialback.probes {
+func (b *dialBacks) dialBack(h dialBackHost, target ServantID) {
+	for _, p := range b.probes {
 		if p.target == target {
 			return
 		}
 	}
-	if len(s.dialback.probes) >= maxDialBacks {
-		if d := s.downByPeer(target); d != nil {
-			d.probeAt = s.now.Add(s.cfg.JoinTimeout)
+	if len(b.probes) >= maxDialBacks {
+		if d := downSet(h.downLinks()).byPeer(target); d != nil {
+			d.probeAt = h.clock().Add(b.cfg.JoinTimeout)
 		}
 		return
 	}
-	if s.dialback.probes == nil {
-		s.dialback.probes = map[LinkID]*dialBackProbe{}
+	if b.probes == nil {
+		b.probes = map[LinkID]*dialBackProbe{}
 	}
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkDialBack, peer: target, value: IDValue(target), opened: s.now}
-	s.links[l.id] = l
-	s.dialback.probes[l.id] = &dialBackProbe{target: target, nonce: s.cfg.Rand.Uint64()}
-	s.out = append(s.out, Dial{Link: l.id, Addr: target})
+	l := h.dial(target, linkDialBack)
+	b.probes[l.id] = &dialBackProbe{target: target, nonce: b.cfg.Rand.Uint64()}
 }
 
-// dialBackUp sends the probe's question once the host connected it.
-func (s *Servant) dialBackUp(l *link) {
-	p := s.dialback.probes[l.id]
+// undialable takes a joiner's report that it could not dial member target:
+// target is dialed back, at most once per verifySpacing for such reports.
+func (b *dialBacks) undialable(h dialBackHost, joiner, target ServantID) {
+	now := h.clock()
+	if d := downSet(h.downLinks()).byPeer(target); d != nil && !d.leaf && (d.reportedAt.IsZero() || now.Sub(d.reportedAt) >= b.verifySpacing()) {
+		h.note("%s could not dial %s: dialing it back", joiner, target)
+		d.reportedAt = now
+		b.dialBack(h, target)
+	}
+}
+
+// up sends the probe's question once the host connected it.
+func (b *dialBacks) up(h dialBackHost, l *link) {
+	p := b.probes[l.id]
 	if p == nil {
-		s.closeLink(l, "dial-back abandoned")
+		h.closeLink(l, "dial-back abandoned")
 		return
 	}
-	l.lastRecv, l.lastSend = s.now, s.now
-	s.send(l, &DialBack{Nonce: p.nonce})
+	l.lastRecv, l.lastSend = h.clock(), h.clock()
+	h.send(l, &DialBack{Nonce: p.nonce})
 }
 
-// answerDialBack is the probed side: say who we are. The prober closes
-// the link; if it does not, the accepted link times out like any link
-// that never asked to join.
-func (s *Servant) answerDialBack(l *link, m *DialBack) {
-	s.send(l, &DialBackReply{Nonce: m.Nonce, From: s.id})
+// answer is the probed side: say who we are. The prober closes the link;
+// if it does not, the accepted link times out like any link that never
+// asked to join.
+func (b *dialBacks) answer(h dialBackHost, l *link, m *DialBack) {
+	h.send(l, &DialBackReply{Nonce: m.Nonce, From: b.id})
 }
 
-// dialBackAnswered is the prober's side of a reply.
-func (s *Servant) dialBackAnswered(l *link, m *DialBackReply) {
-	p := s.dialback.probes[l.id]
+// answered is the prober's side of a reply.
+func (b *dialBacks) answered(h dialBackHost, l *link, m *DialBackReply) {
+	p := b.probes[l.id]
 	if p == nil {
 		return
 	}
-	s.closeLink(l, "dial-back done")
-	delete(s.dialback.probes, l.id)
+	h.closeLink(l, "dial-back done")
+	delete(b.probes, l.id)
 	ok := m.Nonce == p.nonce && m.From == p.target
 	if !ok {
-		s.note("dial-back to %s reached %s instead", p.target, m.From)
+		h.note("dial-back to %s reached %s instead", p.target, m.From)
 	}
-	s.dialBackDone(p.target, ok)
+	b.done(h, p.target, ok)
 }
 
-// dialBackFailed ends a probe whose link closed or timed out unanswered.
-func (s *Servant) dialBackFailed(l *link, reason string) {
-	p := s.dialback.probes[l.id]
+// failed ends a probe whose link closed or timed out unanswered.
+func (b *dialBacks) failed(h dialBackHost, l *link, reason string) {
+	p := b.probes[l.id]
 	if p == nil {
 		return
 	}
-	delete(s.dialback.probes, l.id)
-	s.note("dial-back to %s failed: %s", p.target, reason)
-	s.dialBackDone(p.target, false)
+	delete(b.probes, l.id)
+	h.note("dial-back to %s failed: %s", p.target, reason)
+	b.done(h, p.target, false)
 }
 
-// tickDialBack times out silent probes and starts the periodic ones.
-func (s *Servant) tickDialBack() {
-	for _, id := range slices.Sorted(maps.Keys(s.dialback.probes)) {
-		if l := s.links[id]; l != nil && s.now.Sub(l.opened) >= s.cfg.JoinTimeout {
-			s.closeLink(l, "dial-back timed out")
-			s.dialBackFailed(l, "no answer within the join timeout")
+// tick times out silent probes and starts the periodic ones.
+func (b *dialBacks) tick(h dialBackHost) {
+	now := h.clock()
+	for _, id := range slices.Sorted(maps.Keys(b.probes)) {
+		if l := h.linkByID(id); l != nil && now.Sub(l.opened) >= b.cfg.JoinTimeout {
+			h.closeLink(l, "dial-back timed out")
+			b.failed(h, l, "no answer within the join timeout")
 		}
 	}
-	for _, d := range s.downs {
-		if !d.probeAt.IsZero() && !s.now.Before(d.probeAt) {
+	for _, d := range h.downLinks() {
+		if !d.probeAt.IsZero() && !now.Before(d.probeAt) {
 			d.probeAt = time.Time{}
-			s.dialBack(d.peer)
+			b.dialBack(h, d.peer)
 		}
 	}
 }
 
-// nextProbeAt is when a servant dialed back now is dialed back again:
+// nextProbeAt is when a servant dialed back at now is dialed back again:
 // ReachProbeInterval jittered by ±50 %, so that the downs of one servant,
 // which often joined together, spread out.
-func (s *Servant) nextProbeAt() time.Time {
-	d := s.cfg.ReachProbeInterval
-	return s.now.Add(d/2 + time.Duration(s.cfg.Rand.Int64N(int64(d)+1)))
+func (b *dialBacks) nextProbeAt(now time.Time) time.Time {
+	d := b.cfg.ReachProbeInterval
+	return now.Add(d/2 + time.Duration(b.cfg.Rand.Int64N(int64(d)+1)))
 }
 
-// dialBackDone applies a verdict about target, if it is still one of our
+// done applies a verdict about target, if it is still one of our
 // down-servants or leaves: promote, demote, or just tell it.
-func (s *Servant) dialBackDone(target ServantID, reachable bool) {
-	d := s.downByPeer(target)
+func (b *dialBacks) done(h dialBackHost, target ServantID, reachable bool) {
+	d := downSet(h.downLinks()).byPeer(target)
 	if d == nil {
 		return
 	}
-	d.probeAt = s.nextProbeAt()
+	d.probeAt = b.nextProbeAt(h.clock())
 	d.reach = ReachUnreachable
 	if reachable {
 		d.reach = ReachReachable
 	}
 	switch {
 	case reachable && d.leaf:
-		s.promote(d)
+		h.promote(d)
 	case !reachable && !d.leaf:
-		s.demote(d)
+		h.demote(d)
 	default:
-		s.send(d, &Reachability{Addr: target, Reachable: reachable, Leaf: d.leaf})
+		h.send(d, &Reachability{Addr: target, Reachable: reachable, Leaf: d.leaf})
 	}
 }
 
-// receiveReachability takes our up-servant's verdict about us.
-func (s *Servant) receiveReachability(m *Reachability) {
-	if m.Addr != s.id {
-		return // about an address we no longer have
-	}
+// verdict records our up-servant's verdict about us, reachable or not,
+// and reports whether it changed.
+func (b *dialBacks) verdict(m *Reachability, now time.Time) (changed bool) {
 	r := ReachUnreachable
 	if m.Reachable {
 		r = ReachReachable
 	}
-	if r != s.dialback.self {
-		if r == ReachReachable {
+	changed = r != b.self
+	b.self, b.addr, b.at = r, m.Addr, now
+	return changed
+}
+
+// receiveReachability takes our up-servant's verdict about us, and the
+// place it gives us.
+func (s *Servant) receiveReachability(m *Reachability) {
+	if m.Addr != s.id {
+		return // about an address we no longer have
+	}
+	if s.dialback.verdict(m, s.now) {
+		if m.Reachable {
 			s.note("reachable: %s dialed this servant back at %s", s.up.peer, s.id)
 		} else {
 			s.note("others cannot dial this servant at %s: it receives news as a leaf", s.id)
 		}
 	}
-	s.dialback.self, s.dialback.addr, s.dialback.at = r, m.Addr, s.now
 	switch {
 	case m.Leaf && !s.leaf:
 		s.becomeLeaf()

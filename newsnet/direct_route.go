@@ -11,7 +11,7 @@ import "fmt"
 func (s *Servant) sendDirect(m *Multicast) int {
 	ls := s.direct.servingLinks(s, m.Category)
 	for _, l := range ls {
-		s.forward(l, m)
+		l.flow.forward(s, l, m)
 		l.direct.delivered++
 		s.counters.DirectSent++
 	}
@@ -87,7 +87,7 @@ func (s *Servant) dialDirect(peer ServantID, d *directLink) *link {
 func (s *Servant) sendLiftedEdges(l *link, source string, cats CategorySet) {
 	for _, k := range s.sortedEdgeKeys() {
 		if k.source == source && cats.Matches(k.category) && s.wants(l, k.category) && !l.except.covers(source, k.category, s.edges[k].Count, s.now) {
-			s.sendBulk(l, s.edges[k])
+			l.flow.sendBulk(s, l, s.edges[k])
 		}
 	}
 }

@@ -27,11 +27,18 @@
 // servant that hears none for Config.RootSilence is orphaned or in a cycle
 // and reconnects through the seeds.
 //
-// The Servant holds the tree (joins, partitions, leaves, dial-backs) and
-// routing, and steps sub-machines that own their state and rules. Each
-// reaches the servant only through a small host interface, which its unit
-// tests fake:
+// The Servant holds the tree (the listener side of joins, partitions,
+// leaves) and routing, and steps sub-machines that own their state and
+// rules. Each reaches the servant only through a small host interface,
+// which its unit tests fake:
 //
+//	connector    connector.go: the join search of JP4353827B2 Fig. 3
+//	             (targets in order, redirects, dead ends, backoff), the
+//	             seed rules, and the vertex's probes of earlier seeds
+//	dialBacks    dialback.go: dialing joiners and down-servants back to
+//	             measure their reachability, and the verdict about us
+//	opinions     opinion.go: the second opinion a seed gives on how far
+//	             our streams got, and leaving an up-servant silent about one
 //	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
 //	             sequence, gap classification (JP3679935B2), the search for
 //	             the first count owed to us, and retransmission requests
@@ -42,6 +49,17 @@
 //	             same items (JP5458944B2)
 //	reachReports reach.go, reach_send.go, reach_census.go: reach totals
 //	             aggregated toward each publisher, and the subscriber census
+//
+// and per link (link.go), as magicsock keeps per-peer state in its
+// endpoint, or over the links:
+//
+//	linkFlow     flow.go: the link's send window in the host's queue, what
+//	             is withheld while it is busy, and the edges it is owed
+//	downSet      downs.go: the downlinks in their one order, leaves first
+//	             and members by slot (checked against a naive model)
+//	linkRequests requests.go: answering the peer's requests within their
+//	             rate and the link's answer budget, parking and merging
+//	             the ones that wait, and its allowance of new sources
 //
 // Messages live beside their codecs by family (msg_tree.go,
 // msg_multicast.go, msg_recover.go, msg_direct.go, msg_opinion.go,

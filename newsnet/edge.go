@@ -73,7 +73,7 @@ func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
 		case l.except.covers(k.source, k.category, s.edges[k].Count, s.now):
 			continue
 		}
-		s.sendBulk(l, s.edges[k])
+		l.flow.sendBulk(s, l, s.edges[k])
 	}
 }
 
@@ -111,7 +111,7 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	if old := s.edges[k]; old != nil && old.Count >= e.Count {
 		return // nothing new (this also ends any loop)
 	}
-	if s.seq.sources[e.Source] == nil && s.edges[k] == nil && !s.takeNewSource(from) {
+	if s.seq.sources[e.Source] == nil && s.edges[k] == nil && !from.requests.takeNewSource(s, from) {
 		return
 	}
 	if len(s.edges) < maxEdges || s.edges[k] != nil {
@@ -123,7 +123,7 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	s.noteArrival(from, e.Source, true)
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, e.Category) && !l.except.covers(e.Source, e.Category, e.Count, s.now) {
-			s.sendBulk(l, e)
+			l.flow.sendBulk(s, l, e)
 		}
 	}
 	// A source we do not follow yet is not taken up when nothing up to the

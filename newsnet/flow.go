@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 )
 
 // Flow control. A link's queue in the host is bounded in bytes, and a burst
@@ -24,6 +25,47 @@ import (
 // from below, which the requesters bound by their recovery window and one
 // catch-up page). A link is closed as too slow only when nothing at all
 // was written for LinkTimeout while frames were queued.
+//
+// linkFlow is that state of one link (link.flow), as magicsock keeps each
+// peer's path state in its endpoint: it owns the counts and the backlog,
+// and decides what goes out now and what waits. It sends and looks items
+// up through flowHost, which the servant implements and the unit tests
+// (flow_test.go) fake. Its methods take the link whose flow it is, for
+// the host's send.
+type linkFlow struct {
+	// inflight: bytes sent and not yet reported written; progressAt: when
+	// the host last reported progress (or the queue became non-empty).
+	inflight   int
+	progressAt time.Time
+	// backlog is what is withheld while the link is busy, in order; keys
+	// counts the items among it, backlogBytes the frames and keyed answers
+	// (withheld.size).
+	backlog      []withheld
+	keys         int
+	backlogBytes int
+	// edgesOwed: the streams whose edge the link is owed, for items it
+	// could not be sent.
+	edgesOwed map[edgeKey]bool
+}
+
+// flowHost is what a link's flow control needs of the servant. *Servant
+// implements it; flow_test.go fakes it.
+type flowHost interface {
+	clock() time.Time
+	config() *Config
+	tally() *Counters
+	send(l *link, m Message)
+	// lookup finds an item again in the relay cache or the store.
+	lookup(source string, count uint64) *Multicast
+	// wants reports whether items of category go over l.
+	wants(l *link, category string) bool
+	edgeOf(k edgeKey) *LatestHeader
+	// serveParked lets l's waiting requests have their turn once its
+	// answers drained (requests.go).
+	serveParked(l *link)
+}
+
+var _ flowHost = (*Servant)(nil)
 
 // withheld is one entry of a busy link's backlog: an item to send again by
 // key (msg and trail nil), an answer to a retransmission request from this
@@ -47,50 +89,75 @@ type edgeKey struct {
 	source, category string
 }
 
-// busy reports whether l's host queue is full: nothing more than control
-// frames goes onto it until it drains.
-func (s *Servant) busy(l *link) bool { return l.inflight >= s.cfg.LinkBuffer }
-
-// backedUp reports whether a bulk frame for l must queue behind others:
-// the link is busy, or earlier frames are withheld (order matters).
-func (s *Servant) backedUp(l *link) bool { return s.busy(l) || len(l.backlog) > 0 }
-
-// reportRoom reports whether l may take a reach report now: never while
-// it withholds items or has more than a quarter of LinkBuffer queued.
-func (s *Servant) reportRoom(l *link) bool {
-	return !s.backedUp(l) && l.inflight <= s.cfg.LinkBuffer/4
+// sent counts a frame of size bytes handed to the host at now.
+func (f *linkFlow) sent(size int, now time.Time) {
+	if f.inflight == 0 {
+		f.progressAt = now
+	}
+	f.inflight += size
 }
+
+// busy reports whether the link's host queue is full: nothing more than
+// control frames goes onto it until it drains.
+func (f *linkFlow) busy(cfg *Config) bool { return f.inflight >= cfg.LinkBuffer }
+
+// backedUp reports whether a bulk frame must queue behind others: the
+// link is busy, or earlier frames are withheld (order matters).
+func (f *linkFlow) backedUp(cfg *Config) bool { return f.busy(cfg) || len(f.backlog) > 0 }
+
+// reportRoom reports whether the link may take a reach report now: never
+// while it withholds items or has more than a quarter of LinkBuffer queued.
+func (f *linkFlow) reportRoom(cfg *Config) bool {
+	return !f.backedUp(cfg) && f.inflight <= cfg.LinkBuffer/4
+}
+
+// farBehind reports whether the link withholds more than half of
+// Config.LinkBacklog items (Servant.Backlogged).
+func (f *linkFlow) farBehind(cfg *Config) bool { return f.keys > cfg.LinkBacklog/2 }
+
+// answerBudget is how many bytes of answers (keyed or whole) a link may
+// have withheld before its requests wait: twice what the host queues.
+func answerBudget(cfg *Config) int { return 2 * cfg.LinkBuffer }
+
+// answersFull reports whether the link's withheld answers reached their
+// budget: its requests wait (requests.go).
+func (f *linkFlow) answersFull(cfg *Config) bool { return f.backlogBytes >= answerBudget(cfg) }
 
 // forward sends multicast message m on l, or withholds it by key when l is
 // backed up.
-func (s *Servant) forward(l *link, m *Multicast) {
-	if !s.backedUp(l) || m.Count == 0 {
-		s.send(l, m) // unsequenced messages cannot be looked up again
+func (f *linkFlow) forward(h flowHost, l *link, m *Multicast) {
+	cfg := h.config()
+	if !f.backedUp(cfg) || m.Count == 0 {
+		h.send(l, m) // unsequenced messages cannot be looked up again
 		return
 	}
-	s.counters.Withheld++
-	if l.keys >= s.cfg.LinkBacklog {
+	h.tally().Withheld++
+	if f.keys >= cfg.LinkBacklog {
 		// The backlog is full: drop this one and tell the link the
 		// source's edge once it drains, so its servant asks for it.
-		s.counters.BacklogDropped++
-		s.oweEdge(l, m.Source, m.Category)
+		h.tally().BacklogDropped++
+		f.oweEdge(m.Source, m.Category)
 		return
 	}
-	l.keys++
-	l.backlog = append(l.backlog, withheld{source: m.Source, count: m.Count, category: m.Category})
+	f.keys++
+	f.backlog = append(f.backlog, withheld{source: m.Source, count: m.Count, category: m.Category})
 }
 
 // sendBulk sends a frame that carries items or must follow them (a
 // retransmission, a catch-up page end, an edge), queueing it behind what l
 // withholds.
-func (s *Servant) sendBulk(l *link, m Message) {
-	if s.backedUp(l) {
-		size := SizeOf(m)
-		l.backlogBytes += size
-		l.backlog = append(l.backlog, withheld{msg: m, size: size})
+func (f *linkFlow) sendBulk(h flowHost, l *link, m Message) {
+	if f.backedUp(h.config()) {
+		f.withhold(m, SizeOf(m))
 		return
 	}
-	s.send(l, m)
+	h.send(l, m)
+}
+
+// withhold queues frame m, of size bytes, whole.
+func (f *linkFlow) withhold(m Message, size int) {
+	f.backlogBytes += size
+	f.backlog = append(f.backlog, withheld{msg: m, size: size})
 }
 
 // sendAnswer sends m, found in this servant's cache or store, to the
@@ -98,95 +165,104 @@ func (s *Servant) sendBulk(l *link, m Message) {
 // waits whole within the link's answer budget, and beyond it as a key,
 // looked up again once l drains: a requester that asks much and reads
 // slowly costs keys here, not payloads.
-func (s *Servant) sendAnswer(l *link, trail []ServantID, m *Multicast) {
-	if !s.backedUp(l) {
-		s.send(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
+func (f *linkFlow) sendAnswer(h flowHost, l *link, trail []ServantID, m *Multicast) {
+	cfg := h.config()
+	r := &Recovered{Trail: trail, Source: m.Source, Msg: m}
+	if !f.backedUp(cfg) {
+		h.send(l, r)
 		return
 	}
-	r := &Recovered{Trail: trail, Source: m.Source, Msg: m}
 	size := SizeOf(r)
-	if l.backlogBytes+size <= s.answerBudget() {
+	if f.backlogBytes+size <= answerBudget(cfg) {
 		// Within the budget the answer waits whole: looking it up again
 		// would cost the honest requester a second read.
-		l.backlogBytes += size
-		l.backlog = append(l.backlog, withheld{msg: r, size: size})
+		f.withhold(r, size)
 		return
 	}
-	l.backlogBytes += size
-	l.backlog = append(l.backlog, withheld{source: m.Source, count: m.Count, trail: trail, size: size})
+	f.backlogBytes += size
+	f.backlog = append(f.backlog, withheld{source: m.Source, count: m.Count, trail: trail, size: size})
 }
 
-func (s *Servant) oweEdge(l *link, source, category string) {
-	if l.edgesOwed == nil {
-		l.edgesOwed = map[edgeKey]bool{}
+// oweEdge records that the link is owed the edge of source in category.
+func (f *linkFlow) oweEdge(source, category string) {
+	if f.edgesOwed == nil {
+		f.edgesOwed = map[edgeKey]bool{}
 	}
-	l.edgesOwed[edgeKey{source, category}] = true
+	f.edgesOwed[edgeKey{source, category}] = true
 }
 
 // written takes the host's report that bytes of l's queued frames are out,
 // and sends what l withholds once its queue is half drained.
-func (s *Servant) written(l *link, bytes int) {
-	l.inflight = max(0, l.inflight-bytes)
-	l.progressAt = s.now
-	if len(l.backlog) > 0 || len(l.edgesOwed) > 0 {
-		if l.inflight <= s.cfg.LinkBuffer/2 {
-			s.drainLink(l)
+func (f *linkFlow) written(h flowHost, l *link, bytes int) {
+	f.inflight = max(0, f.inflight-bytes)
+	f.progressAt = h.clock()
+	if len(f.backlog) > 0 || len(f.edgesOwed) > 0 {
+		if f.inflight <= h.config().LinkBuffer/2 {
+			f.drain(h, l)
 		}
 	}
 	s.blobs.pump(s, l) // chunks last: they yield to everything else
 }
 
-// drainLink sends l's backlog in order until the link is busy again, then,
+// resume drains l's backlog, on a tick, when its queue is half drained.
+func (f *linkFlow) resume(h flowHost, l *link) {
+	if len(f.backlog) > 0 && f.inflight <= h.config().LinkBuffer/2 {
+		f.drain(h, l)
+	}
+}
+
+// drain sends l's backlog in order until the link is busy again, then,
 // once the backlog is empty, the edges of what could not be sent.
-func (s *Servant) drainLink(l *link) {
-	for len(l.backlog) > 0 && !s.busy(l) {
-		w := l.backlog[0]
-		l.backlog[0] = withheld{}
-		l.backlog = l.backlog[1:]
-		l.backlogBytes -= w.size
+func (f *linkFlow) drain(h flowHost, l *link) {
+	cfg := h.config()
+	for len(f.backlog) > 0 && !f.busy(cfg) {
+		w := f.backlog[0]
+		f.backlog[0] = withheld{}
+		f.backlog = f.backlog[1:]
+		f.backlogBytes -= w.size
 		switch {
 		case w.msg != nil:
-			s.send(l, w.msg)
+			h.send(l, w.msg)
 			continue
 		case w.trail != nil:
 			// Gone from the cache and the store since: the requester asks
 			// again, and a holder further on answers.
-			if m := s.lookup(w.source, w.count); m != nil {
-				s.send(l, &Recovered{Trail: w.trail, Source: m.Source, Msg: m})
+			if m := h.lookup(w.source, w.count); m != nil {
+				h.send(l, &Recovered{Trail: w.trail, Source: m.Source, Msg: m})
 			}
 			continue
 		}
-		l.keys--
-		m := s.lookup(w.source, w.count)
+		f.keys--
+		m := h.lookup(w.source, w.count)
 		switch {
 		case m == nil:
-			s.counters.BacklogDropped++
-			s.oweEdge(l, w.source, w.category)
-		case s.wants(l, m.Category) && !l.except.coversItem(m, s.now):
-			s.send(l, m)
+			h.tally().BacklogDropped++
+			f.oweEdge(w.source, w.category)
+		case h.wants(l, m.Category) && !l.except.coversItem(m, h.clock()):
+			h.send(l, m)
 		}
 	}
-	if len(l.backlog) > 0 {
-		s.serveParked(l)
+	if len(f.backlog) > 0 {
+		h.serveParked(l)
 		return
 	}
-	l.backlog = nil
-	for _, k := range slices.SortedFunc(maps.Keys(l.edgesOwed), compareEdgeKeys) {
-		if e := s.edgeOf(k); e != nil && s.wants(l, k.category) {
-			s.send(l, e)
+	f.backlog = nil
+	for _, k := range slices.SortedFunc(maps.Keys(f.edgesOwed), compareEdgeKeys) {
+		if e := h.edgeOf(k); e != nil && h.wants(l, k.category) {
+			h.send(l, e)
 		}
 	}
-	l.edgesOwed = nil
-	s.serveParked(l)
+	f.edgesOwed = nil
+	h.serveParked(l)
 }
 
-// stalled reports whether l has had frames queued and nothing written for
-// LinkTimeout: the peer stopped reading.
-func (s *Servant) stalled(l *link) (bool, string) {
-	if l.inflight == 0 || s.now.Sub(l.progressAt) < s.cfg.LinkTimeout {
+// stalled reports whether the link has had frames queued and nothing
+// written for LinkTimeout at now: the peer stopped reading.
+func (f *linkFlow) stalled(cfg *Config, now time.Time) (bool, string) {
+	if f.inflight == 0 || now.Sub(f.progressAt) < cfg.LinkTimeout {
 		return false, ""
 	}
-	return true, fmt.Sprintf("peer too slow: nothing written for %v with %d bytes queued", s.now.Sub(l.progressAt), l.inflight)
+	return true, fmt.Sprintf("peer too slow: nothing written for %v with %d bytes queued", now.Sub(f.progressAt), f.inflight)
 }
 
 // Backlogged reports whether some tree link has fallen far behind: it holds
@@ -195,9 +271,18 @@ func (s *Servant) stalled(l *link) (bool, string) {
 // (node.Publish waits).
 func (s *Servant) Backlogged() bool {
 	for _, l := range s.treeLinks() {
-		if l.keys > s.cfg.LinkBacklog/2 {
+		if l.flow.farBehind(&s.cfg) {
 			return true
 		}
 	}
 	return false
 }
+
+// What the servant lends a link's flow control (flowHost) beyond what
+// other sub-machines ask of it too.
+
+func (s *Servant) config() *Config  { return &s.cfg }
+func (s *Servant) tally() *Counters { return &s.counters }
+
+// reportRoom is reachHost's: reports go out only when items need not wait.
+func (s *Servant) reportRoom(l *link) bool { return l.flow.reportRoom(&s.cfg) }

@@ -21,7 +21,7 @@ import "slices"
 // becomes a leaf there, and the redirecting servant dials the member back
 // to see whether it is the member that cannot be dialed.
 //
-// Leaves are kept in s.downs with slot -1, before the members, so that
+// Leaves are kept in s.downs (downSet) with slot -1, before the members, so that
 // every per-link mechanism (routing information, multicast, recovery,
 // catch-up, reach reports) serves them unchanged.
 
@@ -29,11 +29,11 @@ const leafSlot = -1
 
 // leafCapacity is the most leaves a member takes besides its Fanout
 // members (Config.LeafCapacity, by default 4 × Fanout).
-func (s *Servant) leafCapacity() int {
-	if s.cfg.LeafCapacity > 0 {
-		return s.cfg.LeafCapacity
+func leafCapacity(cfg *Config) int {
+	if cfg.LeafCapacity > 0 {
+		return cfg.LeafCapacity
 	}
-	return DefaultLeafCapacity(s.cfg.Fanout)
+	return DefaultLeafCapacity(cfg.Fanout)
 }
 
 // DefaultLeafCapacity is 4 × fanout: a leaf costs its up-servant what a
@@ -44,42 +44,18 @@ func (s *Servant) leafCapacity() int {
 // without making any one servant a hub.
 func DefaultLeafCapacity(fanout int) int { return 4 * fanout }
 
-// leaves counts our leaves.
-func (s *Servant) leaves() int {
-	n := 0
-	for _, d := range s.downs {
-		if d.leaf {
-			n++
-		}
-	}
-	return n
-}
-
-// members returns the down-servants that hold slots.
-func (s *Servant) members() []*link {
-	i := slices.IndexFunc(s.downs, func(d *link) bool { return !d.leaf })
-	if i < 0 {
-		return nil
-	}
-	return s.downs[i:]
-}
-
 // roomForLeaf reports whether we take one more leaf: seeds, archives
 // (always-on machines that subscribe to AllCategories) and the top of the
 // tree always do, so a leaf is never left without a place.
 func (s *Servant) roomForLeaf() bool {
-	return s.up == nil || s.isSeed() || s.self.Has(AllCategories) || s.leaves() < s.leafCapacity()
+	return s.up == nil || s.connector.isSeed() || s.self.Has(AllCategories) || s.downs.leaves() < leafCapacity(&s.cfg)
 }
 
 // admit places joiner l (its peer and value set): in its slot, in the
 // member holding its slot, as a leaf here, or above us when we are full.
 func (s *Servant) admit(l *link, req *JoinRequest) {
 	for _, a := range req.Avoid {
-		if d := s.downByPeer(a); d != nil && !d.leaf && (d.reportedAt.IsZero() || s.now.Sub(d.reportedAt) >= s.verifySpacing()) {
-			s.note("%s could not dial %s: dialing it back", l.peer, a)
-			d.reportedAt = s.now
-			s.dialBack(a)
-		}
+		s.dialback.undialable(s, l.peer, a)
 	}
 	l.avoid, l.avoidUntil = slices.Clone(req.Avoid), s.now.Add(s.cfg.ReachProbeInterval)
 	// The subtree range covers every servant below us, leaves included,
@@ -87,7 +63,7 @@ func (s *Servant) admit(l *link, req *JoinRequest) {
 	// member whose partition holds them.
 	s.widen(l.value)
 	slot := s.part.Slot(l.value)
-	holder := s.downInSlot(slot)
+	holder := s.downs.inSlot(slot)
 	member := req.Reach == ReachReachable
 	switch {
 	case holder != nil && !slices.Contains(req.Avoid, holder.peer) && (member || !slices.Contains(req.Full, holder.peer)):
@@ -95,7 +71,7 @@ func (s *Servant) admit(l *link, req *JoinRequest) {
 		s.closeLink(l, "redirected to "+string(holder.peer))
 		return
 	case holder == nil && member:
-		s.addMember(l, slot)
+		s.downs.addMember(l, slot)
 		s.acceptJoin(l)
 		s.sendSiblings()
 		return
@@ -105,7 +81,7 @@ func (s *Servant) admit(l *link, req *JoinRequest) {
 		s.closeLink(l, "no room for another leaf")
 		return
 	}
-	s.addLeaf(l)
+	s.downs.addLeaf(l)
 	s.acceptJoin(l)
 }
 
@@ -114,24 +90,7 @@ func (s *Servant) acceptJoin(l *link) {
 	path := slices.Concat(s.rootPath, []ServantID{s.id})
 	s.send(l, &JoinAccept{Lo: s.part.Lo, Hi: s.part.Hi, Path: path, Leaf: l.leaf})
 	s.routeInfo(l) // new link
-	s.dialBack(l.peer)
-}
-
-// addMember puts l into slot, keeping s.downs in slot order.
-func (s *Servant) addMember(l *link, slot int) {
-	l.kind = linkDown
-	l.leaf = false
-	l.slot = slot
-	i, _ := slices.BinarySearchFunc(s.downs, slot, func(d *link, slot int) int { return d.slot - slot })
-	s.downs = slices.Insert(s.downs, i, l)
-}
-
-// addLeaf puts l among the leaves, at the front of s.downs.
-func (s *Servant) addLeaf(l *link) {
-	l.kind = linkDown
-	l.leaf = true
-	l.slot = leafSlot
-	s.downs = slices.Insert(s.downs, 0, l)
+	s.dialback.dialBack(s, l.peer)
 }
 
 // promote gives leaf d, which a dial-back reached, its slot; when another
@@ -139,7 +98,7 @@ func (s *Servant) addLeaf(l *link) {
 func (s *Servant) promote(d *link) {
 	s.widen(d.value)
 	slot := s.part.Slot(d.value)
-	holder := s.downInSlot(slot)
+	holder := s.downs.inSlot(slot)
 	if holder != nil && slices.Contains(d.avoid, holder.peer) && s.now.Before(d.avoidUntil) {
 		// It could not dial the holder of its slot lately: it stays a
 		// leaf here. After a probe interval it tries again: the cause may
@@ -154,8 +113,8 @@ func (s *Servant) promote(d *link) {
 		s.removeDown(d)
 		return
 	}
-	s.downs = slices.DeleteFunc(s.downs, func(x *link) bool { return x == d })
-	s.addMember(d, slot)
+	s.downs.remove(d)
+	s.downs.addMember(d, slot)
 	s.note("%s is reachable: promoted to slot %d", d.peer, slot)
 	s.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: false})
 	s.sendSiblings()
@@ -166,7 +125,7 @@ func (s *Servant) promote(d *link) {
 // leaf, it rejoins above us.
 func (s *Servant) demote(d *link) {
 	s.note("%s is not reachable at its address: demoted to a leaf", d.peer)
-	s.downs = slices.DeleteFunc(s.downs, func(x *link) bool { return x == d })
+	s.downs.remove(d)
 	if !s.roomForLeaf() {
 		s.send(d, &Reachability{Addr: d.peer, Reachable: false, Leaf: true})
 		s.send(d, &JoinRedirect{To: s.up.peer, Full: true})
@@ -176,7 +135,7 @@ func (s *Servant) demote(d *link) {
 		s.fillSlots()
 		return
 	}
-	s.addLeaf(d)
+	s.downs.addLeaf(d)
 	s.send(d, &Reachability{Addr: d.peer, Reachable: false, Leaf: true})
 	s.sendSiblings()
 	s.fillSlots()
@@ -186,7 +145,7 @@ func (s *Servant) demote(d *link) {
 // those that stayed leaves because they could not dial the holder.
 func (s *Servant) fillSlots() {
 	for _, d := range slices.Clone(s.downs) {
-		if d.leaf && d.reach == ReachReachable && s.part.Contains(d.value) && s.downInSlot(s.part.Slot(d.value)) == nil {
+		if d.leaf && d.reach == ReachReachable && s.part.Contains(d.value) && s.downs.inSlot(s.part.Slot(d.value)) == nil {
 			s.promote(d)
 		}
 	}

@@ -56,25 +56,13 @@ type link struct {
 	lastRecv            time.Time
 	lastSend            time.Time
 
-	// Flow control (flow.go): bytes sent and not yet reported written,
-	// when the host last reported progress (or the queue became
-	// non-empty), what is withheld while the link is busy (keys counts
-	// the items among it), and the streams whose edge it is owed.
-	inflight     int
-	progressAt   time.Time
-	backlog      []withheld
-	keys         int
-	backlogBytes int // the frames and keyed answers among backlog (withheld.size)
-	edgesOwed    map[edgeKey]bool
+	// flow is the link's flow control (flow.go): what is queued in the
+	// host, and what waits here until it drains.
+	flow linkFlow
 
-	// Requests from the peer that wait for the link's answers to drain,
-	// and whether a catch-up page for it is being read (requests.go).
-	parked      []parkedRequest
-	parkedBytes int
-	paging      bool
-	requests    requestBucket
-	// The sources the peer's edges may still introduce (requests.go).
-	newSources allowance
+	// requests: answering the peer's requests within its budgets
+	// (requests.go).
+	requests linkRequests
 
 	// sources is the link's reverse-path list (reverse.go): the sources
 	// whose traffic arrived over it, with when it last did.
@@ -83,6 +71,15 @@ type link struct {
 	// direct link's state (direct.go).
 	except exceptions
 	direct *directLink
+}
+
+// dial opens an outbound link of kind to t: the host is asked to dial it.
+func (s *Servant) dial(t ServantID, kind linkKind) *link {
+	s.nextDial++
+	l := &link{id: s.nextDial | dialedLinkBit, kind: kind, peer: t, value: IDValue(t), opened: s.now}
+	s.links[l.id] = l
+	s.out = append(s.out, Dial{Link: l.id, Addr: t})
+	return l
 }
 
 // closeLink forgets l and asks the host to close it. It does not run the
@@ -162,11 +159,11 @@ func (s *Servant) linkUp(e LinkUp) {
 		return
 	}
 	if l != nil && l.kind == linkDialBack {
-		s.dialBackUp(l)
+		s.dialback.up(s, l)
 		return
 	}
 	if l != nil && l.kind == linkOpinion {
-		s.opinionLinkUp(l)
+		s.opinion.linkUp(s, l)
 		return
 	}
 	if l == nil || l.kind != linkJoining {
@@ -189,14 +186,14 @@ func (s *Servant) linkLost(l *link, reason string) {
 	case linkUp:
 		s.note("uplink to %s lost: %s", l.peer, reason)
 		s.becomeDetached()
-		s.recoverUplink()
+		s.connector.recoverUplink(s, s.siblings)
 	case linkDown:
 		s.note("downlink to %s lost: %s", l.peer, reason)
 		s.removeDown(l)
 	case linkDirectDialing, linkDirect:
 		s.direct.lost(s, l, reason)
 	case linkDialBack:
-		s.dialBackFailed(l, reason)
+		s.dialback.failed(s, l, reason)
 	case linkOpinion:
 		s.opinion.asking = 0
 	}
@@ -208,7 +205,7 @@ func (s *Servant) linkLostAfterClose(l *link) {
 	switch l.kind {
 	case linkUp:
 		s.becomeDetached()
-		s.recoverUplink()
+		s.connector.recoverUplink(s, s.siblings)
 	case linkDown:
 		s.removeDown(l)
 	case linkJoining:

@@ -29,7 +29,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		if a := s.connector.attempt; a != nil {
 			// Our own join attempt reached us: its target is another name
 			// for this servant.
-			s.learnAlias(a.peer)
+			s.connector.learnAlias(s, a.peer)
 		}
 		s.refuse(l, "that is this servant")
 		return
@@ -42,7 +42,7 @@ func (s *Servant) handleJoin(l *link, req *JoinRequest) {
 		s.refuse(l, fmt.Sprintf("%s is joining %s", s.id, c))
 		return
 	}
-	if old := s.downByPeer(c); old != nil {
+	if old := s.downs.byPeer(c); old != nil {
 		// The joiner reconnected before we noticed its old link die.
 		s.closeLink(old, "replaced by a new link from the same servant")
 		s.removeDown(old)
@@ -97,11 +97,9 @@ func (s *Servant) widen(v uint64) {
 
 // removeDown is downlink-loss processing: the slot becomes empty.
 func (s *Servant) removeDown(l *link) {
-	i := slices.Index(s.downs, l)
-	if i < 0 {
+	if !s.downs.remove(l) {
 		return
 	}
-	s.downs = slices.Delete(s.downs, i, i+1)
 	s.downLost(l)
 	if !l.leaf {
 		s.sendSiblings()
@@ -116,27 +114,10 @@ func (s *Servant) downLost(l *link) {
 	s.routeInfoAllExcept(nil)
 }
 
-func (s *Servant) downInSlot(slot int) *link {
-	i, ok := slices.BinarySearchFunc(s.downs, slot, func(d *link, slot int) int { return d.slot - slot })
-	if !ok {
-		return nil
-	}
-	return s.downs[i]
-}
-
-func (s *Servant) downByPeer(id ServantID) *link {
-	for _, d := range s.downs {
-		if d.peer == id {
-			return d
-		}
-	}
-	return nil
-}
-
 // sendSiblings tells every member the current list of members. Leaves
 // need none: they recover through the seeds.
 func (s *Servant) sendSiblings() {
-	members := s.members()
+	members := s.downs.members()
 	if len(members) == 0 {
 		return
 	}

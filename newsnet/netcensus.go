@@ -146,7 +146,7 @@ type censusSent struct{ at, when time.Time }
 func (s *Servant) ownCensusEntry() NetCensus {
 	c := NetCensus{Servants: 1, Depth: 1, MinVersion: ProtocolVersion, MaxVersion: ProtocolVersion,
 		Releases: []NameCount{{Name: s.cfg.Release, Count: 1}}}
-	if s.isSeed() {
+	if s.connector.isSeed() {
 		c.Seeds = 1
 		c.SeedsOnline = []ServantID{s.id}
 	}
@@ -175,7 +175,7 @@ func (s *Servant) ownCensusEntry() NetCensus {
 		case l == s.up:
 		case l.leaf:
 			c.MostLeaves++
-			if s.isSeed() {
+			if s.connector.isSeed() {
 				c.SeedLeaves++
 			}
 		default:

@@ -38,6 +38,10 @@ import (
 // suspect is never made up by an honest seed. A modified seed can make its
 // askers leave their up-servants, as its own down-servants can be made to
 // leave by any seed anyway.
+//
+// opinions is the sub-machine: when to ask next, the opinion link under
+// way and the suspects. It reaches the servant through opinionHost, and
+// opinion_test.go drives it through a fake.
 
 // opinionGrace is how long a suspect stream's source may pass nothing over
 // the uplink before the up-servant counts as silent: well above the time
@@ -47,11 +51,40 @@ const opinionGrace = time.Minute
 // maxSuspects bounds the suspect streams kept between two opinions.
 const maxSuspects = 256
 
-// opinionState is the servant's second-opinion bookkeeping.
-type opinionState struct {
+// opinions is the servant's second-opinion bookkeeping.
+type opinions struct {
+	cfg      *Config   // the servant's: OpinionInterval, Seeds, Source, Rand
+	id       ServantID // ours
 	next     time.Time // when to ask next; zero until first attached
 	asking   LinkID    // the opinion link under way, 0 for none
 	suspects map[edgeKey]suspect
+}
+
+// opinionHost is what the second opinion needs of the servant. *Servant
+// implements it.
+type opinionHost interface {
+	clock() time.Time
+	note(format string, args ...any)
+	tally() *Counters
+	send(l *link, m Message)
+	closeLink(l *link, reason string)
+	dial(t ServantID, kind linkKind) *link
+	linkByID(id LinkID) *link
+	// upLink is our uplink, nil when we are not attached.
+	upLink() *link
+	subscriptions() CategorySet
+	// sequencing reports whether the sequencer keeps a state for source:
+	// we met an item or header of it in this run.
+	sequencing(source string) bool
+	edgeOf(k edgeKey) *LatestHeader
+	sortedEdgeKeys() []edgeKey
+	misbehavedBy(l *link, reason string, points float64)
+}
+
+var _ opinionHost = (*Servant)(nil)
+
+func newOpinions(cfg *Config, id ServantID) opinions {
+	return opinions{cfg: cfg, id: id}
 }
 
 // suspect is a stream a seed knew further than we did.
@@ -63,123 +96,136 @@ type suspect struct {
 	at    time.Time
 }
 
-// tickOpinion asks a seed when due, times out an opinion nobody gives, and
+// attachedUp is our uplink when we are attached, else nil.
+func attachedUp(h opinionHost) *link {
+	if up := h.upLink(); up != nil && up.kind == linkUp {
+		return up
+	}
+	return nil
+}
+
+// tick asks a seed when due, times out an opinion nobody gives, and
 // judges the suspects whose grace ran out.
-func (s *Servant) tickOpinion() {
-	o := &s.opinion
-	if s.cfg.OpinionInterval == 0 {
+func (o *opinions) tick(h opinionHost) {
+	if o.cfg.OpinionInterval == 0 {
 		return
 	}
-	switch l := s.links[o.asking]; {
+	now := h.clock()
+	switch l := h.linkByID(o.asking); {
 	case l == nil:
 		o.asking = 0 // closed under us, or never asked
-	case s.now.Sub(l.opened) >= 2*s.cfg.JoinTimeout:
-		s.closeLink(l, "second opinion timed out")
+	case now.Sub(l.opened) >= 2*o.cfg.JoinTimeout:
+		h.closeLink(l, "second opinion timed out")
 		o.asking = 0
 	}
-	s.judgeSuspects()
+	o.judge(h)
+	up := attachedUp(h)
 	switch {
-	case s.up == nil || s.up.kind != linkUp:
+	case up == nil:
 		return
 	case o.next.IsZero():
-		o.next = s.nextOpinionAt()
+		o.next = o.nextAt(now)
 		return
-	case s.now.Before(o.next) || o.asking != 0:
-		return
-	}
-	o.next = s.nextOpinionAt()
-	seeds := slices.DeleteFunc(slices.Clone(s.cfg.Seeds), func(id ServantID) bool { return id == s.id || id == s.up.peer })
-	if len(seeds) == 0 || len(s.self) == 0 {
+	case now.Before(o.next) || o.asking != 0:
 		return
 	}
-	seed := seeds[s.cfg.Rand.IntN(len(seeds))]
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkOpinion, peer: seed, value: IDValue(seed), opened: s.now}
-	s.links[l.id] = l
+	o.next = o.nextAt(now)
+	seeds := slices.DeleteFunc(slices.Clone(o.cfg.Seeds), func(id ServantID) bool { return id == o.id || id == up.peer })
+	if len(seeds) == 0 || len(h.subscriptions()) == 0 {
+		return
+	}
+	seed := seeds[o.cfg.Rand.IntN(len(seeds))]
+	l := h.dial(seed, linkOpinion)
 	o.asking = l.id
-	s.counters.Opinions++
-	s.out = append(s.out, Dial{Link: l.id, Addr: seed})
+	h.tally().Opinions++
 }
 
-// nextOpinionAt is OpinionInterval from now, jittered by ±50 %.
-func (s *Servant) nextOpinionAt() time.Time {
-	d := s.cfg.OpinionInterval
-	return s.now.Add(d/2 + time.Duration(s.cfg.Rand.Int64N(int64(d)+1)))
+// nextAt is OpinionInterval from now, jittered by ±50 %.
+func (o *opinions) nextAt(now time.Time) time.Time {
+	d := o.cfg.OpinionInterval
+	return now.Add(d/2 + time.Duration(o.cfg.Rand.Int64N(int64(d)+1)))
 }
 
-// opinionLinkUp asks the seed, if it speaks a version that knows how.
-func (s *Servant) opinionLinkUp(l *link) {
+// linkUp asks the seed, if it speaks a version that knows how.
+func (o *opinions) linkUp(h opinionHost, l *link) {
 	if l.version != 0 && l.version < opinionSince {
-		s.closeLink(l, "the seed's release gives no second opinion")
-		s.opinion.asking = 0
+		h.closeLink(l, "the seed's release gives no second opinion")
+		o.asking = 0
 		return
 	}
-	l.lastRecv, l.lastSend = s.now, s.now
-	s.send(l, &StreamQuery{Categories: s.self})
+	l.lastRecv, l.lastSend = h.clock(), h.clock()
+	h.send(l, &StreamQuery{Categories: h.subscriptions()})
 }
 
-// answerOpinion is the seed's side: the heads of the streams asked about,
-// from its edges. The asker closes the link; if it does not, the accepted
-// link times out like any link that never asked to join.
-func (s *Servant) answerOpinion(l *link, q *StreamQuery) {
+// answer is the seed's side: the heads of the streams asked about, from
+// its edges. The asker closes the link; if it does not, the accepted link
+// times out like any link that never asked to join.
+func (o *opinions) answer(h opinionHost, l *link, q *StreamQuery) {
 	var heads []StreamHead
-	for _, k := range s.sortedEdgeKeys() {
+	for _, k := range h.sortedEdgeKeys() {
 		if q.Categories.Matches(k.category) {
-			heads = append(heads, StreamHead{Source: k.source, Category: k.category, Count: s.edges[k].Count})
+			heads = append(heads, StreamHead{Source: k.source, Category: k.category, Count: h.edgeOf(k).Count})
 		}
 	}
 	if len(heads) > MaxStreamHeads {
 		slices.SortStableFunc(heads, func(a, b StreamHead) int { return cmp.Compare(b.Count, a.Count) })
 		heads = heads[:MaxStreamHeads]
 	}
-	s.send(l, &StreamHeads{Heads: heads})
+	h.send(l, &StreamHeads{Heads: heads})
 }
 
-// takeOpinion notes the streams the seed knows further than we do.
-func (s *Servant) takeOpinion(l *link, m *StreamHeads) {
-	s.closeLink(l, "second opinion taken")
-	s.opinion.asking = 0
-	if s.up == nil || s.up.kind != linkUp {
+// take notes the streams the seed knows further than we do.
+func (o *opinions) take(h opinionHost, l *link, m *StreamHeads) {
+	h.closeLink(l, "second opinion taken")
+	o.asking = 0
+	up := attachedUp(h)
+	if up == nil {
 		return
 	}
-	for _, h := range m.Heads {
-		k := edgeKey{h.Source, h.Category}
-		if h.Source == s.cfg.Source || !s.self.Matches(h.Category) || s.seq.sources[h.Source] == nil && s.edges[k] == nil {
+	self := h.subscriptions()
+	for _, hd := range m.Heads {
+		k := edgeKey{hd.Source, hd.Category}
+		if hd.Source == o.cfg.Source || !self.Matches(hd.Category) || !h.sequencing(hd.Source) && h.edgeOf(k) == nil {
 			continue
 		}
-		if e := s.edges[k]; e != nil && e.Count >= h.Count {
+		if e := h.edgeOf(k); e != nil && e.Count >= hd.Count {
 			continue
 		}
-		if _, ok := s.opinion.suspects[k]; ok || len(s.opinion.suspects) >= maxSuspects {
+		if _, ok := o.suspects[k]; ok || len(o.suspects) >= maxSuspects {
 			continue
 		}
-		if s.opinion.suspects == nil {
-			s.opinion.suspects = map[edgeKey]suspect{}
+		if o.suspects == nil {
+			o.suspects = map[edgeKey]suspect{}
 		}
-		s.opinion.suspects[k] = suspect{head: h.Count, up: s.up.peer, stamp: s.up.sources[h.Source].original, seed: l.peer, at: s.now}
+		o.suspects[k] = suspect{head: hd.Count, up: up.peer, stamp: up.sources[hd.Source].original, seed: l.peer, at: h.clock()}
 	}
 }
 
-// judgeSuspects clears the suspects that were answered and leaves an
-// up-servant that stayed silent about one.
-func (s *Servant) judgeSuspects() {
-	o := &s.opinion
+// judge clears the suspects that were answered and leaves an up-servant
+// that stayed silent about one.
+func (o *opinions) judge(h opinionHost) {
+	now := h.clock()
+	up := attachedUp(h)
 	for _, k := range slices.SortedFunc(maps.Keys(o.suspects), compareEdgeKeys) {
 		p := o.suspects[k]
+		e := h.edgeOf(k)
 		switch {
-		case s.up == nil || s.up.kind != linkUp || s.up.peer != p.up,
-			s.up.sources[k.source].original != p.stamp,
-			s.edges[k] != nil && s.edges[k].Count >= p.head:
+		case up == nil || up.peer != p.up,
+			up.sources[k.source].original != p.stamp,
+			e != nil && e.Count >= p.head:
 			delete(o.suspects, k) // moved, or it spoke
 			continue
-		case s.now.Sub(p.at) < opinionGrace:
+		case now.Sub(p.at) < opinionGrace:
 			continue
 		}
 		clear(o.suspects)
-		s.counters.SilentUps++
-		s.note("up-servant %s passed on nothing of %s in %q for %v, while seed %s knows of count %d: leaving it",
-			p.up, k.source, k.category, s.now.Sub(p.at).Round(time.Second), p.seed, p.head)
-		s.misbehavedBy(s.up, reasonSilent, conductLimit)
+		h.tally().SilentUps++
+		h.note("up-servant %s passed on nothing of %s in %q for %v, while seed %s knows of count %d: leaving it",
+			p.up, k.source, k.category, now.Sub(p.at).Round(time.Second), p.seed, p.head)
+		h.misbehavedBy(up, reasonSilent, conductLimit)
 		return
 	}
 }
+
+// sequencing is opinionHost's.
+func (s *Servant) sequencing(source string) bool { return s.seq.sources[source] != nil }

@@ -62,7 +62,7 @@ func (s *Servant) serveCatchUp(l *link, c *CatchUp) {
 	}
 	s.pageSeq++
 	s.pages[s.pageSeq] = pageRequest{link: l.id, trail: c.Trail}
-	l.paging = true
+	l.requests.paging = true
 	s.counters.PagesRead++
 	s.out = append(s.out, ReadPage{Req: s.pageSeq, Categories: c.Categories, Known: known,
 		Since: time.Unix(0, c.Since), Limit: s.cfg.CatchUpLimit})
@@ -77,10 +77,16 @@ func (s *Servant) pageRead(ev PageRead) {
 	}
 	delete(s.pages, ev.Req)
 	if l := s.links[p.link]; l != nil {
-		l.paging = false
+		l.requests.paging = false
 		s.sendPage(l, p.trail, ev.Msgs)
 	}
-	s.serveAllParked()
+	// The reads are shared by all links: every link's parked requests
+	// have their turn, in link order.
+	for _, l := range s.sortedLinks() {
+		if len(l.requests.parked) > 0 {
+			l.requests.serveParked(s, l)
+		}
+	}
 }
 
 // sendPage sends a catch-up page and its end to the requester at the end
@@ -89,7 +95,7 @@ func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	next := map[string]uint64{}
 	for _, m := range page {
 		if !s.notForRequester(trail[0], m) && !s.withheldFrom(l, m) {
-			s.sendBulk(l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
+			l.flow.sendBulk(s, l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		}
 		next[m.Source] = max(next[m.Source], m.Count+1)
 	}
@@ -97,5 +103,5 @@ func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	for _, src := range slices.Sorted(maps.Keys(next)) {
 		done.Next = append(done.Next, SourceCount{Source: src, Next: next[src]})
 	}
-	s.sendBulk(l, done)
+	l.flow.sendBulk(s, l, done)
 }

@@ -28,7 +28,7 @@ func (s *Servant) receive(l *link, m Message) {
 			s.note("moved by %s to %s", l.peer, m.To)
 			s.closeLink(l, "redirected by up-servant")
 			s.becomeDetached()
-			s.startConnector([]ServantID{m.To})
+			s.connector.start(s, []ServantID{m.To})
 		}
 	case *JoinRefuse:
 		switch l.kind {
@@ -40,11 +40,11 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *DialBack:
 		if l.kind == linkAccepted {
-			s.answerDialBack(l, m)
+			s.dialback.answer(s, l, m)
 		}
 	case *DialBackReply:
 		if l.kind == linkDialBack {
-			s.dialBackAnswered(l, m)
+			s.dialback.answered(s, l, m)
 		}
 	case *Reachability:
 		if l.kind == linkUp {
@@ -52,11 +52,11 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *StreamQuery:
 		if l.kind == linkAccepted {
-			s.answerOpinion(l, m)
+			s.opinion.answer(s, l, m)
 		}
 	case *StreamHeads:
 		if l.kind == linkOpinion {
-			s.takeOpinion(l, m)
+			s.opinion.take(s, l, m)
 		}
 	case *Siblings:
 		if l.kind == linkUp {
@@ -82,7 +82,7 @@ func (s *Servant) receive(l *link, m Message) {
 			}
 			s.closeLink(l, "reset by up-servant")
 			s.becomeDetached()
-			s.startConnector(first)
+			s.connector.start(s, first)
 		}
 	case *RoutingInfo:
 		if l.kind == linkUp || l.kind == linkDown {
@@ -97,7 +97,7 @@ func (s *Servant) receive(l *link, m Message) {
 		}
 	case *Recover:
 		if l.kind == linkUp || l.kind == linkDown {
-			s.takeRequest(l, m)
+			l.requests.take(s, l, m)
 		}
 	case *Recovered:
 		if l.kind == linkUp || l.kind == linkDown {

@@ -206,18 +206,18 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		case r.CategoriesOnly:
 			cats = append(cats, CountCategory{Count: k, Category: m.Category})
 		default:
-			s.sendAnswer(from, r.Trail, m)
+			from.flow.sendAnswer(s, from, r.Trail, m)
 		}
 	}
 	if len(cats) > 0 {
-		s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Categories: cats})
+		from.flow.sendBulk(s, from, &Recovered{Trail: r.Trail, Source: r.Source, Categories: cats})
 	}
 	if len(rest) == 0 {
 		return
 	}
 	if r.Source == s.cfg.Source {
 		// The source itself does not have them: nobody will.
-		s.sendBulk(from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
+		from.flow.sendBulk(s, from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
 		return
 	}
 	fwd := &Recover{Source: r.Source, Counts: rest, CategoriesOnly: r.CategoriesOnly, Search: r.Search, Trail: slices.Concat(r.Trail, []ServantID{s.id})}
@@ -266,9 +266,9 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	case *Recovered:
 		fwd := *m
 		fwd.Trail = trail[:n-1]
-		s.sendBulk(l, &fwd)
+		l.flow.sendBulk(s, l, &fwd)
 	case *CatchUpDone:
-		s.sendBulk(l, &CatchUpDone{Trail: trail[:n-1], More: m.More, Next: m.Next})
+		l.flow.sendBulk(s, l, &CatchUpDone{Trail: trail[:n-1], More: m.More, Next: m.Next})
 	}
 	return false
 }

@@ -1,6 +1,9 @@
 package newsnet
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Requests from peers within budget. A retransmission request or a
 // catch-up page costs the servant that answers it what it must hold until
@@ -8,9 +11,9 @@ import "slices"
 // window, one page at a time), but a modified peer can ask for 4,096 counts
 // of 60 KB items ten times a second and read slowly. So the answers a busy
 // link withholds count their bytes, waiting whole within its budget
-// (answerBudget) and as keys beyond it (sendAnswer); once they reach the
-// budget, the link's further requests are parked, not served, and served
-// in order as the answers drain (serveParked). Parked requests are bounded
+// (answerBudget) and as keys beyond it (linkFlow.sendAnswer); once they
+// reach the budget, the link's further requests are parked, not served,
+// and served in order as the answers drain (serveParked). Parked requests are bounded
 // too, in bytes per link and in entries per requester; a newer request
 // from the same requester for the same thing is merged into the one
 // waiting (a retry, or more counts of the same source), so repeats cost
@@ -19,6 +22,43 @@ import "slices"
 // edges by another ask for made-up sources too. What is held against it
 // (conduct.go) is a request whose trail does not end with the peer, which
 // no honest servant sends.
+//
+// linkRequests is that state of one link (link.requests): its parked
+// requests, whether a page is being read for it, and its allowances of
+// requests and new sources. It decides what is served now, what waits and
+// what is refused, and serves through requestHost, which the servant
+// implements and requests_link_test.go fakes.
+type linkRequests struct {
+	// parked: requests from the peer that wait for the link's answers to
+	// drain, parkedBytes their size.
+	parked      []parkedRequest
+	parkedBytes int
+	// paging: a catch-up page for the link is being read (pages.go).
+	paging bool
+	// all and searches: the link's allowance of requests, and of searches
+	// among them (take).
+	all, searches allowance
+	// newSources: the sources the peer's edges may still introduce.
+	newSources allowance
+}
+
+// requestHost is what answering a link's requests needs of the servant.
+// *Servant implements it; requests_link_test.go fakes it.
+type requestHost interface {
+	clock() time.Time
+	config() *Config
+	tally() *Counters
+	// holds reports whether l is still one of our links: serving a
+	// request may close it.
+	holds(l *link) bool
+	// pagesReading is how many catch-up pages are being read (pages.go).
+	pagesReading() int
+	misbehaved(l *link, reason string)
+	handleRecover(l *link, r *Recover)
+	serveCatchUp(l *link, c *CatchUp)
+}
+
+var _ requestHost = (*Servant)(nil)
 
 // parkedRequest is a request from a link that waits for the link's answers
 // to drain: a *Recover or a *CatchUp.
@@ -27,14 +67,10 @@ type parkedRequest struct {
 	size int
 }
 
-// answerBudget is how many bytes of answers (keyed or whole) a link may
-// have withheld before its requests wait: twice what the host queues.
-func (s *Servant) answerBudget() int { return 2 * s.cfg.LinkBuffer }
-
 // parkedBudget bounds the bytes of a link's parked requests. A request is
 // small (a Recover of 4,096 counts takes about 32 KB), so this holds
 // dozens of relayed requesters' worth.
-func (s *Servant) parkedBudget() int { return s.cfg.LinkBuffer / 2 }
+func parkedBudget(cfg *Config) int { return cfg.LinkBuffer / 2 }
 
 // parkedPerRequester bounds a single requester's parked requests on one
 // link: a requester recovering several sources has one request per source
@@ -52,59 +88,59 @@ const (
 	requestBurst = 1000
 )
 
-// takeRequest serves a request from l now, or parks it behind l's answers.
-func (s *Servant) takeRequest(l *link, m Message) {
+// take serves request m from l now, or parks it behind l's answers.
+func (q *linkRequests) take(h requestHost, l *link, m Message) {
 	trail := requestTrail(m)
 	if l.kind == linkDown && (len(trail) == 0 || trail[len(trail)-1] != l.peer) {
 		// A down-servant names itself last in every request it passes on.
-		s.misbehaved(l, reasonRequests)
+		h.misbehaved(l, reasonRequests)
 		return
 	}
 	search := false
 	if r, ok := m.(*Recover); ok {
 		search = r.Search
 	}
-	if !s.takeRequestToken(l, search) {
-		s.counters.RequestsRefused++
+	if !q.takeToken(h.clock(), search) {
+		h.tally().RequestsRefused++
 		return
 	}
-	if len(l.parked) == 0 && !s.mustWait(l, m) {
-		s.serveRequest(l, m)
+	if len(q.parked) == 0 && !q.mustWait(h, l, m) {
+		q.serve(h, l, m)
 		return
 	}
-	s.park(l, m)
+	q.park(h, m)
 }
 
 // mustWait reports whether a request from l has to wait: l's answers
 // reached their budget, or, for a catch-up page, one is being read for l
 // already or the reads in flight reached their bound (pages.go).
-func (s *Servant) mustWait(l *link, m Message) bool {
-	if l.backlogBytes >= s.answerBudget() {
+func (q *linkRequests) mustWait(h requestHost, l *link, m Message) bool {
+	if l.flow.answersFull(h.config()) {
 		return true
 	}
 	if _, ok := m.(*CatchUp); ok {
-		return l.paging || len(s.pages) >= maxPageReads
+		return q.paging || h.pagesReading() >= maxPageReads
 	}
 	return false
 }
 
-func (s *Servant) serveRequest(l *link, m Message) {
+func (q *linkRequests) serve(h requestHost, l *link, m Message) {
 	switch m := m.(type) {
 	case *Recover:
-		s.handleRecover(l, m)
+		h.handleRecover(l, m)
 	case *CatchUp:
-		s.serveCatchUp(l, m)
+		h.serveCatchUp(l, m)
 	}
 }
 
-// park queues m behind l's answers: replacing a waiting request of the
-// same requester for the same thing, within the link's budgets, or not at
-// all.
-func (s *Servant) park(l *link, m Message) {
-	s.counters.RequestsWaited++
+// park queues m behind the link's answers: replacing a waiting request of
+// the same requester for the same thing, within the link's budgets, or
+// not at all.
+func (q *linkRequests) park(h requestHost, m Message) {
+	h.tally().RequestsWaited++
 	size := SizeOf(m)
 	requester, mine := 0, -1
-	for i, p := range l.parked {
+	for i, p := range q.parked {
 		if !sameRequester(p.msg, m) {
 			continue
 		}
@@ -114,46 +150,49 @@ func (s *Servant) park(l *link, m Message) {
 		}
 	}
 	if mine >= 0 {
-		m = merged(l.parked[mine].msg, m)
+		m = merged(q.parked[mine].msg, m)
 		size = SizeOf(m)
-		l.parkedBytes += size - l.parked[mine].size
-		l.parked[mine] = parkedRequest{msg: m, size: size}
+		q.parkedBytes += size - q.parked[mine].size
+		q.parked[mine] = parkedRequest{msg: m, size: size}
 		return
 	}
-	if requester >= parkedPerRequester || l.parkedBytes+size > s.parkedBudget() {
-		s.counters.RequestsRefused++
+	if requester >= parkedPerRequester || q.parkedBytes+size > parkedBudget(h.config()) {
+		h.tally().RequestsRefused++
 		return
 	}
-	l.parkedBytes += size
-	l.parked = append(l.parked, parkedRequest{msg: m, size: size})
+	q.parkedBytes += size
+	q.parked = append(q.parked, parkedRequest{msg: m, size: size})
 }
 
 // serveParked serves l's parked requests in order while they need not
-// wait.
-func (s *Servant) serveParked(l *link) {
-	for len(l.parked) > 0 && s.links[l.id] == l {
-		p := l.parked[0]
-		if s.mustWait(l, p.msg) {
+// wait and l is still ours.
+func (q *linkRequests) serveParked(h requestHost, l *link) {
+	for len(q.parked) > 0 && h.holds(l) {
+		p := q.parked[0]
+		if q.mustWait(h, l, p.msg) {
 			return
 		}
-		l.parked[0] = parkedRequest{}
-		l.parked = l.parked[1:]
-		l.parkedBytes -= p.size
-		s.serveRequest(l, p.msg)
+		q.parked[0] = parkedRequest{}
+		q.parked = q.parked[1:]
+		q.parkedBytes -= p.size
+		q.serve(h, l, p.msg)
 	}
-	if len(l.parked) == 0 {
-		l.parked = nil
+	if len(q.parked) == 0 {
+		q.parked = nil
 	}
 }
 
-// serveAllParked gives every link's parked requests their turn, in link
-// order, when a bound shared by all links (the page reads) freed up.
-func (s *Servant) serveAllParked() {
-	for _, l := range s.sortedLinks() {
-		if len(l.parked) > 0 {
-			s.serveParked(l)
-		}
+// takeToken reports whether a request (a search, when search) fits the
+// link's rate at now.
+func (q *linkRequests) takeToken(now time.Time, search bool) bool {
+	q.searches.fill(now, requestBurst/10, requestRate/10)
+	if search && q.searches.tokens < 1 || !q.all.take(now, requestBurst, requestRate) {
+		return false
 	}
+	if search {
+		q.searches.tokens--
+	}
+	return true
 }
 
 func requestTrail(m Message) []ServantID {
@@ -222,33 +261,28 @@ func unionCounts(a, b []uint64) []uint64 {
 const newSourceBurst = 64
 
 // takeNewSource reports whether l may introduce one more source.
-func (s *Servant) takeNewSource(l *link) bool {
+func (q *linkRequests) takeNewSource(h requestHost, l *link) bool {
 	if l.kind != linkDown {
 		return true
 	}
-	if !l.newSources.take(s.now, newSourceBurst, newSourceBurst/60.0) {
+	if !q.newSources.take(h.clock(), newSourceBurst, newSourceBurst/60.0) {
 		// Not counted against the peer: an honest relay passes on the
 		// made-up sources a peer of its own let through within its
 		// allowance, and edges do not say who made them.
-		s.counters.EdgesRefused++
+		h.tally().EdgesRefused++
 		return false
 	}
 	return true
 }
 
-// takeRequestToken reports whether a request from l fits its rate.
-func (s *Servant) takeRequestToken(l *link, search bool) bool {
-	b := &l.requests
-	b.searches.fill(s.now, requestBurst/10, requestRate/10)
-	if search && b.searches.tokens < 1 || !b.all.take(s.now, requestBurst, requestRate) {
-		return false
-	}
-	if search {
-		b.searches.tokens--
-	}
-	return true
-}
+// What the servant lends the links' request handling (requestHost) and
+// the hooks by which the rest of it reaches that handling.
 
-// requestBucket is a link's allowance of requests (takeRequestToken): of
-// all, and of searches among them.
-type requestBucket struct{ all, searches allowance }
+func (s *Servant) pagesReading() int { return len(s.pages) }
+
+// takeRequest is catchUpHost's: a request of our own catch-up that we
+// answer here (catchup.go) goes through l's budget like any other.
+func (s *Servant) takeRequest(l *link, m Message) { l.requests.take(s, l, m) }
+
+// serveParked is flowHost's: l's answers drained.
+func (s *Servant) serveParked(l *link) { l.requests.serveParked(s, l) }

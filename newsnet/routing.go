@@ -127,7 +127,7 @@ func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 				fwd = &c
 			}
 			s.counters.Relayed++
-			s.forward(l, fwd)
+			l.flow.forward(s, l, fwd)
 		}
 	}
 }
@@ -246,7 +246,7 @@ func (s *Servant) sendOwn(m *Multicast) {
 	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
 		if s.wants(l, m.Category) && !l.except.coversItem(m, s.now) && s.audienceLink(l, aud) {
-			s.forward(l, m)
+			l.flow.forward(s, l, m)
 			n++
 		}
 	}

@@ -22,7 +22,7 @@ type Servant struct {
 	// Tree state (JP4353827B2).
 	vertex   bool    // no uplink and no seed before us answers: the root
 	up       *link   // nil when not attached
-	downs    []*link // ordered by slot
+	downs    downSet // leaves, then members by slot (downs.go)
 	links    map[LinkID]*link
 	vmin     uint64 // subtree range [vmin, vmax], own value included
 	vmax     uint64
@@ -32,9 +32,9 @@ type Servant struct {
 	// leaf: we hang below our up-servant without a slot, because it
 	// could not dial us back (leaf.go).
 	leaf      bool
-	dialback  dialBackState // dialback.go
-	opinion   opinionState  // opinion.go
-	netCensus netCensus     // netcensus.go
+	dialback  dialBacks // dialback.go
+	opinion   opinions  // opinion.go
+	netCensus netCensus // netcensus.go
 
 	// Catch-up pages being read by the host (pages.go), and the conduct
 	// of peers that exceeded their budgets (conduct.go).
@@ -43,14 +43,13 @@ type Servant struct {
 	conduct conduct
 
 	// connector is the join search (connector.go): the targets still to
-	// try, the attempt under way, the redirects followed.
+	// try, the attempt under way, the redirects followed, and the seed
+	// rules.
 	connector connector
-	aliases   map[ServantID]bool // other spellings of our ID in the seed list
 
 	lastRootHeard time.Time // last partition message (or accept) from above
 	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
 	nextPartition time.Time // when an unattached servant next sends its partition
-	nextProbe     time.Time // when a vertex that is not the first seed probes
 
 	// Multicast routing (JP4353827B2 Figs. 7-9).
 	self CategorySet
@@ -120,6 +119,9 @@ func New(cfg Config) (*Servant, error) {
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
 	s.seq = newSequencer(&s.cfg, &s.counters)
 	s.netCensus.cfg = &s.cfg
+	s.connector = newConnector(&s.cfg, s.id)
+	s.dialback = newDialBacks(&s.cfg, s.id)
+	s.opinion = newOpinions(&s.cfg, s.id)
 	s.aud.addr = advertisedAddr(cfg.ID)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
@@ -194,7 +196,7 @@ func (s *Servant) Step(ev Event) []Action {
 		s.setSeeds(e.Seeds)
 	case Written:
 		if l := s.links[e.Link]; l != nil {
-			s.written(l, e.Bytes)
+			l.flow.written(s, l, e.Bytes)
 		}
 	case QueryCensus:
 		s.netCensus.query(s, e)
@@ -227,11 +229,11 @@ func (s *Servant) Step(ev Event) []Action {
 func (s *Servant) start() {
 	s.lastRootHeard = s.now
 	s.nextPartition = s.now
-	if len(s.seedTargets()) == 0 {
+	if len(s.connector.seedTargets()) == 0 {
 		s.becomeVertex()
 		return
 	}
-	s.startConnector(nil)
+	s.connector.start(s, nil)
 }
 
 func (s *Servant) stop() {
@@ -258,9 +260,8 @@ func (s *Servant) becomeVertex() {
 	s.catchUp.becameVertex(s)
 	s.rootPath = nil
 	s.siblings = nil
-	s.connector.stop()
+	s.connector.becameVertex(s.now)
 	s.nextPartition = s.now
-	s.nextProbe = s.now.Add(s.cfg.SeedProbeInterval)
 	s.flushOutbox() // the vertex is the tree
 }
 
@@ -366,9 +367,6 @@ func (s *Servant) send(l *link, m Message) {
 		s.counters.ControlFrames++
 	}
 	l.lastSend = s.now
-	if l.inflight == 0 {
-		l.progressAt = s.now
-	}
-	l.inflight += SizeOf(m)
+	l.flow.sent(SizeOf(m), s.now)
 	s.out = append(s.out, Send{Link: l.id, Msg: m})
 }

@@ -137,7 +137,7 @@ func (s *Servant) Status() Status {
 	}
 	for _, l := range s.treeLinks() {
 		st.Links = append(st.Links, LinkStatus{Peer: l.peer, Up: l == s.up, Slot: l.slot, Leaf: l.leaf, Received: l.received, Sent: l.sent,
-			Queued: l.inflight, Withheld: l.keys, Answers: l.backlogBytes, Parked: len(l.parked), Version: l.version, Release: l.release})
+			Queued: l.flow.inflight, Withheld: l.flow.keys, Answers: l.flow.backlogBytes, Parked: len(l.requests.parked), Version: l.version, Release: l.release})
 		switch {
 		case l == s.up:
 		case l.leaf:

@@ -4,15 +4,15 @@ package newsnet
 // timeouts and backoff, partition messages and root silence.
 func (s *Servant) tick() {
 	s.tickLinks()
-	s.tickConnector()
-	s.tickDialBack()
+	s.connector.tick(s)
+	s.dialback.tick(s)
 	s.tickTree()
 	s.seq.tickRecover(s)
 	s.seq.tickOpenings(s)
 	s.catchUp.tick(s)
 	s.direct.tick(s)
 	s.conduct.tick(s.now)
-	s.tickOpinion()
+	s.opinion.tick(s)
 	s.netCensus.tick(s)
 	s.blobs.tick(s)
 	s.reach.tick(s) // last: a tick's items go before its reports
@@ -41,15 +41,13 @@ func (s *Servant) tickLinks() {
 			s.linkLostAfterClose(l)
 			continue
 		}
-		if stalled, why := s.stalled(l); stalled {
+		if stalled, why := l.flow.stalled(&s.cfg, s.now); stalled {
 			s.note("link to %s: %s", l.peer, why)
 			s.closeLink(l, why)
 			s.linkLostAfterClose(l)
 			continue
 		}
-		if len(l.backlog) > 0 && l.inflight <= s.cfg.LinkBuffer/2 {
-			s.drainLink(l)
-		}
+		l.flow.resume(s, l)
 		if s.now.Sub(l.lastSend) >= s.cfg.HeartbeatInterval {
 			s.send(l, &Ping{})
 		}

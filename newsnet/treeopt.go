@@ -14,14 +14,14 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 		up := s.up
 		s.closeLink(up, "cycle")
 		s.becomeDetached()
-		s.startConnector(nil)
+		s.connector.start(s, nil)
 		return
 	}
 	s.rootPath = slices.Clone(path)
-	if len(path) > 0 && slices.Contains(s.seedTargets(), path[0]) {
+	if len(path) > 0 && slices.Contains(s.connector.seedTargets(), path[0]) {
 		s.lastSeedRoot = s.now
 	}
-	members := s.members()
+	members := s.downs.members()
 	if len(members) == 0 {
 		s.clearSubtree()
 		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id})) // to the leaves
@@ -74,8 +74,8 @@ func (s *Servant) tickTree() {
 		s.note("no partition message for %v: reconnecting", s.now.Sub(s.lastRootHeard))
 		s.closeLink(s.up, "root silent")
 		s.becomeDetached()
-		s.startConnector(nil)
-	case s.isSeed() && s.now.Sub(s.lastSeedRoot) > s.cfg.RootSilence:
+		s.connector.start(s, nil)
+	case s.connector.isSeed() && s.now.Sub(s.lastSeedRoot) > s.cfg.RootSilence:
 		// A seed under a tree whose root is not an earlier seed: the earlier
 		// seeds are gone and this fragment's root is a servant still looking
 		// for them. The first reachable seed must be the vertex, so leave and
@@ -84,6 +84,6 @@ func (s *Servant) tickTree() {
 		s.note("tree root %v is not an earlier seed: reconnecting", s.rootPath)
 		s.closeLink(s.up, "root is not a seed")
 		s.becomeDetached()
-		s.startConnector(nil)
+		s.connector.start(s, nil)
 	}
 }
