@@ -12,7 +12,8 @@ var _ blobHost = (*Servant)(nil)
 // it: chunks never make a link busy for items. The host's queue sends
 // items ahead of the chunks queued before them (node's bulk lane).
 func (s *Servant) chunkRoom(l *link) bool {
-	return len(l.backlog) == 0 && len(l.edgesOwed) == 0 && l.inflight < min(s.cfg.Blob.Window, s.cfg.LinkBuffer/4)
+	f := &l.flow
+	return len(f.backlog) == 0 && len(f.edgesOwed) == 0 && f.inflight < min(s.cfg.Blob.Window, s.cfg.LinkBuffer/4)
 }
 
 // blobPath asks along the reverse path toward the source first, and from

@@ -201,7 +201,6 @@ func (f *linkFlow) written(h flowHost, l *link, bytes int) {
 			f.drain(h, l)
 		}
 	}
-	s.blobs.pump(s, l) // chunks last: they yield to everything else
 }
 
 // resume drains l's backlog, on a tick, when its queue is half drained.

@@ -197,6 +197,7 @@ func (s *Servant) Step(ev Event) []Action {
 	case Written:
 		if l := s.links[e.Link]; l != nil {
 			l.flow.written(s, l, e.Bytes)
+			s.blobs.pump(s, l) // chunks last: they yield to everything else
 		}
 	case QueryCensus:
 		s.netCensus.query(s, e)
