@@ -122,6 +122,7 @@ func runLosslessSwitch(t *testing.T, seed uint64) switchRun {
 }
 
 func TestDirectSwitchLosslessCostsNoRecovery(t *testing.T) {
+	t.Parallel() // one of the longest: it runs beside the others on a second core
 	for _, seed := range scenarioSeeds(2) {
 		run := runLosslessSwitch(t, seed)
 		t.Logf("seed %d: %d items, %d direct links dialed, %d subscribers with a subtree received directly, %d fell back; %d Recover, %d Recovered and %d catch-up frames",

@@ -17,6 +17,7 @@ import (
 // while, and every honest subscriber still holds every item of its
 // categories exactly once, in source order.
 func TestOneMisbehavingServantAmong200(t *testing.T) {
+	t.Parallel() // one of the longest: it runs beside the others on a second core
 	for _, seed := range scenarioSeeds(2) {
 		runMisbehaving(t, seed)
 	}

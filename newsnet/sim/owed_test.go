@@ -125,6 +125,7 @@ func (o *owedNet) check(t *testing.T, seed uint64) {
 // that first meet the source at a count above 1 find the counts owed to
 // them. 200 seeds.
 func TestNewSourceBehindStalledRelay(t *testing.T) {
+	t.Parallel() // one of the longest: it runs beside the others on a second core
 	seeds := scenarioSeeds(200)
 	if testing.Short() {
 		seeds = seeds[:40]

@@ -260,6 +260,7 @@ func TestRandomFaultsMixedFamilies(t *testing.T) {
 // while running: leaves take their places and move, and nothing is lost.
 // At 100 % every servant but the seeds is a leaf.
 func TestRandomFaultsFirewalled(t *testing.T) {
+	t.Parallel() // one of the longest: it runs beside the others on a second core
 	for _, share := range []int{30, 90, 100} {
 		t.Run(fmt.Sprintf("%d%%", share), func(t *testing.T) {
 			for _, seed := range scenarioSeeds(10) {
