@@ -342,7 +342,11 @@ func (b *blobTransfers) request(host blobHost, t *blobTransfer) {
 	host.send(up, w)
 	t.asked.union(ask, t.n)
 	t.headAsked = t.headAsked || head
-	t.due = host.clock().Add(b.cfg.Timeout << min(t.attempts, 3))
+	if !t.due.After(host.clock()) {
+		// Not later when more is asked of the same peer: only progress
+		// (a chunk) puts the next attempt off.
+		t.due = host.clock().Add(b.cfg.Timeout << min(t.attempts, 3))
+	}
 }
 
 // head takes a blob's chunk list from a neighbour.
