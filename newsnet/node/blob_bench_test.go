@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -41,7 +40,7 @@ func BenchmarkBlobTreeVsHTTP(b *testing.B) {
 	var treeSent, httpSent, treeSec, httpSec, treeCPU, httpCPU float64
 	b.ResetTimer()
 	for i := range b.N {
-		data := benchPicture(uint64(i), size)
+		data := randomBytes(uint64(i), size)
 
 		// The tree: the publisher's store holds the picture, the item
 		// names it, every subscriber asks for it on delivery.
@@ -49,7 +48,7 @@ func BenchmarkBlobTreeVsHTTP(b *testing.B) {
 		start := time.Now()
 		ref := pub.keep.put(data)
 		m := newMsg("photos")
-		blobBenchRefs.Store(m.ID, []newsnet.BlobRef{ref})
+		blobBenchRefs.attach(m, ref)
 		if _, err := pub.Publish(context.Background(), m); err != nil {
 			b.Fatal(err)
 		}
@@ -114,7 +113,7 @@ func BenchmarkBlobTreeVsHTTP(b *testing.B) {
 }
 
 // blobBenchRefs names the blobs of the benchmark's items.
-var blobBenchRefs sync.Map // [16]byte → []newsnet.BlobRef
+var blobBenchRefs itemBlobs
 
 type blobBenchNode struct {
 	*Node
@@ -126,14 +125,9 @@ type blobBenchNode struct {
 // value for every blob a subscriber completes.
 func blobBenchTree(b *testing.B, servants int) (*blobBenchNode, []*blobBenchNode, chan [32]byte) {
 	b.Helper()
-	refs := func(m *newsnet.Multicast) []newsnet.BlobRef {
-		r, _ := blobBenchRefs.Load(m.ID)
-		refs, _ := r.([]newsnet.BlobRef)
-		return refs
-	}
 	start := func(cfg Config) *Node {
 		cfg.Listen = "127.0.0.1:0"
-		cfg.Protocol.Blob.Refs = refs
+		cfg.Protocol.Blob.Refs = blobBenchRefs.refs
 		n, err := Start(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -166,15 +160,6 @@ func blobBenchTree(b *testing.B, servants int) (*blobBenchNode, []*blobBenchNode
 		time.Sleep(100 * time.Millisecond)
 	}
 	return pub, subs, done
-}
-
-func benchPicture(seed uint64, size int) []byte {
-	r := rand.New(rand.NewPCG(seed, 11))
-	data := make([]byte, size)
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
-	return data
 }
 
 // cpuTime is the process's CPU time so far, user and system.

@@ -89,25 +89,37 @@ func (k *memKeeper) whole(hash [32]byte) []byte {
 	return out
 }
 
+// itemBlobs names the blobs of test items, as a host reads them from an
+// item's manifest (BlobConfig.Refs).
+type itemBlobs struct{ byItem sync.Map } // [16]byte → []newsnet.BlobRef
+
+func (b *itemBlobs) attach(m *newsnet.Multicast, refs ...newsnet.BlobRef) { b.byItem.Store(m.ID, refs) }
+
+func (b *itemBlobs) refs(m *newsnet.Multicast) []newsnet.BlobRef {
+	v, _ := b.byItem.Load(m.ID)
+	refs, _ := v.([]newsnet.BlobRef)
+	return refs
+}
+
+// randomBytes are size bytes drawn from seed.
+func randomBytes(seed uint64, size int) []byte {
+	r := rand.New(rand.NewPCG(seed, 11))
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	return data
+}
+
 // Over TCP: a picture attached to an item reaches every subscriber whole,
 // each told once that it is done.
 func TestBlobOverTCP(t *testing.T) {
 	log := newTestLog(t)
-	r := rand.New(rand.NewPCG(1, 2))
-	data := make([]byte, 3<<20+99)
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
-	var mu sync.Mutex
-	attached := map[[16]byte][]newsnet.BlobRef{}
-	refs := func(m *newsnet.Multicast) []newsnet.BlobRef {
-		mu.Lock()
-		defer mu.Unlock()
-		return attached[m.ID]
-	}
+	data := randomBytes(1, 3<<20+99)
+	var attached itemBlobs
 	core := func(seeds ...newsnet.ServantID) newsnet.Config {
 		c := fastCore(seeds...)
-		c.Blob.Refs = refs
+		c.Blob.Refs = attached.refs
 		return c
 	}
 	pubKeeper := newMemKeeper()
@@ -142,9 +154,7 @@ func TestBlobOverTCP(t *testing.T) {
 	})
 	ref := pubKeeper.put(data)
 	m := newMsg("photos")
-	mu.Lock()
-	attached[m.ID] = []newsnet.BlobRef{ref}
-	mu.Unlock()
+	attached.attach(m, ref)
 	waitFor(t, 10*time.Second, "the item routed to every subscriber", func() error {
 		if p, err := pub.Publish(context.Background(), m); err != nil || p.Links == 0 {
 			return fmt.Errorf("published to %d links: %v", p.Links, err)
@@ -231,16 +241,10 @@ func (c *spoilingConn) Read(p []byte) (int, error) {
 // nearest holder up the tree (the archive, or a subscriber on the way).
 func TestBlobRepairAndArchiveOverTCP(t *testing.T) {
 	log := newTestLog(t)
-	var mu sync.Mutex
-	attached := map[[16]byte][]newsnet.BlobRef{}
-	refs := func(m *newsnet.Multicast) []newsnet.BlobRef {
-		mu.Lock()
-		defer mu.Unlock()
-		return attached[m.ID]
-	}
+	var attached itemBlobs
 	core := func(seeds ...newsnet.ServantID) newsnet.Config {
 		c := overlayCore(seeds...)
-		c.Blob.Refs = refs
+		c.Blob.Refs = attached.refs
 		return c
 	}
 	archive, archKeep := newMemArchive(), newMemKeeper()
@@ -267,16 +271,10 @@ func TestBlobRepairAndArchiveOverTCP(t *testing.T) {
 	}
 	waitFor(t, time.Minute, "one tree with converged routing", func() error { return checkOverlay(nodes) })
 
-	r := rand.New(rand.NewPCG(5, 6))
-	data := make([]byte, 1<<20+3)
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
+	data := randomBytes(5, 1<<20+3)
 	ref := pubKeep.put(data)
 	m := newMsg("photos")
-	mu.Lock()
-	attached[m.ID] = []newsnet.BlobRef{ref}
-	mu.Unlock()
+	attached.attach(m, ref)
 	if _, err := pub.Publish(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
