@@ -246,6 +246,9 @@ func (nd *blobNode) act(a Action) {
 	}
 }
 func (nd *blobNode) linkByID(id LinkID) *link { return nd.links[id] }
+func (nd *blobNode) misbehaved(l *link, reason string) {
+	nd.notes = append(nd.notes, fmt.Sprintf("misbehaved: %s %s", nd.peer[l.id], reason))
+}
 func (nd *blobNode) chunkRoom(l *link) bool {
 	return nd.queued[l.id]*BlobChunkSize < nd.cfg.Window
 }
@@ -374,6 +377,9 @@ func TestBlobTransferRefusesCorruptChunk(t *testing.T) {
 	}
 	if n.nodes["a"].xfers.counters.Refused != 1 {
 		t.Errorf("a refused %d chunks, want 1", n.nodes["a"].xfers.counters.Refused)
+	}
+	if !slices.Contains(n.nodes["a"].notes, "misbehaved: r forged") {
+		t.Errorf("the spoiled chunk was not counted against r: %q", n.nodes["a"].notes)
 	}
 }
 

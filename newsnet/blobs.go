@@ -142,6 +142,10 @@ type blobHost interface {
 	linkByID(id LinkID) *link
 	// chunkRoom reports whether l may take a chunk frame now.
 	chunkRoom(l *link) bool
+	// misbehaved counts a spoiled chunk or list against the link it came
+	// over (conduct.go): the peer checked it before passing it on, so it
+	// spoiled it.
+	misbehaved(l *link, reason string)
 	// blobPath is the tree link to ask for a blob of source's items on
 	// this attempt (0 first): the reverse path first, other tree links
 	// later; never one that avoid refuses, nor one of a peer too old to
@@ -359,6 +363,7 @@ func (b *blobTransfers) head(host blobHost, from *link, h *BlobHead) {
 	if len(h.Chunks) != t.n || BlobRoot(h.Chunks) != t.ref.Root {
 		b.counters.Refused++
 		host.note("refused the chunk list of blob %x from link %d: it does not match the manifest", h.Hash[:6], from.id)
+		host.misbehaved(from, reasonForged)
 		t.headAsked = false
 		return
 	}
@@ -383,6 +388,7 @@ func (b *blobTransfers) chunk(host blobHost, from *link, c *BlobChunk) {
 	if len(c.Data) != size || sha256.Sum256(c.Data) != t.list[i] {
 		b.counters.Refused++
 		host.note("refused chunk %d of blob %x from link %d: it does not match its hash", i, c.Hash[:6], from.id)
+		host.misbehaved(from, reasonForged)
 		t.asked.remove(i)
 		b.request(host, t)
 		return
