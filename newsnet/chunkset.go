@@ -72,3 +72,14 @@ func (s chunkSet) first() int {
 	}
 	return -1
 }
+
+// and is the chunks below n in both s and o, lowest first.
+func (s chunkSet) and(o chunkSet, n int) []int {
+	var out []int
+	for i := range n {
+		if s.has(i) && o.has(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
