@@ -49,6 +49,9 @@
 //	             same items (JP5458944B2)
 //	reachReports reach.go, reach_send.go, reach_census.go: reach totals
 //	             aggregated toward each publisher, and the subscriber census
+//	blobTransfers blobs.go: attachments' chunks pulled hop by hop toward
+//	             the item's source, checked against the manifest's root,
+//	             passed on as they arrive, yielding to every other frame
 //
 // and per link (link.go), as magicsock keeps per-peer state in its
 // endpoint, or over the links:
@@ -63,6 +66,6 @@
 //
 // Messages live beside their codecs by family (msg_tree.go,
 // msg_multicast.go, msg_recover.go, msg_direct.go, msg_opinion.go,
-// msg_census.go, reach_msg.go), with the type registry in registry.go and framing in
+// msg_census.go, msg_blob.go, reach_msg.go), with the type registry in registry.go and framing in
 // wire.go.
 package newsnet
