@@ -112,16 +112,29 @@ func (k blobKeeper) KeepBlobChunk(hash [32]byte, i int, data []byte) error {
 	return err
 }
 
-// onBlob hears that a blob asked for here is whole, or lost: the reader
-// shows the picture, or says which attachment is missing.
+// onBlob hears that a blob asked for here came further, is whole, or is
+// lost: the reader updates the item's progress bar, shows the picture, or
+// says which attachment is missing.
 func (a *App) onBlob(act newsnet.Action) {
-	if l, ok := act.(newsnet.BlobLost); ok {
-		a.log.Warn("an attachment could not be recovered", "blob", hex.EncodeToString(l.Hash[:]), "total", l.Total)
-		if err := a.store.MarkBlobLost(l.Hash); err != nil {
+	var hash [32]byte
+	switch act := act.(type) {
+	case newsnet.BlobLost:
+		hash = act.Hash
+		a.log.Warn("an attachment could not be recovered", "blob", hex.EncodeToString(act.Hash[:]), "total", act.Total)
+		if err := a.store.MarkBlobLost(act.Hash); err != nil {
 			a.log.Warn("recording a lost attachment", "err", err)
 		}
+	case newsnet.BlobDone:
+		hash = act.Hash
+	case newsnet.BlobProgress:
+		hash = act.Hash
+	default:
+		return
 	}
-	a.events.emit(Event{Kind: ItemsChanged})
+	// The items that show it; none named (all re-read) if they cannot be
+	// listed.
+	ids, _ := a.store.BlobItems(hash)
+	a.events.emit(Event{Kind: ItemsChanged, Items: ids})
 }
 
 // FetchBlob asks the network for an attachment that is not here whole

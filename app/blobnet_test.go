@@ -58,6 +58,10 @@ func TestAttachmentsCrossTheNetwork(t *testing.T) {
 		if err := b.FetchBlob(e.Attachments[1].Hash); err != nil {
 			t.Fatal(err)
 		}
+		// The reader hears of it, by the item's name, as it comes.
+		waitEvent(t, b, "the file's progress or arrival", func(ev Event) bool {
+			return ev.Kind == ItemsChanged && slices.Contains(ev.Items, res.ID)
+		})
 		waitFor(t, "the file on b once opened", func() error {
 			e, err := b.Item(res.ID)
 			if err != nil || e.Attachments[1].State != BlobWhole {

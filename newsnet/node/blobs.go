@@ -40,7 +40,8 @@ func (n *Node) keepBlob(a newsnet.Action) {
 }
 
 // KeepBlob carries out one of the core's blob actions for a host: the
-// chunk lists and chunks into keeper, BlobDone and BlobLost to onBlob
+// chunk lists and chunks into keeper, BlobDone, BlobLost and BlobProgress
+// to onBlob
 // (either may be nil). The simulated runtime (simnode) shares it.
 func KeepBlob(keeper BlobKeeper, onBlob func(newsnet.Action), a newsnet.Action) error {
 	switch a := a.(type) {
@@ -52,7 +53,7 @@ func KeepBlob(keeper BlobKeeper, onBlob func(newsnet.Action), a newsnet.Action) 
 		if keeper != nil {
 			return keeper.KeepBlobChunk(a.Hash, a.Index, a.Data)
 		}
-	case newsnet.BlobDone, newsnet.BlobLost:
+	case newsnet.BlobDone, newsnet.BlobLost, newsnet.BlobProgress:
 		if onBlob != nil {
 			onBlob(a)
 		}

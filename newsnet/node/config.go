@@ -81,10 +81,10 @@ type Config struct {
 	// servant passes chunks on but keeps none. Protocol.Blob.Refs names
 	// the blobs of an item.
 	Blobs BlobKeeper
-	// OnBlob, if set, receives every BlobDone and BlobLost action: a blob
-	// asked for here is whole, or could not be got (its Total for the host
-	// to persist and pass back in Protocol.Blob.Lost). Same rules as
-	// OnDeliver.
+	// OnBlob, if set, receives every BlobDone, BlobLost and BlobProgress
+	// action: a blob asked for here is whole, could not be got (its Total
+	// for the host to persist and pass back in Protocol.Blob.Lost), or has
+	// come so far. Same rules as OnDeliver.
 	OnBlob func(newsnet.Action)
 
 	// Security, if set, runs every link over TLS 1.3 with a network-secret

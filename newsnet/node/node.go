@@ -521,7 +521,7 @@ func (n *Node) act(a newsnet.Action) {
 		}
 	case newsnet.CensusAnswered:
 		n.censusAnswered(a)
-	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobDone, newsnet.BlobLost:
+	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobDone, newsnet.BlobLost, newsnet.BlobProgress:
 		n.keepBlob(a)
 	case newsnet.ReadPage:
 		n.wg.Add(1)

@@ -848,7 +848,7 @@ func (h *Host) report(a newsnet.Action) {
 		if h.OnCensus != nil {
 			h.OnCensus(a)
 		}
-	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobDone, newsnet.BlobLost:
+	case newsnet.StoreBlobHead, newsnet.StoreBlobChunk, newsnet.BlobDone, newsnet.BlobLost, newsnet.BlobProgress:
 		if h.OnBlob != nil {
 			h.OnBlob(a)
 		}
