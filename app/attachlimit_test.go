@@ -40,7 +40,8 @@ func TestPublishAttachmentNetworkLimit(t *testing.T) {
 	over := filled(300<<10, 2)
 	_, err := a.Publish(Draft{Category: "it", Title: "After", Attachments: []DraftAttachment{{Name: "b.bin", Data: over}}})
 	var le *LimitError
-	if !errors.As(err, &le) || le.Reason != trust.TooLarge || !errors.Is(err, trust.TooLarge) || !strings.Contains(err.Error(), "at most 256 KiB") {
+	if !errors.As(err, &le) || le.Reason != trust.TooLarge || !errors.Is(err, trust.TooLarge) || !strings.Contains(err.Error(), "at most 256 KiB") ||
+		!le.Attachments || le.Limit != 256<<10 {
 		t.Fatalf("300 KiB under a limit of 256 KiB: %v", err)
 	}
 	if _, err := a.OpenBlob(blobHash(over)); !errors.Is(err, ErrNotFound) {
@@ -50,7 +51,7 @@ func TestPublishAttachmentNetworkLimit(t *testing.T) {
 		t.Errorf("200 KiB under a limit of 256 KiB: %v", err)
 	}
 	if _, err := a.Publish(Draft{Category: "hr", Title: "A file", Attachments: []DraftAttachment{{Name: "d.txt", Data: []byte("x")}}}); !errors.As(err, &le) ||
-		!strings.Contains(err.Error(), "no attachments") {
+		!strings.Contains(err.Error(), "no attachments") || le.Limit != 0 || !le.Attachments {
 		t.Errorf("an attachment where none are allowed: %v", err)
 	}
 	if _, err := a.Publish(Draft{Category: "hr", Title: "Text only", Body: "body"}); err != nil {
@@ -100,7 +101,7 @@ func TestPublishAttachmentHourLimit(t *testing.T) {
 	_, err := a.Publish(Draft{Category: "it", Title: "Too much", Attachments: []DraftAttachment{{Name: "p.bin", Data: filled(int(third), 9)}}})
 	var le *LimitError
 	if !errors.As(err, &le) || le.Reason != trust.RateLimited || le.RetryAfter <= 0 || le.RetryAfter > time.Hour ||
-		!strings.Contains(err.Error(), "20 MiB of attachments an hour") {
+		!strings.Contains(err.Error(), "20 MiB of attachments an hour") || !le.Attachments || le.Limit != trust.MinAttachmentBytesPerHour {
 		t.Fatalf("beyond the hour's allowance: %v", err)
 	}
 	if _, err := a.Publish(Draft{Category: "it", Title: "Text", Body: "body"}); err != nil {

@@ -43,6 +43,12 @@ type LimitError struct {
 	Reason     trust.Rejection
 	RetryAfter time.Duration
 	Detail     string
+	// Attachments: the limit is one of the network's attachment limits
+	// (the category's cap of an item's attachments, TooLarge; a key's
+	// attachment bytes per hour, RateLimited), and Limit is it in bytes
+	// (0: no attachments allowed), for Compose to name it.
+	Attachments bool
+	Limit       int64
 }
 
 func (e *LimitError) Error() string {
@@ -140,8 +146,8 @@ func (a *App) checkItemCap(it *news.Item) (int, error) {
 	if err := limits.CheckItemSize(it.Category, size); err != nil {
 		return 0, tooLargeError(err)
 	}
-	if err := limits.CheckAttachments(it.Category, attachmentTotal(it)); err != nil {
-		return 0, tooLargeError(err)
+	if err := attachmentLimitError(limits, it.Category, attachmentTotal(it)); err != nil {
+		return 0, err
 	}
 	return size, nil
 }
@@ -151,14 +157,32 @@ func (a *App) checkItemCap(it *news.Item) (int, error) {
 // that Publish would return, before anything is stored: Publish and the
 // control API call it after PrepareAttachments.
 func (a *App) CheckAttachmentLimit(category string, atts []news.Attachment) error {
+	return AttachmentLimit(a.Network().Limits, category, atts)
+}
+
+// AttachmentLimit is CheckAttachmentLimit under limits, for a backend
+// that holds a definition without an App (the UI's test fake).
+func AttachmentLimit(limits trust.PublishLimits, category string, atts []news.Attachment) error {
 	var total int64
 	for _, m := range atts {
 		total += m.Size
 	}
-	if err := a.Network().Limits.CheckAttachments(category, total); err != nil {
-		return tooLargeError(err)
+	if err := attachmentLimitError(limits, category, total); err != nil {
+		return err
 	}
 	return nil
+}
+
+// attachmentLimitError is the *LimitError refusing total bytes of
+// attachments in category, nil when limits allow them.
+func attachmentLimitError(limits trust.PublishLimits, category string, total int64) *LimitError {
+	err := limits.CheckAttachments(category, total)
+	if err == nil {
+		return nil
+	}
+	le := tooLargeError(err)
+	le.Attachments, le.Limit = true, limits.AttachmentCap(category)
+	return le
 }
 
 // tooLargeError is the *LimitError of a trust.TooLarge rejection.
@@ -185,9 +209,9 @@ func (l *entryLimiter) take(limits trust.PublishLimits, at time.Time, size int, 
 	if attRate := limits.AttachmentRate(); att > 0 && use.attBytes+att > attRate {
 		if wait := time.Unix((h+1)*3600, 0).Sub(now); wait > 0 {
 			return &LimitError{Reason: trust.RateLimited, RetryAfter: max(wait, time.Second),
-				Detail: trust.FormatBytes(attRate) + " of attachments an hour"}
+				Detail: trust.FormatBytes(attRate) + " of attachments an hour", Attachments: true, Limit: attRate}
 		}
-		return &LimitError{Reason: trust.RateLimited, Detail: fmt.Sprintf(
+		return &LimitError{Reason: trust.RateLimited, Attachments: true, Limit: attRate, Detail: fmt.Sprintf(
 			"the hour of its publication time, %s, holds %s of attachments already, and the network allows %s; schedule it for a later time",
 			time.Unix(h*3600, 0).Local().Format("2 Jan 15:04"), trust.FormatBytes(use.attBytes), trust.FormatBytes(attRate))}
 	}
