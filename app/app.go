@@ -260,6 +260,9 @@ type App struct {
 	// limiter is the entry check of the network's publishing limits
 	// (entrylimit.go).
 	limiter entryLimiter
+	// eager holds the attachments fetched with their items to the
+	// network's attachment limits (blobnet.go).
+	eager eagerBudget
 
 	// sched sends scheduled publications at their time (schedule.go).
 	sched *scheduler
@@ -725,7 +728,7 @@ func (a *App) nodeConfig() (node.Config, error) {
 	proto.Durable = network.SystemCategories
 	proto.Archive = a.archive
 	archive := a.opts.Archive
-	proto.Blob.Refs = func(m *newsnet.Multicast) []newsnet.BlobRef { return blobRefs(m, archive) }
+	proto.Blob.Refs = func(m *newsnet.Multicast) []newsnet.BlobRef { return a.blobRefs(m, archive) }
 	proto.Blob.Lost, _ = a.store.BlobsLost()
 	if proto.Reach, err = a.ownReach(); err != nil {
 		return node.Config{}, err

@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/newsnet/node"
 	"newsdesk/storage"
+	"newsdesk/trust"
 )
 
 // Attachments over the network (newsnet/blobs.go): the servant decides
@@ -26,8 +29,9 @@ const eagerBytes = 1 << 20
 // blobRefs names the blobs of an item delivered here, for the servant to
 // ask for the eager ones; an archive asks for all, since it keeps blobs
 // with their items for others. Most items attach nothing: they are passed
-// over without decoding.
-func blobRefs(m *newsnet.Multicast, archive bool) []newsnet.BlobRef {
+// over without decoding. Attachments beyond the network's limits
+// (eagerBudget) are not eager, on an archive neither.
+func (a *App) blobRefs(m *newsnet.Multicast, archive bool) []newsnet.BlobRef {
 	if !bytes.Contains(m.Payload, []byte("newsdesk:blob/")) {
 		return nil
 	}
@@ -35,7 +39,103 @@ func blobRefs(m *newsnet.Multicast, archive bool) []newsnet.BlobRef {
 	if err != nil {
 		return nil
 	}
-	return refsOf(e.Item.Attachments(), archive)
+	atts := e.Item.Attachments()
+	refs := refsOf(atts, archive)
+	if len(refs) == 0 {
+		return refs
+	}
+	var total int64
+	for _, m := range atts {
+		total += m.Size
+	}
+	limits := a.Network().Limits
+	why := ""
+	switch {
+	case limits.CheckAttachments(e.Item.Category, total) != nil:
+		why = "beyond the network's attachment limit of an item"
+	case !a.eager.admit(string(trust.SignatureKey(e.Item)), e.Item.PublishedAt(), total,
+		trust.RelayTolerance*limits.AttachmentRate(), time.Now()):
+		why = "beyond the network's attachment limit of its publisher key per hour"
+	}
+	if why != "" {
+		a.log.Info("attachments not fetched with their item: "+why+"; a reader who opens one fetches it",
+			"id", e.Item.ID, "category", e.Item.Category, "bytes", total)
+		for i := range refs {
+			refs[i].Eager = false
+		}
+	}
+	return refs
+}
+
+// eagerBudget is a subscriber's side of the attachment limits
+// (trust/attachlimits.go). Only a subscriber sees an item's manifest, so
+// only it can hold a key (a stolen one, or a client that skips the entry
+// check) to the definition's attachment limits: the attachments of an
+// item beyond the item cap, or beyond the key's allowance for the clock
+// hour of the item's time, are not fetched with the item. The item itself
+// is delivered (relays accepted it; refusing it here would only leave it
+// owed forever), and a reader who opens an attachment still fetches it: a
+// person's choice, not an automatic download. The allowance is
+// RelayTolerance times the definition's, like the relays' (clock skew, a
+// key on two installations), so what an honest publisher's entry check
+// let through always comes with its item.
+type eagerBudget struct {
+	mu    sync.Mutex
+	hours map[eagerHour]int64 // attachment bytes fetched eagerly
+	swept int64               // the arrival hour hours was last swept in
+}
+
+type eagerHour struct {
+	key string
+	// hour is the clock hour of the items' times, within eagerWindow;
+	// for items dated before it, the hour of their arrival, negated
+	// (below 0).
+	hour int64
+}
+
+const (
+	// eagerWindow: hours of item time counted one by one, as far back as
+	// the relays count (network's limitHorizon) and a catch-up reaches.
+	// Items dated before it share an allowance per hour of their arrival,
+	// so that a key cannot take a fresh hour for each item by dating it
+	// back.
+	eagerWindow = 31 * 24
+	// maxEagerHours bounds the book; beyond it, it starts afresh, which
+	// only ever makes it more lenient. Only items with attachments that
+	// relays accepted make entries: a hundred busy keys' month is below.
+	maxEagerHours = 100_000
+)
+
+// admit reports whether an item of key published at, with att bytes of
+// attachments, gets them fetched at once, and counts them if so.
+func (b *eagerBudget) admit(key string, at time.Time, att, perHour int64, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	nowHour := now.Unix() / 3600
+	first := nowHour - eagerWindow
+	if b.hours == nil || len(b.hours) >= maxEagerHours {
+		b.hours = map[eagerHour]int64{}
+	}
+	if b.swept != nowHour {
+		b.swept = nowHour
+		for h := range b.hours {
+			if h.hour >= 0 && h.hour < first || h.hour < 0 && -h.hour < nowHour {
+				delete(b.hours, h)
+			}
+		}
+	}
+	if at.After(now.Add(trust.LimitClockSkew)) {
+		at = now // dated ahead: counted now, as relays do
+	}
+	h := eagerHour{key, at.Unix() / 3600}
+	if h.hour < first {
+		h.hour = -nowHour
+	}
+	if b.hours[h]+att > perHour {
+		return false
+	}
+	b.hours[h] += att
+	return true
 }
 
 func refsOf(atts []news.Attachment, all bool) []newsnet.BlobRef {

@@ -43,6 +43,12 @@ type LimitError struct {
 	Reason     trust.Rejection
 	RetryAfter time.Duration
 	Detail     string
+	// Attachments: the limit is one of the network's attachment limits
+	// (the category's cap of an item's attachments, TooLarge; a key's
+	// attachment bytes per hour, RateLimited), and Limit is it in bytes
+	// (0: no attachments allowed), for Compose to name it.
+	Attachments bool
+	Limit       int64
 }
 
 func (e *LimitError) Error() string {
@@ -77,8 +83,9 @@ type entryLimiter struct {
 }
 
 type hourUse struct {
-	items int
-	bytes int64
+	items    int
+	bytes    int64
+	attBytes int64 // of the items' attachments, which bytes does not count
 }
 
 // entryHours is how long the hours of own items are kept (item time).
@@ -114,32 +121,100 @@ func (a *App) checkLimits(it *news.Item, now time.Time) error {
 	if !l.loaded {
 		a.loadOwnUse(l, now)
 	}
-	return l.take(limits.Rate(), it.PublishedAt(), size, now)
+	return l.take(limits, it.PublishedAt(), size, attachmentTotal(it), now)
 }
 
-// checkItemCap refuses an item beyond its category's byte cap (also when
-// it is scheduled, so the publisher learns at once), and returns its size.
+// attachmentTotal is the bytes of the attachments an item's manifest
+// names, all together.
+func attachmentTotal(it *news.Item) int64 {
+	var n int64
+	for _, m := range it.Attachments() {
+		n += m.Size
+	}
+	return n
+}
+
+// checkItemCap refuses an item beyond its category's byte cap or its
+// attachments beyond the category's attachment cap (also when it is
+// scheduled, so the publisher learns at once), and returns its size.
 func (a *App) checkItemCap(it *news.Item) (int, error) {
 	size, err := entrySize(it)
 	if err != nil || network.IsSystemItem(it) {
 		return size, err
 	}
-	if err := a.Network().Limits.CheckItemSize(it.Category, size); err != nil {
-		var re *trust.RejectionError
-		errors.As(err, &re)
-		return 0, &LimitError{Reason: trust.TooLarge, Detail: re.Detail}
+	limits := a.Network().Limits
+	if err := limits.CheckItemSize(it.Category, size); err != nil {
+		return 0, tooLargeError(err)
+	}
+	if err := attachmentLimitError(limits, it.Category, attachmentTotal(it)); err != nil {
+		return 0, err
 	}
 	return size, nil
 }
 
-// take refills the bucket to now and takes one item of size, published at.
-func (l *entryLimiter) take(r trust.Rate, at time.Time, size int, now time.Time) error {
+// CheckAttachmentLimit refuses attachments of a draft in category beyond
+// the network's attachment cap there, with the *LimitError (TooLarge)
+// that Publish would return, before anything is stored: Publish and the
+// control API call it after PrepareAttachments.
+func (a *App) CheckAttachmentLimit(category string, atts []news.Attachment) error {
+	return AttachmentLimit(a.Network().Limits, category, atts)
+}
+
+// AttachmentLimit is CheckAttachmentLimit under limits, for a backend
+// that holds a definition without an App (the UI's test fake).
+func AttachmentLimit(limits trust.PublishLimits, category string, atts []news.Attachment) error {
+	var total int64
+	for _, m := range atts {
+		total += m.Size
+	}
+	if err := attachmentLimitError(limits, category, total); err != nil {
+		return err
+	}
+	return nil
+}
+
+// attachmentLimitError is the *LimitError refusing total bytes of
+// attachments in category, nil when limits allow them.
+func attachmentLimitError(limits trust.PublishLimits, category string, total int64) *LimitError {
+	err := limits.CheckAttachments(category, total)
+	if err == nil {
+		return nil
+	}
+	le := tooLargeError(err)
+	le.Attachments, le.Limit = true, limits.AttachmentCap(category)
+	return le
+}
+
+// tooLargeError is the *LimitError of a trust.TooLarge rejection.
+func tooLargeError(err error) *LimitError {
+	var re *trust.RejectionError
+	errors.As(err, &re)
+	return &LimitError{Reason: trust.TooLarge, Detail: re.Detail}
+}
+
+// take refills the bucket to now and takes one item of size, with att
+// bytes of attachments, published at.
+func (l *entryLimiter) take(limits trust.PublishLimits, at time.Time, size int, att int64, now time.Time) error {
+	r := limits.Rate()
 	l.refill(r, now)
 	ceilItems, ceilBytes := r.HourCeiling()
 	h := at.Unix() / 3600
 	use := l.hours[h]
 	detail := fmt.Sprintf("%d items and %s an hour, %d items or %s at once",
 		r.ItemsPerHour, trust.FormatBytes(r.BytesPerHour), r.BurstItems, trust.FormatBytes(r.BurstBytes))
+	// Attachments count per clock hour of the items' times only, no
+	// bucket: the hour is what subscribers count (app/blobnet.go), and an
+	// hour's allowance at once is what a newsroom posting the pictures of
+	// an event needs.
+	if attRate := limits.AttachmentRate(); att > 0 && use.attBytes+att > attRate {
+		if wait := time.Unix((h+1)*3600, 0).Sub(now); wait > 0 {
+			return &LimitError{Reason: trust.RateLimited, RetryAfter: max(wait, time.Second),
+				Detail: trust.FormatBytes(attRate) + " of attachments an hour", Attachments: true, Limit: attRate}
+		}
+		return &LimitError{Reason: trust.RateLimited, Attachments: true, Limit: attRate, Detail: fmt.Sprintf(
+			"the hour of its publication time, %s, holds %s of attachments already, and the network allows %s; schedule it for a later time",
+			time.Unix(h*3600, 0).Local().Format("2 Jan 15:04"), trust.FormatBytes(use.attBytes), trust.FormatBytes(attRate))}
+	}
 	if use.items+1 > ceilItems || use.bytes+int64(size) > ceilBytes {
 		wait := time.Unix((h+1)*3600, 0).Sub(now)
 		if wait <= 0 {
@@ -161,7 +236,7 @@ func (l *entryLimiter) take(r trust.Rate, at time.Time, size int, now time.Time)
 	}
 	l.items--
 	l.bytes -= float64(size)
-	l.note(at, size, now)
+	l.note(at, size, att, now)
 	return nil
 }
 
@@ -181,7 +256,7 @@ func (l *entryLimiter) refill(r trust.Rate, now time.Time) {
 }
 
 // note records an item taken, and forgets hours long past.
-func (l *entryLimiter) note(at time.Time, size int, now time.Time) {
+func (l *entryLimiter) note(at time.Time, size int, att int64, now time.Time) {
 	if l.hours == nil {
 		l.hours = map[int64]hourUse{}
 	}
@@ -189,6 +264,7 @@ func (l *entryLimiter) note(at time.Time, size int, now time.Time) {
 	u := l.hours[h]
 	u.items++
 	u.bytes += int64(size)
+	u.attBytes += att
 	l.hours[h] = u
 	first := now.Unix()/3600 - entryHours
 	for h := range l.hours {
@@ -232,7 +308,7 @@ func (a *App) loadOwnUse(l *entryLimiter, now time.Time) {
 		l.refill(r, earlier(at, now))
 		l.items--
 		l.bytes -= float64(size)
-		l.note(at, size, now)
+		l.note(at, size, attachmentTotal(it), now)
 	}
 	l.refill(r, now)
 }

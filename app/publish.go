@@ -18,13 +18,19 @@ import (
 // sent. The system groups take no drafts (network.ErrSystemCategory).
 // Attachments are stored as blobs and their manifest appended to the body
 // (PrepareAttachments): beyond the limits of an item they are an
-// ErrTooLarge.
+// ErrTooLarge, beyond the network's attachment cap in the category a
+// *LimitError (TooLarge).
 func (a *App) Publish(d Draft) (PublishResult, error) {
 	if err := CheckDraftCategory(a.Catalog(), d.Category); err != nil {
 		return PublishResult{}, err
 	}
 	body, atts, err := PrepareAttachments(d.Body, d.Attachments)
 	if err != nil {
+		return PublishResult{}, err
+	}
+	// The network's cap before the blobs are stored; PublishItem checks
+	// again, against the definition held then.
+	if err := a.CheckAttachmentLimit(d.Category, atts); err != nil {
 		return PublishResult{}, err
 	}
 	it, err := a.newItem(d.Category, d.Title, body)

@@ -585,6 +585,17 @@ func (c *control) publish(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": string(trust.ReasonOf(err)), "detail": err.Error()})
 		return
 	}
+	// The network's attachment cap of the category, before the blobs are
+	// stored: 413 tooLarge naming it (PublishItem checks again).
+	if err := c.a.CheckAttachmentLimit(it.Category, atts); err != nil {
+		var le *app.LimitError
+		if errors.As(err, &le) {
+			writeLimitError(w, le)
+		} else {
+			writeError(w, http.StatusInternalServerError, err.Error())
+		}
+		return
+	}
 	if err := c.a.StoreAttachments(drafts, atts); err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return

@@ -4,9 +4,11 @@ package cli
 // trust.PublishLimits), for an admin of a headless servant.
 //
 //	GET /v1/limits → {"limits":{…as set…},"effective":{"itemsPerHour",…},"version"}
-//	PUT /v1/limits {"itemsPerHour","burstItems","bytesPerHour","burstBytes","itemBytes","categoryItemBytes"}
+//	PUT /v1/limits {"itemsPerHour","burstItems","bytesPerHour","burstBytes","itemBytes","categoryItemBytes",
+//	                "attachmentBytes","categoryAttachmentBytes","attachmentBytesPerHour"}
 //	               → {"version"}: the next definition, signed with this installation's key
-//	               and published; a field left out (or 0) takes its default.
+//	               and published; a field left out (or 0) takes its default; an attachment
+//	               cap of -1 allows no attachments.
 //	               403 for a servant that is not an admin, 400 for limits out of range.
 
 import (
@@ -28,13 +30,23 @@ type limitsJSON struct {
 	BurstBytes        int64          `json:"burstBytes,omitempty"`
 	ItemBytes         int            `json:"itemBytes,omitempty"`
 	CategoryItemBytes map[string]int `json:"categoryItemBytes,omitempty"`
+	// The attachment limits, flat beside the others here (the definition
+	// keeps them in a member of their own, "attachmentLimits").
+	AttachmentBytes         int64            `json:"attachmentBytes,omitempty"`
+	CategoryAttachmentBytes map[string]int64 `json:"categoryAttachmentBytes,omitempty"`
+	AttachmentBytesPerHour  int64            `json:"attachmentBytesPerHour,omitempty"`
 }
 
+// effectiveJSON are the limits with their defaults resolved.
+// AttachmentBytes is the cap of categories without an entry of their own,
+// 0 when they allow no attachments.
 type effectiveJSON struct {
-	ItemsPerHour int   `json:"itemsPerHour"`
-	BurstItems   int   `json:"burstItems"`
-	BytesPerHour int64 `json:"bytesPerHour"`
-	BurstBytes   int64 `json:"burstBytes"`
+	ItemsPerHour           int   `json:"itemsPerHour"`
+	BurstItems             int   `json:"burstItems"`
+	BytesPerHour           int64 `json:"bytesPerHour"`
+	BurstBytes             int64 `json:"burstBytes"`
+	AttachmentBytes        int64 `json:"attachmentBytes"`
+	AttachmentBytesPerHour int64 `json:"attachmentBytesPerHour"`
 }
 
 func (c *control) getLimits(w http.ResponseWriter, _ *http.Request) {
@@ -42,9 +54,12 @@ func (c *control) getLimits(w http.ResponseWriter, _ *http.Request) {
 	l, r := sn.Limits, sn.Limits.Rate()
 	writeJSON(w, http.StatusOK, map[string]any{
 		"limits": limitsJSON{ItemsPerHour: l.ItemsPerHour, BurstItems: l.BurstItems, BytesPerHour: l.BytesPerHour,
-			BurstBytes: l.BurstBytes, ItemBytes: l.ItemBytes, CategoryItemBytes: l.CategoryItemBytes},
-		"effective": effectiveJSON{ItemsPerHour: r.ItemsPerHour, BurstItems: r.BurstItems, BytesPerHour: r.BytesPerHour, BurstBytes: r.BurstBytes},
-		"version":   sn.Version,
+			BurstBytes: l.BurstBytes, ItemBytes: l.ItemBytes, CategoryItemBytes: l.CategoryItemBytes,
+			AttachmentBytes: l.AttachmentBytes, CategoryAttachmentBytes: l.CategoryAttachmentBytes,
+			AttachmentBytesPerHour: l.AttachmentBytesPerHour},
+		"effective": effectiveJSON{ItemsPerHour: r.ItemsPerHour, BurstItems: r.BurstItems, BytesPerHour: r.BytesPerHour, BurstBytes: r.BurstBytes,
+			AttachmentBytes: l.AttachmentCap(""), AttachmentBytesPerHour: l.AttachmentRate()},
+		"version": sn.Version,
 	})
 }
 
@@ -54,7 +69,9 @@ func (c *control) setLimits(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := trust.PublishLimits{ItemsPerHour: req.ItemsPerHour, BurstItems: req.BurstItems, BytesPerHour: req.BytesPerHour,
-		BurstBytes: req.BurstBytes, ItemBytes: req.ItemBytes, CategoryItemBytes: req.CategoryItemBytes}
+		BurstBytes: req.BurstBytes, ItemBytes: req.ItemBytes, CategoryItemBytes: req.CategoryItemBytes,
+		AttachmentBytes: req.AttachmentBytes, CategoryAttachmentBytes: req.CategoryAttachmentBytes,
+		AttachmentBytesPerHour: req.AttachmentBytesPerHour}
 	v, err := c.a.SetPublishLimits(c.a.PublishLimits(), now)
 	switch {
 	case errors.Is(err, app.ErrNotAdmin):

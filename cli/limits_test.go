@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -119,19 +121,21 @@ func TestLimitsSetByAdmin(t *testing.T) {
 	}
 }
 
-// network init sets the publishing limits; limits out of range are a
-// usage error and write nothing.
+// network init sets the publishing limits (here also: no attachments);
+// limits out of range are a usage error and write nothing.
 func TestNetworkInitLimits(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "limited.json")
-	if err := NetworkCommand([]string{"init", "--name", "Limited", "--out", out, "--items-per-hour", "30", "--item-bytes", "8192"}, io.Discard, io.Discard); err != nil {
+	if err := NetworkCommand([]string{"init", "--name", "Limited", "--out", out, "--items-per-hour", "30", "--item-bytes", "8192",
+		"--attachment-bytes", "-1"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	sn, err := app.ReadNetworkFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := trust.VerifySelfSigned(sn); err != nil || sn.Limits.ItemsPerHour != 30 || sn.Limits.ItemBytes != 8192 || sn.Limits.BurstItems != 0 {
+	if err := trust.VerifySelfSigned(sn); err != nil || sn.Limits.ItemsPerHour != 30 || sn.Limits.ItemBytes != 8192 || sn.Limits.BurstItems != 0 ||
+		sn.Limits.AttachmentCap("it") != 0 {
 		t.Fatalf("definition: limits %+v, %v", sn.Limits, err)
 	}
 	bad := filepath.Join(dir, "bad.json")
@@ -162,5 +166,58 @@ func TestServeStorageLimit(t *testing.T) {
 	var st struct{ Storage struct{ Quota int64 } }
 	if err := json.Unmarshal(raw, &st); code != http.StatusOK || err != nil || st.Storage.Quota != 100<<20 {
 		t.Errorf("status: %d %s", code, raw)
+	}
+}
+
+// The attachment limits through the control API: an admin sets them with
+// PUT /v1/limits and GET shows them, as set and resolved; /v1/publish then
+// answers 413 tooLarge naming the limit for attachments beyond the
+// category's cap (in a multipart form or in JSON) and stores nothing of
+// them, and 400 for a cap out of range.
+func TestAttachmentLimitsOverTheAPI(t *testing.T) {
+	a := startServe(t, apptest.NoTestNetwork, "--listen", "127.0.0.1:0")
+	if code, raw := a.Call(t, "PUT", "/v1/limits", map[string]any{"attachmentBytes": 256 << 10,
+		"categoryAttachmentBytes": map[string]int64{"hr": trust.NoAttachments}}); code != http.StatusOK {
+		t.Fatalf("PUT: %d %s", code, raw)
+	}
+	var got struct {
+		Limits struct {
+			AttachmentBytes         int64
+			CategoryAttachmentBytes map[string]int64
+		}
+		Effective struct{ AttachmentBytes, AttachmentBytesPerHour int64 }
+	}
+	code, raw := a.Call(t, "GET", "/v1/limits", nil)
+	if err := json.Unmarshal(raw, &got); code != http.StatusOK || err != nil || got.Limits.AttachmentBytes != 256<<10 ||
+		got.Limits.CategoryAttachmentBytes["hr"] != trust.NoAttachments || got.Effective.AttachmentBytes != 256<<10 ||
+		got.Effective.AttachmentBytesPerHour != trust.DefaultAttachmentBytesPerHour {
+		t.Fatalf("GET: %d %s", code, raw)
+	}
+
+	type file = struct {
+		name, mt string
+		data     []byte
+	}
+	over := bytes.Repeat([]byte{7}, 300<<10)
+	var e struct{ Error, Detail string }
+	code, out := postMultipart(t, a, [][2]string{{"category", "it"}, {"title", "Plans"}}, []file{{"plan.bin", "application/octet-stream", over}})
+	if err := json.Unmarshal(out, &e); err != nil || code != http.StatusRequestEntityTooLarge || e.Error != string(trust.TooLarge) ||
+		!strings.Contains(e.Detail, "at most 256 KiB") {
+		t.Fatalf("300 KiB under a limit of 256 KiB: %d %s, want 413 tooLarge naming the limit", code, out)
+	}
+	sum := sha256.Sum256(over)
+	if code, _ := a.Call(t, "GET", "/v1/blobs/"+hex.EncodeToString(sum[:]), nil); code != http.StatusNotFound {
+		t.Errorf("the refused attachment is served: %d", code)
+	}
+	code, raw = a.Call(t, "POST", "/v1/publish", map[string]any{"category": "hr", "title": "Holidays",
+		"attachments": []map[string]any{{"name": "note.txt", "mediaType": "text/plain", "data": []byte("hello")}}})
+	if err := json.Unmarshal(raw, &e); err != nil || code != http.StatusRequestEntityTooLarge || !strings.Contains(e.Detail, "no attachments") {
+		t.Errorf("an attachment where none are allowed: %d %s", code, raw)
+	}
+	if code, out := postMultipart(t, a, [][2]string{{"category", "it"}, {"title", "Small"}}, []file{{"small.bin", "", bytes.Repeat([]byte{8}, 200<<10)}}); code != http.StatusOK {
+		t.Errorf("200 KiB under a limit of 256 KiB: %d %s", code, out)
+	}
+	if code, raw := a.Call(t, "PUT", "/v1/limits", map[string]any{"attachmentBytes": 20}); code != http.StatusBadRequest {
+		t.Errorf("an attachment cap of 20 bytes: %d %s", code, raw)
 	}
 }

@@ -30,7 +30,8 @@ admin. --fanout is how many down-servants a servant takes, and so how
 wide and flat the tree is; every servant of the network uses the
 definition's (an admin can change it later; servants restart for it).
 The publishing limits bound what one publisher key puts into the network
-(0 takes the default; an admin changes them later with PUT /v1/limits).
+(0 takes the default; an admin changes them later with PUT /v1/limits),
+the attachment limits what one item carries and one key publishes per hour.
 
 Flags:
 `
@@ -61,6 +62,10 @@ func NetworkCommand(args []string, stdout, stderr io.Writer) error {
 	fs.Int64Var(&limits.BytesPerHour, "bytes-per-hour", 0, fmt.Sprintf("bytes of items one publisher key may publish per hour (0: %d)", trust.DefaultBytesPerHour))
 	fs.Int64Var(&limits.BurstBytes, "burst-bytes", 0, fmt.Sprintf("bytes of items one publisher key may publish at once (0: %d)", trust.DefaultBurstBytes))
 	fs.IntVar(&limits.ItemBytes, "item-bytes", 0, "the most bytes one item may have, in every category (0: no cap beyond the item format's)")
+	fs.Int64Var(&limits.AttachmentBytes, "attachment-bytes", 0, fmt.Sprintf("the most bytes of attachments one item may carry in all, %d to %d "+
+		"(0: %d, the item format's own; %d: no attachments)", trust.MinAttachmentBytesCap, trust.MaxAttachmentBytesCap, trust.MaxAttachmentBytesCap, trust.NoAttachments))
+	fs.Int64Var(&limits.AttachmentBytesPerHour, "attachment-bytes-per-hour", 0, fmt.Sprintf("bytes of attachments one publisher key may publish per hour (0: %d)",
+		trust.DefaultAttachmentBytesPerHour))
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}

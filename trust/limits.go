@@ -87,21 +87,44 @@ type PublishLimits struct {
 	// CategoryItemBytes caps one item in a category and its
 	// subcategories (the most specific entry wins over ItemBytes).
 	CategoryItemBytes map[string]int
+
+	// The attachment limits (attachlimits.go). They are encoded in a
+	// member of their own, "attachmentLimits", not in "publishLimits".
+	//
+	// AttachmentBytes caps the attachments of one item, all together:
+	// 0 is the default, news.MaxAttachmentBytes; NoAttachments allows
+	// none.
+	AttachmentBytes int64
+	// CategoryAttachmentBytes is the same per category and its
+	// subcategories (the most specific entry wins over AttachmentBytes).
+	CategoryAttachmentBytes map[string]int64
+	// AttachmentBytesPerHour bounds the attachments of one publisher key
+	// per clock hour of the items' publication times; 0: the default.
+	AttachmentBytesPerHour int64
 }
 
 // IsZero reports whether l is all defaults.
 func (l PublishLimits) IsZero() bool {
+	return l.itemLimitsZero() && l.attachmentLimitsZero()
+}
+
+// itemLimitsZero reports whether the limits of the "publishLimits" member
+// are all defaults.
+func (l PublishLimits) itemLimitsZero() bool {
 	return l.ItemsPerHour == 0 && l.BurstItems == 0 && l.BytesPerHour == 0 && l.BurstBytes == 0 && l.ItemBytes == 0 && len(l.CategoryItemBytes) == 0
 }
 
 // Equal reports whether l and o set the same limits.
 func (l PublishLimits) Equal(o PublishLimits) bool {
 	return l.ItemsPerHour == o.ItemsPerHour && l.BurstItems == o.BurstItems && l.BytesPerHour == o.BytesPerHour &&
-		l.BurstBytes == o.BurstBytes && l.ItemBytes == o.ItemBytes && maps.Equal(l.CategoryItemBytes, o.CategoryItemBytes)
+		l.BurstBytes == o.BurstBytes && l.ItemBytes == o.ItemBytes && maps.Equal(l.CategoryItemBytes, o.CategoryItemBytes) &&
+		l.AttachmentBytes == o.AttachmentBytes && maps.Equal(l.CategoryAttachmentBytes, o.CategoryAttachmentBytes) &&
+		l.AttachmentBytesPerHour == o.AttachmentBytesPerHour
 }
 
 func (l PublishLimits) clone() PublishLimits {
 	l.CategoryItemBytes = maps.Clone(l.CategoryItemBytes)
+	l.CategoryAttachmentBytes = maps.Clone(l.CategoryAttachmentBytes)
 	return l
 }
 
@@ -180,7 +203,7 @@ func (l PublishLimits) validate() error {
 			return fmt.Errorf("publish limits: item bytes of %q: %d outside %d to %d", c, n, MinItemBytesCap, MaxItemBytesCap)
 		}
 	}
-	return nil
+	return l.validateAttachments()
 }
 
 // String describes the limits for a log line or the admin's view.
@@ -197,7 +220,7 @@ func (l PublishLimits) String() string {
 		}
 		s += "; per category: " + strings.Join(parts, ", ")
 	}
-	return s
+	return s + "; " + l.attachmentString()
 }
 
 // FormatBytes writes n as B, KiB, MiB or GiB, whole numbers where exact.
@@ -243,7 +266,7 @@ type publishLimitsIn struct {
 }
 
 func publishLimitsDocOf(l PublishLimits) *publishLimitsDoc {
-	if l.IsZero() {
+	if l.itemLimitsZero() {
 		return nil
 	}
 	return &publishLimitsDoc{ItemsPerHour: l.ItemsPerHour, BurstItems: l.BurstItems, BytesPerHour: l.BytesPerHour,
@@ -299,7 +322,7 @@ func parsePublishLimits(in *publishLimitsIn) (PublishLimits, error) {
 		}
 		l.CategoryItemBytes = *in.CategoryItemBytes
 	}
-	if l.IsZero() {
+	if l.itemLimitsZero() {
 		return l, zero
 	}
 	return l, nil

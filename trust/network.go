@@ -210,6 +210,9 @@ func (n *Network) normalize() {
 	}
 	n.Audiences = normalizeNamedRanges(n.Audiences)
 	n.Limits.CategoryItemBytes = nilIfEmptyMap(n.Limits.CategoryItemBytes)
+	if len(n.Limits.CategoryAttachmentBytes) == 0 {
+		n.Limits.CategoryAttachmentBytes = nil
+	}
 	slices.SortFunc(n.Admins, compareKeys)
 	slices.SortFunc(n.Revoked, compareKeys)
 	slices.SortFunc(n.Publishers, func(a, b Publisher) int { return compareKeys(a.Key, b.Key) })

@@ -29,12 +29,13 @@ import (
 //	 "catalog":{…},"publishers":[{"name":…,"key":…,"categories":[…]}],
 //	 "revoked":[…],"fanout":…,"secret":…,"openPublishing":…,
 //	 "audiences":[{"name":…,"ranges":[…]}],"leafCapacity":…,
-//	 "publishLimits":{…},"categoryTitles":{"sales":{"de":…,"ja":…}}},
+//	 "publishLimits":{…},"categoryTitles":{"sales":{"de":…,"ja":…}},
+//	 "attachmentLimits":{…}},
 //	 "signer":"ed25519:…","signature":"…"}
 //
-// "audiences", "leafCapacity", "publishLimits" and "categoryTitles" are
-// left out when empty, 0 or all defaults
-// (and refused when present so): definitions signed before they existed
+// "audiences", "leafCapacity", "publishLimits", "categoryTitles" and
+// "attachmentLimits" are left out when empty, 0 or all defaults (and
+// refused when present so): definitions signed before they existed
 // encode, and so verify, exactly as they did (audiences.go).
 //
 // The signature is over networkDomain followed by the bytes of the
@@ -62,6 +63,10 @@ type networkDoc struct {
 	// way they keep it as a member of a newer release (newer.go), verify
 	// it, pass it on and show the categories' names.
 	CategoryTitles json.RawMessage `json:"categoryTitles,omitempty"`
+	// AttachmentLimits are PublishLimits' attachment limits: a member of
+	// their own, after every member releases before them know, for the
+	// same reason as CategoryTitles (attachlimits.go).
+	AttachmentLimits *attachmentLimitsDoc `json:"attachmentLimits,omitempty"`
 }
 
 type publisherDoc struct {
@@ -127,6 +132,8 @@ func (n *Network) marshalNetwork() ([]byte, error) {
 		LeafCapacity:   n.LeafCapacity,
 		PublishLimits:  publishLimitsDocOf(n.Limits),
 		CategoryTitles: titles,
+
+		AttachmentLimits: attachmentLimitsDocOf(n.Limits),
 	})
 	if err != nil {
 		return nil, err
@@ -252,6 +259,8 @@ func parseNetwork(data []byte) (*Network, error) {
 		LeafCapacity   *int             `json:"leafCapacity"`
 		PublishLimits  *publishLimitsIn `json:"publishLimits"`
 		CategoryTitles *json.RawMessage `json:"categoryTitles"`
+
+		AttachmentLimits *attachmentLimitsIn `json:"attachmentLimits"`
 	}
 	known, newer, err := splitNewer(data)
 	if err != nil {
@@ -334,6 +343,9 @@ func parseNetwork(data []byte) (*Network, error) {
 		n.LeafCapacity = *doc.LeafCapacity
 	}
 	if n.Limits, err = parsePublishLimits(doc.PublishLimits); err != nil {
+		return nil, err
+	}
+	if err := parseAttachmentLimits(doc.AttachmentLimits, &n.Limits); err != nil {
 		return nil, err
 	}
 	n.Seeds = nilIfEmpty(n.Seeds)

@@ -25,6 +25,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
+	"newsdesk/trust"
 	"newsdesk/ui/internal/fakebackend"
 )
 
@@ -543,5 +544,49 @@ func TestCorrectionKeepsAttachments(t *testing.T) {
 	}
 	if want := "1 attachment of the original is not on this computer and was left out."; c.files.failed.Text != want || !c.files.failed.Visible() {
 		t.Errorf("note %q", c.files.failed.Text)
+	}
+}
+
+// TestComposeNetworkAttachmentLimit: Compose measures the attachments
+// against the network's cap in the chosen category, not the item
+// format's: the summary says "x of y", a draft beyond the cap is stopped
+// with a note naming it, a category allowing none says so, and when an
+// admin lifts the cap while Compose is open, the draft goes.
+func TestComposeNetworkAttachmentLimit(t *testing.T) {
+	b := newFake()
+	b.PresetNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) {
+		n.Limits = trust.PublishLimits{AttachmentBytes: 1 << 20, CategoryAttachmentBytes: map[string]int64{"hr": trust.NoAttachments}}
+	}))
+	h, c := composeHarness(t, b)
+	chooseCategory(c, "it")
+	h.typeInto(c.title, "Plans")
+	c.files.added(draftFile{DraftAttachment: app.DraftAttachment{Name: "plan.bin", Data: make([]byte, 2<<20)}})
+	note := c.notes[fieldAttachments]
+	if want := "The attachments are too large: 2 MiB in all, and the network allows at most 1 MiB in this category. Remove some."; !note.Visible() || note.Text != want {
+		t.Errorf("2 MiB against 1 MiB: %q (shown %v)", note.Text, note.Visible())
+	}
+	if want := "1 of 32 attachments, 2 MiB of 1 MiB"; c.files.summary.Text != want {
+		t.Errorf("summary %q, want %q", c.files.summary.Text, want)
+	}
+	h.tap(c.publish)
+	if len(b.drafts) != 0 {
+		t.Fatalf("published %d drafts beyond the network's cap", len(b.drafts))
+	}
+	chooseCategory(c, "hr")
+	if want := "The network allows no attachments in this category: remove them."; note.Text != want {
+		t.Errorf("in hr: %q", note.Text)
+	}
+
+	if err := b.PublishNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) { n.Limits = trust.PublishLimits{} })); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+	chooseCategory(c, "it")
+	if want := "1 of 32 attachments, 2 MiB of 20 MiB"; c.files.summary.Text != want {
+		t.Errorf("after the cap was lifted: summary %q, want %q", c.files.summary.Text, want)
+	}
+	h.tap(c.publish)
+	if len(b.drafts) != 1 || c.outcome.Text == "" || strings.HasPrefix(c.outcome.Text, "Not published") {
+		t.Errorf("after the cap was lifted: %d drafts, outcome %q", len(b.drafts), c.outcome.Text)
 	}
 }

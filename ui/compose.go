@@ -63,7 +63,16 @@ func newComposer(u *UI) *composer {
 		c.notes[f] = wrappedLabel("", widget.DangerImportance)
 		c.notes[f].Hide()
 	}
-	c.category = widget.NewSelect(nil, func(string) { c.showProblem(draftProblem{}) })
+	c.category = widget.NewSelect(nil, func(string) {
+		c.showProblem(draftProblem{})
+		if c.files != nil {
+			// The network's attachment cap may differ by category.
+			c.files.refresh()
+			if p := c.files.problem(); p != "" {
+				c.showProblem(draftProblem{field: fieldAttachments, text: p})
+			}
+		}
+	})
 	c.category.PlaceHolder = lang.L("Choose a category")
 	c.title = widget.NewEntry()
 	c.title.SetPlaceHolder(lang.L("A short, clear headline"))
@@ -125,6 +134,7 @@ func (c *composer) setCatalog() {
 	}
 	c.category.SetOptions(opts)
 	c.selectCategory(chosen)
+	c.files.refresh() // the definition, and so its attachment caps, may have changed
 }
 
 func (c *composer) categoryID() string {

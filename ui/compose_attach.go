@@ -34,8 +34,9 @@ import (
 // text only (fyne.Clipboard, 2.7), so a picture cannot be pasted.
 
 const (
-	// maxAttachments and maxAttachmentBytes are an item's limits: Compose
-	// says so before publishing.
+	// maxAttachments and maxAttachmentBytes are the item format's limits;
+	// a network may lower the bytes (composeFiles.limit). Compose says so
+	// before publishing.
 	maxAttachments     = 32
 	maxAttachmentBytes = 20 << 20
 	// maxPictureRead bounds a picture read to be scaled, maxFileRead a
@@ -264,13 +265,29 @@ func (f *composeFiles) total() int64 {
 	return n
 }
 
+// limit is the most bytes of attachments the draft may carry: the
+// network's cap in the chosen category (trust.PublishLimits.AttachmentCap,
+// which the backend enforces), else the item format's; 0 when the network
+// allows none there.
+func (f *composeFiles) limit() int64 {
+	if sn := f.c.u.roles.network; sn != nil {
+		return sn.Limits.AttachmentCap(f.c.categoryID())
+	}
+	return maxAttachmentBytes
+}
+
 // problem says what of the attachments stops the draft, or "".
 func (f *composeFiles) problem() string {
+	limit := f.limit()
 	switch {
 	case len(f.files) > maxAttachments:
 		return fmt.Sprintf(lang.L("Too many attachments: an item has at most %d. Remove %d."), maxAttachments, len(f.files)-maxAttachments)
-	case f.total() > maxAttachmentBytes:
-		return fmt.Sprintf(lang.L("The attachments are too large: %s in all, at most %s. Remove some."), formatBytes(f.total()), formatBytes(maxAttachmentBytes))
+	case len(f.files) > 0 && limit == 0:
+		return lang.L("The network allows no attachments in this category: remove them.")
+	case f.total() > limit && limit < maxAttachmentBytes:
+		return fmt.Sprintf(lang.L("The attachments are too large: %s in all, and the network allows at most %s in this category. Remove some."), formatBytes(f.total()), formatBytes(limit))
+	case f.total() > limit:
+		return fmt.Sprintf(lang.L("The attachments are too large: %s in all, at most %s. Remove some."), formatBytes(f.total()), formatBytes(limit))
 	}
 	return ""
 }
@@ -303,7 +320,7 @@ func (f *composeFiles) refresh() {
 	if len(f.files) == 0 {
 		f.summary.SetText("")
 	} else {
-		f.summary.SetText(fmt.Sprintf(lang.L("%d of %d attachments, %s of %s"), len(f.files), maxAttachments, formatBytes(f.total()), formatBytes(maxAttachmentBytes)))
+		f.summary.SetText(fmt.Sprintf(lang.L("%d of %d attachments, %s of %s"), len(f.files), maxAttachments, formatBytes(f.total()), formatBytes(f.limit())))
 	}
 	f.list.Refresh()
 }

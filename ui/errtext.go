@@ -83,6 +83,12 @@ func knownErrorText(err error) (string, bool) {
 	}
 	if e, ok := errors.AsType[*app.LimitError](err); ok {
 		switch {
+		case e.Attachments && e.Reason == trust.TooLarge && e.Limit == 0:
+			return lang.L("The network allows no attachments in this category: remove them."), true
+		case e.Attachments && e.Reason == trust.TooLarge:
+			return fmt.Sprintf(lang.L("The attachments are larger than the network allows in this category: at most %s in all. Remove some."), formatBytes(e.Limit)), true
+		case e.Attachments && e.RetryAfter > 0:
+			return fmt.Sprintf(lang.L("This computer has published the network's limit of attachments for this hour (%s): try again in %s."), formatBytes(e.Limit), waitText(e.RetryAfter)), true
 		case e.Reason == trust.TooLarge:
 			return lang.L("The item is larger than the network allows in this category: shorten it."), true
 		case e.RetryAfter == 0:

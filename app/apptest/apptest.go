@@ -51,7 +51,7 @@ func Network(t testing.TB) *trust.SignedNetwork {
 
 // Unlimited are the highest publishing limits a definition may set.
 var Unlimited = trust.PublishLimits{ItemsPerHour: trust.MaxItemsPerHour, BurstItems: trust.MaxBurstItems,
-	BytesPerHour: trust.MaxBytesLimit, BurstBytes: trust.MaxBytesLimit}
+	BytesPerHour: trust.MaxBytesLimit, BurstBytes: trust.MaxBytesLimit, AttachmentBytesPerHour: trust.MaxBytesLimit}
 
 // NetworkAdmin returns the key of the test network's admin, which signs
 // its later versions.

@@ -492,8 +492,13 @@ func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
 	// it: a picture's reference needs the attachment it names.
 	check := *it
 	var err2 error
-	if check.Body, _, err2 = app.PrepareAttachments(d.Body, d.Attachments); err2 != nil {
+	var atts []news.Attachment
+	if check.Body, atts, err2 = app.PrepareAttachments(d.Body, d.Attachments); err2 != nil {
 		return app.PublishResult{}, err2
+	}
+	// And against the network's attachment cap of the category.
+	if err := app.AttachmentLimit(m.Network().Limits, d.Category, atts); err != nil {
+		return app.PublishResult{}, err
 	}
 	if err := check.Validate(); err != nil {
 		return app.PublishResult{}, err
