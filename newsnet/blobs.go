@@ -342,9 +342,14 @@ func (b *blobTransfers) request(host blobHost, t *blobTransfer) {
 		head = t.list == nil
 		up = host.blobPath(t.source, t.attempts, func(l *link) bool { return t.down[l.id] != nil })
 		if up == nil {
-			// Nowhere to ask now: try again when it is due.
-			if t.due.IsZero() || t.due.Before(host.clock()) {
-				t.due = host.clock().Add(b.cfg.Timeout)
+			// Nowhere to ask now: try again when it is due, backing off
+			// as after a want in vain. Not only when due lies in the
+			// past: retry runs at the tick that reached due, so due is
+			// now, and a due left as it is would make the next tick
+			// count another attempt (six attempts in 15 s, not two
+			// minutes, for a servant rejoining or behind an older relay).
+			if !t.due.After(host.clock()) {
+				t.due = host.clock().Add(b.cfg.Timeout << min(t.attempts, 3))
 			}
 			return
 		}
