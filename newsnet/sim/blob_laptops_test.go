@@ -80,14 +80,14 @@ func (w *blobWorld) checkWhole(t *testing.T, ref newsnet.BlobRef, data []byte) {
 func (w *blobWorld) below(id newsnet.ServantID) []newsnet.ServantID {
 	var out []newsnet.ServantID
 	for _, x := range w.ids {
-		for up := w.Node(x).Servant.Status().Up; up != "" && w.Node(up) != nil; up = w.Node(up).Servant.Status().Up {
+		up := w.Node(x).Servant.Status().Up
+		// Bounded: statuses read mid-change may form a loop.
+		for hops := 0; up != "" && w.Node(up) != nil && hops < len(w.ids); hops++ {
 			if up == id {
 				out = append(out, x)
 				break
 			}
-			if len(out) > len(w.ids) {
-				break
-			}
+			up = w.Node(up).Servant.Status().Up
 		}
 	}
 	return out
