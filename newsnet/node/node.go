@@ -11,6 +11,7 @@
 //	reader (per link) ──► Received / LinkDown      └──► OnDeliver, log, API replies
 //	writer (per link) ──► Written
 //	API calls ──────────► closures run on the loop
+//	loop ─ chunks ──────► blob writer ──► the host's store, then OnBlob
 //
 // With Config.Security, a TLS 1.3 handshake and the network-secret link
 // proofs come before the hello, on the acceptor's and dialer's goroutines.
