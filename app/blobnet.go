@@ -174,7 +174,7 @@ func (a *App) fetchIncomplete(n Servant) {
 // (node.BlobKeeper).
 type blobKeeper struct{ store *storage.Store }
 
-var _ node.BlobKeeper = blobKeeper{}
+var _ node.BlobBatchKeeper = blobKeeper{}
 
 func (k blobKeeper) BlobChunks(hash [32]byte) ([][32]byte, []bool) {
 	list, err := k.store.ChunkHashes(hash)
@@ -209,6 +209,17 @@ func (k blobKeeper) KeepBlobHead(ref newsnet.BlobRef, chunks [][32]byte) error {
 
 func (k blobKeeper) KeepBlobChunk(hash [32]byte, i int, data []byte) error {
 	_, err := k.store.PutBlobChunk(hash, i, data)
+	return err
+}
+
+// KeepBlobChunks stores the chunks of a blob that arrived together with
+// one sync and one commit (node.BlobBatchKeeper).
+func (k blobKeeper) KeepBlobChunks(hash [32]byte, chunks []node.BlobChunkData) error {
+	at := make([]storage.BlobChunkAt, len(chunks))
+	for i, c := range chunks {
+		at[i] = storage.BlobChunkAt{Index: c.Index, Data: c.Data}
+	}
+	_, err := k.store.PutBlobChunks(hash, at)
 	return err
 }
 

@@ -252,16 +252,12 @@ func (nd *blobNode) misbehaved(l *link, reason string) {
 func (nd *blobNode) chunkRoom(l *link) bool {
 	return nd.queued[l.id]*BlobChunkSize < nd.cfg.Window
 }
-func (nd *blobNode) blobPath(source string, attempt int, avoid func(*link) bool) *link {
-	ids := slices.Sorted(maps.Keys(nd.links))
-	if attempt < 2 {
-		if l := nd.links[nd.toward]; l != nil && !avoid(l) {
-			return l
-		}
+func (nd *blobNode) blobPath(source string, avoid func(*link) bool) *link {
+	if l := nd.links[nd.toward]; l != nil && !avoid(l) && l.version >= blobsSince {
+		return l
 	}
-	for k := range ids {
-		l := nd.links[ids[(k+attempt)%len(ids)]]
-		if !avoid(l) && l.version >= blobsSince {
+	for _, id := range slices.Sorted(maps.Keys(nd.links)) {
+		if l := nd.links[id]; !avoid(l) && l.version >= blobsSince {
 			return l
 		}
 	}

@@ -157,11 +157,11 @@ type blobHost interface {
 	// over (conduct.go): the peer checked it before passing it on, so it
 	// spoiled it.
 	misbehaved(l *link, reason string)
-	// blobPath is the tree link to ask for a blob of source's items on
-	// this attempt (0 first): the reverse path first, other tree links
-	// later; never one that avoid refuses, nor one of a peer too old to
-	// carry blobs. Nil when there is none.
-	blobPath(source string, attempt int, avoid func(*link) bool) *link
+	// blobPath is the tree link to ask for a blob of source's items: the
+	// reverse path, else the other tree links, the uplink first; never
+	// one that avoid refuses, nor one of a peer too old to carry blobs.
+	// Nil when there is none.
+	blobPath(source string, avoid func(*link) bool) *link
 }
 
 // BlobCounters count the transfers' frames and troubles.
@@ -199,12 +199,15 @@ type blobTransfer struct {
 	down        map[LinkID]*blobDemand
 	// up is the link asked, asked what was asked of it and not arrived,
 	// headAsked whether the list was; due when to ask again, attempts how
-	// often it was asked in vain.
+	// often it was asked in vain, and tried the links asked in vain
+	// (twice without progress, or answered BlobNone), which the next
+	// path avoids while there is another.
 	up        LinkID
 	asked     chunkSet
 	headAsked bool
 	due       time.Time
 	attempts  int
+	tried     []LinkID
 }
 
 // blobDemand is what a neighbour asked of a blob and was not sent yet.
@@ -340,11 +343,16 @@ func (b *blobTransfers) request(host blobHost, t *blobTransfer) {
 		t.headAsked = false
 		ask = chunks
 		head = t.list == nil
-		up = host.blobPath(t.source, t.attempts, func(l *link) bool { return t.down[l.id] != nil })
+		up = b.path(host, t)
 		if up == nil {
-			// Nowhere to ask now: try again when it is due.
-			if t.due.IsZero() || t.due.Before(host.clock()) {
-				t.due = host.clock().Add(b.cfg.Timeout)
+			// Nowhere to ask now: try again when it is due, backing off
+			// as after a want in vain. Not only when due lies in the
+			// past: retry runs at the tick that reached due, so due is
+			// now, and a due left as it is would make the next tick
+			// count another attempt (six attempts in 15 s, not two
+			// minutes, for a servant rejoining or behind an older relay).
+			if !t.due.After(host.clock()) {
+				t.due = host.clock().Add(b.cfg.Timeout << min(t.attempts, 3))
 			}
 			return
 		}
@@ -362,6 +370,23 @@ func (b *blobTransfers) request(host blobHost, t *blobTransfer) {
 		// (a chunk) puts the next attempt off.
 		t.due = host.clock().Add(b.cfg.Timeout << min(t.attempts, 3))
 	}
+}
+
+// path picks the link to ask for t: never one that asked for it here (it
+// looks to this side for the blob), and not one asked in vain while
+// another carries blobs; once every link was, the reverse path again.
+// Links asked in vain are remembered by ID, not counted: after the tree
+// re-formed (a relay slept, a laptop moved), the attempts made meanwhile
+// say nothing against the new links, and the uplink, which leads toward
+// every source outside this subtree, is the first tried after the
+// reverse path.
+func (b *blobTransfers) path(host blobHost, t *blobTransfer) *link {
+	asker := func(l *link) bool { return t.down[l.id] != nil }
+	if l := host.blobPath(t.source, func(l *link) bool { return asker(l) || slices.Contains(t.tried, l.id) }); l != nil {
+		return l
+	}
+	t.tried = t.tried[:0]
+	return host.blobPath(t.source, asker)
 }
 
 // head takes a blob's chunk list from a neighbour.
@@ -425,8 +450,9 @@ func (b *blobTransfers) none(host blobHost, from *link, n *BlobNone) {
 	if t == nil || t.up != from.id {
 		return
 	}
-	// Ask again when due, by another path once two attempts failed: the
-	// peer may get it later, and asking at once would only repeat.
+	// Ask again when due, by another path if there is one: the peer may
+	// get it later, and asking at once would only repeat.
+	t.tried = append(t.tried, t.up)
 	t.up = 0
 	t.attempts++
 	if t.attempts >= b.cfg.Attempts {
@@ -443,8 +469,10 @@ func (b *blobTransfers) retry(host blobHost, t *blobTransfer) {
 		b.giveUp(host, t)
 		return
 	}
-	if t.attempts >= 2 {
-		t.up = 0 // search: blobPath picks another link
+	if t.attempts >= 2 && t.up != 0 {
+		// Twice in vain: search, another link first.
+		t.tried = append(t.tried, t.up)
+		t.up = 0
 	}
 	t.asked = make(chunkSet, len(t.have))
 	t.headAsked = false

@@ -16,19 +16,19 @@ func (s *Servant) chunkRoom(l *link) bool {
 	return len(f.backlog) == 0 && len(f.edgesOwed) == 0 && f.inflight < min(s.cfg.Blob.Window, s.cfg.LinkBuffer/4)
 }
 
-// blobPath asks along the reverse path toward the source first, and from
-// the third attempt on rotates through the tree links: the reverse path may
-// be stale, or lead to a peer that cannot get the blob.
-func (s *Servant) blobPath(source string, attempt int, avoid func(*link) bool) *link {
+// blobPath asks along the reverse path toward the source, else over the
+// other tree links, the uplink first: a source not in this subtree lies
+// above it. The transfers decide which links to avoid (blobTransfers.path):
+// those that asked for the blob here, and those asked in vain, for the
+// reverse path may be stale after the tree re-formed, or lead to a peer
+// that cannot get the blob.
+func (s *Servant) blobPath(source string, avoid func(*link) bool) *link {
 	carries := func(l *link) bool { return l != nil && l.tree() && l.version >= blobsSince && !avoid(l) }
-	if attempt < 2 {
-		if l := s.reversePath(source, nil); carries(l) {
-			return l
-		}
+	if l := s.reversePath(source, nil); carries(l) {
+		return l
 	}
-	tree := s.treeLinks()
-	for k := range tree {
-		if l := tree[(k+attempt)%len(tree)]; carries(l) {
+	for _, l := range s.treeLinks() {
+		if carries(l) {
 			return l
 		}
 	}

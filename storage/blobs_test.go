@@ -242,6 +242,60 @@ func TestBlobChunks(t *testing.T) {
 	}
 }
 
+// TestBlobChunksBatched: chunks that arrived together are stored in one
+// go (PutBlobChunks): a batch with one bad chunk writes none of it, one
+// with chunks already here passes those over, and the batch that brings
+// the last one completes the blob, which survives a reopen.
+func TestBlobChunksBatched(t *testing.T) {
+	dir := t.TempDir()
+	s := storagetest.MustOpenDir(t, dir)
+	data := blobBytes(3, 6*news.ChunkSize+11)
+	a, err := news.NewAttachment(bytes.NewReader(data), "plan.pdf", "application/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := func(i int) storage.BlobChunkAt {
+		return storage.BlobChunkAt{Index: i, Data: data[i*news.ChunkSize : min((i+1)*news.ChunkSize, len(data))]}
+	}
+	var hashes [][32]byte
+	for i := range a.Chunks() {
+		hashes = append(hashes, sha256.Sum256(chunk(i).Data))
+	}
+	if _, err := s.PutBlobChunks(a.Hash, []storage.BlobChunkAt{chunk(0)}); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("chunks of a blob not begun: %v", err)
+	}
+	must(t, s.BeginBlob(a, hashes))
+	bad := chunk(5)
+	bad.Data = bytes.Clone(bad.Data)
+	bad.Data[0] ^= 1
+	if _, err := s.PutBlobChunks(a.Hash, []storage.BlobChunkAt{chunk(4), bad}); !errors.Is(err, storage.ErrChunkMismatch) {
+		t.Fatalf("a batch with a corrupt chunk: %v", err)
+	}
+	if m, _ := s.MissingChunks(a.Hash); len(m) != 7 {
+		t.Fatalf("after a refused batch, missing %v: it wrote part of it", m)
+	}
+	if done, err := s.PutBlobChunks(a.Hash, []storage.BlobChunkAt{chunk(6), chunk(2), chunk(0)}); done || err != nil {
+		t.Fatalf("first batch: %v, %v", done, err)
+	}
+	if done, err := s.PutBlobChunks(a.Hash, []storage.BlobChunkAt{chunk(2), chunk(1), chunk(3)}); done || err != nil {
+		t.Fatalf("second batch, one chunk again: %v, %v", done, err)
+	}
+	if s.HasBlob(a.Hash) {
+		t.Fatal("a partial blob is visible")
+	}
+	storagetest.CheckAndClose(t, s, dir)
+	s = storagetest.MustOpenDir(t, dir)
+	if m, _ := s.MissingChunks(a.Hash); !slices.Equal(m, []int{4, 5}) {
+		t.Fatalf("after reopen: missing %v, want [4 5]", m)
+	}
+	if done, err := s.PutBlobChunks(a.Hash, []storage.BlobChunkAt{chunk(5), chunk(4)}); !done || err != nil {
+		t.Fatalf("last batch: %v, %v", done, err)
+	}
+	if !bytes.Equal(readBlob(t, s, a.Hash), data) {
+		t.Fatal("completed blob not readable")
+	}
+}
+
 // TestBlobLyingManifest: chunk hashes that match the manifest's root but
 // describe other bytes than its hash never make a blob: the last chunk
 // fails the whole-blob check and the transfer starts over.

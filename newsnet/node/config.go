@@ -84,7 +84,11 @@ type Config struct {
 	// OnBlob, if set, receives every BlobDone, BlobLost and BlobProgress
 	// action: a blob asked for here is whole, could not be got (its Total
 	// for the host to persist and pass back in Protocol.Blob.Lost), or has
-	// come so far. Same rules as OnDeliver.
+	// come so far. With Blobs set it runs on the node's blob writer, the
+	// goroutine that writes chunks off the loop, once the chunks before
+	// it are stored (a blob said done is durable); without, on the loop.
+	// Either way it must return quickly and must not call the Node's
+	// methods (the loop may be waiting for the writer).
 	OnBlob func(newsnet.Action)
 
 	// Security, if set, runs every link over TLS 1.3 with a network-secret
@@ -102,12 +106,15 @@ type Config struct {
 	// the loop goroutine. backlogged replaces Servant.Backlogged.
 	// queueCap replaces a send queue's hard cap when non-zero.
 	// refusalLogEvery replaces refusalLogEvery when non-zero.
+	// blobsOnLoop writes blobs on the loop, as before the blob writer
+	// (blobs.go), for the benchmark that compares the two.
 	wrapDial         func(net.Conn) net.Conn
 	handshakeTimeout time.Duration
 	observe          func(newsnet.Event, []newsnet.Action)
 	backlogged       func(*newsnet.Servant) bool
 	queueCap         int
 	refusalLogEvery  time.Duration
+	blobsOnLoop      bool
 }
 
 // Security makes a node's links members-only. After the TCP connect both

@@ -11,6 +11,7 @@
 //	reader (per link) ──► Received / LinkDown      └──► OnDeliver, log, API replies
 //	writer (per link) ──► Written
 //	API calls ──────────► closures run on the loop
+//	loop ─ chunks ──────► blob writer ──► the host's store, then OnBlob
 //
 // With Config.Security, a TLS 1.3 handshake and the network-secret link
 // proofs come before the hello, on the acceptor's and dialer's goroutines.
@@ -101,6 +102,7 @@ type Node struct {
 	onReach    func(newsnet.ReachUpdated)
 	onBlob     func(newsnet.Action)
 	blobs      BlobKeeper
+	blobWriter *blobWriter // writes blobs off the loop (blobs.go); nil without Blobs
 
 	sec        *linkSecurity // nil: plain TCP
 	stats      secStats
@@ -216,18 +218,23 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if id == "" {
 		id = newsnet.ServantID(ln.Addr().String())
 	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	core := coreConfig(cfg.Protocol, id)
+	var bw *blobWriter
 	if cfg.Blobs != nil {
 		core.Blob.Store = cfg.Blobs
+		if !cfg.blobsOnLoop {
+			bw = newBlobWriter(cfg.Blobs, cfg.OnBlob, log.With("servant", string(id)))
+			core.Blob.Store = bw // the store, with the chunks not written yet
+		}
 	}
 	s, err := newsnet.New(core)
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("node: %w", err)
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	n := &Node{
 		id:         id,
@@ -241,6 +248,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		onReach:    cfg.OnReach,
 		onBlob:     cfg.OnBlob,
 		blobs:      cfg.Blobs,
+		blobWriter: bw,
 		sec:        sec,
 		refusals:   newRefusalLog(cmp.Or(cfg.refusalLogEvery, refusalLogEvery), time.Now()),
 		wrapDial:   cfg.wrapDial,
@@ -272,6 +280,13 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.wg.Add(2)
 	go n.acceptLoop()
 	go n.run()
+	if bw != nil {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			bw.run()
+		}()
+	}
 	return n, nil
 }
 
@@ -289,6 +304,11 @@ func (n *Node) Close() error {
 func (n *Node) run() {
 	defer n.wg.Done()
 	defer close(n.done)
+	if n.blobWriter != nil {
+		// After the loop, which is the only one to queue writes: the
+		// writer stores what is queued, then ends; Close waits for it.
+		defer n.blobWriter.close()
+	}
 	ticker := time.NewTicker(n.core.TickInterval)
 	defer ticker.Stop()
 

@@ -79,6 +79,13 @@ func Blob(data []byte) (newsnet.BlobRef, [][32]byte) {
 // which id's shelf holds whole from then on. It returns the item's ID and
 // the blob's reference.
 func (n *Network) PublishBlob(id newsnet.ServantID, category string, data []byte) ([16]byte, newsnet.BlobRef) {
+	ref := n.Shelve(id, data)
+	return n.PublishRefs(id, category, ref), ref
+}
+
+// Shelve puts data whole on id's shelf, as its store holds an attachment
+// it published or fetched earlier, and returns its (eager) reference.
+func (n *Network) Shelve(id newsnet.ServantID, data []byte) newsnet.BlobRef {
 	ref, list := Blob(data)
 	nd := n.nodes[id]
 	nd.Blobs.init()
@@ -86,13 +93,19 @@ func (n *Network) PublishBlob(id newsnet.ServantID, category string, data []byte
 	for i := range list {
 		nd.Blobs.put(ref.Hash, i, data[i*newsnet.BlobChunkSize:min(len(data), (i+1)*newsnet.BlobChunkSize)])
 	}
+	return ref
+}
+
+// PublishRefs publishes an item of category from id whose manifest names
+// refs, and returns its ID.
+func (n *Network) PublishRefs(id newsnet.ServantID, category string, refs ...newsnet.BlobRef) [16]byte {
 	mid := n.ItemID()
 	if n.attached == nil {
 		n.attached = map[[16]byte][]newsnet.BlobRef{}
 	}
-	n.attached[mid] = []newsnet.BlobRef{ref}
+	n.attached[mid] = refs
 	n.PublishMsg(id, &newsnet.Multicast{ID: mid, Category: category})
-	return mid, ref
+	return mid
 }
 
 // blobRefs is the simulated hosts' BlobConfig.Refs.

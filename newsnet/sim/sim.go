@@ -50,6 +50,10 @@ type Network struct {
 	// firewalled servants take no inbound connection (see Firewall).
 	firewalled map[newsnet.ServantID]bool
 	seenFrom   map[newsnet.ServantID]netip.Addr // ConnectFrom
+	// frozen servants process nothing until the time given (Freeze),
+	// and wire the version a servant speaks at most (SpeakWire).
+	frozen map[newsnet.ServantID]time.Time
+	wire   map[newsnet.ServantID]uint16
 
 	// Stats counts every frame sent, by message type name.
 	Stats map[string]int
@@ -624,7 +628,7 @@ func (n *Network) runUntil(end time.Time, cond func() bool) bool {
 		n.drainUntil(nextTick)
 		n.now = nextTick
 		for _, id := range n.order {
-			if nd := n.nodes[id]; nd.Alive {
+			if nd := n.nodes[id]; nd.Alive && !n.isFrozen(id) {
 				n.step(nd, newsnet.Tick{Now: n.now})
 			}
 		}
@@ -866,7 +870,9 @@ func (nd *Node) archive() newsnet.Archive {
 func (n *Network) dial(nd *Node, d newsnet.Dial) {
 	from := pipeEnd{nd.ID, d.Link}
 	target := n.nodes[d.Addr]
-	if n.firewalled[d.Addr] {
+	if n.firewalled[d.Addr] || n.isFrozen(d.Addr) {
+		// (A frozen process's kernel takes the connection, but nobody
+		// answers the hello: the dial fails the same way.)
 		// The SYN is dropped: the dial fails when the host's dial timeout
 		// (the join timeout, as in node) runs out.
 		n.schedule(n.now.Add(n.Base.JoinTimeout), event{kind: evLinkDown, to: from, reason: "connection timed out"})
@@ -895,6 +901,11 @@ func (n *Network) dispatch(ev event) {
 	if nd == nil || !nd.Alive || ev.incarnation != nd.incarnation {
 		return // addressed to a servant that died (and maybe restarted) since
 	}
+	if until, ok := n.frozen[nd.ID]; ok && n.now.Before(until) {
+		// Held for the frozen servant, in order, until it thaws.
+		n.schedule(until, ev)
+		return
+	}
 	switch ev.kind {
 	case evLinkUp:
 		if n.pipes[ev.to] == nil {
@@ -913,6 +924,7 @@ func (n *Network) dispatch(ev event) {
 			if o := n.nodes[peer]; o != nil {
 				up.Release = o.cfg.Release // what the peer's hello would say
 			}
+			up.Version = n.linkVersion(nd.ID, peer)
 		}
 		n.step(nd, up)
 	case evLinkDown:
