@@ -96,7 +96,7 @@ func knownErrorText(err error) (string, bool) {
 	if e, ok := errors.AsType[*app.SeedsUnreachableError](err); ok && len(e.Probes) > 0 {
 		tried := make([]string, len(e.Probes))
 		for i, p := range e.Probes {
-			tried[i] = p.Addr + " (" + p.Problem + ")"
+			tried[i] = p.Addr + " (" + probeProblemText(p) + ")"
 		}
 		return fmt.Sprintf(lang.L("No seed of the network answers (tried %s), so whoever joins would wait alone. Start a seed, or correct the seed list under Admin › Seeds."), strings.Join(tried, ", ")), true
 	}

@@ -47,7 +47,7 @@ func knownErrors() map[string]error {
 		"late hour full":     &app.LimitError{Reason: trust.RateLimited, Detail: "120 items an hour"},
 		"too large":          &app.LimitError{Reason: trust.TooLarge, Detail: "5 MiB"},
 		"not allowed":        &app.NotAllowedError{Category: "hr", Err: trust.UntrustedKey},
-		"seeds unreachable":  &app.SeedsUnreachableError{Probes: []app.Probe{{Addr: "192.0.2.7:7400", Problem: "connection refused"}}},
+		"seeds unreachable":  &app.SeedsUnreachableError{Probes: []app.Probe{{Addr: "192.0.2.7:7400", Problem: "connection refused", Kind: app.ProbeRefused}}},
 		"no seed":            &app.NoSeedError{Network: "acme"},
 		"not authorized":     &app.NotAuthorizedError{},
 		"invite code":        fmt.Errorf("%w: token: 3 bytes, want 16", trust.ErrBadInviteCode),
