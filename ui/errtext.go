@@ -28,12 +28,20 @@ import (
 // reads in every language without English.
 
 // errorText says err in the interface's language: a sentence, with a
-// capital letter and a full stop, fit to follow "Not published: ".
-func errorText(err error) string {
+// capital letter and a full stop, fit to follow "Not published: ". A
+// category it names is named by its ID: where the interface holds the
+// catalog, catalogErrorText names it as the reader knows it.
+func errorText(err error) string { return catalogErrorText(err, nil) }
+
+// catalogErrorText is errorText naming a category by its title in cat in
+// the interface's language (categoryName, with the catalog's fallback to
+// the name), as every other screen names it; by its ID when cat is nil or
+// does not hold the category.
+func catalogErrorText(err error, cat *categories.Catalog) string {
 	if err == nil {
 		return ""
 	}
-	if text, ok := knownErrorText(err); ok {
+	if text, ok := knownErrorText(err, cat); ok {
 		return text
 	}
 	if e, ok := errors.AsType[shownError](err); ok {
@@ -45,10 +53,10 @@ func errorText(err error) string {
 	return fmt.Sprintf(lang.L("An unexpected problem occurred (details in English: %s)."), err.Error())
 }
 
-// knownErrorText is errorText for the errors it knows; false for others.
-// The most specific comes first: an item's field error may wrap a
+// knownErrorText is catalogErrorText for the errors it knows; false for
+// others. The most specific comes first: an item's field error may wrap a
 // category ID's, a seed's an address's.
-func knownErrorText(err error) (string, bool) {
+func knownErrorText(err error, cat *categories.Catalog) (string, bool) {
 	if fe, ok := errors.AsType[*news.FieldError](err); ok {
 		if p, ok := fieldProblem(fe); ok {
 			return p.text, true
@@ -91,7 +99,7 @@ func knownErrorText(err error) (string, bool) {
 		return fmt.Sprintf(lang.L("This computer has reached the network's publishing limit: try again in %s."), waitText(e.RetryAfter)), true
 	}
 	if e, ok := errors.AsType[*app.NotAllowedError](err); ok {
-		return fmt.Sprintf(lang.L("This installation may not publish in “%s”: an admin has to add its key to the network's publishers."), e.Category), true
+		return fmt.Sprintf(lang.L("This installation may not publish in “%s”: an admin has to add its key to the network's publishers."), categoryName(cat, e.Category)), true
 	}
 	if e, ok := errors.AsType[*app.SeedsUnreachableError](err); ok && len(e.Probes) > 0 {
 		tried := make([]string, len(e.Probes))

@@ -104,7 +104,7 @@ func TestErrorTextKnown(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: the example is no error", name)
 		}
-		text, ok := knownErrorText(err)
+		text, ok := knownErrorText(err, nil)
 		if !ok {
 			t.Errorf("%s: %v is not known", name, err)
 			continue
@@ -118,7 +118,7 @@ func TestErrorTextKnown(t *testing.T) {
 		t.Run(code, func(t *testing.T) {
 			inLanguage(t, code)
 			for name, err := range errs {
-				text, ok := knownErrorText(err)
+				text, ok := knownErrorText(err, nil)
 				if !ok || text == "" || text == english[name] {
 					t.Errorf("%s: %q in %s, in English %q", name, text, code, english[name])
 				}
