@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/imaging"
 	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
@@ -118,9 +120,23 @@ func knownErrorText(err error, cat *categories.Catalog) (string, bool) {
 	if _, ok := errors.AsType[*app.NotAuthorizedError](err); ok {
 		return lang.L("You may not retract this item: only its publisher or an admin may."), true
 	}
+	if e, ok := errors.AsType[*tooLargeError](err); ok {
+		return fmt.Sprintf(lang.L("The file is larger than %s, the most Newsdesk reads to attach it."), formatBytes(e.Limit)), true
+	}
 	for _, s := range sentinelTexts() {
 		if errors.Is(err, s.err) {
 			return s.text, true
+		}
+	}
+	// Last: a file chosen by name (a definition to import, a file to
+	// attach) that is not there or not readable. Newsdesk's own files
+	// fail as the store's errors above.
+	if e, ok := errors.AsType[*fs.PathError](err); ok {
+		switch {
+		case errors.Is(e, fs.ErrNotExist):
+			return fmt.Sprintf(lang.L("There is no file %s."), e.Path), true
+		case errors.Is(e, fs.ErrPermission):
+			return fmt.Sprintf(lang.L("Newsdesk may not read the file %s."), e.Path), true
 		}
 	}
 	return "", false
@@ -173,6 +189,13 @@ func sentinelTexts() []struct {
 		{trust.ErrInviteViaNotAdmin, lang.L("The invitation was not made by an admin of this network. Ask an admin for a new invitation.")},
 		{trust.ErrInviteUnsealed, lang.L("The invitation code is cut off, or was made by an older Newsdesk. Ask an admin for a new invitation.")},
 		{trust.ErrBadInviteCode, fmt.Sprintf(lang.L("This is not a Newsdesk invitation code (those start with %s): paste the whole code."), trust.InviteScheme)},
+		{trust.ErrDefinitionTooLarge, lang.L("The file is larger than a network definition can be: choose the definition file your administrator gave you.")},
+		{trust.ErrMalformedDefinition, lang.L("The file is not a Newsdesk network definition, or it is damaged: choose the definition file your administrator gave you.")},
+		{trust.ErrDefinitionEdited, lang.L("The network definition was edited by hand, which its signature forbids: ask your administrator for the file again.")},
+		{trust.ErrBadSignature, lang.L("The network definition's signature does not match its content: it was changed after an admin signed it. Ask your administrator for the file again.")},
+		{imaging.ErrFormat, lang.L("Newsdesk shows JPEG, PNG and GIF pictures only: attach this one as a file instead.")},
+		{imaging.ErrTooLarge, fmt.Sprintf(lang.L("The picture has more than %d megapixels: make it smaller first."), imaging.MaxPixels>>20)},
+		{imaging.ErrDamaged, lang.L("The picture is damaged or cut off, so it cannot be read.")},
 	}
 }
 
