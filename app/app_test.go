@@ -274,17 +274,17 @@ func TestAppSetSubscriptions(t *testing.T) {
 }
 
 // A probe reports a live servant with its round-trip time, and in words
-// what is wrong with an address where none answers.
+// and by kind what is wrong with an address where none answers.
 func TestAppProbe(t *testing.T) {
 	a := openApp(t, Options{Start: true})
 	ctx := context.Background()
 	if p := a.Probe(ctx, a.Addr()); !p.OK || p.RTT <= 0 || p.Problem != "" {
 		t.Errorf("probe of a live servant: %+v", p)
 	}
-	if p := a.Probe(ctx, apptest.FreeAddr(t)); p.OK || !strings.Contains(p.Problem, "connection refused") {
+	if p := a.Probe(ctx, apptest.FreeAddr(t)); p.OK || !strings.Contains(p.Problem, "connection refused") || p.Kind != ProbeRefused {
 		t.Errorf("probe of a closed port: %+v", p)
 	}
-	if p := a.Probe(ctx, "no-port"); p.OK || !strings.Contains(p.Problem, "not an address") {
+	if p := a.Probe(ctx, "no-port"); p.OK || !strings.Contains(p.Problem, "not an address") || p.Kind != ProbeBadAddress {
 		t.Errorf("probe of a bad address: %+v", p)
 	}
 	// Something else listens: it answers, but not with a hello.
@@ -303,7 +303,7 @@ func TestAppProbe(t *testing.T) {
 			c.Close()
 		}
 	}()
-	if p := a.Probe(ctx, ln.Addr().String()); p.OK || !strings.Contains(p.Problem, "newsdesk") {
+	if p := a.Probe(ctx, ln.Addr().String()); p.OK || !strings.Contains(p.Problem, "newsdesk") || p.Kind != ProbeHandshake {
 		t.Errorf("probe of a web server: %+v", p)
 	}
 }

@@ -226,7 +226,7 @@ const probeTimeout = 5 * time.Second
 func (a *App) Probe(ctx context.Context, addr string) Probe {
 	p := Probe{Addr: addr}
 	if _, err := newsnet.ParseServantID(addr); err != nil {
-		p.Problem = "not an address: " + err.Error()
+		p.Problem, p.Kind = "not an address: "+err.Error(), ProbeBadAddress
 		return p
 	}
 	if a.opts.Probe != nil {
@@ -238,7 +238,7 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		p.Problem = dialProblem(ctx, addr, err)
+		p.Problem, p.Kind = dialProblem(ctx, addr, err)
 		return p
 	}
 	defer conn.Close()
@@ -252,9 +252,9 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 	tc := tls.Client(conn, trust.TLSConfig(a.identity, false))
 	if err := tc.HandshakeContext(ctx); err != nil {
 		if ctx.Err() != nil {
-			p.Problem = fmt.Sprintf("connected, but no TLS answer within %v: something else listens there", probeTimeout)
+			p.Problem, p.Kind = fmt.Sprintf("connected, but no TLS answer within %v: something else listens there", probeTimeout), ProbeNotNewsdesk
 		} else {
-			p.Problem = "connected, but the TLS handshake failed (not a newsdesk servant, or an older version): " + err.Error()
+			p.Problem, p.Kind = "connected, but the TLS handshake failed (not a newsdesk servant, or an older version): "+err.Error(), ProbeHandshake
 		}
 		return p
 	}
@@ -265,37 +265,37 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 	}
 	secret := a.Network().Secret
 	if _, err := tc.Write(trust.LinkProof(secret, exporter, trust.RoleClient)); err != nil {
-		p.Problem = "connected, but sending the membership proof failed: " + err.Error()
+		p.Problem, p.Kind = "connected, but sending the membership proof failed: "+err.Error(), ProbeBroken
 		return p
 	}
 	proof := make([]byte, len(trust.LinkProof(secret, exporter, trust.RoleServer)))
 	if _, err := io.ReadFull(tc, proof); err != nil {
-		p.Problem = "connected, but the servant refused this installation: it belongs to another network (or the network secret changed)"
+		p.Problem, p.Kind = "connected, but the servant refused this installation: it belongs to another network (or the network secret changed)", ProbeOtherNetwork
 		return p
 	}
 	if !trust.CheckLinkProof(secret, exporter, trust.RoleServer, proof) {
-		p.Problem = "a newsdesk servant of another network answers there (its membership proof does not match this network's secret)"
+		p.Problem, p.Kind = "a newsdesk servant of another network answers there (its membership proof does not match this network's secret)", ProbeOtherNetwork
 		return p
 	}
 	own := newsnet.OwnHello(Release)
 	if err := newsnet.WriteHello(tc, own); err != nil {
-		p.Problem = "connected, but sending the hello failed: " + err.Error()
+		p.Problem, p.Kind = "connected, but sending the hello failed: "+err.Error(), ProbeBroken
 		return p
 	}
 	peer, err := newsnet.ReadHello(tc)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
-			p.Problem = fmt.Sprintf("connected, but no newsdesk hello within %v: something else listens there", probeTimeout)
+			p.Problem, p.Kind = fmt.Sprintf("connected, but no newsdesk hello within %v: something else listens there", probeTimeout), ProbeNotNewsdesk
 		case errors.Is(err, io.EOF):
-			p.Problem = "connected, but the other side closed the connection: not a newsdesk servant, or it is shutting down"
+			p.Problem, p.Kind = "connected, but the other side closed the connection: not a newsdesk servant, or it is shutting down", ProbeClosed
 		default:
-			p.Problem = "connected, but it does not speak the newsdesk protocol: " + err.Error()
+			p.Problem, p.Kind = "connected, but it does not speak the newsdesk protocol: "+err.Error(), ProbeNotNewsdesk
 		}
 		return p
 	}
 	if _, err := newsnet.NegotiateVersion(own, peer); err != nil {
-		p.Problem = "a newsdesk servant answers, but the two cannot link: " + err.Error()
+		p.Problem, p.Kind = "a newsdesk servant answers, but the two cannot link: "+err.Error(), ProbeIncompatible
 		return p
 	}
 	p.OK = true
@@ -303,20 +303,21 @@ func (a *App) Probe(ctx context.Context, addr string) Probe {
 	return p
 }
 
-// dialProblem explains a failed connection attempt.
-func dialProblem(ctx context.Context, addr string, err error) string {
+// dialProblem explains a failed connection attempt, in English and by
+// kind.
+func dialProblem(ctx context.Context, addr string, err error) (string, ProbeKind) {
 	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused: nothing listens on " + addr + " (newsdesk not running there, or another port)"
+		return "connection refused: nothing listens on " + addr + " (newsdesk not running there, or another port)", ProbeRefused
 	case errors.As(err, &dnsErr):
-		return "host name not found: " + dnsErr.Name
+		return "host name not found: " + dnsErr.Name, ProbeNoSuchHost
 	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("no answer within %v: the computer is off or a firewall drops the connection", probeTimeout)
+		return fmt.Sprintf("no answer within %v: the computer is off or a firewall drops the connection", probeTimeout), ProbeTimedOut
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return "no route to " + addr + ": check the address and the network"
+		return "no route to " + addr + ": check the address and the network", ProbeNoRoute
 	}
-	return "cannot connect: " + err.Error()
+	return "cannot connect: " + err.Error(), ProbeOther
 }
 
 // Events delivers change notifications until Close, which closes the

@@ -906,10 +906,11 @@ func testSetupJoin(t *testing.T, s Subject) {
 	}
 }
 
-// A probe of something that is no address fails, saying why.
+// A probe of something that is no address fails, saying why, in words
+// and by kind.
 func testProbe(t *testing.T, s Subject) {
 	p := s.Probe(context.Background(), "no-port")
-	if p.OK || p.Problem == "" || p.Addr != "no-port" {
+	if p.OK || p.Problem == "" || p.Addr != "no-port" || p.Kind != app.ProbeBadAddress {
 		t.Errorf("probe %+v", p)
 	}
 }

@@ -48,7 +48,7 @@ func ReadNetworkFile(path string) (*trust.SignedNetwork, error) {
 		return nil, fmt.Errorf("network definition: %w", err)
 	}
 	if st.Size() > trust.MaxDefinitionBytes {
-		return nil, fmt.Errorf("network definition %s: larger than %d bytes", path, trust.MaxDefinitionBytes)
+		return nil, fmt.Errorf("network definition %s: %w", path, trust.ErrDefinitionTooLarge)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -64,6 +65,10 @@ type ScheduledPost struct {
 	// for its time): it is retried every few seconds until it goes out or
 	// is cancelled.
 	Problem string
+	// Err is that problem as the error it was (nil while it waits), for
+	// the interface to say in the reader's language; Problem is its
+	// English text, for the command line and the API.
+	Err error
 }
 
 // SentLate reports whether it, one of this installation's publications as
@@ -127,7 +132,10 @@ func (a *App) Scheduled() ([]ScheduledPost, error) {
 	problems := a.sched.problems()
 	out := make([]ScheduledPost, len(items))
 	for i, it := range items {
-		out[i] = ScheduledPost{Item: it, Problem: problems[it.ID]}
+		out[i] = ScheduledPost{Item: it}
+		if err := problems[it.ID]; err != nil {
+			out[i].Problem, out[i].Err = err.Error(), err
+		}
 	}
 	return out, nil
 }
@@ -155,11 +163,11 @@ type scheduler struct {
 	mu sync.Mutex
 	// failed holds why due items did not go out, until they do or are
 	// cancelled.
-	failed map[uuid.UUID]string
+	failed map[uuid.UUID]error
 }
 
 func newScheduler(a *App) *scheduler {
-	return &scheduler{a: a, wake: make(chan struct{}, 1), failed: map[uuid.UUID]string{}}
+	return &scheduler{a: a, wake: make(chan struct{}, 1), failed: map[uuid.UUID]error{}}
 }
 
 func (s *scheduler) add(it *news.Item) error {
@@ -190,14 +198,10 @@ func (s *scheduler) cancel(id uuid.UUID) error {
 	return nil
 }
 
-func (s *scheduler) problems() map[uuid.UUID]string {
+func (s *scheduler) problems() map[uuid.UUID]error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[uuid.UUID]string, len(s.failed))
-	for id, p := range s.failed {
-		out[id] = p
-	}
-	return out
+	return maps.Clone(s.failed)
 }
 
 // run sends what is due now (what came due while the app was not running
@@ -259,10 +263,10 @@ func (s *scheduler) sendDue(atStart bool) {
 		default:
 		}
 		if err := s.send(it, now, atStart); err != nil {
-			if s.failed[it.ID] == "" {
+			if s.failed[it.ID] == nil {
 				s.a.log.Warn("a scheduled publication could not go out; it is retried", "id", it.ID, "at", it.At, "err", err)
 			}
-			s.failed[it.ID] = err.Error()
+			s.failed[it.ID] = err
 		}
 	}
 }

@@ -291,6 +291,9 @@ func TestScheduledItemHeldBack(t *testing.T) {
 		if err != nil || len(list) != 1 || !strings.Contains(list[0].Problem, "may not publish") {
 			t.Fatalf("Scheduled = %+v, %v; want the item with the reason it waits", list, err)
 		}
+		if na, ok := errors.AsType[*NotAllowedError](list[0].Err); !ok || na.Category != "it" {
+			t.Errorf("the reason it waits is %#v, want a NotAllowedError for it", list[0].Err)
+		}
 		invisible(t, res.ID, n.all()...)
 
 		if err := n.pub.ImportNetwork(next("it")); err != nil {

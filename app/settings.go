@@ -554,8 +554,50 @@ type Probe struct {
 	Addr    string
 	OK      bool
 	RTT     time.Duration
-	Problem string // when not OK, in words
+	Problem string // when not OK, in English words, for logs and the API
+	// Kind is what went wrong when not OK, for the interface to say in
+	// the reader's language: Problem is English and may carry details
+	// (Go's error texts) no translation can hold.
+	Kind ProbeKind
 }
+
+// ProbeKind is the kind of problem a probe met: what a person can act on
+// (start the servant, fix the address, open the firewall, ask for the
+// right network), not every error the connection can return.
+type ProbeKind uint8
+
+const (
+	// ProbeOther: none of the kinds below; Problem says what happened.
+	ProbeOther ProbeKind = iota
+	// ProbeBadAddress: the text is not a host:port address.
+	ProbeBadAddress
+	// ProbeRefused: the computer answers, but nothing listens on the port.
+	ProbeRefused
+	// ProbeNoSuchHost: the host name is not found.
+	ProbeNoSuchHost
+	// ProbeTimedOut: nothing answered in time (the computer is off, or a
+	// firewall drops the connection).
+	ProbeTimedOut
+	// ProbeNoRoute: this computer has no route to the address.
+	ProbeNoRoute
+	// ProbeNotNewsdesk: something else listens there: no TLS or hello
+	// answer in time, or another protocol.
+	ProbeNotNewsdesk
+	// ProbeHandshake: the TLS handshake failed (not a newsdesk servant,
+	// or one of an older release).
+	ProbeHandshake
+	// ProbeOtherNetwork: a newsdesk servant of another network answers (or
+	// the network's secret changed).
+	ProbeOtherNetwork
+	// ProbeClosed: the other side closed the connection before its hello
+	// (not a newsdesk servant, or one shutting down).
+	ProbeClosed
+	// ProbeIncompatible: a newsdesk servant answers, but of a release this
+	// one cannot link with.
+	ProbeIncompatible
+	// ProbeBroken: the connection broke off during the exchange.
+	ProbeBroken
+)
 
 // Setup is what the first-run wizard collects.
 type Setup struct {

@@ -43,7 +43,19 @@ var (
 	ErrFormat = errors.New("not a JPEG, PNG or GIF picture")
 	// ErrTooLarge: the picture has more than MaxPixels pixels.
 	ErrTooLarge = errors.New("the picture has too many pixels")
+	// ErrDamaged: the data starts as a JPEG, PNG or GIF but cannot be
+	// read as one (cut off, or damaged). The errors matching it say in
+	// their own words what the decoder found.
+	ErrDamaged = errors.New("the picture is damaged")
 )
+
+// damagedError is what a decoder found wrong with a picture, in its own
+// words, and an ErrDamaged.
+type damagedError struct{ err error }
+
+func (e damagedError) Error() string        { return e.err.Error() }
+func (e damagedError) Unwrap() error        { return e.err }
+func (e damagedError) Is(target error) bool { return target == ErrDamaged }
 
 // Picture is a picture as it is to be published.
 type Picture struct {
@@ -93,10 +105,10 @@ func config(data []byte) (string, image.Config, error) {
 		return "", cfg, ErrFormat
 	}
 	if err != nil {
-		return "", cfg, fmt.Errorf("reading the picture: %w", err)
+		return "", cfg, fmt.Errorf("reading the picture: %w", damagedError{err})
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return "", cfg, fmt.Errorf("reading the picture: %dx%d pixels", cfg.Width, cfg.Height)
+		return "", cfg, fmt.Errorf("reading the picture: %w", damagedError{fmt.Errorf("%dx%d pixels", cfg.Width, cfg.Height)})
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
 		return "", cfg, ErrTooLarge
@@ -132,7 +144,7 @@ func Prepare(data []byte) (Picture, error) {
 		src, err = png.Decode(bytes.NewReader(data))
 	}
 	if err != nil {
-		return Picture{}, fmt.Errorf("decoding the picture: %w", err)
+		return Picture{}, fmt.Errorf("decoding the picture: %w", damagedError{err})
 	}
 	// Scale in the stored orientation, then turn the smaller result.
 	tw, th := fit(w, h, MaxSide)
@@ -243,7 +255,7 @@ func DecodeWithin(data []byte, maxPixels int) (image.Image, error) {
 		img, err = gif.Decode(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("decoding the picture: %w", err)
+		return nil, fmt.Errorf("decoding the picture: %w", damagedError{err})
 	}
 	if mt == JPEG {
 		if o := Orientation(data); o != 1 {

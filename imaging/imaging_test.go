@@ -11,6 +11,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -360,8 +361,11 @@ func TestPrepareRefuses(t *testing.T) {
 	if _, err := DecodeWithin(pngHeader(4000, 4000), 4000*4000-1); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("decoding beyond the bound: %v", err)
 	}
-	if _, err := Prepare(pngHeader(2000, 2000)); err == nil {
-		t.Error("a PNG with no pixel data was prepared")
+	if _, err := Prepare(pngHeader(2000, 2000)); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a PNG with no pixel data: %v", err)
+	}
+	if _, err := Prepare(encJPEG(t, quartered(8, 8))[:12]); !errors.Is(err, ErrDamaged) || !strings.HasPrefix(err.Error(), "reading the picture: ") {
+		t.Errorf("a JPEG cut off in its header: %v", err)
 	}
 }
 

@@ -172,23 +172,47 @@ func (sn *SignedNetwork) Marshal() ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
+// What ParseSignedNetwork's errors match (errors.Is), for a person who
+// chose a file that is none: their own text says what is wrong in detail.
+var (
+	// ErrMalformedDefinition: the data is not a network definition in
+	// newsdesk's form (not JSON, members missing or unknown, values out of
+	// bounds, too large): another file, or a damaged one.
+	ErrMalformedDefinition = errors.New("not a network definition")
+	// ErrDefinitionTooLarge: the data is larger than MaxDefinitionBytes
+	// (it matches ErrMalformedDefinition too, from ParseSignedNetwork).
+	ErrDefinitionTooLarge = fmt.Errorf("larger than %d bytes", MaxDefinitionBytes)
+	// ErrDefinitionEdited: a definition, but not in the one form newsdesk
+	// writes: it was edited by hand, which a signed document must not be.
+	ErrDefinitionEdited = errors.New("network definition: not in canonical form (a definition is written by newsdesk and must not be edited by hand)")
+)
+
+// malformedError is why data is not a definition, in its own words, and
+// an ErrMalformedDefinition.
+type malformedError struct{ err error }
+
+func (e malformedError) Error() string        { return e.err.Error() }
+func (e malformedError) Unwrap() error        { return e.err }
+func (e malformedError) Is(target error) bool { return target == ErrMalformedDefinition }
+
 // ParseSignedNetwork decodes a signed definition. It checks form only:
-// unknown or missing members, trailing data, bad sizes, invalid fields and
-// any encoding other than the canonical one are errors. It does NOT check
-// the signature or who signed: call Accept (a definition received while
+// unknown or missing members, trailing data, bad sizes, invalid fields
+// (errors matching ErrMalformedDefinition) and any encoding other than the
+// canonical one (ErrDefinitionEdited) are errors. It does NOT check the
+// signature or who signed: call Accept (a definition received while
 // holding one) or VerifySelfSigned (the first one, imported) before using
 // the result.
 func ParseSignedNetwork(data []byte) (*SignedNetwork, error) {
 	sn, err := parseSignedNetwork(data)
 	if err != nil {
-		return nil, fmt.Errorf("network definition: %w", err)
+		return nil, fmt.Errorf("network definition: %w", malformedError{err})
 	}
 	canon, err := sn.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	if !bytes.Equal(data, canon) && !bytes.Equal(data, canon[:len(canon)-1]) {
-		return nil, errors.New("network definition: not in canonical form (a definition is written by newsdesk and must not be edited by hand)")
+		return nil, ErrDefinitionEdited
 	}
 	return sn, nil
 }
@@ -209,7 +233,7 @@ func strictDecode(data []byte, v any) error {
 
 func parseSignedNetwork(data []byte) (*SignedNetwork, error) {
 	if len(data) > MaxDefinitionBytes {
-		return nil, fmt.Errorf("larger than %d bytes", MaxDefinitionBytes)
+		return nil, ErrDefinitionTooLarge
 	}
 	var outer struct {
 		Network   *json.RawMessage `json:"network"`

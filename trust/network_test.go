@@ -337,6 +337,16 @@ func TestParseSignedNetworkStrict(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "network definition: ") {
 				t.Errorf("error %q does not name the document", err)
 			}
+			// A person who chose the wrong file or edited it is told
+			// which: every refusal is one of the two.
+			malformed, edited := errors.Is(err, ErrMalformedDefinition), errors.Is(err, ErrDefinitionEdited)
+			if malformed == edited {
+				t.Errorf("error %q: malformed %v, edited %v; want one of them", err, malformed, edited)
+			}
+			if want := map[string]error{"not json": ErrMalformedDefinition, "indented": ErrDefinitionEdited,
+				"too large": ErrDefinitionTooLarge}[name]; want != nil && !errors.Is(err, want) {
+				t.Errorf("error %q does not match %q", err, want)
+			}
 		})
 	}
 }

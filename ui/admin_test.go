@@ -18,7 +18,7 @@ func probeFake(addr string) app.Probe {
 	if strings.HasPrefix(addr, "10.") {
 		return app.Probe{Addr: addr, OK: true, RTT: 3 * time.Millisecond}
 	}
-	return app.Probe{Addr: addr, Problem: "connection refused"}
+	return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}
 }
 
 // TestSeedEditor: addresses are validated as host:port and not listed

@@ -109,8 +109,43 @@ func TestComposeAddPicture(t *testing.T) {
 	// Not a picture.
 	c.files.add("notes.png", []byte("not a picture"), true)
 	h.sync()
-	if !c.files.failed.Visible() || !strings.Contains(c.files.failed.Text, "notes.png") || len(c.files.files) != 2 {
+	want := "“notes.png” could not be added: Newsdesk shows JPEG, PNG and GIF pictures only: attach this one as a file instead."
+	if !c.files.failed.Visible() || c.files.failed.Text != want || len(c.files.files) != 2 {
 		t.Errorf("a file that is no picture: %q, %d attachments", c.files.failed.Text, len(c.files.files))
+	}
+}
+
+// A file that cannot be added says why in the interface's language: no
+// picture, a damaged one, one too large.
+func TestComposeAddRefusedInLanguages(t *testing.T) {
+	for _, c := range []struct{ code, noPicture, damaged, tooLarge string }{
+		{"de", "„notes.png“ konnte nicht hinzugefügt werden: Newsdesk zeigt nur JPEG-, PNG- und GIF-Bilder",
+			"„cut.jpg“ konnte nicht hinzugefügt werden: Das Bild ist beschädigt oder unvollständig",
+			"„big.zip“ konnte nicht hinzugefügt werden: Die Datei ist größer als 20 MiB"},
+		{"ja", "「notes.png」を追加できませんでした: Newsdesk で表示できる画像は JPEG、PNG、GIF だけです。",
+			"「cut.jpg」を追加できませんでした: 画像が壊れているか途中で切れているため、読み込めません。",
+			"「big.zip」を追加できませんでした: ファイルが 20 MiB を超えています。"},
+	} {
+		t.Run(c.code, func(t *testing.T) {
+			inLanguage(t, c.code)
+			h, comp := composeHarness(t, newFake())
+			for _, f := range []struct {
+				name    string
+				data    []byte
+				picture bool
+				want    string
+			}{
+				{"notes.png", []byte("%PDF-1.7"), true, c.noPicture},
+				{"cut.jpg", []byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 16}, true, c.damaged},
+				{"big.zip", make([]byte, maxFileRead+1), false, c.tooLarge},
+			} {
+				comp.files.add(f.name, f.data, f.picture)
+				h.sync()
+				if got := comp.files.failed.Text; !strings.HasPrefix(got, f.want) || len(comp.files.files) != 0 {
+					t.Errorf("%s: %q, want %q", f.name, got, f.want)
+				}
+			}
+		})
 	}
 }
 

@@ -369,7 +369,7 @@ func outcomeText(d app.Draft, res app.PublishResult, catName string) (string, wi
 func (c *composer) showOutcome(d app.Draft, res app.PublishResult, err error) {
 	if err != nil {
 		c.outcome.Importance = widget.DangerImportance
-		c.outcome.SetText(lang.L("Not published: ") + errorText(err))
+		c.outcome.SetText(lang.L("Not published: ") + catalogErrorText(err, c.u.catalog))
 		if p, ok := fieldProblem(err); ok {
 			c.showAtField(p)
 		}

@@ -3,7 +3,6 @@ package ui
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -106,7 +105,7 @@ func (f *composeFiles) pickFile() {
 // opened reads the file a dialog chose and adds it.
 func (f *composeFiles) opened(r fyne.URIReadCloser, err error, picture bool) {
 	if err != nil {
-		f.showFailure(err)
+		f.showFailure("", err)
 		return
 	}
 	if r == nil {
@@ -117,7 +116,7 @@ func (f *composeFiles) opened(r fyne.URIReadCloser, err error, picture bool) {
 		defer r.Close()
 		data, err := readAtMost(r, picture)
 		if err != nil {
-			return func() { f.showFailure(fmt.Errorf("%s: %w", name, err)) }
+			return func() { f.showFailure(name, err) }
 		}
 		return f.prepare(name, data, picture)
 	})
@@ -134,20 +133,25 @@ func (f *composeFiles) dropped(_ fyne.Position, uris []fyne.URI) {
 		u.w.Go(func() func() {
 			r, err := fstorage.Reader(uri)
 			if err != nil {
-				return func() { f.showFailure(fmt.Errorf("%s: %w", uri.Name(), err)) }
+				return func() { f.showFailure(uri.Name(), err) }
 			}
 			defer r.Close()
 			data, err := readAtMost(r, true)
 			if err != nil {
-				return func() { f.showFailure(fmt.Errorf("%s: %w", uri.Name(), err)) }
+				return func() { f.showFailure(uri.Name(), err) }
 			}
 			return f.prepare(uri.Name(), data, imaging.MediaType(data) != "")
 		})
 	}
 }
 
-// errTooLarge: a file over what may be attached.
-var errTooLarge = errors.New("too large to attach")
+// tooLargeError: a file over Limit bytes, the most read to attach it (or,
+// for a picture, to scale it).
+type tooLargeError struct{ Limit int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("too large to attach (more than %d bytes)", e.Limit)
+}
 
 // readAtMost reads a picture (before scaling) or a file to attach, up to
 // its bound.
@@ -161,7 +165,7 @@ func readAtMost(r io.Reader, picture bool) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, errTooLarge
+		return nil, &tooLargeError{Limit: limit}
 	}
 	return data, nil
 }
@@ -179,7 +183,7 @@ func (f *composeFiles) prepare(name string, data []byte, picture bool) func() {
 	if picture {
 		p, err := imaging.Prepare(data)
 		if err != nil {
-			return func() { f.showFailure(fmt.Errorf("%s: %w", name, err)) }
+			return func() { f.showFailure(name, err) }
 		}
 		df.Data, df.MediaType, df.width, df.height = p.Data, p.MediaType, p.Width, p.Height
 		if p.Scaled {
@@ -189,7 +193,7 @@ func (f *composeFiles) prepare(name string, data []byte, picture bool) func() {
 			}
 		}
 	} else if len(data) > maxFileRead {
-		return func() { f.showFailure(fmt.Errorf("%s: %w", name, errTooLarge)) }
+		return func() { f.showFailure(name, &tooLargeError{Limit: maxFileRead}) }
 	}
 	sum := sha256.Sum256(df.Data)
 	df.hash = hex.EncodeToString(sum[:])
@@ -214,12 +218,19 @@ func (f *composeFiles) added(df draftFile) {
 // system's clipboard.
 type textClipboard string
 
-func (t textClipboard) Content() string     { return string(t) }
-func (textClipboard) SetContent(string)     {}
-func (f *composeFiles) showFailure(e error) { showFailure(f.failed, e) }
+func (t textClipboard) Content() string { return string(t) }
+func (textClipboard) SetContent(string) {}
 
-func showFailure(l *widget.Label, err error) {
-	l.SetText(fmt.Sprintf(lang.L("The file could not be added: %v"), err))
+func (f *composeFiles) showFailure(name string, err error) { showFailure(f.failed, name, err) }
+
+// showFailure says on l why the file name ("" when the dialog did not
+// say) could not be added.
+func showFailure(l *widget.Label, name string, err error) {
+	if name == "" {
+		l.SetText(lang.L("The file could not be added: ") + errorText(err))
+	} else {
+		l.SetText(fmt.Sprintf(lang.L("“%s” could not be added: %s"), name, errorText(err)))
+	}
 	l.Show()
 }
 

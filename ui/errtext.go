@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/imaging"
 	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/newsnet"
@@ -28,12 +30,20 @@ import (
 // reads in every language without English.
 
 // errorText says err in the interface's language: a sentence, with a
-// capital letter and a full stop, fit to follow "Not published: ".
-func errorText(err error) string {
+// capital letter and a full stop, fit to follow "Not published: ". A
+// category it names is named by its ID: where the interface holds the
+// catalog, catalogErrorText names it as the reader knows it.
+func errorText(err error) string { return catalogErrorText(err, nil) }
+
+// catalogErrorText is errorText naming a category by its title in cat in
+// the interface's language (categoryName, with the catalog's fallback to
+// the name), as every other screen names it; by its ID when cat is nil or
+// does not hold the category.
+func catalogErrorText(err error, cat *categories.Catalog) string {
 	if err == nil {
 		return ""
 	}
-	if text, ok := knownErrorText(err); ok {
+	if text, ok := knownErrorText(err, cat); ok {
 		return text
 	}
 	if e, ok := errors.AsType[shownError](err); ok {
@@ -45,10 +55,10 @@ func errorText(err error) string {
 	return fmt.Sprintf(lang.L("An unexpected problem occurred (details in English: %s)."), err.Error())
 }
 
-// knownErrorText is errorText for the errors it knows; false for others.
-// The most specific comes first: an item's field error may wrap a
+// knownErrorText is catalogErrorText for the errors it knows; false for
+// others. The most specific comes first: an item's field error may wrap a
 // category ID's, a seed's an address's.
-func knownErrorText(err error) (string, bool) {
+func knownErrorText(err error, cat *categories.Catalog) (string, bool) {
 	if fe, ok := errors.AsType[*news.FieldError](err); ok {
 		if p, ok := fieldProblem(fe); ok {
 			return p.text, true
@@ -97,12 +107,12 @@ func knownErrorText(err error) (string, bool) {
 		return fmt.Sprintf(lang.L("This computer has reached the network's publishing limit: try again in %s."), waitText(e.RetryAfter)), true
 	}
 	if e, ok := errors.AsType[*app.NotAllowedError](err); ok {
-		return fmt.Sprintf(lang.L("This installation may not publish in “%s”: an admin has to add its key to the network's publishers."), e.Category), true
+		return fmt.Sprintf(lang.L("This installation may not publish in “%s”: an admin has to add its key to the network's publishers."), categoryName(cat, e.Category)), true
 	}
 	if e, ok := errors.AsType[*app.SeedsUnreachableError](err); ok && len(e.Probes) > 0 {
 		tried := make([]string, len(e.Probes))
 		for i, p := range e.Probes {
-			tried[i] = p.Addr + " (" + p.Problem + ")"
+			tried[i] = p.Addr + " (" + probeProblemText(p) + ")"
 		}
 		return fmt.Sprintf(lang.L("No seed of the network answers (tried %s), so whoever joins would wait alone. Start a seed, or correct the seed list under Admin › Seeds."), strings.Join(tried, ", ")), true
 	}
@@ -116,9 +126,23 @@ func knownErrorText(err error) (string, bool) {
 	if _, ok := errors.AsType[*app.NotAuthorizedError](err); ok {
 		return lang.L("You may not retract this item: only its publisher or an admin may."), true
 	}
+	if e, ok := errors.AsType[*tooLargeError](err); ok {
+		return fmt.Sprintf(lang.L("The file is larger than %s, the most Newsdesk reads to attach it."), formatBytes(e.Limit)), true
+	}
 	for _, s := range sentinelTexts() {
 		if errors.Is(err, s.err) {
 			return s.text, true
+		}
+	}
+	// Last: a file chosen by name (a definition to import, a file to
+	// attach) that is not there or not readable. Newsdesk's own files
+	// fail as the store's errors above.
+	if e, ok := errors.AsType[*fs.PathError](err); ok {
+		switch {
+		case errors.Is(e, fs.ErrNotExist):
+			return fmt.Sprintf(lang.L("There is no file %s."), e.Path), true
+		case errors.Is(e, fs.ErrPermission):
+			return fmt.Sprintf(lang.L("Newsdesk may not read the file %s."), e.Path), true
 		}
 	}
 	return "", false
@@ -171,6 +195,13 @@ func sentinelTexts() []struct {
 		{trust.ErrInviteViaNotAdmin, lang.L("The invitation was not made by an admin of this network. Ask an admin for a new invitation.")},
 		{trust.ErrInviteUnsealed, lang.L("The invitation code is cut off, or was made by an older Newsdesk. Ask an admin for a new invitation.")},
 		{trust.ErrBadInviteCode, fmt.Sprintf(lang.L("This is not a Newsdesk invitation code (those start with %s): paste the whole code."), trust.InviteScheme)},
+		{trust.ErrDefinitionTooLarge, lang.L("The file is larger than a network definition can be: choose the definition file your administrator gave you.")},
+		{trust.ErrMalformedDefinition, lang.L("The file is not a Newsdesk network definition, or it is damaged: choose the definition file your administrator gave you.")},
+		{trust.ErrDefinitionEdited, lang.L("The network definition was edited by hand, which its signature forbids: ask your administrator for the file again.")},
+		{trust.ErrBadSignature, lang.L("The network definition's signature does not match its content: it was changed after an admin signed it. Ask your administrator for the file again.")},
+		{imaging.ErrFormat, lang.L("Newsdesk shows JPEG, PNG and GIF pictures only: attach this one as a file instead.")},
+		{imaging.ErrTooLarge, fmt.Sprintf(lang.L("The picture has more than %d megapixels: make it smaller first."), imaging.MaxPixels>>20)},
+		{imaging.ErrDamaged, lang.L("The picture is damaged or cut off, so it cannot be read.")},
 	}
 }
 

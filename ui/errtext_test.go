@@ -1,14 +1,17 @@
 package ui
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
 
 	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/imaging"
 	"newsdesk/network"
 	"newsdesk/news"
 	"newsdesk/storage"
@@ -50,7 +53,7 @@ func knownErrors() map[string]error {
 		"no attachments":     &app.LimitError{Reason: trust.TooLarge, Attachments: true},
 		"attachments hour":   &app.LimitError{Reason: trust.RateLimited, RetryAfter: time.Minute, Attachments: true, Limit: 100 << 20},
 		"not allowed":        &app.NotAllowedError{Category: "hr", Err: trust.UntrustedKey},
-		"seeds unreachable":  &app.SeedsUnreachableError{Probes: []app.Probe{{Addr: "192.0.2.7:7400", Problem: "connection refused"}}},
+		"seeds unreachable":  &app.SeedsUnreachableError{Probes: []app.Probe{{Addr: "192.0.2.7:7400", Problem: "connection refused", Kind: app.ProbeRefused}}},
 		"no seed":            &app.NoSeedError{Network: "acme"},
 		"not authorized":     &app.NotAuthorizedError{},
 		"invite code":        fmt.Errorf("%w: token: 3 bytes, want 16", trust.ErrBadInviteCode),
@@ -63,6 +66,18 @@ func knownErrors() map[string]error {
 		"category no name":   categories.Category{ID: "it"}.Validate(),
 		"category long name": categories.Category{ID: "it", Name: strings.Repeat("x", categories.MaxNameRunes+1)}.Validate(),
 		"category title":     titlesErr(categories.Title{Lang: "de", Text: "a\tb"}),
+		// Files a person chooses: a definition to import, a picture or a
+		// file to attach.
+		"definition missing":   definitionErr("/nonexistent-newsdesk/acme.newsdesk"),
+		"definition forbidden": fmt.Errorf("network definition: %w", &fs.PathError{Op: "open", Path: "/etc/acme.newsdesk", Err: fs.ErrPermission}),
+		"definition not JSON":  parseErr([]byte("%PDF-1.7")),
+		"definition too large": parseErr(make([]byte, trust.MaxDefinitionBytes+1)),
+		"definition edited":    parseErr(bytes.Replace(signedDefinition(false), []byte(`{"network":`), []byte("{\n  \"network\": "), 1)),
+		"definition signature": trust.VerifySelfSigned(mustParse(signedDefinition(true))),
+		"picture format":       prepareErr([]byte("%PDF-1.7")),
+		"picture damaged":      prepareErr([]byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 16}),
+		"picture too many":     imaging.ErrTooLarge,
+		"attachment too large": &tooLargeError{Limit: maxFileRead},
 	}
 	for _, r := range []string{network.ReasonUnknown, network.ReasonRevoked, network.ReasonExpired, network.ReasonUsedUp,
 		network.ReasonFingerprint, network.ReasonRevokedKey, network.ReasonNotAdmin, network.ReasonUnsigned,
@@ -77,6 +92,55 @@ func knownErrors() map[string]error {
 		errs[e.Error()] = fmt.Errorf("doing it: %w", e)
 	}
 	return errs
+}
+
+// definitionErr is the error of reading path as the wizard does.
+func definitionErr(path string) error {
+	_, err := app.ReadNetworkFile(path)
+	return err
+}
+
+// parseErr is the error of a definition file holding data, as
+// app.ReadNetworkFile returns it.
+func parseErr(data []byte) error {
+	if _, err := trust.ParseSignedNetwork(data); err != nil {
+		return fmt.Errorf("network definition acme.newsdesk: %w", err)
+	}
+	return nil
+}
+
+// signedDefinition is a network definition as an admin saves it;
+// tampered, with a seed added after signing.
+func signedDefinition(tampered bool) []byte {
+	admin, err := trust.GenerateIdentity()
+	if err != nil {
+		panic(err)
+	}
+	sn, err := trust.NewNetwork("acme", admin, []string{"10.0.0.1:7400"}, false)
+	if err != nil {
+		panic(err)
+	}
+	if tampered {
+		sn.Seeds = append(sn.Seeds, "192.0.2.66:7400")
+	}
+	data, err := sn.Marshal()
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+func mustParse(data []byte) *trust.SignedNetwork {
+	sn, err := trust.ParseSignedNetwork(data)
+	if err != nil {
+		panic(err)
+	}
+	return sn
+}
+
+func prepareErr(data []byte) error {
+	_, err := imaging.Prepare(data)
+	return err
 }
 
 func audienceErr(ranges []string) error {
@@ -107,7 +171,7 @@ func TestErrorTextKnown(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: the example is no error", name)
 		}
-		text, ok := knownErrorText(err)
+		text, ok := knownErrorText(err, nil)
 		if !ok {
 			t.Errorf("%s: %v is not known", name, err)
 			continue
@@ -121,7 +185,7 @@ func TestErrorTextKnown(t *testing.T) {
 		t.Run(code, func(t *testing.T) {
 			inLanguage(t, code)
 			for name, err := range errs {
-				text, ok := knownErrorText(err)
+				text, ok := knownErrorText(err, nil)
 				if !ok || text == "" || text == english[name] {
 					t.Errorf("%s: %q in %s, in English %q", name, text, code, english[name])
 				}

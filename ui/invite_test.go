@@ -167,7 +167,9 @@ func TestInvitationsRefreshOnRedemption(t *testing.T) {
 func TestInviteWhenNoSeedAnswers(t *testing.T) {
 	b := newFake()
 	b.PresetNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) { n.Seeds = []string{"192.0.2.7:7400"} }))
-	b.SetProbe(func(addr string) app.Probe { return app.Probe{Addr: addr, Problem: "connection refused"} })
+	b.SetProbe(func(addr string) app.Probe {
+		return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}
+	})
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.sync()

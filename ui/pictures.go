@@ -274,7 +274,7 @@ func (v *pictureView) update(s *pictureSegment) {
 	case pic.att.State == app.BlobMissing:
 		v.note.SetText(fmt.Sprintf(lang.L("The picture “%s” is missing: it has not reached this computer."), pictureName(pic)))
 	case pic.err != nil:
-		v.note.SetText(fmt.Sprintf(lang.L("The picture “%s” could not be shown: %v"), pictureName(pic), pic.err))
+		v.note.SetText(fmt.Sprintf(lang.L("The picture “%s” could not be shown: %s"), pictureName(pic), errorText(pic.err)))
 	default:
 		v.note.SetText(lang.L("Loading…"))
 	}

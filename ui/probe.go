@@ -65,10 +65,42 @@ func (p *prober) text(addr string) string {
 		return ""
 	case r.OK:
 		return fmt.Sprintf(lang.L("reachable (%s)"), rttText(r.RTT))
-	case r.Problem != "":
-		return fmt.Sprintf(lang.L("unreachable: %s"), r.Problem)
+	case r.Problem != "" || r.Kind != app.ProbeOther:
+		return fmt.Sprintf(lang.L("unreachable: %s"), probeProblemText(r))
 	}
 	return lang.L("unreachable")
+}
+
+// probeProblemText says what a failed probe met, in the interface's
+// language and short enough to follow an address in a list: the kind,
+// not the English Problem, which only a kind the interface has no words
+// for shows, as details.
+func probeProblemText(p app.Probe) string {
+	switch p.Kind {
+	case app.ProbeBadAddress:
+		return lang.L("not a host:port address")
+	case app.ProbeRefused:
+		return lang.L("connection refused")
+	case app.ProbeNoSuchHost:
+		return lang.L("host name not found")
+	case app.ProbeTimedOut:
+		return lang.L("no answer (the computer is off, or a firewall blocks the port)")
+	case app.ProbeNoRoute:
+		return lang.L("no route to this address")
+	case app.ProbeNotNewsdesk:
+		return lang.L("something other than Newsdesk answers")
+	case app.ProbeHandshake:
+		return lang.L("no Newsdesk answers (or one of an older release)")
+	case app.ProbeOtherNetwork:
+		return lang.L("a Newsdesk of another network answers")
+	case app.ProbeClosed:
+		return lang.L("the other side closed the connection")
+	case app.ProbeIncompatible:
+		return lang.L("a Newsdesk of a release this one cannot link with answers")
+	case app.ProbeBroken:
+		return lang.L("the connection broke off")
+	}
+	return fmt.Sprintf(lang.L("cannot connect (details in English: %s)"), p.Problem)
 }
 
 func rttText(d time.Duration) string {

@@ -300,8 +300,8 @@ func TestWizardImport(t *testing.T) {
 	}
 	h.typeInto(z.path, bad)
 	h.tap(z.load)
-	if !strings.Contains(z.problem.Text, "cannot be used") {
-		t.Errorf("a bad file: %q", z.problem.Text)
+	if want := "This file cannot be used: The file is not a Newsdesk network definition, or it is damaged"; !strings.HasPrefix(z.problem.Text, want) {
+		t.Errorf("a bad file: %q, want %q", z.problem.Text, want)
 	}
 	h.tap(z.finish)
 	if !strings.Contains(z.problem.Text, "could not be set up") || len(b.setups) != 0 || h.u.running {
@@ -335,5 +335,30 @@ func TestWizardImport(t *testing.T) {
 	}
 	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Network"}) {
 		t.Errorf("admin screens %q", got)
+	}
+}
+
+// A definition file that cannot be imported is refused in the
+// interface's language: one that is not there, one edited by hand.
+func TestWizardImportRefusedInJapanese(t *testing.T) {
+	inLanguage(t, "ja")
+	h, _ := wizardHarness(t)
+	z := h.u.wizard
+	dir := t.TempDir()
+	edited := filepath.Join(dir, "acme.json")
+	if err := os.WriteFile(edited, bytes.Replace(signedDefinition(false), []byte(`{"network":`), []byte("{\n  \"network\": "), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	z.mode.SetSelected(choiceImport())
+	h.sync()
+	for path, want := range map[string]string{
+		filepath.Join(dir, "gone.json"): "ファイル " + filepath.Join(dir, "gone.json") + " はありません。",
+		edited:                          "ネットワーク定義が手で編集されています。",
+	} {
+		h.typeInto(z.path, path)
+		h.tap(z.load)
+		if !strings.Contains(z.problem.Text, want) || strings.Contains(z.problem.Text, "network definition") {
+			t.Errorf("%s: %q, want %q in it", filepath.Base(path), z.problem.Text, want)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"newsdesk/app"
+	"newsdesk/categories"
 	"newsdesk/news"
 )
 
@@ -90,7 +91,7 @@ func (s *scheduledPosts) row(p app.ScheduledPost) fyne.CanvasObject {
 	title := widget.NewLabel(it.Title)
 	title.Truncation = fyne.TextTruncateEllipsis
 	title.TextStyle.Bold = true
-	meta := widget.NewLabel(scheduledMeta(p, categoryName(s.u.catalog, it.Category), s.u.now()))
+	meta := widget.NewLabel(scheduledMeta(p, s.u.catalog, s.u.now()))
 	meta.Truncation = fyne.TextTruncateEllipsis
 	meta.SizeName = theme.SizeNameCaptionText
 	meta.Importance = widget.LowImportance
@@ -104,17 +105,20 @@ func (s *scheduledPosts) row(p app.ScheduledPost) fyne.CanvasObject {
 }
 
 // scheduledMeta is a scheduled post's second line: when it goes out, in
-// which category, and what keeps it back if it is late.
-func scheduledMeta(p app.ScheduledPost, catName string, now time.Time) string {
+// which category (named from cat), and what keeps it back if it is late.
+func scheduledMeta(p app.ScheduledPost, cat *categories.Catalog, now time.Time) string {
 	it := p.Item
-	meta := fmt.Sprintf(lang.L("Goes out %s (%s)"), fullTime(it.At), untilTime(it.At, now)) + " · " + catName
+	meta := fmt.Sprintf(lang.L("Goes out %s (%s)"), fullTime(it.At), untilTime(it.At, now)) + " · " + categoryName(cat, it.Category)
 	if it.Urgent {
 		meta = lang.L("URGENT") + " · " + meta
 	}
 	if !it.Expires.IsZero() {
 		meta += " · " + fmt.Sprintf(lang.L("expires %s"), fullTime(it.Expires))
 	}
-	if p.Problem != "" {
+	switch {
+	case p.Err != nil:
+		meta += " · " + fmt.Sprintf(lang.L("not sent yet: %s"), catalogErrorText(p.Err, cat))
+	case p.Problem != "":
 		meta += " · " + fmt.Sprintf(lang.L("not sent yet: %s"), p.Problem)
 	}
 	return meta

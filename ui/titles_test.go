@@ -1,13 +1,18 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/widget"
 
+	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/news"
+	"newsdesk/trust"
 )
 
 // titledFake is readerFake with a catalog whose "sales" and "sales/emea"
@@ -201,4 +206,47 @@ func trimmed(opts []string) []string {
 		out[i] = strings.TrimSpace(o)
 	}
 	return out
+}
+
+// A refusal to publish in a category names it as every other screen
+// does, by its title in the interface's language, in Compose's outcome
+// and on a scheduled post held back; by its ID only where the catalog
+// does not know it.
+func TestNotAllowedNamesTheCategoryByTitle(t *testing.T) {
+	refused := func(id string) error {
+		return fmt.Errorf("publishing: %w", &app.NotAllowedError{Category: id, Err: trust.UntrustedKey})
+	}
+	for _, c := range []struct{ code, sales, gone string }{
+		{"en", "“Sales”", "“gone”"},
+		{"de", "„Vertrieb“", "„gone“"},
+		{"de-CH", "„Verkauf“", "„gone“"},
+		{"ja", "「営業」", "「gone」"},
+	} {
+		t.Run(c.code, func(t *testing.T) {
+			inLanguage(t, c.code)
+			b := titledFake(t)
+			h, comp := composeHarness(t, b)
+			cat := h.u.catalog
+			if got := catalogErrorText(refused("gone"), cat); !strings.Contains(got, c.gone) {
+				t.Errorf("a category the catalog lacks reads %q, want %s in it", got, c.gone)
+			}
+			if got := errorText(refused("sales")); !strings.Contains(got, strings.ReplaceAll(c.gone, "gone", "sales")) {
+				t.Errorf("without the catalog: %q, want the ID", got)
+			}
+
+			chooseCategory(comp, "sales")
+			h.typeInto(comp.title, "Q3")
+			b.publishErr = refused("sales")
+			h.tap(comp.publish)
+			if !strings.Contains(comp.outcome.Text, c.sales) {
+				t.Errorf("outcome %q, want %s in it", comp.outcome.Text, c.sales)
+			}
+
+			held := app.ScheduledPost{Item: &news.Item{Category: "sales", Title: "Q3", At: testNow.Add(-time.Minute)},
+				Problem: refused("sales").Error(), Err: refused("sales")}
+			if got := scheduledMeta(held, cat, testNow); !strings.Contains(got, c.sales) || strings.Contains(got, "sales") {
+				t.Errorf("a scheduled post held back reads %q, want %s in it", got, c.sales)
+			}
+		})
+	}
 }

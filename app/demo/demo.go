@@ -458,10 +458,10 @@ func (d *Demo) probe(ctx context.Context, addr string) app.Probe {
 	select {
 	case <-time.After(300 * time.Millisecond): // a probe takes a moment
 	case <-ctx.Done():
-		return app.Probe{Addr: addr, Problem: ctx.Err().Error()}
+		return app.Probe{Addr: addr, Problem: ctx.Err().Error(), Kind: app.ProbeTimedOut}
 	}
 	if !d.net.Running(newsnet.ServantID(addr)) {
-		return app.Probe{Addr: addr, Problem: "connection timed out"}
+		return app.Probe{Addr: addr, Problem: "connection timed out", Kind: app.ProbeTimedOut}
 	}
 	rtt := 14 * time.Millisecond
 	switch {

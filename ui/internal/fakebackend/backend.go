@@ -583,13 +583,13 @@ func (m *Backend) SetSeeds(addrs []string) error {
 // Probe answers as SetProbe said, once addr is an address at all.
 func (m *Backend) Probe(ctx context.Context, addr string) app.Probe {
 	if err := app.CheckAddress(addr); err != nil {
-		return app.Probe{Addr: addr, Problem: "not an address: " + err.Error()}
+		return app.Probe{Addr: addr, Problem: "not an address: " + err.Error(), Kind: app.ProbeBadAddress}
 	}
 	m.mu.Lock()
 	probe := m.probe
 	m.mu.Unlock()
 	if probe == nil {
-		return app.Probe{Addr: addr, Problem: "connection refused"}
+		return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}
 	}
 	return probe(addr)
 }
