@@ -197,7 +197,7 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		switch {
 		case m == nil:
 			rest = append(rest, k)
-		case s.notForRequester(r.Trail[0], m) || s.withheldFrom(from, m):
+		case s.aud.notForRequester(r.Trail[0], m) || s.aud.withheldFrom(from, s.up, m):
 			// To a requester outside an audience (or a leaf that cannot
 			// show it is inside), the item's category is its first range
 			// ("@10.1.4.0~22"): foreign, so the item is not asked for
@@ -259,7 +259,7 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	if l == nil {
 		return false // the path broke: the requester retries
 	}
-	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.withheldFrom(l, r.Msg) {
+	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.aud.withheldFrom(l, s.up, r.Msg) {
 		return false
 	}
 	switch m := m.(type) {

@@ -122,7 +122,7 @@ func New(cfg Config) (*Servant, error) {
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
 	s.opinion = newOpinions(&s.cfg, s.id)
-	s.aud.addr = advertisedAddr(cfg.ID)
+	s.aud = newAudienceState(&s.cfg, &s.counters)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
 	}
