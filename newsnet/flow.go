@@ -59,7 +59,7 @@ type flowHost interface {
 	lookup(source string, count uint64) *Multicast
 	// wants reports whether items of category go over l.
 	wants(l *link, category string) bool
-	edgeOf(k edgeKey) *LatestHeader
+	latestEdges() leadingEdges
 	// serveParked lets l's waiting requests have their turn once its
 	// answers drained (requests.go).
 	serveParked(l *link)
@@ -247,7 +247,7 @@ func (f *linkFlow) drain(h flowHost, l *link) {
 	}
 	f.backlog = nil
 	for _, k := range slices.SortedFunc(maps.Keys(f.edgesOwed), compareEdgeKeys) {
-		if e := h.edgeOf(k); e != nil && h.wants(l, k.category) {
+		if e := h.latestEdges()[k]; e != nil && h.wants(l, k.category) {
 			h.send(l, e)
 		}
 	}

@@ -87,7 +87,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 	}
 	s.relay(m, from)
 	s.cache.add(m)
-	s.noteEdge(m)
+	s.edges.note(m)
 	s.noteArrival(from, m.Source, true)
 	switch {
 	case m.Source == s.cfg.Source:
@@ -229,7 +229,7 @@ func (s *Servant) publish(orig *Multicast) {
 	s.own.add(m.Category)
 	s.chains.addMessage(&m)
 	s.cache.add(&m)
-	s.noteEdge(&m)
+	s.edges.note(&m)
 	s.seen.add(m.ID)
 	s.reach.trackOwnAudience(s, &m)
 	if s.detached() {

@@ -59,7 +59,7 @@ type Servant struct {
 	seq      sequencer       // order.go
 	genuine  map[string]bool // sources with an item that passed verification here
 	cache    relayCache
-	edges    map[edgeKey]*LatestHeader // the latest header per source and category (edge.go)
+	edges    leadingEdges // the latest header per source and category (edge.go)
 	ownCount uint64
 	own      ownHistory
 	chains   Chains       // the Lasts of our next publication (ownchain.go)
@@ -141,7 +141,7 @@ func New(cfg Config) (*Servant, error) {
 		s.outbox = append(s.outbox, &q)
 		s.ownCount = max(s.ownCount, q.Count)
 		s.cache.add(&q)
-		s.noteEdge(&q)
+		s.edges.note(&q)
 	}
 	s.reach.restore(s)
 	return s, nil
