@@ -279,9 +279,3 @@ func (s *Servant) Backlogged() bool {
 
 // What the servant lends a link's flow control (flowHost) beyond what
 // other sub-machines ask of it too.
-
-func (s *Servant) config() *Config  { return &s.cfg }
-func (s *Servant) tally() *Counters { return &s.counters }
-
-// reportRoom is reachHost's: reports go out only when items need not wait.
-func (s *Servant) reportRoom(l *link) bool { return l.flow.reportRoom(&s.cfg) }

@@ -89,55 +89,6 @@ func (s *Servant) closeLink(l *link, reason string) {
 	s.out = append(s.out, Close{Link: l.id, Reason: reason})
 }
 
-// treeLinks returns the established links: the uplink first, then the
-// downlinks in slot order. Iterating in a fixed order keeps the servant
-// deterministic.
-func (s *Servant) treeLinks() []*link {
-	ls := make([]*link, 0, len(s.downs)+1)
-	if s.up != nil {
-		ls = append(ls, s.up)
-	}
-	return append(ls, s.downs...)
-}
-
-// isTree reports whether ids are the tree links, in treeLinks order,
-// without allocating.
-func (s *Servant) isTree(ids []LinkID) bool {
-	i := 0
-	if s.up != nil {
-		if len(ids) == 0 || ids[0] != s.up.id {
-			return false
-		}
-		i = 1
-	}
-	if len(ids) != i+len(s.downs) {
-		return false
-	}
-	for j, l := range s.downs {
-		if ids[i+j] != l.id {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *Servant) sortedLinks() []*link {
-	ls := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		ls = append(ls, l)
-	}
-	slices.SortFunc(ls, func(a, b *link) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
-	return ls
-}
-
 // linkUp handles a new connection: an accepted one waits for a join request;
 // a dialed one is the connector's attempt and sends its request.
 func (s *Servant) linkUp(e LinkUp) {

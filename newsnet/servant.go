@@ -12,18 +12,12 @@ import (
 // clock and draws randomness only from Config.Rand. It is not safe for
 // concurrent use: one goroutine (the runtime loop, or the simulator) owns it.
 type Servant struct {
-	cfg   Config
-	id    ServantID
+	core
 	value uint64
-	now   time.Time
 
 	started, stopped bool
 
-	// Tree state (JP4353827B2).
-	vertex   bool    // no uplink and no seed before us answers: the root
-	up       *link   // nil when not attached
-	downs    downSet // leaves, then members by slot (downs.go)
-	links    map[LinkID]*link
+	// Tree state (JP4353827B2); the links are core's.
 	vmin     uint64 // subtree range [vmin, vmax], own value included
 	vmax     uint64
 	part     Partition   // computed from [vmin, vmax]
@@ -77,8 +71,6 @@ type Servant struct {
 	aud    audienceState  // audiences (audience.go)
 
 	nextDial LinkID
-	out      []Action
-	counters Counters
 	rejected map[string]uint64 // multicast messages dropped by Config.Verify, per reason
 	noted    map[string]bool   // peer + reason already noted
 }
@@ -101,10 +93,8 @@ func New(cfg Config) (*Servant, error) {
 	}
 	v := IDValue(cfg.ID)
 	s := &Servant{
-		cfg:      cfg,
-		id:       cfg.ID,
+		core:     core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link)},
 		value:    v,
-		links:    make(map[LinkID]*link),
 		vmin:     v,
 		vmax:     v,
 		seen:     newSeenSet(cfg.SeenWindow),
@@ -331,43 +321,5 @@ func (s *Servant) checkCategory(c string) bool {
 	return true
 }
 
-// clock is the time of the current step (for the sub-machines).
-func (s *Servant) clock() time.Time { return s.now }
-
-// holds reports whether l is still one of our links.
-func (s *Servant) holds(l *link) bool { return s.links[l.id] == l }
-
 // subscriptions are our own subscriptions (the self set).
 func (s *Servant) subscriptions() CategorySet { return s.self }
-
-// note records a protocol decision for the host's log.
-func (s *Servant) note(format string, args ...any) {
-	s.out = append(s.out, Note{Text: fmt.Sprintf(format, args...)})
-}
-
-func (s *Servant) send(l *link, m Message) {
-	if n, ok := m.(newer); ok && n.since() > l.version && l.version != 0 {
-		// The peer speaks an older version that has no such frame.
-		s.counters.TooNew++
-		return
-	}
-	switch m.(type) {
-	case *Multicast:
-		s.counters.MulticastFrames++
-	case *Ping, *PartitionInfo:
-		s.counters.PeriodicFrames++
-	case *Recover, *Recovered, *CatchUp, *CatchUpDone:
-		s.counters.RecoveryFrames++
-	case *LatestHeader:
-		s.counters.EdgeFrames++
-	case *DirectRequest, *DirectAnswer, *DirectHello, *DirectCover:
-		s.counters.DirectFrames++
-	case *ReachReport:
-		s.counters.ReportFrames++
-	default:
-		s.counters.ControlFrames++
-	}
-	l.lastSend = s.now
-	l.flow.sent(SizeOf(m), s.now)
-	s.out = append(s.out, Send{Link: l.id, Msg: m})
-}
