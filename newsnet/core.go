@@ -18,10 +18,11 @@ type core struct {
 	id  ServantID
 	now time.Time // the time of the current step
 
-	links  map[LinkID]*link
-	vertex bool    // no uplink and no seed before us answers: the root
-	up     *link   // nil when not attached
-	downs  downSet // leaves, then members by slot (downs.go)
+	links    map[LinkID]*link
+	nextDial LinkID  // the last dialed link's number
+	vertex   bool    // no uplink and no seed before us answers: the root
+	up       *link   // nil when not attached
+	downs    downSet // leaves, then members by slot (downs.go)
 
 	out      []Action
 	counters Counters
@@ -78,6 +79,29 @@ func (c *core) holds(l *link) bool { return c.links[l.id] == l }
 
 // linkByID returns the link of id, nil when there is none.
 func (c *core) linkByID(id LinkID) *link { return c.links[id] }
+
+// dial opens an outbound link of kind to t: the host is asked to dial it.
+func (c *core) dial(t ServantID, kind linkKind) *link {
+	c.nextDial++
+	l := &link{id: c.nextDial | dialedLinkBit, kind: kind, peer: t, value: IDValue(t), opened: c.now}
+	c.links[l.id] = l
+	c.out = append(c.out, Dial{Link: l.id, Addr: t, Direct: kind == linkDirectDialing})
+	return l
+}
+
+// dialDirect dials peer for direct link d (direct.go).
+func (c *core) dialDirect(peer ServantID, d *directLink) *link {
+	l := c.dial(peer, linkDirectDialing)
+	l.direct = d
+	return l
+}
+
+// closeLink forgets l and asks the host to close it. It does not run the
+// loss processing of its kind: callers decide what a deliberate close means.
+func (c *core) closeLink(l *link, reason string) {
+	delete(c.links, l.id)
+	c.out = append(c.out, Close{Link: l.id, Reason: reason})
+}
 
 // sortedLinks returns every link, tree or not, by ID: a fixed order keeps
 // the servant deterministic.

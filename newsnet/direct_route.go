@@ -73,14 +73,6 @@ func (s *Servant) sourceHops(source string) (uint64, bool) {
 	return 0, false
 }
 
-func (s *Servant) dialDirect(peer ServantID, d *directLink) *link {
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkDirectDialing, peer: peer, value: IDValue(peer), opened: s.now, direct: d}
-	s.links[l.id] = l
-	s.out = append(s.out, Dial{Link: l.id, Addr: peer, Direct: true})
-	return l
-}
-
 // sendLiftedEdges sends l the leading edges of the source's streams an
 // exception no longer covers: what the servants beyond missed while it
 // stood is asked for at once, also when the source never sends again.

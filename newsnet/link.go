@@ -73,22 +73,6 @@ type link struct {
 	direct *directLink
 }
 
-// dial opens an outbound link of kind to t: the host is asked to dial it.
-func (s *Servant) dial(t ServantID, kind linkKind) *link {
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: kind, peer: t, value: IDValue(t), opened: s.now}
-	s.links[l.id] = l
-	s.out = append(s.out, Dial{Link: l.id, Addr: t})
-	return l
-}
-
-// closeLink forgets l and asks the host to close it. It does not run the
-// loss processing of its kind: callers decide what a deliberate close means.
-func (s *Servant) closeLink(l *link, reason string) {
-	delete(s.links, l.id)
-	s.out = append(s.out, Close{Link: l.id, Reason: reason})
-}
-
 // linkUp handles a new connection: an accepted one waits for a join request;
 // a dialed one is the connector's attempt and sends its request.
 func (s *Servant) linkUp(e LinkUp) {

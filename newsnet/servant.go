@@ -70,7 +70,6 @@ type Servant struct {
 	blobs  *blobTransfers // attachments' bytes (blobs.go)
 	aud    audienceState  // audiences (audience.go)
 
-	nextDial LinkID
 	rejected map[string]uint64 // multicast messages dropped by Config.Verify, per reason
 	noted    map[string]bool   // peer + reason already noted
 }
