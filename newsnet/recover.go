@@ -252,7 +252,7 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	if n == 1 {
 		return true
 	}
-	if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.verified("retransmission", r.Msg) {
+	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.verifier.check(&s.core, "retransmission", r.Msg) != "" {
 		return false // a relay checks what it passes on, as it does on the tree
 	}
 	l := backAlong(s.treeLinks(), trail)

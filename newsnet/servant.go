@@ -70,8 +70,7 @@ type Servant struct {
 	blobs  *blobTransfers // attachments' bytes (blobs.go)
 	aud    audienceState  // audiences (audience.go)
 
-	rejected map[string]uint64 // multicast messages dropped by Config.Verify, per reason
-	noted    map[string]bool   // peer + reason already noted
+	verifier verifier // Config.Verify and what it refused (verifier.go)
 }
 
 // newer is a message that exists from a wire version on: it is never sent

@@ -113,7 +113,7 @@ func (s *Servant) Status() Status {
 		Siblings:      slices.Clone(s.siblings),
 		Subscriptions: s.self,
 		Counters:      s.counters,
-		Rejected:      maps.Clone(s.rejected),
+		Rejected:      maps.Clone(s.verifier.rejected),
 		CatchingUp:    s.catchUp.running(),
 		Direct:        directStatuses(s.sortedLinks()),
 		Leaf:          s.leaf,
