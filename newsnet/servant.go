@@ -98,7 +98,6 @@ func New(cfg Config) (*Servant, error) {
 		seen:     newSeenSet(cfg.SeenWindow),
 		cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
 		ownCount: cfg.OwnCount,
-		own:      ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
@@ -120,8 +119,8 @@ func New(cfg Config) (*Servant, error) {
 			s.seq.learnCategory(c)
 		}
 	}
-	s.restoreOwnHistory()
-	s.restoreOwnChains()
+	s.own = restoredHistory(&s.cfg, s.ownCount)
+	s.chains = restoredChains(&s.cfg, s.ownCount)
 	s.counters.Lost = cfg.Lost
 	for _, m := range cfg.Outbox {
 		q := *m
