@@ -24,6 +24,9 @@ type core struct {
 	up       *link   // nil when not attached
 	downs    downSet // leaves, then members by slot (downs.go)
 
+	// arrivals is the clock of the links' reverse-path lists (reverse.go).
+	arrivals uint64
+
 	out      []Action
 	counters Counters
 }

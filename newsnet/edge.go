@@ -132,7 +132,9 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 		return
 	}
 	s.edges.keep(e)
-	s.noteArrival(from, e.Source, true)
+	if s.noteArrival(from, e.Source, true) {
+		s.reach.pathMoved(s, e.Source)
+	}
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, e.Category) && !l.except.covers(e.Source, e.Category, e.Count, s.now) {
 			l.flow.sendBulk(s, l, e)

@@ -88,7 +88,9 @@ func (s *Servant) route(from *link, m *Multicast) {
 	s.relay(m, from)
 	s.cache.add(m)
 	s.edges.note(m)
-	s.noteArrival(from, m.Source, true)
+	if s.noteArrival(from, m.Source, true) {
+		s.reach.pathMoved(s, m.Source)
+	}
 	switch {
 	case m.Source == s.cfg.Source:
 		// Our own publication come back: we never deliver to ourselves.

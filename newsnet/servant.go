@@ -63,8 +63,6 @@ type Servant struct {
 	firstAttached time.Time
 	catchUp       catchUps // catch-up (catchup.go)
 
-	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
-
 	direct directLinks    // direct delivery (direct.go)
 	reach  reachReports   // reach reports (reach.go)
 	blobs  *blobTransfers // attachments' bytes (blobs.go)
