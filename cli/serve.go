@@ -21,6 +21,7 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/categories"
+	"newsdesk/news"
 	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
@@ -61,6 +62,8 @@ type serveConfig struct {
 	// storageLimit is --storage-limit in bytes (app.NoStorageQuota for
 	// none), 0 when not given.
 	storageLimit int64
+	// blobCache is --blob-cache in bytes, 0 when not given.
+	blobCache int64
 
 	seedsSet, subscribeSet, fanoutSet bool // the flags were given
 }
@@ -113,6 +116,8 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		"or more; 0 never asks. Sources answer requests either way")
 	storageLimit := fs.String("storage-limit", "", "the most the stored items may take, like `4GiB`, 500MiB or none; beyond it the oldest go first\n"+
 		"(kept and unconfirmed must-read items stay); kept in the data directory (default: the stored limit, else 4GiB)")
+	blobCache := fs.String("blob-cache", "", "the most the pictures and files this servant only relays may take, like `2GiB`; beyond it the least\n"+
+		"recently used go first (default: 512MiB; an archive or a relay for many subscribers may want more)")
 	archive := fs.Bool("archive", false, "archive servant: subscribe to every category and keep items 30 days, to answer catch-up requests")
 	verbose := fs.Bool("verbose", false, "log per-link detail")
 	reset := fs.Bool("reset-store", false, "start a damaged installation (store missing or empty) with an empty store under a new source;\n"+
@@ -133,8 +138,16 @@ func parseServeArgs(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 	}
 
+	var cacheBytes int64
+	if *blobCache != "" {
+		var err error
+		if cacheBytes, err = parseBlobCache(*blobCache); err != nil {
+			return serveConfig{}, usagef("--blob-cache: %v", err)
+		}
+	}
+
 	cfg := serveConfig{listen: *listen, data: *data, fanout: *fanout, control: *control, archive: *archive, verbose: *verbose, network: *network, reset: *reset, direct: *direct,
-		storageLimit: quota}
+		storageLimit: quota, blobCache: cacheBytes}
 	fs.Visit(func(f *flag.Flag) {
 		cfg.seedsSet = cfg.seedsSet || f.Name == "seeds"
 		cfg.subscribeSet = cfg.subscribeSet || f.Name == "subscribe"
@@ -255,6 +268,7 @@ func ServeWithReady(ctx context.Context, args []string, stdout, stderr io.Writer
 		Tune:       serveTune,
 
 		DirectThreshold: cfg.direct,
+		BlobCacheBytes:  cfg.blobCache,
 	}
 	if cfg.direct == 0 {
 		opts.DirectThreshold = -1 // never ask: app.Options reads 0 as its default
@@ -359,6 +373,36 @@ func parseStorageLimit(v string) (int64, error) {
 	if strings.EqualFold(v, "none") {
 		return app.NoStorageQuota, nil
 	}
+	n, err := parseSize(v, app.MaxStorageQuota)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want none, or a size like 4GiB or 500MiB", v)
+	}
+	if err := app.CheckStorageQuota(n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// minBlobCache is the smallest --blob-cache: room for one attachment of
+// the largest size, so a relay never evicts the blob it is passing on.
+const minBlobCache = news.MaxAttachmentBytes
+
+// parseBlobCache reads --blob-cache: a size as --storage-limit takes it,
+// from minBlobCache up.
+func parseBlobCache(v string) (int64, error) {
+	n, err := parseSize(strings.TrimSpace(v), app.MaxStorageQuota)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a size like 2GiB or 500MiB", v)
+	}
+	if n < minBlobCache {
+		return 0, fmt.Errorf("%s is less than one attachment of the largest size (%d MiB)", v, minBlobCache>>20)
+	}
+	return n, nil
+}
+
+// parseSize reads a whole, positive number of bytes with an optional unit
+// B, KiB, MiB, GiB or TiB, at most most bytes.
+func parseSize(v string, most int64) (int64, error) {
 	units := []struct {
 		suffix string
 		mul    int64
@@ -371,11 +415,8 @@ func parseStorageLimit(v string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > app.MaxStorageQuota/mul {
-		return 0, fmt.Errorf("%q: want none, or a size like 4GiB or 500MiB", v)
-	}
-	if err := app.CheckStorageQuota(n * mul); err != nil {
-		return 0, err
+	if err != nil || n <= 0 || n > most/mul {
+		return 0, fmt.Errorf("%q is not a size", v)
 	}
 	return n * mul, nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,5 +101,26 @@ func TestServeDataDirNotCreatable(t *testing.T) {
 	err := Serve(context.Background(), []string{"--listen", "127.0.0.1:0", "--data", filepath.Join(file, "sub")}, &stderr, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "data directory") {
 		t.Fatalf("Serve = %v, want a data directory error", err)
+	}
+}
+
+// serve --blob-cache bounds the relay cache of pictures and files: sizes
+// as --storage-limit takes them, from one attachment of the largest size
+// up; anything else is a usage error.
+func TestServeBlobCache(t *testing.T) {
+	for v, want := range map[string]int64{"2GiB": 2 << 30, "500mb": 500 << 20, "20MiB": 20 << 20} {
+		cfg, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--blob-cache", v}, io.Discard)
+		if err != nil || cfg.blobCache != want {
+			t.Errorf("--blob-cache %s: %d, %v; want %d", v, cfg.blobCache, err, want)
+		}
+	}
+	for _, bad := range []string{"19MiB", "none", "0", "-1GiB", "lots", "2PiB"} {
+		if _, err := parseServeArgs([]string{"--listen", "127.0.0.1:0", "--data", t.TempDir(), "--blob-cache", bad}, io.Discard); err == nil {
+			t.Errorf("--blob-cache %q accepted", bad)
+		}
+	}
+	s := startServe(t, "--blob-cache", "64MiB")
+	if code, raw := s.Call(t, "GET", "/v1/status", nil); code != http.StatusOK {
+		t.Errorf("status with --blob-cache: %d %s", code, raw)
 	}
 }

@@ -122,7 +122,7 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 		// Nothing lies beyond a leaf, and nobody dialed it at the address
 		// it advertises: where its connection comes from must be inside
 		// too.
-		return containsValue(rs, l.value) && containsValue(rs, s.seenValue(l))
+		return containsValue(rs, l.value) && containsValue(rs, l.seenValue())
 	}
 	if l != s.up {
 		lo, hi := s.part.SlotRange(l.slot)
@@ -144,36 +144,49 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 	return false
 }
 
-// audienceState is what a servant keeps for audiences.
+// audienceState decides what audiences mean for this servant: whether a
+// message is for it, which chain keys it follows, and which answers it
+// withholds from a requester outside an item's audience. Which tree links
+// an audience message crosses is routing, and stays with the servant
+// (audienceLink).
 type audienceState struct {
-	addr netip.Addr          // our advertised address; invalid for a host name
-	mine map[string][]uint32 // subscription → audienceShorts, ascending
+	addr     netip.Addr          // our advertised address; invalid for a host name
+	mine     map[string][]uint32 // subscription → shorts, ascending
+	flood    bool                // a flooding network has no audiences (Config.Flood)
+	counters *Counters
+}
+
+func newAudienceState(cfg *Config, counters *Counters) audienceState {
+	return audienceState{addr: advertisedAddr(cfg.ID), flood: cfg.Flood, counters: counters}
 }
 
 // forMe reports whether m is for this servant: it has no audience, or our
 // advertised address lies in one of its ranges (exactly, not by ID value).
-func (s *Servant) forMe(m *Multicast) bool {
-	return len(m.Audience) == 0 || s.insideAudience(m.Audience)
+func (a *audienceState) forMe(m *Multicast) bool {
+	return len(m.Audience) == 0 || a.inside(m.Audience)
 }
 
-// insideAudience reports whether our advertised address lies in one of
-// the ranges ps: never for a host name or an empty audience.
-func (s *Servant) insideAudience(ps []netip.Prefix) bool {
-	if !s.aud.addr.IsValid() {
+// inside reports whether our advertised address lies in one of the ranges
+// ps: never for a host name or an empty audience.
+func (a *audienceState) inside(ps []netip.Prefix) bool {
+	if !a.addr.IsValid() {
 		return false
 	}
 	for _, p := range ps {
-		if p.Contains(s.aud.addr) {
+		if p.Contains(a.addr) {
 			return true
 		}
 	}
 	return false
 }
 
+// insideAudience is audienceState.inside for the reach reports' host.
+func (s *Servant) insideAudience(ps []netip.Prefix) bool { return s.aud.inside(ps) }
+
 // wantsDelivery reports whether m goes to the application: one of our
 // categories, and for us.
 func (s *Servant) wantsDelivery(m *Multicast) bool {
-	return s.self.Matches(m.Category) && s.forMe(m)
+	return s.self.Matches(m.Category) && s.aud.forMe(m)
 }
 
 // advertisedAddr returns the IP address of a servant ID, or the zero Addr
@@ -217,34 +230,37 @@ func (o *Chains) addMessage(m *Multicast) {
 	}
 }
 
-// audienceShorts returns the ShortIDs of the chain keys that an audience
-// message under subscription sub has when it is for us: one per range
-// that holds our address (33 for IPv4, 129 for IPv6, none for a host
-// name), ascending. Computed once per subscription.
-func (s *Servant) audienceShorts(sub string) []uint32 {
-	if !s.aud.addr.IsValid() {
+// shorts returns the ShortIDs of the chain keys that an audience message
+// under subscription sub has when it is for us: one per range that holds
+// our address (33 for IPv4, 129 for IPv6, none for a host name),
+// ascending. Computed once per subscription.
+func (a *audienceState) shorts(sub string) []uint32 {
+	if !a.addr.IsValid() {
 		return nil
 	}
-	if shorts, ok := s.aud.mine[sub]; ok {
+	if shorts, ok := a.mine[sub]; ok {
 		return shorts
 	}
-	if s.aud.mine == nil {
-		s.aud.mine = map[string][]uint32{}
+	if a.mine == nil {
+		a.mine = map[string][]uint32{}
 	}
 	var shorts []uint32
-	for bits := 0; bits <= s.aud.addr.BitLen(); bits++ {
-		p, _ := s.aud.addr.Prefix(bits)
+	for bits := 0; bits <= a.addr.BitLen(); bits++ {
+		p, _ := a.addr.Prefix(bits)
 		shorts = append(shorts, ShortID(audienceKey(p, sub)))
 	}
 	slices.Sort(shorts)
-	s.aud.mine[sub] = shorts
+	a.mine[sub] = shorts
 	return shorts
 }
+
+// lastForMe is audienceState.lastForMe for the sequencer's host.
+func (s *Servant) lastForMe(h *header, sub string) (uint64, bool) { return s.aud.lastForMe(h, sub) }
 
 // lastForMe returns the source's latest count before h among its messages
 // under sub that are for us: those without audience, and those whose
 // audience holds our address. ok is false when h does not tell.
-func (s *Servant) lastForMe(h *header, sub string) (last uint64, ok bool) {
+func (a *audienceState) lastForMe(h *header, sub string) (last uint64, ok bool) {
 	last, ok = h.lastUnder(sub)
 	if !ok {
 		return 0, false
@@ -252,7 +268,7 @@ func (s *Servant) lastForMe(h *header, sub string) (last uint64, ok bool) {
 	// Every message of every servant asks this once per subscription, so
 	// the shorter list is walked and the longer one searched: a source's
 	// lasts are usually a few entries against our 33 or 129 ranges.
-	shorts := s.audienceShorts(sub)
+	shorts := a.shorts(sub)
 	if len(h.lasts) < len(shorts) {
 		for _, l := range h.lasts {
 			if _, found := slices.BinarySearch(shorts, l.Short); found {
@@ -326,7 +342,7 @@ func (e wireAudienceError) Unwrap() []error { return []error{e.kind, e.err} }
 // seenValue is the ID value of a downlink's peer at the address its
 // connection came from (link.remote) and the port it advertises; its
 // advertised value when the host did not say where it came from.
-func (s *Servant) seenValue(l *link) uint64 {
+func (l *link) seenValue() uint64 {
 	if !l.remote.IsValid() {
 		return l.value
 	}
@@ -360,11 +376,11 @@ func requesterInside(requester ServantID, m *Multicast) bool {
 // servant a retransmission request or a catch-up came from, does not
 // advertise an address in: it is answered with notForYou instead of the
 // item. A flooding network has no audiences.
-func (s *Servant) notForRequester(requester ServantID, m *Multicast) bool {
-	if len(m.Audience) == 0 || s.cfg.Flood || requesterInside(requester, m) {
+func (a *audienceState) notForRequester(requester ServantID, m *Multicast) bool {
+	if len(m.Audience) == 0 || a.flood || requesterInside(requester, m) {
 		return false
 	}
-	s.counters.AudienceWithheld++
+	a.counters.AudienceWithheld++
 	return true
 }
 
@@ -380,20 +396,20 @@ func notForYou(m *Multicast) string {
 // isNotForYou reports whether an answer's category is notForYou's.
 func isNotForYou(c string) bool { return strings.HasPrefix(c, "@") }
 
-// withheldFrom reports whether m must not go over l although it was asked
-// for: l leads to a leaf that advertises an address inside m's audience
+// withheldFrom reports whether m must not go over l, which is not the
+// uplink up, although it was asked for: l leads to a leaf that advertises an address inside m's audience
 // while its connection comes from outside it (audienceLink). Such a leaf
 // takes itself to be inside and asks for what it missed; an answer would
 // hand it what the tree withholds. Leaves that advertise an address
 // outside never need the item, and are answered as before (their probes
 // for the counts a source starts at must not wait for nothing).
-func (s *Servant) withheldFrom(l *link, m *Multicast) bool {
-	if len(m.Audience) == 0 || l == s.up || !l.leaf || s.cfg.Flood {
+func (a *audienceState) withheldFrom(l, up *link, m *Multicast) bool {
+	if len(m.Audience) == 0 || l == up || !l.leaf || a.flood {
 		return false
 	}
 	rs := audienceIDRanges(m.Audience)
-	if containsValue(rs, l.value) && !containsValue(rs, s.seenValue(l)) {
-		s.counters.AudienceWithheld++
+	if containsValue(rs, l.value) && !containsValue(rs, l.seenValue()) {
+		a.counters.AudienceWithheld++
 		return true
 	}
 	return false

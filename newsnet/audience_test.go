@@ -103,7 +103,7 @@ func TestAudienceForMe(t *testing.T) {
 		"[::ffff:10.1.4.1]:7400": true, "news.example.com:7400": false,
 	} {
 		s := &Servant{aud: audienceState{addr: advertisedAddr(id)}}
-		if got := s.forMe(m); got != want {
+		if got := s.aud.forMe(m); got != want {
 			t.Errorf("%s: forMe = %v, want %v", id, got, want)
 		}
 	}
@@ -155,7 +155,7 @@ func TestLastForMeWalksEitherList(t *testing.T) {
 				}
 			}
 			slices.SortFunc(h.lasts, func(a, b LastCount) int { return cmp.Compare(a.Short, b.Short) })
-			got, ok := s.lastForMe(&h, "hr")
+			got, ok := s.aud.lastForMe(&h, "hr")
 			if !ok || got != want {
 				t.Fatalf("%d lasts, round %d: lastForMe = %d, %v; want %d", len(h.lasts), round, got, ok, want)
 			}
@@ -177,5 +177,42 @@ func TestAudienceDecodeErrorIsBothKinds(t *testing.T) {
 	}
 	if strings.Count(err.Error(), "truncated") != 1 {
 		t.Errorf("error text %q repeats itself", err)
+	}
+}
+
+// The answers audienceState withholds: an item goes to a requester
+// advertising an address inside its audience, and over a leaf's link only
+// when the leaf's connection also comes from inside; never withheld from
+// the uplink, nor in a flooding network. Each refusal is counted.
+func TestAudienceStateWithholds(t *testing.T) {
+	var counters Counters
+	cfg := Config{ID: "10.1.4.1:7400"}
+	a := newAudienceState(&cfg, &counters)
+	m := &Multicast{Category: "hr", Audience: []netip.Prefix{netip.MustParsePrefix("10.1.4.0/22")}}
+	if !a.forMe(m) || a.forMe(&Multicast{Audience: []netip.Prefix{netip.MustParsePrefix("10.2.0.0/16")}}) {
+		t.Fatal("forMe does not follow the servant's own address")
+	}
+	if a.notForRequester("10.1.5.9:7400", m) || !a.notForRequester("10.9.0.1:7400", m) || !a.notForRequester("news.example.com:7400", m) {
+		t.Error("notForRequester: want an answer only for a requester advertising an address inside")
+	}
+	if a.notForRequester("10.9.0.1:7400", &Multicast{Category: "hr"}) {
+		t.Error("an item without an audience is withheld")
+	}
+	leafFrom := func(remote string) *link {
+		l := &link{kind: linkDown, leaf: true, peer: "10.1.4.20:7400", value: IDValue("10.1.4.20:7400")}
+		l.remote = netip.MustParseAddr(remote)
+		return l
+	}
+	inside, outside := leafFrom("10.1.4.20"), leafFrom("192.0.2.7")
+	up := &link{kind: linkUp, peer: "10.1.4.30:7400", value: IDValue("10.1.4.30:7400")}
+	if a.withheldFrom(inside, up, m) || !a.withheldFrom(outside, up, m) || a.withheldFrom(up, up, m) {
+		t.Error("withheldFrom: want only the leaf whose connection comes from outside")
+	}
+	if counters.AudienceWithheld != 3 {
+		t.Errorf("AudienceWithheld = %d, want 3 (two requesters, one leaf)", counters.AudienceWithheld)
+	}
+	flood := newAudienceState(&Config{ID: cfg.ID, Flood: true}, &counters)
+	if flood.notForRequester("10.9.0.1:7400", m) || flood.withheldFrom(outside, up, m) {
+		t.Error("a flooding network withholds by audience")
 	}
 }

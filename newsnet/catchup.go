@@ -429,10 +429,7 @@ func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
 
 // What the servant lends catch-up alone (catchUpHost).
 
-func (s *Servant) upLink() *link      { return s.up }
-func (s *Servant) downLinks() []*link { return s.downs }
-func (s *Servant) isVertex() bool     { return s.vertex }
-func (s *Servant) ownNext() uint64    { return s.ownCount + 1 }
+func (s *Servant) ownNext() uint64 { return s.ownCount + 1 }
 
 // keepsArchive reports whether we keep every category in a store: an
 // archive, which answers catch-ups.

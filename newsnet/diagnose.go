@@ -54,7 +54,7 @@ func (s *Servant) Diagnose() string {
 		}
 		b.WriteByte('\n')
 	}
-	for _, key := range s.sortedEdgeKeys() {
+	for _, key := range s.edges.sortedKeys() {
 		if e := s.edges[key]; e.Source != s.cfg.Source {
 			fmt.Fprintf(&b, "  edge %s %s: count %d\n", e.Source, e.Category, e.Count)
 		}

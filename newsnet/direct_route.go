@@ -41,7 +41,7 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 	s.counters.DirectReceived++
 	s.relay(m, s.treeCopiesFrom(m.Source))
 	s.cache.add(m)
-	s.noteEdge(m)
+	s.edges.note(m)
 	if s.catchUp.holds(s, m.Source) {
 		s.catchUp.deferLive(m, l.id)
 		return
@@ -73,19 +73,11 @@ func (s *Servant) sourceHops(source string) (uint64, bool) {
 	return 0, false
 }
 
-func (s *Servant) dialDirect(peer ServantID, d *directLink) *link {
-	s.nextDial++
-	l := &link{id: s.nextDial | dialedLinkBit, kind: linkDirectDialing, peer: peer, value: IDValue(peer), opened: s.now, direct: d}
-	s.links[l.id] = l
-	s.out = append(s.out, Dial{Link: l.id, Addr: peer, Direct: true})
-	return l
-}
-
 // sendLiftedEdges sends l the leading edges of the source's streams an
 // exception no longer covers: what the servants beyond missed while it
 // stood is asked for at once, also when the source never sends again.
 func (s *Servant) sendLiftedEdges(l *link, source string, cats CategorySet) {
-	for _, k := range s.sortedEdgeKeys() {
+	for _, k := range s.edges.sortedKeys() {
 		if k.source == source && cats.Matches(k.category) && s.wants(l, k.category) && !l.except.covers(source, k.category, s.edges[k].Count, s.now) {
 			l.flow.sendBulk(s, l, s.edges[k])
 		}

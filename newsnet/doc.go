@@ -30,7 +30,9 @@
 // The Servant holds the tree (the listener side of joins, partitions,
 // leaves) and routing, and steps sub-machines that own their state and
 // rules. Each reaches the servant only through a small host interface,
-// which its unit tests fake:
+// which its unit tests fake. What most hosts ask for (the clock, the
+// configuration, the counters, the links, sending) is core's (core.go),
+// which Servant embeds; the rest is the servant's to decide:
 //
 //	connector    connector.go: the join search of JP4353827B2 Fig. 3
 //	             (targets in order, redirects, dead ends, backoff), the
@@ -52,6 +54,12 @@
 //	blobTransfers blobs.go: attachments' chunks pulled hop by hop toward
 //	             the item's source, checked against the manifest's root,
 //	             passed on as they arrive, yielding to every other frame
+//
+// and the state with rules of its own that the servant consults:
+//
+//	audienceState audience.go: whether an item is for us, the chain keys
+//	             we follow, and the answers withheld outside an audience
+//	leadingEdges edge.go: the latest header of each stream
 //
 // and per link (link.go), as magicsock keeps per-peer state in its
 // endpoint, or over the links:

@@ -28,22 +28,43 @@ import (
 // maxEdges bounds the streams whose edge a servant keeps.
 const maxEdges = 1 << 16
 
-// noteEdge records m as the latest of its stream, if it is.
+// leadingEdges holds the header of the latest message this servant routed
+// per source and category, at most maxEdges streams.
+type leadingEdges map[edgeKey]*LatestHeader
+
+// note records m as the latest of its stream, if it is.
 // An audience message makes no edge: an edge has no audience, so it
 // would make servants outside it ask for the message (audience.go).
-func (s *Servant) noteEdge(m *Multicast) {
+func (es *leadingEdges) note(m *Multicast) {
 	if m.Count == 0 || len(m.Audience) > 0 {
 		return
 	}
-	k := edgeKey{m.Source, m.Category}
-	old := s.edges[k]
-	if old != nil && old.Count >= m.Count || old == nil && len(s.edges) >= maxEdges {
+	if es.newer(m.Source, m.Category, m.Count) {
+		es.keep(edgeOf(m))
+	}
+}
+
+// newer reports whether count is beyond the stream's known edge.
+func (es leadingEdges) newer(source, category string, count uint64) bool {
+	old := es[edgeKey{source, category}]
+	return old == nil || old.Count < count
+}
+
+// keep records e as its stream's edge. A stream not known yet is taken
+// only while there is room.
+func (es *leadingEdges) keep(e *LatestHeader) {
+	k := edgeKey{e.Source, e.Category}
+	if (*es)[k] == nil && len(*es) >= maxEdges {
 		return
 	}
-	if s.edges == nil {
-		s.edges = map[edgeKey]*LatestHeader{}
+	if *es == nil {
+		*es = leadingEdges{}
 	}
-	s.edges[k] = edgeOf(m)
+	(*es)[k] = e
+}
+
+func (es leadingEdges) sortedKeys() []edgeKey {
+	return slices.SortedFunc(maps.Keys(es), compareEdgeKeys)
 }
 
 // edgeOf is m's header: the edge its stream has once m went by.
@@ -52,7 +73,8 @@ func edgeOf(m *Multicast) *LatestHeader {
 		History: m.History, historyWire: m.historyWire, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
 }
 
-func (s *Servant) edgeOf(k edgeKey) *LatestHeader { return s.edges[k] }
+// latestEdges is the edges, for the hosts of flow control and opinions.
+func (s *Servant) latestEdges() leadingEdges { return s.edges }
 
 // sendEdgesFor sends l the edges of every stream l newly asks for: its
 // received set matches the category now and did not before (known is false
@@ -60,7 +82,7 @@ func (s *Servant) edgeOf(k edgeKey) *LatestHeader { return s.edges[k] }
 // items arrive over l is skipped: the peer knows it better. Up the tree go
 // only the streams of sources in our own subtree: the rest came from above.
 func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
-	for _, k := range s.sortedEdgeKeys() {
+	for _, k := range s.edges.sortedKeys() {
 		if !l.received.Matches(k.category) || known && was.Matches(k.category) {
 			continue
 		}
@@ -93,10 +115,6 @@ func (s *Servant) fromBelow(st *sourceState) bool {
 	return l.kind == linkDown
 }
 
-func (s *Servant) sortedEdgeKeys() []edgeKey {
-	return slices.SortedFunc(maps.Keys(s.edges), compareEdgeKeys)
-}
-
 func compareEdgeKeys(a, b edgeKey) int {
 	return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.category, b.category))
 }
@@ -107,20 +125,16 @@ func (s *Servant) receiveEdge(from *link, e *LatestHeader) {
 	if e.Source == s.cfg.Source || e.Count == 0 || ValidCategory(e.Category) != nil {
 		return
 	}
-	k := edgeKey{e.Source, e.Category}
-	if old := s.edges[k]; old != nil && old.Count >= e.Count {
+	if !s.edges.newer(e.Source, e.Category, e.Count) {
 		return // nothing new (this also ends any loop)
 	}
-	if s.seq.sources[e.Source] == nil && s.edges[k] == nil && !from.requests.takeNewSource(s, from) {
+	if s.seq.sources[e.Source] == nil && s.edges[edgeKey{e.Source, e.Category}] == nil && !from.requests.takeNewSource(s, from) {
 		return
 	}
-	if len(s.edges) < maxEdges || s.edges[k] != nil {
-		if s.edges == nil {
-			s.edges = map[edgeKey]*LatestHeader{}
-		}
-		s.edges[k] = e
+	s.edges.keep(e)
+	if s.noteArrival(from, e.Source, true) {
+		s.reach.pathMoved(s, e.Source)
 	}
-	s.noteArrival(from, e.Source, true)
 	for _, l := range s.treeLinks() {
 		if l != from && s.wants(l, e.Category) && !l.except.covers(e.Source, e.Category, e.Count, s.now) {
 			l.flow.sendBulk(s, l, e)

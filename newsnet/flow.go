@@ -59,7 +59,7 @@ type flowHost interface {
 	lookup(source string, count uint64) *Multicast
 	// wants reports whether items of category go over l.
 	wants(l *link, category string) bool
-	edgeOf(k edgeKey) *LatestHeader
+	latestEdges() leadingEdges
 	// serveParked lets l's waiting requests have their turn once its
 	// answers drained (requests.go).
 	serveParked(l *link)
@@ -247,7 +247,7 @@ func (f *linkFlow) drain(h flowHost, l *link) {
 	}
 	f.backlog = nil
 	for _, k := range slices.SortedFunc(maps.Keys(f.edgesOwed), compareEdgeKeys) {
-		if e := h.edgeOf(k); e != nil && h.wants(l, k.category) {
+		if e := h.latestEdges()[k]; e != nil && h.wants(l, k.category) {
 			h.send(l, e)
 		}
 	}
@@ -279,9 +279,3 @@ func (s *Servant) Backlogged() bool {
 
 // What the servant lends a link's flow control (flowHost) beyond what
 // other sub-machines ask of it too.
-
-func (s *Servant) config() *Config  { return &s.cfg }
-func (s *Servant) tally() *Counters { return &s.counters }
-
-// reportRoom is reachHost's: reports go out only when items need not wait.
-func (s *Servant) reportRoom(l *link) bool { return l.flow.reportRoom(&s.cfg) }

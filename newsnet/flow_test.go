@@ -20,7 +20,7 @@ type fakeFlowHost struct {
 	cfg      Config
 	counters Counters
 	items    map[string]*Multicast // by "source/count"
-	edges    map[edgeKey]*LatestHeader
+	edges    leadingEdges
 	unwanted map[string]bool // categories the link does not want
 	sent     []Message
 	served   int // serveParked calls
@@ -43,7 +43,7 @@ func (h *fakeFlowHost) lookup(source string, count uint64) *Multicast {
 	return h.items[fmt.Sprintf("%s/%d", source, count)]
 }
 func (h *fakeFlowHost) wants(_ *link, category string) bool { return !h.unwanted[category] }
-func (h *fakeFlowHost) edgeOf(k edgeKey) *LatestHeader      { return h.edges[k] }
+func (h *fakeFlowHost) latestEdges() leadingEdges           { return h.edges }
 
 // item is a held item of source with a payload of size bytes.
 func (h *fakeFlowHost) item(source string, count uint64, size int) *Multicast {

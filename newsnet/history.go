@@ -68,23 +68,26 @@ func historyShort(history []HistoryRun, count, k uint64) (uint32, bool) {
 	return 0, false
 }
 
-// restoreOwnHistory rebuilds the publisher's history window after a restart
-// from the host's archive of its own messages.
-func (s *Servant) restoreOwnHistory() {
-	if s.cfg.Archive == nil || s.ownCount == 0 {
-		return
+// restoredHistory rebuilds the publisher's history window after a
+// restart, with ownCount publications made, from the host's archive of its
+// own messages.
+func restoredHistory(cfg *Config, ownCount uint64) ownHistory {
+	h := ownHistory{limit: cfg.HistoryWindow}
+	if cfg.Archive == nil || ownCount == 0 {
+		return h
 	}
 	from := uint64(1)
-	if s.ownCount > uint64(s.cfg.HistoryWindow) {
-		from = s.ownCount - uint64(s.cfg.HistoryWindow) + 1
+	if ownCount > uint64(cfg.HistoryWindow) {
+		from = ownCount - uint64(cfg.HistoryWindow) + 1
 	}
-	for k := from; k <= s.ownCount; k++ {
-		if m := s.cfg.Archive.Lookup(s.cfg.Source, k); m != nil {
-			s.own.add(m.Category)
+	for k := from; k <= ownCount; k++ {
+		if m := cfg.Archive.Lookup(cfg.Source, k); m != nil {
+			h.add(m.Category)
 		} else {
-			s.own = ownHistory{limit: s.cfg.HistoryWindow} // a hole: start afresh
+			h = ownHistory{limit: cfg.HistoryWindow} // a hole: start afresh
 		}
 	}
+	return h
 }
 
 // historyLen is how many earlier counts a history describes.

@@ -533,7 +533,6 @@ var _ netCensusHost = (*Servant)(nil)
 // What the servant lends the census alone (netCensusHost), and what the
 // reach reports that carry it ask of it (reachHost).
 
-func (s *Servant) linkByID(id LinkID) *link                           { return s.links[id] }
 func (s *Servant) slotRange(slot int) (lo, hi uint64)                 { return s.part.SlotRange(slot) }
 func (s *Servant) netCensusFor(l *link) (subtree, network *NetCensus) { return s.netCensus.dueOn(s, l) }
 func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus) {

@@ -76,8 +76,7 @@ type opinionHost interface {
 	// sequencing reports whether the sequencer keeps a state for source:
 	// we met an item or header of it in this run.
 	sequencing(source string) bool
-	edgeOf(k edgeKey) *LatestHeader
-	sortedEdgeKeys() []edgeKey
+	latestEdges() leadingEdges
 	misbehavedBy(l *link, reason string, points float64)
 }
 
@@ -162,9 +161,9 @@ func (o *opinions) linkUp(h opinionHost, l *link) {
 // times out like any link that never asked to join.
 func (o *opinions) answer(h opinionHost, l *link, q *StreamQuery) {
 	var heads []StreamHead
-	for _, k := range h.sortedEdgeKeys() {
+	for _, k := range h.latestEdges().sortedKeys() {
 		if q.Categories.Matches(k.category) {
-			heads = append(heads, StreamHead{Source: k.source, Category: k.category, Count: h.edgeOf(k).Count})
+			heads = append(heads, StreamHead{Source: k.source, Category: k.category, Count: h.latestEdges()[k].Count})
 		}
 	}
 	if len(heads) > MaxStreamHeads {
@@ -185,10 +184,10 @@ func (o *opinions) take(h opinionHost, l *link, m *StreamHeads) {
 	self := h.subscriptions()
 	for _, hd := range m.Heads {
 		k := edgeKey{hd.Source, hd.Category}
-		if hd.Source == o.cfg.Source || !self.Matches(hd.Category) || !h.sequencing(hd.Source) && h.edgeOf(k) == nil {
+		if hd.Source == o.cfg.Source || !self.Matches(hd.Category) || !h.sequencing(hd.Source) && h.latestEdges()[k] == nil {
 			continue
 		}
-		if e := h.edgeOf(k); e != nil && e.Count >= hd.Count {
+		if e := h.latestEdges()[k]; e != nil && e.Count >= hd.Count {
 			continue
 		}
 		if _, ok := o.suspects[k]; ok || len(o.suspects) >= maxSuspects {
@@ -208,7 +207,7 @@ func (o *opinions) judge(h opinionHost) {
 	up := attachedUp(h)
 	for _, k := range slices.SortedFunc(maps.Keys(o.suspects), compareEdgeKeys) {
 		p := o.suspects[k]
-		e := h.edgeOf(k)
+		e := h.latestEdges()[k]
 		switch {
 		case up == nil || up.peer != p.up,
 			up.sources[k.source].original != p.stamp,

@@ -6,7 +6,6 @@ package newsnet
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +18,7 @@ type fakeOpinionHost struct {
 	self     CategorySet
 	next     LinkID
 	links    map[LinkID]*link
-	edges    map[edgeKey]*LatestHeader
+	edges    leadingEdges
 	seqs     map[string]bool
 	counters Counters
 	events   []string // "dial t", "close t: reason", "send t Type", "misconduct t reason points"
@@ -38,20 +37,12 @@ func (h *fakeOpinionHost) clock() time.Time { return h.now }
 func (h *fakeOpinionHost) note(f string, args ...any) {
 	h.notes = append(h.notes, fmt.Sprintf(f, args...))
 }
-func (h *fakeOpinionHost) tally() *Counters               { return &h.counters }
-func (h *fakeOpinionHost) linkByID(id LinkID) *link       { return h.links[id] }
-func (h *fakeOpinionHost) upLink() *link                  { return h.up }
-func (h *fakeOpinionHost) subscriptions() CategorySet     { return h.self }
-func (h *fakeOpinionHost) sequencing(source string) bool  { return h.seqs[source] }
-func (h *fakeOpinionHost) edgeOf(k edgeKey) *LatestHeader { return h.edges[k] }
-func (h *fakeOpinionHost) sortedEdgeKeys() []edgeKey {
-	var ks []edgeKey
-	for k := range h.edges {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, compareEdgeKeys)
-	return ks
-}
+func (h *fakeOpinionHost) tally() *Counters              { return &h.counters }
+func (h *fakeOpinionHost) linkByID(id LinkID) *link      { return h.links[id] }
+func (h *fakeOpinionHost) upLink() *link                 { return h.up }
+func (h *fakeOpinionHost) subscriptions() CategorySet    { return h.self }
+func (h *fakeOpinionHost) sequencing(source string) bool { return h.seqs[source] }
+func (h *fakeOpinionHost) latestEdges() leadingEdges     { return h.edges }
 func (h *fakeOpinionHost) send(l *link, m Message) {
 	h.events = append(h.events, fmt.Sprintf("send %s %T", l.peer, m))
 }

@@ -492,7 +492,6 @@ func (s *Servant) deliver(m *Multicast, from LinkID) {
 	s.blobs.delivered(s, m)
 }
 
-func (s *Servant) act(a Action)                { s.out = append(s.out, a) }
 func (s *Servant) followingUp() bool           { return s.catchUp.followingUp(s) }
 func (s *Servant) nextOf(source string) uint64 { return s.seq.nextOf(source) }
 

@@ -49,29 +49,32 @@ func (o *Chains) Lasts() []LastCount { return slices.Clone(o.lasts) }
 // Reset forgets everything (a hole in what the host reads).
 func (o *Chains) Reset() { *o = Chains{} }
 
-// restoreOwnChains rebuilds the publisher's chains after a restart: from
-// the host's record (Config.OwnLast), else from its archive of its own
-// messages when that is small enough to read at start.
-func (s *Servant) restoreOwnChains() {
+// restoredChains rebuilds the publisher's chains after a restart, with
+// ownCount publications made: from the host's record (Config.OwnLast),
+// else from its archive of its own messages when that is small enough to
+// read at start.
+func restoredChains(cfg *Config, ownCount uint64) Chains {
+	var o Chains
 	switch {
-	case s.cfg.OwnLast != nil:
-		for c, k := range s.cfg.OwnLast {
+	case cfg.OwnLast != nil:
+		for c, k := range cfg.OwnLast {
 			if ValidCategory(c) == nil && k > 0 {
-				s.chains.Add(c, k)
+				o.Add(c, k)
 			}
 		}
-		s.chains.complete = true
-	case s.ownCount == 0:
-		s.chains.complete = true
-	case s.cfg.Archive != nil && s.ownCount <= maxGap:
+		o.complete = true
+	case ownCount == 0:
+		o.complete = true
+	case cfg.Archive != nil && ownCount <= maxGap:
 		complete := true
-		for k := uint64(1); k <= s.ownCount; k++ {
-			if m := s.cfg.Archive.Lookup(s.cfg.Source, k); m != nil {
-				s.chains.addMessage(m)
+		for k := uint64(1); k <= ownCount; k++ {
+			if m := cfg.Archive.Lookup(cfg.Source, k); m != nil {
+				o.addMessage(m)
 			} else {
 				complete = false
 			}
 		}
-		s.chains.complete = complete
+		o.complete = complete
 	}
+	return o
 }

@@ -94,7 +94,7 @@ func (s *Servant) pageRead(ev PageRead) {
 func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
 	next := map[string]uint64{}
 	for _, m := range page {
-		if !s.notForRequester(trail[0], m) && !s.withheldFrom(l, m) {
+		if !s.aud.notForRequester(trail[0], m) && !s.aud.withheldFrom(l, s.up, m) {
 			l.flow.sendBulk(s, l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		}
 		next[m.Source] = max(next[m.Source], m.Count+1)

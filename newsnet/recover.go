@@ -197,7 +197,7 @@ func (s *Servant) handleRecover(from *link, r *Recover) {
 		switch {
 		case m == nil:
 			rest = append(rest, k)
-		case s.notForRequester(r.Trail[0], m) || s.withheldFrom(from, m):
+		case s.aud.notForRequester(r.Trail[0], m) || s.aud.withheldFrom(from, s.up, m):
 			// To a requester outside an audience (or a leaf that cannot
 			// show it is inside), the item's category is its first range
 			// ("@10.1.4.0~22"): foreign, so the item is not asked for
@@ -252,14 +252,14 @@ func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
 	if n == 1 {
 		return true
 	}
-	if r, ok := m.(*Recovered); ok && r.Msg != nil && !s.verified("retransmission", r.Msg) {
+	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.verifier.check(&s.core, "retransmission", r.Msg) != "" {
 		return false // a relay checks what it passes on, as it does on the tree
 	}
 	l := backAlong(s.treeLinks(), trail)
 	if l == nil {
 		return false // the path broke: the requester retries
 	}
-	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.withheldFrom(l, r.Msg) {
+	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.aud.withheldFrom(l, s.up, r.Msg) {
 		return false
 	}
 	switch m := m.(type) {
@@ -295,37 +295,47 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		s.cache.add(m)
 		s.takeRecovered(st, m, from)
 	}
+	s.seq.takeAnswer(s, r, st)
+}
+
+// takeAnswer classifies what an answer to our request tells of the counts
+// we asked for (the item itself is the servant's to take: it may go on
+// down the tree): the categories of counts asked for by category only, the
+// counts whose item is not for us (outside its audience), and the counts
+// nobody holds, which are lost. An answer to an opening's probe settles
+// the opening (owed.go).
+func (q *sequencer) takeAnswer(host sequencerHost, r *Recovered, st *sourceState) {
 	for _, cc := range r.Categories {
 		if o := st.open; o != nil && cc.Count == o.probe && isNotForYou(cc.Category) {
 			// The probed item is not for us, and so not dated for us:
 			// give up looking, as for an undated item.
-			s.seq.settleOpening(s, r.Source, st, o.fallback())
+			q.settleOpening(host, r.Source, st, o.fallback())
 			continue
 		}
 		w := st.wanted[cc.Count]
 		if w != nil && isNotForYou(cc.Category) {
 			delete(st.wanted, cc.Count)
-			s.counters.GapSkipped++
+			q.counters.GapSkipped++
 			st.skip[cc.Count] = true
 			continue
 		}
 		if w == nil || !w.categoryOnly {
 			continue
 		}
-		s.seq.learnCategory(cc.Category)
+		q.learnCategory(cc.Category)
 		delete(st.wanted, cc.Count)
-		if s.self.Matches(cc.Category) {
-			s.counters.GapNeeded++
-			s.seq.wantMessage(s, r.Source, st, cc.Count)
+		if host.subscriptions().Matches(cc.Category) {
+			q.counters.GapNeeded++
+			q.wantMessage(host, r.Source, st, cc.Count)
 		} else {
-			s.counters.GapSkipped++
+			q.counters.GapSkipped++
 			st.skip[cc.Count] = true
 		}
 	}
 	var lost uint64
 	for _, k := range r.Missing {
 		if st.open != nil {
-			s.seq.openingMissing(s, r.Source, st, k)
+			q.openingMissing(host, r.Source, st, k)
 			continue
 		}
 		if st.wanted[k] != nil {
@@ -335,9 +345,9 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		}
 	}
 	if lost > 0 {
-		s.seq.noteLost(s, r.Source, lost)
+		q.noteLost(host, r.Source, lost)
 	}
-	s.seq.settle(s, r.Source, st, 0)
+	q.settle(host, r.Source, st, 0)
 }
 
 // takeRecovered handles a message that came back from a retransmission

@@ -30,16 +30,18 @@ const maxLinkSources = 4096
 type arrivalStamps struct{ any, original uint64 }
 
 // noteArrival records that an item or an edge of source (original), or a
-// repair answer (not original), arrived over tree link l.
-func (s *Servant) noteArrival(l *link, source string, original bool) {
-	if source == "" || source == s.cfg.Source || !l.tree() {
-		return
+// repair answer (not original), arrived over tree link l, and reports
+// whether the source's originals now come over another link than before
+// (the reach reports follow them: reachReports.pathMoved).
+func (c *core) noteArrival(l *link, source string, original bool) (moved bool) {
+	if source == "" || source == c.cfg.Source || !l.tree() {
+		return false
 	}
 	var before *link
 	if original {
-		before = s.listedToward(source, nil, true)
+		before = c.listedToward(source, nil, true)
 	}
-	s.arrivals++
+	c.arrivals++
 	if _, ok := l.sources[source]; !ok && len(l.sources) >= maxLinkSources {
 		oldest, at := "", uint64(0)
 		for src, stamp := range l.sources {
@@ -53,21 +55,19 @@ func (s *Servant) noteArrival(l *link, source string, original bool) {
 		l.sources = map[string]arrivalStamps{}
 	}
 	stamp := l.sources[source]
-	stamp.any = s.arrivals
+	stamp.any = c.arrivals
 	if original {
-		stamp.original = s.arrivals
+		stamp.original = c.arrivals
 	}
 	l.sources[source] = stamp
-	if original && before != l {
-		s.reach.pathMoved(s, source)
-	}
+	return original && before != l
 }
 
 // arrivalStamp is the next stamp of the reverse-path lists' clock, which
 // also dates the publishers a census names (reachReports.toward).
-func (s *Servant) arrivalStamp() uint64 {
-	s.arrivals++
-	return s.arrivals
+func (c *core) arrivalStamp() uint64 {
+	c.arrivals++
+	return c.arrivals
 }
 
 // towardSource returns the tree link leading toward source: of the links
@@ -92,16 +92,16 @@ func (s *Servant) towardSource(source string, except *link) *link {
 // listedToward returns, of the tree links (but except) whose list holds
 // source, the one it arrived on most recently, counting only items and
 // edges when original; nil when none does.
-func (s *Servant) listedToward(source string, except *link, original bool) *link {
-	l, _ := s.lastArrivalLink(source, except, original)
+func (c *core) listedToward(source string, except *link, original bool) *link {
+	l, _ := c.lastArrivalLink(source, except, original)
 	return l
 }
 
 // lastArrivalLink is listedToward with the arrival stamp of the link.
-func (s *Servant) lastArrivalLink(source string, except *link, original bool) (*link, uint64) {
+func (c *core) lastArrivalLink(source string, except *link, original bool) (*link, uint64) {
 	var best *link
 	var at uint64
-	for _, l := range s.treeLinks() {
+	for _, l := range c.treeLinks() {
 		if l == except {
 			continue
 		}

@@ -87,8 +87,10 @@ func (s *Servant) route(from *link, m *Multicast) {
 	}
 	s.relay(m, from)
 	s.cache.add(m)
-	s.noteEdge(m)
-	s.noteArrival(from, m.Source, true)
+	s.edges.note(m)
+	if s.noteArrival(from, m.Source, true) {
+		s.reach.pathMoved(s, m.Source)
+	}
 	switch {
 	case m.Source == s.cfg.Source:
 		// Our own publication come back: we never deliver to ourselves.
@@ -132,45 +134,18 @@ func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 	}
 }
 
-// verified runs Config.Verify on a message from peer. A rejected message is
-// not marked seen, so a forged copy cannot shadow the real one.
-func (s *Servant) verified(peer ServantID, m *Multicast) bool {
-	return s.verify(peer, m) == ""
-}
-
-// verifiedOn is verified for a message that came over l: one rejected
+// verifiedOn checks a message that came over l (verifier): one rejected
 // for a reason no honest servant passes on (Config.ForgedReasons) counts
 // against l's peer, which forged or tampered with it (conduct.go). A
 // relay that does so to every item would otherwise cut its subtree off
 // unnoticed: nothing of the items arrives, so no gap shows.
 func (s *Servant) verifiedOn(l *link, m *Multicast) bool {
-	reason := s.verify(l.peer, m)
+	reason := s.verifier.check(&s.core, l.peer, m)
 	if reason != "" && slices.Contains(s.cfg.ForgedReasons, reason) {
 		s.counters.Forged++
 		s.misbehavedBy(l, reasonForged, forgedPoints)
 	}
 	return reason == ""
-}
-
-// verify returns why m is rejected, "" when it is not, and counts and
-// notes a rejection.
-func (s *Servant) verify(peer ServantID, m *Multicast) string {
-	if s.cfg.Verify == nil {
-		return ""
-	}
-	reason := s.cfg.Verify(m)
-	if reason == "" {
-		return ""
-	}
-	if s.rejected == nil {
-		s.rejected, s.noted = map[string]uint64{}, map[string]bool{}
-	}
-	s.rejected[reason]++
-	if key := string(peer) + "\x00" + reason; !s.noted[key] {
-		s.noted[key] = true
-		s.note("dropping multicast messages from %s: %s", peer, reason)
-	}
-	return reason
 }
 
 // replayed reports whether m is older than what we already resolved of its
@@ -229,7 +204,7 @@ func (s *Servant) publish(orig *Multicast) {
 	s.own.add(m.Category)
 	s.chains.addMessage(&m)
 	s.cache.add(&m)
-	s.noteEdge(&m)
+	s.edges.note(&m)
 	s.seen.add(m.ID)
 	s.reach.trackOwnAudience(s, &m)
 	if s.detached() {

@@ -155,3 +155,46 @@ func TestSequencerGivesUpAndReleases(t *testing.T) {
 		t.Errorf("delivered %v, want 1 and then 3 once 2 was given up", h.delivered)
 	}
 }
+
+// An answer to our request, classified by the sequencer: a gap the
+// history cannot classify is asked for by category; the answer's
+// categories settle one count as not needed and make the other asked for
+// as an item; a Missing answer gives that one up as lost, and the held
+// item behind the gap is delivered.
+func TestSequencerTakesAnswers(t *testing.T) {
+	h := newFakeSequencerHost("A", "B")
+	q := testSequencer(h)
+	q.sequence(h, &Multicast{ID: [16]byte{1}, Source: "1a", Category: "A", Count: 1}, 1)
+	q.sequence(h, &Multicast{ID: [16]byte{4}, Source: "1a", Category: "A", Count: 4}, 1) // no history: 2 and 3 unknown
+	h.now = h.now.Add(time.Minute)                                                       // past any overtaking grace
+	q.tickRecover(h)
+	if len(h.askedCats) != 1 || !slices.Equal(h.askedCats[0], []uint64{2, 3}) {
+		t.Fatalf("asked by category %v, want [2 3]", h.askedCats)
+	}
+	st := q.sources["1a"]
+	q.takeAnswer(h, &Recovered{Source: "1a", Categories: []CountCategory{{Count: 2, Category: "D"}, {Count: 3, Category: "B"}}}, st)
+	if q.counters.GapSkipped != 1 || q.counters.GapNeeded != 1 || len(h.asked) != 1 || !slices.Equal(h.asked[0], []uint64{3}) {
+		t.Fatalf("after the categories: skipped %d, needed %d, asked %v; want 1, 1, [[3]]", q.counters.GapSkipped, q.counters.GapNeeded, h.asked)
+	}
+	if !slices.Equal(h.delivered, []uint64{1}) {
+		t.Fatalf("delivered %v before the gap closed, want [1]", h.delivered)
+	}
+	q.takeAnswer(h, &Recovered{Source: "1a", Missing: []uint64{3}}, st)
+	if !slices.Equal(h.delivered, []uint64{1, 4}) || q.counters.Lost != 1 {
+		t.Errorf("after Missing: delivered %v, lost %d; want [1 4], 1", h.delivered, q.counters.Lost)
+	}
+	var lost []Lost
+	for _, a := range h.acts {
+		if l, ok := a.(Lost); ok {
+			lost = append(lost, l)
+		}
+	}
+	if len(lost) != 1 || lost[0].Source != "1a" || lost[0].N != 1 {
+		t.Errorf("Lost actions %v, want one of 1a, 1", lost)
+	}
+	// An answer for a count nobody asked about changes nothing.
+	q.takeAnswer(h, &Recovered{Source: "1a", Missing: []uint64{9}, Categories: []CountCategory{{Count: 8, Category: "B"}}}, st)
+	if q.counters.Lost != 1 || q.counters.GapNeeded != 1 || q.nextOf("1a") != 5 {
+		t.Errorf("an unasked answer moved the sequence: lost %d, needed %d, next %d", q.counters.Lost, q.counters.GapNeeded, q.nextOf("1a"))
+	}
+}

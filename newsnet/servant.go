@@ -12,18 +12,12 @@ import (
 // clock and draws randomness only from Config.Rand. It is not safe for
 // concurrent use: one goroutine (the runtime loop, or the simulator) owns it.
 type Servant struct {
-	cfg   Config
-	id    ServantID
+	core
 	value uint64
-	now   time.Time
 
 	started, stopped bool
 
-	// Tree state (JP4353827B2).
-	vertex   bool    // no uplink and no seed before us answers: the root
-	up       *link   // nil when not attached
-	downs    downSet // leaves, then members by slot (downs.go)
-	links    map[LinkID]*link
+	// Tree state (JP4353827B2); the links are core's.
 	vmin     uint64 // subtree range [vmin, vmax], own value included
 	vmax     uint64
 	part     Partition   // computed from [vmin, vmax]
@@ -59,7 +53,7 @@ type Servant struct {
 	seq      sequencer       // order.go
 	genuine  map[string]bool // sources with an item that passed verification here
 	cache    relayCache
-	edges    map[edgeKey]*LatestHeader // the latest header per source and category (edge.go)
+	edges    leadingEdges // the latest header per source and category (edge.go)
 	ownCount uint64
 	own      ownHistory
 	chains   Chains       // the Lasts of our next publication (ownchain.go)
@@ -69,18 +63,12 @@ type Servant struct {
 	firstAttached time.Time
 	catchUp       catchUps // catch-up (catchup.go)
 
-	arrivals uint64 // stamps of the links' reverse-path lists (reverse.go)
-
 	direct directLinks    // direct delivery (direct.go)
 	reach  reachReports   // reach reports (reach.go)
 	blobs  *blobTransfers // attachments' bytes (blobs.go)
 	aud    audienceState  // audiences (audience.go)
 
-	nextDial LinkID
-	out      []Action
-	counters Counters
-	rejected map[string]uint64 // multicast messages dropped by Config.Verify, per reason
-	noted    map[string]bool   // peer + reason already noted
+	verifier verifier // Config.Verify and what it refused (verifier.go)
 }
 
 // newer is a message that exists from a wire version on: it is never sent
@@ -101,16 +89,13 @@ func New(cfg Config) (*Servant, error) {
 	}
 	v := IDValue(cfg.ID)
 	s := &Servant{
-		cfg:      cfg,
-		id:       cfg.ID,
+		core:     core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link)},
 		value:    v,
-		links:    make(map[LinkID]*link),
 		vmin:     v,
 		vmax:     v,
 		seen:     newSeenSet(cfg.SeenWindow),
 		cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
 		ownCount: cfg.OwnCount,
-		own:      ownHistory{limit: cfg.HistoryWindow},
 	}
 	s.part = PartitionFor(v, v, cfg.Fanout)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
@@ -122,7 +107,7 @@ func New(cfg Config) (*Servant, error) {
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
 	s.opinion = newOpinions(&s.cfg, s.id)
-	s.aud.addr = advertisedAddr(cfg.ID)
+	s.aud = newAudienceState(&s.cfg, &s.counters)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
 	}
@@ -132,8 +117,8 @@ func New(cfg Config) (*Servant, error) {
 			s.seq.learnCategory(c)
 		}
 	}
-	s.restoreOwnHistory()
-	s.restoreOwnChains()
+	s.own = restoredHistory(&s.cfg, s.ownCount)
+	s.chains = restoredChains(&s.cfg, s.ownCount)
 	s.counters.Lost = cfg.Lost
 	for _, m := range cfg.Outbox {
 		q := *m
@@ -141,7 +126,7 @@ func New(cfg Config) (*Servant, error) {
 		s.outbox = append(s.outbox, &q)
 		s.ownCount = max(s.ownCount, q.Count)
 		s.cache.add(&q)
-		s.noteEdge(&q)
+		s.edges.note(&q)
 	}
 	s.reach.restore(s)
 	return s, nil
@@ -331,43 +316,5 @@ func (s *Servant) checkCategory(c string) bool {
 	return true
 }
 
-// clock is the time of the current step (for the sub-machines).
-func (s *Servant) clock() time.Time { return s.now }
-
-// holds reports whether l is still one of our links.
-func (s *Servant) holds(l *link) bool { return s.links[l.id] == l }
-
 // subscriptions are our own subscriptions (the self set).
 func (s *Servant) subscriptions() CategorySet { return s.self }
-
-// note records a protocol decision for the host's log.
-func (s *Servant) note(format string, args ...any) {
-	s.out = append(s.out, Note{Text: fmt.Sprintf(format, args...)})
-}
-
-func (s *Servant) send(l *link, m Message) {
-	if n, ok := m.(newer); ok && n.since() > l.version && l.version != 0 {
-		// The peer speaks an older version that has no such frame.
-		s.counters.TooNew++
-		return
-	}
-	switch m.(type) {
-	case *Multicast:
-		s.counters.MulticastFrames++
-	case *Ping, *PartitionInfo:
-		s.counters.PeriodicFrames++
-	case *Recover, *Recovered, *CatchUp, *CatchUpDone:
-		s.counters.RecoveryFrames++
-	case *LatestHeader:
-		s.counters.EdgeFrames++
-	case *DirectRequest, *DirectAnswer, *DirectHello, *DirectCover:
-		s.counters.DirectFrames++
-	case *ReachReport:
-		s.counters.ReportFrames++
-	default:
-		s.counters.ControlFrames++
-	}
-	l.lastSend = s.now
-	l.flow.sent(SizeOf(m), s.now)
-	s.out = append(s.out, Send{Link: l.id, Msg: m})
-}

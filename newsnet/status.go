@@ -101,10 +101,6 @@ func (s *Servant) Role() Role {
 	return RoleConnecting
 }
 
-// detached reports whether this servant is looking for the tree (or not
-// started yet): it has no uplink and is not the vertex.
-func (s *Servant) detached() bool { return s.up == nil && !s.vertex }
-
 // Status returns a snapshot of the servant.
 func (s *Servant) Status() Status {
 	st := Status{
@@ -117,7 +113,7 @@ func (s *Servant) Status() Status {
 		Siblings:      slices.Clone(s.siblings),
 		Subscriptions: s.self,
 		Counters:      s.counters,
-		Rejected:      maps.Clone(s.rejected),
+		Rejected:      maps.Clone(s.verifier.rejected),
 		CatchingUp:    s.catchUp.running(),
 		Direct:        directStatuses(s.sortedLinks()),
 		Leaf:          s.leaf,

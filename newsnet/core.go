@@ -1,0 +1,174 @@
+package newsnet
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// core is what the sub-machines see of their servant: the configuration,
+// the clock, the counters, the link table with the tree links, and the
+// actions going out. Their host interfaces (flowHost, sequencerHost,
+// reachHost, blobHost, …) are met by its methods, promoted through
+// Servant, so a sub-machine's test fakes these few and nothing of the
+// servant's behaviour. What the servant decides (the tree, routing,
+// recovery) stays on Servant.
+type core struct {
+	cfg Config
+	id  ServantID
+	now time.Time // the time of the current step
+
+	links    map[LinkID]*link
+	nextDial LinkID  // the last dialed link's number
+	vertex   bool    // no uplink and no seed before us answers: the root
+	up       *link   // nil when not attached
+	downs    downSet // leaves, then members by slot (downs.go)
+
+	// arrivals is the clock of the links' reverse-path lists (reverse.go).
+	arrivals uint64
+
+	out      []Action
+	counters Counters
+}
+
+// clock is the time of the current step (for the sub-machines).
+func (c *core) clock() time.Time { return c.now }
+
+// config is the configuration the servant runs with.
+func (c *core) config() *Config { return &c.cfg }
+
+// tally is the servant's counters, for the sub-machines to count in.
+func (c *core) tally() *Counters { return &c.counters }
+
+// note records a protocol decision for the host's log.
+func (c *core) note(format string, args ...any) {
+	c.out = append(c.out, Note{Text: fmt.Sprintf(format, args...)})
+}
+
+// act queues an action for the host.
+func (c *core) act(a Action) { c.out = append(c.out, a) }
+
+// send queues m for link l, unless the peer speaks a wire version older
+// than m, and counts it by kind.
+func (c *core) send(l *link, m Message) {
+	if n, ok := m.(newer); ok && n.since() > l.version && l.version != 0 {
+		// The peer speaks an older version that has no such frame.
+		c.counters.TooNew++
+		return
+	}
+	switch m.(type) {
+	case *Multicast:
+		c.counters.MulticastFrames++
+	case *Ping, *PartitionInfo:
+		c.counters.PeriodicFrames++
+	case *Recover, *Recovered, *CatchUp, *CatchUpDone:
+		c.counters.RecoveryFrames++
+	case *LatestHeader:
+		c.counters.EdgeFrames++
+	case *DirectRequest, *DirectAnswer, *DirectHello, *DirectCover:
+		c.counters.DirectFrames++
+	case *ReachReport:
+		c.counters.ReportFrames++
+	default:
+		c.counters.ControlFrames++
+	}
+	l.lastSend = c.now
+	l.flow.sent(SizeOf(m), c.now)
+	c.out = append(c.out, Send{Link: l.id, Msg: m})
+}
+
+// holds reports whether l is still one of our links.
+func (c *core) holds(l *link) bool { return c.links[l.id] == l }
+
+// linkByID returns the link of id, nil when there is none.
+func (c *core) linkByID(id LinkID) *link { return c.links[id] }
+
+// dial opens an outbound link of kind to t: the host is asked to dial it.
+func (c *core) dial(t ServantID, kind linkKind) *link {
+	c.nextDial++
+	l := &link{id: c.nextDial | dialedLinkBit, kind: kind, peer: t, value: IDValue(t), opened: c.now}
+	c.links[l.id] = l
+	c.out = append(c.out, Dial{Link: l.id, Addr: t, Direct: kind == linkDirectDialing})
+	return l
+}
+
+// dialDirect dials peer for direct link d (direct.go).
+func (c *core) dialDirect(peer ServantID, d *directLink) *link {
+	l := c.dial(peer, linkDirectDialing)
+	l.direct = d
+	return l
+}
+
+// closeLink forgets l and asks the host to close it. It does not run the
+// loss processing of its kind: callers decide what a deliberate close means.
+func (c *core) closeLink(l *link, reason string) {
+	delete(c.links, l.id)
+	c.out = append(c.out, Close{Link: l.id, Reason: reason})
+}
+
+// sortedLinks returns every link, tree or not, by ID: a fixed order keeps
+// the servant deterministic.
+func (c *core) sortedLinks() []*link {
+	ls := make([]*link, 0, len(c.links))
+	for _, l := range c.links {
+		ls = append(ls, l)
+	}
+	slices.SortFunc(ls, func(a, b *link) int {
+		switch {
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	return ls
+}
+
+// upLink is the uplink, nil when not attached.
+func (c *core) upLink() *link { return c.up }
+
+// downLinks are the downlinks: leaves, then members by slot.
+func (c *core) downLinks() []*link { return c.downs }
+
+// isVertex reports whether this servant is the root of the tree.
+func (c *core) isVertex() bool { return c.vertex }
+
+// detached reports whether this servant is looking for the tree (or not
+// started yet): it has no uplink and is not the vertex.
+func (c *core) detached() bool { return c.up == nil && !c.vertex }
+
+// treeLinks returns the established links: the uplink first, then the
+// downlinks in slot order. Iterating in a fixed order keeps the servant
+// deterministic.
+func (c *core) treeLinks() []*link {
+	ls := make([]*link, 0, len(c.downs)+1)
+	if c.up != nil {
+		ls = append(ls, c.up)
+	}
+	return append(ls, c.downs...)
+}
+
+// isTree reports whether ids are the tree links, in treeLinks order,
+// without allocating.
+func (c *core) isTree(ids []LinkID) bool {
+	i := 0
+	if c.up != nil {
+		if len(ids) == 0 || ids[0] != c.up.id {
+			return false
+		}
+		i = 1
+	}
+	if len(ids) != i+len(c.downs) {
+		return false
+	}
+	for j, l := range c.downs {
+		if ids[i+j] != l.id {
+			return false
+		}
+	}
+	return true
+}
+
+// reportRoom is reachHost's: reports go out only when items need not wait.
+func (c *core) reportRoom(l *link) bool { return l.flow.reportRoom(&c.cfg) }
