@@ -30,6 +30,7 @@ type limitCategoryRow struct {
 	remove    *widget.Button
 	problem   *widget.Label
 	obj       fyne.CanvasObject
+	editable  bool // an admin's row
 }
 
 // limitCategoryWidth is the width of the category column: the names of
@@ -48,11 +49,7 @@ func newLimitCategoryRow(changed func(), remove func(*limitCategoryRow)) *limitC
 	r.item.OnChanged = func(string) { changed() }
 	r.att.OnChanged = func(string) { changed() }
 	r.none = widget.NewCheck(lang.L("No attachments"), func(on bool) {
-		if on {
-			r.att.Disable()
-		} else {
-			r.att.Enable()
-		}
+		r.setEditable(r.editable)
 		changed()
 	})
 	r.remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { remove(r) })
@@ -167,6 +164,7 @@ func (r *limitCategoryRow) say(problem string) bool {
 
 // setEditable enables the row's widgets for an admin.
 func (r *limitCategoryRow) setEditable(on bool) {
+	r.editable = on
 	for _, w := range []fyne.Disableable{r.cat, r.item, r.none, r.remove} {
 		if on {
 			w.Enable()
