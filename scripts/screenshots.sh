@@ -5,7 +5,7 @@
 # categories.png, network.png, netmap.png (the map of the tree on a
 # company of 2,000 computers) and netmap-inside.png (inside one of its
 # partitions), invite.png (a new invitation's code and QR
-# code), invitations.png, settings.png, wizard.png (joining with an
+# code), invitations.png, limits.png (Admin → Limits), settings.png, wizard.png (joining with an
 # invitation code the demo network's admin made), wizard-joined.png (the
 # main window once that code is redeemed and the new member subscribed:
 # the news arriving),
@@ -263,6 +263,8 @@ click 600 551 # Done: the new invitation heads the list
 shot invitations
 click 745 90 # Reports (after Named ranges): the must-read posts of every publisher
 shot reports
+click 840 90 # Limits (after Reports): the demo network's publishing limits
+shot limits
 
 key ctrl+5
 shot settings

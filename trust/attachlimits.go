@@ -113,19 +113,9 @@ func (l PublishLimits) AttachmentRate() int64 {
 	return l.AttachmentBytesPerHour
 }
 
-func checkAttachmentCap(what string, n int64) error {
-	if n != NoAttachments && (n < MinAttachmentBytesCap || n > MaxAttachmentBytesCap) {
-		return fmt.Errorf("publish limits: %s %d outside %d to %d (0: the default, %d: none)",
-			what, n, MinAttachmentBytesCap, MaxAttachmentBytesCap, NoAttachments)
-	}
-	return nil
-}
-
 func (l PublishLimits) validateAttachments() error {
-	if l.AttachmentBytes != 0 {
-		if err := checkAttachmentCap("attachment bytes", l.AttachmentBytes); err != nil {
-			return err
-		}
+	if err := CheckLimit(LimitAttachmentBytes, l.AttachmentBytes); err != nil {
+		return err
 	}
 	if len(l.CategoryAttachmentBytes) > MaxCategoryCaps {
 		return fmt.Errorf("publish limits: more than %d category attachment caps", MaxCategoryCaps)
@@ -134,15 +124,11 @@ func (l PublishLimits) validateAttachments() error {
 		if err := categories.ValidateID(c); err != nil {
 			return fmt.Errorf("publish limits: %w", err)
 		}
-		if err := checkAttachmentCap(fmt.Sprintf("attachment bytes of %q:", c), l.CategoryAttachmentBytes[c]); err != nil {
+		if err := CheckCategoryLimit(LimitAttachmentBytes, c, l.CategoryAttachmentBytes[c]); err != nil {
 			return err
 		}
 	}
-	if n := l.AttachmentBytesPerHour; n != 0 && (n < MinAttachmentBytesPerHour || n > MaxBytesLimit) {
-		return fmt.Errorf("publish limits: attachment bytes per hour %d outside %d to %d (0: the default)",
-			n, MinAttachmentBytesPerHour, int64(MaxBytesLimit))
-	}
-	return nil
+	return CheckLimit(LimitAttachmentBytesPerHour, l.AttachmentBytesPerHour)
 }
 
 func attachmentCapString(n int64) string {

@@ -181,26 +181,26 @@ func (l PublishLimits) CheckItemSize(category string, size int) error {
 }
 
 func (l PublishLimits) validate() error {
-	switch {
-	case l.ItemsPerHour < 0 || l.ItemsPerHour > MaxItemsPerHour:
-		return fmt.Errorf("publish limits: items per hour %d outside 1 to %d (0: the default)", l.ItemsPerHour, MaxItemsPerHour)
-	case l.BurstItems < 0 || l.BurstItems > MaxBurstItems:
-		return fmt.Errorf("publish limits: burst items %d outside 1 to %d (0: the default)", l.BurstItems, MaxBurstItems)
-	case l.BytesPerHour != 0 && (l.BytesPerHour < MinBytesLimit || l.BytesPerHour > MaxBytesLimit):
-		return fmt.Errorf("publish limits: bytes per hour %d outside %d to %d (0: the default)", l.BytesPerHour, MinBytesLimit, int64(MaxBytesLimit))
-	case l.BurstBytes != 0 && (l.BurstBytes < MinBytesLimit || l.BurstBytes > MaxBytesLimit):
-		return fmt.Errorf("publish limits: burst bytes %d outside %d to %d (0: the default)", l.BurstBytes, MinBytesLimit, int64(MaxBytesLimit))
-	case l.ItemBytes != 0 && (l.ItemBytes < MinItemBytesCap || l.ItemBytes > MaxItemBytesCap):
-		return fmt.Errorf("publish limits: item bytes %d outside %d to %d (0: no cap)", l.ItemBytes, MinItemBytesCap, MaxItemBytesCap)
-	case len(l.CategoryItemBytes) > MaxCategoryCaps:
+	for _, f := range []struct {
+		k Limit
+		n int64
+	}{
+		{LimitItemsPerHour, int64(l.ItemsPerHour)}, {LimitBurstItems, int64(l.BurstItems)},
+		{LimitBytesPerHour, l.BytesPerHour}, {LimitBurstBytes, l.BurstBytes}, {LimitItemBytes, int64(l.ItemBytes)},
+	} {
+		if err := CheckLimit(f.k, f.n); err != nil {
+			return err
+		}
+	}
+	if len(l.CategoryItemBytes) > MaxCategoryCaps {
 		return fmt.Errorf("publish limits: more than %d category caps", MaxCategoryCaps)
 	}
 	for _, c := range slices.Sorted(maps.Keys(l.CategoryItemBytes)) {
 		if err := categories.ValidateID(c); err != nil {
 			return fmt.Errorf("publish limits: %w", err)
 		}
-		if n := l.CategoryItemBytes[c]; n < MinItemBytesCap || n > MaxItemBytesCap {
-			return fmt.Errorf("publish limits: item bytes of %q: %d outside %d to %d", c, n, MinItemBytesCap, MaxItemBytesCap)
+		if err := CheckCategoryLimit(LimitItemBytes, c, int64(l.CategoryItemBytes[c])); err != nil {
+			return err
 		}
 	}
 	return l.validateAttachments()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"maps"
 	"slices"
 	"strings"
 
@@ -83,6 +84,21 @@ func mergeSeedsEdit(base *trust.Network, seeds []string, cur *trust.SignedNetwor
 	return next, nil
 }
 
+// mergeLimitsEdit applies the admin's publishing limits, edited from
+// base's, onto cur: the next definition, or nil and the problem. The
+// limits merge as one field (trust.Merge), so on a conflict the editor
+// keeps showing the admin's limits. cat names categories in the problem.
+func mergeLimitsEdit(base *trust.Network, limits trust.PublishLimits, cur *trust.SignedNetwork, cat *categories.Catalog) (*trust.Network, []string) {
+	edit := base.Clone()
+	edit.Limits = limits
+	next, conflicts := trust.Merge(base, edit, &cur.Network)
+	if len(conflicts) > 0 {
+		words := conflictWords{when: fmt.Sprintf(lang.L("in version %d"), cur.Version), base: base, mine: edit, theirs: &cur.Network, cat: cat}
+		return nil, words.problems(conflicts)
+	}
+	return next, nil
+}
+
 // mergeCatalogEdit applies the admin's catalog, edited from base, onto
 // held, the catalog held now (nil for none); when says where held comes
 // from ("in version 7"). It returns the merged categories, which the
@@ -107,6 +123,7 @@ func samePublishers(a, b []trust.Publisher) bool { return slices.EqualFunc(a, b,
 type conflictWords struct {
 	when         string              // where theirs comes from: "in version 7"
 	mine, theirs *trust.Network      // the two sides, for whole fields (the seed list); nil for a catalog alone
+	base         *trust.Network      // what both changed, for the limits; nil where no sentence needs it
 	cat          *categories.Catalog // names categories in publishers' limits
 }
 
@@ -141,6 +158,10 @@ func (w conflictWords) sentence(c trust.Conflict) string {
 	case trust.FieldSeeds:
 		if w.mine != nil && w.theirs != nil {
 			return seedConflict(w.theirs.Seeds, w.mine.Seeds, w.when)
+		}
+	case trust.FieldPublishLimits:
+		if w.base != nil && w.mine != nil && w.theirs != nil {
+			return limitsConflict(w.base.Limits, w.theirs.Limits, w.mine.Limits, w.when, w.cat)
 		}
 	case trust.FieldAdmins:
 		key := trust.PublicKeyString(c.Key)
@@ -248,6 +269,47 @@ func seedConflict(theirs, mine []string, when string) string {
 		return strings.Join(s, ", ")
 	}
 	return fmt.Sprintf(lang.L("Another admin changed the seed list %s to %s, while you changed it to %s."), when, list(theirs), list(mine))
+}
+
+// limitsConflict names a conflict of the publishing limits by what each
+// side changed from base.
+func limitsConflict(base, theirs, mine trust.PublishLimits, when string, cat *categories.Catalog) string {
+	return fmt.Sprintf(lang.L("Another admin changed the publishing limits %s (%s), while you changed them (%s)."),
+		when, strings.Join(limitChanges(base, theirs, cat), "; "), strings.Join(limitChanges(base, mine, cat), "; "))
+}
+
+// limitChanges names the limits that to sets differently from from, each
+// with its value in to: "Items per hour: 60", "Attachments per item in
+// “Alerts”: no attachments".
+func limitChanges(from, to trust.PublishLimits, cat *categories.Catalog) []string {
+	var out []string
+	for _, k := range formLimits {
+		a, b := limitOf(from, k), limitOf(to, k)
+		if a != b {
+			out = append(out, limitName(k)+": "+limitSettingText(k, b))
+		}
+	}
+	ids := slices.Sorted(maps.Keys(from.CategoryItemBytes))
+	ids = append(ids, slices.Collect(maps.Keys(from.CategoryAttachmentBytes))...)
+	ids = append(ids, slices.Collect(maps.Keys(to.CategoryItemBytes))...)
+	ids = append(ids, slices.Collect(maps.Keys(to.CategoryAttachmentBytes))...)
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		in := func(k trust.Limit, n int64) string {
+			v := lang.L("as for every category")
+			if n != 0 {
+				v = limitSettingText(k, n)
+			}
+			return fmt.Sprintf(lang.L("%s in “%s”: %s"), limitName(k), categoryName(cat, id), v)
+		}
+		if a, b := from.CategoryItemBytes[id], to.CategoryItemBytes[id]; a != b {
+			out = append(out, in(trust.LimitItemBytes, int64(b)))
+		}
+		if a, b := from.CategoryAttachmentBytes[id], to.CategoryAttachmentBytes[id]; a != b {
+			out = append(out, in(trust.LimitAttachmentBytes, b))
+		}
+	}
+	return out
 }
 
 func categoryLabel(c categories.Category) string {

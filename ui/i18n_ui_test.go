@@ -131,7 +131,7 @@ func TestScreensFitInEveryLanguage(t *testing.T) {
 			var tabs []*container.TabItem
 			tabs = append(tabs, h.u.tabs.Items...)
 			tabs = append(tabs, h.u.newsTabs.Items...)
-			tabs = append(tabs, h.u.seedsTab, h.u.catalogTab, h.u.publishersTab, h.u.networkTab, h.u.invitesTab, h.u.audiencesTab, h.u.reportsTab)
+			tabs = append(tabs, h.u.seedsTab, h.u.catalogTab, h.u.publishersTab, h.u.networkTab, h.u.invitesTab, h.u.audiencesTab, h.u.reportsTab, h.u.limitsTab)
 			for _, it := range tabs {
 				if w := it.Content.MinSize().Width; w > mainSize.Width {
 					t.Errorf("%s is %.0f pixels wide, the window %.0f", it.Text, w, mainSize.Width)

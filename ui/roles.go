@@ -119,6 +119,17 @@ func (u *UI) rolesChanged() {
 			u.tabs.Select(u.readTab)
 		}
 	}
+	// The limits: an admin's to edit under Admin, read-only in the
+	// Newsroom for the other publishers, whose items are held to them. A
+	// tab lives in one place at a time: it leaves the Newsroom before it
+	// joins Admin, and Admin before it joins the Newsroom.
+	news := []*container.TabItem{u.composeTab, u.postsTab}
+	if r.trusted && !r.admin && r.publisher() {
+		news = append(news, u.limitsTab)
+	}
+	if !slices.Contains(news, u.limitsTab) {
+		setTabItems(u.newsTabs, news)
+	}
 	// The admin editors; everyone sees the network view.
 	var admin []*container.TabItem
 	if r.isAdmin() {
@@ -135,7 +146,10 @@ func (u *UI) rolesChanged() {
 		admin = append(admin, u.audiencesTab) // for the same reason
 	}
 	if _, ok := u.reportsBackend(); ok && r.trusted && r.admin {
-		admin = append(admin, u.reportsTab) // last, for the same reason
+		admin = append(admin, u.reportsTab) // for the same reason
+	}
+	if r.trusted && r.admin {
+		admin = append(admin, u.limitsTab) // last, for the same reason
 	}
 	if !slices.Equal(admin, u.adminTabs.Items) {
 		sel := u.adminTabs.Selected()
@@ -145,6 +159,9 @@ func (u *UI) rolesChanged() {
 		} else {
 			u.adminTabs.Select(u.networkTab)
 		}
+	}
+	if slices.Contains(news, u.limitsTab) {
+		setTabItems(u.newsTabs, news)
 	}
 	// An Admin tab holding only the network view is no admin's: the
 	// status line's Details… shows that view to everyone else.
@@ -164,8 +181,24 @@ func (u *UI) rolesChanged() {
 	u.compose.picker.setNamed(r.named)
 	u.audiencesEd.setNamed(r.named, r.network)
 	u.publishers.setRoles(r)
+	u.limitsEd.setRoles(r)
 	u.seeds.setNetwork(r.network)
 	u.prefs.setKey(r.key)
+}
+
+// setTabItems gives tabs items when they differ, keeping the tab shown
+// when it stays, else showing the first.
+func setTabItems(tabs *container.AppTabs, items []*container.TabItem) {
+	if slices.Equal(items, tabs.Items) {
+		return
+	}
+	sel := tabs.Selected()
+	tabs.SetItems(items)
+	if slices.Contains(items, sel) {
+		tabs.Select(sel)
+	} else {
+		tabs.SelectIndex(0)
+	}
 }
 
 // errNoNetwork: a TrustBackend without a network definition.

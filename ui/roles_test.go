@@ -130,7 +130,7 @@ func TestRolesMember(t *testing.T) {
 func TestRolesAdmin(t *testing.T) {
 	b := newFake()
 	h := newHarness(t, b)
-	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Seeds", "Categories", "Publishers", "Network", "Invitations", "Named ranges", "Reports"}) {
+	if got := tabTitles(h.u.adminTabs.Items); !slices.Equal(got, []string{"Seeds", "Categories", "Publishers", "Network", "Invitations", "Named ranges", "Reports", "Limits"}) {
 		t.Errorf("an admin has the admin screens %q", got)
 	}
 	if got := tabTitles(h.u.tabs.Items); !slices.Equal(got, []string{"Read", "Subscriptions", "Newsroom", "Admin", "Settings"}) {

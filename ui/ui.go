@@ -74,11 +74,17 @@ type UI struct {
 	newsTabs  *container.AppTabs
 	adminTabs *container.AppTabs
 
+	// The newsroom's screens; newsTabs holds them, and Limits for a
+	// publisher who is no admin.
+	composeTab, postsTab *container.TabItem
 	// The admin screens; which of them adminTabs holds follows the roles.
 	seedsTab, catalogTab, publishersTab, networkTab *container.TabItem
 	invitesTab                                      *container.TabItem // issue 13 (invite.go)
 	audiencesTab                                    *container.TabItem // named ranges (admin_audiences.go)
 	reportsTab                                      *container.TabItem // must-read reports (reports.go)
+	// limitsTab is Admin → Limits for admins, Newsroom → Limits (read-only)
+	// for other publishers (admin_limits.go, roles.go).
+	limitsTab *container.TabItem
 
 	reader      *reader
 	subsView    *subscriptionsView
@@ -90,6 +96,7 @@ type UI struct {
 	invites     *invitesView
 	reports     *reportsView
 	audiencesEd *audiencesEditor
+	limitsEd    *limitsEditor
 	network     *networkView
 	prefs       *settingsView
 	statusBar   *statusLine
@@ -200,16 +207,16 @@ func (u *UI) startMain() {
 	u.invites = newInvitesView(u)
 	u.reports = newReportsView(u)
 	u.audiencesEd = newAudiencesEditor(u)
+	u.limitsEd = newLimitsEditor(u)
 	u.network = newNetworkView(u)
 	u.prefs = newSettingsView(u)
 	u.statusBar = newStatusLine(u)
 	u.notifier = newNotifier(u)
 	u.takeover = newTakeover(u)
 
-	u.newsTabs = container.NewAppTabs(
-		container.NewTabItemWithIcon(lang.L("Compose"), theme.DocumentCreateIcon(), u.compose.content),
-		container.NewTabItemWithIcon(lang.L("My posts"), theme.ListIcon(), u.posts.content),
-	)
+	u.composeTab = container.NewTabItemWithIcon(lang.L("Compose"), theme.DocumentCreateIcon(), u.compose.content)
+	u.postsTab = container.NewTabItemWithIcon(lang.L("My posts"), theme.ListIcon(), u.posts.content)
+	u.newsTabs = container.NewAppTabs(u.composeTab, u.postsTab)
 	u.seedsTab = container.NewTabItemWithIcon(lang.L("Seeds"), theme.ComputerIcon(), u.seeds.content)
 	u.catalogTab = container.NewTabItemWithIcon(lang.L("Categories"), theme.FolderIcon(), u.catalogEd.content)
 	u.publishersTab = container.NewTabItemWithIcon(lang.L("Publishers"), theme.AccountIcon(), u.publishers.content)
@@ -217,6 +224,7 @@ func (u *UI) startMain() {
 	u.invitesTab = container.NewTabItemWithIcon(lang.L("Invitations"), theme.MailSendIcon(), u.invites.content)
 	u.audiencesTab = container.NewTabItemWithIcon(lang.L("Named ranges"), theme.HomeIcon(), u.audiencesEd.content)
 	u.reportsTab = container.NewTabItemWithIcon(lang.L("Reports"), theme.DocumentIcon(), u.reports.content)
+	u.limitsTab = container.NewTabItemWithIcon(lang.L("Limits"), theme.StorageIcon(), u.limitsEd.content)
 	u.adminTabs = container.NewAppTabs(u.seedsTab, u.catalogTab, u.networkTab)
 	u.adminTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
 	u.newsTabs.OnSelected = func(*container.TabItem) { u.tabShown() }
@@ -370,6 +378,7 @@ func (u *UI) catalogChanged() {
 	u.subsView.refresh()
 	u.compose.setCatalog()
 	u.catalogEd.setCatalog(u.catalog)
+	u.limitsEd.setCategories()
 	u.prefs.setCatalog()
 }
 
