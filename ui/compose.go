@@ -50,7 +50,6 @@ type composer struct {
 
 	supersedes uuid.UUID
 	busy       bool
-	gen        int // counts the drafts begun (reset, correct)
 
 	content fyne.CanvasObject
 }
@@ -241,6 +240,9 @@ func (c *composer) check(d app.Draft) draftProblem {
 	if problem := c.files.problem(); problem != "" {
 		return draftProblem{fieldAttachments, problem}
 	}
+	if len(c.files.pending) > 0 {
+		return draftProblem{fieldAttachments, waitingProblem()}
+	}
 	now := c.u.now()
 	it := news.Item{
 		ID: news.IDAt(now, 1), Category: d.Category, Title: d.Title, Body: manifestLike(d.Body, d.Attachments),
@@ -390,7 +392,6 @@ func (c *composer) reset() {
 	c.at.SetText("")
 	c.audience.SetText("")
 	c.setSupersedes(uuid.Nil, "")
-	c.gen++
 	c.files.clear()
 	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()
@@ -413,9 +414,8 @@ func (c *composer) correct(e app.Entry) {
 	c.selectCategory(it.Category)
 	c.title.SetText(it.Title)
 	c.body.SetText(stripManifest(it.Body)) // Publish appends the new one
-	c.gen++
 	c.files.clear()
-	c.files.correct(e, c.gen)
+	c.files.correct(e)
 	c.urgent.SetChecked(it.Urgent)
 	c.mustRead.SetChecked(it.MustRead)
 	c.audience.SetText(audienceText(it.Audience))
