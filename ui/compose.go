@@ -36,7 +36,7 @@ type composer struct {
 	picker     *audiencePicker // the named ranges beside it (audience_picker.go)
 	expires    *widget.Entry   // optional expiry, whenLayout in local time
 	at         *widget.Entry   // optional publication time, whenLayout in local time (scheduled.go)
-	body       *widget.Entry
+	body       *bodyEntry      // pastes files (compose_paste.go)
 	preview    *markdownText
 	previewDeb debouncer
 	publish    *widget.Button
@@ -86,12 +86,12 @@ func newComposer(u *UI) *composer {
 	c.at.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.audience = newAudienceEntry(func() { c.showProblem(draftProblem{}); c.picker.fieldChanged() })
 	c.picker = newAudiencePicker(c.audience)
-	c.body = widget.NewMultiLineEntry()
-	c.body.Wrapping = fyne.TextWrapWord
+	c.body = newBodyEntry()
 	c.body.SetPlaceHolder(lang.L("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)"))
 	c.body.OnChanged = func(string) { c.previewDeb.call(c.renderPreview) }
 	c.preview = newMarkdownText()
 	c.files = newComposeFiles(c)
+	c.body.pasteFiles = c.files.pasted
 	u.win.SetOnDropped(c.files.dropped)
 	c.publish = widget.NewButtonWithIcon(lang.L("Publish"), theme.MailSendIcon(), c.doPublish)
 	c.publish.Importance = widget.HighImportance

@@ -30,8 +30,9 @@ import (
 // ![name][att:N], at the cursor, where the preview shows it; "Attach
 // file…" (or any other file dropped) adds a file that readers find
 // beside the text. Each is listed with its size and a button that
-// removes it, renumbering the references after it. Fyne's clipboard holds
-// text only (fyne.Clipboard, 2.7), so a picture cannot be pasted.
+// removes it, renumbering the references after it. Files copied in a
+// file manager paste as files (compose_paste.go); a picture copied as an
+// image cannot be pasted, since Fyne's clipboard holds text only.
 
 const (
 	// maxAttachments and maxAttachmentBytes are the item format's limits;
@@ -286,7 +287,7 @@ func (f *composeFiles) added(df draftFile) {
 	if df.picture {
 		alt := strings.NewReplacer("[", "(", "]", ")").Replace(df.Name)
 		ref := fmt.Sprintf("![%s][att:%d]", alt, len(f.files))
-		f.c.body.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(ref)})
+		f.c.body.insert(ref)
 	}
 	f.changed()
 }
