@@ -108,14 +108,23 @@ func newComposeFiles(c *composer) *composeFiles {
 
 var pictureExtensions = []string{".jpg", ".jpeg", ".png", ".gif", ".JPG", ".JPEG", ".PNG", ".GIF"}
 
+// fileDialogSize is the size the dialogs that choose a picture or a file
+// or save an attachment open at (smaller when the window is): Fyne's
+// dialog opens at its least, which shows a few files and breaks their
+// names after eight letters.
+var fileDialogSize = fyne.NewSize(880, 580)
+
 func (f *composeFiles) pickPicture() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, true) }, f.c.u.win)
 	d.SetFilter(fstorage.NewExtensionFileFilter(pictureExtensions))
+	d.Resize(fileDialogSize)
 	d.Show()
 }
 
 func (f *composeFiles) pickFile() {
-	dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, false) }, f.c.u.win).Show()
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, false) }, f.c.u.win)
+	d.Resize(fileDialogSize)
+	d.Show()
 }
 
 // opened reads the file a dialog chose and adds it.
@@ -288,6 +297,12 @@ func (f *composeFiles) added(df draftFile) {
 		alt := strings.NewReplacer("[", "(", "]", ")").Replace(df.Name)
 		ref := fmt.Sprintf("![%s][att:%d]", alt, len(f.files))
 		f.c.body.insert(ref)
+		// The dialog took the focus and gives it to nobody: back to the
+		// text, where the publisher types on after the picture. Not when
+		// they went to another field meanwhile (a photo takes seconds).
+		if cv := fyne.CurrentApp().Driver().CanvasForObject(f.c.body); cv != nil && cv.Focused() == nil {
+			cv.Focus(f.c.body)
+		}
 	}
 	f.changed()
 }

@@ -4,7 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 )
 
 // TestComposeAddingIsShown: a file being read and scaled is listed as
@@ -76,5 +78,52 @@ func TestComposeClearedWhileAdding(t *testing.T) {
 	h.sync()
 	if len(c.files.files) != 0 || c.body.Text != "" || len(c.files.list.Objects) != 0 {
 		t.Errorf("after clearing: %d attachments, body %q, listed %q", len(c.files.files), c.body.Text, labels(c.files.list))
+	}
+}
+
+// TestComposePictureFocusesText: once a picture is in, the text has the
+// focus again (a dialog took it), so the publisher types on after it;
+// but not when another field has it.
+func TestComposePictureFocusesText(t *testing.T) {
+	b := newFake()
+	h, c := composeHarness(t, b)
+	h.typeInto(c.body, "Look:")
+	h.win.Canvas().Unfocus()
+	c.files.add("office.png", testPNG(t, 40, 20), true)
+	h.sync()
+	if h.win.Canvas().Focused() != c.body {
+		t.Fatalf("focus on %T", h.win.Canvas().Focused())
+	}
+	test.Type(c.body, " and more")
+	if c.body.Text != "Look:![office.png][att:1] and more" {
+		t.Errorf("body %q", c.body.Text)
+	}
+
+	c.files.add("plan.png", testPNG(t, 40, 20), true)
+	h.win.Canvas().Focus(c.title) // meanwhile
+	h.sync()
+	if h.win.Canvas().Focused() != c.title {
+		t.Errorf("focus moved to %T", h.win.Canvas().Focused())
+	}
+}
+
+// TestComposeFileDialogSize: the dialogs that choose a picture or a file
+// open large enough to show file names whole, within the window.
+func TestComposeFileDialogSize(t *testing.T) {
+	b := newFake()
+	h, c := composeHarness(t, b)
+	for _, pick := range []*widget.Button{c.files.addPicture, c.files.attachFile} {
+		h.tap(pick)
+		top := h.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatalf("%s showed no dialog", pick.Text)
+		}
+		pop := find[*widget.PopUp](top, nil)
+		win := h.win.Canvas().Size()
+		want := fyne.NewSize(min(fileDialogSize.Width, win.Width), min(fileDialogSize.Height, win.Height))
+		if pop == nil || pop.Content.Size().Width < want.Width*0.9 || pop.Content.Size().Height < want.Height*0.9 {
+			t.Errorf("%s: dialog %v in a window %v", pick.Text, pop.Content.Size(), win)
+		}
+		h.win.Canvas().Overlays().Remove(top)
 	}
 }
