@@ -344,8 +344,13 @@ func (f *composeFiles) remove(i int) {
 var attReference = regexp.MustCompile(`(!\[[^\]\n]*\])?\[att:([0-9]+)\]`)
 
 // removeReference removes the pictures of attachment n from body and
-// counts the references to those after it down by one.
+// counts the references to those after it down by one. A picture on a
+// line of its own goes with its line and a blank line after it, as
+// Add picture… is used between paragraphs: the text does not keep an
+// empty paragraph where it was.
 func removeReference(body string, n int) string {
+	alone := regexp.MustCompile(`(?m)^[ \t]*!\[[^\]\n]*\]\[att:` + strconv.Itoa(n) + `\][ \t]*(?:\r?\n(?:[ \t]*\r?\n)?|$)`)
+	body = alone.ReplaceAllString(body, "")
 	return attReference.ReplaceAllStringFunc(body, func(m string) string {
 		sub := attReference.FindStringSubmatch(m)
 		k, err := strconv.Atoi(sub[2])
