@@ -12,7 +12,9 @@
 # wizard-refused.png (a revoked invitation's refusal, in full), mustread.png
 # (a must-read item's banner), urgent.png (the urgent window of an
 # urgent must-read item) and reach.png (My posts: the readers who have not
-# confirmed a must-read post; posts.png shows the reach bars). The Windows
+# confirmed a must-read post; posts.png shows the reach bars) and
+# compose-picture.png (Compose with a photo in its text, scaled, and a
+# PDF attached, both chosen in the file dialog). The Windows
 # build, run under wine 10 (scripts/wine-chroot.sh), gives
 # windows-wizard.png and windows-main.png.
 #
@@ -35,6 +37,9 @@
 # item, published and found by a word from the middle of its text) and
 # settings.png. Nothing else is shot then, and the Windows
 # build is not needed.
+#
+# ONLY=compose-picture shoots compose-picture.png alone (a quick look
+# after a change to Compose's pictures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,6 +90,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The app's D-Bus session starts no services. Fyne asks the desktop portal
+# for the colour scheme, and the portal, started on that request, answers
+# "no preference" (light) or not in time (dark) depending on the
+# machine's load: without it, every shot has Fyne's default, dark.
+cat >"$tmp/bus.conf" <<'EOF_BUS'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+EOF_BUS
+
 # Start Xvfb unless something already serves the display.
 if ! xdotool getdisplaygeometry >/dev/null 2>&1; then
 	Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
@@ -101,9 +125,11 @@ win=""
 # run; "" for the real application core over a fresh data directory), in a
 # private D-Bus session, so nothing of the user's setup shows. LANG keeps
 # Fyne from complaining about "C". The app writes its pid so that it, not
-# dbus-run-session, gets the SIGTERM.
+# dbus-run-session, gets the SIGTERM. APP_HOME, if set, is the app's home
+# (where Fyne's file dialog opens).
 start_app() {
-	LANG=$APP_LANG LANGUAGE="" LC_ALL="" LC_MESSAGES="" NEWSDESK_DEMO="$1" dbus-run-session -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
+	HOME=${APP_HOME:-$HOME} LANG=$APP_LANG LANGUAGE="" LC_ALL="" LC_MESSAGES="" NEWSDESK_DEMO="$1" \
+		dbus-run-session --config-file="$tmp/bus.conf" -- sh -c 'echo $$ >"$1/app.pid"; exec "$2" --data "$1/data"' \
 		sh "$tmp" "$BIN" 2>>"$tmp/app.log" &
 	session_pid=$!
 	if ! win=$(timeout "$WAIT" xdotool search --sync --onlyvisible --name '^Newsdesk$' | head -n1) || [ -z "$win" ]; then
@@ -190,6 +216,68 @@ if [ -n "$SHOT_LANG" ]; then
 	exit 0
 fi
 
+# compose_picture_shot: Compose with a photo in its text and a PDF
+# attached, both chosen in Fyne's file dialog as a person would. The app
+# has a home of its own, where the dialog opens, holding the two files:
+# a photo of 3,600 × 1,200 pixels with a grain that makes it a few MB,
+# which Compose scales to 1,600 px on its long side, and a one-page PDF.
+compose_picture_shot() {
+	local home=$tmp/home windows="" x y
+	rm -rf "$home"
+	mkdir -p "$home"
+	for y in 360 525 690 855; do
+		for x in 1380 1510 1640 1770 1900 2030 2160; do
+			[ "$y$x" = 8551770 ] && continue # the door
+			windows="$windows rectangle $x,$y $((x + 80)),$((y + 100))"
+		done
+	done
+	convert -size 3600x1200 gradient:'#2a5aa8'-'#f0b080' \
+		-fill '#ffd070' -draw 'circle 3050,760 3050,900' \
+		-fill '#cdbfa6' -draw 'rectangle 250,620 1150,1080 rectangle 2450,700 3400,1080' \
+		-fill '#e1d7c3' -draw 'rectangle 1300,300 2330,1080' \
+		-fill '#963c2d' -draw 'rectangle 1300,250 2330,300' \
+		-fill '#fadc78' -draw "$windows" \
+		-fill '#5a3c28' -draw 'rectangle 1760,900 1880,1080' \
+		-fill '#465046' -draw 'rectangle 0,1080 3600,1200' \
+		-attenuate 0.6 +noise Gaussian -quality 92 "$home/leeds-office.jpg"
+	cat >"$home/floor-plan.pdf" <<'EOF_PDF'
+%PDF-1.4
+1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
+2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
+3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj
+4 0 obj << /Length 55 >> stream
+BT /F1 18 Tf 60 760 Td (Leeds office: floor plan) Tj ET
+endstream endobj
+5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj
+trailer << /Root 1 0 R >>
+%%EOF
+EOF_PDF
+	APP_HOME=$home start_app 1
+	key ctrl+n # Compose: the title has the focus
+	typetext "Our Leeds office opens on Monday"
+	click 500 133 # the category picker
+	click 106 284 # IT
+	click 300 400 # the text
+	typeline "Two minutes from the station, with room for 80 desks:"
+	xdotool key Return
+	click 75 606   # Add picture…: the dialog opens in the home
+	click 455 220  # leeds-office, after (Parent): the dialog lists pictures only
+	click 1004 647 # Open: listed as being added while it is scaled
+	sleep 6        # then in the text at the cursor, which has the focus again
+	xdotool key Return Return
+	typetext "The floor plan is attached."
+	click 207 608  # Attach file… (the list of one moved it down)
+	click 455 220  # floor-plan, between (Parent) and leeds-office
+	click 1004 647 # Open
+	sleep 1
+	shot compose-picture
+	stop_app
+}
+if [ "${ONLY:-}" = compose-picture ]; then
+	compose_picture_shot
+	exit 0
+fi
+
 start_app 1
 
 # Reading: the list has the keyboard focus, its first row the cursor.
@@ -269,6 +357,8 @@ shot limits
 key ctrl+5
 shot settings
 stop_app
+
+compose_picture_shot
 
 # The map of the tree on a company of 2,000 computers (demo mode
 # "network"): the census reaches the reader once the vertex has counted

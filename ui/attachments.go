@@ -208,6 +208,7 @@ func (u *UI) saveAttachment(a app.Attachment) {
 		})
 	}, u.win)
 	d.SetFileName(safeFileName(a.Name))
+	d.Resize(fileDialogSize)
 	d.Show()
 }
 

@@ -180,7 +180,7 @@ func TestComposeRemoveRenumbers(t *testing.T) {
 		t.Errorf("the preview shows %d pictures, %q", n, segmentText(c.preview.Segments))
 	}
 	h.tap(removes[1]) // two.png
-	if want := "![one.png][att:1]\n\n\n\n![three.png][att:2]\n\n[The plan][att:3]"; c.body.Text != want {
+	if want := "![one.png][att:1]\n\n![three.png][att:2]\n\n[The plan][att:3]"; c.body.Text != want {
 		t.Errorf("body %q, want %q", c.body.Text, want)
 	}
 	var names []string
@@ -215,6 +215,14 @@ func TestRemoveReference(t *testing.T) {
 		{"a ![x][att:1] b ![y][att:2] c", 1, "a  b ![y][att:1] c"},
 		{"![x][att:1] [see][att:2] ![z][att:3]", 2, "![x][att:1] [see] ![z][att:2]"},
 		{"`[att:9]` ![x][att:10]", 12, "`[att:9]` ![x][att:10]"},
+		// A picture alone on its line goes with the line and the blank
+		// line after it; at the end, with its line.
+		{"Before.\n\n![x][att:1]\n\nAfter ![y][att:2].", 1, "Before.\n\nAfter ![y][att:1]."},
+		{"Before.\r\n\r\n  ![x][att:1] \r\n\r\nAfter.", 1, "Before.\r\n\r\nAfter."},
+		{"A\n![x][att:1]\nB", 1, "A\nB"},
+		{"Before.\n\n![x][att:1]", 1, "Before.\n\n"},
+		{"![x][att:1] and text", 1, " and text"},
+		{"![x][att:11]\n\nB", 1, "![x][att:10]\n\nB"},
 	} {
 		if got := removeReference(c.body, c.n); got != c.want {
 			t.Errorf("removeReference(%q, %d) = %q, want %q", c.body, c.n, got, c.want)
@@ -574,7 +582,7 @@ func TestCorrectionKeepsAttachments(t *testing.T) {
 	e, _ = b.Item(it.ID)
 	c.correct(e)
 	h.sync()
-	if c.body.Text != "We moved.\n\n\n\nSee the plan." || len(c.files.files) != 1 || c.files.files[0].Name != "plan.pdf" {
+	if c.body.Text != "We moved.\n\nSee the plan." || len(c.files.files) != 1 || c.files.files[0].Name != "plan.pdf" {
 		t.Errorf("body %q, %d attachments", c.body.Text, len(c.files.files))
 	}
 	if want := "1 attachment of the original is not on this computer and was left out."; c.files.failed.Text != want || !c.files.failed.Visible() {

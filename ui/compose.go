@@ -36,7 +36,7 @@ type composer struct {
 	picker     *audiencePicker // the named ranges beside it (audience_picker.go)
 	expires    *widget.Entry   // optional expiry, whenLayout in local time
 	at         *widget.Entry   // optional publication time, whenLayout in local time (scheduled.go)
-	body       *widget.Entry
+	body       *bodyEntry      // pastes files (compose_paste.go)
 	preview    *markdownText
 	previewDeb debouncer
 	publish    *widget.Button
@@ -50,7 +50,6 @@ type composer struct {
 
 	supersedes uuid.UUID
 	busy       bool
-	gen        int // counts the drafts begun (reset, correct)
 
 	content fyne.CanvasObject
 }
@@ -87,12 +86,12 @@ func newComposer(u *UI) *composer {
 	c.at.OnChanged = func(string) { c.showProblem(draftProblem{}) }
 	c.audience = newAudienceEntry(func() { c.showProblem(draftProblem{}); c.picker.fieldChanged() })
 	c.picker = newAudiencePicker(c.audience)
-	c.body = widget.NewMultiLineEntry()
-	c.body.Wrapping = fyne.TextWrapWord
+	c.body = newBodyEntry()
 	c.body.SetPlaceHolder(lang.L("Write the item in Markdown: **bold**, *italic*, - lists, [links](https://…)"))
 	c.body.OnChanged = func(string) { c.previewDeb.call(c.renderPreview) }
 	c.preview = newMarkdownText()
 	c.files = newComposeFiles(c)
+	c.body.pasteFiles = c.files.pasted
 	u.win.SetOnDropped(c.files.dropped)
 	c.publish = widget.NewButtonWithIcon(lang.L("Publish"), theme.MailSendIcon(), c.doPublish)
 	c.publish.Importance = widget.HighImportance
@@ -240,6 +239,9 @@ func (c *composer) check(d app.Draft) draftProblem {
 	}
 	if problem := c.files.problem(); problem != "" {
 		return draftProblem{fieldAttachments, problem}
+	}
+	if len(c.files.pending) > 0 {
+		return draftProblem{fieldAttachments, waitingProblem()}
 	}
 	now := c.u.now()
 	it := news.Item{
@@ -390,7 +392,6 @@ func (c *composer) reset() {
 	c.at.SetText("")
 	c.audience.SetText("")
 	c.setSupersedes(uuid.Nil, "")
-	c.gen++
 	c.files.clear()
 	c.showProblem(draftProblem{})
 	c.previewDeb.cancel()
@@ -413,9 +414,8 @@ func (c *composer) correct(e app.Entry) {
 	c.selectCategory(it.Category)
 	c.title.SetText(it.Title)
 	c.body.SetText(stripManifest(it.Body)) // Publish appends the new one
-	c.gen++
 	c.files.clear()
-	c.files.correct(e, c.gen)
+	c.files.correct(e)
 	c.urgent.SetChecked(it.Urgent)
 	c.mustRead.SetChecked(it.MustRead)
 	c.audience.SetText(audienceText(it.Audience))

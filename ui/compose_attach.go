@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,9 @@ import (
 // ![name][att:N], at the cursor, where the preview shows it; "Attach
 // file…" (or any other file dropped) adds a file that readers find
 // beside the text. Each is listed with its size and a button that
-// removes it, renumbering the references after it. Fyne's clipboard holds
-// text only (fyne.Clipboard, 2.7), so a picture cannot be pasted.
+// removes it, renumbering the references after it. Files copied in a
+// file manager paste as files (compose_paste.go); a picture copied as an
+// image cannot be pasted, since Fyne's clipboard holds text only.
 
 const (
 	// maxAttachments and maxAttachmentBytes are the item format's limits;
@@ -72,6 +74,20 @@ type composeFiles struct {
 	attachFile *widget.Button
 	failed     *widget.Label // a file that could not be added
 	content    fyne.CanvasObject
+
+	// pending are the files being read and scaled, listed as such until
+	// they are added: a large photo takes seconds, and Publish waits.
+	pending []pendingFiles
+	nextJob int
+}
+
+// pendingFiles are the files one background job is adding, and once it
+// has ended what adds them.
+type pendingFiles struct {
+	job     int
+	names   []string
+	done    bool
+	applies []func()
 }
 
 func newComposeFiles(c *composer) *composeFiles {
@@ -92,14 +108,23 @@ func newComposeFiles(c *composer) *composeFiles {
 
 var pictureExtensions = []string{".jpg", ".jpeg", ".png", ".gif", ".JPG", ".JPEG", ".PNG", ".GIF"}
 
+// fileDialogSize is the size the dialogs that choose a picture or a file
+// or save an attachment open at (smaller when the window is): Fyne's
+// dialog opens at its least, which shows a few files and breaks their
+// names after eight letters.
+var fileDialogSize = fyne.NewSize(880, 580)
+
 func (f *composeFiles) pickPicture() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, true) }, f.c.u.win)
 	d.SetFilter(fstorage.NewExtensionFileFilter(pictureExtensions))
+	d.Resize(fileDialogSize)
 	d.Show()
 }
 
 func (f *composeFiles) pickFile() {
-	dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, false) }, f.c.u.win).Show()
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) { f.opened(r, err, false) }, f.c.u.win)
+	d.Resize(fileDialogSize)
+	d.Show()
 }
 
 // opened reads the file a dialog chose and adds it.
@@ -112,37 +137,100 @@ func (f *composeFiles) opened(r fyne.URIReadCloser, err error, picture bool) {
 		return // cancelled
 	}
 	name := r.URI().Name()
-	f.c.u.w.Go(func() func() {
+	f.adding([]string{name}, func() []func() {
 		defer r.Close()
 		data, err := readAtMost(r, picture)
 		if err != nil {
-			return func() { f.showFailure(name, err) }
+			return []func(){func() { f.showFailure(name, err) }}
 		}
-		return f.prepare(name, data, picture)
+		return []func(){f.prepare(name, data, picture)}
 	})
 }
 
 // dropped adds the files dropped on the window while Compose shows:
-// pictures as pictures, anything else as files.
+// pictures as pictures, anything else as files, in the order given.
 func (f *composeFiles) dropped(_ fyne.Position, uris []fyne.URI) {
 	u := f.c.u
 	if u.tabs == nil || u.tabs.Selected() != u.newsTab || u.newsTabs.SelectedIndex() != 0 {
 		return
 	}
-	for _, uri := range uris {
-		u.w.Go(func() func() {
-			r, err := fstorage.Reader(uri)
-			if err != nil {
-				return func() { f.showFailure(uri.Name(), err) }
-			}
-			defer r.Close()
-			data, err := readAtMost(r, true)
-			if err != nil {
-				return func() { f.showFailure(uri.Name(), err) }
-			}
-			return f.prepare(uri.Name(), data, imaging.MediaType(data) != "")
-		})
+	names := make([]string, len(uris))
+	for i, uri := range uris {
+		names[i] = uri.Name()
 	}
+	// One job for them all: a job each would add them in the order
+	// their reading and scaling happened to end.
+	f.adding(names, func() []func() {
+		out := make([]func(), len(uris))
+		for i, uri := range uris {
+			out[i] = f.readDropped(uri.Name(), func() (io.ReadCloser, error) { return fstorage.Reader(uri) })
+		}
+		return out
+	})
+}
+
+// readDropped reads a file dropped or pasted (background) and prepares
+// it: as a picture if it is one, else as a file.
+func (f *composeFiles) readDropped(name string, open func() (io.ReadCloser, error)) func() {
+	r, err := open()
+	if err != nil {
+		return func() { f.showFailure(name, err) }
+	}
+	defer r.Close()
+	data, err := readAtMost(r, true)
+	if err != nil {
+		return func() { f.showFailure(name, err) }
+	}
+	return f.prepare(name, data, imaging.MediaType(data) != "")
+}
+
+// adding runs load in the background, which reads and prepares the
+// files named, and lists them as being added until it ends; then it runs
+// what load returned (adding each file, or saying why not), unless the
+// draft was cleared meanwhile. The jobs' results are applied in the
+// order the jobs began, whichever ends first: a picture's reference
+// names its place in the list, and the list is in the order chosen (the
+// original's attachments of a correction first).
+func (f *composeFiles) adding(names []string, load func() []func()) {
+	f.nextJob++
+	job := f.nextJob
+	f.pending = append(f.pending, pendingFiles{job: job, names: names})
+	f.refresh()
+	f.c.u.w.Go(func() func() {
+		applies := load()
+		return func() {
+			i := slices.IndexFunc(f.pending, func(p pendingFiles) bool { return p.job == job })
+			if i < 0 {
+				return // cleared meanwhile: not this draft's
+			}
+			f.pending[i].done, f.pending[i].applies = true, applies
+			f.applyDone()
+		}
+	})
+}
+
+// applyDone applies the jobs that have ended, up to the first still
+// running.
+func (f *composeFiles) applyDone() {
+	if len(f.pending) == 0 || !f.pending[0].done {
+		return
+	}
+	for len(f.pending) > 0 && f.pending[0].done {
+		applies := f.pending[0].applies
+		f.pending = f.pending[1:]
+		for _, apply := range applies {
+			apply()
+		}
+	}
+	f.refresh()
+	if len(f.pending) == 0 && f.c.notes[fieldAttachments].Text == waitingProblem() {
+		f.c.showProblem(draftProblem{field: fieldAttachments, text: f.problem()})
+	}
+}
+
+// waitingProblem is what stops Publish while files are being added.
+func waitingProblem() string {
+	return lang.L("Some files are still being added: publish once they are listed.")
 }
 
 // tooLargeError: a file over Limit bytes, the most read to attach it (or,
@@ -173,7 +261,7 @@ func readAtMost(r io.Reader, picture bool) ([]byte, error) {
 // add adds a picture or a file of the draft (the tests' way in, and the
 // dialogs' and drops' after reading): prepared in the background.
 func (f *composeFiles) add(name string, data []byte, picture bool) {
-	f.c.u.w.Go(func() func() { return f.prepare(name, data, picture) })
+	f.adding([]string{name}, func() []func() { return []func(){f.prepare(name, data, picture)} })
 }
 
 // prepare scales a picture (background) and returns what adds it.
@@ -208,7 +296,13 @@ func (f *composeFiles) added(df draftFile) {
 	if df.picture {
 		alt := strings.NewReplacer("[", "(", "]", ")").Replace(df.Name)
 		ref := fmt.Sprintf("![%s][att:%d]", alt, len(f.files))
-		f.c.body.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(ref)})
+		f.c.body.insert(ref)
+		// The dialog took the focus and gives it to nobody: back to the
+		// text, where the publisher types on after the picture. Not when
+		// they went to another field meanwhile (a photo takes seconds).
+		if cv := fyne.CurrentApp().Driver().CanvasForObject(f.c.body); cv != nil && cv.Focused() == nil {
+			cv.Focus(f.c.body)
+		}
 	}
 	f.changed()
 }
@@ -250,8 +344,13 @@ func (f *composeFiles) remove(i int) {
 var attReference = regexp.MustCompile(`(!\[[^\]\n]*\])?\[att:([0-9]+)\]`)
 
 // removeReference removes the pictures of attachment n from body and
-// counts the references to those after it down by one.
+// counts the references to those after it down by one. A picture on a
+// line of its own goes with its line and a blank line after it, as
+// Add picture… is used between paragraphs: the text does not keep an
+// empty paragraph where it was.
 func removeReference(body string, n int) string {
+	alone := regexp.MustCompile(`(?m)^[ \t]*!\[[^\]\n]*\]\[att:` + strconv.Itoa(n) + `\][ \t]*(?:\r?\n(?:[ \t]*\r?\n)?|$)`)
+	body = alone.ReplaceAllString(body, "")
 	return attReference.ReplaceAllStringFunc(body, func(m string) string {
 		sub := attReference.FindStringSubmatch(m)
 		k, err := strconv.Atoi(sub[2])
@@ -328,12 +427,26 @@ func (f *composeFiles) refresh() {
 		rm.Importance = widget.LowImportance
 		f.list.Add(container.NewBorder(nil, nil, widget.NewIcon(icon), container.NewHBox(info, rm), name))
 	}
+	f.listPending()
 	if len(f.files) == 0 {
 		f.summary.SetText("")
 	} else {
 		f.summary.SetText(fmt.Sprintf(lang.L("%d of %d attachments, %s of %s"), len(f.files), maxAttachments, formatBytes(f.total()), formatBytes(f.limit())))
 	}
 	f.list.Refresh()
+}
+
+// listPending lists the files being added, after those added.
+func (f *composeFiles) listPending() {
+	for _, p := range f.pending {
+		for _, n := range p.names {
+			name := widget.NewLabel(n)
+			name.Truncation = fyne.TextTruncateEllipsis
+			info := widget.NewLabel(lang.L("being added…"))
+			info.Importance = widget.LowImportance
+			f.list.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), info, name))
+		}
+	}
 }
 
 // fileInfo is what the list says of an attachment: a picture's pixels
@@ -381,6 +494,7 @@ func (f *composeFiles) previewPictures() *pictures {
 // clear empties the attachments.
 func (f *composeFiles) clear() {
 	f.files = nil
+	f.pending = nil
 	f.failed.Hide()
 	f.refresh()
 }
@@ -388,13 +502,17 @@ func (f *composeFiles) clear() {
 // correct takes the attachments of the item e corrects into the draft,
 // read from the backend (background); those not here are left out, with
 // their references, and the note says so.
-func (f *composeFiles) correct(e app.Entry, gen int) {
+func (f *composeFiles) correct(e app.Entry) {
 	atts := e.Attachments
 	if len(atts) == 0 {
 		return
 	}
+	names := make([]string, len(atts))
+	for i, a := range atts {
+		names[i] = a.Name
+	}
 	u := f.c.u
-	u.w.Go(func() func() {
+	f.adding(names, func() []func() {
 		files := make([]*draftFile, len(atts))
 		for i, a := range atts {
 			data, err := u.readBlob(a)
@@ -410,10 +528,7 @@ func (f *composeFiles) correct(e app.Entry, gen int) {
 			}
 			files[i] = df
 		}
-		return func() {
-			if f.c.gen != gen {
-				return // another draft meanwhile
-			}
+		return []func(){func() {
 			body, lost := f.c.body.Text, 0
 			for i := len(files) - 1; i >= 0; i-- {
 				if files[i] == nil {
@@ -433,6 +548,6 @@ func (f *composeFiles) correct(e app.Entry, gen int) {
 				f.failed.Show()
 			}
 			f.changed()
-		}
+		}}
 	})
 }

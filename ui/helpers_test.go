@@ -301,7 +301,10 @@ func (h *harness) tap(b fyne.Tappable) {
 
 // typeInto types text into an entry (after emptying it) and runs what
 // follows, timers excepted.
-func (h *harness) typeInto(e *widget.Entry, text string) {
+func (h *harness) typeInto(e interface {
+	fyne.Focusable
+	SetText(string)
+}, text string) {
 	h.t.Helper()
 	e.SetText("")
 	test.Type(e, text)
