@@ -446,6 +446,11 @@ var (
 	ErrNotAdmin          = errors.New("network definition: signer is not an admin")
 	ErrBadSignature      = errors.New("network definition: bad signature")
 	ErrInvalidDefinition = errors.New("network definition: invalid")
+	// ErrSignedByOutsider: a definition read on its own (an imported
+	// file) is signed by a key that is none of its own admins. It is also
+	// ErrNotAdmin; apart, so that a person importing it is told that the
+	// file is wrong, not that they are no admin.
+	ErrSignedByOutsider = fmt.Errorf("%w of its own", ErrNotAdmin)
 )
 
 type ruleError struct {
@@ -514,7 +519,7 @@ func VerifySelfSigned(n *SignedNetwork) error {
 		return &ruleError{rule: ErrInvalidDefinition, msg: err.Error()}
 	}
 	if !n.IsAdmin(n.Signer) {
-		return ruleErr(ErrNotAdmin, "signed by a key that is not one of its own admins (%s)", PublicKeyString(n.Signer))
+		return ruleErr(ErrSignedByOutsider, "signed by a key that is not one of its own admins (%s)", PublicKeyString(n.Signer))
 	}
 	return n.verifySignature()
 }

@@ -187,6 +187,7 @@ func sentinelTexts() []struct {
 		{app.ErrUnknownInvitation, lang.L("There is no such invitation.")},
 		{app.ErrRevokedMember, lang.L("This installation's key is revoked in the network.")},
 		{errNoNetwork, lang.L("This installation holds no network definition yet.")},
+		{trust.ErrSignedByOutsider, lang.L("The network definition is signed by someone who is not one of its admins: ask your administrator for the file again.")},
 		{trust.ErrNotAdmin, lang.L("This installation is not an admin of the network (any more).")},
 		{network.ErrSystemCategory, lang.L("That is a system group of the network, not a news category: nobody may publish there.")},
 		{news.ErrEmptyAudience, lang.L("The audience names no network range: leave it empty to reach everyone.")},

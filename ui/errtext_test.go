@@ -74,6 +74,7 @@ func knownErrors() map[string]error {
 		"definition too large": parseErr(make([]byte, trust.MaxDefinitionBytes+1)),
 		"definition edited":    parseErr(bytes.Replace(signedDefinition(false), []byte(`{"network":`), []byte("{\n  \"network\": "), 1)),
 		"definition signature": trust.VerifySelfSigned(mustParse(signedDefinition(true))),
+		"definition outsider":  trust.VerifySelfSigned(signedByOutsider()),
 		"picture format":       prepareErr([]byte("%PDF-1.7")),
 		"picture damaged":      prepareErr([]byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 16}),
 		"picture too many":     imaging.ErrTooLarge,
@@ -128,6 +129,21 @@ func signedDefinition(tampered bool) []byte {
 		panic(err)
 	}
 	return data
+}
+
+// signedByOutsider is a definition whose signer is none of its admins:
+// its admin's network, signed by another key.
+func signedByOutsider() *trust.SignedNetwork {
+	sn := mustParse(signedDefinition(false))
+	outsider, err := trust.GenerateIdentity()
+	if err != nil {
+		panic(err)
+	}
+	forged, err := outsider.SignNetwork(sn.Network.Clone())
+	if err != nil {
+		panic(err)
+	}
+	return forged
 }
 
 func mustParse(data []byte) *trust.SignedNetwork {
