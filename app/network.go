@@ -5,11 +5,13 @@ package app
 // it changes and spreads, is network.Keeper's (App.net).
 
 import (
+	"errors"
 	"fmt"
-	"newsdesk/newsnet"
+	"io/fs"
 	"os"
 
 	"newsdesk/network"
+	"newsdesk/newsnet"
 	"newsdesk/trust"
 )
 
@@ -34,6 +36,10 @@ func (a *App) RateLimited() []network.LimitedSource { return a.net.RateLimited()
 // IsAdmin reports whether this installation is an admin of its network.
 func (a *App) IsAdmin() bool { return a.Network().IsAdmin(a.identity.Public) }
 
+// ErrFolder is a folder chosen where a file is wanted (a definition to
+// import, a file to attach), inside an *fs.PathError naming it.
+var ErrFolder = errors.New("is a folder, not a file")
+
 // ReadNetworkFile reads and parses a network definition file (what
 // `newsdesk network init` writes). It checks the format only: the caller
 // decides whether to trust it (Options.Network is checked by Open).
@@ -46,6 +52,9 @@ func ReadNetworkFile(path string) (*trust.SignedNetwork, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("network definition: %w", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("network definition: %w", &fs.PathError{Op: "read", Path: path, Err: ErrFolder})
 	}
 	if st.Size() > trust.MaxDefinitionBytes {
 		return nil, fmt.Errorf("network definition %s: %w", path, trust.ErrDefinitionTooLarge)

@@ -552,6 +552,17 @@ func TestComposeDrop(t *testing.T) {
 	if len(c.files.files) != 2 {
 		t.Errorf("a drop on the reader added to the draft: %d", len(c.files.files))
 	}
+	// A folder dropped is refused as one, naming it.
+	h.u.tabs.Select(h.u.newsTab)
+	folder := dir + "/Plans"
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.files.dropped(fyne.Position{}, []fyne.URI{fstorage.NewFileURI(folder)})
+	h.sync()
+	if want := folder + " is a folder: choose a file in it."; len(c.files.files) != 2 || !strings.Contains(c.files.failed.Text, want) || !c.files.failed.Visible() {
+		t.Errorf("a folder dropped: %d files, note %q; want 2 and %q", len(c.files.files), c.files.failed.Text, want)
+	}
 }
 
 // TestCorrectionKeepsAttachments: a correction starts from the original's

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -163,10 +165,22 @@ func (f *composeFiles) dropped(_ fyne.Position, uris []fyne.URI) {
 	f.adding(names, func() []func() {
 		out := make([]func(), len(uris))
 		for i, uri := range uris {
-			out[i] = f.readDropped(uri.Name(), func() (io.ReadCloser, error) { return fstorage.Reader(uri) })
+			out[i] = f.readDropped(uri.Name(), func() (io.ReadCloser, error) { return openDropped(uri) })
 		}
 		return out
 	})
+}
+
+// openDropped opens a dropped file; a folder of this computer is refused
+// as one (app.ErrFolder), where reading it would fail with a system's
+// message.
+func openDropped(uri fyne.URI) (io.ReadCloser, error) {
+	if uri.Scheme() == "file" {
+		if st, err := os.Stat(uri.Path()); err == nil && st.IsDir() {
+			return nil, &fs.PathError{Op: "open", Path: uri.Path(), Err: app.ErrFolder}
+		}
+	}
+	return fstorage.Reader(uri)
 }
 
 // readDropped reads a file dropped or pasted (background) and prepares

@@ -143,6 +143,8 @@ func knownErrorText(err error, cat *categories.Catalog) (string, bool) {
 			return fmt.Sprintf(lang.L("There is no file %s."), e.Path), true
 		case errors.Is(e, fs.ErrPermission):
 			return fmt.Sprintf(lang.L("Newsdesk may not read the file %s."), e.Path), true
+		case errors.Is(e, app.ErrFolder):
+			return fmt.Sprintf(lang.L("%s is a folder: choose a file in it."), e.Path), true
 		}
 	}
 	return "", false

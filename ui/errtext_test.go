@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,7 @@ func knownErrors() map[string]error {
 		// Files a person chooses: a definition to import, a picture or a
 		// file to attach.
 		"definition missing":   definitionErr("/nonexistent-newsdesk/acme.newsdesk"),
+		"definition folder":    definitionErr(os.TempDir()),
 		"definition forbidden": fmt.Errorf("network definition: %w", &fs.PathError{Op: "open", Path: "/etc/acme.newsdesk", Err: fs.ErrPermission}),
 		"definition not JSON":  parseErr([]byte("%PDF-1.7")),
 		"definition too large": parseErr(make([]byte, trust.MaxDefinitionBytes+1)),
