@@ -311,6 +311,15 @@ func (h *harness) typeInto(e interface {
 	h.sync()
 }
 
+// pasteInto empties e and pastes text into it, as a person pastes a long
+// code (typing it key by key takes minutes under the race detector).
+func (h *harness) pasteInto(e *widget.Entry, text string) {
+	h.t.Helper()
+	e.SetText("")
+	e.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(text)})
+	h.sync()
+}
+
 // labels returns the texts of the visible labels under o, looking through
 // containers and widget renderers as the canvas would.
 func labels(o fyne.CanvasObject) []string {

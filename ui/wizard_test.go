@@ -155,11 +155,11 @@ func TestWizardJoinByInvitation(t *testing.T) {
 	c.SignVia(signer)
 	code := c.String()
 	// A code whose via was changed on the way is refused as it is pasted.
-	h.typeInto(z.code, strings.Replace(code, "&via=10.1.0.5:7400", "&via=10.1.0.6:7400", 1))
+	h.pasteInto(z.code, strings.Replace(code, "&via=10.1.0.5:7400", "&via=10.1.0.6:7400", 1))
 	if !strings.HasPrefix(z.codeInfo.Text, "×") || !strings.Contains(z.codeInfo.Text, "altered") {
 		t.Errorf("a code with another via: %q", z.codeInfo.Text)
 	}
-	h.typeInto(z.code, "  "+code+"\n")
+	h.pasteInto(z.code, "  "+code+"\n")
 	// A complete code, not one redeemed yet (issue 26).
 	if got := z.codeInfo.Text; !strings.HasPrefix(got, "The code is complete") || !strings.Contains(got, "asks the network at 10.1.0.5:7400") ||
 		strings.Contains(got, "redeemed") {
@@ -225,7 +225,7 @@ func TestWizardPortTaken(t *testing.T) {
 	}
 	h.typeInto(z.name, "Sam")
 	z.mode.SetSelected(choiceJoin())
-	h.typeInto(z.code, goodCode(t))
+	h.pasteInto(z.code, goodCode(t))
 	h.typeInto(z.port, "7400")
 	h.tap(z.finish)
 	if got := z.problem.Text; !strings.Contains(got, "Port 7400 is in use on this computer") || !strings.Contains(got, "Choose another port") ||
