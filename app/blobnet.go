@@ -176,24 +176,7 @@ type blobKeeper struct{ store *storage.Store }
 
 var _ node.BlobBatchKeeper = blobKeeper{}
 
-func (k blobKeeper) BlobChunks(hash [32]byte) ([][32]byte, []bool) {
-	list, err := k.store.ChunkHashes(hash)
-	if err != nil {
-		return nil, nil
-	}
-	missing, err := k.store.MissingChunks(hash)
-	if err != nil {
-		return nil, nil
-	}
-	have := make([]bool, len(list))
-	for i := range have {
-		have[i] = true
-	}
-	for _, i := range missing {
-		have[i] = false
-	}
-	return list, have
-}
+func (k blobKeeper) BlobChunks(hash [32]byte) ([][32]byte, []bool) { return k.store.ChunksHeld(hash) }
 
 func (k blobKeeper) BlobChunk(hash [32]byte, i int) []byte {
 	b, err := k.store.BlobChunk(hash, i)

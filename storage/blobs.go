@@ -664,6 +664,28 @@ func (s *Store) BlobReceived(hash [32]byte) (received, size int64, err error) {
 	return received, r.size, nil
 }
 
+// ChunksHeld returns a begun blob's chunk list and which of its chunks are
+// here, as the network's servant asks a keeper (node.BlobKeeper); nil,
+// nil when the store knows no list of its chunks or cannot read it.
+func (s *Store) ChunksHeld(hash [32]byte) ([][32]byte, []bool) {
+	list, err := s.ChunkHashes(hash)
+	if err != nil {
+		return nil, nil
+	}
+	missing, err := s.MissingChunks(hash)
+	if err != nil {
+		return nil, nil
+	}
+	have := make([]bool, len(list))
+	for i := range have {
+		have[i] = true
+	}
+	for _, i := range missing {
+		have[i] = false
+	}
+	return list, have
+}
+
 // MissingChunks returns the indexes of the chunks of a begun blob that
 // are not here yet, in order (none for a whole blob); ErrNotFound when the
 // store knows no list of its chunks.

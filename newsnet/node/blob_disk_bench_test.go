@@ -16,24 +16,7 @@ import (
 // committed.
 type diskKeeper struct{ s *storage.Store }
 
-func (k diskKeeper) BlobChunks(hash [32]byte) ([][32]byte, []bool) {
-	list, err := k.s.ChunkHashes(hash)
-	if err != nil {
-		return nil, nil
-	}
-	missing, err := k.s.MissingChunks(hash)
-	if err != nil {
-		return nil, nil
-	}
-	have := make([]bool, len(list))
-	for i := range have {
-		have[i] = true
-	}
-	for _, i := range missing {
-		have[i] = false
-	}
-	return list, have
-}
+func (k diskKeeper) BlobChunks(hash [32]byte) ([][32]byte, []bool) { return k.s.ChunksHeld(hash) }
 
 func (k diskKeeper) BlobChunk(hash [32]byte, i int) []byte {
 	b, err := k.s.BlobChunk(hash, i)
