@@ -472,50 +472,7 @@ func (s *Store) BeginBlob(a news.Attachment, chunkHashes [][32]byte) error {
 // into place atomically. A chunk of a blob stored whole already is
 // ignored (complete); of a blob not begun, ErrNotFound.
 func (s *Store) PutBlobChunk(hash [32]byte, index int, data []byte) (complete bool, err error) {
-	if s.opts.readOnly {
-		return false, fmt.Errorf("%w: put blob chunk: store opened read-only", ErrReadOnly)
-	}
-	s.blobMu.Lock()
-	defer s.blobMu.Unlock()
-	r, err := s.blobRecordOf(hash)
-	if err != nil {
-		return false, err
-	}
-	if r == nil || len(r.chunks) == 0 {
-		return false, fmt.Errorf("%w: blob %x not begun", ErrNotFound, hash)
-	}
-	if r.whole {
-		return true, nil
-	}
-	if index < 0 || index >= len(r.chunks) {
-		return false, fmt.Errorf("%w: blob %x has no chunk %d", ErrChunkMismatch, hash, index)
-	}
-	if len(data) != news.ChunkLen(r.size, index) || sha256.Sum256(data) != r.chunks[index] {
-		return false, fmt.Errorf("%w: blob %x chunk %d (%d bytes)", ErrChunkMismatch, hash, index, len(data))
-	}
-	if r.hasChunk(index) {
-		return false, nil
-	}
-	f, err := os.OpenFile(s.partialPath(hash), os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return false, classify("write blob chunk", err)
-	}
-	_, err = f.WriteAt(data, int64(index)*news.ChunkSize)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return false, classify("write blob chunk", err)
-	}
-	r.have[index/8] |= 1 << (index % 8)
-	r.used = s.opts.now().UnixNano()
-	if r.haveCount() < len(r.chunks) {
-		return false, s.update("put blob chunk", func(tx *bbolt.Tx, _ *txChanges) error { return putBlob(tx, hash, r) })
-	}
-	return true, s.completeBlob(hash, r)
+	return s.PutBlobChunks(hash, []BlobChunkAt{{Index: index, Data: data}})
 }
 
 // BlobChunkAt is one chunk of a blob for PutBlobChunks.
