@@ -21,12 +21,12 @@ func probeFake(addr string) app.Probe {
 	return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}
 }
 
-// TestSeedEditor: addresses are validated as host:port and not listed
-// twice; added seeds are tested for reachability; seeds move up and down
-// and are removed; Save stores the list.
-func TestSeedEditor(t *testing.T) {
+// openSeedEditor opens Admin → Seeds on a backend holding seeds, whose
+// probes answer as probeFake, and checks that the editor lists them.
+func openSeedEditor(t *testing.T, seeds ...string) (*fake, *harness, *seedEditor) {
+	t.Helper()
 	b := newFake()
-	if err := b.Backend.SetSeeds([]string{"10.0.0.1:7400", "10.0.0.2:7400"}); err != nil {
+	if err := b.Backend.SetSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}
 	b.SetProbe(probeFake)
@@ -38,6 +38,14 @@ func TestSeedEditor(t *testing.T) {
 	if !slices.Equal(s.seeds, b.Seeds()) {
 		t.Fatalf("editor shows %q", s.seeds)
 	}
+	return b, h, s
+}
+
+// TestSeedEditor: addresses are validated as host:port and not listed
+// twice; added seeds are tested for reachability; seeds move up and down
+// and are removed; Save stores the list.
+func TestSeedEditor(t *testing.T) {
+	b, h, s := openSeedEditor(t, "10.0.0.1:7400", "10.0.0.2:7400")
 	for _, c := range []struct{ in, problem string }{
 		{"", "Enter an address"},
 		{"seed.example.com", "missing port"},

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -59,19 +58,7 @@ func TestProbeProblemInLanguages(t *testing.T) {
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			inLanguage(t, c.code)
-			b := newFake()
-			if err := b.Backend.SetSeeds([]string{"10.0.0.1:7400", "192.0.2.7:7400"}); err != nil {
-				t.Fatal(err)
-			}
-			b.SetProbe(probeFake)
-			h := newHarness(t, b)
-			h.u.tabs.SelectIndex(3)
-			h.u.adminTabs.SelectIndex(0)
-			h.sync()
-			s := h.u.seeds
-			if !slices.Equal(s.seeds, b.Seeds()) {
-				t.Fatalf("editor shows %q", s.seeds)
-			}
+			_, _, s := openSeedEditor(t, "10.0.0.1:7400", "192.0.2.7:7400")
 			if got := s.probes.text("192.0.2.7:7400"); got != c.list {
 				t.Errorf("the refused seed reads %q, want %q", got, c.list)
 			}
