@@ -37,7 +37,15 @@ type connector struct {
 	avoid, full []ServantID
 	retryAt     time.Time // when a backed-off connector starts a new round
 	rounds      int       // consecutive failed rounds, for the backoff
+	// unanswered counts the attempts in a row that connected and then
+	// timed out without an answer, until we are attached again: each
+	// doubles the next attempt's time (attemptTimeout).
+	unanswered int
 }
+
+// joinTimeoutDoublings caps attemptTimeout at 8 join timeouts (24 s at the
+// default).
+const joinTimeoutDoublings = 3
 
 // connectorHost is what the connector needs of the servant: how the tree is
 // joined and left. *Servant implements it.
@@ -47,9 +55,10 @@ type connectorHost interface {
 	// upLink is our uplink, nil when we are not attached.
 	upLink() *link
 	isVertex() bool
-	// dial opens an outbound link of kind to t (linkJoining: a join
-	// attempt, which sends its join request once up).
-	dial(t ServantID, kind linkKind) *link
+	// dialWithin opens an outbound link of kind to t (linkJoining: a
+	// join attempt, which sends its join request once up), giving the
+	// host within to connect and greet.
+	dialWithin(t ServantID, kind linkKind, within time.Duration) *link
 	closeLink(l *link, reason string)
 	// banned reports whether we refuse t's joins (conduct.go): we do not
 	// join t either.
@@ -222,7 +231,24 @@ func (c *connector) tryNextTarget(h connectorHost) {
 	}
 	c.redirects = 0
 	c.redirector = ""
-	c.attempt = h.dial(t, linkJoining)
+	c.attempt = c.dialJoin(h, t)
+}
+
+// dialJoin starts a join attempt to t.
+func (c *connector) dialJoin(h connectorHost, t ServantID) *link {
+	return h.dialWithin(t, linkJoining, c.attemptTimeout())
+}
+
+// attemptTimeout is how long a join attempt may go unanswered: the join
+// timeout, doubled for each attempt in a row that connected and got no
+// answer in time. A servant that is busy (a vertex sending a burst, a
+// seed on a starved machine, a far office behind a slow VPN) answers
+// later than the join timeout; with a fixed timeout every joiner would
+// give up on it just before the answer, and try again, forever, each
+// attempt adding to the listener's work. A target that does not take the
+// connection at all does not lengthen the time.
+func (c *connector) attemptTimeout() time.Duration {
+	return c.cfg.JoinTimeout << min(c.unanswered, joinTimeoutDoublings)
 }
 
 // roundFailed: no target accepted us. A seed whose predecessors are all gone
@@ -252,8 +278,11 @@ func (c *connector) tick(h connectorHost) {
 	now := h.clock()
 	switch {
 	case c.attempt != nil:
-		if now.Sub(c.attempt.opened) >= c.cfg.JoinTimeout {
+		if now.Sub(c.attempt.opened) >= c.attemptTimeout() {
 			l := c.attempt
+			if !l.lastSend.IsZero() { // connected, join request sent
+				c.unanswered++
+			}
 			h.closeLink(l, "join timed out")
 			c.deadEnd(h, l, "join timed out")
 		}
@@ -284,7 +313,7 @@ func (c *connector) deadEnd(h connectorHost, l *link, reason string) {
 	h.note("cannot dial %s (%s), where %s sent us: telling %s", l.peer, reason, c.redirector, c.redirector)
 	c.avoid = remember(c.avoid, l.peer)
 	back, redirects := c.redirector, c.redirects+1
-	c.attempt = h.dial(back, linkJoining)
+	c.attempt = c.dialJoin(h, back)
 	c.redirects, c.redirector = redirects, ""
 }
 
@@ -310,11 +339,11 @@ func (c *connector) redirected(h connectorHost, l *link, m *JoinRedirect) {
 		// we cannot dial.
 		h.note("%s sent us to %s, which we left for misconduct: asking %s to place us elsewhere", l.peer, to, l.peer)
 		c.avoid = remember(c.avoid, to)
-		c.attempt = h.dial(l.peer, linkJoining)
+		c.attempt = c.dialJoin(h, l.peer)
 		c.redirects = redirects
 		return
 	}
-	c.attempt = h.dial(to, linkJoining)
+	c.attempt = c.dialJoin(h, to)
 	c.redirects, c.redirector = redirects, l.peer
 }
 
@@ -346,6 +375,7 @@ func (c *connector) accepted(h connectorHost, l *link, acc *JoinAccept) {
 	// differently from the address we dialed (a host name for an IP).
 	l.peer = acc.Path[len(acc.Path)-1]
 	l.value = IDValue(l.peer)
+	c.unanswered = 0
 	h.becomeAttached(l, acc)
 }
 

@@ -19,7 +19,8 @@ type fakeConnectorHost struct {
 	vertex   bool
 	next     LinkID
 	dialed   []ServantID
-	closed   []string // "peer: reason"
+	within   []time.Duration // each dial's time to connect and greet
+	closed   []string        // "peer: reason"
 	refusing map[ServantID]bool
 	notes    []string
 	attached *JoinAccept
@@ -42,9 +43,10 @@ func (h *fakeConnectorHost) closeLink(l *link, reason string) {
 	h.closed = append(h.closed, string(l.peer)+": "+reason)
 }
 func (h *fakeConnectorHost) becomeAttached(l *link, acc *JoinAccept) { h.up, h.attached = l, acc }
-func (h *fakeConnectorHost) dial(t ServantID, kind linkKind) *link {
+func (h *fakeConnectorHost) dialWithin(t ServantID, kind linkKind, within time.Duration) *link {
 	h.next++
 	h.dialed = append(h.dialed, t)
+	h.within = append(h.within, within)
 	return &link{id: h.next, kind: kind, peer: t, opened: h.now}
 }
 
@@ -201,5 +203,53 @@ func TestConnectorTick(t *testing.T) {
 	c.tick(h)
 	if got := h.dials(); got != "s1" || !c.active {
 		t.Fatalf("probed %q, want s1", got)
+	}
+}
+
+// A busy listener that answers after the join timeout is given longer at
+// each attempt that connected and went unanswered: 5, 10, 20, 40 s, then
+// no more; a target that never took the connection does not lengthen it,
+// and joining starts again at the join timeout.
+func TestConnectorWaitsLongerForBusyListeners(t *testing.T) {
+	c, h := newFakeConnector("me", "s1")
+	c.cfg.BackoffMin, c.cfg.BackoffMax = time.Millisecond, time.Millisecond
+	c.start(h, nil)
+	attempt := func(connected bool) time.Duration {
+		t.Helper()
+		if c.attempt == nil {
+			h.now = c.retryAt
+			c.tick(h)
+		}
+		if c.attempt == nil {
+			t.Fatal("no attempt after the backoff")
+		}
+		l, opened := c.attempt, h.now
+		if connected {
+			l.lastSend = h.now // up, join request sent (Servant.linkUp)
+		}
+		for c.attempt == l {
+			h.now = h.now.Add(time.Second)
+			c.tick(h)
+		}
+		return h.now.Sub(opened)
+	}
+	for i, want := range []time.Duration{5, 10, 20, 40, 40} {
+		if got := attempt(true); got != want*time.Second {
+			t.Fatalf("unanswered attempt %d timed out after %v, want %v", i+1, got, want*time.Second)
+		}
+	}
+	if got := attempt(false); got != 40*time.Second {
+		t.Fatalf("an attempt that never connected timed out after %v, want the 40 s it was given", got)
+	}
+	if got := h.within[len(h.within)-1]; got != 40*time.Second {
+		t.Fatalf("the host was given %v to connect, want 40 s", got)
+	}
+	h.now = c.retryAt
+	c.tick(h)
+	c.accepted(h, c.attempt, &JoinAccept{Path: []ServantID{"s1"}})
+	h.up = nil
+	c.start(h, nil)
+	if got := h.within[len(h.within)-1]; got != 5*time.Second {
+		t.Fatalf("after joining, the next attempt was given %v, want the join timeout", got)
 	}
 }

@@ -85,10 +85,16 @@ func (c *core) linkByID(id LinkID) *link { return c.links[id] }
 
 // dial opens an outbound link of kind to t: the host is asked to dial it.
 func (c *core) dial(t ServantID, kind linkKind) *link {
+	return c.dialWithin(t, kind, 0)
+}
+
+// dialWithin dials t giving the host within to connect and greet (0: the
+// join timeout).
+func (c *core) dialWithin(t ServantID, kind linkKind, within time.Duration) *link {
 	c.nextDial++
 	l := &link{id: c.nextDial | dialedLinkBit, kind: kind, peer: t, value: IDValue(t), opened: c.now}
 	c.links[l.id] = l
-	c.out = append(c.out, Dial{Link: l.id, Addr: t, Direct: kind == linkDirectDialing})
+	c.out = append(c.out, Dial{Link: l.id, Addr: t, Direct: kind == linkDirectDialing, Within: within})
 	return l
 }
 

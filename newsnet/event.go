@@ -110,6 +110,10 @@ type Dial struct {
 	// secured and kept alive exactly as a tree link, so hosts need not
 	// tell the two apart.
 	Direct bool
+	// Within bounds the connect and the handshake; zero means
+	// Config.JoinTimeout. A join attempt gets longer after attempts to
+	// busy servants went unanswered (connector.attemptTimeout).
+	Within time.Duration
 }
 
 // Send asks the host to queue Msg on Link. Sends on a closed link are

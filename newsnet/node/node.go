@@ -502,7 +502,7 @@ func (n *Node) act(a newsnet.Action) {
 			n.log.Debug("dialing direct link", "link", a.Link, "peer", a.Addr)
 		}
 		n.wg.Add(1)
-		go n.dial(a.Link, a.Addr)
+		go n.dial(a.Link, a.Addr, a.Within)
 	case newsnet.Send:
 		if p := n.peers[a.Link]; p != nil {
 			n.send(p, a.Msg)
@@ -747,10 +747,11 @@ func (n *Node) flush(p *peer) {
 }
 
 // dial connects to addr for the core's join attempt on link and reports the
-// outcome to the loop. Dial and handshake together get Protocol.JoinTimeout.
-func (n *Node) dial(link newsnet.LinkID, addr newsnet.ServantID) {
+// outcome to the loop. Dial and handshake together get within, or
+// Protocol.JoinTimeout when the core did not say.
+func (n *Node) dial(link newsnet.LinkID, addr newsnet.ServantID, within time.Duration) {
 	defer n.wg.Done()
-	ctx, cancel := context.WithTimeout(n.ctx, n.core.JoinTimeout)
+	ctx, cancel := context.WithTimeout(n.ctx, cmp.Or(within, n.core.JoinTimeout))
 	defer cancel()
 	conn, err := n.dialFrom(ctx, string(addr))
 	var p *peer

@@ -7,6 +7,7 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"maps"
@@ -874,8 +875,9 @@ func (n *Network) dial(nd *Node, d newsnet.Dial) {
 		// (A frozen process's kernel takes the connection, but nobody
 		// answers the hello: the dial fails the same way.)
 		// The SYN is dropped: the dial fails when the host's dial timeout
-		// (the join timeout, as in node) runs out.
-		n.schedule(n.now.Add(n.Base.JoinTimeout), event{kind: evLinkDown, to: from, reason: "connection timed out"})
+		// (the one the core gave, else the join timeout, as in node) runs
+		// out.
+		n.schedule(n.now.Add(cmp.Or(d.Within, n.Base.JoinTimeout)), event{kind: evLinkDown, to: from, reason: "connection timed out"})
 		return
 	}
 	if target == nil || !target.Alive || n.cuts[cutKey(nd.ID, d.Addr)] {
