@@ -173,8 +173,10 @@ type Config struct {
 
 	// RecoverTimeout is the first wait for an answer to a retransmission
 	// request; each retry doubles it. After RecoverAttempts tries the counts
-	// are recorded as lost and later messages are released. Defaults 1s, 6
-	// (about a minute in all).
+	// are recorded as lost and later messages are released, unless answers
+	// for the same source still settle other counts: then they get as many
+	// tries again at the longest wait (recover.go, stillAnswering).
+	// Defaults 1s, 6 (about a minute in all; three more while answers come).
 	RecoverTimeout  time.Duration
 	RecoverAttempts int
 

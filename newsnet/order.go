@@ -99,6 +99,10 @@ type sourceState struct {
 	// message small however many counts are wanted.
 	due   time.Time
 	swept uint64
+	// answered is when an answer to our requests last settled one of
+	// its wanted counts: while answers come, the holders are busy, not
+	// gone (requestDue).
+	answered time.Time
 
 	// came marks the skipped counts above next whose item did pass
 	// through us (one of another category, relayed). unseen marks, for
@@ -273,6 +277,9 @@ func (q *sequencer) sequence(host sequencerHost, m *Multicast, from LinkID) bool
 	}
 	if !q.begin(st, &h) {
 		return false
+	}
+	if from == 0 && st.wanted[m.Count] != nil {
+		st.answered = host.clock()
 	}
 	delete(st.wanted, m.Count)
 	q.account(host, st, &h)

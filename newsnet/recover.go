@@ -109,7 +109,7 @@ func (q *sequencer) requestDue(host sequencerHost, source string, st *sourceStat
 			later(w.due)
 			continue
 		}
-		if w.attempts >= q.cfg.RecoverAttempts {
+		if w.attempts >= q.cfg.RecoverAttempts && !q.stillAnswering(host, st, w) {
 			delete(st.wanted, k)
 			st.skip[k] = true
 			lost++
@@ -124,7 +124,7 @@ func (q *sequencer) requestDue(host sequencerHost, source string, st *sourceStat
 		asked++
 		w.attempts++
 		search = search || w.attempts > searchAfter
-		w.due = host.clock().Add(q.cfg.RecoverTimeout << (w.attempts - 1))
+		w.due = host.clock().Add(q.cfg.RecoverTimeout << (min(w.attempts, q.cfg.RecoverAttempts) - 1))
 		later(w.due)
 		if w.categoryOnly {
 			cats = append(cats, k)
@@ -146,6 +146,20 @@ func (q *sequencer) requestDue(host sequencerHost, source string, st *sourceStat
 		q.sendRecover(host, l, &Recover{Source: source, Counts: msgs, Search: search, Trail: []ServantID{q.cfg.ID}})
 		q.sendRecover(host, l, &Recover{Source: source, Counts: cats, CategoriesOnly: true, Search: search, Trail: []ServantID{q.cfg.ID}})
 	}
+}
+
+// stillAnswering reports whether a count that used up its attempts is
+// asked for again: while answers to our requests for its source still
+// settle other counts (within the longest wait between two requests), the
+// holders are there and busy (a publisher working off a burst's repairs
+// on a starved machine, its requests parked behind the answers it owes),
+// and giving up would count lost what they are about to send. It gets as
+// many attempts again at the longest wait, then is given up whatever
+// comes: a count no answer ever settles (its holders gone while a relay's
+// cache answers the others) is still counted lost, later.
+func (q *sequencer) stillAnswering(host sequencerHost, st *sourceState, w *want) bool {
+	longest := q.cfg.RecoverTimeout << (q.cfg.RecoverAttempts - 1)
+	return w.attempts < 2*q.cfg.RecoverAttempts && !st.answered.IsZero() && host.clock().Sub(st.answered) < longest
 }
 
 // searchAfter is how many requests for a count follow the reverse path
@@ -313,6 +327,9 @@ func (q *sequencer) takeAnswer(host sequencerHost, r *Recovered, st *sourceState
 			continue
 		}
 		w := st.wanted[cc.Count]
+		if w != nil {
+			st.answered = host.clock()
+		}
 		if w != nil && isNotForYou(cc.Category) {
 			delete(st.wanted, cc.Count)
 			q.counters.GapSkipped++
@@ -339,6 +356,7 @@ func (q *sequencer) takeAnswer(host sequencerHost, r *Recovered, st *sourceState
 			continue
 		}
 		if st.wanted[k] != nil {
+			st.answered = host.clock()
 			delete(st.wanted, k)
 			st.skip[k] = true
 			lost++

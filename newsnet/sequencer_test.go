@@ -198,3 +198,44 @@ func TestSequencerTakesAnswers(t *testing.T) {
 		t.Errorf("an unasked answer moved the sequence: lost %d, needed %d, next %d", q.counters.Lost, q.counters.GapNeeded, q.nextOf("1a"))
 	}
 }
+
+// A count nobody answers for is not given up while the answers to our
+// other requests of its source still come, slowly (a busy publisher): it
+// is asked again at the longest wait, and given up once they stop.
+func TestSequencerWaitsWhileAnswersCome(t *testing.T) {
+	var p publisher
+	items := make([]*Multicast, 12)
+	for i := range items {
+		items[i] = p.item("B")
+	}
+	h := newFakeSequencerHost("B")
+	q := testSequencer(h)
+	q.sequence(h, items[0], 1)
+	q.sequence(h, items[11], 1) // 2 to 11 missed
+	start := h.now
+	lastAnswer := start.Add(9 * 20 * time.Second)
+	var gaveUp time.Time
+	for h.now.Sub(start) < 10*time.Minute && gaveUp.IsZero() {
+		h.now = h.now.Add(time.Second)
+		if since := h.now.Sub(start); since%(20*time.Second) == 0 && since <= 9*20*time.Second {
+			q.sequence(h, items[since/(20*time.Second)+1], 0) // counts 3 to 11, one every 20 s; never 2
+		}
+		q.tickRecover(h)
+		if q.counters.Lost > 0 {
+			gaveUp = h.now
+		}
+	}
+	longest := q.cfg.RecoverTimeout << (q.cfg.RecoverAttempts - 1)
+	switch {
+	case gaveUp.IsZero():
+		t.Fatal("count 2 was never given up")
+	case gaveUp.Before(lastAnswer):
+		t.Fatalf("count 2 given up %v in, while answers still came (the last at %v)", gaveUp.Sub(start), lastAnswer.Sub(start))
+	case gaveUp.After(lastAnswer.Add(2*longest + time.Second)):
+		t.Fatalf("count 2 given up %v in, more than two longest waits after the last answer (%v)", gaveUp.Sub(start), lastAnswer.Sub(start))
+	}
+	if q.counters.Lost != 1 || !slices.Equal(h.delivered, []uint64{1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) {
+		t.Errorf("lost %d, delivered %v: want 2 lost and the rest delivered in order", q.counters.Lost, h.delivered)
+	}
+	t.Logf("count 2 given up %v after the gap, %v after the last answer", gaveUp.Sub(start), gaveUp.Sub(lastAnswer))
+}
