@@ -125,11 +125,11 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 		return containsValue(rs, l.value) && containsValue(rs, l.seenValue())
 	}
 	if l != s.up {
-		lo, hi := s.part.SlotRange(l.slot)
+		lo, hi := s.adm.part.SlotRange(l.slot)
 		return intersects(rs, lo, hi) || containsValue(rs, l.value)
 	}
 	for _, r := range rs {
-		if r.lo < s.part.Lo || r.hi > s.part.Hi {
+		if r.lo < s.adm.part.Lo || r.hi > s.adm.part.Hi {
 			return true
 		}
 	}

@@ -23,6 +23,9 @@ type core struct {
 	vertex   bool    // no uplink and no seed before us answers: the root
 	up       *link   // nil when not attached
 	downs    downSet // leaves, then members by slot (downs.go)
+	// rootPath runs from the vertex down to our up-servant, as the last
+	// partition message (or accept) from above told it.
+	rootPath []ServantID
 
 	// arrivals is the clock of the links' reverse-path lists (reverse.go).
 	arrivals uint64
@@ -130,6 +133,16 @@ func (c *core) upLink() *link { return c.up }
 
 // downLinks are the downlinks: leaves, then members by slot.
 func (c *core) downLinks() []*link { return c.downs }
+
+// pathDown is the path a down-servant is told: from the vertex down to
+// us.
+func (c *core) pathDown() []ServantID { return slices.Concat(c.rootPath, []ServantID{c.id}) }
+
+// refuse answers a joiner no and closes its link.
+func (c *core) refuse(l *link, reason string) {
+	c.send(l, &JoinRefuse{Reason: reason})
+	c.closeLink(l, "join refused: "+reason)
+}
 
 // isVertex reports whether this servant is the root of the tree.
 func (c *core) isVertex() bool { return c.vertex }

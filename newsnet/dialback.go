@@ -236,10 +236,10 @@ func (s *Servant) receiveReachability(m *Reachability) {
 		}
 	}
 	switch {
-	case m.Leaf && !s.leaf:
-		s.becomeLeaf()
-	case !m.Leaf && s.leaf:
-		s.leaf = false
+	case m.Leaf && !s.adm.leaf:
+		s.adm.becomeLeaf(s)
+	case !m.Leaf && s.adm.leaf:
+		s.adm.leaf = false
 		s.note("promoted by %s: this servant holds a slot again", s.up.peer)
 	}
 }

@@ -27,8 +27,8 @@
 // servant that hears none for Config.RootSilence is orphaned or in a cycle
 // and reconnects through the seeds.
 //
-// The Servant holds the tree (the listener side of joins, partitions,
-// leaves) and routing, and steps sub-machines that own their state and
+// The Servant holds the tree (its role transitions, partitions and tree
+// optimization) and routing, and steps sub-machines that own their state and
 // rules. Each reaches the servant only through a small host interface,
 // which its unit tests fake. What most hosts ask for (the clock, the
 // configuration, the counters, the links, sending) is core's (core.go),
@@ -37,6 +37,10 @@
 //	connector    connector.go: the join search of JP4353827B2 Fig. 3
 //	             (targets in order, redirects, dead ends, backoff), the
 //	             seed rules, and the vertex's probes of earlier seeds
+//	admissions   admissions.go, leaf.go: the listener side of joins
+//	             (JP4353827B2 Fig. 4): the subtree range, partition and
+//	             slots, where a joiner goes, the leaves and their capacity,
+//	             promotions and demotions on dial-back verdicts
 //	dialBacks    dialback.go: dialing joiners and down-servants back to
 //	             measure their reachability, and the verdict about us
 //	opinions     opinion.go: the second opinion a seed gives on how far

@@ -153,7 +153,7 @@ func (s *Servant) ownCensusEntry() NetCensus {
 	if s.keepsArchive() {
 		c.Archives = 1
 	}
-	if s.leaf {
+	if s.adm.leaf {
 		c.Leaves = 1
 	}
 	switch s.cfg.Kind {
@@ -533,7 +533,7 @@ var _ netCensusHost = (*Servant)(nil)
 // What the servant lends the census alone (netCensusHost), and what the
 // reach reports that carry it ask of it (reachHost).
 
-func (s *Servant) slotRange(slot int) (lo, hi uint64)                 { return s.part.SlotRange(slot) }
+func (s *Servant) slotRange(slot int) (lo, hi uint64)                 { return s.adm.part.SlotRange(slot) }
 func (s *Servant) netCensusFor(l *link) (subtree, network *NetCensus) { return s.netCensus.dueOn(s, l) }
 func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus) {
 	s.netCensus.add(s, l, m, subtree, network)

@@ -137,9 +137,9 @@ func (s *Servant) towardServant(id ServantID, from *link) *link {
 		}
 	}
 	v := IDValue(id)
-	if s.part.Contains(v) {
+	if s.adm.part.Contains(v) {
 		for _, l := range s.downs {
-			if lo, hi := s.part.SlotRange(l.slot); !l.leaf && l != from && lo <= v && v <= hi {
+			if lo, hi := s.adm.part.SlotRange(l.slot); !l.leaf && l != from && lo <= v && v <= hi {
 				return l
 			}
 		}

@@ -13,19 +13,14 @@ import (
 // concurrent use: one goroutine (the runtime loop, or the simulator) owns it.
 type Servant struct {
 	core
-	value uint64
 
 	started, stopped bool
 
-	// Tree state (JP4353827B2); the links are core's.
-	vmin     uint64 // subtree range [vmin, vmax], own value included
-	vmax     uint64
-	part     Partition   // computed from [vmin, vmax]
-	rootPath []ServantID // from the vertex down to our up-servant
+	// Tree state (JP4353827B2); the links and the root path are core's.
 	siblings []ServantID // our up-servant's downs, as it last told us
-	// leaf: we hang below our up-servant without a slot, because it
-	// could not dial us back (leaf.go).
-	leaf      bool
+	// adm places joiners and down-servants: the subtree range, partition
+	// and slots, the leaves, and whether we are one (admissions.go).
+	adm       admissions
 	dialback  dialBacks // dialback.go
 	opinion   opinions  // opinion.go
 	netCensus netCensus // netcensus.go
@@ -90,14 +85,11 @@ func New(cfg Config) (*Servant, error) {
 	v := IDValue(cfg.ID)
 	s := &Servant{
 		core:     core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link)},
-		value:    v,
-		vmin:     v,
-		vmax:     v,
 		seen:     newSeenSet(cfg.SeenWindow),
 		cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
 		ownCount: cfg.OwnCount,
 	}
-	s.part = PartitionFor(v, v, cfg.Fanout)
+	s.adm = newAdmissions(&s.cfg, v, &s.downs)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
 	s.reach = newReachReports(&s.cfg, &s.counters)
 	s.catchUp = newCatchUps(&s.cfg)
@@ -261,9 +253,9 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	l.kind = linkUp
 	s.up = l
 	if acc.Leaf {
-		s.becomeLeaf() // a subtree kept from before goes up
+		s.adm.becomeLeaf(s) // a subtree kept from before goes up
 	} else {
-		s.leaf = false
+		s.adm.leaf = false
 	}
 	if s.firstAttached.IsZero() {
 		s.firstAttached = s.now
@@ -271,7 +263,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.siblings = nil
 	s.lastRootHeard = s.now
 	s.lastSeedRoot = s.now
-	if s.leaf {
+	if s.adm.leaf {
 		s.note("attached under %s as a leaf", l.peer)
 	} else {
 		s.note("attached under %s", l.peer)
@@ -289,7 +281,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 func (s *Servant) becomeDetached() {
 	up := s.up
 	s.up = nil
-	s.leaf = false
+	s.adm.leaf = false
 	// What was in flight toward us when the link failed may be lost: catch
 	// up from when the uplink was last idle (a Ping comes only over a link
 	// with nothing else to send), or from when it came up, less the time an
