@@ -61,7 +61,6 @@ type catchUpHost interface {
 	// sequenceHeldEdge sequences an edge held back during a catch-up,
 	// which came over link from.
 	sequenceHeldEdge(e *LatestHeader, from LinkID)
-	retrace(trail []ServantID, m Message) (mine bool)
 	takeRequest(l *link, m Message)
 }
 
@@ -280,10 +279,11 @@ func (c *catchUps) holds(h catchUpHost, source string) bool {
 	return h.upLink() != nil && len(c.runs) > 0 && h.nextOf(source) == 0
 }
 
-// done passes a page end back along its trail, or, when it is ours, asks
-// for the next page or the next run.
+// done takes a page end that is ours (the servant passes the others back
+// along their trails, requestRelay.retrace): it asks for the next page or
+// the next run.
 func (c *catchUps) done(h catchUpHost, d *CatchUpDone) {
-	if !h.retrace(d.Trail, d) || len(c.runs) == 0 || c.runs[0].sentAt.IsZero() {
+	if len(c.runs) == 0 || c.runs[0].sentAt.IsZero() {
 		return
 	}
 	if d.More {

@@ -58,10 +58,6 @@ func (h *fakeCatchUpHost) sequenceHeldEdge(e *LatestHeader, _ LinkID) {
 	h.sequenced = append(h.sequenced, fmt.Sprintf("edge %s %d", e.Source, e.Count))
 }
 
-func (h *fakeCatchUpHost) retrace(trail []ServantID, _ Message) bool {
-	return len(trail) == 1 && trail[0] == "me"
-}
-
 // requests returns the catch-up requests sent up since the last call.
 func (h *fakeCatchUpHost) requests() []*CatchUp {
 	var out []*CatchUp

@@ -32,6 +32,7 @@ type core struct {
 
 	out      []Action
 	counters Counters
+	verifier verifier // Config.Verify and what it refused (verifier.go)
 }
 
 // clock is the time of the current step (for the sub-machines).
@@ -47,6 +48,10 @@ func (c *core) tally() *Counters { return &c.counters }
 func (c *core) note(format string, args ...any) {
 	c.out = append(c.out, Note{Text: fmt.Sprintf(format, args...)})
 }
+
+// verify returns why m, which came from peer, is rejected (verifier),
+// "" when it is not.
+func (c *core) verify(peer ServantID, m *Multicast) string { return c.verifier.check(c, peer, m) }
 
 // act queues an action for the host.
 func (c *core) act(a Action) { c.out = append(c.out, a) }

@@ -48,6 +48,10 @@
 //	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
 //	             sequence, gap classification (JP3679935B2), the search for
 //	             the first count owed to us, and retransmission requests
+//	requestRelay relay.go: retransmission requests passed toward their
+//	             source along the reverse path, answered from the relay
+//	             cache or the store, answers retracing their trails
+//	             (JP3679935B2 with JP5458944B2)
 //	catchUps     catchup.go: catching up after an absence or a new
 //	             subscription, page by page, holding live items meanwhile
 //	directLinks  direct.go, direct_cover.go: direct delivery for hot pairs

@@ -499,7 +499,7 @@ func (s *Servant) recoverLinks(source string, search bool) []*link {
 	if search {
 		return s.treeLinks()
 	}
-	if l := s.reversePath(source, nil); l != nil {
+	if l := s.repairs.reversePath(s, source, nil); l != nil {
 		return []*link{l}
 	}
 	return nil

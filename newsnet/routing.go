@@ -86,7 +86,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		return
 	}
 	s.relay(m, from)
-	s.cache.add(m)
+	s.repairs.cache.add(m)
 	s.edges.note(m)
 	if s.noteArrival(from, m.Source, true) {
 		s.reach.pathMoved(s, m.Source)
@@ -140,7 +140,7 @@ func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 // relay that does so to every item would otherwise cut its subtree off
 // unnoticed: nothing of the items arrives, so no gap shows.
 func (s *Servant) verifiedOn(l *link, m *Multicast) bool {
-	reason := s.verifier.check(&s.core, l.peer, m)
+	reason := s.verify(l.peer, m)
 	if reason != "" && slices.Contains(s.cfg.ForgedReasons, reason) {
 		s.counters.Forged++
 		s.misbehavedBy(l, reasonForged, forgedPoints)
@@ -203,7 +203,7 @@ func (s *Servant) publish(orig *Multicast) {
 	m.Lasts, m.LastsComplete = s.chains.Lasts(), s.chains.complete
 	s.own.add(m.Category)
 	s.chains.addMessage(&m)
-	s.cache.add(&m)
+	s.repairs.cache.add(&m)
 	s.edges.note(&m)
 	s.seen.add(m.ID)
 	s.reach.trackOwnAudience(s, &m)

@@ -47,8 +47,8 @@ type Servant struct {
 	// Ordered delivery and retransmission (JP3679935B2).
 	seq      sequencer       // order.go
 	genuine  map[string]bool // sources with an item that passed verification here
-	cache    relayCache
-	edges    leadingEdges // the latest header per source and category (edge.go)
+	repairs  requestRelay    // retransmission requests and answers passed on (relay.go)
+	edges    leadingEdges    // the latest header per source and category (edge.go)
 	ownCount uint64
 	own      ownHistory
 	chains   Chains       // the Lasts of our next publication (ownchain.go)
@@ -62,8 +62,6 @@ type Servant struct {
 	reach  reachReports   // reach reports (reach.go)
 	blobs  *blobTransfers // attachments' bytes (blobs.go)
 	aud    audienceState  // audiences (audience.go)
-
-	verifier verifier // Config.Verify and what it refused (verifier.go)
 }
 
 // newer is a message that exists from a wire version on: it is never sent
@@ -86,7 +84,6 @@ func New(cfg Config) (*Servant, error) {
 	s := &Servant{
 		core:     core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link)},
 		seen:     newSeenSet(cfg.SeenWindow),
-		cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
 		ownCount: cfg.OwnCount,
 	}
 	s.adm = newAdmissions(&s.cfg, v, &s.downs)
@@ -100,6 +97,7 @@ func New(cfg Config) (*Servant, error) {
 	s.dialback = newDialBacks(&s.cfg, s.id)
 	s.opinion = newOpinions(&s.cfg, s.id)
 	s.aud = newAudienceState(&s.cfg, &s.counters)
+	s.repairs = newRequestRelay(&s.cfg, &s.aud)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
 	}
@@ -117,7 +115,7 @@ func New(cfg Config) (*Servant, error) {
 		q.Source = cfg.Source
 		s.outbox = append(s.outbox, &q)
 		s.ownCount = max(s.ownCount, q.Count)
-		s.cache.add(&q)
+		s.repairs.cache.add(&q)
 		s.edges.note(&q)
 	}
 	s.reach.restore(s)
