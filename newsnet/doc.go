@@ -54,6 +54,9 @@
 //	             (JP3679935B2 with JP5458944B2)
 //	catchUps     catchup.go: catching up after an absence or a new
 //	             subscription, page by page, holding live items meanwhile
+//	pageReads    pages.go: catch-up pages for requesters below an
+//	             archive, read by the host off the loop and sent back
+//	             along their trails
 //	directLinks  direct.go, direct_cover.go: direct delivery for hot pairs
 //	             and the exceptions that keep the tree from carrying the
 //	             same items (JP5458944B2)

@@ -247,10 +247,6 @@ func (s *Servant) towardSource(source string, except *link) *link {
 	return s.repairs.towardSource(s, source, except)
 }
 
-// handleRecover is requestHost's: a request its link's budgets let
-// through.
-func (s *Servant) handleRecover(from *link, r *Recover) { s.repairs.recover(s, from, r) }
-
 // arrival is relayHost's: sourceState.arrival.
 func (s *Servant) arrival(source string) (LinkID, bool) {
 	if st := s.seq.sources[source]; st != nil {

@@ -25,10 +25,10 @@ type Servant struct {
 	opinion   opinions  // opinion.go
 	netCensus netCensus // netcensus.go
 
-	// Catch-up pages being read by the host (pages.go), and the conduct
-	// of peers that exceeded their budgets (conduct.go).
-	pages   map[uint64]pageRequest
-	pageSeq uint64
+	// Catch-up pages being read by the host for requesters below
+	// (pages.go), and the conduct of peers that exceeded their budgets
+	// (conduct.go).
+	pages   pageReads
 	conduct conduct
 
 	// connector is the join search (connector.go): the targets still to
@@ -98,6 +98,7 @@ func New(cfg Config) (*Servant, error) {
 	s.opinion = newOpinions(&s.cfg, s.id)
 	s.aud = newAudienceState(&s.cfg, &s.counters)
 	s.repairs = newRequestRelay(&s.cfg, &s.aud)
+	s.pages = newPageReads(&s.cfg, &s.aud)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
 	}
@@ -181,7 +182,7 @@ func (s *Servant) Step(ev Event) []Action {
 	case reachEvent:
 		s.reach.event(s, e)
 	case PageRead:
-		s.pageRead(e)
+		s.pages.read(s, e)
 	case Publish:
 		if s.checkCategory(e.Msg.Category) {
 			s.publish(e.Msg)
