@@ -431,10 +431,6 @@ func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
 
 func (s *Servant) ownNext() uint64 { return s.ownCount + 1 }
 
-// keepsArchive reports whether we keep every category in a store: an
-// archive, which answers catch-ups.
-func (s *Servant) keepsArchive() bool { return s.self.Has(AllCategories) && s.cfg.Archive != nil }
-
 func (s *Servant) followedFrom() map[string]uint64 {
 	from := map[string]uint64{}
 	for id, next := range s.cfg.Expected {

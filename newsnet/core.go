@@ -7,8 +7,9 @@ import (
 )
 
 // core is what the sub-machines see of their servant: the configuration,
-// the clock, the counters, the link table with the tree links, and the
-// actions going out. Their host interfaces (flowHost, sequencerHost,
+// the clock, the counters, the link table with the tree links and the root
+// path, the reverse-path lists, our subscriptions, the edge book, the
+// peers refused for their conduct, and the actions going out. Their host interfaces (flowHost, sequencerHost,
 // reachHost, blobHost, …) are met by its methods, promoted through
 // Servant, so a sub-machine's test fakes these few and nothing of the
 // servant's behaviour. What the servant decides (the tree, routing,
@@ -33,6 +34,14 @@ type core struct {
 	out      []Action
 	counters Counters
 	verifier verifier // Config.Verify and what it refused (verifier.go)
+
+	// What the sub-machines read and the servant changes: our own
+	// subscriptions (routing's self set, Servant.setSelf), the latest
+	// header of each stream (edge.go), and the peers whose joins we
+	// refuse for their conduct (conduct.go).
+	self    CategorySet
+	edges   leadingEdges
+	conduct conduct
 }
 
 // clock is the time of the current step (for the sub-machines).
@@ -52,6 +61,23 @@ func (c *core) note(format string, args ...any) {
 // verify returns why m, which came from peer, is rejected (verifier),
 // "" when it is not.
 func (c *core) verify(peer ServantID, m *Multicast) string { return c.verifier.check(c, peer, m) }
+
+// subscriptions are our own subscriptions (the self set).
+func (c *core) subscriptions() CategorySet { return c.self }
+
+// keepsArchive reports whether we keep every category in a store: an
+// archive, which answers catch-ups.
+func (c *core) keepsArchive() bool { return c.self.Has(AllCategories) && c.cfg.Archive != nil }
+
+// latestEdges is the edge book, for flow control and opinions.
+func (c *core) latestEdges() leadingEdges { return c.edges }
+
+// banned reports whether we refuse t's joins for its conduct
+// (connectorHost's: we do not join t either).
+func (c *core) banned(t ServantID) bool {
+	_, banned := c.conduct.bannedUntil(t, c.now)
+	return banned
+}
 
 // act queues an action for the host.
 func (c *core) act(a Action) { c.out = append(c.out, a) }

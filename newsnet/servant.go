@@ -26,10 +26,8 @@ type Servant struct {
 	netCensus netCensus // netcensus.go
 
 	// Catch-up pages being read by the host for requesters below
-	// (pages.go), and the conduct of peers that exceeded their budgets
-	// (conduct.go).
-	pages   pageReads
-	conduct conduct
+	// (pages.go).
+	pages pageReads
 
 	// connector is the join search (connector.go): the targets still to
 	// try, the attempt under way, the redirects followed, and the seed
@@ -40,15 +38,13 @@ type Servant struct {
 	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
 	nextPartition time.Time // when an unattached servant next sends its partition
 
-	// Multicast routing (JP4353827B2 Figs. 7-9).
-	self CategorySet
+	// Multicast routing (JP4353827B2 Figs. 7-9); the self set is core's.
 	seen seenSet
 
 	// Ordered delivery and retransmission (JP3679935B2).
 	seq      sequencer       // order.go
 	genuine  map[string]bool // sources with an item that passed verification here
 	repairs  requestRelay    // retransmission requests and answers passed on (relay.go)
-	edges    leadingEdges    // the latest header per source and category (edge.go)
 	ownCount uint64
 	own      ownHistory
 	chains   Chains       // the Lasts of our next publication (ownchain.go)
@@ -306,6 +302,3 @@ func (s *Servant) checkCategory(c string) bool {
 	}
 	return true
 }
-
-// subscriptions are our own subscriptions (the self set).
-func (s *Servant) subscriptions() CategorySet { return s.self }
