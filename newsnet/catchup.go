@@ -55,12 +55,9 @@ type catchUpHost interface {
 	ownNext() uint64
 	// keepsArchive reports whether we answer catch-ups from our store.
 	keepsArchive() bool
-	// sequenceHeld sequences an item held back during a catch-up, which
-	// came over link from.
-	sequenceHeld(m *Multicast, from LinkID)
-	// sequenceHeldEdge sequences an edge held back during a catch-up,
-	// which came over link from.
-	sequenceHeldEdge(e *LatestHeader, from LinkID)
+	// sequenceHeld sequences an item or an edge held back during a
+	// catch-up, which came over link d.from.
+	sequenceHeld(d deferredItem)
 	takeRequest(l *link, m Message)
 }
 
@@ -351,11 +348,10 @@ func (c *catchUps) release(h catchUpHost) {
 	held, edges := c.deferred, c.deferredEdges
 	c.deferred, c.deferredEdges = nil, nil
 	for _, d := range held {
-		h.sequenceHeld(d.msg, d.from)
+		h.sequenceHeld(d)
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(edges), compareEdgeKeys) {
-		d := edges[k]
-		h.sequenceHeldEdge(d.edge, d.from)
+		h.sequenceHeld(edges[k])
 	}
 }
 
@@ -431,27 +427,20 @@ func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
 
 func (s *Servant) ownNext() uint64 { return s.ownCount + 1 }
 
-func (s *Servant) followedFrom() map[string]uint64 {
-	from := map[string]uint64{}
-	for id, next := range s.cfg.Expected {
-		if s.seq.sources[id] == nil && next > 0 {
-			from[id] = next
-		}
-	}
-	for id, st := range s.seq.sources {
-		if st.next > 0 {
-			from[id] = max(from[id], st.catchUpFrom())
-		}
-	}
-	return from
-}
+// followedFrom is sequencer.followedFrom.
+func (s *Servant) followedFrom() map[string]uint64 { return s.seq.followedFrom() }
 
-func (s *Servant) sequenceHeld(m *Multicast, from LinkID) { s.seq.sequence(s, m, from) }
-
-func (s *Servant) sequenceHeldEdge(e *LatestHeader, from LinkID) {
-	st := s.seq.source(e.Source)
+// sequenceHeld puts an item or edge held back during a catch-up into its
+// source's sequence. An edge's source is found over the link it came by,
+// unless its items arrive over a link we still have.
+func (s *Servant) sequenceHeld(d deferredItem) {
+	if d.msg != nil {
+		s.seq.sequence(s, d.msg, d.from)
+		return
+	}
+	st := s.seq.source(d.edge.Source)
 	if s.links[st.arrival] == nil {
-		st.arrival = from
+		st.arrival = d.from
 	}
-	s.seq.sequenceEdge(s, st, e)
+	s.seq.sequenceEdge(s, st, d.edge)
 }

@@ -50,12 +50,12 @@ func (h *fakeCatchUpHost) ownNext() uint64                 { return h.own }
 func (h *fakeCatchUpHost) keepsArchive() bool              { return h.archive }
 func (h *fakeCatchUpHost) takeRequest(_ *link, m Message)  { h.taken = append(h.taken, m) }
 
-func (h *fakeCatchUpHost) sequenceHeld(m *Multicast, _ LinkID) {
-	h.sequenced = append(h.sequenced, fmt.Sprintf("item %s %d", m.Source, m.Count))
-}
-
-func (h *fakeCatchUpHost) sequenceHeldEdge(e *LatestHeader, _ LinkID) {
-	h.sequenced = append(h.sequenced, fmt.Sprintf("edge %s %d", e.Source, e.Count))
+func (h *fakeCatchUpHost) sequenceHeld(d deferredItem) {
+	if m := d.msg; m != nil {
+		h.sequenced = append(h.sequenced, fmt.Sprintf("item %s %d", m.Source, m.Count))
+		return
+	}
+	h.sequenced = append(h.sequenced, fmt.Sprintf("edge %s %d", d.edge.Source, d.edge.Count))
 }
 
 // requests returns the catch-up requests sent up since the last call.

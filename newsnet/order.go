@@ -185,6 +185,24 @@ func (q *sequencer) nextOf(source string) uint64 {
 	return q.cfg.Expected[source]
 }
 
+// followedFrom lists where a catch-up of the sources we follow starts for
+// each: sourceState.catchUpFrom, or the next count the host kept
+// (Config.Expected) for a source not met in this run yet.
+func (q *sequencer) followedFrom() map[string]uint64 {
+	from := map[string]uint64{}
+	for id, next := range q.cfg.Expected {
+		if q.sources[id] == nil && next > 0 {
+			from[id] = next
+		}
+	}
+	for id, st := range q.sources {
+		if st.next > 0 {
+			from[id] = max(from[id], st.catchUpFrom())
+		}
+	}
+	return from
+}
+
 // ahead is where a catch-up of a followed source usually starts (see
 // catchUpFrom): after the highest count already held or resolved. Counts
 // below it that are still missing are asked for one by one once the

@@ -198,3 +198,18 @@ func TestSequencerTakesAnswers(t *testing.T) {
 		t.Errorf("an unasked answer moved the sequence: lost %d, needed %d, next %d", q.counters.Lost, q.counters.GapNeeded, q.nextOf("1a"))
 	}
 }
+
+// A catch-up of the sources we follow starts, for a source met in this
+// run, where its sequence says (catchUpFrom), and for one the host kept an
+// expectation of but not met yet, at that expectation; a source not
+// followed yet (next 0) is not listed.
+func TestSequencerFollowedFrom(t *testing.T) {
+	cfg := Config{Expected: map[string]uint64{"kept": 5, "met": 2, "none": 0}}
+	q := newSequencer(&cfg, &Counters{})
+	q.source("met").next = 9
+	q.source("new")
+	got := q.followedFrom()
+	if len(got) != 2 || got["kept"] != 5 || got["met"] != 9 {
+		t.Fatalf("followed from %v, want kept 5, met 9", got)
+	}
+}
