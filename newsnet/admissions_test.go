@@ -201,7 +201,8 @@ func TestAdmissionsLeafCapacityAndReports(t *testing.T) {
 // A leaf a dial-back reached is promoted to its empty slot, or sent to
 // the member holding it, unless it could not dial that member lately; a
 // member a dial-back did not reach is demoted to a leaf, and a leaf kept
-// out of its slot takes the slot once it is free.
+// out of its slot takes the slot once it is free. A verdict that confirms
+// a place is only told.
 // Reference: DESIGN.md, real computers (leaves); dialback.go.
 func TestAdmissionsVerdicts(t *testing.T) {
 	a, downs, h := newFakeAdmissions(4)
@@ -222,7 +223,8 @@ func TestAdmissionsVerdicts(t *testing.T) {
 	expect(t, "downs", peersOf(*downs), "leaf {A}, {A2}@2, {E}@4")
 
 	h.now = h.now.Add(time.Hour)
-	a.promote(h, (*downs)[0])
+	(*downs)[0].reach = ReachReachable
+	a.placeReached(h, (*downs)[0])
 	expect(t, "A promoted again", h.took(), "send {A} reachable=true leaf=true, send {A} redirect to {A2} full=false, "+
 		"close {A}: reachable: moved to the holder of its slot, {A2}, route all")
 }
@@ -241,4 +243,17 @@ func TestAdmissionsBecomeLeaf(t *testing.T) {
 	if !a.leaf || len(*downs) != 0 || a.vmin != a.value || a.vmax != a.value || !slices.Equal(h.notes, []string{"leaf now: moving 2 down-servants to up"}) {
 		t.Fatalf("leaf %v, downs %s, range [%d, %d], notes %q", a.leaf, peersOf(*downs), a.vmin, a.vmax, h.notes)
 	}
+}
+
+// A reachable member and an unreachable leaf keep their places and are
+// told the verdict.
+func TestAdmissionsConfirmingVerdictsAreTold(t *testing.T) {
+	a, downs, h := newFakeAdmissions(4)
+	m, _ := a.joinFor(h, admitA, true, nil, nil)
+	e, _ := a.joinFor(h, admitE, false, nil, nil)
+	m.reach, e.reach = ReachReachable, ReachUnreachable
+	a.placeReached(h, m)
+	a.placeReached(h, e)
+	expect(t, "told", h.took(), "send {A} reachable=true leaf=false, send {E} reachable=false leaf=true")
+	expect(t, "downs", peersOf(*downs), "leaf {E}, {A}@2")
 }

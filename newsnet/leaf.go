@@ -93,6 +93,21 @@ func (a *admissions) acceptJoin(h admissionHost, l *link) {
 	h.dialBack(l.peer)
 }
 
+// placeReached applies a dial-back's verdict about down-servant d (in
+// d.reach): a reachable leaf is promoted, an unreachable member demoted,
+// and any other is only told.
+func (a *admissions) placeReached(h admissionHost, d *link) {
+	reachable := d.reach == ReachReachable
+	switch {
+	case reachable && d.leaf:
+		a.promote(h, d)
+	case !reachable && !d.leaf:
+		a.demote(h, d)
+	default:
+		h.send(d, &Reachability{Addr: d.peer, Reachable: reachable, Leaf: d.leaf})
+	}
+}
+
 // promote gives leaf d, which a dial-back reached, its slot; when another
 // member holds the slot, d rejoins under it.
 func (a *admissions) promote(h admissionHost, d *link) {
@@ -175,9 +190,8 @@ func (a *admissions) becomeLeaf(h admissionHost) {
 // Servant's side of admissions: what the dial-backs' verdicts do, and
 // what admissions ask of the servant besides core.
 
-// promote and demote apply a dial-back's verdict (dialBackHost).
-func (s *Servant) promote(d *link) { s.adm.promote(s, d) }
-func (s *Servant) demote(d *link)  { s.adm.demote(s, d) }
+// placeReached is dialBackHost's: admissions apply a verdict.
+func (s *Servant) placeReached(d *link) { s.adm.placeReached(s, d) }
 
 // takesAnyLeaf is admissionHost's: seeds, archives (always-on machines
 // that subscribe to AllCategories) and the top of the tree.
