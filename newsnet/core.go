@@ -7,13 +7,14 @@ import (
 )
 
 // core is what the sub-machines see of their servant: the configuration,
-// the clock, the counters, the link table with the tree links and the root
-// path, the reverse-path lists, our subscriptions, the edge book, the
-// peers refused for their conduct, and the actions going out. Their host interfaces (flowHost, sequencerHost,
-// reachHost, blobHost, …) are met by its methods, promoted through
-// Servant, so a sub-machine's test fakes these few and nothing of the
-// servant's behaviour. What the servant decides (the tree, routing,
-// recovery) stays on Servant.
+// the clock, the counters, the link table with the tree links and the
+// root path, the reverse-path lists, the relay cache, our subscriptions,
+// the edge book, the peers refused for their conduct, and the actions
+// going out. Their host interfaces (flowHost, sequencerHost, reachHost,
+// blobHost, …) are met by its methods, promoted through Servant, so a
+// sub-machine's test fakes these few and nothing of the servant's
+// behaviour. What the servant decides (the tree, routing, recovery) stays
+// on Servant.
 type core struct {
 	cfg Config
 	id  ServantID
@@ -42,6 +43,10 @@ type core struct {
 	self    CategorySet
 	edges   leadingEdges
 	conduct conduct
+
+	// cache keeps the items we passed on lately (relaycache.go): the
+	// relay answers requests from it, flow control sends again from it.
+	cache relayCache
 }
 
 // clock is the time of the current step (for the sub-machines).

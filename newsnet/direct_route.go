@@ -40,7 +40,7 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 	d.delivered++
 	s.counters.DirectReceived++
 	s.relay(m, s.treeCopiesFrom(m.Source))
-	s.repairs.cache.add(m)
+	s.cache.add(m)
 	s.edges.note(m)
 	if s.catchUp.holds(s, m.Source) {
 		s.catchUp.deferLive(m, l.id)

@@ -141,7 +141,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 	}
 	st := s.seq.source(r.Source)
 	if m := r.Msg; m != nil && m.Source == r.Source && m.Count > 0 && s.verifiedOn(from, m) {
-		s.repairs.cache.add(m)
+		s.cache.add(m)
 		s.takeRecovered(st, m, from)
 	}
 	s.seq.takeAnswer(s, r, st)

@@ -8,22 +8,24 @@ import "slices"
 // copies of the source's items arrived on (the reverse-path lists,
 // reverse.go); the first servant holding an item answers from its relay
 // cache or its archive; and the answer retraces the request's trail hop by
-// hop, each relay checking what it passes on as it does on the tree. It
-// owns the relay cache. What a requester does with an answer (sequencing
-// it, passing it down) is the servant's (Servant.handleRecovered), and
-// asking is the sequencer's (recover.go). It reaches the servant through
-// relayHost, met by core but for where a source's items last arrived;
-// relay_test.go drives it through a fake.
+// hop, each relay checking what it passes on as it does on the tree. What
+// it answers from (the relay cache and the store) and the lists it follows
+// are core's, which routing fills; what a requester does with an answer
+// (sequencing it, passing it down) is the servant's
+// (Servant.handleRecovered), and asking is the sequencer's (recover.go).
+// It reaches the servant through relayHost, met by core but for where a
+// source's items last arrived; relay_test.go drives it through a fake.
 type requestRelay struct {
-	cfg   *Config        // the servant's: ID, Source, Archive
-	aud   *audienceState // the servant's: answers withheld outside an audience
-	cache relayCache
+	cfg *Config        // the servant's: ID, Source
+	aud *audienceState // the servant's: answers withheld outside an audience
 }
 
 // relayHost is what the relay needs of the servant. *Servant implements
 // it.
 type relayHost interface {
-	// flowHost: answers go back through the link's flow (flow.go).
+	// flowHost: answers go back through the link's flow (flow.go), and
+	// lookup finds what a request asks for in the relay cache or the
+	// store.
 	flowHost
 	treeLinks() []*link
 	upLink() *link
@@ -41,18 +43,7 @@ type relayHost interface {
 var _ relayHost = (*Servant)(nil)
 
 func newRequestRelay(cfg *Config, aud *audienceState) requestRelay {
-	return requestRelay{cfg: cfg, aud: aud, cache: relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes}}
-}
-
-// lookup finds a message in the relay cache, then in the host's archive.
-func (r *requestRelay) lookup(source string, count uint64) *Multicast {
-	if m := r.cache.msgs[cacheKey{source, count}]; m != nil {
-		return m
-	}
-	if r.cfg.Archive != nil {
-		return r.cfg.Archive.Lookup(source, count)
-	}
-	return nil
+	return requestRelay{cfg: cfg, aud: aud}
 }
 
 // towardSource returns the tree link leading toward source: of the links
@@ -101,7 +92,7 @@ func (r *requestRelay) recover(h relayHost, from *link, q *Recover) {
 	var rest []uint64
 	var cats []CountCategory
 	for _, k := range q.Counts {
-		m := r.lookup(q.Source, k)
+		m := h.lookup(q.Source, k)
 		switch {
 		case m == nil:
 			rest = append(rest, k)
@@ -195,52 +186,8 @@ func (r *requestRelay) heardOf(h relayHost, source string) bool {
 	return false
 }
 
-// cacheKey names one message of one source.
-type cacheKey struct {
-	source string
-	count  uint64
-}
-
-// relayCache keeps the most recent messages this servant forwarded or
-// delivered, to answer requests from below without going to the source.
-// It is bounded by count and by payload bytes, whichever is reached first.
-type relayCache struct {
-	msgs       map[cacheKey]*Multicast
-	order      []cacheKey // oldest first
-	limit      int
-	bytes      int
-	limitBytes int
-}
-
-func (c *relayCache) add(m *Multicast) {
-	if c.limit == 0 || c.limitBytes == 0 || m.Count == 0 {
-		return
-	}
-	k := cacheKey{m.Source, m.Count}
-	if _, ok := c.msgs[k]; ok {
-		return
-	}
-	if c.msgs == nil {
-		c.msgs = map[cacheKey]*Multicast{}
-	}
-	c.msgs[k] = m
-	c.bytes += len(m.Payload)
-	c.order = append(c.order, k)
-	for len(c.order) > c.limit || c.bytes > c.limitBytes && len(c.order) > 1 {
-		c.bytes -= len(c.msgs[c.order[0]].Payload)
-		delete(c.msgs, c.order[0])
-		c.order[0] = cacheKey{}
-		c.order = c.order[1:]
-	}
-}
-
 // The servant's side of the relay: what other sub-machines ask of it
 // through their hosts, and what the relay asks besides core.
-
-// lookup is flowHost's: an item again, from the relay cache or the store.
-func (s *Servant) lookup(source string, count uint64) *Multicast {
-	return s.repairs.lookup(source, count)
-}
 
 // towardSource is directHost's and reachHost's (requestRelay.towardSource).
 func (s *Servant) towardSource(source string, except *link) *link {

@@ -26,7 +26,7 @@ type fakeRelayHost struct {
 func newFakeRelay() (*requestRelay, *fakeRelayHost) {
 	h := &fakeRelayHost{fakeFlowHost: newFakeFlowHost(), arrivals: map[string]LinkID{}, listed: map[string]*link{}, rejected: map[uint64]bool{},
 		up: &link{id: 1, kind: linkUp, peer: "up"}, d1: &link{id: 2, kind: linkDown, peer: "d1"}, d2: &link{id: 3, kind: linkDown, peer: "d2"}}
-	h.cfg.ID, h.cfg.Source, h.cfg.RelayCache, h.cfg.RelayCacheBytes = "me", "my-source", 16, 1<<20
+	h.cfg.ID, h.cfg.Source = "me", "my-source"
 	h.cfg.LinkBuffer = 1 << 20
 	aud := newAudienceState(&h.cfg, &h.counters)
 	r := newRequestRelay(&h.cfg, &aud)
@@ -94,10 +94,11 @@ func (h *fakeRelayHost) took() string {
 	return s
 }
 
-// hold puts pub's items of counts into the relay cache.
-func (r *requestRelay) hold(source string, counts ...uint64) {
+// hold has the host hold source's items of counts (core's relay cache or
+// store).
+func (h *fakeRelayHost) hold(source string, counts ...uint64) {
 	for _, k := range counts {
-		r.cache.add(&Multicast{Category: "news", Source: source, Count: k, Payload: []byte("x")})
+		h.item(source, k, 1)
 	}
 }
 
@@ -108,7 +109,7 @@ func (r *requestRelay) hold(source string, counts ...uint64) {
 // path); DESIGN.md, reliable ordered delivery.
 func TestRelayAnswersWhatItHoldsAndPassesTheRest(t *testing.T) {
 	r, h := newFakeRelay()
-	r.hold("pub", 1, 2)
+	h.hold("pub", 1, 2)
 	h.arrivals["pub"] = h.up.id
 	r.recover(h, h.d1, &Recover{Source: "pub", Counts: []uint64{1, 2, 3}, Trail: []ServantID{"req", "d1"}})
 	if got, want := h.took(), "d1: answer pub/1 trail [req d1], d1: answer pub/2 trail [req d1], up: recover pub [3] trail [req d1 me]"; got != want {
@@ -124,7 +125,7 @@ func TestRelayAnswersWhatItHoldsAndPassesTheRest(t *testing.T) {
 // will have it.
 func TestRelaySourceAnswersMissing(t *testing.T) {
 	r, h := newFakeRelay()
-	r.hold("my-source", 1)
+	h.hold("my-source", 1)
 	r.recover(h, h.d2, &Recover{Source: "my-source", Counts: []uint64{1, 2}, Trail: []ServantID{"d2"}})
 	if got, want := h.took(), "d2: answer my-source/1 trail [d2], d2: missing my-source [2] trail [d2]"; got != want {
 		t.Fatalf("\n got %s\nwant %s", got, want)

@@ -86,7 +86,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		return
 	}
 	s.relay(m, from)
-	s.repairs.cache.add(m)
+	s.cache.add(m)
 	s.edges.note(m)
 	if s.noteArrival(from, m.Source, true) {
 		s.reach.pathMoved(s, m.Source)
@@ -203,7 +203,7 @@ func (s *Servant) publish(orig *Multicast) {
 	m.Lasts, m.LastsComplete = s.chains.Lasts(), s.chains.complete
 	s.own.add(m.Category)
 	s.chains.addMessage(&m)
-	s.repairs.cache.add(&m)
+	s.cache.add(&m)
 	s.edges.note(&m)
 	s.seen.add(m.ID)
 	s.reach.trackOwnAudience(s, &m)

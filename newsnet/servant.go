@@ -78,7 +78,8 @@ func New(cfg Config) (*Servant, error) {
 	}
 	v := IDValue(cfg.ID)
 	s := &Servant{
-		core:     core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link)},
+		core: core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link),
+			cache: relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes}},
 		seen:     newSeenSet(cfg.SeenWindow),
 		ownCount: cfg.OwnCount,
 	}
@@ -112,7 +113,7 @@ func New(cfg Config) (*Servant, error) {
 		q.Source = cfg.Source
 		s.outbox = append(s.outbox, &q)
 		s.ownCount = max(s.ownCount, q.Count)
-		s.repairs.cache.add(&q)
+		s.cache.add(&q)
 		s.edges.note(&q)
 	}
 	s.reach.restore(s)
