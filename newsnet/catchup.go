@@ -44,13 +44,6 @@ type catchUpHost interface {
 	isVertex() bool
 	detached() bool
 	subscriptions() CategorySet
-	// nextOf is the next count we expect of source, 0 when we do not
-	// follow it.
-	nextOf(source string) uint64
-	// followedFrom lists where a catch-up of the sources we follow starts
-	// for each: sourceState.catchUpFrom, or the next count the host kept
-	// (Config.Expected) for a source not met in this run yet.
-	followedFrom() map[string]uint64
 	// ownNext is the count of our next publication.
 	ownNext() uint64
 	// keepsArchive reports whether we answer catch-ups from our store.
@@ -63,10 +56,24 @@ type catchUpHost interface {
 
 var _ catchUpHost = (*Servant)(nil)
 
+// followedStreams is what catch-up reads of the sequencer, which meets it.
+type followedStreams interface {
+	// nextOf is the next count we expect of source, 0 when we do not
+	// follow it.
+	nextOf(source string) uint64
+	// followedFrom lists where a catch-up of the sources we follow starts
+	// for each: sourceState.catchUpFrom, or the next count the host kept
+	// (Config.Expected) for a source not met in this run yet.
+	followedFrom() map[string]uint64
+}
+
+var _ followedStreams = (*sequencer)(nil)
+
 // catchUps is the servant's catch-up state.
 type catchUps struct {
-	cfg  *Config       // the servant's
-	runs []*catchUpRun // the running one first
+	cfg     *Config         // the servant's
+	streams followedStreams // the servant's sequencer
+	runs    []*catchUpRun   // the running one first
 	// again is when to repeat the catch-up made on attaching; lastUp when
 	// we were last attached (or from when the uplink we lost may have
 	// dropped items).
@@ -77,8 +84,8 @@ type catchUps struct {
 	deferredEdges map[edgeKey]deferredItem
 }
 
-func newCatchUps(cfg *Config) catchUps {
-	return catchUps{cfg: cfg, lastUp: cfg.LastAttached}
+func newCatchUps(cfg *Config, streams followedStreams) catchUps {
+	return catchUps{cfg: cfg, streams: streams, lastUp: cfg.LastAttached}
 }
 
 // deferredItem is a live item held back until the catch-up ends, or only
@@ -241,7 +248,7 @@ func (c *catchUps) next(h catchUpHost) {
 	if run.followed && !run.started {
 		// The sources followed when the run starts are asked for from
 		// their next counts; the pages move them on from there.
-		for id, from := range h.followedFrom() {
+		for id, from := range c.streams.followedFrom() {
 			run.known[id] = max(run.known[id], from)
 		}
 	}
@@ -273,7 +280,7 @@ func (c *catchUps) followingUp(h catchUpHost) bool {
 // a live item now would put them behind it. The live items are relayed
 // and cached as usual, and sequenced when the catch-up ends.
 func (c *catchUps) holds(h catchUpHost, source string) bool {
-	return h.upLink() != nil && len(c.runs) > 0 && h.nextOf(source) == 0
+	return h.upLink() != nil && len(c.runs) > 0 && c.streams.nextOf(source) == 0
 }
 
 // done takes a page end that is ours (the servant passes the others back
@@ -426,9 +433,6 @@ func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
 // What the servant lends catch-up alone (catchUpHost).
 
 func (s *Servant) ownNext() uint64 { return s.ownCount + 1 }
-
-// followedFrom is sequencer.followedFrom.
-func (s *Servant) followedFrom() map[string]uint64 { return s.seq.followedFrom() }
 
 // sequenceHeld puts an item or edge held back during a catch-up into its
 // source's sequence. An edge's source is found over the link it came by,

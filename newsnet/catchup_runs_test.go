@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// fakeCatchUpHost is a servant below an uplink, with one downlink.
+// fakeCatchUpHost is a servant below an uplink, with one downlink, and
+// its sequencer's followed streams.
 type fakeCatchUpHost struct {
 	now      time.Time
 	up, down *link
@@ -86,7 +87,7 @@ func TestCatchUpsOnAttaching(t *testing.T) {
 	h := newFakeCatchUpHost()
 	h.self = NewCategorySet("news")
 	h.next["pub"], h.own = 7, 3
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.lastUp = h.now.Add(-time.Hour)
 	c.attached(h)
 	var hints int
@@ -122,7 +123,7 @@ func TestCatchUpsOnAttaching(t *testing.T) {
 // catchUpTimeouts; a page that trickles in is not silent.
 func TestCatchUpsPages(t *testing.T) {
 	h := newFakeCatchUpHost()
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.request(h, NewCategorySet("sales"), h.now.Add(-time.Minute), false)
 	h.requests()
 	c.done(h, &CatchUpDone{Trail: []ServantID{"me"}, More: true, Next: []SourceCount{{Source: "pub", Next: 40}}})
@@ -152,7 +153,7 @@ func TestCatchUpsPages(t *testing.T) {
 func TestCatchUpsHoldLiveItems(t *testing.T) {
 	h := newFakeCatchUpHost()
 	h.next["old"] = 5
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.request(h, NewCategorySet("sales"), h.now.Add(-time.Minute), true)
 	if !c.holds(h, "new") || c.holds(h, "old") {
 		t.Fatalf("holds new %v, old %v: want only the source we do not follow", c.holds(h, "new"), c.holds(h, "old"))
@@ -181,7 +182,7 @@ func TestCatchUpsHoldLiveItems(t *testing.T) {
 func TestCatchUpsAnswerFromBelow(t *testing.T) {
 	req := &CatchUp{Categories: NewCategorySet("news"), Trail: []ServantID{"down"}}
 	h := newFakeCatchUpHost()
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.answer(h, h.down, req)
 	if reqs := h.requests(); len(reqs) != 1 || !slices.Equal(reqs[0].Trail, []ServantID{"down", "me"}) {
 		t.Errorf("forwarded %+v", reqs)

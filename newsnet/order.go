@@ -185,6 +185,19 @@ func (q *sequencer) nextOf(source string) uint64 {
 	return q.cfg.Expected[source]
 }
 
+// sequencing reports whether the sequencer keeps a state for source: we
+// met an item or header of it in this run (opinions read it).
+func (q *sequencer) sequencing(source string) bool { return q.sources[source] != nil }
+
+// arrival is the link source's items last arrived on; ok is false when we
+// never sequenced source (the relay reads it).
+func (q *sequencer) arrival(source string) (LinkID, bool) {
+	if st := q.sources[source]; st != nil {
+		return st.arrival, true
+	}
+	return 0, false
+}
+
 // followedFrom lists where a catch-up of the sources we follow starts for
 // each: sourceState.catchUpFrom, or the next count the host kept
 // (Config.Expected) for a source not met in this run yet.
@@ -510,8 +523,7 @@ func (s *Servant) deliver(m *Multicast, from LinkID) {
 	s.blobs.delivered(s, m)
 }
 
-func (s *Servant) followingUp() bool           { return s.catchUp.followingUp(s) }
-func (s *Servant) nextOf(source string) uint64 { return s.seq.nextOf(source) }
+func (s *Servant) followingUp() bool { return s.catchUp.followingUp(s) }
 
 func (s *Servant) recoverLinks(source string, search bool) []*link {
 	if search {

@@ -16,8 +16,9 @@ import "slices"
 // It reaches the servant through relayHost, met by core but for where a
 // source's items last arrived; relay_test.go drives it through a fake.
 type requestRelay struct {
-	cfg *Config        // the servant's: ID, Source
-	aud *audienceState // the servant's: answers withheld outside an audience
+	cfg      *Config        // the servant's: ID, Source
+	aud      *audienceState // the servant's: answers withheld outside an audience
+	arrivals sourceArrivals // the servant's sequencer
 }
 
 // relayHost is what the relay needs of the servant. *Servant implements
@@ -33,17 +34,24 @@ type relayHost interface {
 	// listedToward is the link source's traffic arrived on most recently
 	// (reverse.go).
 	listedToward(source string, except *link, original bool) *link
-	// arrival is the link source's items last arrived on
-	// (sourceState.arrival); ok is false when we never sequenced source.
-	arrival(source string) (l LinkID, ok bool)
 	// verify runs Config.Verify on an answer passed on (verifier.go).
 	verify(peer ServantID, m *Multicast) string
 }
 
 var _ relayHost = (*Servant)(nil)
 
-func newRequestRelay(cfg *Config, aud *audienceState) requestRelay {
-	return requestRelay{cfg: cfg, aud: aud}
+// sourceArrivals is what the relay reads of the sequencer, which meets
+// it.
+type sourceArrivals interface {
+	// arrival is the link source's items last arrived on
+	// (sourceState.arrival); ok is false when we never sequenced source.
+	arrival(source string) (l LinkID, ok bool)
+}
+
+var _ sourceArrivals = (*sequencer)(nil)
+
+func newRequestRelay(cfg *Config, aud *audienceState, arrivals sourceArrivals) requestRelay {
+	return requestRelay{cfg: cfg, aud: aud, arrivals: arrivals}
 }
 
 // towardSource returns the tree link leading toward source: of the links
@@ -75,7 +83,7 @@ func (r *requestRelay) reversePath(h relayHost, source string, except *link) *li
 // arrivalLink is the tree link source's items last arrived on, unless it
 // is except or gone.
 func (r *requestRelay) arrivalLink(h relayHost, source string, except *link) *link {
-	if id, ok := h.arrival(source); ok {
+	if id, ok := r.arrivals.arrival(source); ok {
 		if l := h.linkByID(id); l != nil && l != except && l.tree() {
 			return l
 		}
@@ -175,7 +183,7 @@ func (r *requestRelay) retrace(h relayHost, trail []ServantID, m Message) (mine 
 // heardOf reports whether an item or an edge of source has passed this
 // servant.
 func (r *requestRelay) heardOf(h relayHost, source string) bool {
-	if _, ok := h.arrival(source); ok {
+	if _, ok := r.arrivals.arrival(source); ok {
 		return true
 	}
 	for _, l := range h.treeLinks() {
@@ -192,12 +200,4 @@ func (r *requestRelay) heardOf(h relayHost, source string) bool {
 // towardSource is directHost's and reachHost's (requestRelay.towardSource).
 func (s *Servant) towardSource(source string, except *link) *link {
 	return s.repairs.towardSource(s, source, except)
-}
-
-// arrival is relayHost's: sourceState.arrival.
-func (s *Servant) arrival(source string) (LinkID, bool) {
-	if st := s.seq.sources[source]; st != nil {
-		return st.arrival, true
-	}
-	return 0, false
 }

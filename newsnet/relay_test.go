@@ -13,7 +13,7 @@ import (
 )
 
 // fakeRelayHost is a servant "me" with an uplink and two downlinks, whose
-// sends are listed by link.
+// sends are listed by link, and its sequencer's arrival links.
 type fakeRelayHost struct {
 	*fakeFlowHost
 	up, d1, d2 *link
@@ -29,7 +29,7 @@ func newFakeRelay() (*requestRelay, *fakeRelayHost) {
 	h.cfg.ID, h.cfg.Source = "me", "my-source"
 	h.cfg.LinkBuffer = 1 << 20
 	aud := newAudienceState(&h.cfg, &h.counters)
-	r := newRequestRelay(&h.cfg, &aud)
+	r := newRequestRelay(&h.cfg, &aud, h)
 	return &r, h
 }
 

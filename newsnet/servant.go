@@ -86,15 +86,15 @@ func New(cfg Config) (*Servant, error) {
 	s.adm = newAdmissions(&s.cfg, v, &s.downs)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
 	s.reach = newReachReports(&s.cfg, &s.counters)
-	s.catchUp = newCatchUps(&s.cfg)
+	s.catchUp = newCatchUps(&s.cfg, &s.seq)
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
 	s.seq = newSequencer(&s.cfg, &s.counters)
 	s.netCensus.cfg = &s.cfg
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
-	s.opinion = newOpinions(&s.cfg, s.id)
+	s.opinion = newOpinions(&s.cfg, s.id, &s.seq)
 	s.aud = newAudienceState(&s.cfg, &s.counters)
-	s.repairs = newRequestRelay(&s.cfg, &s.aud)
+	s.repairs = newRequestRelay(&s.cfg, &s.aud, &s.seq)
 	s.pages = newPageReads(&s.cfg, &s.aud)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
