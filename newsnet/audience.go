@@ -180,9 +180,6 @@ func (a *audienceState) inside(ps []netip.Prefix) bool {
 	return false
 }
 
-// insideAudience is audienceState.inside for the reach reports' host.
-func (s *Servant) insideAudience(ps []netip.Prefix) bool { return s.aud.inside(ps) }
-
 // wantsDelivery reports whether m goes to the application: one of our
 // categories, and for us.
 func (s *Servant) wantsDelivery(m *Multicast) bool {
@@ -253,9 +250,6 @@ func (a *audienceState) shorts(sub string) []uint32 {
 	a.mine[sub] = shorts
 	return shorts
 }
-
-// lastForMe is audienceState.lastForMe for the sequencer's host.
-func (s *Servant) lastForMe(h *header, sub string) (uint64, bool) { return s.aud.lastForMe(h, sub) }
 
 // lastForMe returns the source's latest count before h among its messages
 // under sub that are for us: those without audience, and those whose

@@ -37,9 +37,6 @@ type sequencerHost interface {
 	deliver(m *Multicast, from LinkID)
 	// act appends an action of the sequencer's (Lost) to the step's.
 	act(a Action)
-	// lastForMe is the last count before h under sub that lies in our
-	// audience, as h's chain tells it (audience.go).
-	lastForMe(h *header, sub string) (uint64, bool)
 	// recoverLinks are the links a request for source's items goes over:
 	// the reverse path, or, to search, every tree link.
 	recoverLinks(source string, search bool) []*link
@@ -53,18 +50,29 @@ type sequencerHost interface {
 
 var _ sequencerHost = (*Servant)(nil)
 
+// audienceChains is what the sequencer reads of our audiences
+// (audienceState meets it).
+type audienceChains interface {
+	// lastForMe is the last count before h under sub that lies in our
+	// audience, as h's chain tells it (audience.go).
+	lastForMe(h *header, sub string) (uint64, bool)
+}
+
+var _ audienceChains = (*audienceState)(nil)
+
 // sequencer is the servant's ordered delivery state.
 type sequencer struct {
-	cfg      *Config   // the servant's
-	counters *Counters // the servant's
+	cfg      *Config        // the servant's
+	counters *Counters      // the servant's
+	aud      audienceChains // the servant's audienceState
 	sources  map[string]*sourceState
 	// progressed: the sources whose next count moved this step.
 	progressed map[string]bool
 	known      map[uint32][]string // short ID -> categories seen
 }
 
-func newSequencer(cfg *Config, counters *Counters) sequencer {
-	return sequencer{cfg: cfg, counters: counters, sources: map[string]*sourceState{},
+func newSequencer(cfg *Config, counters *Counters, aud audienceChains) sequencer {
+	return sequencer{cfg: cfg, counters: counters, aud: aud, sources: map[string]*sourceState{},
 		progressed: map[string]bool{}, known: map[uint32][]string{}}
 }
 

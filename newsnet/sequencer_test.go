@@ -77,7 +77,7 @@ func (p *publisher) item(category string) *Multicast {
 func testSequencer(h *fakeSequencerHost) sequencer {
 	cfg := DefaultConfig("me")
 	cfg.Source = "me"
-	q := newSequencer(&cfg, &Counters{})
+	q := newSequencer(&cfg, &Counters{}, h)
 	for _, c := range h.self {
 		q.learnCategory(c)
 	}
@@ -205,7 +205,7 @@ func TestSequencerTakesAnswers(t *testing.T) {
 // followed yet (next 0) is not listed.
 func TestSequencerFollowedFrom(t *testing.T) {
 	cfg := Config{Expected: map[string]uint64{"kept": 5, "met": 2, "none": 0}}
-	q := newSequencer(&cfg, &Counters{})
+	q := newSequencer(&cfg, &Counters{}, nil)
 	q.source("met").next = 9
 	q.source("new")
 	got := q.followedFrom()

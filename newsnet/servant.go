@@ -85,10 +85,10 @@ func New(cfg Config) (*Servant, error) {
 	}
 	s.adm = newAdmissions(&s.cfg, v, &s.downs)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
-	s.reach = newReachReports(&s.cfg, &s.counters)
+	s.reach = newReachReports(&s.cfg, &s.counters, &s.aud)
 	s.catchUp = newCatchUps(&s.cfg, &s.seq)
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
-	s.seq = newSequencer(&s.cfg, &s.counters)
+	s.seq = newSequencer(&s.cfg, &s.counters, &s.aud)
 	s.netCensus.cfg = &s.cfg
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
