@@ -153,6 +153,36 @@ func (a *admissions) widen(h admissionHost, v uint64) {
 	}
 }
 
+// slotRange is the range of IDs below our downlink in slot.
+func (a *admissions) slotRange(slot int) (lo, hi uint64) { return a.part.SlotRange(slot) }
+
+// towardServant is the tree link toward servant id by the partitions: the
+// link to it, else the down-servant whose slot holds its ID, else up when
+// our partition does not; never from. Nil when there is none.
+func (a *admissions) towardServant(id ServantID, up, from *link) *link {
+	if up != nil && up.peer == id && up != from {
+		return up
+	}
+	for _, l := range *a.downs {
+		if l.peer == id && l != from {
+			return l
+		}
+	}
+	v := IDValue(id)
+	if a.part.Contains(v) {
+		for _, l := range *a.downs {
+			if lo, hi := a.part.SlotRange(l.slot); !l.leaf && l != from && lo <= v && v <= hi {
+				return l
+			}
+		}
+		return nil
+	}
+	if up != nil && up != from {
+		return up
+	}
+	return nil
+}
+
 // clearSubtree forgets the subtree range: only our own value remains.
 func (a *admissions) clearSubtree() {
 	a.vmin, a.vmax = a.value, a.value

@@ -257,3 +257,30 @@ func TestAdmissionsConfirmingVerdictsAreTold(t *testing.T) {
 	expect(t, "told", h.took(), "send {A} reachable=true leaf=false, send {E} reachable=false leaf=true")
 	expect(t, "downs", peersOf(*downs), "leaf {E}, {A}@2")
 }
+
+// A census query finds its way by the partitions: to the servant itself
+// when it is a neighbour, to the member whose slot holds its ID, up when
+// our partition does not hold it, and nowhere inside our partition but
+// outside every member's slot; never back where it came from.
+func TestAdmissionsTowardServant(t *testing.T) {
+	a, _, h := newFakeAdmissions(4)
+	up := &link{peer: "up"}
+	A, _ := a.joinFor(h, admitA, true, nil, nil)
+	E, _ := a.joinFor(h, admitE, false, nil, nil)
+	for _, c := range []struct {
+		id         ServantID
+		from, want *link
+	}{
+		{admitE, nil, E},
+		{admitA2, nil, A},
+		{admitA2, A, nil},
+		{admitF, nil, nil},
+		{"10.9.9.9:7400", nil, up},
+		{"10.9.9.9:7400", up, nil},
+		{"up", nil, up},
+	} {
+		if got := a.towardServant(c.id, up, c.from); got != c.want {
+			t.Errorf("toward %s from %v: %v, want %v", c.id, c.from, got, c.want)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func New(cfg Config) (*Servant, error) {
 	s.catchUp = newCatchUps(&s.cfg, &s.seq)
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
 	s.seq = newSequencer(&s.cfg, &s.counters, &s.aud)
-	s.netCensus.cfg = &s.cfg
+	s.netCensus.cfg, s.netCensus.places = &s.cfg, &s.adm
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
 	s.opinion = newOpinions(&s.cfg, s.id, &s.seq)
