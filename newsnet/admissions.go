@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// admissions is the listener side of joins (JP4353827B2 Figs. 4 and 5)
-// with the leaves (leaf.go): the subtree range [vmin, vmax], the partition
+// admissions is the listener side of joins (JP4353827B2 Fig. 4) with
+// the leaves (leaf.go): the subtree range [vmin, vmax], the partition
 // and slots computed from it, where a joiner goes (its empty slot, the
 // member holding its slot, a leaf here, or above us), what a dial-back's
 // verdict does to a down-servant's place, and whether we are a leaf

@@ -31,8 +31,12 @@
 // optimization) and routing, and steps sub-machines that own their state and
 // rules. Each reaches the servant only through a small host interface,
 // which its unit tests fake. What most hosts ask for (the clock, the
-// configuration, the counters, the links, sending) is core's (core.go),
-// which Servant embeds; the rest is the servant's to decide:
+// configuration, the counters, the links, sending, the relay cache, our
+// subscriptions) is core's (core.go), which Servant embeds; the rest is
+// the servant's to decide. A sub-machine that reads another's state
+// declares the little it reads as an interface of its own, which the
+// other meets (catch-up's followedStreams, the relay's sourceArrivals,
+// the census's partitionPlaces, …):
 //
 //	connector    connector.go: the join search of JP4353827B2 Fig. 3
 //	             (targets in order, redirects, dead ends, backoff), the
