@@ -125,11 +125,11 @@ func (s *Servant) audienceLink(l *link, rs []idRange) bool {
 		return containsValue(rs, l.value) && containsValue(rs, l.seenValue())
 	}
 	if l != s.up {
-		lo, hi := s.part.SlotRange(l.slot)
+		lo, hi := s.adm.part.SlotRange(l.slot)
 		return intersects(rs, lo, hi) || containsValue(rs, l.value)
 	}
 	for _, r := range rs {
-		if r.lo < s.part.Lo || r.hi > s.part.Hi {
+		if r.lo < s.adm.part.Lo || r.hi > s.adm.part.Hi {
 			return true
 		}
 	}
@@ -179,9 +179,6 @@ func (a *audienceState) inside(ps []netip.Prefix) bool {
 	}
 	return false
 }
-
-// insideAudience is audienceState.inside for the reach reports' host.
-func (s *Servant) insideAudience(ps []netip.Prefix) bool { return s.aud.inside(ps) }
 
 // wantsDelivery reports whether m goes to the application: one of our
 // categories, and for us.
@@ -253,9 +250,6 @@ func (a *audienceState) shorts(sub string) []uint32 {
 	a.mine[sub] = shorts
 	return shorts
 }
-
-// lastForMe is audienceState.lastForMe for the sequencer's host.
-func (s *Servant) lastForMe(h *header, sub string) (uint64, bool) { return s.aud.lastForMe(h, sub) }
 
 // lastForMe returns the source's latest count before h among its messages
 // under sub that are for us: those without audience, and those whose

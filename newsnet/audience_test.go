@@ -68,14 +68,14 @@ func randomAddrIn(r *rand.Rand, p netip.Prefix) netip.Addr {
 // our partition and holds none of our ancestors; a downlink only when its
 // slot meets the audience.
 func TestAudienceLinkRule(t *testing.T) {
-	s := &Servant{part: ComputePartition(IDValue("10.1.4.1:7400"), IDValue("10.1.4.200:7400"), 16)}
+	s := &Servant{adm: admissions{part: ComputePartition(IDValue("10.1.4.1:7400"), IDValue("10.1.4.200:7400"), 16)}}
 	up := &link{peer: "10.1.1.1:7400", value: IDValue("10.1.1.1:7400")}
 	s.up = up
 	s.rootPath = []ServantID{"10.1.1.1:7400"}
 	down := &link{value: IDValue("10.1.4.9:7400")}
-	down.slot = s.part.Slot(down.value)
+	down.slot = s.adm.part.Slot(down.value)
 	other := &link{value: IDValue("10.1.4.200:7400")}
-	other.slot = s.part.Slot(other.value)
+	other.slot = s.adm.part.Slot(other.value)
 	cases := []struct {
 		audience      string
 		up, down, oth bool
@@ -90,7 +90,7 @@ func TestAudienceLinkRule(t *testing.T) {
 		rs := audienceIDRanges([]netip.Prefix{netip.MustParsePrefix(c.audience)})
 		got := fmt.Sprint(s.audienceLink(up, rs), s.audienceLink(down, rs), s.audienceLink(other, rs))
 		if want := fmt.Sprint(c.up, c.down, c.oth); got != want {
-			t.Errorf("%s: up, down, other = %s, want %s (partition %v)", c.audience, got, want, s.part)
+			t.Errorf("%s: up, down, other = %s, want %s (partition %v)", c.audience, got, want, s.adm.part)
 		}
 	}
 }

@@ -24,7 +24,7 @@ func (s *Servant) chunkRoom(l *link) bool {
 // that cannot get the blob.
 func (s *Servant) blobPath(source string, avoid func(*link) bool) *link {
 	carries := func(l *link) bool { return l != nil && l.tree() && l.version >= blobsSince && !avoid(l) }
-	if l := s.reversePath(source, nil); carries(l) {
+	if l := s.repairs.reversePath(s, source, nil); carries(l) {
 		return l
 	}
 	for _, l := range s.treeLinks() {

@@ -44,6 +44,20 @@ type catchUpHost interface {
 	isVertex() bool
 	detached() bool
 	subscriptions() CategorySet
+	// ownNext is the count of our next publication.
+	ownNext() uint64
+	// keepsArchive reports whether we answer catch-ups from our store.
+	keepsArchive() bool
+	// sequenceHeld sequences an item or an edge held back during a
+	// catch-up, which came over link d.from.
+	sequenceHeld(d deferredItem)
+	takeRequest(l *link, m Message)
+}
+
+var _ catchUpHost = (*Servant)(nil)
+
+// followedStreams is what catch-up reads of the sequencer, which meets it.
+type followedStreams interface {
 	// nextOf is the next count we expect of source, 0 when we do not
 	// follow it.
 	nextOf(source string) uint64
@@ -51,26 +65,15 @@ type catchUpHost interface {
 	// for each: sourceState.catchUpFrom, or the next count the host kept
 	// (Config.Expected) for a source not met in this run yet.
 	followedFrom() map[string]uint64
-	// ownNext is the count of our next publication.
-	ownNext() uint64
-	// keepsArchive reports whether we answer catch-ups from our store.
-	keepsArchive() bool
-	// sequenceHeld sequences an item held back during a catch-up, which
-	// came over link from.
-	sequenceHeld(m *Multicast, from LinkID)
-	// sequenceHeldEdge sequences an edge held back during a catch-up,
-	// which came over link from.
-	sequenceHeldEdge(e *LatestHeader, from LinkID)
-	retrace(trail []ServantID, m Message) (mine bool)
-	takeRequest(l *link, m Message)
 }
 
-var _ catchUpHost = (*Servant)(nil)
+var _ followedStreams = (*sequencer)(nil)
 
 // catchUps is the servant's catch-up state.
 type catchUps struct {
-	cfg  *Config       // the servant's
-	runs []*catchUpRun // the running one first
+	cfg     *Config         // the servant's
+	streams followedStreams // the servant's sequencer
+	runs    []*catchUpRun   // the running one first
 	// again is when to repeat the catch-up made on attaching; lastUp when
 	// we were last attached (or from when the uplink we lost may have
 	// dropped items).
@@ -81,8 +84,8 @@ type catchUps struct {
 	deferredEdges map[edgeKey]deferredItem
 }
 
-func newCatchUps(cfg *Config) catchUps {
-	return catchUps{cfg: cfg, lastUp: cfg.LastAttached}
+func newCatchUps(cfg *Config, streams followedStreams) catchUps {
+	return catchUps{cfg: cfg, streams: streams, lastUp: cfg.LastAttached}
 }
 
 // deferredItem is a live item held back until the catch-up ends, or only
@@ -245,7 +248,7 @@ func (c *catchUps) next(h catchUpHost) {
 	if run.followed && !run.started {
 		// The sources followed when the run starts are asked for from
 		// their next counts; the pages move them on from there.
-		for id, from := range h.followedFrom() {
+		for id, from := range c.streams.followedFrom() {
 			run.known[id] = max(run.known[id], from)
 		}
 	}
@@ -277,13 +280,14 @@ func (c *catchUps) followingUp(h catchUpHost) bool {
 // a live item now would put them behind it. The live items are relayed
 // and cached as usual, and sequenced when the catch-up ends.
 func (c *catchUps) holds(h catchUpHost, source string) bool {
-	return h.upLink() != nil && len(c.runs) > 0 && h.nextOf(source) == 0
+	return h.upLink() != nil && len(c.runs) > 0 && c.streams.nextOf(source) == 0
 }
 
-// done passes a page end back along its trail, or, when it is ours, asks
-// for the next page or the next run.
+// done takes a page end that is ours (the servant passes the others back
+// along their trails, requestRelay.retrace): it asks for the next page or
+// the next run.
 func (c *catchUps) done(h catchUpHost, d *CatchUpDone) {
-	if !h.retrace(d.Trail, d) || len(c.runs) == 0 || c.runs[0].sentAt.IsZero() {
+	if len(c.runs) == 0 || c.runs[0].sentAt.IsZero() {
 		return
 	}
 	if d.More {
@@ -351,11 +355,10 @@ func (c *catchUps) release(h catchUpHost) {
 	held, edges := c.deferred, c.deferredEdges
 	c.deferred, c.deferredEdges = nil, nil
 	for _, d := range held {
-		h.sequenceHeld(d.msg, d.from)
+		h.sequenceHeld(d)
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(edges), compareEdgeKeys) {
-		d := edges[k]
-		h.sequenceHeldEdge(d.edge, d.from)
+		h.sequenceHeld(edges[k])
 	}
 }
 
@@ -431,31 +434,17 @@ func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
 
 func (s *Servant) ownNext() uint64 { return s.ownCount + 1 }
 
-// keepsArchive reports whether we keep every category in a store: an
-// archive, which answers catch-ups.
-func (s *Servant) keepsArchive() bool { return s.self.Has(AllCategories) && s.cfg.Archive != nil }
-
-func (s *Servant) followedFrom() map[string]uint64 {
-	from := map[string]uint64{}
-	for id, next := range s.cfg.Expected {
-		if s.seq.sources[id] == nil && next > 0 {
-			from[id] = next
-		}
+// sequenceHeld puts an item or edge held back during a catch-up into its
+// source's sequence. An edge's source is found over the link it came by,
+// unless its items arrive over a link we still have.
+func (s *Servant) sequenceHeld(d deferredItem) {
+	if d.msg != nil {
+		s.seq.sequence(s, d.msg, d.from)
+		return
 	}
-	for id, st := range s.seq.sources {
-		if st.next > 0 {
-			from[id] = max(from[id], st.catchUpFrom())
-		}
-	}
-	return from
-}
-
-func (s *Servant) sequenceHeld(m *Multicast, from LinkID) { s.seq.sequence(s, m, from) }
-
-func (s *Servant) sequenceHeldEdge(e *LatestHeader, from LinkID) {
-	st := s.seq.source(e.Source)
+	st := s.seq.source(d.edge.Source)
 	if s.links[st.arrival] == nil {
-		st.arrival = from
+		st.arrival = d.from
 	}
-	s.seq.sequenceEdge(s, st, e)
+	s.seq.sequenceEdge(s, st, d.edge)
 }

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// fakeCatchUpHost is a servant below an uplink, with one downlink.
+// fakeCatchUpHost is a servant below an uplink, with one downlink, and
+// its sequencer's followed streams.
 type fakeCatchUpHost struct {
 	now      time.Time
 	up, down *link
@@ -50,16 +51,12 @@ func (h *fakeCatchUpHost) ownNext() uint64                 { return h.own }
 func (h *fakeCatchUpHost) keepsArchive() bool              { return h.archive }
 func (h *fakeCatchUpHost) takeRequest(_ *link, m Message)  { h.taken = append(h.taken, m) }
 
-func (h *fakeCatchUpHost) sequenceHeld(m *Multicast, _ LinkID) {
-	h.sequenced = append(h.sequenced, fmt.Sprintf("item %s %d", m.Source, m.Count))
-}
-
-func (h *fakeCatchUpHost) sequenceHeldEdge(e *LatestHeader, _ LinkID) {
-	h.sequenced = append(h.sequenced, fmt.Sprintf("edge %s %d", e.Source, e.Count))
-}
-
-func (h *fakeCatchUpHost) retrace(trail []ServantID, _ Message) bool {
-	return len(trail) == 1 && trail[0] == "me"
+func (h *fakeCatchUpHost) sequenceHeld(d deferredItem) {
+	if m := d.msg; m != nil {
+		h.sequenced = append(h.sequenced, fmt.Sprintf("item %s %d", m.Source, m.Count))
+		return
+	}
+	h.sequenced = append(h.sequenced, fmt.Sprintf("edge %s %d", d.edge.Source, d.edge.Count))
 }
 
 // requests returns the catch-up requests sent up since the last call.
@@ -90,7 +87,7 @@ func TestCatchUpsOnAttaching(t *testing.T) {
 	h := newFakeCatchUpHost()
 	h.self = NewCategorySet("news")
 	h.next["pub"], h.own = 7, 3
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.lastUp = h.now.Add(-time.Hour)
 	c.attached(h)
 	var hints int
@@ -126,7 +123,7 @@ func TestCatchUpsOnAttaching(t *testing.T) {
 // catchUpTimeouts; a page that trickles in is not silent.
 func TestCatchUpsPages(t *testing.T) {
 	h := newFakeCatchUpHost()
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.request(h, NewCategorySet("sales"), h.now.Add(-time.Minute), false)
 	h.requests()
 	c.done(h, &CatchUpDone{Trail: []ServantID{"me"}, More: true, Next: []SourceCount{{Source: "pub", Next: 40}}})
@@ -156,7 +153,7 @@ func TestCatchUpsPages(t *testing.T) {
 func TestCatchUpsHoldLiveItems(t *testing.T) {
 	h := newFakeCatchUpHost()
 	h.next["old"] = 5
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.request(h, NewCategorySet("sales"), h.now.Add(-time.Minute), true)
 	if !c.holds(h, "new") || c.holds(h, "old") {
 		t.Fatalf("holds new %v, old %v: want only the source we do not follow", c.holds(h, "new"), c.holds(h, "old"))
@@ -185,7 +182,7 @@ func TestCatchUpsHoldLiveItems(t *testing.T) {
 func TestCatchUpsAnswerFromBelow(t *testing.T) {
 	req := &CatchUp{Categories: NewCategorySet("news"), Trail: []ServantID{"down"}}
 	h := newFakeCatchUpHost()
-	c := newCatchUps(testCatchUpConfig())
+	c := newCatchUps(testCatchUpConfig(), h)
 	c.answer(h, h.down, req)
 	if reqs := h.requests(); len(reqs) != 1 || !slices.Equal(reqs[0].Trail, []ServantID{"down", "me"}) {
 		t.Errorf("forwarded %+v", reqs)

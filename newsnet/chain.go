@@ -146,7 +146,7 @@ func (q *sequencer) linkChains(host sequencerHost, st *sourceState, h *header) (
 		if sub == AllCategories {
 			continue
 		}
-		p, ok := host.lastForMe(h, sub)
+		p, ok := q.aud.lastForMe(h, sub)
 		if !ok {
 			continue
 		}

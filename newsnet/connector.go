@@ -433,9 +433,3 @@ func (s *Servant) reconsiderSeeds() {
 		s.connector.start(s, nil)
 	}
 }
-
-// banned is connectorHost's (conduct.go).
-func (s *Servant) banned(t ServantID) bool {
-	_, banned := s.conduct.bannedUntil(t, s.now)
-	return banned
-}

@@ -7,12 +7,14 @@ import (
 )
 
 // core is what the sub-machines see of their servant: the configuration,
-// the clock, the counters, the link table with the tree links, and the
-// actions going out. Their host interfaces (flowHost, sequencerHost,
-// reachHost, blobHost, …) are met by its methods, promoted through
-// Servant, so a sub-machine's test fakes these few and nothing of the
-// servant's behaviour. What the servant decides (the tree, routing,
-// recovery) stays on Servant.
+// the clock, the counters, the link table with the tree links and the
+// root path, the reverse-path lists, the relay cache, our subscriptions,
+// the edge book, the peers refused for their conduct, and the actions
+// going out. Their host interfaces (flowHost, sequencerHost, reachHost,
+// blobHost, …) are met by its methods, promoted through Servant, so a
+// sub-machine's test fakes these few and nothing of the servant's
+// behaviour. What the servant decides (the tree, routing, recovery) stays
+// on Servant.
 type core struct {
 	cfg Config
 	id  ServantID
@@ -23,12 +25,28 @@ type core struct {
 	vertex   bool    // no uplink and no seed before us answers: the root
 	up       *link   // nil when not attached
 	downs    downSet // leaves, then members by slot (downs.go)
+	// rootPath runs from the vertex down to our up-servant, as the last
+	// partition message (or accept) from above told it.
+	rootPath []ServantID
 
 	// arrivals is the clock of the links' reverse-path lists (reverse.go).
 	arrivals uint64
 
 	out      []Action
 	counters Counters
+	verifier verifier // Config.Verify and what it refused (verifier.go)
+
+	// What the sub-machines read and the servant changes: our own
+	// subscriptions (routing's self set, Servant.setSelf), the latest
+	// header of each stream (edge.go), and the peers whose joins we
+	// refuse for their conduct (conduct.go).
+	self    CategorySet
+	edges   leadingEdges
+	conduct conduct
+
+	// cache keeps the items we passed on lately (relaycache.go): the
+	// relay answers requests from it, flow control sends again from it.
+	cache relayCache
 }
 
 // clock is the time of the current step (for the sub-machines).
@@ -43,6 +61,27 @@ func (c *core) tally() *Counters { return &c.counters }
 // note records a protocol decision for the host's log.
 func (c *core) note(format string, args ...any) {
 	c.out = append(c.out, Note{Text: fmt.Sprintf(format, args...)})
+}
+
+// verify returns why m, which came from peer, is rejected (verifier),
+// "" when it is not.
+func (c *core) verify(peer ServantID, m *Multicast) string { return c.verifier.check(c, peer, m) }
+
+// subscriptions are our own subscriptions (the self set).
+func (c *core) subscriptions() CategorySet { return c.self }
+
+// keepsArchive reports whether we keep every category in a store: an
+// archive, which answers catch-ups.
+func (c *core) keepsArchive() bool { return c.self.Has(AllCategories) && c.cfg.Archive != nil }
+
+// latestEdges is the edge book, for flow control and opinions.
+func (c *core) latestEdges() leadingEdges { return c.edges }
+
+// banned reports whether we refuse t's joins for its conduct
+// (connectorHost's: we do not join t either).
+func (c *core) banned(t ServantID) bool {
+	_, banned := c.conduct.bannedUntil(t, c.now)
+	return banned
 }
 
 // act queues an action for the host.
@@ -136,6 +175,16 @@ func (c *core) upLink() *link { return c.up }
 
 // downLinks are the downlinks: leaves, then members by slot.
 func (c *core) downLinks() []*link { return c.downs }
+
+// pathDown is the path a down-servant is told: from the vertex down to
+// us.
+func (c *core) pathDown() []ServantID { return slices.Concat(c.rootPath, []ServantID{c.id}) }
+
+// refuse answers a joiner no and closes its link.
+func (c *core) refuse(l *link, reason string) {
+	c.send(l, &JoinRefuse{Reason: reason})
+	c.closeLink(l, "join refused: "+reason)
+}
 
 // isVertex reports whether this servant is the root of the tree.
 func (c *core) isVertex() bool { return c.vertex }

@@ -34,9 +34,9 @@ import (
 //
 // dialBacks is the sub-machine: the probes under way, the last verdict
 // about us, and when each down-servant is dialed back next (link.probeAt,
-// link.reportedAt). It reaches the servant through dialBackHost; the
-// verdicts it reaches are applied by the servant's promote and demote
-// (leaf.go). dialback_test.go drives it through a fake.
+// link.reportedAt). It reaches the servant through dialBackHost; what a
+// verdict does to a down-servant's place is admissions' (placeReached,
+// leaf.go). dialback_test.go drives it through a fake.
 type dialBacks struct {
 	cfg *Config   // the servant's: JoinTimeout, ReachProbeInterval, Rand
 	id  ServantID // ours: the answer to a dial-back
@@ -60,10 +60,9 @@ type dialBackHost interface {
 	linkByID(id LinkID) *link
 	// downLinks are our downlinks, leaves first (downSet).
 	downLinks() []*link
-	// promote gives a reachable leaf a slot, demote makes an unreachable
-	// member a leaf (leaf.go); both tell it.
-	promote(d *link)
-	demote(d *link)
+	// placeReached applies the verdict in d.reach to d's place and tells
+	// d (admissions.placeReached, leaf.go).
+	placeReached(d *link)
 }
 
 var _ dialBackHost = (*Servant)(nil)
@@ -188,8 +187,8 @@ func (b *dialBacks) nextProbeAt(now time.Time) time.Time {
 	return now.Add(d/2 + time.Duration(b.cfg.Rand.Int64N(int64(d)+1)))
 }
 
-// done applies a verdict about target, if it is still one of our
-// down-servants or leaves: promote, demote, or just tell it.
+// done records a verdict about target, if it is still one of our
+// down-servants or leaves, and has it applied.
 func (b *dialBacks) done(h dialBackHost, target ServantID, reachable bool) {
 	d := downSet(h.downLinks()).byPeer(target)
 	if d == nil {
@@ -200,14 +199,7 @@ func (b *dialBacks) done(h dialBackHost, target ServantID, reachable bool) {
 	if reachable {
 		d.reach = ReachReachable
 	}
-	switch {
-	case reachable && d.leaf:
-		h.promote(d)
-	case !reachable && !d.leaf:
-		h.demote(d)
-	default:
-		h.send(d, &Reachability{Addr: target, Reachable: reachable, Leaf: d.leaf})
-	}
+	h.placeReached(d)
 }
 
 // verdict records our up-servant's verdict about us, reachable or not,
@@ -236,10 +228,10 @@ func (s *Servant) receiveReachability(m *Reachability) {
 		}
 	}
 	switch {
-	case m.Leaf && !s.leaf:
-		s.becomeLeaf()
-	case !m.Leaf && s.leaf:
-		s.leaf = false
+	case m.Leaf && !s.adm.leaf:
+		s.adm.becomeLeaf(s)
+	case !m.Leaf && s.adm.leaf:
+		s.adm.leaf = false
 		s.note("promoted by %s: this servant holds a slot again", s.up.peer)
 	}
 }

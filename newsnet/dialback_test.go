@@ -18,7 +18,7 @@ type fakeDialBackHost struct {
 	next   LinkID
 	links  map[LinkID]*link
 	downs  []*link
-	events []string // "dial t", "close t: reason", "send t Type", "promote t", "demote t"
+	events []string // "dial t", "close t: reason", "send t Type", "t reachable", "t unreachable"
 	notes  []string
 }
 
@@ -34,8 +34,9 @@ func (h *fakeDialBackHost) note(f string, args ...any) {
 }
 func (h *fakeDialBackHost) linkByID(id LinkID) *link { return h.links[id] }
 func (h *fakeDialBackHost) downLinks() []*link       { return h.downs }
-func (h *fakeDialBackHost) promote(d *link)          { h.events = append(h.events, "promote "+string(d.peer)) }
-func (h *fakeDialBackHost) demote(d *link)           { h.events = append(h.events, "demote "+string(d.peer)) }
+func (h *fakeDialBackHost) placeReached(d *link) {
+	h.events = append(h.events, map[Reach]string{ReachReachable: string(d.peer) + " reachable", ReachUnreachable: string(d.peer) + " unreachable"}[d.reach])
+}
 func (h *fakeDialBackHost) send(l *link, m Message) {
 	h.events = append(h.events, fmt.Sprintf("send %s %T", l.peer, m))
 }
@@ -73,9 +74,10 @@ func (b *dialBacks) probeOf(target ServantID) LinkID {
 }
 
 // The probe asks with a nonce; a reply with the nonce from the servant
-// dialed makes it reachable, so a leaf is promoted; a reply from another
-// servant makes it unreachable, so a member is demoted. Each verdict
-// schedules the next probe ReachProbeInterval ±50% on.
+// dialed makes it reachable; a reply from another servant makes it
+// unreachable. Each verdict is applied (admissions promote the leaf and
+// demote the member) and schedules the next probe ReachProbeInterval
+// ±50% on.
 // Reference: DESIGN.md, leaves and dial-backs.
 func TestDialBacksVerdicts(t *testing.T) {
 	b, h := newFakeDialBacks()
@@ -91,7 +93,7 @@ func TestDialBacksVerdicts(t *testing.T) {
 	}
 	b.answered(h, pl, &DialBackReply{Nonce: b.probes[pl.id].nonce, From: "leaf"})
 	b.answered(h, pm, &DialBackReply{Nonce: b.probes[pm.id].nonce, From: "someone-else"})
-	if got := h.took(); got != "close leaf: dial-back done, promote leaf, close member: dial-back done, demote member" {
+	if got := h.took(); got != "close leaf: dial-back done, leaf reachable, close member: dial-back done, member unreachable" {
 		t.Fatalf("did %q", got)
 	}
 	if leaf.reach != ReachReachable || member.reach != ReachUnreachable || len(b.probes) != 0 {
@@ -104,16 +106,17 @@ func TestDialBacksVerdicts(t *testing.T) {
 	}
 }
 
-// A reachable member and an unreachable leaf are only told; a verdict
-// about a servant no longer below us is dropped.
-func TestDialBacksConfirmingVerdictsAreTold(t *testing.T) {
+// Every verdict about a down-servant is recorded and applied, confirming
+// its place or not (admissions_test.go tests what it does there); a
+// verdict about a servant no longer below us is dropped.
+func TestDialBacksVerdictsAreApplied(t *testing.T) {
 	b, h := newFakeDialBacks()
 	h.down("member", false)
 	h.down("leaf", true)
 	b.done(h, "member", true)
 	b.done(h, "leaf", false)
 	b.done(h, "gone", false)
-	if got := h.took(); got != "send member *newsnet.Reachability, send leaf *newsnet.Reachability" {
+	if got := h.took(); got != "member reachable, leaf unreachable" {
 		t.Fatalf("did %q", got)
 	}
 }
@@ -128,7 +131,7 @@ func TestDialBacksTick(t *testing.T) {
 	b.tick(h)
 	h.now = h.now.Add(1)
 	b.tick(h)
-	if got := h.took(); got != "dial member, close member: dial-back timed out, demote member" {
+	if got := h.took(); got != "dial member, close member: dial-back timed out, member unreachable" {
 		t.Fatalf("did %q", got)
 	}
 	h.now = d.probeAt
@@ -151,7 +154,7 @@ func TestDialBacksUndialableReports(t *testing.T) {
 	}
 	h.now = h.now.Add(b.verifySpacing() - 1)
 	b.undialable(h, "joiner2", "member")
-	if got := h.took(); got != "dial member, demote member" {
+	if got := h.took(); got != "dial member, member unreachable" {
 		t.Fatalf("did %q", got)
 	}
 	h.now = h.now.Add(1)

@@ -27,16 +27,24 @@
 // servant that hears none for Config.RootSilence is orphaned or in a cycle
 // and reconnects through the seeds.
 //
-// The Servant holds the tree (the listener side of joins, partitions,
-// leaves) and routing, and steps sub-machines that own their state and
+// The Servant holds the tree (its role transitions, partitions and tree
+// optimization) and routing, and steps sub-machines that own their state and
 // rules. Each reaches the servant only through a small host interface,
 // which its unit tests fake. What most hosts ask for (the clock, the
-// configuration, the counters, the links, sending) is core's (core.go),
-// which Servant embeds; the rest is the servant's to decide:
+// configuration, the counters, the links, sending, the relay cache, our
+// subscriptions) is core's (core.go), which Servant embeds; the rest is
+// the servant's to decide. A sub-machine that reads another's state
+// declares the little it reads as an interface of its own, which the
+// other meets (catch-up's followedStreams, the relay's sourceArrivals,
+// the census's partitionPlaces, …):
 //
 //	connector    connector.go: the join search of JP4353827B2 Fig. 3
 //	             (targets in order, redirects, dead ends, backoff), the
 //	             seed rules, and the vertex's probes of earlier seeds
+//	admissions   admissions.go, leaf.go: the listener side of joins
+//	             (JP4353827B2 Fig. 4): the subtree range, partition and
+//	             slots, where a joiner goes, the leaves and their capacity,
+//	             promotions and demotions on dial-back verdicts
 //	dialBacks    dialback.go: dialing joiners and down-servants back to
 //	             measure their reachability, and the verdict about us
 //	opinions     opinion.go: the second opinion a seed gives on how far
@@ -44,8 +52,15 @@
 //	sequencer    order.go, owed.go, chain.go, overtake.go: each source's
 //	             sequence, gap classification (JP3679935B2), the search for
 //	             the first count owed to us, and retransmission requests
+//	requestRelay relay.go: retransmission requests passed toward their
+//	             source along the reverse path, answered from the relay
+//	             cache or the store, answers retracing their trails
+//	             (JP3679935B2 with JP5458944B2)
 //	catchUps     catchup.go: catching up after an absence or a new
 //	             subscription, page by page, holding live items meanwhile
+//	pageReads    pages.go: catch-up pages for requesters below an
+//	             archive, read by the host off the loop and sent back
+//	             along their trails
 //	directLinks  direct.go, direct_cover.go: direct delivery for hot pairs
 //	             and the exceptions that keep the tree from carrying the
 //	             same items (JP5458944B2)

@@ -73,9 +73,6 @@ func edgeOf(m *Multicast) *LatestHeader {
 		History: m.History, historyWire: m.historyWire, Lasts: m.Lasts, LastsComplete: m.LastsComplete}
 }
 
-// latestEdges is the edges, for the hosts of flow control and opinions.
-func (s *Servant) latestEdges() leadingEdges { return s.edges }
-
 // sendEdgesFor sends l the edges of every stream l newly asks for: its
 // received set matches the category now and did not before (known is false
 // for a link whose first routing information just arrived). A stream whose

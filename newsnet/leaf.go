@@ -2,7 +2,8 @@ package newsnet
 
 import "slices"
 
-// Leaves: servants that others cannot dial.
+// Leaves: servants that others cannot dial. Their rules are admissions'
+// (admissions.go).
 //
 // The partition tree is built from servants that a dial-back reached
 // (dialback.go). Any other servant is a leaf: it hangs below a member like
@@ -21,7 +22,7 @@ import "slices"
 // becomes a leaf there, and the redirecting servant dials the member back
 // to see whether it is the member that cannot be dialed.
 //
-// Leaves are kept in s.downs (downSet) with slot -1, before the members, so that
+// Leaves are kept in the downSet with slot -1, before the members, so that
 // every per-link mechanism (routing information, multicast, recovery,
 // catch-up, reach reports) serves them unchanged.
 
@@ -47,106 +48,120 @@ func DefaultLeafCapacity(fanout int) int { return 4 * fanout }
 // roomForLeaf reports whether we take one more leaf: seeds, archives
 // (always-on machines that subscribe to AllCategories) and the top of the
 // tree always do, so a leaf is never left without a place.
-func (s *Servant) roomForLeaf() bool {
-	return s.up == nil || s.connector.isSeed() || s.self.Has(AllCategories) || s.downs.leaves() < leafCapacity(&s.cfg)
+func (a *admissions) roomForLeaf(h admissionHost) bool {
+	return h.takesAnyLeaf() || a.downs.leaves() < leafCapacity(a.cfg)
 }
 
 // admit places joiner l (its peer and value set): in its slot, in the
 // member holding its slot, as a leaf here, or above us when we are full.
-func (s *Servant) admit(l *link, req *JoinRequest) {
-	for _, a := range req.Avoid {
-		s.dialback.undialable(s, l.peer, a)
+func (a *admissions) admit(h admissionHost, l *link, req *JoinRequest) {
+	for _, t := range req.Avoid {
+		h.undialable(l.peer, t)
 	}
-	l.avoid, l.avoidUntil = slices.Clone(req.Avoid), s.now.Add(s.cfg.ReachProbeInterval)
+	l.avoid, l.avoidUntil = slices.Clone(req.Avoid), h.clock().Add(a.cfg.ReachProbeInterval)
 	// The subtree range covers every servant below us, leaves included,
 	// as in the patent: so the leaves of a subnet are placed under the
 	// member whose partition holds them.
-	s.widen(l.value)
-	slot := s.part.Slot(l.value)
-	holder := s.downs.inSlot(slot)
+	a.widen(h, l.value)
+	slot := a.part.Slot(l.value)
+	holder := a.downs.inSlot(slot)
 	member := req.Reach == ReachReachable
 	switch {
 	case holder != nil && !slices.Contains(req.Avoid, holder.peer) && (member || !slices.Contains(req.Full, holder.peer)):
-		s.send(l, &JoinRedirect{To: holder.peer})
-		s.closeLink(l, "redirected to "+string(holder.peer))
+		h.send(l, &JoinRedirect{To: holder.peer})
+		h.closeLink(l, "redirected to "+string(holder.peer))
 		return
 	case holder == nil && member:
-		s.downs.addMember(l, slot)
-		s.acceptJoin(l)
-		s.sendSiblings()
+		a.downs.addMember(l, slot)
+		a.acceptJoin(h, l)
+		a.sendSiblings(h)
 		return
 	}
-	if !s.roomForLeaf() {
-		s.send(l, &JoinRedirect{To: s.up.peer, Full: true})
-		s.closeLink(l, "no room for another leaf")
+	if !a.roomForLeaf(h) {
+		h.send(l, &JoinRedirect{To: h.upLink().peer, Full: true})
+		h.closeLink(l, "no room for another leaf")
 		return
 	}
-	s.downs.addLeaf(l)
-	s.acceptJoin(l)
+	a.downs.addLeaf(l)
+	a.acceptJoin(h, l)
 }
 
 // acceptJoin answers an admitted joiner and dials it back.
-func (s *Servant) acceptJoin(l *link) {
-	path := slices.Concat(s.rootPath, []ServantID{s.id})
-	s.send(l, &JoinAccept{Lo: s.part.Lo, Hi: s.part.Hi, Path: path, Leaf: l.leaf})
-	s.routeInfo(l) // new link
-	s.dialback.dialBack(s, l.peer)
+func (a *admissions) acceptJoin(h admissionHost, l *link) {
+	h.send(l, &JoinAccept{Lo: a.part.Lo, Hi: a.part.Hi, Path: h.pathDown(), Leaf: l.leaf})
+	h.routeInfo(l) // new link
+	h.dialBack(l.peer)
+}
+
+// placeReached applies a dial-back's verdict about down-servant d (in
+// d.reach): a reachable leaf is promoted, an unreachable member demoted,
+// and any other is only told.
+func (a *admissions) placeReached(h admissionHost, d *link) {
+	reachable := d.reach == ReachReachable
+	switch {
+	case reachable && d.leaf:
+		a.promote(h, d)
+	case !reachable && !d.leaf:
+		a.demote(h, d)
+	default:
+		h.send(d, &Reachability{Addr: d.peer, Reachable: reachable, Leaf: d.leaf})
+	}
 }
 
 // promote gives leaf d, which a dial-back reached, its slot; when another
 // member holds the slot, d rejoins under it.
-func (s *Servant) promote(d *link) {
-	s.widen(d.value)
-	slot := s.part.Slot(d.value)
-	holder := s.downs.inSlot(slot)
-	if holder != nil && slices.Contains(d.avoid, holder.peer) && s.now.Before(d.avoidUntil) {
+func (a *admissions) promote(h admissionHost, d *link) {
+	a.widen(h, d.value)
+	slot := a.part.Slot(d.value)
+	holder := a.downs.inSlot(slot)
+	if holder != nil && slices.Contains(d.avoid, holder.peer) && h.clock().Before(d.avoidUntil) {
 		// It could not dial the holder of its slot lately: it stays a
 		// leaf here. After a probe interval it tries again: the cause may
 		// have been passing.
-		s.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: true})
+		h.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: true})
 		return
 	}
 	if holder != nil {
-		s.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: true})
-		s.send(d, &JoinRedirect{To: holder.peer})
-		s.closeLink(d, "reachable: moved to the holder of its slot, "+string(holder.peer))
-		s.removeDown(d)
+		h.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: true})
+		h.send(d, &JoinRedirect{To: holder.peer})
+		h.closeLink(d, "reachable: moved to the holder of its slot, "+string(holder.peer))
+		a.removeDown(h, d)
 		return
 	}
-	s.downs.remove(d)
-	s.downs.addMember(d, slot)
-	s.note("%s is reachable: promoted to slot %d", d.peer, slot)
-	s.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: false})
-	s.sendSiblings()
+	a.downs.remove(d)
+	a.downs.addMember(d, slot)
+	h.note("%s is reachable: promoted to slot %d", d.peer, slot)
+	h.send(d, &Reachability{Addr: d.peer, Reachable: true, Leaf: false})
+	a.sendSiblings(h)
 }
 
 // demote makes member d, which a dial-back did not reach, a leaf; it gives
 // up its own down-servants (becomeLeaf). When we have no room for another
 // leaf, it rejoins above us.
-func (s *Servant) demote(d *link) {
-	s.note("%s is not reachable at its address: demoted to a leaf", d.peer)
-	s.downs.remove(d)
-	if !s.roomForLeaf() {
-		s.send(d, &Reachability{Addr: d.peer, Reachable: false, Leaf: true})
-		s.send(d, &JoinRedirect{To: s.up.peer, Full: true})
-		s.closeLink(d, "unreachable, and no room for another leaf")
-		s.downLost(d)
-		s.sendSiblings()
-		s.fillSlots()
+func (a *admissions) demote(h admissionHost, d *link) {
+	h.note("%s is not reachable at its address: demoted to a leaf", d.peer)
+	a.downs.remove(d)
+	if !a.roomForLeaf(h) {
+		h.send(d, &Reachability{Addr: d.peer, Reachable: false, Leaf: true})
+		h.send(d, &JoinRedirect{To: h.upLink().peer, Full: true})
+		h.closeLink(d, "unreachable, and no room for another leaf")
+		a.downLost(h, d)
+		a.sendSiblings(h)
+		a.fillSlots(h)
 		return
 	}
-	s.downs.addLeaf(d)
-	s.send(d, &Reachability{Addr: d.peer, Reachable: false, Leaf: true})
-	s.sendSiblings()
-	s.fillSlots()
+	a.downs.addLeaf(d)
+	h.send(d, &Reachability{Addr: d.peer, Reachable: false, Leaf: true})
+	a.sendSiblings(h)
+	a.fillSlots(h)
 }
 
 // fillSlots promotes the leaves found reachable whose slots are empty now:
 // those that stayed leaves because they could not dial the holder.
-func (s *Servant) fillSlots() {
-	for _, d := range slices.Clone(s.downs) {
-		if d.leaf && d.reach == ReachReachable && s.part.Contains(d.value) && s.downs.inSlot(s.part.Slot(d.value)) == nil {
-			s.promote(d)
+func (a *admissions) fillSlots(h admissionHost) {
+	for _, d := range slices.Clone(*a.downs) {
+		if d.leaf && d.reach == ReachReachable && a.part.Contains(d.value) && a.downs.inSlot(a.part.Slot(d.value)) == nil {
+			a.promote(h, d)
 		}
 	}
 }
@@ -154,19 +169,36 @@ func (s *Servant) fillSlots() {
 // becomeLeaf: our up-servant found us undialable. We hold no slot any more
 // and give up our down-servants, sending them to our up-servant, where they
 // find their places again.
-func (s *Servant) becomeLeaf() {
-	s.leaf = true
-	if len(s.downs) == 0 {
+func (a *admissions) becomeLeaf(h admissionHost) {
+	a.leaf = true
+	if len(*a.downs) == 0 {
 		return
 	}
-	s.note("leaf now: moving %d down-servants to %s", len(s.downs), s.up.peer)
-	downs := s.downs
-	s.downs = nil
+	up := h.upLink()
+	h.note("leaf now: moving %d down-servants to %s", len(*a.downs), up.peer)
+	downs := *a.downs
+	*a.downs = nil
 	for _, d := range downs {
-		s.send(d, &JoinRedirect{To: s.up.peer})
-		s.closeLink(d, "this servant became a leaf")
+		h.send(d, &JoinRedirect{To: up.peer})
+		h.closeLink(d, "this servant became a leaf")
 		d.received = nil
 	}
-	s.clearSubtree()
-	s.routeInfoAllExcept(nil)
+	a.clearSubtree()
+	h.routeInfoAllExcept(nil)
 }
+
+// Servant's side of admissions: what the dial-backs' verdicts do, and
+// what admissions ask of the servant besides core.
+
+// placeReached is dialBackHost's: admissions apply a verdict.
+func (s *Servant) placeReached(d *link) { s.adm.placeReached(s, d) }
+
+// takesAnyLeaf is admissionHost's: seeds, archives (always-on machines
+// that subscribe to AllCategories) and the top of the tree.
+func (s *Servant) takesAnyLeaf() bool {
+	return s.up == nil || s.connector.isSeed() || s.self.Has(AllCategories)
+}
+
+// dialBack and undialable are admissionHost's (dialback.go).
+func (s *Servant) dialBack(target ServantID)           { s.dialback.dialBack(s, target) }
+func (s *Servant) undialable(joiner, target ServantID) { s.dialback.undialable(s, joiner, target) }

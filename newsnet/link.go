@@ -124,7 +124,7 @@ func (s *Servant) linkLost(l *link, reason string) {
 		s.connector.recoverUplink(s, s.siblings)
 	case linkDown:
 		s.note("downlink to %s lost: %s", l.peer, reason)
-		s.removeDown(l)
+		s.adm.removeDown(s, l)
 	case linkDirectDialing, linkDirect:
 		s.direct.lost(s, l, reason)
 	case linkDialBack:
@@ -142,7 +142,7 @@ func (s *Servant) linkLostAfterClose(l *link) {
 		s.becomeDetached()
 		s.connector.recoverUplink(s, s.siblings)
 	case linkDown:
-		s.removeDown(l)
+		s.adm.removeDown(s, l)
 	case linkJoining:
 		s.connector.attemptFailed(s, l, "closed")
 	case linkDirectDialing, linkDirect:

@@ -123,9 +123,11 @@ const (
 // netCensus is the census sub-machine: what we reported up and down each
 // link, each downlink's subtree, and the network's census as the vertex
 // made it. The servant describes itself (ownCensusEntry) and lends the
-// tree through netCensusHost.
+// tree through netCensusHost; the partition's slots are read from
+// admissions (partitionPlaces).
 type netCensus struct {
-	cfg *Config // the servant's
+	cfg    *Config         // the servant's
+	places partitionPlaces // the servant's admissions
 
 	network  NetworkCensus // the whole network, from the vertex
 	subtree  NetCensus     // our subtree, as last built
@@ -153,7 +155,7 @@ func (s *Servant) ownCensusEntry() NetCensus {
 	if s.keepsArchive() {
 		c.Archives = 1
 	}
-	if s.leaf {
+	if s.adm.leaf {
 		c.Leaves = 1
 	}
 	switch s.cfg.Kind {
@@ -201,7 +203,7 @@ func (n *netCensus) gather(h netCensusHost) NetCensus {
 		if sub := n.subtrees[l.id]; sub != nil {
 			c.merge(sub)
 			if !l.leaf {
-				lo, hi := h.slotRange(l.slot)
+				lo, hi := n.places.slotRange(l.slot)
 				c.Parts = append(c.Parts, partOf(l.peer, lo, hi, sub))
 			}
 		}
@@ -371,7 +373,7 @@ func (n *netCensus) plausible(h netCensusHost, l *link, c *NetCensus) *NetCensus
 	out := cloneCensus(c)
 	inside := func(id ServantID) bool { return id == l.peer }
 	if !l.leaf {
-		lo, hi := h.slotRange(l.slot)
+		lo, hi := n.places.slotRange(l.slot)
 		inside = func(id ServantID) bool {
 			v := IDValue(id)
 			return id == l.peer || lo <= v && v <= hi
@@ -396,18 +398,18 @@ func (n *netCensus) plausible(h netCensusHost, l *link, c *NetCensus) *NetCensus
 			out.Refused[i].Count = min(out.Refused[i].Count, 1)
 		}
 	}
-	out.Parts = plausibleParts(out.Parts, l, h, out.Servants)
+	out.Parts = plausibleParts(out.Parts, l, n.places, out.Servants)
 	return &out
 }
 
 // plausibleParts keeps of ps, a down-servant's parts, those that lie in its
 // slot range, each no larger than the subtree, one level deep: nothing for
 // a leaf.
-func plausibleParts(ps []PartCensus, l *link, h netCensusHost, servants uint64) []PartCensus {
+func plausibleParts(ps []PartCensus, l *link, places partitionPlaces, servants uint64) []PartCensus {
 	if l.leaf {
 		return nil
 	}
-	lo, hi := h.slotRange(l.slot)
+	lo, hi := places.slotRange(l.slot)
 	var out []PartCensus
 	for _, p := range ps {
 		if v := IDValue(p.Root); p.Lo < lo || p.Hi > hi || p.Lo > p.Hi || v < p.Lo || v > p.Hi {
@@ -518,22 +520,29 @@ type netCensusHost interface {
 	upLink() *link
 	treeLinks() []*link
 	linkByID(id LinkID) *link
-	// slotRange is the range of IDs below our downlink in slot.
-	slotRange(slot int) (lo, hi uint64)
 	// ownCensusEntry is this servant alone.
 	ownCensusEntry() NetCensus
 	send(l *link, m Message)
 	act(a Action)
-	// towardServant is the tree link toward a servant by the partitions.
-	towardServant(id ServantID, from *link) *link
 }
 
 var _ netCensusHost = (*Servant)(nil)
 
+// partitionPlaces is what the census reads of the tree's partition
+// (admissions meet it).
+type partitionPlaces interface {
+	// slotRange is the range of IDs below our downlink in slot.
+	slotRange(slot int) (lo, hi uint64)
+	// towardServant is the tree link toward a servant by the partitions,
+	// with up our uplink.
+	towardServant(id ServantID, up, from *link) *link
+}
+
+var _ partitionPlaces = (*admissions)(nil)
+
 // What the servant lends the census alone (netCensusHost), and what the
 // reach reports that carry it ask of it (reachHost).
 
-func (s *Servant) slotRange(slot int) (lo, hi uint64)                 { return s.part.SlotRange(slot) }
 func (s *Servant) netCensusFor(l *link) (subtree, network *NetCensus) { return s.netCensus.dueOn(s, l) }
 func (s *Servant) addNetCensus(l *link, m *ReachReport, subtree, network *NetCensus) {
 	s.netCensus.add(s, l, m, subtree, network)

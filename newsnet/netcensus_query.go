@@ -63,7 +63,7 @@ func (n *netCensus) query(h netCensusHost, q QueryCensus) {
 		h.act(CensusAnswered{ID: q.ID, Target: q.Target, Census: NetworkCensus{NetCensus: c, At: h.clock()}})
 		return
 	}
-	next := h.towardServant(q.Target, nil)
+	next := n.places.towardServant(q.Target, h.upLink(), nil)
 	if next == nil || len(n.queries.asked) >= maxCensusQueries {
 		h.act(CensusAnswered{ID: q.ID, Target: q.Target, Err: "no way to that servant through the tree now"})
 		return
@@ -81,7 +81,7 @@ func (n *netCensus) route(h netCensusHost, from *link, q *CensusQuery) {
 		return // malformed, or looping in a re-forming tree: the asker times out
 	}
 	if q.Target != n.cfg.ID {
-		if next := h.towardServant(q.Target, from); next != nil {
+		if next := n.places.towardServant(q.Target, h.upLink(), from); next != nil {
 			h.send(next, &CensusQuery{ID: q.ID, Target: q.Target, Trail: append(slices.Clone(q.Trail), n.cfg.ID)})
 		}
 		return
@@ -125,28 +125,4 @@ func (n *netCensus) expireQueries(h netCensusHost) {
 			h.act(CensusAnswered{ID: id, Target: q.target, Err: "no answer from that servant"})
 		}
 	}
-}
-
-// towardServant is the tree link toward servant id by the partitions: the
-// link to it, else the down-servant whose slot holds its ID, else the
-// uplink when our partition does not; never from. Nil when there is none.
-func (s *Servant) towardServant(id ServantID, from *link) *link {
-	for _, l := range s.treeLinks() {
-		if l.peer == id && l != from {
-			return l
-		}
-	}
-	v := IDValue(id)
-	if s.part.Contains(v) {
-		for _, l := range s.downs {
-			if lo, hi := s.part.SlotRange(l.slot); !l.leaf && l != from && lo <= v && v <= hi {
-				return l
-			}
-		}
-		return nil
-	}
-	if s.up != nil && s.up != from {
-		return s.up
-	}
-	return nil
 }

@@ -39,14 +39,15 @@ func (h *fakeCensusHost) linkByID(id LinkID) *link {
 func (h *fakeCensusHost) slotRange(slot int) (lo, hi uint64) {
 	return IDValue(ServantID(fmt.Sprintf("10.0.%d.0:0", slot))), IDValue(ServantID(fmt.Sprintf("10.0.%d.255:65535", slot)))
 }
-func (h *fakeCensusHost) ownCensusEntry() NetCensus            { return h.self }
-func (h *fakeCensusHost) send(*link, Message)                  {}
-func (h *fakeCensusHost) act(Action)                           {}
-func (h *fakeCensusHost) towardServant(ServantID, *link) *link { return nil }
+func (h *fakeCensusHost) ownCensusEntry() NetCensus                   { return h.self }
+func (h *fakeCensusHost) send(*link, Message)                         {}
+func (h *fakeCensusHost) act(Action)                                  {}
+func (h *fakeCensusHost) towardServant(ServantID, *link, *link) *link { return nil }
 
-func testNetCensus() netCensus {
+// testNetCensus is a census whose partition h describes.
+func testNetCensus(h *fakeCensusHost) netCensus {
 	cfg := DefaultConfig("10.0.9.1:7400")
-	return netCensus{cfg: &cfg}
+	return netCensus{cfg: &cfg, places: h}
 }
 
 // A down-servant's census may name among the worst off only servants of
@@ -59,7 +60,7 @@ func TestNetCensusMergesWhatSubtreesCanHold(t *testing.T) {
 	leaf := &link{id: 3, kind: linkDown, leaf: true, peer: "192.168.1.5:7400"}
 	h := &fakeCensusHost{now: time.Unix(1_700_000_000, 0), role: RoleVertex, downs: []*link{down, leaf},
 		self: NetCensus{Servants: 1, Depth: 1, Releases: []NameCount{{"1.0", 1}}}}
-	n := testNetCensus()
+	n := testNetCensus(h)
 	n.receive(h, down, &ReachReport{Subtree: &NetCensus{Servants: 40, Depth: 3, Lost: 9, LostServants: 2,
 		WorstLost: []ServantCount{{"10.0.1.7:7400", 5}, {"10.0.4.4:7400", 4}}, Releases: []NameCount{{"1.0", 40}},
 		Parts: []PartCensus{

@@ -53,10 +53,11 @@ const maxSuspects = 256
 
 // opinions is the servant's second-opinion bookkeeping.
 type opinions struct {
-	cfg      *Config   // the servant's: OpinionInterval, Seeds, Source, Rand
-	id       ServantID // ours
-	next     time.Time // when to ask next; zero until first attached
-	asking   LinkID    // the opinion link under way, 0 for none
+	cfg      *Config          // the servant's: OpinionInterval, Seeds, Source, Rand
+	id       ServantID        // ours
+	seq      sequencedSources // the servant's sequencer
+	next     time.Time        // when to ask next; zero until first attached
+	asking   LinkID           // the opinion link under way, 0 for none
 	suspects map[edgeKey]suspect
 }
 
@@ -73,17 +74,24 @@ type opinionHost interface {
 	// upLink is our uplink, nil when we are not attached.
 	upLink() *link
 	subscriptions() CategorySet
-	// sequencing reports whether the sequencer keeps a state for source:
-	// we met an item or header of it in this run.
-	sequencing(source string) bool
 	latestEdges() leadingEdges
 	misbehavedBy(l *link, reason string, points float64)
 }
 
 var _ opinionHost = (*Servant)(nil)
 
-func newOpinions(cfg *Config, id ServantID) opinions {
-	return opinions{cfg: cfg, id: id}
+// sequencedSources is what opinions read of the sequencer, which meets
+// it.
+type sequencedSources interface {
+	// sequencing reports whether the sequencer keeps a state for source:
+	// we met an item or header of it in this run.
+	sequencing(source string) bool
+}
+
+var _ sequencedSources = (*sequencer)(nil)
+
+func newOpinions(cfg *Config, id ServantID, seq sequencedSources) opinions {
+	return opinions{cfg: cfg, id: id, seq: seq}
 }
 
 // suspect is a stream a seed knew further than we did.
@@ -184,7 +192,7 @@ func (o *opinions) take(h opinionHost, l *link, m *StreamHeads) {
 	self := h.subscriptions()
 	for _, hd := range m.Heads {
 		k := edgeKey{hd.Source, hd.Category}
-		if hd.Source == o.cfg.Source || !self.Matches(hd.Category) || !h.sequencing(hd.Source) && h.latestEdges()[k] == nil {
+		if hd.Source == o.cfg.Source || !self.Matches(hd.Category) || !o.seq.sequencing(hd.Source) && h.latestEdges()[k] == nil {
 			continue
 		}
 		if e := h.latestEdges()[k]; e != nil && e.Count >= hd.Count {
@@ -227,4 +235,3 @@ func (o *opinions) judge(h opinionHost) {
 }
 
 // sequencing is opinionHost's.
-func (s *Servant) sequencing(source string) bool { return s.seq.sources[source] != nil }

@@ -28,9 +28,10 @@ type fakeOpinionHost struct {
 func newFakeOpinions(seeds ...ServantID) (*opinions, *fakeOpinionHost) {
 	cfg := &Config{OpinionInterval: 10 * time.Minute, JoinTimeout: 5 * time.Second, Seeds: seeds, Source: "me",
 		Rand: rand.New(rand.NewPCG(5, 6))}
-	o := newOpinions(cfg, "me")
-	return &o, &fakeOpinionHost{now: time.Unix(1_700_000_000, 0), up: &link{id: 1, kind: linkUp, peer: "up"},
+	h := &fakeOpinionHost{now: time.Unix(1_700_000_000, 0), up: &link{id: 1, kind: linkUp, peer: "up"},
 		self: NewCategorySet("news"), links: map[LinkID]*link{}, edges: map[edgeKey]*LatestHeader{}, seqs: map[string]bool{}}
+	o := newOpinions(cfg, "me", h)
+	return &o, h
 }
 
 func (h *fakeOpinionHost) clock() time.Time { return h.now }

@@ -37,9 +37,6 @@ type sequencerHost interface {
 	deliver(m *Multicast, from LinkID)
 	// act appends an action of the sequencer's (Lost) to the step's.
 	act(a Action)
-	// lastForMe is the last count before h under sub that lies in our
-	// audience, as h's chain tells it (audience.go).
-	lastForMe(h *header, sub string) (uint64, bool)
 	// recoverLinks are the links a request for source's items goes over:
 	// the reverse path, or, to search, every tree link.
 	recoverLinks(source string, search bool) []*link
@@ -53,18 +50,29 @@ type sequencerHost interface {
 
 var _ sequencerHost = (*Servant)(nil)
 
+// audienceChains is what the sequencer reads of our audiences
+// (audienceState meets it).
+type audienceChains interface {
+	// lastForMe is the last count before h under sub that lies in our
+	// audience, as h's chain tells it (audience.go).
+	lastForMe(h *header, sub string) (uint64, bool)
+}
+
+var _ audienceChains = (*audienceState)(nil)
+
 // sequencer is the servant's ordered delivery state.
 type sequencer struct {
-	cfg      *Config   // the servant's
-	counters *Counters // the servant's
+	cfg      *Config        // the servant's
+	counters *Counters      // the servant's
+	aud      audienceChains // the servant's audienceState
 	sources  map[string]*sourceState
 	// progressed: the sources whose next count moved this step.
 	progressed map[string]bool
 	known      map[uint32][]string // short ID -> categories seen
 }
 
-func newSequencer(cfg *Config, counters *Counters) sequencer {
-	return sequencer{cfg: cfg, counters: counters, sources: map[string]*sourceState{},
+func newSequencer(cfg *Config, counters *Counters, aud audienceChains) sequencer {
+	return sequencer{cfg: cfg, counters: counters, aud: aud, sources: map[string]*sourceState{},
 		progressed: map[string]bool{}, known: map[uint32][]string{}}
 }
 
@@ -187,6 +195,37 @@ func (q *sequencer) nextOf(source string) uint64 {
 		return st.next
 	}
 	return q.cfg.Expected[source]
+}
+
+// sequencing reports whether the sequencer keeps a state for source: we
+// met an item or header of it in this run (opinions read it).
+func (q *sequencer) sequencing(source string) bool { return q.sources[source] != nil }
+
+// arrival is the link source's items last arrived on; ok is false when we
+// never sequenced source (the relay reads it).
+func (q *sequencer) arrival(source string) (LinkID, bool) {
+	if st := q.sources[source]; st != nil {
+		return st.arrival, true
+	}
+	return 0, false
+}
+
+// followedFrom lists where a catch-up of the sources we follow starts for
+// each: sourceState.catchUpFrom, or the next count the host kept
+// (Config.Expected) for a source not met in this run yet.
+func (q *sequencer) followedFrom() map[string]uint64 {
+	from := map[string]uint64{}
+	for id, next := range q.cfg.Expected {
+		if q.sources[id] == nil && next > 0 {
+			from[id] = next
+		}
+	}
+	for id, st := range q.sources {
+		if st.next > 0 {
+			from[id] = max(from[id], st.catchUpFrom())
+		}
+	}
+	return from
 }
 
 // ahead is where a catch-up of a followed source usually starts (see
@@ -499,14 +538,13 @@ func (s *Servant) deliver(m *Multicast, from LinkID) {
 	s.blobs.delivered(s, m)
 }
 
-func (s *Servant) followingUp() bool           { return s.catchUp.followingUp(s) }
-func (s *Servant) nextOf(source string) uint64 { return s.seq.nextOf(source) }
+func (s *Servant) followingUp() bool { return s.catchUp.followingUp(s) }
 
 func (s *Servant) recoverLinks(source string, search bool) []*link {
 	if search {
 		return s.treeLinks()
 	}
-	if l := s.reversePath(source, nil); l != nil {
+	if l := s.repairs.reversePath(s, source, nil); l != nil {
 		return []*link{l}
 	}
 	return nil

@@ -103,7 +103,7 @@ func (q *sequencer) latestNeeded(host sequencerHost, h *header) (latest uint64, 
 		if sub == AllCategories {
 			return h.count - 1, true
 		}
-		p, ok := host.lastForMe(h, sub)
+		p, ok := q.aud.lastForMe(h, sub)
 		if !ok {
 			known = false
 			continue

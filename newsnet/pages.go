@@ -46,62 +46,97 @@ type pageRequest struct {
 	trail []ServantID
 }
 
-// serveCatchUp answers one page of catch-up request c from l: from the
-// archive, read off the loop, or at once with nothing when there is none.
-func (s *Servant) serveCatchUp(l *link, c *CatchUp) {
-	if s.cfg.Archive == nil {
-		s.sendPage(l, c.Trail, nil)
+// pageReads serves catch-up pages to requesters below an archive: it asks
+// the host to read each page off the loop (ReadPage), keeps the reads in
+// flight, and sends a page that was read back along the requester's trail
+// with its CatchUpDone, leaving out what an audience withholds. The links'
+// requests (requests.go) decide when a page may be read; catch-up's own
+// side is catchUps' (catchup.go). It reaches the servant through pageHost,
+// met by core; pages_test.go drives it through a fake.
+type pageReads struct {
+	cfg   *Config        // the servant's: Archive, CatchUpLimit
+	aud   *audienceState // the servant's: what is withheld from whom
+	reads map[uint64]pageRequest
+	seq   uint64 // the last ReadPage's Req
+}
+
+// pageHost is what page reads need of the servant. *Servant implements
+// it.
+type pageHost interface {
+	// flowHost: pages go out through the link's flow (flow.go), and
+	// serveParked gives a link's waiting requests their turn.
+	flowHost
+	act(a Action)
+	upLink() *link
+	linkByID(id LinkID) *link
+	sortedLinks() []*link
+}
+
+var _ pageHost = (*Servant)(nil)
+
+func newPageReads(cfg *Config, aud *audienceState) pageReads {
+	return pageReads{cfg: cfg, aud: aud}
+}
+
+// reading is how many pages are being read.
+func (p *pageReads) reading() int { return len(p.reads) }
+
+// serve answers one page of catch-up request c from l: from the archive,
+// read off the loop, or at once with nothing when there is none.
+func (p *pageReads) serve(h pageHost, l *link, c *CatchUp) {
+	if p.cfg.Archive == nil {
+		p.send(h, l, c.Trail, nil)
 		return
 	}
 	known := make(map[string]uint64, len(c.Known))
 	for _, k := range c.Known {
 		known[k.Source] = k.Next
 	}
-	if s.pages == nil {
-		s.pages = map[uint64]pageRequest{}
+	if p.reads == nil {
+		p.reads = map[uint64]pageRequest{}
 	}
-	s.pageSeq++
-	s.pages[s.pageSeq] = pageRequest{link: l.id, trail: c.Trail}
+	p.seq++
+	p.reads[p.seq] = pageRequest{link: l.id, trail: c.Trail}
 	l.requests.paging = true
-	s.counters.PagesRead++
-	s.out = append(s.out, ReadPage{Req: s.pageSeq, Categories: c.Categories, Known: known,
-		Since: time.Unix(0, c.Since), Limit: s.cfg.CatchUpLimit})
+	h.tally().PagesRead++
+	h.act(ReadPage{Req: p.seq, Categories: c.Categories, Known: known,
+		Since: time.Unix(0, c.Since), Limit: p.cfg.CatchUpLimit})
 }
 
-// pageRead sends a page the host read, when its link is still there, and
+// read sends a page the host read, when its link is still there, and
 // lets the requests waiting for a read have their turn.
-func (s *Servant) pageRead(ev PageRead) {
-	p, ok := s.pages[ev.Req]
+func (p *pageReads) read(h pageHost, ev PageRead) {
+	r, ok := p.reads[ev.Req]
 	if !ok {
 		return
 	}
-	delete(s.pages, ev.Req)
-	if l := s.links[p.link]; l != nil {
+	delete(p.reads, ev.Req)
+	if l := h.linkByID(r.link); l != nil {
 		l.requests.paging = false
-		s.sendPage(l, p.trail, ev.Msgs)
+		p.send(h, l, r.trail, ev.Msgs)
 	}
 	// The reads are shared by all links: every link's parked requests
 	// have their turn, in link order.
-	for _, l := range s.sortedLinks() {
+	for _, l := range h.sortedLinks() {
 		if len(l.requests.parked) > 0 {
-			l.requests.serveParked(s, l)
+			h.serveParked(l)
 		}
 	}
 }
 
-// sendPage sends a catch-up page and its end to the requester at the end
-// of trail over l.
-func (s *Servant) sendPage(l *link, trail []ServantID, page []*Multicast) {
+// send sends a catch-up page and its end to the requester at the end of
+// trail over l.
+func (p *pageReads) send(h pageHost, l *link, trail []ServantID, page []*Multicast) {
 	next := map[string]uint64{}
 	for _, m := range page {
-		if !s.aud.notForRequester(trail[0], m) && !s.aud.withheldFrom(l, s.up, m) {
-			l.flow.sendBulk(s, l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
+		if !p.aud.notForRequester(trail[0], m) && !p.aud.withheldFrom(l, h.upLink(), m) {
+			l.flow.sendBulk(h, l, &Recovered{Trail: trail, Source: m.Source, Msg: m})
 		}
 		next[m.Source] = max(next[m.Source], m.Count+1)
 	}
-	done := &CatchUpDone{Trail: trail, More: len(page) >= s.cfg.CatchUpLimit}
+	done := &CatchUpDone{Trail: trail, More: len(page) >= p.cfg.CatchUpLimit}
 	for _, src := range slices.Sorted(maps.Keys(next)) {
 		done.Next = append(done.Next, SourceCount{Source: src, Next: next[src]})
 	}
-	l.flow.sendBulk(s, l, done)
+	l.flow.sendBulk(h, l, done)
 }

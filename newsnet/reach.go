@@ -138,7 +138,6 @@ type reachHost interface {
 	isTree(ids []LinkID) bool
 	wants(l *link, category string) bool
 	subscriptions() CategorySet
-	insideAudience(ps []netip.Prefix) bool
 	towardSource(source string, except *link) *link
 	lastArrivalLink(source string, except *link, original bool) (*link, uint64)
 	// arrivalStamp is the next stamp of the reverse-path lists' clock.
@@ -154,13 +153,23 @@ type reachHost interface {
 
 var _ reachHost = (*Servant)(nil)
 
+// audienceMember is what the reach reports read of our audiences
+// (audienceState meets it).
+type audienceMember interface {
+	// inside reports whether our address lies in one of ps.
+	inside(ps []netip.Prefix) bool
+}
+
+var _ audienceMember = (*audienceState)(nil)
+
 // reachReports is the reach sub-machine: the items it tracks with their
 // totals per link, the subscriber census (reach_census.go), and what each
 // tree link's reports may cost (reach_budget.go). The servant steps it
 // with plain calls.
 type reachReports struct {
-	cfg      *Config   // the servant's
-	counters *Counters // the servant's
+	cfg      *Config        // the servant's
+	counters *Counters      // the servant's
+	aud      audienceMember // the servant's audienceState
 
 	items map[[16]byte]*reachItem
 	seq   uint64 // tracking order
@@ -185,8 +194,8 @@ type reachReports struct {
 	turn int
 }
 
-func newReachReports(cfg *Config, counters *Counters) reachReports {
-	return reachReports{cfg: cfg, counters: counters}
+func newReachReports(cfg *Config, counters *Counters, aud audienceMember) reachReports {
+	return reachReports{cfg: cfg, counters: counters, aud: aud}
 }
 
 // reachItem is one tracked item.
@@ -366,7 +375,7 @@ func (r *reachReports) noteAudience(h reachHost, ri *reachItem, ps []netip.Prefi
 	if len(ps) == 0 || ri.audience {
 		return
 	}
-	ri.audience, ri.inside = true, h.insideAudience(ps)
+	ri.audience, ri.inside = true, r.aud.inside(ps)
 	r.mark(h.clock(), ri)
 }
 

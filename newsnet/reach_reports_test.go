@@ -42,12 +42,12 @@ func (h *fakeReachHost) clock() time.Time { return h.now }
 func (h *fakeReachHost) note(f string, args ...any) {
 	h.notes = append(h.notes, fmt.Sprintf(f, args...))
 }
-func (h *fakeReachHost) send(l *link, m Message)               { h.sent = append(h.sent, sentFrame{l, m}) }
-func (h *fakeReachHost) treeLinks() []*link                    { return h.tree }
-func (h *fakeReachHost) wants(l *link, _ string) bool          { return !h.unwanted[l] }
-func (h *fakeReachHost) subscriptions() CategorySet            { return h.self }
-func (h *fakeReachHost) insideAudience(ps []netip.Prefix) bool { return len(ps) > 0 }
-func (h *fakeReachHost) reportRoom(l *link) bool               { return !h.noRoom[l] }
+func (h *fakeReachHost) send(l *link, m Message)       { h.sent = append(h.sent, sentFrame{l, m}) }
+func (h *fakeReachHost) treeLinks() []*link            { return h.tree }
+func (h *fakeReachHost) wants(l *link, _ string) bool  { return !h.unwanted[l] }
+func (h *fakeReachHost) subscriptions() CategorySet    { return h.self }
+func (h *fakeReachHost) inside(ps []netip.Prefix) bool { return len(ps) > 0 }
+func (h *fakeReachHost) reportRoom(l *link) bool       { return !h.noRoom[l] }
 func (h *fakeReachHost) misbehaved(l *link, reason string) {
 	h.bad = append(h.bad, string(l.peer)+": "+reason)
 }
@@ -122,7 +122,7 @@ func reportedItems(frames []sentFrame) map[*link][]ItemReach {
 func TestReachReportsAddUpTowardTheSource(t *testing.T) {
 	h, up, a, b := newFakeReachHost()
 	h.arrivals["pub"] = up
-	r := newReachReports(testReachConfig(), &Counters{})
+	r := newReachReports(testReachConfig(), &Counters{}, h)
 	id := [16]byte{1}
 	r.tick(h) // the first census goes: the next report waits a period
 	h.takeSent()
@@ -153,7 +153,7 @@ func TestReachReportsAddUpTowardTheSource(t *testing.T) {
 func TestReachReportsForgetALinkThatLeft(t *testing.T) {
 	h, up, a, b := newFakeReachHost()
 	h.arrivals["pub"] = up
-	r := newReachReports(testReachConfig(), &Counters{})
+	r := newReachReports(testReachConfig(), &Counters{}, h)
 	id := [16]byte{2}
 	r.receive(h, a, itemReport("pub", id, ItemReach{Delivered: 4}))
 	r.receive(h, b, itemReport("pub", id, ItemReach{Delivered: 1}))
@@ -173,7 +173,7 @@ func TestReachReportsForgetALinkThatLeft(t *testing.T) {
 // subscribers the census counts beyond its links.
 func TestReachReportsOwnTotals(t *testing.T) {
 	h, _, a, b := newFakeReachHost()
-	r := newReachReports(testReachConfig(), &Counters{})
+	r := newReachReports(testReachConfig(), &Counters{}, h)
 	id := [16]byte{3}
 	r.noteActions(h, []Action{Published{ID: id, Category: "news", Count: 1}})
 	r.receive(h, a, &ReachReport{HasCensus: true, Census: []CategoryCount{{Category: "news", Count: 3}}})
@@ -204,7 +204,7 @@ func TestReachReportsBudget(t *testing.T) {
 	cfg := testReachConfig()
 	cfg.ReachItems = 8 // two new items per link and period
 	var c Counters
-	r := newReachReports(cfg, &c)
+	r := newReachReports(cfg, &c, h)
 	for i := range reachBurst + 1 {
 		r.receive(h, a, itemReport("pub", [16]byte{byte(i + 1)}, ItemReach{Delivered: 1}))
 	}
@@ -227,7 +227,7 @@ func TestReachReportsBudget(t *testing.T) {
 func TestReachReportsCensusAndPublishers(t *testing.T) {
 	h, up, a, b := newFakeReachHost()
 	h.self = NewCategorySet("news", "news/local")
-	r := newReachReports(testReachConfig(), &Counters{})
+	r := newReachReports(testReachConfig(), &Counters{}, h)
 	r.receive(h, a, &ReachReport{HasCensus: true, Census: []CategoryCount{{Category: "news", Count: 2}}, Publishers: []string{"pub"}})
 	r.receive(h, b, &ReachReport{HasCensus: true, Census: []CategoryCount{{Category: "hr", Count: 1}}})
 	r.tick(h)

@@ -111,7 +111,7 @@ func (s *Servant) receive(l *link, m Message) {
 			s.catchUp.hinted(s)
 		}
 	case *CatchUpDone:
-		if l.kind == linkUp || l.kind == linkDown {
+		if (l.kind == linkUp || l.kind == linkDown) && s.repairs.retrace(s, m.Trail, m) {
 			s.catchUp.done(s, m)
 		}
 	case *LatestHeader:

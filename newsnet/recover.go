@@ -7,60 +7,10 @@ import (
 )
 
 // Retransmission of missed messages along the reverse path (JP3679935B2
-// with JP5458944B2's reverse-path mechanism): a request travels toward the
-// source over the link each hop's copies of the source's messages arrived
-// on; the first servant holding a message answers from its relay cache or
-// its archive, and the answer retraces the request's trail.
-
-// cacheKey names one message of one source.
-type cacheKey struct {
-	source string
-	count  uint64
-}
-
-// relayCache keeps the most recent messages this servant forwarded or
-// delivered, to answer requests from below without going to the source.
-// It is bounded by count and by payload bytes, whichever is reached first.
-type relayCache struct {
-	msgs       map[cacheKey]*Multicast
-	order      []cacheKey // oldest first
-	limit      int
-	bytes      int
-	limitBytes int
-}
-
-func (c *relayCache) add(m *Multicast) {
-	if c.limit == 0 || c.limitBytes == 0 || m.Count == 0 {
-		return
-	}
-	k := cacheKey{m.Source, m.Count}
-	if _, ok := c.msgs[k]; ok {
-		return
-	}
-	if c.msgs == nil {
-		c.msgs = map[cacheKey]*Multicast{}
-	}
-	c.msgs[k] = m
-	c.bytes += len(m.Payload)
-	c.order = append(c.order, k)
-	for len(c.order) > c.limit || c.bytes > c.limitBytes && len(c.order) > 1 {
-		c.bytes -= len(c.msgs[c.order[0]].Payload)
-		delete(c.msgs, c.order[0])
-		c.order[0] = cacheKey{}
-		c.order = c.order[1:]
-	}
-}
-
-// lookup finds a message in the relay cache, then in the host's archive.
-func (s *Servant) lookup(source string, count uint64) *Multicast {
-	if m := s.cache.msgs[cacheKey{source, count}]; m != nil {
-		return m
-	}
-	if s.cfg.Archive != nil {
-		return s.cfg.Archive.Lookup(source, count)
-	}
-	return nil
-}
+// with JP5458944B2's reverse-path mechanism): the requester's side. The
+// sequencer asks for what it misses and classifies the answers; the
+// servant takes the items that come back (they may go on down the tree).
+// The relays on the way are requestRelay's (relay.go).
 
 // tickRecover sends the requests that are due and gives up on counts that
 // ran out of attempts.
@@ -186,107 +136,6 @@ func (q *sequencer) noteLost(host sequencerHost, source string, n uint64) {
 	host.act(Lost{Source: source, N: n, Total: q.counters.Lost})
 }
 
-// reversePath is the tree link toward a source: the one its messages last
-// arrived on, else the most recent link whose source list holds it
-// (reverse.go), else the uplink; never the link a request came in on.
-func (s *Servant) reversePath(source string, except *link) *link {
-	if st := s.seq.sources[source]; st != nil {
-		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
-			return l
-		}
-	}
-	return s.towardSource(source, except)
-}
-
-// handleRecover answers what this servant holds and passes the rest on
-// toward the source.
-func (s *Servant) handleRecover(from *link, r *Recover) {
-	if len(r.Trail) == 0 || slices.Contains(r.Trail, s.id) || len(r.Trail) >= MaxPathLen {
-		return // malformed, or looping in a re-forming tree: the requester retries
-	}
-	var rest []uint64
-	var cats []CountCategory
-	for _, k := range r.Counts {
-		m := s.lookup(r.Source, k)
-		switch {
-		case m == nil:
-			rest = append(rest, k)
-		case s.aud.notForRequester(r.Trail[0], m) || s.aud.withheldFrom(from, s.up, m):
-			// To a requester outside an audience (or a leaf that cannot
-			// show it is inside), the item's category is its first range
-			// ("@10.1.4.0~22"): foreign, so the item is not asked for
-			// again, and neither it nor its category is told.
-			cats = append(cats, CountCategory{Count: k, Category: notForYou(m)})
-		case r.CategoriesOnly:
-			cats = append(cats, CountCategory{Count: k, Category: m.Category})
-		default:
-			from.flow.sendAnswer(s, from, r.Trail, m)
-		}
-	}
-	if len(cats) > 0 {
-		from.flow.sendBulk(s, from, &Recovered{Trail: r.Trail, Source: r.Source, Categories: cats})
-	}
-	if len(rest) == 0 {
-		return
-	}
-	if r.Source == s.cfg.Source {
-		// The source itself does not have them: nobody will.
-		from.flow.sendBulk(s, from, &Recovered{Trail: r.Trail, Source: r.Source, Missing: rest})
-		return
-	}
-	fwd := &Recover{Source: r.Source, Counts: rest, CategoriesOnly: r.CategoriesOnly, Search: r.Search, Trail: slices.Concat(r.Trail, []ServantID{s.id})}
-	if next := s.reversePath(r.Source, from); next != nil && !r.Search {
-		s.send(next, fwd)
-		return
-	}
-	// A search, or no way toward the source but back (the path the
-	// requester followed is stale): pass it on over every other tree link.
-	// The trail keeps it from visiting a servant twice. Not for a source
-	// this servant never heard of: none of its items or edges passed here,
-	// so its holders do not lie beyond us, and a made-up source would make
-	// every request a flood of the whole tree.
-	if !s.heardOf(r.Source) {
-		return
-	}
-	for _, l := range s.treeLinks() {
-		if l != from {
-			s.send(l, fwd)
-		}
-	}
-}
-
-// retrace passes an answer one hop back along its trail, which ends with
-// this servant, and reports whether this servant is the requester it is
-// for (the trail holds only this servant).
-func (s *Servant) retrace(trail []ServantID, m Message) (mine bool) {
-	n := len(trail)
-	if n == 0 || trail[n-1] != s.id {
-		return false
-	}
-	if n == 1 {
-		return true
-	}
-	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.verifier.check(&s.core, "retransmission", r.Msg) != "" {
-		return false // a relay checks what it passes on, as it does on the tree
-	}
-	l := backAlong(s.treeLinks(), trail)
-	if l == nil {
-		return false // the path broke: the requester retries
-	}
-	if r, ok := m.(*Recovered); ok && r.Msg != nil && s.aud.withheldFrom(l, s.up, r.Msg) {
-		return false
-	}
-	switch m := m.(type) {
-	case *Recovered:
-		fwd := *m
-		fwd.Trail = trail[:n-1]
-		l.flow.sendBulk(s, l, &fwd)
-	case *CatchUpDone:
-		l.flow.sendBulk(s, l, &CatchUpDone{Trail: trail[:n-1], More: m.More, Next: m.Next})
-	}
-	return false
-}
-
 // handleRecovered passes an answer back along its trail, or takes it when
 // this servant asked. A holder of the source's items lies the way it came:
 // that is the reverse path from now on (it may have gone stale).
@@ -297,7 +146,7 @@ func (s *Servant) handleRecovered(from *link, r *Recovered) {
 		}
 		s.noteArrival(from, r.Source, false)
 	}
-	if !s.retrace(r.Trail, r) {
+	if !s.repairs.retrace(s, r.Trail, r) {
 		return
 	}
 	s.catchUp.progress(s.now)
@@ -398,18 +247,4 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}
-}
-
-// heardOf reports whether an item or an edge of source has passed this
-// servant.
-func (s *Servant) heardOf(source string) bool {
-	if s.seq.sources[source] != nil {
-		return true
-	}
-	for _, l := range s.treeLinks() {
-		if _, ok := l.sources[source]; ok {
-			return true
-		}
-	}
-	return false
 }

@@ -54,8 +54,9 @@ type requestHost interface {
 	// pagesReading is how many catch-up pages are being read (pages.go).
 	pagesReading() int
 	misbehaved(l *link, reason string)
-	handleRecover(l *link, r *Recover)
-	serveCatchUp(l *link, c *CatchUp)
+	// answer answers a request its link's budgets let through: a
+	// *Recover (relay.go) or a *CatchUp page (pages.go).
+	answer(l *link, m Message)
 }
 
 var _ requestHost = (*Servant)(nil)
@@ -124,14 +125,7 @@ func (q *linkRequests) mustWait(h requestHost, l *link, m Message) bool {
 	return false
 }
 
-func (q *linkRequests) serve(h requestHost, l *link, m Message) {
-	switch m := m.(type) {
-	case *Recover:
-		h.handleRecover(l, m)
-	case *CatchUp:
-		h.serveCatchUp(l, m)
-	}
-}
+func (q *linkRequests) serve(h requestHost, l *link, m Message) { h.answer(l, m) }
 
 // park queues m behind the link's answers: replacing a waiting request of
 // the same requester for the same thing, within the link's budgets, or
@@ -278,7 +272,18 @@ func (q *linkRequests) takeNewSource(h requestHost, l *link) bool {
 // What the servant lends the links' request handling (requestHost) and
 // the hooks by which the rest of it reaches that handling.
 
-func (s *Servant) pagesReading() int { return len(s.pages) }
+func (s *Servant) pagesReading() int { return s.pages.reading() }
+
+// answer is requestHost's: the relay answers a retransmission request, the
+// page reads a catch-up page.
+func (s *Servant) answer(l *link, m Message) {
+	switch m := m.(type) {
+	case *Recover:
+		s.repairs.recover(s, l, m)
+	case *CatchUp:
+		s.pages.serve(s, l, m)
+	}
+}
 
 // takeRequest is catchUpHost's: a request of our own catch-up that we
 // answer here (catchup.go) goes through l's budget like any other.

@@ -33,11 +33,13 @@ func (h *fakeRequestHost) tally() *Counters               { return &h.counters }
 func (h *fakeRequestHost) holds(*link) bool               { return !h.gone }
 func (h *fakeRequestHost) pagesReading() int              { return h.reading }
 func (h *fakeRequestHost) misbehaved(_ *link, why string) { h.bad = append(h.bad, why) }
-func (h *fakeRequestHost) serveCatchUp(_ *link, c *CatchUp) {
-	h.served = append(h.served, "page "+string(c.Trail[0]))
-}
-func (h *fakeRequestHost) handleRecover(_ *link, r *Recover) {
-	h.served = append(h.served, fmt.Sprintf("%s %s%v", r.Trail[0], r.Source, r.Counts))
+func (h *fakeRequestHost) answer(_ *link, m Message) {
+	switch m := m.(type) {
+	case *CatchUp:
+		h.served = append(h.served, "page "+string(m.Trail[0]))
+	case *Recover:
+		h.served = append(h.served, fmt.Sprintf("%s %s%v", m.Trail[0], m.Source, m.Counts))
+	}
 }
 
 func (h *fakeRequestHost) took() string {

@@ -15,7 +15,7 @@ package newsnet
 // two links that both carried a source the more recent one wins; a link's
 // list dies with the link. It is bounded by maxLinkSources per link, the
 // source seen longest ago forgotten first; a forgotten source falls back
-// to the last arrival link (sourceState.arrival) and then the uplink, as
+// to the last arrival link (sourceState.arrival) and then the uplink (requestRelay.towardSource), as
 // before the lists existed.
 
 // maxLinkSources bounds the sources one link remembers: a few hundred KiB
@@ -68,25 +68,6 @@ func (c *core) noteArrival(l *link, source string, original bool) (moved bool) {
 func (c *core) arrivalStamp() uint64 {
 	c.arrivals++
 	return c.arrivals
-}
-
-// towardSource returns the tree link leading toward source: of the links
-// whose list holds it, the one it arrived on most recently; else the last
-// arrival link of its sequence; else the uplink. Never except, never a link
-// that is not a tree link. Nil when there is none.
-func (s *Servant) towardSource(source string, except *link) *link {
-	if l := s.listedToward(source, except, false); l != nil {
-		return l
-	}
-	if st := s.seq.sources[source]; st != nil {
-		if l := s.links[st.arrival]; l != nil && l != except && l.tree() {
-			return l
-		}
-	}
-	if s.up != nil && s.up != except {
-		return s.up
-	}
-	return nil
 }
 
 // listedToward returns, of the tree links (but except) whose list holds

@@ -140,7 +140,7 @@ func (s *Servant) relayExcept(m *Multicast, except, also *link) {
 // relay that does so to every item would otherwise cut its subtree off
 // unnoticed: nothing of the items arrives, so no gap shows.
 func (s *Servant) verifiedOn(l *link, m *Multicast) bool {
-	reason := s.verifier.check(&s.core, l.peer, m)
+	reason := s.verify(l.peer, m)
 	if reason != "" && slices.Contains(s.cfg.ForgedReasons, reason) {
 		s.counters.Forged++
 		s.misbehavedBy(l, reasonForged, forgedPoints)

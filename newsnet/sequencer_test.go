@@ -77,7 +77,7 @@ func (p *publisher) item(category string) *Multicast {
 func testSequencer(h *fakeSequencerHost) sequencer {
 	cfg := DefaultConfig("me")
 	cfg.Source = "me"
-	q := newSequencer(&cfg, &Counters{})
+	q := newSequencer(&cfg, &Counters{}, h)
 	for _, c := range h.self {
 		q.learnCategory(c)
 	}
@@ -238,4 +238,19 @@ func TestSequencerWaitsWhileAnswersCome(t *testing.T) {
 		t.Errorf("lost %d, delivered %v: want 2 lost and the rest delivered in order", q.counters.Lost, h.delivered)
 	}
 	t.Logf("count 2 given up %v after the gap, %v after the last answer", gaveUp.Sub(start), gaveUp.Sub(lastAnswer))
+}
+
+// A catch-up of the sources we follow starts, for a source met in this
+// run, where its sequence says (catchUpFrom), and for one the host kept an
+// expectation of but not met yet, at that expectation; a source not
+// followed yet (next 0) is not listed.
+func TestSequencerFollowedFrom(t *testing.T) {
+	cfg := Config{Expected: map[string]uint64{"kept": 5, "met": 2, "none": 0}}
+	q := newSequencer(&cfg, &Counters{}, nil)
+	q.source("met").next = 9
+	q.source("new")
+	got := q.followedFrom()
+	if len(got) != 2 || got["kept"] != 5 || got["met"] != 9 {
+		t.Fatalf("followed from %v, want kept 5, met 9", got)
+	}
 }

@@ -13,28 +13,21 @@ import (
 // concurrent use: one goroutine (the runtime loop, or the simulator) owns it.
 type Servant struct {
 	core
-	value uint64
 
 	started, stopped bool
 
-	// Tree state (JP4353827B2); the links are core's.
-	vmin     uint64 // subtree range [vmin, vmax], own value included
-	vmax     uint64
-	part     Partition   // computed from [vmin, vmax]
-	rootPath []ServantID // from the vertex down to our up-servant
+	// Tree state (JP4353827B2); the links and the root path are core's.
 	siblings []ServantID // our up-servant's downs, as it last told us
-	// leaf: we hang below our up-servant without a slot, because it
-	// could not dial us back (leaf.go).
-	leaf      bool
+	// adm places joiners and down-servants: the subtree range, partition
+	// and slots, the leaves, and whether we are one (admissions.go).
+	adm       admissions
 	dialback  dialBacks // dialback.go
 	opinion   opinions  // opinion.go
 	netCensus netCensus // netcensus.go
 
-	// Catch-up pages being read by the host (pages.go), and the conduct
-	// of peers that exceeded their budgets (conduct.go).
-	pages   map[uint64]pageRequest
-	pageSeq uint64
-	conduct conduct
+	// Catch-up pages being read by the host for requesters below
+	// (pages.go).
+	pages pageReads
 
 	// connector is the join search (connector.go): the targets still to
 	// try, the attempt under way, the redirects followed, and the seed
@@ -45,15 +38,13 @@ type Servant struct {
 	lastSeedRoot  time.Time // last one that came from an earlier seed (seeds only)
 	nextPartition time.Time // when an unattached servant next sends its partition
 
-	// Multicast routing (JP4353827B2 Figs. 7-9).
-	self CategorySet
+	// Multicast routing (JP4353827B2 Figs. 7-9); the self set is core's.
 	seen seenSet
 
 	// Ordered delivery and retransmission (JP3679935B2).
 	seq      sequencer       // order.go
 	genuine  map[string]bool // sources with an item that passed verification here
-	cache    relayCache
-	edges    leadingEdges // the latest header per source and category (edge.go)
+	repairs  requestRelay    // retransmission requests and answers passed on (relay.go)
 	ownCount uint64
 	own      ownHistory
 	chains   Chains       // the Lasts of our next publication (ownchain.go)
@@ -67,8 +58,6 @@ type Servant struct {
 	reach  reachReports   // reach reports (reach.go)
 	blobs  *blobTransfers // attachments' bytes (blobs.go)
 	aud    audienceState  // audiences (audience.go)
-
-	verifier verifier // Config.Verify and what it refused (verifier.go)
 }
 
 // newer is a message that exists from a wire version on: it is never sent
@@ -89,25 +78,24 @@ func New(cfg Config) (*Servant, error) {
 	}
 	v := IDValue(cfg.ID)
 	s := &Servant{
-		core:     core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link)},
-		value:    v,
-		vmin:     v,
-		vmax:     v,
+		core: core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link),
+			cache: relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes}},
 		seen:     newSeenSet(cfg.SeenWindow),
-		cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
 		ownCount: cfg.OwnCount,
 	}
-	s.part = PartitionFor(v, v, cfg.Fanout)
+	s.adm = newAdmissions(&s.cfg, v, &s.downs)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
-	s.reach = newReachReports(&s.cfg, &s.counters)
-	s.catchUp = newCatchUps(&s.cfg)
+	s.reach = newReachReports(&s.cfg, &s.counters, &s.aud)
+	s.catchUp = newCatchUps(&s.cfg, &s.seq)
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
-	s.seq = newSequencer(&s.cfg, &s.counters)
-	s.netCensus.cfg = &s.cfg
+	s.seq = newSequencer(&s.cfg, &s.counters, &s.aud)
+	s.netCensus.cfg, s.netCensus.places = &s.cfg, &s.adm
 	s.connector = newConnector(&s.cfg, s.id)
 	s.dialback = newDialBacks(&s.cfg, s.id)
-	s.opinion = newOpinions(&s.cfg, s.id)
+	s.opinion = newOpinions(&s.cfg, s.id, &s.seq)
 	s.aud = newAudienceState(&s.cfg, &s.counters)
+	s.repairs = newRequestRelay(&s.cfg, &s.aud, &s.seq)
+	s.pages = newPageReads(&s.cfg, &s.aud)
 	for _, c := range cfg.KnownCategories {
 		s.seq.learnCategory(c)
 	}
@@ -191,7 +179,7 @@ func (s *Servant) Step(ev Event) []Action {
 	case reachEvent:
 		s.reach.event(s, e)
 	case PageRead:
-		s.pageRead(e)
+		s.pages.read(s, e)
 	case Publish:
 		if s.checkCategory(e.Msg.Category) {
 			s.publish(e.Msg)
@@ -261,9 +249,9 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	l.kind = linkUp
 	s.up = l
 	if acc.Leaf {
-		s.becomeLeaf() // a subtree kept from before goes up
+		s.adm.becomeLeaf(s) // a subtree kept from before goes up
 	} else {
-		s.leaf = false
+		s.adm.leaf = false
 	}
 	if s.firstAttached.IsZero() {
 		s.firstAttached = s.now
@@ -271,7 +259,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 	s.siblings = nil
 	s.lastRootHeard = s.now
 	s.lastSeedRoot = s.now
-	if s.leaf {
+	if s.adm.leaf {
 		s.note("attached under %s as a leaf", l.peer)
 	} else {
 		s.note("attached under %s", l.peer)
@@ -289,7 +277,7 @@ func (s *Servant) becomeAttached(l *link, acc *JoinAccept) {
 func (s *Servant) becomeDetached() {
 	up := s.up
 	s.up = nil
-	s.leaf = false
+	s.adm.leaf = false
 	// What was in flight toward us when the link failed may be lost: catch
 	// up from when the uplink was last idle (a Ping comes only over a link
 	// with nothing else to send), or from when it came up, less the time an
@@ -315,6 +303,3 @@ func (s *Servant) checkCategory(c string) bool {
 	}
 	return true
 }
-
-// subscriptions are our own subscriptions (the self set).
-func (s *Servant) subscriptions() CategorySet { return s.self }

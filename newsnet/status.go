@@ -105,10 +105,10 @@ func (s *Servant) Role() Role {
 func (s *Servant) Status() Status {
 	st := Status{
 		ID:            s.id,
-		IDValue:       s.value,
+		IDValue:       s.adm.value,
 		Role:          s.Role(),
-		Range:         [2]uint64{s.vmin, s.vmax},
-		Partition:     s.part,
+		Range:         [2]uint64{s.adm.vmin, s.adm.vmax},
+		Partition:     s.adm.part,
 		RootPath:      slices.Clone(s.rootPath),
 		Siblings:      slices.Clone(s.siblings),
 		Subscriptions: s.self,
@@ -116,7 +116,7 @@ func (s *Servant) Status() Status {
 		Rejected:      maps.Clone(s.verifier.rejected),
 		CatchingUp:    s.catchUp.running(),
 		Direct:        directStatuses(s.sortedLinks()),
-		Leaf:          s.leaf,
+		Leaf:          s.adm.leaf,
 		Reach:         s.dialback.self,
 		ReachAddr:     s.dialback.addr,
 		ReachAt:       s.dialback.at,

@@ -23,16 +23,16 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 	}
 	members := s.downs.members()
 	if len(members) == 0 {
-		s.clearSubtree()
-		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id})) // to the leaves
+		s.adm.clearSubtree()
+		s.sendPartition(s.pathDown()) // to the leaves
 		return
 	}
-	if s.part.StrictlyInside(upPart) {
-		s.sendPartition(slices.Concat(s.rootPath, []ServantID{s.id}))
+	if s.adm.part.StrictlyInside(upPart) {
+		s.sendPartition(s.pathDown())
 		return
 	}
 	// Leaves hold no slot: whatever our partition, they stay.
-	s.note("partition %v not inside %v: resetting %d down-servants", s.part, upPart, len(members))
+	s.note("partition %v not inside %v: resetting %d down-servants", s.adm.part, upPart, len(members))
 	s.counters.Resets++
 	s.downs = s.downs[:len(s.downs)-len(members)]
 	for _, d := range members {
@@ -40,20 +40,14 @@ func (s *Servant) optimize(upPart Partition, path []ServantID) {
 		s.closeLink(d, "reset")
 		d.received = nil
 	}
-	s.clearSubtree()
+	s.adm.clearSubtree()
 	s.routeInfoAllExcept(nil)
-}
-
-// clearSubtree forgets the subtree range: only our own value remains.
-func (s *Servant) clearSubtree() {
-	s.vmin, s.vmax = s.value, s.value
-	s.part = PartitionFor(s.value, s.value, s.cfg.Fanout)
 }
 
 // sendPartition sends our partition and path to every down-servant.
 func (s *Servant) sendPartition(path []ServantID) {
 	for _, d := range s.downs {
-		s.send(d, &PartitionInfo{Lo: s.part.Lo, Hi: s.part.Hi, Path: path})
+		s.send(d, &PartitionInfo{Lo: s.adm.part.Lo, Hi: s.adm.part.Hi, Path: path})
 	}
 }
 
