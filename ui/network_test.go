@@ -23,7 +23,7 @@ func attachedStatus() app.NetStatus {
 // of every link, and the counters; a StatusChanged event refreshes it,
 // and the status line says where the servant is.
 func TestNetworkView(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetStatus(attachedStatus())
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
@@ -119,7 +119,7 @@ func TestNetworkView(t *testing.T) {
 // the status line and the network view, with the port and what IT can do;
 // its up-servant lists it as a leaf, in no slot.
 func TestNetworkViewLeaf(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Leaf, st.Reach, st.ReachAddr = true, "unreachable", "10.1.4.23:7946"
 	st.Downs, st.Links = nil, st.Links[:1]
@@ -164,7 +164,7 @@ func TestNetworkViewLeaf(t *testing.T) {
 // TestNetworkViewReleases: the network view says which release runs here
 // and at the other end of every link, and mentions a newer one.
 func TestNetworkViewReleases(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Release, st.NewerRelease, st.NewerNetwork = "0.1.0", "0.2.0", []string{"census"}
 	st.Links[0].Release, st.Links[0].Version = "0.2.0", 5
@@ -186,7 +186,7 @@ func TestNetworkViewReleases(t *testing.T) {
 // should be above it says so on the status line, with the seeds, and
 // with the warning colour rather than the connected one.
 func TestStatusLineAlone(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Role, st.Up, st.Downs, st.Links = app.RoleVertex, "", nil, nil
 	st.Alone = &app.Alone{Seeds: []string{"10.1.0.5:7400"}}
@@ -210,7 +210,7 @@ func TestStatusLineAlone(t *testing.T) {
 // Issue 26: a desktop that found its port taken at the start and moved to
 // a free one says so plainly on the status line.
 func TestStatusLinePortMoved(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.PortMoved = &app.PortMove{From: "0.0.0.0:7400", To: "0.0.0.0:7401"}
 	b.PresetStatus(st)
@@ -225,7 +225,7 @@ func TestStatusLinePortMoved(t *testing.T) {
 // reads no status (an idle desktop should cost next to nothing); the
 // minute's refresh still does, and a shown network view is kept current.
 func TestTickReadsStatusOnlyWhenShown(t *testing.T) {
-	b := &countingStatus{fake: newFake()}
+	b := &countingStatus{fake: newFake(t)}
 	b.PresetStatus(attachedStatus())
 	h := newHarnessOver(t, b, func() time.Time { return testNow })
 	h.u.tabs.Select(h.u.readTab)
@@ -268,7 +268,7 @@ func (c *countingStatus) Status() app.NetStatus {
 // window (in software, on an idle desktop). One that finds a change shows
 // it.
 func TestStatusLineSetsOnlyChanges(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	b.PresetStatus(st)
 	h := newHarnessOver(t, b, func() time.Time { return testNow })
@@ -297,7 +297,7 @@ func TestStatusLineSetsOnlyChanges(t *testing.T) {
 // the computers on an older release, a network mostly of leaves. A member
 // sees none of it.
 func TestNetworkViewCensus(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Release = "0.2.0"
 	b.PresetStatus(st)
