@@ -60,7 +60,10 @@ func (h *eventHub) emit(e Event) {
 		h.pending = append(h.pending, clip(e))
 	}
 	if h.tap != nil {
-		h.tap(clip(e)) // under mu: in the order of the hub
+		// Under mu: in the order of the hub. Whole, unlike what Events
+		// delivers: the tap hears of every item.
+		e.Categories, e.Items, e.Urgent = slices.Clone(e.Categories), slices.Clone(e.Items), slices.Clone(e.Urgent)
+		h.tap(e)
 	}
 	h.mu.Unlock()
 	select {

@@ -255,15 +255,6 @@ func (b *Backend) Ingest(it *news.Item) {
 // deliver has the servant deliver items and waits until they are stored.
 func (b *Backend) deliver(quiet bool, items []*news.Item) {
 	b.t.Helper()
-	// An event names at most 1000 items (more, and it names none): a
-	// thousand at a time, each is heard of.
-	for chunk := range slices.Chunk(items, 1000) {
-		b.deliverChunk(quiet, chunk)
-	}
-}
-
-func (b *Backend) deliverChunk(quiet bool, items []*news.Item) {
-	b.t.Helper()
 	ids := make([]uuid.UUID, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
