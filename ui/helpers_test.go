@@ -72,13 +72,13 @@ type fake struct {
 
 func newFake(t testing.TB) *fake {
 	t.Helper()
-	return presetFake(&fake{Backend: fakebackend.New(t, func() time.Time { return testNow })})
+	return presetFake(&fake{Backend: fakebackend.New(t, testNow)})
 }
 
 // newUnsetFake is newFake before the first run (NeedsSetup).
 func newUnsetFake(t testing.TB) *fake {
 	t.Helper()
-	return presetFake(&fake{Backend: fakebackend.NewUnset(t, func() time.Time { return testNow })})
+	return presetFake(&fake{Backend: fakebackend.NewUnset(t, testNow)})
 }
 
 // presetFake gives f the subscriptions and settings of the tests, and a

@@ -487,15 +487,16 @@ func TestUrgentNotifiesInBurst(t *testing.T) {
 	s.Notify, s.NotifyCategories = true, []string{"sales"}
 	b.PresetSettings(s)
 	h := newHarness(t, b)
+	var burst []*news.Item
 	for i := range maxChecked + 20 {
 		it := item(100+i, "company", fmt.Sprintf("Routine %d", i), 0)
 		it.Received = testNow.Add(1)
-		b.Ingest(it)
+		burst = append(burst, it)
 	}
 	urgent := item(99, "it", "Building evacuated", 0)
 	urgent.Urgent = true
 	urgent.Received = testNow.Add(1)
-	b.Ingest(urgent)
+	b.Ingest(append(burst, urgent)...)
 	h.sync()
 	if len(h.a.notes) != 1 || h.a.notes[0].Title != "Urgent: Building evacuated" {
 		var titles []string

@@ -136,9 +136,7 @@ func TestUrgentTakeoverFollowsEvents(t *testing.T) {
 	policy := urgentItem(11, "New badge policy", true)
 	down := urgentItem(12, "E-mail down", false)
 	outage := urgentItem(13, "Power outage tonight", true)
-	for _, it := range []*news.Item{drill, policy, down, outage} {
-		b.Ingest(it)
-	}
+	b.Ingest(drill, policy, down, outage)
 	h.sync()
 	w := takeoverWindow(t, h)
 	if !hasLabel(w.Content(), "URGENT · 1 of 4") || !hasLabel(w.Content(), "Evacuation drill at 14:00") {

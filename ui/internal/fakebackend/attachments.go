@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -93,15 +92,6 @@ func (b *Backend) Item(id uuid.UUID) (app.Entry, error) {
 	return b.withStates([]app.Entry{e})[0], nil
 }
 
-// Attachments returns the attachments of item id as the reader sees them.
-func (b *Backend) Attachments(id uuid.UUID) []app.Attachment {
-	e, err := b.Item(id)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return e.Attachments
-}
-
 // BlobOpens counts the OpenBlob calls.
 func (b *Backend) BlobOpens() int {
 	b.mu.Lock()
@@ -125,10 +115,3 @@ func (b *Backend) OpenBlob(hash string) (io.ReadSeekCloser, error) {
 // Fetched returns the hashes the application asked the servant to fetch,
 // in order.
 func (b *Backend) Fetched() []string { return b.servant().fetchedBlobs() }
-
-// ManifestFree is a published item's body before its manifest (tests
-// compare the text a publisher wrote).
-func ManifestFree(it *news.Item) string {
-	body, _, _ := strings.Cut(it.Body, "\n\n[att:1]: newsdesk:")
-	return body
-}

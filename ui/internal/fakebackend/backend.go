@@ -59,12 +59,11 @@ type Backend struct {
 	*app.App
 	t      testing.TB
 	dir    string
-	clock  func() time.Time // the test's clock
 	events chan app.Event
 	dial   network.Dialer
 
 	mu      sync.Mutex
-	at      time.Time                   // not zero: the clock stands here (SetClock, a preset made at a time)
+	at      time.Time                   // the application's clock (SetClock)
 	quiet   int                         // > 0: a preset runs, whose events nobody hears
 	arrived map[uuid.UUID]chan struct{} // items Add and Ingest wait for, closed by their ItemsArrived
 	hidden  map[uuid.UUID]bool          // of those, the ones Add delivers quietly
@@ -84,8 +83,8 @@ type Backend struct {
 // New opens the application on a temporary directory of t, set up as the
 // admin and seed of a network of its own, "Newsdesk" (version 1, made by
 // its key and deployed to it, as `newsdesk serve --network` does), and
-// closes it when t ends. Its clock is now.
-func New(t testing.TB, now func() time.Time) *Backend {
+// closes it when t ends. Its clock stands at now.
+func New(t testing.TB, now time.Time) *Backend {
 	t.Helper()
 	b := newBackend(t, now, nil)
 	id, err := trust.LoadOrCreateIdentity(b.dir)
@@ -103,7 +102,7 @@ func New(t testing.TB, now func() time.Time) *Backend {
 
 // NewUnset opens the application of a first run, which the wizard sets
 // up (NeedsSetup), and closes it when t ends.
-func NewUnset(t testing.TB, now func() time.Time) *Backend {
+func NewUnset(t testing.TB, now time.Time) *Backend {
 	t.Helper()
 	b := newBackend(t, now, nil)
 	b.open(nil)
@@ -113,9 +112,9 @@ func NewUnset(t testing.TB, now func() time.Time) *Backend {
 // newBackend is a Backend not opened yet, whose invitation protocol
 // connects with dial (app.Options.DialInvite; nil reaches nobody); the
 // application it opens is closed when t ends.
-func newBackend(t testing.TB, now func() time.Time, dial network.Dialer) *Backend {
+func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 	t.Helper()
-	b := &Backend{t: t, dir: t.TempDir(), clock: now, dial: dial, events: make(chan app.Event, 1024),
+	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024),
 		arrived: map[uuid.UUID]chan struct{}{}, hidden: map[uuid.UUID]bool{}}
 	if b.dial == nil {
 		b.dial = func(_ context.Context, addr string) (net.Conn, error) {
@@ -165,16 +164,11 @@ func (b *Backend) open(sn *trust.SignedNetwork) {
 // errNoNetwork: the tests' servant has no network to reach.
 var errNoNetwork = errors.New("the UI's tests have no network")
 
-// now is the application's clock: the test's, or the time a preset is
-// made at.
+// now is the application's clock.
 func (b *Backend) now() time.Time {
 	b.mu.Lock()
-	at := b.at
-	b.mu.Unlock()
-	if !at.IsZero() {
-		return at
-	}
-	return b.clock()
+	defer b.mu.Unlock()
+	return b.at
 }
 
 // onEvent takes the application's events as it emits them
@@ -183,12 +177,20 @@ func (b *Backend) now() time.Time {
 func (b *Backend) onEvent(ev app.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// Add and Ingest return once the event is queued for the UI: their
+	// waits end last.
+	var heard []chan struct{}
+	defer func() {
+		for _, c := range heard {
+			close(c)
+		}
+	}()
 	quiet := b.quiet > 0
 	if ev.Kind == app.ItemsArrived || ev.Kind == app.ItemsPublished {
 		var shown []uuid.UUID
 		for _, id := range ev.Items {
 			if c, ok := b.arrived[id]; ok {
-				close(c)
+				heard = append(heard, c)
 				delete(b.arrived, id)
 			}
 			if b.hidden[id] {
@@ -244,12 +246,13 @@ func (b *Backend) Add(items ...*news.Item) {
 	b.deliver(true, items)
 }
 
-// Ingest delivers an item as the network does and returns once it is
-// stored, with the application's event of it (ItemsArrived, unless a
-// retraction came first and it is stored hidden) on its way to the UI.
-func (b *Backend) Ingest(it *news.Item) {
+// Ingest delivers items, in order, as the network does, and returns once
+// they are stored, with the application's events of them (ItemsArrived,
+// but for one a retraction came before: it is stored hidden) on their way
+// to the UI.
+func (b *Backend) Ingest(items ...*news.Item) {
 	b.t.Helper()
-	b.deliver(false, []*news.Item{it})
+	b.deliver(false, items)
 }
 
 // deliver has the servant deliver items and waits until they are stored.
@@ -261,7 +264,7 @@ func (b *Backend) deliver(quiet bool, items []*news.Item) {
 	}
 	waits := b.expect(quiet, ids)
 	for _, it := range items {
-		was := b.setAt(it.Received) // when it arrived
+		was := b.setAt(cmp.Or(it.Received, b.now())) // when it arrived
 		err := b.servant().deliver(it)
 		b.setAt(was)
 		if err != nil {
@@ -344,8 +347,7 @@ func (b *Backend) PresetRead(ids ...uuid.UUID) {
 	b.quietly(func() error { return b.App.MarkRead(ids...) })
 }
 
-// SetClock makes the application's clock stand at at from now on; the
-// zero time gives it the test's clock again.
+// SetClock moves the application's clock to at.
 func (b *Backend) SetClock(at time.Time) { b.setAt(at) }
 
 // setAt sets the clock and returns what it was.

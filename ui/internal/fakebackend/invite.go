@@ -40,7 +40,7 @@ func (b *Backend) Redeem(code, name string) error {
 		})
 		return client, nil
 	}
-	joiner := newBackend(b.t, b.clock, dial)
+	joiner := newBackend(b.t, b.now(), dial)
 	joiner.open(nil)
 	err := joiner.App.JoinByInvitation(context.Background(), code, app.Setup{DisplayName: name})
 	serving.Wait()

@@ -31,7 +31,6 @@ type servant struct {
 	cfg node.Config
 
 	mu     sync.Mutex // serialises the callbacks, guards the fields below
-	subs   []string   // what the application subscribes to
 	blobs  []string   // FetchBlob's hashes, in hex
 	closed bool
 }
@@ -39,7 +38,7 @@ type servant struct {
 var _ app.Servant = (*servant)(nil)
 
 func newServant(b *Backend, cfg node.Config) *servant {
-	return &servant{b: b, cfg: cfg, subs: cfg.Protocol.Subscriptions}
+	return &servant{b: b, cfg: cfg}
 }
 
 // deliver hands it to the application as a delivery of the network.
@@ -60,8 +59,8 @@ func (s *servant) deliver(it *news.Item) error {
 
 func (s *servant) Addr() newsnet.ServantID { return Self }
 
-// Status is constant but for the subscriptions, so that the application's
-// polls see no change of their own.
+// Status is constant: the application's polls of it find no change
+// (PresetStatus is what the window shows).
 func (s *servant) Status() newsnet.Status {
 	return newsnet.Status{ID: Self, IDValue: app.IDValue(Self), Role: newsnet.RoleAttached, Up: Up}
 }
@@ -90,13 +89,7 @@ func (s *servant) PublishBatch(_ context.Context, ms []*newsnet.Multicast) ([]ne
 	return out, nil
 }
 
-func (s *servant) SetSubscriptions(cats []string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.subs = slices.Clone(cats)
-	return nil
-}
-
+func (s *servant) SetSubscriptions([]string) error            { return nil }
 func (s *servant) SetSeeds([]newsnet.ServantID) error         { return nil }
 func (s *servant) Reauthenticate()                            {}
 func (s *servant) Read([16]byte, string) error                { return nil }
