@@ -124,8 +124,7 @@ func TestMyPostsSentLate(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := at.Add(2 * time.Hour) // the app was off at the time
-	b.SetClock(clock)
-	b.Reopen()
+	b.ReopenAt(clock)
 	h := newHarnessOver(t, b, func() time.Time { return clock })
 	showMyPosts(h)
 	if h.u.posts.scheduled.content.Visible() {

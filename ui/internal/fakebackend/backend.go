@@ -63,7 +63,7 @@ type Backend struct {
 	dial   network.Dialer
 
 	mu      sync.Mutex
-	at      time.Time                   // the application's clock (SetClock)
+	at      time.Time                   // the application's clock
 	quiet   int                         // > 0: a preset runs, whose events nobody hears
 	arrived map[uuid.UUID]chan struct{} // items Add and Ingest wait for, closed by their ItemsArrived
 	hidden  map[uuid.UUID]bool          // of those, the ones Add delivers quietly
@@ -347,9 +347,6 @@ func (b *Backend) PresetRead(ids ...uuid.UUID) {
 	b.quietly(func() error { return b.App.MarkRead(ids...) })
 }
 
-// SetClock moves the application's clock to at.
-func (b *Backend) SetClock(at time.Time) { b.setAt(at) }
-
 // setAt sets the clock and returns what it was.
 func (b *Backend) setAt(at time.Time) time.Time {
 	b.mu.Lock()
@@ -417,10 +414,11 @@ func (b *Backend) PresetNetwork(sn *trust.SignedNetwork) {
 	b.PresetSubscriptions(subs...)
 }
 
-// Reopen closes the application and opens it again on its directory, as
-// after the computer was off, and returns once the posts scheduled for a
-// time that passed meanwhile have gone out (late); nobody hears of them.
-func (b *Backend) Reopen() {
+// ReopenAt closes the application and opens it again on its directory
+// at the time at, as after the computer was off, and returns once the
+// posts scheduled for a time that passed meanwhile have gone out (late);
+// nobody hears of them.
+func (b *Backend) ReopenAt(at time.Time) {
 	b.t.Helper()
 	list, err := b.App.Scheduled()
 	if err != nil {
@@ -428,14 +426,15 @@ func (b *Backend) Reopen() {
 	}
 	var due []uuid.UUID
 	for _, p := range list {
-		if !p.Item.At.After(b.now()) {
+		if !p.Item.At.After(at) {
 			due = append(due, p.Item.ID)
 		}
 	}
-	waits := b.expect(true, due)
 	if err := b.App.Close(); err != nil {
 		b.t.Fatal(err)
 	}
+	b.setAt(at)
+	waits := b.expect(true, due)
 	b.open(nil)
 	b.await(waits)
 }
