@@ -69,21 +69,25 @@ func (b *Backend) withStates(es []app.Entry) []app.Entry {
 	return es
 }
 
+// Newest is the application's, with the blob states SetBlobState set.
 func (b *Backend) Newest(cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	es, next, err := b.App.Newest(cats, n, cur)
 	return b.withStates(es), next, err
 }
 
+// Search is the application's, with the blob states SetBlobState set.
 func (b *Backend) Search(ctx context.Context, query string, cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	es, next, err := b.App.Search(ctx, query, cats, n, cur)
 	return b.withStates(es), next, err
 }
 
+// MyPosts is the application's, with the blob states SetBlobState set.
 func (b *Backend) MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
 	es, next, err := b.App.MyPosts(n, cur)
 	return b.withStates(es), next, err
 }
 
+// Item is the application's, with the blob states SetBlobState set.
 func (b *Backend) Item(id uuid.UUID) (app.Entry, error) {
 	e, err := b.App.Item(id)
 	if err != nil {
