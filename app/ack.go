@@ -61,7 +61,7 @@ func (a *App) Acknowledge(id uuid.UUID) (time.Time, error) {
 	if e.Retracted != nil {
 		return time.Time{}, fmt.Errorf("%w: item %s is retracted", ErrNotFound, id)
 	}
-	at, added, err := a.store.Acknowledge(id, time.Now())
+	at, added, err := a.store.Acknowledge(id, a.now())
 	if err != nil || !added {
 		return at, err
 	}

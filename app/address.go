@@ -57,7 +57,7 @@ func (a *App) checkAddress() {
 	}
 	a.log.Warn("address changed from "+from+" to "+advertise+": restarting the servant under the new one",
 		"from", from, "to", advertise)
-	a.addrChange.Store(&AddressChange{From: from, To: advertise, At: time.Now()})
+	a.addrChange.Store(&AddressChange{From: from, To: advertise, At: a.now()})
 	// The restart waits for the goroutines that store deliveries, and so
 	// runs off the monitor's goroutine.
 	go func() {

@@ -135,6 +135,21 @@ type Options struct {
 	// servants of its simulated network, which no socket reaches.
 	DialInvite network.Dialer
 
+	// Now, if set, is the application's clock in place of time.Now: the
+	// times it gives its publications, confirmations and invitations, the
+	// clock its schedule and limits go by, and the store's
+	// (storage.WithClock). The UI's tests set a fixed one, so that what
+	// they publish and schedule is dated by the clock the window shows.
+	Now func() time.Time
+
+	// OnEvent, if set, hears every event as the application emits it,
+	// before Events delivers it (where events of a kind waiting together
+	// are merged, and one about more than a thousand items names none). It runs on the goroutine that emits, perhaps with the
+	// App's locks held: it must return at once and must not call the App.
+	// The UI's tests take their events from it, so that the event of a
+	// call is there when the call returns.
+	OnEvent func(Event)
+
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
 	// go after a few).
 	unstoredLimit int
@@ -329,7 +344,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 	// The store first: on a first run it exists before the source file
 	// does, so a crash in between never looks like a damaged installation.
-	st, fresh, err := openStore(opts.DataDir, opts.ResetStore, log, storage.WithBlobCacheBytes(opts.BlobCacheBytes))
+	st, fresh, err := openStore(opts.DataDir, opts.ResetStore, log, storage.WithBlobCacheBytes(opts.BlobCacheBytes), storeClock(opts.Now))
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +374,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		source:    source,
 		identity:  identity,
 		sourceStr: source.String(),
-		events:    newEventHub(),
+		events:    newEventHub(opts.OnEvent),
 		purgeNow:  make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 	}
@@ -455,6 +470,23 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// now is the application's clock (Options.Now).
+func (a *App) now() time.Time {
+	if a.opts.Now != nil {
+		return a.opts.Now()
+	}
+	return time.Now()
+}
+
+// storeClock is the store's option of the clock now (Options.Now),
+// time.Now for nil.
+func storeClock(now func() time.Time) storage.Option {
+	if now == nil {
+		now = time.Now
+	}
+	return storage.WithClock(now)
 }
 
 // Source returns this installation's ID, the Source of its publications.
@@ -803,7 +835,7 @@ func (a *App) liveSubscriptions() []string {
 // hand work to the inbox and never block.
 
 func (a *App) onDeliver(m *newsnet.Multicast) {
-	a.inbox.deliver(m, time.Now())
+	a.inbox.deliver(m, a.now())
 }
 
 func (a *App) onProgress(source string, next uint64) {
@@ -934,7 +966,7 @@ func (a *App) purge() {
 // when the store says one is due: a read, not a write, on most calls.
 func (a *App) hideExpired() {
 	at, ok, err := a.store.NextExpiry()
-	if err == nil && (!ok || time.Now().Before(at)) {
+	if err == nil && (!ok || a.now().Before(at)) {
 		return
 	}
 	n, err := a.store.HideExpired()

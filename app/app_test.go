@@ -462,7 +462,7 @@ func TestAppMyPosts(t *testing.T) {
 // Events never block the producer: a burst is coalesced while nobody
 // reads, and what is emitted later still arrives.
 func TestEventsCoalesce(t *testing.T) {
-	h := newEventHub()
+	h := newEventHub(nil)
 	defer h.close()
 	for range 100000 {
 		h.emit(Event{Kind: ItemsChanged, Categories: []string{"it"}, Items: []uuid.UUID{uuid.New()}})

@@ -54,7 +54,7 @@ func (a *App) blobRefs(m *newsnet.Multicast, archive bool) []newsnet.BlobRef {
 	case limits.CheckAttachments(e.Item.Category, total) != nil:
 		why = "beyond the network's attachment limit of an item"
 	case !a.eager.admit(string(trust.SignatureKey(e.Item)), e.Item.PublishedAt(), total,
-		trust.RelayTolerance*limits.AttachmentRate(), time.Now()):
+		trust.RelayTolerance*limits.AttachmentRate(), a.now()):
 		why = "beyond the network's attachment limit of its publisher key per hour"
 	}
 	if why != "" {

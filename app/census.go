@@ -112,7 +112,7 @@ func (a *App) NetworkCensus() (Census, error) {
 	slices.SortFunc(v.Subscribers, func(a, b CategoryCount) int {
 		return cmp.Or(cmp.Compare(b.Subscribers, a.Subscribers), cmp.Compare(a.Category, b.Category))
 	})
-	v.SeedsAway = a.watchSeeds(a.Seeds(), v.SeedsOnline, time.Now())
+	v.SeedsAway = a.watchSeeds(a.Seeds(), v.SeedsOnline, a.now())
 	return v, nil
 }
 

@@ -27,10 +27,15 @@ type eventHub struct {
 	stop chan struct{}
 	done chan struct{}
 	out  chan Event
+
+	tap func(Event) // Options.OnEvent, or nil
 }
 
-func newEventHub() *eventHub {
+// newEventHub starts a hub; tap, if not nil, hears each event as it is
+// emitted (Options.OnEvent).
+func newEventHub(tap func(Event)) *eventHub {
 	h := &eventHub{
+		tap:  tap,
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
@@ -53,6 +58,12 @@ func (h *eventHub) emit(e Event) {
 		h.pending[i] = merge(h.pending[i], e)
 	} else {
 		h.pending = append(h.pending, clip(e))
+	}
+	if h.tap != nil {
+		// Under mu: in the order of the hub. Whole, unlike what Events
+		// delivers: the tap hears of every item.
+		e.Categories, e.Items, e.Urgent = slices.Clone(e.Categories), slices.Clone(e.Items), slices.Clone(e.Urgent)
+		h.tap(e)
 	}
 	h.mu.Unlock()
 	select {

@@ -94,7 +94,7 @@ func (a *App) CreateInvitation(o InviteOptions) (Invite, error) {
 	if err != nil {
 		return Invite{}, err
 	}
-	out := inviteView(v, time.Now())
+	out := inviteView(v, a.now())
 	out.Code = code
 	return out, nil
 }
@@ -116,7 +116,7 @@ func (a *App) Invitations() ([]Invite, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := a.now()
 	out := make([]Invite, len(l))
 	for i, v := range l {
 		out[i] = inviteView(v, now)

@@ -41,7 +41,7 @@ func (a *App) Publish(d Draft) (PublishResult, error) {
 	it.Expires, it.At = d.Expires, d.At
 	it.MustRead = d.MustRead
 	it.Audience = news.CanonicalAudience(d.Audience)
-	if err := CheckSchedule(it, time.Now()); err != nil {
+	if err := CheckSchedule(it, a.now()); err != nil {
 		return PublishResult{}, err
 	}
 	if err := it.Validate(); err != nil {
@@ -80,7 +80,7 @@ func CheckSchedule(it *news.Item, now time.Time) error {
 // newItem is a new item of this installation, written now, with the
 // display name of the settings as its author.
 func (a *App) newItem(category, title, body string) (*news.Item, error) {
-	now := time.Now()
+	now := a.now()
 	id, err := news.NewID(now)
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ var ErrBusy = errors.New("publish: the servant is busy; nothing was stored, try 
 // ErrBusy and is not stored. One beyond the network's publishing limits
 // returns a *LimitError and is not stored either (entrylimit.go).
 func (a *App) PublishItem(it *news.Item) (PublishResult, error) {
-	if err := a.checkLimits(it, time.Now()); err != nil {
+	if err := a.checkLimits(it, a.now()); err != nil {
 		return PublishResult{}, err
 	}
 	if publishVia != nil {

@@ -374,7 +374,7 @@ func (p *publisher) store(batch []*pubReq, sent uint64) error {
 // the error and left out, and the rest numbered again, so the counts stay
 // consecutive. It returns what remains.
 func (p *publisher) prepare(batch []*pubReq, last uint64) []*pubReq {
-	now := time.Now()
+	now := p.a.now()
 	for {
 		for i, r := range batch {
 			r.it.SourceCount = last + 1 + uint64(i)

@@ -160,7 +160,7 @@ func (a *App) enforceQuota() {
 	case n == 0:
 		return
 	}
-	e := &Eviction{At: time.Now(), Items: n, Bytes: freed, Quota: quota}
+	e := &Eviction{At: a.now(), Items: n, Bytes: freed, Quota: quota}
 	a.evicted.Store(e)
 	a.log.Warn("storage limit reached: removed the oldest items (kept and unconfirmed must-read items stay)",
 		"items", n, "bytes", freed, "quota", quota)

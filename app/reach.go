@@ -176,7 +176,7 @@ func (a *App) Reach(id uuid.UUID) (Reach, error) {
 // onReach hears the servant's reports on own publications, on its loop
 // goroutine: the inbox stores them.
 func (a *App) onReach(u newsnet.ReachUpdated) {
-	a.inbox.reach(u, time.Now())
+	a.inbox.reach(u, a.now())
 }
 
 // storeReach stores the latest of the reports in us (the inbox's

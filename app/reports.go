@@ -141,7 +141,7 @@ func (r *reportSender) run() {
 		case <-t.C:
 			t.Reset(r.interval)
 		}
-		r.sendDue(time.Now())
+		r.sendDue(a.now())
 	}
 }
 

@@ -100,7 +100,7 @@ func checkAt(it *news.Item, now time.Time) error {
 // their IDs' times, and an item scheduled for Monday belongs among
 // Monday's news. The outcome is Scheduled.
 func (a *App) ScheduleItem(it *news.Item) (PublishResult, error) {
-	if !it.At.After(time.Now()) {
+	if !it.At.After(a.now()) {
 		return PublishResult{}, &news.FieldError{Field: news.FieldAt, Rule: news.RulePast}
 	}
 	id, err := news.NewID(it.At)
@@ -232,7 +232,7 @@ func (s *scheduler) nextWait() time.Duration {
 	if err != nil || len(list) == 0 {
 		return scheduleCheckEvery
 	}
-	d := time.Until(list[0].At)
+	d := list[0].At.Sub(s.a.now())
 	if d <= 0 || d > scheduleCheckEvery {
 		return scheduleCheckEvery
 	}
@@ -252,7 +252,7 @@ func (s *scheduler) sendDue(atStart bool) {
 		}
 		return
 	}
-	now := time.Now()
+	now := s.a.now()
 	for _, it := range list {
 		if it.At.After(now) {
 			return

@@ -15,7 +15,7 @@ import (
 // their ranges, a malformed entry is refused in words, and saving
 // publishes the next version of the definition, which Compose then offers.
 func TestAdminNamedRanges(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	if !slices.Contains(h.u.adminTabs.Items, h.u.audiencesTab) {
 		t.Fatal("an admin's Admin tab has no named ranges")

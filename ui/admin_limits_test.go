@@ -29,7 +29,7 @@ func (e *limitsEditor) entry(k trust.Limit) string { return e.field(k).entry.Tex
 // field empty with its default as the placeholder, in units people read,
 // each with what it protects against; nothing to save or reset.
 func TestAdminLimitsDefaults(t *testing.T) {
-	h, e := limitsOn(t, newFake())
+	h, e := limitsOn(t, newFake(t))
 	if !slices.Contains(h.u.adminTabs.Items, h.u.limitsTab) || slices.Contains(h.u.newsTabs.Items, h.u.limitsTab) {
 		t.Fatalf("an admin's tabs: admin %q, newsroom %q", tabTitles(h.u.adminTabs.Items), tabTitles(h.u.newsTabs.Items))
 	}
@@ -62,7 +62,7 @@ func TestAdminLimitsDefaults(t *testing.T) {
 // shown as it holds them; a value equal to the one held is no change; Reset
 // to defaults publishes a definition setting none.
 func TestAdminLimitsSave(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, e := limitsOn(t, b)
 	h.typeInto(e.field(trust.LimitItemsPerHour).entry, "1,000")
 	h.typeInto(e.field(trust.LimitBytesPerHour).entry, "3 mb")
@@ -115,7 +115,7 @@ func TestAdminLimitsSave(t *testing.T) {
 // size at all, is said beside its field, in the reader's language, and
 // Save stays off until it is put right.
 func TestAdminLimitsRefused(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, e := limitsOn(t, b)
 	for _, c := range []struct {
 		k            trust.Limit
@@ -157,7 +157,7 @@ func TestAdminLimitsRefused(t *testing.T) {
 // The problems read in the reader's language, with its digit grouping.
 func TestAdminLimitsRefusedInGerman(t *testing.T) {
 	inLanguage(t, "de")
-	h, e := limitsOn(t, newFake())
+	h, e := limitsOn(t, newFake(t))
 	f := e.field(trust.LimitBurstItems)
 	if f.entry.PlaceHolder != "60 (Standard)" {
 		t.Errorf("placeholder %q", f.entry.PlaceHolder)
@@ -177,7 +177,7 @@ func TestAdminLimitsRefusedInGerman(t *testing.T) {
 // definition's category entries (-1 for none) and shown again from it; a
 // row without a category or a limit, or for a category twice, is refused.
 func TestAdminLimitsCategories(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, e := limitsOn(t, b)
 	h.tap(e.addRow)
 	r := e.rows[0]
@@ -261,7 +261,7 @@ func TestAdminLimitsCategories(t *testing.T) {
 // items are held to in the Newsroom, read-only, with nothing to save;
 // made an admin, it finds them under Admin, to edit.
 func TestLimitsReadOnly(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	admin, sn := asMember(t, b, trust.Publisher{Name: "Desk", Key: b.Identity().Public})
 	sn = nextVersion(t, admin, sn, func(n *trust.Network) {
 		n.Limits = trust.PublishLimits{ItemsPerHour: 30, CategoryAttachmentBytes: map[string]int64{"it": trust.NoAttachments}}

@@ -211,7 +211,7 @@ func (r *racingBackend) PublishNetwork(next *trust.SignedNetwork) error {
 // definition and publishing makes publishEdit merge again onto it, so the
 // other admin's change survives and the edit is published on top.
 func TestAdminPublishEditRace(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	other := withSecondAdmin(t, b)
 	r := &racingBackend{Backend: b.Backend, other: other}
 	var merges []uint64

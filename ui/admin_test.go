@@ -25,7 +25,7 @@ func probeFake(addr string) app.Probe {
 // probes answer as probeFake, and checks that the editor lists them.
 func openSeedEditor(t *testing.T, seeds ...string) (*fake, *harness, *seedEditor) {
 	t.Helper()
-	b := newFake()
+	b := newFake(t)
 	if err := b.Backend.SetSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestSeedEditor(t *testing.T) {
 // removed (not while they have children), and saved as the next catalog
 // version.
 func TestCatalogEditor(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.SelectIndex(1)
@@ -240,7 +240,7 @@ func newKey(t *testing.T) *trust.Identity {
 // publishes.
 func twoAdminsOn(t *testing.T, tab func(*UI) *container.TabItem) (*fake, *trust.Identity, *harness) {
 	t.Helper()
-	b := newFake()
+	b := newFake(t)
 	other := withSecondAdmin(t, b)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
@@ -290,7 +290,7 @@ func TestAdminPublishersConcurrentAddition(t *testing.T) {
 // editor moves onto the other admin's version with my removal still
 // pending, so saving again is a choice made knowingly.
 func TestAdminPublishersConflict(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	other := withSecondAdmin(t, b)
 	ann := newKey(t)
 	b.PresetNetwork(nextVersion(t, other, b.Network(), func(n *trust.Network) {

@@ -63,7 +63,7 @@ func shownImage(o fyne.CanvasObject) *canvas.Image {
 // with its pixels and sizes, referenced at the cursor, and shown in the
 // preview from the draft's bytes.
 func TestComposeAddPicture(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	photo := testPNG(t, 2000, 1000)
 	h.typeInto(c.body, "Our new office. ")
@@ -128,7 +128,7 @@ func TestComposeAddRefusedInLanguages(t *testing.T) {
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			inLanguage(t, c.code)
-			h, comp := composeHarness(t, newFake())
+			h, comp := composeHarness(t, newFake(t))
 			for _, f := range []struct {
 				name    string
 				data    []byte
@@ -152,7 +152,7 @@ func TestComposeAddRefusedInLanguages(t *testing.T) {
 // TestComposeRemoveRenumbers: removing an attachment removes its
 // pictures from the body and counts the references after it down.
 func TestComposeRemoveRenumbers(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	for _, name := range []string{"one.png", "two.png", "three.png"} {
 		c.files.add(name, testPNG(t, 10+len(name), 10), true)
@@ -233,7 +233,7 @@ func TestRemoveReference(t *testing.T) {
 // TestComposeAttachmentLimits: more than 32 attachments, or more than 20
 // MiB of them, is said before publishing, and nothing is published.
 func TestComposeAttachmentLimits(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "Files")
@@ -267,7 +267,7 @@ func TestComposeAttachmentLimits(t *testing.T) {
 // TestComposePublishesAttachments: Publish passes the draft's
 // attachments, in order, and the form is emptied after.
 func TestComposePublishesAttachments(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "New office")
@@ -297,9 +297,8 @@ func attachmentItem(t *testing.T, b *fake) (*news.Item, []byte) {
 	t.Helper()
 	it := item(1, "company", "New office", 10)
 	it.Body = "We moved.\n\n![The new office][att:1]\n\nSee the plan."
-	b.Add(it)
 	pic := testPNG(t, 800, 400)
-	b.PresetAttachments(it.ID,
+	b.AddAttached(it,
 		app.DraftAttachment{Name: "office.png", MediaType: "image/png", Data: pic},
 		app.DraftAttachment{Name: "plan.pdf", MediaType: "application/pdf", Data: []byte("%PDF-1.7 plan")})
 	return it, pic
@@ -310,7 +309,7 @@ func attachmentItem(t *testing.T, b *fake) (*news.Item, []byte) {
 // text; a tap opens it at full size. The manifest is never shown; the
 // other attachment is listed with Open and Save as….
 func TestReaderShowsPicture(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSubscriptions("company")
 	it, _ := attachmentItem(t, b)
 	if !strings.Contains(it.Body, "[att:2]: newsdesk:blob/sha256/") {
@@ -376,7 +375,7 @@ func TestReaderShowsPicture(t *testing.T) {
 // placeholder shows how far; when it is missing, a placeholder says so;
 // once whole, the picture shows. Files not here cannot be opened.
 func TestReaderPictureArrivingAndMissing(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSubscriptions("company")
 	it, pic := attachmentItem(t, b)
 	b.SetBlobState(hashOf(pic), app.BlobArriving, int64(len(pic)/4))
@@ -435,7 +434,7 @@ func TestReaderNeverFetchesRemoteImages(t *testing.T) {
 		_, _ = w.Write(testPNG(t, 4, 4))
 	}))
 	defer srv.Close()
-	b := newFake()
+	b := newFake(t)
 	b.PresetSubscriptions("company")
 	it := item(1, "company", "Tracking", 10)
 	it.Body = "Hello.\n\n![Company logo](" + srv.URL + "/logo.png)\n\n![](" + srv.URL + "/pixel.gif) and ![x](file:///etc/passwd)"
@@ -527,7 +526,7 @@ func TestSnippetOfPictures(t *testing.T) {
 // TestComposeDrop: files dropped on the window while Compose shows are
 // added: pictures as pictures, others as files.
 func TestComposeDrop(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	dir := t.TempDir()
 	pic, doc := dir+"/Photo.PNG", dir+"/notes.txt"
@@ -569,7 +568,7 @@ func TestComposeDrop(t *testing.T) {
 // text without its manifest and with its attachments; those not on this
 // computer are left out, with their pictures, and the note says so.
 func TestCorrectionKeepsAttachments(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	it, pic := attachmentItem(t, b)
 	e, err := b.Item(it.ID)
@@ -607,7 +606,7 @@ func TestCorrectionKeepsAttachments(t *testing.T) {
 // with a note naming it, a category allowing none says so, and when an
 // admin lifts the cap while Compose is open, the draft goes.
 func TestComposeNetworkAttachmentLimit(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) {
 		n.Limits = trust.PublishLimits{AttachmentBytes: 1 << 20, CategoryAttachmentBytes: map[string]int64{"hr": trust.NoAttachments}}
 	}))

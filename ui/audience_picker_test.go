@@ -28,7 +28,7 @@ func withNamedRanges(t *testing.T, b *fake) {
 // name's ranges ticks it, and the draft's audience is the union of the
 // names ticked and the ranges typed.
 func TestComposeNamedRanges(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	withNamedRanges(t, b)
 	h, c := composeHarness(t, b)
 	p := c.picker
@@ -68,7 +68,7 @@ func TestComposeNamedRanges(t *testing.T) {
 
 // Without named ranges Compose shows no picker.
 func TestComposeNoNamedRanges(t *testing.T) {
-	_, c := composeHarness(t, newFake())
+	_, c := composeHarness(t, newFake(t))
 	if c.picker.content.Visible() {
 		t.Error("a picker with nothing to pick")
 	}
@@ -77,7 +77,7 @@ func TestComposeNoNamedRanges(t *testing.T) {
 // The reader says whom an item is for, naming the named ranges it is
 // made of.
 func TestItemViewAudience(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	withNamedRanges(t, b)
 	it := item(1, "hr", "Berlin office closed", 10)
 	it.Audience, _ = news.ParseAudience([]string{"10.1.4.0/22", "2001:db8:4::/48", "10.9.0.0/16"})

@@ -12,7 +12,7 @@ import (
 // draft's canonical audience; a malformed range stops the draft with the
 // problem under the field; a success clears it.
 func TestComposeAudience(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	if c.audience.PlaceHolder != audienceHint() {
 		t.Errorf("the audience field's hint is %q", c.audience.PlaceHolder)

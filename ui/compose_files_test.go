@@ -13,7 +13,7 @@ import (
 // being added, and Publish waits for it, saying why; once added, the
 // note goes and Publish publishes it.
 func TestComposeAddingIsShown(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "New office")
@@ -40,7 +40,7 @@ func TestComposeAddingIsShown(t *testing.T) {
 // chosen, whichever is ready first, so a picture's reference and its
 // place in the list agree with what the publisher did.
 func TestComposeAddedInOrderChosen(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	c.files.add("first.png", testPNG(t, 40, 20), true)
 	c.files.add("second.pdf", []byte("%PDF-1.7"), false)
@@ -71,7 +71,7 @@ func TestComposeAddedInOrderChosen(t *testing.T) {
 // TestComposeClearedWhileAdding: a file still being added when the draft
 // is cleared (or published) does not land in the next draft.
 func TestComposeClearedWhileAdding(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	c.files.add("office.png", testPNG(t, 40, 20), true)
 	test.Tap(c.clear)
@@ -85,7 +85,7 @@ func TestComposeClearedWhileAdding(t *testing.T) {
 // focus again (a dialog took it), so the publisher types on after it;
 // but not when another field has it.
 func TestComposePictureFocusesText(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	h.typeInto(c.body, "Look:")
 	h.win.Canvas().Unfocus()
@@ -110,7 +110,7 @@ func TestComposePictureFocusesText(t *testing.T) {
 // TestComposeFileDialogSize: the dialogs that choose a picture or a file
 // open large enough to show file names whole, within the window.
 func TestComposeFileDialogSize(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	for _, pick := range []*widget.Button{c.files.addPicture, c.files.attachFile} {
 		h.tap(pick)

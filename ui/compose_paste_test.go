@@ -54,7 +54,7 @@ func fileURI(path string) string {
 // list of file:// addresses; the picture goes in as a picture, scaled,
 // at the cursor, the PDF as a file, in their order.
 func TestComposePasteFileURIs(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	photo, plan, _, photoData := pasteFiles(t)
 	h.typeInto(c.body, "Look:  Below.")
@@ -87,7 +87,7 @@ func TestComposePasteFileURIs(t *testing.T) {
 // unchanged for a file that is no picture; the context menu's Paste
 // does the same as Ctrl+V.
 func TestComposePastePath(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	photo, _, notes, _ := pasteFiles(t)
 	h.typeInto(c.body, "Notes attached.")
@@ -125,7 +125,7 @@ func TestComposePastePath(t *testing.T) {
 // text: a path of a file that is not there, a directory, ordinary text,
 // and a path with Ctrl+Shift+V (the way to paste a path as text).
 func TestComposePasteText(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	_, plan, _, _ := pasteFiles(t)
 	missing := filepath.Join(t.TempDir(), "gone.png")

@@ -35,7 +35,7 @@ func chooseCategory(c *composer, id string) {
 // TestComposeValidation: publishing needs a category and a title within
 // the item limits; the problem is shown and nothing is sent.
 func TestComposeValidation(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	h.tap(c.publish)
 	if c.problem.Text != "Choose a category." {
@@ -74,7 +74,7 @@ func TestComposeValidation(t *testing.T) {
 // error (news.FieldError), locally and from the backend. A problem of no
 // field on the screen (the display name) is shown by the Publish button.
 func TestComposeProblemAtField(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	fields := map[news.Field]fyne.CanvasObject{news.FieldCategory: c.category, news.FieldTitle: c.title, news.FieldBody: c.body}
 	expect := func(what string, field news.Field, text string) {
@@ -195,7 +195,7 @@ func layoutAgain(o fyne.CanvasObject) {
 // TestComposePreview: the preview renders the Markdown once typing
 // pauses.
 func TestComposePreview(t *testing.T) {
-	h, c := composeHarness(t, newFake())
+	h, c := composeHarness(t, newFake(t))
 	h.typeInto(c.title, "Hello")
 	h.typeInto(c.body, "Some **bold** text\n\n- a\n- b")
 	h.advance(previewDelay)
@@ -211,7 +211,7 @@ func TestComposePreview(t *testing.T) {
 // or no subscribers, and a failure says so; a success clears the form and
 // lists the post under My posts.
 func TestPublishOutcomes(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.SetRemoteSubscriptions("it")
 	h, c := composeHarness(t, b)
 	publish := func(cat, title string) {
@@ -279,7 +279,7 @@ func TestPublishOutcomes(t *testing.T) {
 // draft prefilled from it with Supersedes set; publishing it sends the
 // correction, and readers see it in place of the original.
 func TestCorrectionFlow(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	orig := item(1, "hr", "Offices closed on 2 October", 60)
 	orig.Source = b.Source()
 	orig.Body = "Closed on **2 October**."
@@ -345,7 +345,7 @@ func TestCorrectionFlow(t *testing.T) {
 // is shown under the Expires field (typed news.FieldError) and nothing is
 // sent; a valid one goes into the draft, and Clear empties it.
 func TestComposeExpires(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "Canteen closed")

@@ -273,7 +273,7 @@ func TestErrorTextValues(t *testing.T) {
 // checks itself.
 func TestRefusedDraftInGerman(t *testing.T) {
 	inLanguage(t, "de")
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "Wartung")

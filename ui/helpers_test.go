@@ -18,11 +18,14 @@ import (
 	"newsdesk/ui/internal/fakebackend"
 )
 
-// The tests drive the UI with Fyne's test driver over a fake backend (the
-// in-memory fakebackend.Backend, recording calls). Nothing runs concurrently: the
-// UI's background work, its timers and the backend's events are queued
-// and run on the test goroutine by harness.sync, in order, with a virtual
-// clock, so no test sleeps or waits.
+// The tests drive the UI with Fyne's test driver over the real
+// application: fakebackend.Backend is an *app.App on the test's temporary
+// directory whose servant has no network, and fake records what the UI
+// asked of it. The UI's background work, its timers and the application's
+// events are queued and run on the test goroutine by harness.sync, in
+// order, with a virtual clock. The application's events are taken as it
+// emits them, so the event of a call is queued when the call returns, and
+// Add and Ingest return once what arrived is stored: no test sleeps.
 
 var testNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 
@@ -50,7 +53,7 @@ var (
 	_ TrustBackend = (*fakebackend.Backend)(nil)
 )
 
-// fake is the in-memory backend with call records.
+// fake is the application with call records.
 type fake struct {
 	*fakebackend.Backend
 	fetched     int // entries returned by Newest and Search
@@ -67,8 +70,20 @@ type fake struct {
 	joinErr     error    // JoinByInvitation's refusal, nil for success
 }
 
-func newFake() *fake {
-	f := &fake{Backend: fakebackend.New(func() time.Time { return testNow })}
+func newFake(t testing.TB) *fake {
+	t.Helper()
+	return presetFake(&fake{Backend: fakebackend.New(t, testNow)})
+}
+
+// newUnsetFake is newFake before the first run (NeedsSetup).
+func newUnsetFake(t testing.TB) *fake {
+	t.Helper()
+	return presetFake(&fake{Backend: fakebackend.NewUnset(t, testNow)})
+}
+
+// presetFake gives f the subscriptions and settings of the tests, and a
+// network where others read the same categories.
+func presetFake(f *fake) *fake {
 	f.PresetSubscriptions("company", "hr", "it", "sales")
 	f.SetRemoteSubscriptions("company", "hr", "it", "sales")
 	f.PresetSettings(app.Settings{DisplayName: "Tester"})

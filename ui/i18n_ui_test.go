@@ -27,7 +27,7 @@ func TestReaderInGermanAndJapanese(t *testing.T) {
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			inLanguage(t, c.code)
-			h := newHarness(t, readerFake())
+			h := newHarness(t, readerFake(t))
 			if got := tabTitles(h.u.tabs.Items); !slices.Equal(got, c.tabs) {
 				t.Errorf("tabs %q, want %q", got, c.tabs)
 			}
@@ -52,7 +52,7 @@ func TestPendingListInGermanAndJapanese(t *testing.T) {
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			inLanguage(t, c.code)
-			b := newFake()
+			b := newFake(t)
 			policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
 			if err != nil {
 				t.Fatal(err)
@@ -78,7 +78,7 @@ func TestPendingListInGermanAndJapanese(t *testing.T) {
 // Settings offers the languages, each in its own name, stores the choice
 // with the other settings and says that it shows after a restart.
 func TestSettingsLanguageChoice(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Language: "ja"})
 	h := newHarness(t, b)
 	v := h.u.prefs
@@ -112,7 +112,7 @@ func TestSettingsLanguageChoice(t *testing.T) {
 // New shows the interface in the language the settings chose.
 func TestNewUsesTheStoredLanguage(t *testing.T) {
 	t.Cleanup(func() { UseLanguage("en") })
-	b := newFake()
+	b := newFake(t)
 	b.PresetSettings(app.Settings{DisplayName: "Dana", Language: "de"})
 	New(test.NewTempApp(t), b)
 	if got := currentLanguage(); got != "de" {
@@ -127,7 +127,7 @@ func TestScreensFitInEveryLanguage(t *testing.T) {
 	for _, l := range Languages {
 		t.Run(l.Code, func(t *testing.T) {
 			inLanguage(t, l.Code)
-			h := newHarness(t, readerFake())
+			h := newHarness(t, readerFake(t))
 			var tabs []*container.TabItem
 			tabs = append(tabs, h.u.tabs.Items...)
 			tabs = append(tabs, h.u.newsTabs.Items...)

@@ -18,7 +18,7 @@ import (
 // and shows its code as text with a copy button and as a QR code that
 // reads back as the code; the list shows uses left, and Revoke ends one.
 func TestInvitationsScreen(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3) // Admin
 	h.sync()
@@ -105,7 +105,7 @@ func TestInvitationsScreen(t *testing.T) {
 
 // A member who is no admin is not offered Invitations.
 func TestInvitationsAdminsOnly(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	asMember(t, b, trust.Publisher{Name: "Newsroom", Key: b.Identity().Public})
 	h := newHarness(t, b)
 	h.sync()
@@ -142,7 +142,7 @@ func TestQRImageLongCode(t *testing.T) {
 // Issue 26: the invitations list shows a redemption as it happens, without
 // switching screens.
 func TestInvitationsRefreshOnRedemption(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	inv, err := b.CreateInvitation(app.InviteOptions{Uses: 1})
 	if err != nil {
@@ -155,7 +155,9 @@ func TestInvitationsRefreshOnRedemption(t *testing.T) {
 	if len(v.invites) != 1 || v.invites[0].State != "active" {
 		t.Fatalf("listed %+v", v.invites)
 	}
-	b.Redeemed(inv.ID, "ed25519:joiner")
+	if err := b.Redeem(inv.Code, "Joiner"); err != nil {
+		t.Fatalf("redeeming: %v", err)
+	}
 	h.sync()
 	if len(v.invites) != 1 || v.invites[0].State != "used up" || !hasLabel(v.content, "used up (1 of 1 used)") {
 		t.Errorf("after the redemption: %+v", v.invites)
@@ -165,7 +167,7 @@ func TestInvitationsRefreshOnRedemption(t *testing.T) {
 // Issue 26: when no seed of the network answers, the admin is told which
 // seeds were tried, and may make the invitation anyway.
 func TestInviteWhenNoSeedAnswers(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetNetwork(nextVersion(t, b.Identity(), b.Network(), func(n *trust.Network) { n.Seeds = []string{"192.0.2.7:7400"} }))
 	b.SetProbe(func(addr string) app.Probe {
 		return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}

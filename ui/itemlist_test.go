@@ -12,8 +12,8 @@ import (
 )
 
 // bigFake holds n items over several categories, one a minute.
-func bigFake(n int) *fake {
-	b := newFake()
+func bigFake(t testing.TB, n int) *fake {
+	b := newFake(t)
 	cats := []string{"company", "hr", "it", "sales/emea", "sales/apac"}
 	src := uuid.MustParse("0191a000-0000-7000-8000-000000000001")
 	items := make([]*news.Item, n)
@@ -52,7 +52,7 @@ func scrollToEnd(h *harness) int {
 // asserted.
 func TestHundredThousandItems(t *testing.T) {
 	const n = 100000
-	b := bigFake(n)
+	b := bigFake(t, n)
 	start := time.Now()
 	h := newHarness(t, b)
 	firstPaint := time.Since(start)
@@ -101,7 +101,7 @@ func TestHundredThousandItems(t *testing.T) {
 // paints.) Titles and names are shared with the fake store's strings here.
 func BenchmarkListingMemory(bm *testing.B) {
 	const n = 100000
-	b := bigFake(n)
+	b := bigFake(bm, n)
 	es, _, _ := b.Backend.Newest(nil, n, "")
 	var used int64
 	for bm.Loop() {
@@ -132,7 +132,7 @@ func BenchmarkListingMemory(bm *testing.B) {
 // BenchmarkFirstPaint100k: the reading screen over 100,000 items, from
 // ShowMain to the first page on screen.
 func BenchmarkFirstPaint100k(bm *testing.B) {
-	b := bigFake(100000)
+	b := bigFake(bm, 100000)
 	for bm.Loop() {
 		newHarness(bm, b)
 	}
@@ -141,7 +141,7 @@ func BenchmarkFirstPaint100k(bm *testing.B) {
 // BenchmarkScrollToEnd100k: paging through 100,000 items by jumping to the
 // bottom of the list until the last page is loaded.
 func BenchmarkScrollToEnd100k(bm *testing.B) {
-	b := bigFake(100000)
+	b := bigFake(bm, 100000)
 	for bm.Loop() {
 		bm.StopTimer()
 		h := newHarness(bm, b)

@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/rivo/uniseg"
+
+	"newsdesk/news"
 )
 
 // Markdown in Japanese, Chinese and Korean: emphasis kept, no spaces
@@ -314,9 +316,8 @@ func TestMarkdownWrapsLatinAndLongWords(t *testing.T) {
 // TestReaderAndPreviewWrapJapanese: the reader and Compose's preview show
 // the example as laid out above, at the window's width.
 func TestReaderAndPreviewWrapJapanese(t *testing.T) {
-	b := readerFake()
 	long := strings.Repeat(cjkBody, 6)
-	b.Items()[0].Body = long
+	b := readerFake(t, func(its []*news.Item) { its[0].Body = long })
 	h := newHarness(t, b)
 	h.tap(rowTappable(t, h.u.reader.list, "Quarterly results"))
 	body := h.u.reader.view.body

@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"newsdesk/news"
 )
 
 // Bare URLs through the Markdown renderer (markdownSegments, which the
@@ -190,8 +192,7 @@ func (a *urlApp) OpenURL(u *url.URL) error { a.opened = append(a.opened, u.Strin
 // hyperlink; tapping it opens the URL in the browser. The compose preview
 // links it too.
 func TestReaderOpensBareURL(t *testing.T) {
-	b := readerFake()
-	b.Items()[0].Body = "Slides: https://intranet.example.com/town_hall_2026.pdf."
+	b := readerFake(t, func(its []*news.Item) { its[0].Body = "Slides: https://intranet.example.com/town_hall_2026.pdf." })
 	h := newHarness(t, b)
 	opener := &urlApp{App: fyne.CurrentApp()}
 	fyne.SetCurrentApp(opener)

@@ -25,7 +25,7 @@ func rowMeta(t *testing.T, h *harness, title string) string {
 // The list marks unconfirmed must-read items, and one's own must-read
 // posts ask nothing.
 func TestMustReadBanner(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	mr := item(1, "hr", "New travel policy", 30)
 	mr.MustRead = true
 	plain := item(2, "hr", "Canteen menu", 20)
@@ -78,7 +78,7 @@ func TestMustReadBanner(t *testing.T) {
 // A confirmation made elsewhere (the urgent window, the control API)
 // reaches the open item's banner through the event.
 func TestMustReadBannerFollowsEvents(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	mr := item(1, "hr", "New travel policy", 30)
 	mr.MustRead = true
 	b.Add(mr)
@@ -97,7 +97,7 @@ func TestMustReadBannerFollowsEvents(t *testing.T) {
 // Compose's "Must read" check is the draft's MustRead, and a success
 // clears it with the rest of the form.
 func TestComposeMustRead(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	if c.mustRead.Text != "Must read (readers confirm)" {
 		t.Errorf("the check says %q", c.mustRead.Text)

@@ -58,7 +58,7 @@ func mapCensus() app.Census {
 // sized by its computers and coloured by its health; tapping one shows
 // its figures, with the computers in it that lost items.
 func TestNetworkViewMap(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	b.PresetStatus(st)
 	b.PresetCensus(mapCensus())

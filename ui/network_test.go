@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,11 +10,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"newsdesk/app"
-	"newsdesk/ui/internal/fakebackend"
 )
 
 func attachedStatus() app.NetStatus {
-	st := fakebackend.AttachedStatus([]string{"company", "it"})
+	st := attachedStatusOf([]string{"company", "it"})
 	st.Source = "0191a000-0000-7000-8000-00000000beef"
 	return st
 }
@@ -23,7 +23,7 @@ func attachedStatus() app.NetStatus {
 // of every link, and the counters; a StatusChanged event refreshes it,
 // and the status line says where the servant is.
 func TestNetworkView(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetStatus(attachedStatus())
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
@@ -119,7 +119,7 @@ func TestNetworkView(t *testing.T) {
 // the status line and the network view, with the port and what IT can do;
 // its up-servant lists it as a leaf, in no slot.
 func TestNetworkViewLeaf(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Leaf, st.Reach, st.ReachAddr = true, "unreachable", "10.1.4.23:7946"
 	st.Downs, st.Links = nil, st.Links[:1]
@@ -164,7 +164,7 @@ func TestNetworkViewLeaf(t *testing.T) {
 // TestNetworkViewReleases: the network view says which release runs here
 // and at the other end of every link, and mentions a newer one.
 func TestNetworkViewReleases(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Release, st.NewerRelease, st.NewerNetwork = "0.1.0", "0.2.0", []string{"census"}
 	st.Links[0].Release, st.Links[0].Version = "0.2.0", 5
@@ -186,7 +186,7 @@ func TestNetworkViewReleases(t *testing.T) {
 // should be above it says so on the status line, with the seeds, and
 // with the warning colour rather than the connected one.
 func TestStatusLineAlone(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Role, st.Up, st.Downs, st.Links = app.RoleVertex, "", nil, nil
 	st.Alone = &app.Alone{Seeds: []string{"10.1.0.5:7400"}}
@@ -210,7 +210,7 @@ func TestStatusLineAlone(t *testing.T) {
 // Issue 26: a desktop that found its port taken at the start and moved to
 // a free one says so plainly on the status line.
 func TestStatusLinePortMoved(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.PortMoved = &app.PortMove{From: "0.0.0.0:7400", To: "0.0.0.0:7401"}
 	b.PresetStatus(st)
@@ -225,7 +225,7 @@ func TestStatusLinePortMoved(t *testing.T) {
 // reads no status (an idle desktop should cost next to nothing); the
 // minute's refresh still does, and a shown network view is kept current.
 func TestTickReadsStatusOnlyWhenShown(t *testing.T) {
-	b := &countingStatus{fake: newFake()}
+	b := &countingStatus{fake: newFake(t)}
 	b.PresetStatus(attachedStatus())
 	h := newHarnessOver(t, b, func() time.Time { return testNow })
 	h.u.tabs.Select(h.u.readTab)
@@ -268,7 +268,7 @@ func (c *countingStatus) Status() app.NetStatus {
 // window (in software, on an idle desktop). One that finds a change shows
 // it.
 func TestStatusLineSetsOnlyChanges(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	b.PresetStatus(st)
 	h := newHarnessOver(t, b, func() time.Time { return testNow })
@@ -297,7 +297,7 @@ func TestStatusLineSetsOnlyChanges(t *testing.T) {
 // the computers on an older release, a network mostly of leaves. A member
 // sees none of it.
 func TestNetworkViewCensus(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	st := attachedStatus()
 	st.Release = "0.2.0"
 	b.PresetStatus(st)
@@ -349,4 +349,76 @@ func TestNetworkViewCensus(t *testing.T) {
 	if h.u.census != nil || h.u.network.whole.Visible() || h.u.seeds.advice.Visible() {
 		t.Error("a member's network view shows the whole network")
 	}
+}
+
+// attachedSelf is the address of the servant AttachedStatus describes.
+const attachedSelf = "10.1.4.23:7946"
+
+// attachedStatusOf is the status of a servant attached in a small tree, with an
+// up-servant, a leaf, two down-servants, a direct link and a day's
+// counters, subscribed to subs: the status the UI's tests show.
+func attachedStatusOf(subs []string) app.NetStatus {
+	self := attachedSelf
+	up := "10.1.0.5:7946"
+	downs := []string{"10.1.4.58:7946", "10.1.4.77:7946"}
+	lo, hi := app.IDValue(self), app.IDValue(self)
+	for _, d := range downs {
+		v := app.IDValue(d)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	part := app.PartitionOf(lo, hi, 16)
+	all := statusSet("company", "hr", "it", "sales", "sales/emea")
+	links := []app.Link{{
+		Peer: up, Up: true,
+		Received: statusSet("company", "facilities", "hr", "it", "sales"),
+		Sent:     all,
+	}}
+	// A laptop of the subnet that others cannot connect to hangs below as
+	// a leaf.
+	leaves := []string{"10.1.4.91:7946"}
+	links = append(links, app.Link{Peer: leaves[0], Leaf: true, Slot: -1,
+		Received: statusSet("company", "hr"),
+		Sent:     statusSet("company", "facilities", "hr", "it", "sales", "sales/emea"),
+	})
+	for _, d := range downs {
+		links = append(links, app.Link{
+			Peer: d, Slot: part.Slot(app.IDValue(d)),
+			Received: statusSet("company", "it", "sales/emea"),
+			Sent:     statusSet("company", "facilities", "hr", "it", "sales"),
+		})
+	}
+	return app.NetStatus{
+		ID:            self,
+		IDValue:       app.IDValue(self),
+		Role:          app.RoleAttached,
+		Up:            up,
+		Downs:         downs,
+		Leaves:        leaves,
+		Reach:         "reachable",
+		ReachAddr:     self,
+		Range:         [2]uint64{lo, hi},
+		Partition:     part,
+		RootPath:      []string{"10.0.0.2:7946", up},
+		Siblings:      []string{"10.1.2.8:7946", self, "10.1.9.40:7946"},
+		Subscriptions: statusSet(subs...),
+		Links:         links,
+		// The newsroom's source sends this busy reader its IT news
+		// directly (issue 14).
+		Direct: []app.DirectLink{{Peer: "10.0.0.2:7946", Source: "0191a000-0000-7000-8000-00000000a11d",
+			Categories: statusSet("it"), Role: app.DirectSubscriber, Delivered: 412}},
+		Counters: app.Counters{
+			Published: 4, Suppressed: 1, Delivered: 2911, Relayed: 1284,
+			Duplicates: 17, Resets: 1, Lost: 0,
+			MulticastFrames: 4195, PeriodicFrames: 8800, ControlFrames: 63,
+			DirectReceived: 412,
+		},
+		AppStatus: app.AppStatus{Listen: "0.0.0.0:7946", Connected: true, Release: app.Release},
+	}
+}
+
+// statusSet is cats sorted, each once: a category set as a status has it.
+func statusSet(cats ...string) []string {
+	s := slices.Clone(cats)
+	slices.Sort(s)
+	return slices.Compact(s)
 }

@@ -29,7 +29,7 @@ func newerItem(t *testing.T, n int, cat, title string, minutes int) *news.Item {
 // title (or, without one, as what it is) and opens to one line saying
 // that it needs a newer Newsdesk, never to an empty or garbled text.
 func TestNewerItemSaysSo(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	b.Add(newerItem(t, 8, "company", "Neue Gleitzeitregelung", 5), newerItem(t, 9, "company", "", 6))
 	h := newHarness(t, b)
 	titles := listTitles(h.u.reader.list)

@@ -60,7 +60,7 @@ func drawn(p *reachPicture) string {
 // subscribers, and redraws it when the network reports anew; a plain post
 // has no confirmations to show.
 func TestMyPostsReachPicture(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestMyPostsReachPicture(t *testing.T) {
 // A must-read post lists who has not confirmed it, and exports the list
 // as CSV; a plain post has no such list.
 func TestMyPostsPendingList(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestMyPostsPendingList(t *testing.T) {
 // listed as not verified. Issue 26: a list as long as the network lists
 // says it is partial, on its button, in its dialog and in its CSV.
 func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestMyPostsVerifiedReachAndPartialList(t *testing.T) {
 // pending readers is exact, and the button, the dialog and the CSV give
 // it.
 func TestMyPostsPendingCountBeyondTheList(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestMyPostsPendingCountBeyondTheList(t *testing.T) {
 // with when they were last seen, in the list and in the CSV; the CSV
 // lists those who confirmed too, with when, for a compliance record.
 func TestMyPostsOfflineReaders(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	policy, err := b.Publish(app.Draft{Category: "hr", Title: "New travel policy", MustRead: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,14 +12,17 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
+
+	"newsdesk/news"
 )
 
 // readerFake has items in subscribed and unsubscribed categories, one of
-// them read.
-func readerFake() *fake {
-	b := newFake()
+// them read; edit, if given, changes the items (newest first) before they
+// are stored.
+func readerFake(t testing.TB, edit ...func(items []*news.Item)) *fake {
+	b := newFake(t)
 	b.PresetSubscriptions("company", "sales")
-	b.Add(
+	items := []*news.Item{
 		item(1, "company", "Quarterly results", 10),
 		item(2, "company", "Town hall", 20),
 		item(3, "company", "New travel policy", 30),
@@ -27,7 +30,11 @@ func readerFake() *fake {
 		item(5, "sales/emea", "Record quarter in the Nordics", 50),
 		item(6, "sales/emea", "New distributor", 60),
 		item(7, "it", "Printers back", 70),
-	)
+	}
+	for _, e := range edit {
+		e(items)
+	}
+	b.Add(items...)
 	b.PresetRead(b.Items()[3].ID) // "Old news"
 	return b
 }
@@ -35,7 +42,7 @@ func readerFake() *fake {
 // TestShowMain: the window is titled Newsdesk, sized for three panes, and
 // shows the reading screen with the items, newest first.
 func TestShowMain(t *testing.T) {
-	h := newHarness(t, readerFake())
+	h := newHarness(t, readerFake(t))
 	if h.win.Title() != "Newsdesk" {
 		t.Errorf("title %q", h.win.Title())
 	}
@@ -55,7 +62,7 @@ func TestShowMain(t *testing.T) {
 // categories with what is under them, children indented, each with the
 // unread count of everything it covers.
 func TestSidebarUnreadCounts(t *testing.T) {
-	h := newHarness(t, readerFake())
+	h := newHarness(t, readerFake(t))
 	type f struct {
 		name   string
 		level  int
@@ -90,10 +97,11 @@ func TestSidebarUnreadCounts(t *testing.T) {
 // view shows title, author, category and the rendered Markdown body, the
 // item is marked read in the backend, and the counts drop.
 func TestOpenMarksReadAndRendersMarkdown(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t, func(its []*news.Item) {
+		its[0].Body = "## Results\n\nRevenue is **up**. See [the report](https://intranet.example.com/q3), " +
+			"not [this](javascript:alert(1)).\n\n![chart](file:///etc/passwd)\n\n- one\n- two"
+	})
 	it := b.Items()[0]
-	it.Body = "## Results\n\nRevenue is **up**. See [the report](https://intranet.example.com/q3), " +
-		"not [this](javascript:alert(1)).\n\n![chart](file:///etc/passwd)\n\n- one\n- two"
 	h := newHarness(t, b)
 	h.tap(rowTappable(t, h.u.reader.list, "Quarterly results"))
 
@@ -154,7 +162,7 @@ func TestOpenMarksReadAndRendersMarkdown(t *testing.T) {
 // all read" marks the selected feed (and what is under it) read, and only
 // that.
 func TestMarkUnreadAndMarkAllRead(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	h := newHarness(t, b)
 	r := h.u.reader
 	h.tap(rowTappable(t, r.list, "Town hall"))
@@ -199,8 +207,7 @@ func TestMarkUnreadAndMarkAllRead(t *testing.T) {
 // TestSearch: typing in the search field searches titles and bodies once
 // typing pauses; clearing it shows the feed again.
 func TestSearch(t *testing.T) {
-	b := readerFake()
-	b.Items()[2].Body = "The travel policy covers **trains** too."
+	b := readerFake(t, func(its []*news.Item) { its[2].Body = "The travel policy covers **trains** too." })
 	h := newHarness(t, b)
 	r := h.u.reader
 	h.typeInto(r.search, "trains")
@@ -232,7 +239,7 @@ func TestSearch(t *testing.T) {
 // Enter opens the item under it (and marks it read); Ctrl+F focuses the
 // search field from anywhere.
 func TestKeyboardNavigation(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	h := newHarness(t, b)
 	l := h.u.reader.list
 	if h.win.Canvas().Focused() != fyne.Focusable(l) {
@@ -292,7 +299,7 @@ func test_submit(e *widget.Entry) { e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyRetu
 // unread, and the counts follow; a read-state change made elsewhere shows
 // too.
 func TestLiveArrival(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	h := newHarness(t, b)
 	b.Ingest(item(8, "company", "Just in", 1))
 	h.sync()
@@ -325,7 +332,7 @@ func TestLiveArrival(t *testing.T) {
 // corrects and says so, whether both are loaded together or the
 // correction arrives later.
 func TestCorrectionReplacesItem(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	orig := item(10, "company", "Offices closed on 2 October", 5)
 	b.Add(orig)
 	h := newHarness(t, b)
@@ -376,7 +383,7 @@ func TestCorrectionReplacesItem(t *testing.T) {
 // not, nor do read-state changes, one's own posts or retractions: the
 // events say which items arrived (issue 12, item 4).
 func TestNotifications(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	s := b.Settings()
 	s.Notify, s.NotifyCategories = true, []string{"sales"}
 	b.PresetSettings(s)
@@ -475,20 +482,21 @@ func TestNotifications(t *testing.T) {
 // missed when it came after the first maxChecked), and those of other
 // categories do not.
 func TestUrgentNotifiesInBurst(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	s := b.Settings()
 	s.Notify, s.NotifyCategories = true, []string{"sales"}
 	b.PresetSettings(s)
 	h := newHarness(t, b)
+	var burst []*news.Item
 	for i := range maxChecked + 20 {
 		it := item(100+i, "company", fmt.Sprintf("Routine %d", i), 0)
 		it.Received = testNow.Add(1)
-		b.Ingest(it)
+		burst = append(burst, it)
 	}
 	urgent := item(99, "it", "Building evacuated", 0)
 	urgent.Urgent = true
 	urgent.Received = testNow.Add(1)
-	b.Ingest(urgent)
+	b.Ingest(append(burst, urgent)...)
 	h.sync()
 	if len(h.a.notes) != 1 || h.a.notes[0].Title != "Urgent: Building evacuated" {
 		var titles []string
@@ -502,7 +510,7 @@ func TestUrgentNotifiesInBurst(t *testing.T) {
 // Issue 26: Keep beside an open item's title keeps it past the retention;
 // the button says so, and tapping it again lets the item go.
 func TestKeepItem(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	h := newHarness(t, b)
 	r := h.u.reader
 	h.tap(rowTappable(t, r.list, "Town hall"))
@@ -534,7 +542,7 @@ func TestKeepItem(t *testing.T) {
 // Issue 26: a link in an item that the system cannot open says so, with
 // the address to copy, instead of failing silently.
 func TestLinkThatCannotOpen(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSubscriptions("company")
 	it := item(1, "company", "New intranet", 10)
 	it.Body = "The policy is at https://intranet.example.com/policy today."

@@ -16,7 +16,7 @@ import (
 // confirmations at a glance; Readers… opens who has not confirmed, with
 // the export of everyone; a new report shows when it comes.
 func TestReportsScreen(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetReports(nil)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3) // Admin
@@ -60,7 +60,7 @@ func TestReportsScreen(t *testing.T) {
 
 // A member who is no admin is not offered Reports.
 func TestReportsAdminsOnly(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	asMember(t, b, trust.Publisher{Name: "Newsroom", Key: b.Identity().Public})
 	h := newHarness(t, b)
 	h.sync()

@@ -31,10 +31,13 @@ func answerRetractDialog(t *testing.T, h *harness, reason string) {
 // marked with the reason and no longer correctable, and leaves the
 // reading list; a post of someone else's offers no retraction.
 func TestRetractOwnPost(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	asMember(t, b, trust.Publisher{Name: "Newsroom", Key: b.Identity().Public})
 	mine := item(1, "hr", "Offices closed on 2 October", 60)
 	mine.Source = b.Source()
+	if err := trust.SignItem(b.Identity(), mine); err != nil { // published here: by this key
+		t.Fatal(err)
+	}
 	other := item(2, "hr", "Someone else's post", 30)
 	b.Add(mine, other)
 	h := newHarness(t, b)
@@ -74,7 +77,7 @@ func TestRetractOwnPost(t *testing.T) {
 // An admin retracts any item from the reader; an item retracted elsewhere
 // while open leaves the list and shows why.
 func TestRetractFromReader(t *testing.T) {
-	b := newFake() // the admin of its own network
+	b := newFake(t) // the admin of its own network
 	b.Add(item(1, "it", "Printer fixed", 60), item(2, "it", "Canteen menu", 30))
 	h := newHarness(t, b)
 	r := h.u.reader
@@ -115,7 +118,7 @@ func TestRetractFromReader(t *testing.T) {
 // A member who neither published an item nor is an admin is not offered
 // the retraction.
 func TestRetractNotOffered(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	asMember(t, b)
 	b.Add(item(1, "it", "Printer fixed", 60))
 	h := newHarness(t, b)

@@ -9,7 +9,6 @@ import (
 
 	"newsdesk/app"
 	"newsdesk/news"
-	"newsdesk/ui/internal/fakebackend"
 )
 
 // TestComposePublishAt: the optional publication time is typed as a local
@@ -18,7 +17,7 @@ import (
 // nothing is sent; a valid one schedules the draft, the outcome says so,
 // and the form is emptied.
 func TestComposePublishAt(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h, c := composeHarness(t, b)
 	chooseCategory(c, "it")
 	h.typeInto(c.title, "Canteen opens")
@@ -64,15 +63,6 @@ func TestComposePublishAt(t *testing.T) {
 	}
 }
 
-// clockFake is the fake backend on a clock the test moves.
-func clockFake(clock *time.Time) *fake {
-	f := &fake{Backend: fakebackend.New(func() time.Time { return *clock })}
-	f.PresetSubscriptions("company", "hr", "it", "sales")
-	f.SetRemoteSubscriptions("company", "hr", "it", "sales")
-	f.PresetSettings(app.Settings{DisplayName: "Tester"})
-	return f
-}
-
 func showMyPosts(h *harness) {
 	h.u.tabs.Select(h.u.newsTab)
 	h.u.newsTabs.SelectIndex(1)
@@ -82,8 +72,7 @@ func showMyPosts(h *harness) {
 // My posts lists scheduled posts above the published ones, with when they
 // go out and a Cancel button; cancelling asks first, and the post is gone.
 func TestMyPostsScheduledCancel(t *testing.T) {
-	clock := testNow
-	b := clockFake(&clock)
+	b := newFake(t)
 	for _, d := range []app.Draft{
 		{Category: "it", Title: "Later", At: testNow.Add(26 * time.Hour)},
 		{Category: "hr", Title: "Sooner", At: testNow.Add(3 * time.Hour), Expires: testNow.Add(5 * time.Hour)},
@@ -129,13 +118,13 @@ func TestMyPostsScheduledCancel(t *testing.T) {
 // time) is marked so in My posts, with its publication time; the
 // scheduled section is gone once nothing waits.
 func TestMyPostsSentLate(t *testing.T) {
-	clock := testNow
-	b := clockFake(&clock)
+	b := newFake(t)
 	at := testNow.Add(time.Hour)
 	if _, err := b.Publish(app.Draft{Category: "it", Title: "Board meeting", At: at}); err != nil {
 		t.Fatal(err)
 	}
-	clock = at.Add(2 * time.Hour) // the app was off at the time
+	clock := at.Add(2 * time.Hour) // the app was off at the time
+	b.ReopenAt(clock)
 	h := newHarnessOver(t, b, func() time.Time { return clock })
 	showMyPosts(h)
 	if h.u.posts.scheduled.content.Visible() {

@@ -16,7 +16,7 @@ import (
 // directory (read-only); addresses are validated; Save stores them with
 // the chosen notification categories.
 func TestSettings(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Notify: true, NotifyCategories: []string{"it"}})
 	h := newHarness(t, b)
 	h.u.SetDataDir("/home/dana/.local/share/newsdesk")
@@ -71,7 +71,7 @@ func TestSettings(t *testing.T) {
 // TestTray: with a tray the menu shows the unread count, Open and Quit,
 // and closing the window hides it instead of quitting.
 func TestTray(t *testing.T) {
-	b := readerFake()
+	b := readerFake(t)
 	desk := &fakeDesktop{}
 	a := &recApp{App: test.NewTempApp(t)}
 	w := &syncWorker{}
@@ -117,7 +117,7 @@ func TestTray(t *testing.T) {
 // TestNoTray: without a tray, closing the window is not intercepted (it
 // quits the app, the window being the master).
 func TestNoTray(t *testing.T) {
-	h := newHarness(t, readerFake())
+	h := newHarness(t, readerFake(t))
 	if h.win.(*recWindow).intercept != nil || h.u.tray != nil {
 		t.Error("close intercepted without a tray")
 	}
@@ -136,7 +136,7 @@ func (d *fakeDesktop) SetSystemTrayWindow(w fyne.Window) {}
 // desktop keeps them by default recommended, and Save stores the choice;
 // a retention set elsewhere is shown in days and kept unless changed.
 func TestSettingsRetention(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Retention: app.DesktopRetention})
 	h := newHarness(t, b)
 	h.u.prefs.load()
@@ -180,7 +180,7 @@ func TestSettingsRetention(t *testing.T) {
 // recommended, and Save stores the choice; what the limit removed last is
 // said beside it, and in the status line for a day.
 func TestSettingsStorageLimit(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSettings(app.Settings{DisplayName: "Dana", Listen: "0.0.0.0:7400", Retention: app.DesktopRetention})
 	ev := &app.Eviction{At: time.Now().Add(-time.Hour), Items: 120, Bytes: 3 << 20, Quota: app.DefaultStorageQuota}
 	st := b.Status()

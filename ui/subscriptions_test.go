@@ -16,7 +16,7 @@ func checkNamed(v *subscriptionsView, name string) *widget.Check {
 // unticking removes it; a category under a subscribed parent shows ticked
 // and cannot be unticked on its own.
 func TestSubscriptionToggling(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSubscriptions("company", "sales")
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(1)
@@ -69,7 +69,7 @@ func TestSubscriptionToggling(t *testing.T) {
 // TestSubscriptionBurst: toggles made while a change is on its way are
 // sent once it returns, newest state only.
 func TestSubscriptionBurst(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSubscriptions()
 	h := newHarness(t, b)
 	v := h.u.subsView

@@ -31,7 +31,7 @@ func takeoverWindow(t *testing.T, h *harness) *recWindow {
 // everything, also while the main window is hidden (in the tray); Dismiss,
 // or closing the window, marks it read and closes the window.
 func TestUrgentTakeover(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	h.win.Hide() // as closing it does with a tray
 	if h.u.takeover.win != nil {
@@ -84,7 +84,7 @@ func TestUrgentTakeover(t *testing.T) {
 // window is refused and says why, and only "I have read this" moves on.
 // Several urgent items share the window, oldest first, counted.
 func TestUrgentMustReadTakeover(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	drill := urgentItem(10, "Evacuation drill at 14:00", true)
 	down := urgentItem(11, "E-mail down", false)
@@ -130,15 +130,13 @@ func TestUrgentMustReadTakeover(t *testing.T) {
 // one; one it holds further back leaves the count; the window closes when
 // nothing is left. A plain urgent item read elsewhere stays.
 func TestUrgentTakeoverFollowsEvents(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	drill := urgentItem(10, "Evacuation drill at 14:00", true)
 	policy := urgentItem(11, "New badge policy", true)
 	down := urgentItem(12, "E-mail down", false)
 	outage := urgentItem(13, "Power outage tonight", true)
-	for _, it := range []*news.Item{drill, policy, down, outage} {
-		b.Ingest(it)
-	}
+	b.Ingest(drill, policy, down, outage)
 	h.sync()
 	w := takeoverWindow(t, h)
 	if !hasLabel(w.Content(), "URGENT · 1 of 4") || !hasLabel(w.Content(), "Evacuation drill at 14:00") {
@@ -206,7 +204,7 @@ func TestUrgentTakeoverFollowsEvents(t *testing.T) {
 // not confirmed, take over at the start; confirmed ones and plain urgent
 // ones wait in the list.
 func TestUrgentTakeoverOnStart(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	waiting := item(1, "it", "Evacuation drill at 14:00", 90)
 	waiting.Urgent, waiting.MustRead = true, true
 	confirmed := item(2, "it", "Fire alarm test", 80)
@@ -225,7 +223,7 @@ func TestUrgentTakeoverOnStart(t *testing.T) {
 // Urgent items are never muted: with notifications off and no category
 // chosen, an urgent arrival still notifies (and a plain one does not).
 func TestUrgentNeverMuted(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	b.PresetSettings(app.Settings{DisplayName: "Tester", Notify: false})
 	h := newHarness(t, b)
 	plain := item(9, "company", "Quiet news", 0)

@@ -19,7 +19,7 @@ import (
 // have titles in German, Swiss German and Japanese.
 func titledFake(t *testing.T) *fake {
 	t.Helper()
-	b := readerFake()
+	b := readerFake(t)
 	cats := b.Catalog().All()
 	for i, c := range cats {
 		switch c.ID {
@@ -93,7 +93,7 @@ func TestCategoryTitlesInGermanAndJapanese(t *testing.T) {
 // bad tags, empty titles and a language twice are refused, and the saved
 // catalog (a new version of the network definition) carries them.
 func TestCatalogEditorTitles(t *testing.T) {
-	b := newFake()
+	b := newFake(t)
 	h := newHarness(t, b)
 	h.u.tabs.SelectIndex(3)
 	h.u.adminTabs.Select(h.u.catalogTab)
@@ -174,7 +174,7 @@ func TestCatalogEditorTitlesTranslated(t *testing.T) {
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			inLanguage(t, c.code)
-			h := newHarness(t, newFake())
+			h := newHarness(t, newFake(t))
 			h.u.tabs.SelectIndex(3)
 			h.u.adminTabs.Select(h.u.catalogTab)
 			h.sync()

@@ -15,8 +15,7 @@ import (
 )
 
 func wizardHarness(t *testing.T) (*harness, *fake) {
-	b := newFake()
-	b.PresetNeedsSetup(true)
+	b := newUnsetFake(t)
 	b.PresetSettings(app.Settings{})
 	b.PresetStatus(attachedStatus())
 	b.SetProbe(probeFake)
@@ -64,8 +63,7 @@ type plainBackend struct{ Backend }
 // pauses, whether it is reachable, in full (wrapped, never cut off); it
 // will not finish with an invalid line.
 func TestWizardJoin(t *testing.T) {
-	b := newFake()
-	b.PresetNeedsSetup(true)
+	b := newUnsetFake(t)
 	b.PresetSettings(app.Settings{})
 	b.PresetStatus(attachedStatus())
 	b.SetProbe(probeFake)
@@ -212,8 +210,7 @@ func TestWizardJoinByInvitation(t *testing.T) {
 // and a port that turns out taken is refused before the invitation is
 // used, saying what to do.
 func TestWizardPortTaken(t *testing.T) {
-	b := newFake()
-	b.PresetNeedsSetup(true)
+	b := newUnsetFake(t)
 	b.PresetSettings(app.Settings{})
 	b.PresetStatus(attachedStatus())
 	b.PresetPortTaken("7400")

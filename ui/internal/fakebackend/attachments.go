@@ -1,15 +1,9 @@
 package fakebackend
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -17,138 +11,111 @@ import (
 	"newsdesk/news"
 )
 
-// Attachments (issue 29): the fake keeps the blobs of the drafts it
-// publishes, and of items a test gives them, in memory, whole unless a
-// test says otherwise (SetBlobState). An item's body ends with the
-// manifest the application appends, so that the reader's hiding of it is
-// exercised; Entry.Attachments is computed from what was given, not read
-// back from the manifest.
-
-// attachmentsLocked returns the reader's view of the item's attachments
-// (m.mu held).
-func (m *Backend) attachmentsLocked(id uuid.UUID) []app.Attachment {
-	atts := slices.Clone(m.atts[id])
-	for i := range atts {
-		if st, ok := m.blobStates[atts[i].Hash]; ok {
-			atts[i].State, atts[i].Received = st.state, st.received
-		}
-	}
-	return atts
-}
+// Attachments (issue 29) are the application's: a draft's blobs are
+// stored whole when it is published, a received item's by AddAttached
+// (app.App.StoreAttachments, as a blob that came whole). What the
+// network has not brought yet is what a test presets: SetBlobState makes
+// a blob arriving or missing in what the reader is shown and opens, as the
+// servant's transfer would, which chunk by chunk has no place in a test
+// of the window.
 
 type blobState struct {
 	state    app.BlobState
 	received int64
 }
 
-// storeAttachmentsLocked keeps the draft's attachments of item id and
-// returns the manifest to append to its body ("" for none).
-func (m *Backend) storeAttachmentsLocked(id uuid.UUID, draft []app.DraftAttachment) string {
-	if len(draft) == 0 {
-		return ""
+// AddAttached stores it as received earlier (Add) with the attachments,
+// whole: its body gets their manifest (app.PrepareAttachments), as its
+// publisher's application gave it.
+func (b *Backend) AddAttached(it *news.Item, das ...app.DraftAttachment) {
+	b.t.Helper()
+	body, atts, err := app.PrepareAttachments(it.Body, das)
+	if err != nil {
+		b.t.Fatal(err)
 	}
-	if m.blobs == nil {
-		m.blobs = map[string][]byte{}
+	if err := b.App.StoreAttachments(das, atts); err != nil {
+		b.t.Fatal(err)
 	}
-	var manifest strings.Builder
-	manifest.WriteString("\n\n")
-	var atts []app.Attachment
-	for i, d := range draft {
-		sum := sha256.Sum256(d.Data)
-		hash := hex.EncodeToString(sum[:])
-		mt := d.MediaType
-		if mt == "" {
-			mt, _, _ = strings.Cut(http.DetectContentType(d.Data), ";")
-		}
-		m.blobs[hash] = bytes.Clone(d.Data)
-		a := app.Attachment{Ref: fmt.Sprintf("att:%d", i+1), Hash: hash, Name: d.Name, MediaType: mt, Size: int64(len(d.Data))}
-		atts = append(atts, a)
-		fmt.Fprintf(&manifest, "[%s]: newsdesk:blob/sha256/%s?root=%s&size=%d&type=%s&name=%s\n",
-			a.Ref, hash, hash, a.Size, url.QueryEscape(mt), url.QueryEscape(d.Name))
-	}
-	m.atts[id] = atts
-	return strings.TrimSuffix(manifest.String(), "\n")
-}
-
-// PresetAttachments gives the stored item id the attachments, whole, and
-// appends their manifest to its body, as if it had been published so.
-func (m *Backend) PresetAttachments(id uuid.UUID, draft ...app.DraftAttachment) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	it := m.byID[id]
-	if it == nil {
-		panic("PresetAttachments: no item " + id.String())
-	}
-	it.Body += m.storeAttachmentsLocked(id, draft)
+	it.Body = body
+	b.Add(it)
 }
 
 // SetBlobState makes the blob of hash arriving (received bytes of it so
-// far), missing or whole again; OpenBlob serves whole blobs only.
-func (m *Backend) SetBlobState(hash string, state app.BlobState, received int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.blobStates == nil {
-		m.blobStates = map[string]blobState{}
+// far), missing, or whole again (as stored).
+func (b *Backend) SetBlobState(hash string, state app.BlobState, received int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.blobs == nil {
+		b.blobs = map[string]blobState{}
 	}
-	m.blobStates[hash] = blobState{state, received}
+	if state == app.BlobWhole {
+		delete(b.blobs, hash)
+		return
+	}
+	b.blobs[hash] = blobState{state, received}
 }
 
-// Attachments returns the attachments of item id as the reader sees them.
-func (m *Backend) Attachments(id uuid.UUID) []app.Attachment {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.attachmentsLocked(id)
+// withStates shows the attachments of es in the states SetBlobState set.
+func (b *Backend) withStates(es []app.Entry) []app.Entry {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range es {
+		for j, a := range es[i].Attachments {
+			if st, ok := b.blobs[a.Hash]; ok {
+				es[i].Attachments[j].State, es[i].Attachments[j].Received = st.state, st.received
+			}
+		}
+	}
+	return es
+}
+
+// Newest is the application's, with the blob states SetBlobState set.
+func (b *Backend) Newest(cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
+	es, next, err := b.App.Newest(cats, n, cur)
+	return b.withStates(es), next, err
+}
+
+// Search is the application's, with the blob states SetBlobState set.
+func (b *Backend) Search(ctx context.Context, query string, cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
+	es, next, err := b.App.Search(ctx, query, cats, n, cur)
+	return b.withStates(es), next, err
+}
+
+// MyPosts is the application's, with the blob states SetBlobState set.
+func (b *Backend) MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
+	es, next, err := b.App.MyPosts(n, cur)
+	return b.withStates(es), next, err
+}
+
+// Item is the application's, with the blob states SetBlobState set.
+func (b *Backend) Item(id uuid.UUID) (app.Entry, error) {
+	e, err := b.App.Item(id)
+	if err != nil {
+		return e, err
+	}
+	return b.withStates([]app.Entry{e})[0], nil
 }
 
 // BlobOpens counts the OpenBlob calls.
-func (m *Backend) BlobOpens() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.blobOpens
+func (b *Backend) BlobOpens() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opens
 }
 
-// OpenBlob opens a whole blob (app.BlobOpener); app.ErrNotFound for one
-// not held or not whole.
-func (m *Backend) OpenBlob(hash string) (io.ReadSeekCloser, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.blobOpens++
-	data, ok := m.blobs[hash]
-	if st, set := m.blobStates[hash]; !ok || set && st.state != app.BlobWhole {
+// OpenBlob opens a whole blob as the application does; one a test made
+// arriving or missing is app.ErrNotFound.
+func (b *Backend) OpenBlob(hash string) (io.ReadSeekCloser, error) {
+	b.mu.Lock()
+	b.opens++
+	_, notWhole := b.blobs[hash]
+	b.mu.Unlock()
+	if notWhole {
 		return nil, fmt.Errorf("blob %s: %w", hash, app.ErrNotFound)
 	}
-	return nopCloser{bytes.NewReader(data)}, nil
+	return b.App.OpenBlob(hash)
 }
 
-// FetchBlob records that the reader asked for a blob (ui.BlobFetcher);
-// Fetched lists the hashes asked for. The state stays as set: a test
-// moves it on with SetBlobState.
-func (m *Backend) FetchBlob(hash string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.blobs[hash]; !ok {
-		return fmt.Errorf("blob %s: %w", hash, app.ErrNotFound)
-	}
-	m.fetched = append(m.fetched, hash)
-	return nil
-}
-
-// Fetched returns the hashes FetchBlob was asked for, in order.
-func (m *Backend) Fetched() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.fetched)
-}
-
-type nopCloser struct{ *bytes.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-var _ app.BlobOpener = (*Backend)(nil)
-
-// ManifestFree is a published item's body before its manifest (tests
-// compare the text a publisher wrote).
-func ManifestFree(it *news.Item) string {
-	body, _, _ := strings.Cut(it.Body, "\n\n[att:1]: newsdesk:")
-	return body
-}
+// Fetched returns the hashes the application asked the servant to fetch,
+// in order.
+func (b *Backend) Fetched() []string { return b.servant().fetchedBlobs() }

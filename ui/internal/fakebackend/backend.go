@@ -1,14 +1,33 @@
-// Package fakebackend is the UI tests' fake application: it implements
-// ui.Backend and ui.TrustBackend in memory, without a store, a servant or
-// a network, with Preset methods to set up what a test shows and records
-// of what the UI asked. Its checks are app's own rule functions
-// (app.CheckSettings, CheckSeeds, CheckSetupSeeds, CheckDisplayName, …),
-// not copies. It was ui/demobackend, which the demo mode ran on; the demo
-// mode runs the real application over a simulated network now (app/demo).
+// Package fakebackend is the application the UI's tests run on: the real
+// one (*app.App), opened on a test's temporary directory over a servant
+// with no network behind it (servant.go, through app.Options.StartServant),
+// with the test's clock (app.Options.Now) and its events taken as they are
+// emitted (app.Options.OnEvent), so that a test finds the event of a call
+// queued when the call returns. Reading, read state, publishing,
+// scheduling, retraction, network definitions, invitations, settings and
+// their rules are the application's own; so is a redemption, made by a
+// second application (Redeem).
+//
+// What one installation without a network cannot produce is injected, and
+// nothing else:
+//   - what arrives: Add and Ingest have the servant deliver items, as the
+//     network does, through the application's callback;
+//   - what the servant finds in the tree: PresetStatus and SetStatus (the
+//     status the window shows), SetRemoteSubscriptions (whether a
+//     publication is delivered or suppressed);
+//   - what only other servants report: the census (census.go), the
+//     reports of must-read posts (reports.go), the reach of own posts
+//     (reach.go), each answered under the application's rule of who may
+//     read it;
+//   - what the computer answers: SetProbe, and ports other programs hold
+//     (listen.go; the application binds real ports to find out, which on
+//     a shared computer no test can arrange);
+//   - attachments on their way (SetBlobState): a blob arrives chunk by
+//     chunk through the transport, which has no place in a test of the
+//     window.
+//
 // Only the UI's tests import it (internal to ui); it does not import the
-// UI, so the interface assertions live in the UI's tests. The real
-// application (*app.App) is the reference where they differ;
-// app/contract_test.go checks it against what the UI relies on.
+// UI, so the interface assertions live in the UI's tests.
 package fakebackend
 
 import (
@@ -16,773 +35,480 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"newsdesk/app"
-	"newsdesk/categories"
+	"newsdesk/network"
 	"newsdesk/news"
+	"newsdesk/newsnet/node"
 	"newsdesk/trust"
 )
 
-// Backend is a ui.Backend held in memory. It has no servant: its status,
-// probe results and publication outcomes are what its creator sets. It is
-// deterministic: time comes from its clock, IDs from the items it is given.
+// Backend is the real application with what a test injects. Its methods
+// are the application's, but for those that answer what the test set
+// (the other files of this package).
 type Backend struct {
-	mu    sync.Mutex
-	now   func() time.Time
-	items []*news.Item // newest (highest ID) first
-	byID  map[uuid.UUID]*news.Item
-	read  map[uuid.UUID]bool
-	acked map[uuid.UUID]time.Time // must-read items confirmed (ack.go)
-	kept  map[uuid.UUID]bool      // items the reader keeps (Keep)
-
-	census     *app.Census             // the network's census (census.go); nil: none yet
-	partitions map[string]app.Census   // census answers per partition root (census.go)
-	reports    []app.NetworkReport     // must-read posts' reports for admins (reports.go)
-	takenPorts map[string]bool         // ports in use by "another program" (listen.go)
-	reach      map[uuid.UUID]app.Reach // own posts' reach as the network reported it (reach.go)
-	// retracted holds the retractions applied, as the store keeps them:
-	// the item stays, out of every list but My posts.
-	retracted map[uuid.UUID]*app.Retraction
-	catalog   *categories.Catalog
-	subs      []string
-	seeds     []string
-	settings  app.Settings
-	status    app.NetStatus
-	setup     bool // NeedsSetup
-	source    uuid.UUID
-
-	// remoteSubs are the categories someone else in the network subscribes
-	// to: publishing elsewhere is Suppressed.
-	remoteSubs []string
-	// probe answers Probe; nil reports every address unreachable.
-	probe func(addr string) app.Probe
-
-	// The installation's key and the network definition it holds
-	// (TrustBackend): by default a one-computer network whose admin it is.
-	identity *trust.Identity
-	network  *trust.SignedNetwork
-	invites  []demoInvite // invite.go
-
-	// scheduled holds the publications waiting for their time, the first
-	// due first (scheduled.go).
-	scheduled []*news.Item
-
-	// Attachments (attachments.go): the reader's view per item, the
-	// blobs by hash, the states a test set, the OpenBlob calls.
-	atts       map[uuid.UUID][]app.Attachment
-	blobs      map[string][]byte
-	blobStates map[string]blobState
-	blobOpens  int
-	fetched    []string // FetchBlob's hashes
-
+	*app.App
+	t      testing.TB
+	dir    string
 	events chan app.Event
-	closed bool
+	dial   network.Dialer
+
+	mu      sync.Mutex
+	at      time.Time                   // the application's clock
+	quiet   int                         // > 0: a preset runs, whose events nobody hears
+	arrived map[uuid.UUID]chan struct{} // items Add and Ingest wait for, closed by their ItemsArrived
+	hidden  map[uuid.UUID]bool          // of those, the ones Add delivers quietly
+	status  *app.NetStatus              // PresetStatus: Status answers it
+	probe   func(addr string) app.Probe // SetProbe
+	remote  []string                    // SetRemoteSubscriptions
+	sv      *servant                    // the servant running
+	census  *app.Census                 // census.go
+	parts   map[string]app.Census       // census.go
+	reports []app.NetworkReport         // reports.go
+	reach   map[uuid.UUID]app.Reach     // reach.go
+	taken   map[string]bool             // listen.go
+	blobs   map[string]blobState        // attachments.go
+	opens   int                         // attachments.go
 }
 
-// New returns an empty backend with the default catalog and settings,
-// set up (NeedsSetup false) and connected, whose clock is now.
-func New(now func() time.Time) *Backend {
-	id, err := trust.GenerateIdentity()
+// New opens the application on a temporary directory of t, set up as the
+// admin and seed of a network of its own, "Newsdesk" (version 1, made by
+// its key and deployed to it, as `newsdesk serve --network` does), and
+// closes it when t ends. Its clock stands at now.
+func New(t testing.TB, now time.Time) *Backend {
+	t.Helper()
+	b := newBackend(t, now, nil)
+	id, err := trust.LoadOrCreateIdentity(b.dir)
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
-	sn, err := trust.NewNetwork("Newsdesk", id, nil, false)
+	sn, err := trust.NewNetwork("Newsdesk", id, []string{Self}, false)
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
-	source := uuid.MustParse("0191a000-0000-7000-8000-00000000beef")
-	return &Backend{
-		identity: id,
-		network:  sn,
-		now:      now,
-		byID:     map[uuid.UUID]*news.Item{},
-		read:     map[uuid.UUID]bool{},
-		acked:    map[uuid.UUID]time.Time{},
-		kept:     map[uuid.UUID]bool{},
-		atts:     map[uuid.UUID][]app.Attachment{},
-
-		takenPorts: map[string]bool{},
-		catalog:    categories.Default(),
-		settings:   app.Settings{Notify: true},
-		source:     source,
-		status:     app.NetStatus{AppStatus: app.AppStatus{Connected: true, Source: source.String()}},
-		events:     make(chan app.Event, 256),
-	}
+	b.open(sn)
+	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: "Tester", Seeds: sn.Seeds}) })
+	return b
 }
 
-// Set-up. Tests give the backend its state with
-// the methods below. Those named Preset… change it quietly, as if it had
-// always been so: no event, no validation.
+// NewUnset opens the application of a first run, which the wizard sets
+// up (NeedsSetup), and closes it when t ends.
+func NewUnset(t testing.TB, now time.Time) *Backend {
+	t.Helper()
+	b := newBackend(t, now, nil)
+	b.open(nil)
+	return b
+}
 
-// Add stores items (any order) as received earlier; it sends no events.
-// The backend keeps the items it is given, so a test may still change one
-// before the UI reads it.
-func (m *Backend) Add(items ...*news.Item) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(items) == 1 && m.byID[items[0].ID] == nil {
-		it := items[0]
-		i, _ := slices.BinarySearchFunc(m.items, it.ID, func(x *news.Item, id uuid.UUID) int { return -news.CompareIDs(x.ID, id) })
-		m.items = slices.Insert(m.items, i, it)
-		m.byID[it.ID] = it
+// newBackend is a Backend not opened yet, whose invitation protocol
+// connects with dial (app.Options.DialInvite; nil reaches nobody); the
+// application it opens is closed when t ends.
+func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
+	t.Helper()
+	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024),
+		arrived: map[uuid.UUID]chan struct{}{}, hidden: map[uuid.UUID]bool{}}
+	if b.dial == nil {
+		b.dial = func(_ context.Context, addr string) (net.Conn, error) {
+			return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
+		}
+	}
+	t.Cleanup(func() {
+		if b.App == nil {
+			return
+		}
+		if err := b.App.Close(); err != nil {
+			t.Errorf("closing the application: %v", err)
+		}
+	})
+	return b
+}
+
+// open opens the application on b.dir, importing the definition sn if not
+// nil.
+func (b *Backend) open(sn *trust.SignedNetwork) {
+	b.t.Helper()
+	a, err := app.Open(context.Background(), app.Options{
+		Kind:    app.KindDesktop,
+		DataDir: b.dir,
+		// Loopback, port 0: the first run's check that the port is free
+		// never meets another program (PresetPortTaken stands for one).
+		Listen:  "127.0.0.1:0",
+		Network: sn,
+		StartServant: func(cfg node.Config) (app.Servant, error) {
+			sv := newServant(b, cfg)
+			b.mu.Lock()
+			b.sv = sv
+			b.mu.Unlock()
+			return sv, nil
+		},
+		Probe:      b.probeAddr,
+		DialInvite: b.dial,
+		Now:        b.now,
+		OnEvent:    b.onEvent,
+	})
+	if err != nil {
+		b.t.Fatalf("opening the application: %v", err)
+	}
+	b.App = a
+}
+
+// errNoNetwork: the tests' servant has no network to reach.
+var errNoNetwork = errors.New("the UI's tests have no network")
+
+// now is the application's clock.
+func (b *Backend) now() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at
+}
+
+// onEvent takes the application's events as it emits them
+// (app.Options.OnEvent): passed on to Events, unless a preset makes them,
+// and noting the arrivals Add and Ingest wait for.
+func (b *Backend) onEvent(ev app.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// Add and Ingest return once the event is queued for the UI: their
+	// waits end last.
+	var heard []chan struct{}
+	defer func() {
+		for _, c := range heard {
+			close(c)
+		}
+	}()
+	quiet := b.quiet > 0
+	if ev.Kind == app.ItemsArrived || ev.Kind == app.ItemsPublished {
+		var shown []uuid.UUID
+		for _, id := range ev.Items {
+			if c, ok := b.arrived[id]; ok {
+				heard = append(heard, c)
+				delete(b.arrived, id)
+			}
+			if b.hidden[id] {
+				delete(b.hidden, id)
+				continue
+			}
+			shown = append(shown, id)
+		}
+		if len(shown) == 0 {
+			return
+		}
+		if len(shown) < len(ev.Items) {
+			ev.Items = shown
+			ev.Urgent = slices.DeleteFunc(ev.Urgent, func(id uuid.UUID) bool { return !slices.Contains(shown, id) })
+		}
+	}
+	if quiet {
 		return
 	}
+	select {
+	case b.events <- ev:
+	default: // hints: the UI reads again anyway
+	}
+}
+
+// Events returns the application's events, each as it was emitted.
+func (b *Backend) Events() <-chan app.Event { return b.events }
+
+// quietly runs a preset: the application's events of it are not passed
+// on, and an error fails the test.
+func (b *Backend) quietly(f func() error) {
+	b.t.Helper()
+	b.mu.Lock()
+	b.quiet++
+	b.mu.Unlock()
+	err := f()
+	b.mu.Lock()
+	b.quiet--
+	b.mu.Unlock()
+	if err != nil {
+		b.t.Fatalf("preset: %v", err)
+	}
+}
+
+// Set-up. Tests give the application its state with the methods below.
+// Those named Preset… change it quietly, as if it had always been so: no
+// event reaches the UI.
+
+// Add stores items (any order) as received earlier: the servant delivers
+// them and Add returns once they are stored; nobody hears of them.
+func (b *Backend) Add(items ...*news.Item) {
+	b.t.Helper()
+	b.deliver(true, items)
+}
+
+// Ingest delivers items, in order, as the network does, and returns once
+// they are stored, with the application's events of them (ItemsArrived,
+// but for one a retraction came before: it is stored hidden) on their way
+// to the UI.
+func (b *Backend) Ingest(items ...*news.Item) {
+	b.t.Helper()
+	b.deliver(false, items)
+}
+
+// deliver has the servant deliver items and waits until they are stored.
+func (b *Backend) deliver(quiet bool, items []*news.Item) {
+	b.t.Helper()
+	ids := make([]uuid.UUID, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	waits := b.expect(quiet, ids)
 	for _, it := range items {
-		m.byID[it.ID] = it
+		was := b.setAt(cmp.Or(it.Received, b.now())) // when it arrived
+		err := b.servant().deliver(it)
+		b.setAt(was)
+		if err != nil {
+			b.t.Fatalf("delivering %q: %v", it.Title, err)
+		}
 	}
-	m.items = m.items[:0]
-	for _, it := range m.byID {
-		m.items = append(m.items, it)
-	}
-	slices.SortFunc(m.items, func(a, b *news.Item) int { return -news.CompareIDs(a.ID, b.ID) })
+	b.await(waits)
 }
 
-// Ingest stores an item as if it had arrived from the network and sends
-// the event the real application would: ItemsArrived, unless a
-// retraction came first (it is stored hidden and nobody hears of it).
-func (m *Backend) Ingest(it *news.Item) {
-	m.Add(it)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.retracted[it.ID] == nil {
-		m.emitLocked(itemsEvent(app.ItemsArrived, it))
+// await waits until the application has announced each item of waits
+// (closed by onEvent), or stored it hidden: an item retracted before it
+// came is stored so, and nobody hears of it.
+func (b *Backend) await(waits map[uuid.UUID]chan struct{}) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for id, c := range waits {
+		for done := false; !done; {
+			select {
+			case <-c:
+				done = true
+			case <-time.After(10 * time.Millisecond):
+				if e, err := b.App.Item(id); err == nil && e.Retracted != nil {
+					b.forget(id)
+					done = true
+				} else if time.Now().After(deadline) {
+					b.t.Fatalf("item %s was not stored", id)
+				}
+			}
+		}
 	}
 }
 
-// itemsEvent is the event of kind k about it, naming it urgent if it is.
-func itemsEvent(k app.EventKind, it *news.Item) app.Event {
-	ev := app.Event{Kind: k, Categories: []string{it.Category}, Items: []uuid.UUID{it.ID}}
-	if it.Urgent && (k == app.ItemsArrived || k == app.ItemsPublished) {
-		ev.Urgent = []uuid.UUID{it.ID}
+// expect makes onEvent note the announcements of ids, and hide them from
+// the UI when quiet.
+func (b *Backend) expect(quiet bool, ids []uuid.UUID) map[uuid.UUID]chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	waits := map[uuid.UUID]chan struct{}{}
+	for _, id := range ids {
+		c := make(chan struct{})
+		b.arrived[id] = c
+		waits[id] = c
+		if quiet {
+			b.hidden[id] = true
+		}
 	}
-	return ev
+	return waits
 }
 
-// Items returns the stored items, newest first, retracted ones included:
-// the backend's own, which a test may change before the UI reads them.
-func (m *Backend) Items() []*news.Item {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.items)
+// forget stops waiting for the arrival of id.
+func (b *Backend) forget(id uuid.UUID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.arrived, id)
+	delete(b.hidden, id)
+}
+
+// Items returns the stored items that are not retracted, newest first.
+func (b *Backend) Items() []*news.Item {
+	b.t.Helper()
+	var out []*news.Item
+	var cur app.Cursor
+	for {
+		es, next, err := b.App.Newest(nil, 500, cur)
+		if err != nil {
+			b.t.Fatalf("items: %v", err)
+		}
+		for _, e := range es {
+			out = append(out, e.Item)
+		}
+		if next == "" {
+			return out
+		}
+		cur = next
+	}
 }
 
 // PresetRead marks items read.
-func (m *Backend) PresetRead(ids ...uuid.UUID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (b *Backend) PresetRead(ids ...uuid.UUID) {
+	b.quietly(func() error { return b.App.MarkRead(ids...) })
+}
+
+// setAt sets the clock and returns what it was.
+func (b *Backend) setAt(at time.Time) time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	was := b.at
+	b.at = at
+	return was
+}
+
+// PresetAcknowledged confirms must-read items at at.
+func (b *Backend) PresetAcknowledged(at time.Time, ids ...uuid.UUID) {
+	was := b.setAt(at)
+	defer b.setAt(was)
 	for _, id := range ids {
-		m.read[id] = true
+		b.quietly(func() error { _, err := b.App.Acknowledge(id); return err })
 	}
 }
 
 // PresetSubscriptions replaces the subscriptions.
-func (m *Backend) PresetSubscriptions(ids ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.subs = slices.Clone(ids)
+func (b *Backend) PresetSubscriptions(ids ...string) {
+	b.quietly(func() error { return b.App.SetSubscriptions(ids) })
 }
 
-// PresetSettings replaces the settings.
-func (m *Backend) PresetSettings(s app.Settings) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.settings = s
-	m.settings.NotifyCategories = slices.Clone(s.NotifyCategories)
+// PresetSettings replaces the settings; an unset listen address is the
+// application's default.
+func (b *Backend) PresetSettings(s app.Settings) {
+	s.Listen = cmp.Or(s.Listen, app.DefaultListen)
+	b.quietly(func() error { return b.App.SaveSettings(s) })
 }
 
-// PresetNeedsSetup sets whether the first-run wizard is to run.
-func (m *Backend) PresetNeedsSetup(v bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.setup = v
+// PresetNetwork makes the installation hold the definition sn: a newer
+// version of the network held, as deployed (app.App.ImportNetwork), or
+// another network's, which only a fresh installation can join: the
+// application is opened again on a new directory with this
+// installation's key, importing sn, and set up with its seeds, with the
+// settings and subscriptions it had. Only before items are added.
+func (b *Backend) PresetNetwork(sn *trust.SignedNetwork) {
+	b.t.Helper()
+	if sn.ID == b.App.Network().ID {
+		b.quietly(func() error { return b.App.ImportNetwork(sn) })
+		return
+	}
+	if len(b.Items()) > 0 {
+		b.t.Fatal("PresetNetwork of another network after items were added")
+	}
+	set, subs, unset := b.App.Settings(), b.App.Subscriptions(), b.App.NeedsSetup()
+	old := b.dir
+	if err := b.App.Close(); err != nil {
+		b.t.Fatal(err)
+	}
+	b.dir = b.t.TempDir()
+	key, err := os.ReadFile(filepath.Join(old, trust.IdentityFile))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(b.dir, trust.IdentityFile), key, 0o600)
+	}
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.open(sn)
+	if unset {
+		return
+	}
+	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: set.DisplayName, Seeds: sn.Seeds}) })
+	b.PresetSettings(set)
+	b.PresetSubscriptions(subs...)
 }
 
-// PresetStatus replaces the servant's status, as it changes between the
-// application's polls.
-func (m *Backend) PresetStatus(st app.NetStatus) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.status = st
+// ReopenAt closes the application and opens it again on its directory
+// at the time at, as after the computer was off, and returns once the
+// posts scheduled for a time that passed meanwhile have gone out (late);
+// nobody hears of them.
+func (b *Backend) ReopenAt(at time.Time) {
+	b.t.Helper()
+	list, err := b.App.Scheduled()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var due []uuid.UUID
+	for _, p := range list {
+		if !p.Item.At.After(at) {
+			due = append(due, p.Item.ID)
+		}
+	}
+	if err := b.App.Close(); err != nil {
+		b.t.Fatal(err)
+	}
+	b.setAt(at)
+	waits := b.expect(true, due)
+	b.open(nil)
+	b.await(waits)
 }
 
-// SetStatus replaces the status and sends StatusChanged.
-func (m *Backend) SetStatus(st app.NetStatus) {
-	m.PresetStatus(st)
-	m.emit(app.Event{Kind: app.StatusChanged})
+// PresetStatus makes Status answer st, as the servant's state changes
+// between the application's polls.
+func (b *Backend) PresetStatus(st app.NetStatus) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.status = &st
 }
 
-// PresetNetwork replaces the network definition held, unchecked.
-func (m *Backend) PresetNetwork(sn *trust.SignedNetwork) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.network = sn
+// SetStatus is PresetStatus, announced with StatusChanged.
+func (b *Backend) SetStatus(st app.NetStatus) {
+	b.PresetStatus(st)
+	select {
+	case b.events <- app.Event{Kind: app.StatusChanged}:
+	default:
+	}
+}
+
+// Status answers what PresetStatus set, else the application's status.
+func (b *Backend) Status() app.NetStatus {
+	b.mu.Lock()
+	st := b.status
+	b.mu.Unlock()
+	if st != nil {
+		return *st
+	}
+	return b.App.Status()
+}
+
+// network is what the servant finds in the network: whether it is in
+// the tree (as PresetStatus says, else yes), and what someone elsewhere
+// subscribes to.
+func (b *Backend) network() (connected bool, remote []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.status == nil || b.status.Connected, b.remote
 }
 
 // SetRemoteSubscriptions sets the categories someone else in the network
 // subscribes to: a publication elsewhere is Suppressed while connected.
-func (m *Backend) SetRemoteSubscriptions(ids ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.remoteSubs = slices.Clone(ids)
+func (b *Backend) SetRemoteSubscriptions(ids ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.remote = slices.Clone(ids)
 }
 
-// SetProbe sets what Probe answers; nil reports every address unreachable.
-func (m *Backend) SetProbe(probe func(addr string) app.Probe) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.probe = probe
+// servant returns the servant running now.
+func (b *Backend) servant() *servant {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sv
 }
 
-// Source returns the installation's source ID, the Source of its own posts.
-func (m *Backend) Source() uuid.UUID { return m.source }
-
-// emit sends an event without blocking; a full queue drops it, as the
-// events are hints that the UI re-reads anyway.
-func (m *Backend) emit(ev app.Event) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.emitLocked(ev)
+// SetProbe sets what Probe answers for an address; nil answers for the
+// servant's own address only.
+func (b *Backend) SetProbe(probe func(addr string) app.Probe) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probe = probe
 }
 
-func (m *Backend) emitLocked(ev app.Event) {
-	if m.closed {
-		return
-	}
-	select {
-	case m.events <- ev:
-	default:
-	}
-}
-
-// Close ends the event stream.
-func (m *Backend) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.closed {
-		m.closed = true
-		close(m.events)
-	}
-	return nil
-}
-
-func (m *Backend) entry(it *news.Item) app.Entry {
-	return app.Entry{Item: it.Clone(), Read: m.read[it.ID], Retracted: m.retracted[it.ID], Acknowledged: m.acked[it.ID], Kept: m.kept[it.ID],
-		Attachments: m.attachmentsLocked(it.ID)}
-}
-
-// visible reports whether it shows in lists, searches and counts.
-func (m *Backend) visible(it *news.Item) bool { return m.retracted[it.ID] == nil }
-
-// page walks the items older than cur that keep returns true and returns
-// up to n of them with the cursor of the next page.
-func (m *Backend) page(n int, cur app.Cursor, keep func(*news.Item) bool) ([]app.Entry, app.Cursor, error) {
-	if n <= 0 {
-		return nil, "", fmt.Errorf("page size %d, must be positive", n)
-	}
-	start := 0
-	if cur != "" {
-		id, err := uuid.Parse(string(cur))
-		if err != nil {
-			return nil, "", app.ErrBadCursor
-		}
-		start, _ = slices.BinarySearchFunc(m.items, id, func(it *news.Item, id uuid.UUID) int { return -news.CompareIDs(it.ID, id) })
-		if start < len(m.items) && m.items[start].ID == id {
-			start++
-		}
-	}
-	var out []app.Entry
-	for i := start; i < len(m.items); i++ {
-		it := m.items[i]
-		if !keep(it) {
-			continue
-		}
-		if len(out) == n {
-			return out, app.Cursor(out[n-1].Item.ID.String()), nil
-		}
-		out = append(out, m.entry(it))
-	}
-	return out, "", nil
-}
-
-func inCats(cats []string, it *news.Item) bool {
-	return len(cats) == 0 || categories.CoveredByAny(cats, it.Category)
-}
-
-// checkCats refuses a category selection with an invalid ID, as the store
-// does.
-func checkCats(cats []string) error {
-	for _, c := range cats {
-		if err := categories.ValidateID(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (m *Backend) Newest(cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
-	if err := checkCats(cats); err != nil {
-		return nil, "", fmt.Errorf("newest: %w", err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.page(n, cur, func(it *news.Item) bool { return m.visible(it) && inCats(cats, it) })
-}
-
-func (m *Backend) Search(ctx context.Context, query string, cats []string, n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
-	if err := checkCats(cats); err != nil {
-		return nil, "", fmt.Errorf("search: %w", err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	// The store's rule: every word of the query inside some word of the
-	// title or body; a query without words finds nothing.
-	return m.page(n, cur, func(it *news.Item) bool {
-		return m.visible(it) && inCats(cats, it) && ctx.Err() == nil && app.MatchesQuery(query, it.Title, it.Body)
-	})
-}
-
-func (m *Backend) Item(id uuid.UUID) (app.Entry, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	it, ok := m.byID[id]
-	if !ok {
-		return app.Entry{}, app.ErrNotFound
-	}
-	return m.entry(it), nil
-}
-
-func (m *Backend) UnreadCounts() (map[string]uint64, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]uint64{}
-	for _, it := range m.items {
-		if !m.read[it.ID] && m.visible(it) {
-			out[it.Category]++
-		}
-	}
-	return out, nil
-}
-
-// setRead changes the read state as the store does: unknown IDs and
-// retracted items are left alone.
-func (m *Backend) setRead(read bool, ids []uuid.UUID) error {
-	m.mu.Lock()
-	var cats []string
-	var changed []uuid.UUID
-	for _, id := range ids {
-		it, ok := m.byID[id]
-		if !ok || m.read[id] == read || !m.visible(it) {
-			continue
-		}
-		if read {
-			m.read[id] = true
-		} else {
-			delete(m.read, id)
-		}
-		cats = append(cats, it.Category)
-		changed = append(changed, id)
-	}
-	m.mu.Unlock()
-	if len(changed) > 0 {
-		m.emit(app.Event{Kind: app.ReadStateChanged, Categories: cats, Items: changed})
-	}
-	return nil
-}
-
-func (m *Backend) MarkRead(ids ...uuid.UUID) error   { return m.setRead(true, ids) }
-func (m *Backend) MarkUnread(ids ...uuid.UUID) error { return m.setRead(false, ids) }
-
-func (m *Backend) MarkAllRead(category string) error {
-	if category != "" {
-		if err := categories.ValidateID(category); err != nil {
-			return fmt.Errorf("mark all read: %w", err)
-		}
-	}
-	m.mu.Lock()
-	var ids []uuid.UUID
-	for _, it := range m.items {
-		if (category == "" || categories.Covers(category, it.Category)) && !m.read[it.ID] {
-			ids = append(ids, it.ID)
-		}
-	}
-	m.mu.Unlock()
-	return m.setRead(true, ids)
-}
-
-func (m *Backend) Catalog() *categories.Catalog {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.catalog
-}
-
-// SetCatalog takes a catalog at least as new as the one held.
-func (m *Backend) SetCatalog(c *categories.Catalog) error {
-	if c == nil {
-		return errors.New("catalog: nil")
-	}
-	m.mu.Lock()
-	if c.Version() < m.catalog.Version() {
-		m.mu.Unlock()
-		return fmt.Errorf("catalog: version %d is older than the current version %d", c.Version(), m.catalog.Version())
-	}
-	m.catalog = c
-	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.CatalogChanged})
-	return nil
-}
-
-func (m *Backend) Subscriptions() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.subs)
-}
-
-// SetSubscriptions stores the subscriptions sorted and without
-// duplicates, after the application's checks: category IDs, and for one
-// not subscribed yet and not in the catalog the rule for new IDs.
-func (m *Backend) SetSubscriptions(ids []string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := app.CheckNewSubscriptionsIn(m.catalog, m.subs, ids); err != nil {
-		return err
-	}
-	subs := sortedSet(ids)
-	m.subs = subs
-	m.status.Subscriptions = categories.Minimize(subs)
-	m.emitLocked(app.Event{Kind: app.CatalogChanged})
-	return nil
-}
-
-// sortedSet sorts and de-duplicates, never returning nil.
-func sortedSet(ids []string) []string {
-	s := append([]string{}, ids...)
-	slices.Sort(s)
-	return slices.Compact(s)
-}
-
-// Publish checks a draft as the application does (the category, the item
-// rules, then the network's permission), stores it as this installation's
-// next post, read, and reports what a servant in the state set would do:
-// queue it when not connected, suppress it when nobody elsewhere
-// subscribes (SetRemoteSubscriptions), deliver it otherwise.
-func (m *Backend) Publish(d app.Draft) (app.PublishResult, error) {
-	if err := app.CheckDraftCategory(m.Catalog(), d.Category); err != nil {
-		return app.PublishResult{}, err
-	}
-	now := m.now()
-	id, err := news.NewID(now)
-	if err != nil {
-		return app.PublishResult{}, err
-	}
-	it := &news.Item{
-		ID: id, Category: d.Category, Title: d.Title, Body: d.Body, Author: m.Settings().DisplayName,
-		Source: m.source, Created: now, Received: now, Urgent: d.Urgent, Supersedes: d.Supersedes,
-		Expires: d.Expires, At: d.At, MustRead: d.MustRead, Audience: news.CanonicalAudience(d.Audience),
-	}
-	if err := app.CheckSchedule(it, now); err != nil {
-		return app.PublishResult{}, err
-	}
-	// The item is checked with its manifest, as the application checks
-	// it: a picture's reference needs the attachment it names.
-	check := *it
-	var err2 error
-	var atts []news.Attachment
-	if check.Body, atts, err2 = app.PrepareAttachments(d.Body, d.Attachments); err2 != nil {
-		return app.PublishResult{}, err2
-	}
-	// And against the network's attachment cap of the category.
-	if err := app.AttachmentLimit(m.Network().Limits, d.Category, atts); err != nil {
-		return app.PublishResult{}, err
-	}
-	if err := check.Validate(); err != nil {
-		return app.PublishResult{}, err
-	}
-	if err := m.MayPublish(d.Category); err != nil {
-		return app.PublishResult{}, &app.NotAllowedError{Category: d.Category, Err: err}
-	}
-	// The manifest follows the text the rules measured, as the
-	// application appends it.
-	m.mu.Lock()
-	it.Body += m.storeAttachmentsLocked(id, d.Attachments)
-	m.mu.Unlock()
-	if !it.At.IsZero() {
-		return m.schedule(it)
-	}
-	return m.publish(it), nil
-}
-
-// publish numbers a valid item of this installation, stores it and
-// reports what a servant in the state set would do with it.
-func (m *Backend) publish(it *news.Item) app.PublishResult {
-	m.mu.Lock()
-	for _, own := range m.items {
-		if own.Source == m.source {
-			it.SourceCount = max(it.SourceCount, own.SourceCount)
-		}
-	}
-	it.SourceCount++
-	var outcome app.Outcome
+// probeAddr is the application's probe (app.Options.Probe).
+func (b *Backend) probeAddr(_ context.Context, addr string) app.Probe {
+	b.mu.Lock()
+	probe := b.probe
+	b.mu.Unlock()
 	switch {
-	case !m.status.Connected:
-		outcome = app.Queued
-	case !categories.CoveredByAny(m.remoteSubs, it.Category):
-		outcome = app.Suppressed
-		m.status.Counters.Suppressed++
-	default:
-		outcome = app.Delivered
+	case probe != nil:
+		return probe(addr)
+	case addr == Self:
+		return app.Probe{Addr: addr, OK: true} // the servant answers itself
 	}
-	m.status.Counters.Published++
-	m.read[it.ID] = true // one's own post is read
-	m.mu.Unlock()
-	m.Add(it)
-	m.emit(itemsEvent(app.ItemsPublished, it))
-	return app.PublishResult{ID: it.ID, Outcome: outcome}
-}
-
-func (m *Backend) MyPosts(n int, cur app.Cursor) ([]app.Entry, app.Cursor, error) {
-	m.sendDue()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.page(n, cur, func(it *news.Item) bool { return it.Source == m.source })
-}
-
-func (m *Backend) Status() app.NetStatus {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.status
-}
-
-func (m *Backend) Seeds() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.seeds)
-}
-
-// SetSeeds stores the list with spaces trimmed; it refuses an address
-// that is not host:port and one listed twice.
-func (m *Backend) SetSeeds(addrs []string) error {
-	if err := app.CheckSeeds(addrs); err != nil {
-		return err
-	}
-	seeds := make([]string, len(addrs))
-	for i, a := range addrs {
-		seeds[i] = strings.TrimSpace(a)
-	}
-	m.mu.Lock()
-	m.seeds = seeds
-	m.mu.Unlock()
-	return nil
-}
-
-// Probe answers as SetProbe said, once addr is an address at all.
-func (m *Backend) Probe(ctx context.Context, addr string) app.Probe {
-	if err := app.CheckAddress(addr); err != nil {
-		return app.Probe{Addr: addr, Problem: "not an address: " + err.Error(), Kind: app.ProbeBadAddress}
-	}
-	m.mu.Lock()
-	probe := m.probe
-	m.mu.Unlock()
-	if probe == nil {
-		return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}
-	}
-	return probe(addr)
-}
-
-func (m *Backend) NeedsSetup() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.setup
-}
-
-// Setup stores what the wizard collected. There is no servant to start: a
-// new network's seed is this servant's address (the status's ID, else the
-// advertised or listen address).
-func (m *Backend) Setup(s app.Setup) error {
-	if err := app.CheckDisplayName(s.DisplayName, true); err != nil {
-		return err
-	}
-	if err := m.checkListen(s.Listen); err != nil {
-		return err
-	}
-	if err := app.CheckSetupSeeds(s); err != nil {
-		return err
-	}
-	self := m.Settings()
-	m.mu.Lock()
-	m.setup = false
-	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
-	if s.Listen != "" {
-		m.settings.Listen = s.Listen
-	}
-	if s.NewNetwork {
-		addr := cmp.Or(m.status.ID, self.Advertise, self.Listen)
-		m.seeds = []string{addr}
-	} else {
-		m.seeds = slices.Clone(s.Seeds)
-	}
-	m.emitLocked(app.Event{Kind: app.StatusChanged})
-	m.mu.Unlock()
-	return nil
-}
-
-// Settings returns the settings; an unset listen address is
-// app.DefaultListen, as in the application.
-func (m *Backend) Settings() app.Settings {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.settings
-	s.NotifyCategories = slices.Clone(s.NotifyCategories)
-	s.Listen = cmp.Or(s.Listen, app.DefaultListen)
-	return s
-}
-
-// SaveSettings checks and stores the settings as the application does:
-// the display name trimmed, the notification categories sorted without
-// duplicates.
-func (m *Backend) SaveSettings(s app.Settings) error {
-	if err := app.CheckSettings(s); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.settings = s
-	m.settings.DisplayName = strings.TrimSpace(s.DisplayName)
-	m.settings.NotifyCategories = sortedSet(s.NotifyCategories)
-	return nil
-}
-
-func (m *Backend) Events() <-chan app.Event { return m.events }
-
-// Retract hides an item as the application does: admins may retract any
-// item, even one not here yet (it arrives hidden), this installation its
-// own. The earlier versions a correction corrects go with it, as far as
-// this installation may retract them. Retracting again changes nothing.
-func (m *Backend) Retract(id uuid.UUID, reason string) error {
-	if id.Version() != 7 || id.Variant() != uuid.RFC4122 {
-		return fmt.Errorf("retracting %s: %w", id, app.ErrBadItemID)
-	}
-	reason = strings.TrimSpace(reason)
-	if err := news.CheckLine("reason", reason, app.MaxRetractionReason); err != nil {
-		return err
-	}
-	admin := m.IsAdmin()
-	m.mu.Lock()
-	var versions []*news.Item // id and the versions it corrects, newest first
-	for next := id; next != uuid.Nil && len(versions) < maxCorrectionChain; {
-		it, ok := m.byID[next]
-		if !ok {
-			break
-		}
-		versions = append(versions, it)
-		next = it.Supersedes
-	}
-	may := func(it *news.Item) bool { return admin || it.Source == m.source }
-	switch {
-	case len(versions) == 0 && !admin:
-		m.mu.Unlock()
-		return fmt.Errorf("retracting %s: %w", id, app.ErrItemNotFound)
-	case len(versions) == 0:
-		m.retractLocked(id, reason)
-		m.mu.Unlock()
-		return nil
-	case !may(versions[0]):
-		m.mu.Unlock()
-		return &app.NotAuthorizedError{ItemID: id, Err: trust.NotAuthorized}
-	}
-	var hidden []*news.Item
-	for _, it := range versions {
-		if m.retracted[it.ID] == nil && may(it) {
-			m.retractLocked(it.ID, reason)
-			hidden = append(hidden, it)
-		}
-	}
-	for _, it := range hidden {
-		m.emitLocked(itemsEvent(app.ItemsRetracted, it))
-	}
-	m.mu.Unlock()
-	return nil
-}
-
-// maxCorrectionChain bounds the walk through corrections of corrections.
-const maxCorrectionChain = 100
-
-func (m *Backend) retractLocked(id uuid.UUID, reason string) {
-	if m.retracted == nil {
-		m.retracted = map[uuid.UUID]*app.Retraction{}
-	}
-	m.retracted[id] = &app.Retraction{ItemID: id, Reason: reason, At: m.now()}
-}
-
-// Identity returns the installation's key pair.
-func (m *Backend) Identity() *trust.Identity { return m.identity }
-
-// Network returns the definition held.
-func (m *Backend) Network() *trust.SignedNetwork {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.network
-}
-
-func (m *Backend) IsAdmin() bool { return m.Network().IsAdmin(m.identity.Public) }
-
-func (m *Backend) MayPublish(category string) error {
-	return m.Network().MayPublish(m.identity.Public, category)
-}
-
-// PublishNetwork adopts a newer version signed by an admin of the one held,
-// as the application does: its catalog applies at once, its seeds become
-// the stored list.
-func (m *Backend) PublishNetwork(next *trust.SignedNetwork) error {
-	m.mu.Lock()
-	if err := m.network.Accept(next); err != nil {
-		m.mu.Unlock()
-		return err
-	}
-	m.adoptLocked(next)
-	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.StatusChanged})
-	m.emit(app.Event{Kind: app.CatalogChanged})
-	return nil
-}
-
-func (m *Backend) adoptLocked(sn *trust.SignedNetwork) {
-	m.network = sn
-	if sn.Catalog != nil && sn.Catalog.Version() >= m.catalog.Version() {
-		m.catalog = sn.Catalog
-	}
-	if len(sn.Seeds) > 0 {
-		m.seeds = slices.Clone(sn.Seeds)
-	}
-}
-
-// ImportNetwork takes a deployed definition: a newer version of the
-// network held, or before setup another network's.
-func (m *Backend) ImportNetwork(sn *trust.SignedNetwork) error {
-	if err := trust.VerifySelfSigned(sn); err != nil {
-		return err
-	}
-	cur := m.Network()
-	if sn.ID == cur.ID {
-		if sn.Version == cur.Version {
-			return nil
-		}
-		return m.PublishNetwork(sn)
-	}
-	m.mu.Lock()
-	if !m.setup {
-		m.mu.Unlock()
-		return fmt.Errorf("%w: this installation belongs to %q", trust.ErrOtherNetwork, cur.Name)
-	}
-	m.catalog = categories.Default() // the new network's catalog replaces it whatever its version
-	m.adoptLocked(sn)
-	m.mu.Unlock()
-	m.emit(app.Event{Kind: app.StatusChanged})
-	m.emit(app.Event{Kind: app.CatalogChanged})
-	return nil
+	return app.Probe{Addr: addr, Problem: "connection refused", Kind: app.ProbeRefused}
 }

@@ -1,41 +1,45 @@
 package fakebackend
 
 import (
-	"fmt"
-
 	"github.com/google/uuid"
 
 	"newsdesk/app"
 )
 
-// Reach answers as the application does: the latest reach of one's own
-// post (zero counts until one is preset, as before the network reports),
-// app.ErrNotFound for anything else.
-func (m *Backend) Reach(id uuid.UUID) (app.Reach, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	it, ok := m.byID[id]
-	if !ok || it.Source != m.source {
-		return app.Reach{}, fmt.Errorf("%w: %s is not one of this installation's posts", app.ErrNotFound, id)
+// Reach answers as the application does (app.ErrNotFound for anything
+// but one's own post), with the reach PresetReach set as the network's
+// report of it.
+func (b *Backend) Reach(id uuid.UUID) (app.Reach, error) {
+	r, err := b.App.Reach(id)
+	if err != nil {
+		return r, err
 	}
-	r := m.reach[id]
-	r.MustRead = it.MustRead
-	if !r.MustRead {
-		r.Pending = nil
-	} else if r.Pending == nil {
-		r.Pending = []app.Reader{}
+	b.mu.Lock()
+	preset, ok := b.reach[id]
+	b.mu.Unlock()
+	if !ok {
+		return r, nil
 	}
-	return r, nil
+	preset.MustRead = r.MustRead
+	if !preset.MustRead {
+		preset.Pending = nil
+	} else if preset.Pending == nil {
+		preset.Pending = []app.Reader{}
+	}
+	return preset, nil
 }
 
 // PresetReach sets the reach of the own post id, as a report from the
 // network would, and announces it with ReachChanged.
-func (m *Backend) PresetReach(id uuid.UUID, r app.Reach) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.reach == nil {
-		m.reach = map[uuid.UUID]app.Reach{}
+func (b *Backend) PresetReach(id uuid.UUID, r app.Reach) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.reach == nil {
+		b.reach = map[uuid.UUID]app.Reach{}
 	}
-	m.reach[id] = r
-	m.emitLocked(app.Event{Kind: app.ReachChanged, Items: []uuid.UUID{id}})
+	b.reach[id] = r
+	select {
+	case b.events <- app.Event{Kind: app.ReachChanged, Items: []uuid.UUID{id}}:
+	default:
+	}
 }

@@ -6,21 +6,22 @@ import (
 	"newsdesk/app"
 )
 
-// NetworkReports answers as the application does: admins only, the
-// reports set by PresetReports, newest first.
-func (m *Backend) NetworkReports() ([]app.NetworkReport, error) {
-	if !m.IsAdmin() {
-		return nil, app.ErrNotAdmin
+// NetworkReports answers the reports PresetReports set to an admin, else
+// as the application does (app.ErrNotAdmin, or none yet).
+func (b *Backend) NetworkReports() ([]app.NetworkReport, error) {
+	b.mu.Lock()
+	rs := slices.Clone(b.reports)
+	b.mu.Unlock()
+	if rs == nil || !b.IsAdmin() {
+		return b.App.NetworkReports()
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.reports), nil
+	return rs, nil
 }
 
 // PresetReports sets the reports of must-read posts that reached the
 // admin.
-func (m *Backend) PresetReports(rs []app.NetworkReport) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.reports = slices.Clone(rs)
+func (b *Backend) PresetReports(rs []app.NetworkReport) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.reports = slices.Clone(rs)
 }
