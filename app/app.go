@@ -144,10 +144,11 @@ type Options struct {
 
 	// OnEvent, if set, hears every event as the application emits it,
 	// before Events delivers it (where events of a kind waiting together
-	// are merged, and one about more than a thousand items names none). It runs on the goroutine that emits, perhaps with the
-	// App's locks held: it must return at once and must not call the App.
-	// The UI's tests take their events from it, so that the event of a
-	// call is there when the call returns.
+	// are merged, and one about more than a thousand items names none).
+	// It runs on the goroutine that emits, perhaps with the App's locks
+	// held: it must return at once and must not call the App. The UI's
+	// tests take their events from it, so that the event of a call is
+	// there when the call returns.
 	OnEvent func(Event)
 
 	// unstoredLimit, if set, replaces maxUnstoredBytes (tests: items let
