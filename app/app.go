@@ -73,6 +73,14 @@ type Options struct {
 	// status says so (the desktop app: two profiles on one computer).
 	MovePortIfTaken bool
 
+	// PortHeld, if set, answers whether another program holds the port
+	// of a listen address ("host:port") in place of binding it to find
+	// out: for ProposeListen, the checks of a new listen address (Setup,
+	// JoinByInvitation, SaveSettings) and MovePortIfTaken. The UI's tests
+	// say which ports are taken; on a shared computer none can arrange it
+	// by binding them.
+	PortHeld func(addr string) bool
+
 	// DefaultRetention, when not 0, is how long items are kept unless the
 	// reader chose otherwise (Settings.Retention): the desktop app's
 	// DesktopRetention. An archive's retention is not replaced by it.
