@@ -19,9 +19,9 @@
 //     reports of must-read posts (reports.go), the reach of own posts
 //     (reach.go), each answered under the application's rule of who may
 //     read it;
-//   - what the computer answers: SetProbe, and ports other programs hold
-//     (listen.go; the application binds real ports to find out, which on
-//     a shared computer no test can arrange);
+//   - what the computer answers: SetProbe, and the ports other programs
+//     hold (PresetPortTaken, app.Options.PortHeld: the application binds
+//     them to find out, which on a shared computer no test can arrange);
 //   - attachments on their way (SetBlobState): a blob arrives chunk by
 //     chunk through the transport, which has no place in a test of the
 //     window.
@@ -75,7 +75,7 @@ type Backend struct {
 	parts   map[string]app.Census       // census.go
 	reports []app.NetworkReport         // reports.go
 	reach   map[uuid.UUID]app.Reach     // reach.go
-	taken   map[string]bool             // listen.go
+	taken   map[string]bool             // PresetPortTaken
 	blobs   map[string]blobState        // attachments.go
 	opens   int                         // attachments.go
 }
@@ -115,7 +115,7 @@ func NewUnset(t testing.TB, now time.Time) *Backend {
 func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 	t.Helper()
 	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024),
-		arrived: map[uuid.UUID]chan struct{}{}, hidden: map[uuid.UUID]bool{}}
+		arrived: map[uuid.UUID]chan struct{}{}, hidden: map[uuid.UUID]bool{}, taken: map[string]bool{}}
 	if b.dial == nil {
 		b.dial = func(_ context.Context, addr string) (net.Conn, error) {
 			return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
@@ -137,12 +137,11 @@ func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 func (b *Backend) open(sn *trust.SignedNetwork) {
 	b.t.Helper()
 	a, err := app.Open(context.Background(), app.Options{
-		Kind:    app.KindDesktop,
-		DataDir: b.dir,
-		// Loopback, port 0: the first run's check that the port is free
-		// never meets another program (PresetPortTaken stands for one).
-		Listen:  "127.0.0.1:0",
-		Network: sn,
+		Kind:      app.KindDesktop,
+		DataDir:   b.dir,
+		Advertise: Self, // the servant's address: none to work out
+		Network:   sn,
+		PortHeld:  b.portHeld,
 		StartServant: func(cfg node.Config) (app.Servant, error) {
 			sv := newServant(b, cfg)
 			b.mu.Lock()
@@ -497,6 +496,23 @@ func (b *Backend) SetProbe(probe func(addr string) app.Probe) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.probe = probe
+}
+
+// PresetPortTaken makes ports ("7400") held by another program on this
+// computer (app.Options.PortHeld).
+func (b *Backend) PresetPortTaken(ports ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range ports {
+		b.taken[p] = true
+	}
+}
+
+func (b *Backend) portHeld(addr string) bool {
+	_, port, _ := net.SplitHostPort(addr)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.taken[port]
 }
 
 // probeAddr is the application's probe (app.Options.Probe).
