@@ -6,7 +6,7 @@
 // queued when the call returns. Reading, read state, publishing,
 // scheduling, retraction, network definitions, invitations, settings and
 // their rules are the application's own; so is a redemption, made by a
-// second application (Redeem).
+// second application (NewJoiner, Redeem).
 //
 // What one installation without a network cannot produce is injected, and
 // nothing else:
@@ -61,6 +61,9 @@ type Backend struct {
 	dir    string
 	events chan app.Event
 	dial   network.Dialer
+	// serving: the invitation protocol's connections to this servant
+	// (invite.go).
+	serving sync.WaitGroup
 
 	mu      sync.Mutex
 	at      time.Time                   // the application's clock
@@ -125,6 +128,7 @@ func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 		if b.App == nil {
 			return
 		}
+		b.serving.Wait()
 		if err := b.App.Close(); err != nil {
 			t.Errorf("closing the application: %v", err)
 		}
