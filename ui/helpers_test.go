@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -67,6 +68,7 @@ type fake struct {
 	saved       []app.Settings
 	probes      []string
 	joins       []string // invitation codes JoinByInvitation was given
+	blobOpens   int      // OpenBlob calls
 }
 
 func newFake(t testing.TB) *fake {
@@ -129,6 +131,11 @@ func (f *fake) Setup(s app.Setup) error {
 func (f *fake) JoinByInvitation(ctx context.Context, code string, s app.Setup) error {
 	f.joins = append(f.joins, code)
 	return f.Backend.JoinByInvitation(ctx, code, s)
+}
+
+func (f *fake) OpenBlob(hash string) (io.ReadSeekCloser, error) {
+	f.blobOpens++
+	return f.Backend.OpenBlob(hash)
 }
 
 func (f *fake) SaveSettings(s app.Settings) error {

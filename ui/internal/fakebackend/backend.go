@@ -22,9 +22,8 @@
 //   - what the computer answers: SetProbe, and the ports other programs
 //     hold (PresetPortTaken, app.Options.PortHeld: the application binds
 //     them to find out, which on a shared computer no test can arrange);
-//   - attachments on their way (SetBlobState): a blob arrives chunk by
-//     chunk through the transport, which has no place in a test of the
-//     window.
+//   - attachments arriving: the servant brings their chunks into the
+//     application's store, or gives up on them (attachments.go).
 //
 // Only the UI's tests import it (internal to ui); it does not import the
 // UI, so the interface assertions live in the UI's tests.
@@ -79,8 +78,6 @@ type Backend struct {
 	reports []app.NetworkReport         // reports.go
 	reach   map[uuid.UUID]app.Reach     // reach.go
 	taken   map[string]bool             // PresetPortTaken
-	blobs   map[string]blobState        // attachments.go
-	opens   int                         // attachments.go
 }
 
 // New opens the application on a temporary directory of t, set up as the

@@ -2,6 +2,7 @@ package fakebackend
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -104,6 +105,40 @@ func (s *servant) FetchBlob(ref newsnet.BlobRef, _ string) error {
 	defer s.mu.Unlock()
 	s.blobs = append(s.blobs, hex.EncodeToString(ref.Hash[:]))
 	return nil
+}
+
+// transfer keeps the first chunks of the blob data with the
+// application (its blob keeper), as the network's transfer does, and
+// reports how far it came, or that it is whole.
+func (s *servant) transfer(data []byte, chunks int) error {
+	size := int64(len(data))
+	hashes := make([][32]byte, news.ChunkCount(size))
+	for i := range hashes {
+		hashes[i] = sha256.Sum256(data[i*news.ChunkSize:][:news.ChunkLen(size, i)])
+	}
+	ref := newsnet.BlobRef{Hash: sha256.Sum256(data), Root: news.ChunkRoot(hashes), Size: uint64(size)}
+	if err := s.cfg.Blobs.KeepBlobHead(ref, hashes); err != nil {
+		return err
+	}
+	chunks = min(chunks, len(hashes))
+	for i := range chunks {
+		if err := s.cfg.Blobs.KeepBlobChunk(ref.Hash, i, data[i*news.ChunkSize:][:news.ChunkLen(size, i)]); err != nil {
+			return err
+		}
+	}
+	if chunks == len(hashes) {
+		s.blobEvent(newsnet.BlobDone{Hash: ref.Hash})
+	} else {
+		s.blobEvent(newsnet.BlobProgress{Hash: ref.Hash, Have: chunks, Of: len(hashes)})
+	}
+	return nil
+}
+
+// blobEvent tells the application of a blob it asked for.
+func (s *servant) blobEvent(act newsnet.Action) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.OnBlob(act)
 }
 
 func (s *servant) fetchedBlobs() []string {
