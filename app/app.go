@@ -847,6 +847,13 @@ func (a *App) onDeliver(m *newsnet.Multicast) {
 	a.inbox.deliver(m, a.now())
 }
 
+// WaitStored returns once what the servant delivered before the call is
+// stored (or held to store again, when the store refused it) and
+// announced: its events emitted, so Options.OnEvent has heard them. For a
+// servant of the caller's own (Options.StartServant) whose deliveries the
+// caller reads next: the UI's tests.
+func (a *App) WaitStored() { a.inbox.flush() }
+
 func (a *App) onProgress(source string, next uint64) {
 	a.inbox.progress(source, next)
 }
