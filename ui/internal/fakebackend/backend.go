@@ -67,8 +67,6 @@ type Backend struct {
 	mu      sync.Mutex
 	at      time.Time                   // the application's clock
 	quiet   int                         // > 0: a preset runs, whose events nobody hears
-	arrived map[uuid.UUID]chan struct{} // items Add and Ingest wait for, closed by their ItemsArrived
-	hidden  map[uuid.UUID]bool          // of those, the ones Add delivers quietly
 	status  *app.NetStatus              // PresetStatus: Status answers it
 	probe   func(addr string) app.Probe // SetProbe
 	remote  []string                    // SetRemoteSubscriptions
@@ -114,8 +112,7 @@ func NewUnset(t testing.TB, now time.Time) *Backend {
 // application it opens is closed when t ends.
 func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 	t.Helper()
-	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024),
-		arrived: map[uuid.UUID]chan struct{}{}, hidden: map[uuid.UUID]bool{}, taken: map[string]bool{}}
+	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024), taken: map[string]bool{}}
 	if b.dial == nil {
 		b.dial = func(_ context.Context, addr string) (net.Conn, error) {
 			return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
@@ -172,42 +169,11 @@ func (b *Backend) now() time.Time {
 }
 
 // onEvent takes the application's events as it emits them
-// (app.Options.OnEvent): passed on to Events, unless a preset makes them,
-// and noting the arrivals Add and Ingest wait for.
+// (app.Options.OnEvent): passed on to Events, unless a preset makes them.
 func (b *Backend) onEvent(ev app.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	// Add and Ingest return once the event is queued for the UI: their
-	// waits end last.
-	var heard []chan struct{}
-	defer func() {
-		for _, c := range heard {
-			close(c)
-		}
-	}()
-	quiet := b.quiet > 0
-	if ev.Kind == app.ItemsArrived || ev.Kind == app.ItemsPublished {
-		var shown []uuid.UUID
-		for _, id := range ev.Items {
-			if c, ok := b.arrived[id]; ok {
-				heard = append(heard, c)
-				delete(b.arrived, id)
-			}
-			if b.hidden[id] {
-				delete(b.hidden, id)
-				continue
-			}
-			shown = append(shown, id)
-		}
-		if len(shown) == 0 {
-			return
-		}
-		if len(shown) < len(ev.Items) {
-			ev.Items = shown
-			ev.Urgent = slices.DeleteFunc(ev.Urgent, func(id uuid.UUID) bool { return !slices.Contains(shown, id) })
-		}
-	}
-	if quiet {
+	if b.quiet > 0 {
 		return
 	}
 	select {
@@ -243,7 +209,7 @@ func (b *Backend) quietly(f func() error) {
 // them and Add returns once they are stored; nobody hears of them.
 func (b *Backend) Add(items ...*news.Item) {
 	b.t.Helper()
-	b.deliver(true, items)
+	b.quietly(func() error { return b.deliver(items) })
 }
 
 // Ingest delivers items, in order, as the network does, and returns once
@@ -252,74 +218,24 @@ func (b *Backend) Add(items ...*news.Item) {
 // to the UI.
 func (b *Backend) Ingest(items ...*news.Item) {
 	b.t.Helper()
-	b.deliver(false, items)
+	if err := b.deliver(items); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
-// deliver has the servant deliver items and waits until they are stored.
-func (b *Backend) deliver(quiet bool, items []*news.Item) {
-	b.t.Helper()
-	ids := make([]uuid.UUID, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	waits := b.expect(quiet, ids)
+// deliver has the servant deliver items, each at its time of arrival,
+// and waits until they are stored (app.App.WaitStored).
+func (b *Backend) deliver(items []*news.Item) error {
 	for _, it := range items {
-		was := b.setAt(cmp.Or(it.Received, b.now())) // when it arrived
+		was := b.setAt(cmp.Or(it.Received, b.now()))
 		err := b.servant().deliver(it)
 		b.setAt(was)
 		if err != nil {
-			b.t.Fatalf("delivering %q: %v", it.Title, err)
+			return fmt.Errorf("delivering %q: %w", it.Title, err)
 		}
 	}
-	b.await(waits)
-}
-
-// await waits until the application has announced each item of waits
-// (closed by onEvent), or stored it hidden: an item retracted before it
-// came is stored so, and nobody hears of it.
-func (b *Backend) await(waits map[uuid.UUID]chan struct{}) {
-	b.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for id, c := range waits {
-		for done := false; !done; {
-			select {
-			case <-c:
-				done = true
-			case <-time.After(10 * time.Millisecond):
-				if e, err := b.App.Item(id); err == nil && e.Retracted != nil {
-					b.forget(id)
-					done = true
-				} else if time.Now().After(deadline) {
-					b.t.Fatalf("item %s was not stored", id)
-				}
-			}
-		}
-	}
-}
-
-// expect makes onEvent note the announcements of ids, and hide them from
-// the UI when quiet.
-func (b *Backend) expect(quiet bool, ids []uuid.UUID) map[uuid.UUID]chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	waits := map[uuid.UUID]chan struct{}{}
-	for _, id := range ids {
-		c := make(chan struct{})
-		b.arrived[id] = c
-		waits[id] = c
-		if quiet {
-			b.hidden[id] = true
-		}
-	}
-	return waits
-}
-
-// forget stops waiting for the arrival of id.
-func (b *Backend) forget(id uuid.UUID) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.arrived, id)
-	delete(b.hidden, id)
+	b.App.WaitStored()
+	return nil
 }
 
 // Items returns the stored items that are not retracted, newest first.
@@ -420,23 +336,22 @@ func (b *Backend) PresetNetwork(sn *trust.SignedNetwork) {
 // nobody hears of them.
 func (b *Backend) ReopenAt(at time.Time) {
 	b.t.Helper()
-	list, err := b.App.Scheduled()
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	var due []uuid.UUID
-	for _, p := range list {
-		if !p.Item.At.After(at) {
-			due = append(due, p.Item.ID)
-		}
-	}
 	if err := b.App.Close(); err != nil {
 		b.t.Fatal(err)
 	}
 	b.setAt(at)
-	waits := b.expect(true, due)
-	b.open(nil)
-	b.await(waits)
+	b.quietly(func() error {
+		b.open(nil)
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			list, err := b.App.Scheduled()
+			if err != nil || len(list) == 0 || list[0].Item.At.After(at) {
+				return err
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%q, due, did not go out", list[0].Item.Title)
+			}
+		}
+	})
 }
 
 // PresetStatus makes Status answer st, as the servant's state changes
