@@ -64,18 +64,17 @@ type Backend struct {
 	// (invite.go).
 	serving sync.WaitGroup
 
-	mu      sync.Mutex
-	at      time.Time                   // the application's clock
-	quiet   int                         // > 0: a preset runs, whose events nobody hears
-	status  *app.NetStatus              // PresetStatus: Status answers it
-	probe   func(addr string) app.Probe // SetProbe
-	remote  []string                    // SetRemoteSubscriptions
-	sv      *servant                    // the servant running
-	census  *app.Census                 // census.go
-	parts   map[string]app.Census       // census.go
-	reports []app.NetworkReport         // reports.go
-	reach   map[uuid.UUID]app.Reach     // reach.go
-	taken   map[string]bool             // PresetPortTaken
+	mu       sync.Mutex
+	at       time.Time                   // the application's clock
+	quiet    int                         // > 0: a preset runs, whose events nobody hears
+	status   *app.NetStatus              // PresetStatus: Status answers it
+	probe    func(addr string) app.Probe // SetProbe
+	remote   []string                    // SetRemoteSubscriptions
+	sv       *servant                    // the servant running
+	censuses map[string]app.Census       // census.go
+	reports  []app.NetworkReport         // reports.go
+	reach    map[uuid.UUID]app.Reach     // reach.go
+	taken    map[string]bool             // PresetPortTaken
 }
 
 // New opens the application on a temporary directory of t, set up as the
@@ -93,9 +92,15 @@ func New(t testing.TB, now time.Time) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.open(sn)
-	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: "Tester", Seeds: sn.Seeds}) })
+	b.openSetUp(sn, "Tester")
 	return b
+}
+
+// openSetUp opens the application on b.dir importing sn, set up with its
+// seeds.
+func (b *Backend) openSetUp(sn *trust.SignedNetwork, name string) {
+	b.open(sn)
+	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: name, Seeds: sn.Seeds}) })
 }
 
 // NewUnset opens the application of a first run, which the wizard sets
@@ -112,7 +117,8 @@ func NewUnset(t testing.TB, now time.Time) *Backend {
 // application it opens is closed when t ends.
 func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 	t.Helper()
-	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024), taken: map[string]bool{}}
+	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024),
+		taken: map[string]bool{}, censuses: map[string]app.Census{}}
 	if b.dial == nil {
 		b.dial = func(_ context.Context, addr string) (net.Conn, error) {
 			return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
@@ -305,27 +311,22 @@ func (b *Backend) PresetNetwork(sn *trust.SignedNetwork) {
 		b.quietly(func() error { return b.App.ImportNetwork(sn) })
 		return
 	}
-	if len(b.Items()) > 0 {
-		b.t.Fatal("PresetNetwork of another network after items were added")
+	if len(b.Items()) > 0 || b.NeedsSetup() {
+		b.t.Fatal("PresetNetwork of another network before setup or after items were added")
 	}
-	set, subs, unset := b.App.Settings(), b.App.Subscriptions(), b.App.NeedsSetup()
-	old := b.dir
-	if err := b.App.Close(); err != nil {
-		b.t.Fatal(err)
+	set, subs := b.App.Settings(), b.App.Subscriptions()
+	key, err := os.ReadFile(filepath.Join(b.dir, trust.IdentityFile))
+	if err == nil {
+		err = b.App.Close()
 	}
 	b.dir = b.t.TempDir()
-	key, err := os.ReadFile(filepath.Join(old, trust.IdentityFile))
 	if err == nil {
 		err = os.WriteFile(filepath.Join(b.dir, trust.IdentityFile), key, 0o600)
 	}
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	b.open(sn)
-	if unset {
-		return
-	}
-	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: set.DisplayName, Seeds: sn.Seeds}) })
+	b.openSetUp(sn, set.DisplayName)
 	b.PresetSettings(set)
 	b.PresetSubscriptions(subs...)
 }

@@ -111,25 +111,24 @@ func (s *servant) FetchBlob(ref newsnet.BlobRef, _ string) error {
 // application (its blob keeper), as the network's transfer does, and
 // reports how far it came, or that it is whole.
 func (s *servant) transfer(data []byte, chunks int) error {
-	size := int64(len(data))
-	hashes := make([][32]byte, news.ChunkCount(size))
-	for i := range hashes {
-		hashes[i] = sha256.Sum256(data[i*news.ChunkSize:][:news.ChunkLen(size, i)])
+	parts := slices.Collect(slices.Chunk(data, news.ChunkSize))
+	hashes := make([][32]byte, len(parts))
+	for i, p := range parts {
+		hashes[i] = sha256.Sum256(p)
 	}
-	ref := newsnet.BlobRef{Hash: sha256.Sum256(data), Root: news.ChunkRoot(hashes), Size: uint64(size)}
+	ref := newsnet.BlobRef{Hash: sha256.Sum256(data), Root: news.ChunkRoot(hashes), Size: uint64(len(data))}
 	if err := s.cfg.Blobs.KeepBlobHead(ref, hashes); err != nil {
 		return err
 	}
-	chunks = min(chunks, len(hashes))
-	for i := range chunks {
-		if err := s.cfg.Blobs.KeepBlobChunk(ref.Hash, i, data[i*news.ChunkSize:][:news.ChunkLen(size, i)]); err != nil {
+	for i, p := range parts[:min(chunks, len(parts))] {
+		if err := s.cfg.Blobs.KeepBlobChunk(ref.Hash, i, p); err != nil {
 			return err
 		}
 	}
-	if chunks == len(hashes) {
+	if chunks >= len(parts) {
 		s.blobEvent(newsnet.BlobDone{Hash: ref.Hash})
 	} else {
-		s.blobEvent(newsnet.BlobProgress{Hash: ref.Hash, Have: chunks, Of: len(hashes)})
+		s.blobEvent(newsnet.BlobProgress{Hash: ref.Hash, Have: chunks, Of: len(parts)})
 	}
 	return nil
 }
