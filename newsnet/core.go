@@ -227,3 +227,39 @@ func (c *core) isTree(ids []LinkID) bool {
 
 // reportRoom is reachHost's: reports go out only when items need not wait.
 func (c *core) reportRoom(l *link) bool { return l.flow.reportRoom(&c.cfg) }
+
+// chunkRoom is blobHost's: chunks go out only when items need not wait.
+func (c *core) chunkRoom(l *link) bool { return l.flow.chunkRoom(&c.cfg) }
+
+// checkCategory reports whether c can be a multicast ID, noting why not.
+// Hosts validate categories first; this keeps a bad one from making every
+// routing frame of the servant unencodable.
+func (c *core) checkCategory(category string) bool {
+	if err := ValidCategory(category); err != nil {
+		c.note("ignored: %v", err)
+		return false
+	}
+	return true
+}
+
+// wants reports whether a message of the category must cross link l: its
+// received set holds it, or the peer has not told us yet what it holds.
+func (c *core) wants(l *link, category string) bool {
+	return c.cfg.Flood || !l.infoKnown || l.received.Matches(category)
+}
+
+// fromBelow reports whether a source's items arrive over one of our
+// downlinks, or last did over a link that is gone and was not our
+// uplink: a subtree that re-formed (its up-servant reset it) may have
+// taken the source with it, and the tree above must still learn of the
+// items that were lost with the old uplink.
+func (c *core) fromBelow(st *sourceState) bool {
+	if st == nil {
+		return false
+	}
+	l := c.links[st.arrival]
+	if l == nil {
+		return st.arrival != 0 && !st.viaUp
+	}
+	return l.kind == linkDown
+}

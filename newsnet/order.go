@@ -210,6 +210,15 @@ func (q *sequencer) arrival(source string) (LinkID, bool) {
 	return 0, false
 }
 
+// hops is how many links away the source's last item came from
+// (sourceDistances, for direct delivery).
+func (q *sequencer) hops(source string) (uint64, bool) {
+	if st := q.sources[source]; st != nil {
+		return st.hops, true
+	}
+	return 0, false
+}
+
 // followedFrom lists where a catch-up of the sources we follow starts for
 // each: sourceState.catchUpFrom, or the next count the host kept
 // (Config.Expected) for a source not met in this run yet.

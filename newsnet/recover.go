@@ -237,7 +237,7 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 	first := s.seen.add(m.ID)
 	if st.next == 0 || m.Count >= st.next {
 		if first && st.next > 0 {
-			s.relayExcept(m, from, s.links[st.live])
+			s.relay(m, from, s.links[st.live])
 		}
 		s.seq.sequence(s, m, 0)
 		return

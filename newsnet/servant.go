@@ -84,7 +84,7 @@ func New(cfg Config) (*Servant, error) {
 		ownCount: cfg.OwnCount,
 	}
 	s.adm = newAdmissions(&s.cfg, v, &s.downs)
-	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
+	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters, &s.seq)
 	s.reach = newReachReports(&s.cfg, &s.counters, &s.aud)
 	s.catchUp = newCatchUps(&s.cfg, &s.seq)
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
@@ -291,15 +291,4 @@ func (s *Servant) becomeDetached() {
 	s.nextPartition = s.now
 	delete(s.links, up.id)
 	s.routeInfoAllExcept(nil) // lost link: its received set no longer counts
-}
-
-// checkCategory reports whether c can be a multicast ID, noting why not.
-// Hosts validate categories first; this keeps a bad one from making every
-// routing frame of the servant unencodable.
-func (s *Servant) checkCategory(c string) bool {
-	if err := ValidCategory(c); err != nil {
-		s.note("ignored: %v", err)
-		return false
-	}
-	return true
 }
