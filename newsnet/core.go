@@ -9,8 +9,8 @@ import (
 // core is what the sub-machines see of their servant: the configuration,
 // the clock, the counters, the link table with the tree links and the
 // root path, the reverse-path lists, the relay cache, our subscriptions,
-// the edge book, the peers refused for their conduct, and the actions
-// going out. Their host interfaces (flowHost, sequencerHost, reachHost,
+// the edge book, the peers refused for their conduct, our own stream's
+// count, when we first attached, and the actions going out. Their host interfaces (flowHost, sequencerHost, reachHost,
 // blobHost, …) are met by its methods, promoted through Servant, so a
 // sub-machine's test fakes these few and nothing of the servant's
 // behaviour. What the servant decides (the tree, routing, recovery) stays
@@ -47,6 +47,13 @@ type core struct {
 	// cache keeps the items we passed on lately (relaycache.go): the
 	// relay answers requests from it, flow control sends again from it.
 	cache relayCache
+
+	// ownCount is the count of our latest publication; catch-up asks
+	// for our own stream from the next one.
+	ownCount uint64
+	// firstAttached is when we first attached in this run: items
+	// published since are owed to us (owed.go).
+	firstAttached time.Time
 }
 
 // clock is the time of the current step (for the sub-machines).
@@ -262,4 +269,16 @@ func (c *core) fromBelow(st *sourceState) bool {
 		return st.arrival != 0 && !st.viaUp
 	}
 	return l.kind == linkDown
+}
+
+// ownNext is the count our next publication takes (catchUpHost).
+func (c *core) ownNext() uint64 { return c.ownCount + 1 }
+
+// owedSince is when items started being owed to us: when we first
+// attached, or now if we never did.
+func (c *core) owedSince() time.Time {
+	if c.firstAttached.IsZero() {
+		return c.now
+	}
+	return c.firstAttached
 }

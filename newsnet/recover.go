@@ -243,7 +243,7 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 		return
 	}
 	stored := s.cfg.Archive != nil && s.cfg.Archive.Lookup(m.Source, m.Count) != nil
-	if first && !stored && s.wantsDelivery(m) && s.catchUp.historyWanted(m.Category) {
+	if first && !stored && s.seq.delivers(s, m) && s.catchUp.historyWanted(m.Category) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}

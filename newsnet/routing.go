@@ -96,7 +96,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		// Our own publication come back: we never deliver to ourselves.
 	case m.Count == 0:
 		// Unsequenced: deliver as it comes.
-		if s.wantsDelivery(m) {
+		if s.seq.delivers(s, m) {
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}

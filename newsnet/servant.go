@@ -42,17 +42,13 @@ type Servant struct {
 	seen seenSet
 
 	// Ordered delivery and retransmission (JP3679935B2).
-	seq      sequencer       // order.go
-	genuine  map[string]bool // sources with an item that passed verification here
-	repairs  requestRelay    // retransmission requests and answers passed on (relay.go)
-	ownCount uint64
-	own      ownHistory
-	chains   Chains       // the Lasts of our next publication (ownchain.go)
-	outbox   []*Multicast // publications waiting for the tree
-	// firstAttached is when we first attached in this run: items
-	// published since are owed to us (owed.go).
-	firstAttached time.Time
-	catchUp       catchUps // catch-up (catchup.go)
+	seq     sequencer       // order.go
+	genuine map[string]bool // sources with an item that passed verification here
+	repairs requestRelay    // retransmission requests and answers passed on (relay.go)
+	own     ownHistory
+	chains  Chains       // the Lasts of our next publication (ownchain.go)
+	outbox  []*Multicast // publications waiting for the tree
+	catchUp catchUps     // catch-up (catchup.go)
 
 	direct directLinks    // direct delivery (direct.go)
 	reach  reachReports   // reach reports (reach.go)
@@ -79,9 +75,9 @@ func New(cfg Config) (*Servant, error) {
 	v := IDValue(cfg.ID)
 	s := &Servant{
 		core: core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link),
-			cache: relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes}},
-		seen:     newSeenSet(cfg.SeenWindow),
-		ownCount: cfg.OwnCount,
+			cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
+			ownCount: cfg.OwnCount},
+		seen: newSeenSet(cfg.SeenWindow),
 	}
 	s.adm = newAdmissions(&s.cfg, v, &s.downs)
 	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters, &s.seq)
