@@ -99,7 +99,15 @@ func (s *Store) evictBlobsLocked(keep [32]byte) error {
 	if len(gone) == 0 {
 		return nil
 	}
+	if s.opts.evictHook != nil {
+		s.opts.evictHook()
+	}
+	// Storing an item does not take blobMu, so one may have come since the
+	// read and refer to a blob chosen here: its record stays, and so do its
+	// files, whole or partial. Only the files of records removed go.
+	var removed [][32]byte
 	err = s.update("evict blobs", func(tx *bbolt.Tx, _ *txChanges) error {
+		removed = removed[:0]
 		refs, blobs := tx.Bucket(bucketBlobRefs), tx.Bucket(bucketBlobs)
 		for _, h := range gone {
 			if referenced(refs, h[:]) {
@@ -108,16 +116,15 @@ func (s *Store) evictBlobsLocked(keep [32]byte) error {
 			if err := blobs.Delete(h[:]); err != nil {
 				return err
 			}
+			removed = append(removed, h)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, h := range gone {
-		if !s.HasBlob(h) {
-			s.removeBlobFiles(h)
-		}
+	for _, h := range removed {
+		s.removeBlobFiles(h)
 	}
 	return nil
 }
