@@ -23,6 +23,13 @@ func (s *Store) touchBlob(hash [32]byte) {
 	s.blobUsed[hash] = s.opts.now().UnixNano()
 }
 
+// forgetUse drops the use touchBlob noted, for a blob that is gone.
+func (s *Store) forgetUse(hash [32]byte) {
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	delete(s.blobUsed, hash)
+}
+
 func (s *Store) lastUse(hash [32]byte, persisted int64) int64 {
 	s.usedMu.Lock()
 	defer s.usedMu.Unlock()

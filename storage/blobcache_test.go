@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -146,4 +148,42 @@ func TestEvictionRacesItems(t *testing.T) {
 		}
 	}
 	t.Logf("partial blob kept in %d of %d rounds", kept, rounds)
+}
+
+// TestDamagedBlobForgetsItsUse: a whole blob whose file no longer matches
+// is dropped when a chunk read finds it, record, file and the read noted
+// in memory for the cache's order, as removing a blob any other way does.
+func TestDamagedBlobForgetsItsUse(t *testing.T) {
+	dir := t.TempDir()
+	s := storagetest.MustOpenDir(t, dir)
+	data := blobBytes(31, 2*news.ChunkSize)
+	a, err := s.PutBlob(bytes.NewReader(data), "d.bin", "application/octet-stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BlobChunk(a.Hash, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !s.BlobUseNoted(a.Hash) {
+		t.Fatal("a chunk read noted no use")
+	}
+	hx := a.HashString()
+	path := filepath.Join(dir, "blobs", hx[:2], hx)
+	damaged := bytes.Clone(data)
+	damaged[news.ChunkSize+5] ^= 0xff
+	if err := os.WriteFile(path, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BlobChunk(a.Hash, 1); !errors.Is(err, storage.ErrCorrupt) {
+		t.Fatalf("chunk of a damaged blob: %v", err)
+	}
+	if s.HasBlob(a.Hash) {
+		t.Fatal("damaged blob still held")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("damaged blob's file: %v", err)
+	}
+	if s.BlobUseNoted(a.Hash) {
+		t.Error("the dropped blob's use is still noted in memory")
+	}
 }

@@ -266,7 +266,8 @@ func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 	return buf, nil
 }
 
-// dropDamagedBlob forgets a whole blob whose file no longer matches.
+// dropDamagedBlob forgets a whole blob whose file no longer matches: its
+// record, its file and its last use.
 func (s *Store) dropDamagedBlob(hash [32]byte) {
 	s.blobMu.Lock()
 	defer s.blobMu.Unlock()
@@ -274,6 +275,7 @@ func (s *Store) dropDamagedBlob(hash [32]byte) {
 		return tx.Bucket(bucketBlobs).Delete(hash[:])
 	}); err == nil {
 		_ = os.Remove(s.wholePath(hash))
+		s.forgetUse(hash)
 	}
 }
 
@@ -294,7 +296,5 @@ func (s *Store) ChunkHashes(hash [32]byte) ([][32]byte, error) {
 func (s *Store) removeBlobFiles(h [32]byte) {
 	_ = os.Remove(s.wholePath(h))
 	_ = os.Remove(s.partialPath(h))
-	s.usedMu.Lock()
-	delete(s.blobUsed, h)
-	s.usedMu.Unlock()
+	s.forgetUse(h)
 }

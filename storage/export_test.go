@@ -108,3 +108,12 @@ var BucketBlobs, BucketBlobRefs = bucketBlobs, bucketBlobRefs
 func WithEvictHook(fn func()) Option {
 	return func(o *options) { o.evictHook = fn }
 }
+
+// BlobUseNoted reports whether the store holds a read of a blob in memory
+// for the cache's order (touchBlob).
+func (s *Store) BlobUseNoted(hash [32]byte) bool {
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	_, ok := s.blobUsed[hash]
+	return ok
+}
