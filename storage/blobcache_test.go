@@ -187,3 +187,42 @@ func TestDamagedBlobForgetsItsUse(t *testing.T) {
 		t.Error("the dropped blob's use is still noted in memory")
 	}
 }
+
+// TestLostPartialBlobServesItsChunks: a partial blob marked lost keeps the
+// chunks that had arrived (MarkBlobLost), and a relay passes them on:
+// BlobChunk serves what ChunksHeld says is here, and nothing else.
+func TestLostPartialBlobServesItsChunks(t *testing.T) {
+	s := mustOpen(t)
+	data, a, hashes := chunkedBlob(t, 41, 3*news.ChunkSize-9)
+	must(t, s.BeginBlob(a, hashes))
+	if _, err := s.PutBlobChunk(a.Hash, 1, data[news.ChunkSize:2*news.ChunkSize]); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.MarkBlobLost(a.Hash))
+	if !s.BlobLost(a.Hash) {
+		t.Fatal("not marked lost")
+	}
+	list, have := s.ChunksHeld(a.Hash)
+	if len(list) != 3 || have[0] || !have[1] || have[2] {
+		t.Fatalf("ChunksHeld = %d hashes, %v", len(list), have)
+	}
+	for i, held := range have {
+		got, err := s.BlobChunk(a.Hash, i)
+		switch {
+		case held && (err != nil || !bytes.Equal(got, data[i*news.ChunkSize:min((i+1)*news.ChunkSize, len(data))])):
+			t.Errorf("chunk %d, held: %v", i, err)
+		case !held && !errors.Is(err, storage.ErrNotFound):
+			t.Errorf("chunk %d, not held: %v", i, err)
+		}
+	}
+	// A later transfer still finishes it.
+	if _, err := s.PutBlobChunk(a.Hash, 0, data[:news.ChunkSize]); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := s.PutBlobChunk(a.Hash, 2, data[2*news.ChunkSize:]); !done || err != nil {
+		t.Fatalf("last chunk: %v, %v", done, err)
+	}
+	if s.BlobLost(a.Hash) || !bytes.Equal(readBlob(t, s, a.Hash), data) {
+		t.Fatal("finished blob: still lost, or not readable")
+	}
+}

@@ -230,12 +230,19 @@ func (s *Store) OpenBlob(hash [32]byte) (*os.File, error) {
 // checked against its listed hash; ErrNotFound unless that chunk is here.
 // A chunk of a whole blob that no longer matches (the disk damaged it) is
 // an ErrCorrupt and the blob is dropped, to be fetched again.
+//
+// The chunks here of a partial blob marked lost are served like any
+// other's: lost says only that this servant gave up getting the rest, not
+// that what it holds is wrong (each chunk was checked against the list,
+// the list against the root, and is checked again here). ChunksHeld counts
+// them, and a neighbour that still lacks them can finish the blob with
+// them.
 func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 	r, err := s.blobRecordOf(hash)
 	if err != nil {
 		return nil, err
 	}
-	if r == nil || index < 0 || index >= len(r.chunks) || !r.whole && (r.lost || !r.hasChunk(index)) {
+	if r == nil || index < 0 || index >= len(r.chunks) || !r.whole && !r.hasChunk(index) {
 		return nil, fmt.Errorf("%w: blob %x chunk %d", ErrNotFound, hash, index)
 	}
 	path := s.wholePath(hash)
