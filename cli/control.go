@@ -21,6 +21,7 @@ package cli
 //	GET  /v1/limits          the network's publishing limits; PUT sets them (admins only, limits.go)
 //	GET  /v1/categories      the catalog with each category's titles per language; PUT replaces it (admins only, categories.go)
 //	GET  /v1/network         the network census, aggregated up the tree (admins only, network.go)
+//	GET  /v1/reports         the latest report of every must-read post, newest first (admins only, reports.go)
 //	POST /v1/admitted        {"key"} → {"admitted"}: a member's key gets a certificate when it asks (admins only, invite.go)
 //	GET  /v1/blobs/<hash>    an attachment's bytes (blobs.go); /v1/publish also takes multipart/form-data with files
 //

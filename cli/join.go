@@ -58,8 +58,12 @@ func JoinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if code == "" && fs.NArg() > 0 {
+		// Flags after the code: a bad one stops here, as before it, and
+		// so does -h.
 		code = fs.Arg(0)
-		fs.Parse(fs.Args()[1:]) // flags after the code
+		if err := parseFlags(fs, fs.Args()[1:]); err != nil {
+			return err
+		}
 	}
 	switch {
 	case code == "":

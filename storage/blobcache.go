@@ -23,6 +23,13 @@ func (s *Store) touchBlob(hash [32]byte) {
 	s.blobUsed[hash] = s.opts.now().UnixNano()
 }
 
+// forgetUse drops the use touchBlob noted, for a blob that is gone.
+func (s *Store) forgetUse(hash [32]byte) {
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	delete(s.blobUsed, hash)
+}
+
 func (s *Store) lastUse(hash [32]byte, persisted int64) int64 {
 	s.usedMu.Lock()
 	defer s.usedMu.Unlock()
@@ -99,7 +106,15 @@ func (s *Store) evictBlobsLocked(keep [32]byte) error {
 	if len(gone) == 0 {
 		return nil
 	}
+	if s.opts.evictHook != nil {
+		s.opts.evictHook()
+	}
+	// Storing an item does not take blobMu, so one may have come since the
+	// read and refer to a blob chosen here: its record stays, and so do its
+	// files, whole or partial. Only the files of records removed go.
+	var removed [][32]byte
 	err = s.update("evict blobs", func(tx *bbolt.Tx, _ *txChanges) error {
+		removed = removed[:0]
 		refs, blobs := tx.Bucket(bucketBlobRefs), tx.Bucket(bucketBlobs)
 		for _, h := range gone {
 			if referenced(refs, h[:]) {
@@ -108,16 +123,15 @@ func (s *Store) evictBlobsLocked(keep [32]byte) error {
 			if err := blobs.Delete(h[:]); err != nil {
 				return err
 			}
+			removed = append(removed, h)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, h := range gone {
-		if !s.HasBlob(h) {
-			s.removeBlobFiles(h)
-		}
+	for _, h := range removed {
+		s.removeBlobFiles(h)
 	}
 	return nil
 }

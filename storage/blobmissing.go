@@ -13,7 +13,8 @@ var keyBlobsLost = []byte("blobs-lost")
 // MarkBlobLost records that a blob could not be recovered from any
 // servant; BlobsLost counts each blob once, across runs. A blob stored
 // whole is not lost, and is left alone. What had arrived of a partial one
-// stays, so a later transfer can still finish it.
+// stays, so a later transfer can still finish it, and BlobChunk still
+// serves it to neighbours.
 func (s *Store) MarkBlobLost(hash [32]byte) error {
 	s.blobMu.Lock() // PutBlobChunk rewrites the record it read
 	defer s.blobMu.Unlock()

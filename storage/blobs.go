@@ -230,12 +230,19 @@ func (s *Store) OpenBlob(hash [32]byte) (*os.File, error) {
 // checked against its listed hash; ErrNotFound unless that chunk is here.
 // A chunk of a whole blob that no longer matches (the disk damaged it) is
 // an ErrCorrupt and the blob is dropped, to be fetched again.
+//
+// The chunks here of a partial blob marked lost are served like any
+// other's: lost says only that this servant gave up getting the rest, not
+// that what it holds is wrong (each chunk was checked against the list,
+// the list against the root, and is checked again here). ChunksHeld counts
+// them, and a neighbour that still lacks them can finish the blob with
+// them.
 func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 	r, err := s.blobRecordOf(hash)
 	if err != nil {
 		return nil, err
 	}
-	if r == nil || index < 0 || index >= len(r.chunks) || !r.whole && (r.lost || !r.hasChunk(index)) {
+	if r == nil || index < 0 || index >= len(r.chunks) || !r.whole && !r.hasChunk(index) {
 		return nil, fmt.Errorf("%w: blob %x chunk %d", ErrNotFound, hash, index)
 	}
 	path := s.wholePath(hash)
@@ -266,7 +273,8 @@ func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 	return buf, nil
 }
 
-// dropDamagedBlob forgets a whole blob whose file no longer matches.
+// dropDamagedBlob forgets a whole blob whose file no longer matches: its
+// record, its file and its last use.
 func (s *Store) dropDamagedBlob(hash [32]byte) {
 	s.blobMu.Lock()
 	defer s.blobMu.Unlock()
@@ -274,6 +282,7 @@ func (s *Store) dropDamagedBlob(hash [32]byte) {
 		return tx.Bucket(bucketBlobs).Delete(hash[:])
 	}); err == nil {
 		_ = os.Remove(s.wholePath(hash))
+		s.forgetUse(hash)
 	}
 }
 
@@ -294,7 +303,5 @@ func (s *Store) ChunkHashes(hash [32]byte) ([][32]byte, error) {
 func (s *Store) removeBlobFiles(h [32]byte) {
 	_ = os.Remove(s.wholePath(h))
 	_ = os.Remove(s.partialPath(h))
-	s.usedMu.Lock()
-	delete(s.blobUsed, h)
-	s.usedMu.Unlock()
+	s.forgetUse(h)
 }
