@@ -226,3 +226,30 @@ func TestLostPartialBlobServesItsChunks(t *testing.T) {
 		t.Fatal("finished blob: still lost, or not readable")
 	}
 }
+
+// TestDamagedDropSparesBlobBegunAgain: a chunk read that found a whole
+// blob's file damaged drops the blob, but the read took the record without
+// the blob lock; if the blob was meanwhile evicted and begun again as a
+// partial blob, the drop leaves the new transfer's record and chunks alone.
+func TestDamagedDropSparesBlobBegunAgain(t *testing.T) {
+	s := mustOpen(t)
+	data, a, hashes := chunkedBlob(t, 43, 2*news.ChunkSize)
+	must(t, s.BeginBlob(a, hashes))
+	if _, err := s.PutBlobChunk(a.Hash, 0, data[:news.ChunkSize]); err != nil {
+		t.Fatal(err)
+	}
+	s.DropDamagedBlob(a.Hash)
+	list, have := s.ChunksHeld(a.Hash)
+	if len(list) != 2 || !have[0] || have[1] {
+		t.Fatalf("after the drop, ChunksHeld = %d hashes, %v; want the partial blob's chunk 0", len(list), have)
+	}
+	if got, err := s.BlobChunk(a.Hash, 0); err != nil || !bytes.Equal(got, data[:news.ChunkSize]) {
+		t.Fatalf("chunk 0 after the drop: %v", err)
+	}
+	if done, err := s.PutBlobChunk(a.Hash, 1, data[news.ChunkSize:]); !done || err != nil {
+		t.Fatalf("last chunk: %v, %v", done, err)
+	}
+	if !bytes.Equal(readBlob(t, s, a.Hash), data) {
+		t.Fatal("finished blob not readable")
+	}
+}

@@ -274,13 +274,25 @@ func (s *Store) BlobChunk(hash [32]byte, index int) ([]byte, error) {
 }
 
 // dropDamagedBlob forgets a whole blob whose file no longer matches: its
-// record, its file and its last use.
+// record, its file and its last use. The record was read without blobMu:
+// if meanwhile the blob was evicted and begun again, the record is now a
+// partial one, whose progress is not this reader's to drop.
 func (s *Store) dropDamagedBlob(hash [32]byte) {
 	s.blobMu.Lock()
 	defer s.blobMu.Unlock()
+	dropped := false
 	if err := s.update("drop blob", func(tx *bbolt.Tx, _ *txChanges) error {
-		return tx.Bucket(bucketBlobs).Delete(hash[:])
-	}); err == nil {
+		b := tx.Bucket(bucketBlobs)
+		v := b.Get(hash[:])
+		if v == nil {
+			return nil
+		}
+		if r, err := decodeBlobRecord(hash[:], v); err == nil && !r.whole {
+			return nil
+		}
+		dropped = true
+		return b.Delete(hash[:])
+	}); err == nil && dropped {
 		_ = os.Remove(s.wholePath(hash))
 		s.forgetUse(hash)
 	}

@@ -117,3 +117,7 @@ func (s *Store) BlobUseNoted(hash [32]byte) bool {
 	_, ok := s.blobUsed[hash]
 	return ok
 }
+
+// DropDamagedBlob is what a chunk read does on finding a whole blob's file
+// damaged, for a test that changes the record before it.
+func (s *Store) DropDamagedBlob(hash [32]byte) { s.dropDamagedBlob(hash) }
