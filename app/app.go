@@ -73,6 +73,14 @@ type Options struct {
 	// status says so (the desktop app: two profiles on one computer).
 	MovePortIfTaken bool
 
+	// PortHeld, if set, answers whether another program holds the port
+	// of a listen address ("host:port") in place of binding it to find
+	// out: for ProposeListen, the checks of a new listen address (Setup,
+	// JoinByInvitation, SaveSettings) and MovePortIfTaken. The UI's tests
+	// say which ports are taken; on a shared computer none can arrange it
+	// by binding them.
+	PortHeld func(addr string) bool
+
 	// DefaultRetention, when not 0, is how long items are kept unless the
 	// reader chose otherwise (Settings.Retention): the desktop app's
 	// DesktopRetention. An archive's retention is not replaced by it.
@@ -838,6 +846,13 @@ func (a *App) liveSubscriptions() []string {
 func (a *App) onDeliver(m *newsnet.Multicast) {
 	a.inbox.deliver(m, a.now())
 }
+
+// WaitStored returns once what the servant delivered before the call is
+// stored (or held to store again, when the store refused it) and
+// announced: its events emitted, so Options.OnEvent has heard them. For a
+// servant of the caller's own (Options.StartServant) whose deliveries the
+// caller reads next: the UI's tests.
+func (a *App) WaitStored() { a.inbox.flush() }
 
 func (a *App) onProgress(source string, next uint64) {
 	a.inbox.progress(source, next)
