@@ -8,7 +8,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -640,7 +639,7 @@ func (n *Network) runUntil(end time.Time, cond func() bool) bool {
 // drainUntil processes queued events due at or before t.
 func (n *Network) drainUntil(t time.Time) {
 	for len(n.events) > 0 && !n.events[0].at.After(t) {
-		ev := heap.Pop(&n.events).(event)
+		ev := n.events.pop()
 		n.now = ev.at
 		n.dispatch(ev)
 	}
@@ -707,7 +706,7 @@ func (n *Network) schedule(at time.Time, ev event) {
 	}
 	n.seq++
 	ev.at, ev.seq = at, n.seq
-	heap.Push(&n.events, ev)
+	n.events.push(ev)
 }
 
 // step feeds one event to a live servant and carries out its actions.
@@ -980,22 +979,63 @@ type event struct {
 	msgs        []*newsnet.Multicast // evPageRead
 }
 
+// eventHeap is a binary min-heap of events by time, then sequence: the
+// order is total (sequence numbers are unique), so the events come out in
+// one order whatever the heap's shape. It holds events by value and sifts
+// by moving them into a hole, so neither push nor pop allocates (as
+// container/heap, boxing each event in an interface, did).
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+func (ev *event) before(o *event) bool {
+	if !ev.at.Equal(o.at) {
+		return ev.at.Before(o.at)
 	}
-	return h[i].seq < h[j].seq
+	return ev.seq < o.seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	ev := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return ev
+
+func (h *eventHeap) push(ev event) {
+	*h = append(*h, event{})
+	q := *h
+	i := len(q) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !ev.before(&q[parent]) {
+			break
+		}
+		q[i] = q[parent]
+		i = parent
+	}
+	q[i] = ev
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	ev := q[last]
+	q[last] = event{} // let the collector have its frame
+	q = q[:last]
+	*h = q
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= last {
+			break
+		}
+		if r := c + 1; r < last && q[r].before(&q[c]) {
+			c = r
+		}
+		if !q[c].before(&ev) {
+			break
+		}
+		q[i] = q[c]
+		i = c
+	}
+	q[i] = ev
+	return top
 }
 
 // Peer returns the servant at the other end of link on id, or "" when the
