@@ -154,13 +154,23 @@ type pipeEnd struct {
 
 // pipe is an in-memory TCP connection. Frames keep their order per direction.
 type pipe struct {
-	a, b      pipeEnd
-	lastAt    map[newsnet.ServantID]time.Time // last scheduled arrival toward a node
-	blackHole bool                            // cut without FIN: frames vanish
+	a, b pipeEnd
+	// The times below are kept per node, indexed by side: 0 for a's
+	// node, 1 for b's (one entry for both when a servant dialed itself).
+	lastAt    [2]time.Time // last scheduled arrival toward a node
+	blackHole bool         // cut without FIN: frames vanish
 	closed    bool
 	// Per sending node: when its direction is free to write the next
 	// frame, and until when its peer has stopped reading.
-	free, stalled map[newsnet.ServantID]time.Time
+	free, stalled [2]time.Time
+}
+
+// side is the index of node n's entries in p's per-node times.
+func (p *pipe) side(n newsnet.ServantID) int {
+	if p.a.node == n {
+		return 0
+	}
+	return 1
 }
 
 func (p *pipe) other(n newsnet.ServantID) pipeEnd {
@@ -658,17 +668,18 @@ func (n *Network) latency() time.Duration {
 // after its own time on the wire when Bandwidth is set.
 func (n *Network) transmit(p *pipe, from newsnet.ServantID, size int) time.Time {
 	start := n.now
-	if f := p.free[from]; f.After(start) {
+	i := p.side(from)
+	if f := p.free[i]; f.After(start) {
 		start = f
 	}
-	if st := p.stalled[from]; st.After(start) {
+	if st := p.stalled[i]; st.After(start) {
 		start = st
 	}
 	if n.Bandwidth > 0 {
 		start = start.Add(time.Duration(size) * time.Second / time.Duration(n.Bandwidth))
 	}
 	if start.After(n.now) {
-		p.free[from] = start
+		p.free[i] = start
 	}
 	return start
 }
@@ -679,7 +690,7 @@ func (n *Network) transmit(p *pipe, from newsnet.ServantID, size int) time.Time 
 func (n *Network) Stall(from, to newsnet.ServantID, d time.Duration) {
 	for _, p := range n.pipesOf(from) {
 		if p.other(from).node == to {
-			p.stalled[from] = n.now.Add(d)
+			p.stalled[p.side(from)] = n.now.Add(d)
 		}
 	}
 }
@@ -693,10 +704,11 @@ func (n *Network) arrival(p *pipe, to newsnet.ServantID) time.Time {
 // arrivalAfter is arrival for a frame written at the time written.
 func (n *Network) arrivalAfter(p *pipe, to newsnet.ServantID, written time.Time) time.Time {
 	at := written.Add(n.latency() + n.delays[cutKey(p.a.node, p.b.node)])
-	if last := p.lastAt[to]; !at.After(last) {
+	i := p.side(to)
+	if last := p.lastAt[i]; !at.After(last) {
 		at = last.Add(time.Nanosecond)
 	}
-	p.lastAt[to] = at
+	p.lastAt[i] = at
 	return at
 }
 
@@ -885,15 +897,14 @@ func (n *Network) dial(nd *Node, d newsnet.Dial) {
 	}
 	target.nextInbound++
 	to := pipeEnd{target.ID, target.nextInbound}
-	p := &pipe{a: from, b: to, lastAt: make(map[newsnet.ServantID]time.Time),
-		free: make(map[newsnet.ServantID]time.Time), stalled: make(map[newsnet.ServantID]time.Time)}
+	p := &pipe{a: from, b: to}
 	n.pipes[from] = p
 	n.pipes[to] = p
 	// The listener accepts after one latency, the dialer learns of it after
 	// the handshake's round trip.
 	n.schedule(n.arrival(p, to.node), event{kind: evLinkUp, to: to, inbound: true})
 	at := n.now.Add(n.latency() + n.latency())
-	p.lastAt[from.node] = at
+	p.lastAt[p.side(from.node)] = at
 	n.schedule(at, event{kind: evLinkUp, to: from})
 }
 
