@@ -98,6 +98,7 @@ type Node struct {
 	// (delivered or published), the next count expected per source, and
 	// the count of its own last publication.
 	Store    Archive
+	index    *archiveIndex // Store by source and count (store, catchUp)
 	Expected map[string]uint64
 	OwnCount uint64
 	OwnLast  map[string]uint64
@@ -561,7 +562,7 @@ func (n *Network) PublishReport(id newsnet.ServantID, m *newsnet.Multicast) news
 	if nd.Alive && nd.host == nil { // a hosted servant's application stores its own
 		stored := *m
 		stored.Source, stored.Count = string(id), nd.OwnCount
-		nd.Store.put(&stored, n.now)
+		nd.store(&stored, n.now)
 	}
 	return report
 }
@@ -794,7 +795,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		nd.Delivered[a.Msg.ID]++
 		nd.Order[a.Msg.Source] = append(nd.Order[a.Msg.Source], a.Msg.Count)
 		if nd.host == nil {
-			nd.Store.put(a.Msg, n.now)
+			nd.store(a.Msg, n.now)
 		}
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
@@ -814,7 +815,9 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		// Read at once, answered as the next event: a host reads off its
 		// loop, and the servant steps on meanwhile.
 		var msgs []*newsnet.Multicast
-		if arch := nd.archive(); arch != nil {
+		if nd.host == nil {
+			msgs = nd.catchUp(a.Categories, a.Known, a.Since, a.Limit)
+		} else if arch := nd.archive(); arch != nil {
 			msgs = arch.CatchUp(a.Categories, a.Known, a.Since, a.Limit)
 		}
 		n.schedule(n.now, event{kind: evPageRead, to: pipeEnd{nd.ID, 0}, req: a.Req, msgs: msgs})
