@@ -12,6 +12,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/netip"
+	"reflect"
 	"slices"
 	"time"
 
@@ -56,7 +57,8 @@ type Network struct {
 	wire   map[newsnet.ServantID]uint16
 
 	// Stats counts every frame sent, by message type name.
-	Stats map[string]int
+	Stats    map[string]int
+	msgNames map[reflect.Type]string // msgName's
 	// attached lists the blobs each item attaches (PublishBlob).
 	attached map[[16]byte][]newsnet.BlobRef
 	// WireCheck passes every frame through the wire codec, so a message the
@@ -83,6 +85,8 @@ type Node struct {
 	Alive   bool
 	// Subscriptions is what the application asked for; kept across restarts.
 	Subscriptions []string
+	subsSet       newsnet.CategorySet // Subscriptions as a set (subscribed)
+	subsOf        []string            // the Subscriptions subsSet was made of
 	// Delivered counts deliveries per message ID.
 	Delivered map[[16]byte]int
 	// Published records the Links count of each publication.
@@ -750,7 +754,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 	case newsnet.Dial:
 		n.dial(nd, a)
 	case newsnet.Send:
-		n.Stats[msgName(a.Msg)]++
+		n.Stats[n.msgName(a.Msg)]++
 		p := n.pipes[pipeEnd{nd.ID, a.Link}]
 		if p == nil {
 			return
@@ -965,8 +969,19 @@ func roundTrip(m newsnet.Message) newsnet.Message {
 	return out
 }
 
-func msgName(m newsnet.Message) string {
-	return fmt.Sprintf("%T", m)[len("*newsnet."):]
+// msgName is the name Stats counts m's frames under: its type's, without
+// the package. The names are kept per type, not formatted per frame.
+func (n *Network) msgName(m newsnet.Message) string {
+	t := reflect.TypeOf(m)
+	name, ok := n.msgNames[t]
+	if !ok {
+		name = fmt.Sprintf("%T", m)[len("*newsnet."):]
+		if n.msgNames == nil {
+			n.msgNames = map[reflect.Type]string{}
+		}
+		n.msgNames[t] = name
+	}
+	return name
 }
 
 type eventKind int
