@@ -722,7 +722,7 @@ func (n *Network) schedule(at time.Time, ev event) {
 		ev.incarnation = nd.incarnation
 	}
 	n.seq++
-	ev.at, ev.seq = at, n.seq
+	ev.at, ev.ns, ev.seq = at, at.UnixNano(), n.seq
 	n.events.push(ev)
 }
 
@@ -996,6 +996,7 @@ const (
 
 type event struct {
 	at          time.Time
+	ns          int64 // at, as the heap compares it
 	seq         uint64
 	kind        eventKind
 	to          pipeEnd
@@ -1016,8 +1017,8 @@ type event struct {
 type eventHeap []event
 
 func (ev *event) before(o *event) bool {
-	if !ev.at.Equal(o.at) {
-		return ev.at.Before(o.at)
+	if ev.ns != o.ns {
+		return ev.ns < o.ns
 	}
 	return ev.seq < o.seq
 }
