@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"newsdesk/categories"
 	"newsdesk/news"
 	"newsdesk/newsnet"
+	"newsdesk/newsnet/node"
 	"newsdesk/storage"
 	"newsdesk/storage/storagetest"
 )
@@ -633,3 +635,43 @@ func TestStoreArchiveCatchUp(t *testing.T) {
 }
 
 func testLogger(testing.TB) *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// WaitStored returns once what the servant delivered before it is stored
+// and its ItemsArrived emitted; after Close it returns at once.
+func TestWaitStored(t *testing.T) {
+	var (
+		cfg   node.Config
+		mu    sync.Mutex
+		heard = map[uuid.UUID]bool{}
+	)
+	a := openApp(t, Options{Start: true,
+		StartServant: func(c node.Config) (Servant, error) { cfg = c; return startTCPNode(c) },
+		OnEvent: func(ev Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, id := range ev.Items {
+				heard[id] = ev.Kind == ItemsArrived
+			}
+		}})
+	var ids []uuid.UUID
+	for i := range 200 {
+		it := testItem(t, "it", fmt.Sprintf("Item %d", i))
+		m, err := multicastOf(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.OnDeliver(m) // as the servant delivers
+		ids = append(ids, it.ID)
+	}
+	a.WaitStored()
+	mu.Lock()
+	for _, id := range ids {
+		if _, err := a.Item(id); err != nil || !heard[id] {
+			t.Errorf("item %s: %v, announced %v", id, err, heard[id])
+			break
+		}
+	}
+	mu.Unlock()
+	a.Close()
+	a.WaitStored()
+}

@@ -12,8 +12,7 @@ import (
 	"newsdesk/newsnet"
 )
 
-// inbox stores what the servant reports, off the node's loop goroutine
-// (it was called persister):
+// inbox stores what the servant reports, off the node's loop goroutine:
 // delivered items (through the store's group-commit ingest), per-source
 // progress and the total of items lost. The loop only appends to a queue,
 // which is unbounded so that the loop never waits on the disk; one

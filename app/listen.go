@@ -50,12 +50,12 @@ func (a *App) ProposeListen(listen string) (proposal string, taken bool) {
 	if err != nil || err2 != nil || p == 0 {
 		return listen, false
 	}
-	if checkListenFree(listen) == nil {
+	if a.checkListenFree(listen) == nil {
 		return listen, false
 	}
 	for q := p + 1; q <= min(p+proposeTries, 65535); q++ {
 		addr := net.JoinHostPort(host, strconv.Itoa(q))
-		if checkListenFree(addr) == nil {
+		if a.checkListenFree(addr) == nil {
 			return addr, true
 		}
 	}
@@ -69,17 +69,22 @@ func (a *App) ProposeListen(listen string) (proposal string, taken bool) {
 }
 
 // checkListenFree reports whether a servant could listen on addr now: nil,
-// or an error matching ErrPortInUse when another program holds the port.
-func checkListenFree(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err == nil {
-		return ln.Close()
+// or an error matching ErrPortInUse when another program holds the port
+// (Options.PortHeld says, else binding it tells).
+func (a *App) checkListenFree(addr string) error {
+	if a.opts.PortHeld == nil {
+		ln, err := net.Listen("tcp", addr)
+		switch {
+		case err == nil:
+			return ln.Close()
+		case !errors.Is(err, syscall.EADDRINUSE):
+			return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		}
+	} else if !a.opts.PortHeld(addr) {
+		return nil
 	}
-	if errors.Is(err, syscall.EADDRINUSE) {
-		_, port, _ := net.SplitHostPort(addr)
-		return fmt.Errorf("%w: port %s is taken, perhaps by another Newsdesk on this computer; choose another port", ErrPortInUse, port)
-	}
-	return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	_, port, _ := net.SplitHostPort(addr)
+	return fmt.Errorf("%w: port %s is taken, perhaps by another Newsdesk on this computer; choose another port", ErrPortInUse, port)
 }
 
 // runningListen is the address the running servant listens on, "" when it
@@ -112,7 +117,7 @@ func (a *App) checkNewListen(listen string) error {
 	if _, port, _ := net.SplitHostPort(listen); port == "0" {
 		return nil
 	}
-	return checkListenFree(listen)
+	return a.checkListenFree(listen)
 }
 
 // afterStart runs after every start of the servant, with no lock held: its
@@ -195,11 +200,11 @@ func (a *App) movePortIfTaken() {
 		return
 	}
 	from := a.Settings().Listen
-	if !errors.Is(checkListenFree(from), ErrPortInUse) {
+	if !errors.Is(a.checkListenFree(from), ErrPortInUse) {
 		return
 	}
 	to, taken := a.ProposeListen(from)
-	if !taken || to == from || checkListenFree(to) != nil {
+	if !taken || to == from || a.checkListenFree(to) != nil {
 		return
 	}
 	if err := a.store.SetSetting(keyListen, to); err != nil {

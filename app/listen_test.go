@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestProposeListen(t *testing.T) {
 	}
 	held := holdPort(t)
 	got, taken := a.ProposeListen(held)
-	if !taken || got == held || !strings.HasPrefix(got, "127.0.0.1:") || checkListenFree(got) != nil {
+	if !taken || got == held || !strings.HasPrefix(got, "127.0.0.1:") || a.checkListenFree(got) != nil {
 		t.Errorf("a taken port %s: proposed %s, taken %v", held, got, taken)
 	}
 }
@@ -220,4 +221,65 @@ func TestMemberFollowsAdminToNewPort(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Options.PortHeld answers for every check of a listen port in place of
+// binding it: the first run's proposal walks past the ports it says are
+// held, Setup, JoinByInvitation and SaveSettings refuse them, and a start
+// moves off one.
+func TestPortHeldReplacesTheBind(t *testing.T) {
+	free := apptest.FreeAddr(t)
+	host, port, _ := net.SplitHostPort(free)
+	p, _ := strconv.Atoi(port)
+	at := func(q int) string { return net.JoinHostPort(host, strconv.Itoa(q)) }
+	held := map[string]bool{at(p - 2): true, at(p - 1): true}
+	var asked []string
+	dir := t.TempDir()
+	a, err := Open(context.Background(), Options{DataDir: dir, Logger: testLogger(t), MovePortIfTaken: true,
+		PortHeld: func(addr string) bool { asked = append(asked, addr); return held[addr] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got, taken := a.ProposeListen(at(p - 2)); got != free || !taken {
+		t.Errorf("from a held port: proposed %s, taken %v", got, taken)
+	}
+	if !slices.Equal(asked, []string{at(p - 2), at(p - 1), free}) {
+		t.Errorf("PortHeld asked about %q", asked)
+	}
+	if got, taken := a.ProposeListen(free); got != free || taken {
+		t.Errorf("a port not held: proposed %s, taken %v", got, taken)
+	}
+	if err := a.Setup(Setup{DisplayName: "Ada", NewNetwork: true, Listen: at(p - 1)}); !errors.Is(err, ErrPortInUse) ||
+		!strings.Contains(err.Error(), "port "+strconv.Itoa(p-1)+" is taken") {
+		t.Errorf("setup on a held port: %v", err)
+	}
+	// Refused before the code is read (the port comes first).
+	if err := a.JoinByInvitation(context.Background(), "newsdesk:join?", Setup{DisplayName: "Ada", Listen: at(p - 1)}); !errors.Is(err, ErrPortInUse) {
+		t.Errorf("joining on a held port: %v", err)
+	}
+	if !a.NeedsSetup() {
+		t.Fatal("a refused setup counted")
+	}
+
+	// Stored while stopped, a held port is moved off at the start.
+	s := a.Settings()
+	s.DisplayName, s.Listen = "Ada", at(p-1)
+	if err := a.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Setup(Setup{DisplayName: "Ada", NewNetwork: true}); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Status(); st.PortMoved == nil || st.PortMoved.From != at(p-1) || st.PortMoved.To != free || a.Addr() != free {
+		t.Fatalf("address %s, moved %+v", a.Addr(), st.PortMoved)
+	}
+	s = a.Settings()
+	s.Listen = at(p - 2)
+	if err := a.SaveSettings(s); !errors.Is(err, ErrPortInUse) {
+		t.Errorf("a held port saved while running: %v", err)
+	}
+	if got := a.Settings().Listen; got != free {
+		t.Errorf("listen %s after the refusal", got)
+	}
 }

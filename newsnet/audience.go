@@ -180,12 +180,6 @@ func (a *audienceState) inside(ps []netip.Prefix) bool {
 	return false
 }
 
-// wantsDelivery reports whether m goes to the application: one of our
-// categories, and for us.
-func (s *Servant) wantsDelivery(m *Multicast) bool {
-	return s.self.Matches(m.Category) && s.aud.forMe(m)
-}
-
 // advertisedAddr returns the IP address of a servant ID, or the zero Addr
 // for a host name.
 func advertisedAddr(id ServantID) netip.Addr {

@@ -246,7 +246,7 @@ func (nd *blobNode) act(a Action) {
 	}
 }
 func (nd *blobNode) linkByID(id LinkID) *link { return nd.links[id] }
-func (nd *blobNode) misbehaved(l *link, reason string) {
+func (nd *blobNode) misbehaved(l *link, reason string, _ float64) {
 	nd.notes = append(nd.notes, fmt.Sprintf("misbehaved: %s %s", nd.peer[l.id], reason))
 }
 func (nd *blobNode) chunkRoom(l *link) bool {

@@ -53,7 +53,7 @@ type blobHost interface {
 	// misbehaved counts a spoiled chunk or list against the link it came
 	// over (conduct.go): the peer checked it before passing it on, so it
 	// spoiled it.
-	misbehaved(l *link, reason string)
+	misbehaved(l *link, reason string, points float64)
 	// blobPath is the tree link to ask for a blob of source's items: the
 	// reverse path, else the other tree links, the uplink first; never
 	// one that avoid refuses, nor one of a peer too old to carry blobs.
@@ -284,7 +284,7 @@ func (b *blobTransfers) head(host blobHost, from *link, h *BlobHead) {
 	if len(h.Chunks) != t.n || BlobRoot(h.Chunks) != t.ref.Root {
 		b.counters.Refused++
 		host.note("refused the chunk list of blob %x from link %d: it does not match the manifest", h.Hash[:6], from.id)
-		host.misbehaved(from, reasonForged)
+		host.misbehaved(from, reasonForged, 1)
 		t.headAsked = false
 		return
 	}
@@ -309,7 +309,7 @@ func (b *blobTransfers) chunk(host blobHost, from *link, c *BlobChunk) {
 	if len(c.Data) != size || sha256.Sum256(c.Data) != t.list[i] {
 		b.counters.Refused++
 		host.note("refused chunk %d of blob %x from link %d: it does not match its hash", i, c.Hash[:6], from.id)
-		host.misbehaved(from, reasonForged)
+		host.misbehaved(from, reasonForged, 1)
 		t.asked.remove(i)
 		b.request(host, t)
 		return

@@ -7,15 +7,6 @@ package newsnet
 
 var _ blobHost = (*Servant)(nil)
 
-// chunkRoom lets a chunk onto l only while l withholds nothing and less
-// than BlobConfig.Window bytes (and a quarter of LinkBuffer) are queued on
-// it: chunks never make a link busy for items. The host's queue sends
-// items ahead of the chunks queued before them (node's bulk lane).
-func (s *Servant) chunkRoom(l *link) bool {
-	f := &l.flow
-	return len(f.backlog) == 0 && len(f.edgesOwed) == 0 && f.inflight < min(s.cfg.Blob.Window, s.cfg.LinkBuffer/4)
-}
-
 // blobPath asks along the reverse path toward the source, else over the
 // other tree links, the uplink first: a source not in this subtree lies
 // above it. The transfers decide which links to avoid (blobTransfers.path):

@@ -432,8 +432,6 @@ func (c *catchUps) answer(h catchUpHost, from *link, req *CatchUp) {
 
 // What the servant lends catch-up alone (catchUpHost).
 
-func (s *Servant) ownNext() uint64 { return s.ownCount + 1 }
-
 // sequenceHeld puts an item or edge held back during a catch-up into its
 // source's sequence. An edge's source is found over the link it came by,
 // unless its items arrive over a link we still have.

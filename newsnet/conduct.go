@@ -44,7 +44,7 @@ const (
 
 // conduct is the servant's account of its peers' conduct: points per
 // peer that decay, bans, and counts per reason. It decides; the servant
-// notes and closes (misbehavedBy).
+// notes and closes (Servant.misbehaved).
 type conduct struct {
 	peers  map[ServantID]*peerConduct
 	banned map[ServantID]time.Time // until when joins are refused
@@ -57,12 +57,10 @@ type peerConduct struct {
 	noted  time.Time // the last note to the host about this peer
 }
 
-// misbehaved counts one point against l's peer for reason, and closes the
-// link and bans the peer when its points pass the limit.
-func (s *Servant) misbehaved(l *link, reason string) { s.misbehavedBy(l, reason, 1) }
-
-// misbehavedBy is misbehaved for points points.
-func (s *Servant) misbehavedBy(l *link, reason string, points float64) {
+// misbehaved counts points (most offences one) against l's peer for
+// reason, and closes the link and bans the peer when its points pass the
+// limit.
+func (s *Servant) misbehaved(l *link, reason string, points float64) {
 	switch s.conduct.record(l.peer, reason, points, s.now) {
 	case conductNote:
 		s.note("%s exceeds its budget (%s): its requests wait or are refused", l.peer, reason)

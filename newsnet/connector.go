@@ -139,7 +139,7 @@ func (c *connector) dropForbiddenTargets() {
 }
 
 // seedsChanged applies the seed rules to the search when the seed list
-// changed (Servant.reconsiderSeeds): the round in progress drops the
+// changed (Servant.setSeeds): the round in progress drops the
 // targets a seed must not join, abandoning such an attempt; a vertex
 // probes the seeds before it now; a connector backing off starts a new
 // round at once. An attached servant is the servant's to reconsider.
@@ -395,29 +395,26 @@ func (s *Servant) setSeeds(seeds []ServantID) {
 	}
 	s.cfg.Seeds = slices.Clone(seeds)
 	s.note("seed list is now %v", s.cfg.Seeds)
-	if s.started {
-		s.reconsiderSeeds()
+	if !s.started {
+		return
 	}
-}
-
-// reconsiderSeeds applies the seed rules to a running servant whose seed
-// list changed. Nothing that the rules allow to stay is torn down:
-//
-//   - The round in progress drops the targets a seed must not join (the
-//     seeds not before it), abandoning such an attempt; the next round
-//     takes its targets from the new list.
-//   - Connecting and backing off: a new round starts at once, so a list
-//     without reachable predecessors makes a seed the vertex now, as at
-//     start.
-//   - The vertex with seeds before it (it is not the first seed, or not a
-//     seed at all) probes them now, and rejoins under one that answers.
-//   - Attached: a seed whose tree's root is not a seed before it leaves
-//     and reconnects through the seeds before it (becoming the vertex when
-//     none answers), since the first reachable seed must be the vertex;
-//     anyone else keeps its place.
-//
-// The connector applies all but the last (connector.seedsChanged).
-func (s *Servant) reconsiderSeeds() {
+	// A running servant reconsiders its place by the seed rules. Nothing
+	// that the rules allow to stay is torn down:
+	//
+	//   - The round in progress drops the targets a seed must not join (the
+	//     seeds not before it), abandoning such an attempt; the next round
+	//     takes its targets from the new list.
+	//   - Connecting and backing off: a new round starts at once, so a list
+	//     without reachable predecessors makes a seed the vertex now, as at
+	//     start.
+	//   - The vertex with seeds before it (it is not the first seed, or not a
+	//     seed at all) probes them now, and rejoins under one that answers.
+	//   - Attached: a seed whose tree's root is not a seed before it leaves
+	//     and reconnects through the seeds before it (becoming the vertex when
+	//     none answers), since the first reachable seed must be the vertex;
+	//     anyone else keeps its place.
+	//
+	// The connector applies all but the last (connector.seedsChanged).
 	s.connector.seedsChanged(s)
 	if s.up == nil {
 		return

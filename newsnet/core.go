@@ -9,8 +9,8 @@ import (
 // core is what the sub-machines see of their servant: the configuration,
 // the clock, the counters, the link table with the tree links and the
 // root path, the reverse-path lists, the relay cache, our subscriptions,
-// the edge book, the peers refused for their conduct, and the actions
-// going out. Their host interfaces (flowHost, sequencerHost, reachHost,
+// the edge book, the peers refused for their conduct, our own stream's
+// count, when we first attached, and the actions going out. Their host interfaces (flowHost, sequencerHost, reachHost,
 // blobHost, …) are met by its methods, promoted through Servant, so a
 // sub-machine's test fakes these few and nothing of the servant's
 // behaviour. What the servant decides (the tree, routing, recovery) stays
@@ -47,6 +47,13 @@ type core struct {
 	// cache keeps the items we passed on lately (relaycache.go): the
 	// relay answers requests from it, flow control sends again from it.
 	cache relayCache
+
+	// ownCount is the count of our latest publication; catch-up asks
+	// for our own stream from the next one.
+	ownCount uint64
+	// firstAttached is when we first attached in this run: items
+	// published since are owed to us (owed.go).
+	firstAttached time.Time
 }
 
 // clock is the time of the current step (for the sub-machines).
@@ -227,3 +234,51 @@ func (c *core) isTree(ids []LinkID) bool {
 
 // reportRoom is reachHost's: reports go out only when items need not wait.
 func (c *core) reportRoom(l *link) bool { return l.flow.reportRoom(&c.cfg) }
+
+// chunkRoom is blobHost's: chunks go out only when items need not wait.
+func (c *core) chunkRoom(l *link) bool { return l.flow.chunkRoom(&c.cfg) }
+
+// checkCategory reports whether c can be a multicast ID, noting why not.
+// Hosts validate categories first; this keeps a bad one from making every
+// routing frame of the servant unencodable.
+func (c *core) checkCategory(category string) bool {
+	if err := ValidCategory(category); err != nil {
+		c.note("ignored: %v", err)
+		return false
+	}
+	return true
+}
+
+// wants reports whether a message of the category must cross link l: its
+// received set holds it, or the peer has not told us yet what it holds.
+func (c *core) wants(l *link, category string) bool {
+	return c.cfg.Flood || !l.infoKnown || l.received.Matches(category)
+}
+
+// fromBelow reports whether a source's items arrive over one of our
+// downlinks, or last did over a link that is gone and was not our
+// uplink: a subtree that re-formed (its up-servant reset it) may have
+// taken the source with it, and the tree above must still learn of the
+// items that were lost with the old uplink.
+func (c *core) fromBelow(st *sourceState) bool {
+	if st == nil {
+		return false
+	}
+	l := c.links[st.arrival]
+	if l == nil {
+		return st.arrival != 0 && !st.viaUp
+	}
+	return l.kind == linkDown
+}
+
+// ownNext is the count our next publication takes (catchUpHost).
+func (c *core) ownNext() uint64 { return c.ownCount + 1 }
+
+// owedSince is when items started being owed to us: when we first
+// attached, or now if we never did.
+func (c *core) owedSince() time.Time {
+	if c.firstAttached.IsZero() {
+		return c.now
+	}
+	return c.firstAttached
+}

@@ -80,8 +80,6 @@ type directHost interface {
 	towardSource(source string, except *link) *link
 	treeLinks() []*link
 	detached() bool
-	// sourceHops is how many links away the source's last item came from.
-	sourceHops(source string) (uint64, bool)
 	subscriptions() CategorySet
 	// sendLiftedEdges sends l the leading edges of the source's streams
 	// in cats that no exception on l covers any more.
@@ -89,6 +87,12 @@ type directHost interface {
 }
 
 var _ directHost = (*Servant)(nil)
+
+// sourceDistances is what direct delivery reads of the sequencer: how many
+// links away a source's last item came from.
+type sourceDistances interface {
+	hops(source string) (uint64, bool)
+}
 
 // Roles in DirectStatus.
 const (
@@ -184,6 +188,8 @@ func newDirectConfig(cfg *Config, id ServantID) directConfig {
 type directLinks struct {
 	cfg      directConfig
 	counters *Counters // the servant's: refusals met
+	// distances says how far each source is (the servant's sequencer).
+	distances sourceDistances
 
 	hot     map[string]*hotCount
 	subs    map[string]*directSub      // per source: as subscriber
@@ -194,8 +200,8 @@ type directLinks struct {
 	sources map[string]bool
 }
 
-func newDirectLinks(cfg directConfig, counters *Counters) directLinks {
-	return directLinks{cfg: cfg, counters: counters}
+func newDirectLinks(cfg directConfig, counters *Counters, distances sourceDistances) directLinks {
+	return directLinks{cfg: cfg, counters: counters, distances: distances}
 }
 
 // init makes the maps on first use: most servants never take part in
@@ -247,7 +253,7 @@ func (d *directLinks) ask(h directHost, source string, hc *hotCount) {
 	if d.subs[source] != nil || now.Before(hc.retryAt) || h.detached() {
 		return
 	}
-	hops, ok := h.sourceHops(source)
+	hops, ok := d.distances.hops(source)
 	if !ok || hops < uint64(d.cfg.minHops) {
 		return
 	}

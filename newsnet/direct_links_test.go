@@ -18,7 +18,7 @@ type fakeDirectHost struct {
 	tree     []*link
 	held     map[*link]bool
 	toward   map[string]*link // per source
-	hops     map[string]uint64
+	hops     fakeHops
 	self     CategorySet
 	detach   bool
 	nextLink LinkID
@@ -37,7 +37,7 @@ type sentFrame struct {
 
 func newFakeDirectHost(self ...string) *fakeDirectHost {
 	return &fakeDirectHost{now: time.Unix(1_700_000_000, 0), held: map[*link]bool{}, toward: map[string]*link{},
-		hops: map[string]uint64{}, self: NewCategorySet(self...)}
+		hops: fakeHops{}, self: NewCategorySet(self...)}
 }
 
 func (h *fakeDirectHost) treeLink(peer ServantID, kind linkKind, wants ...string) *link {
@@ -77,8 +77,11 @@ func (h *fakeDirectHost) towardSource(source string, except *link) *link {
 	return nil
 }
 
-func (h *fakeDirectHost) sourceHops(source string) (uint64, bool) {
-	n, ok := h.hops[source]
+// fakeHops is the sequencer's measure of how far each source is.
+type fakeHops map[string]uint64
+
+func (f fakeHops) hops(source string) (uint64, bool) {
+	n, ok := f[source]
 	return n, ok
 }
 
@@ -107,7 +110,7 @@ func TestDirectLinksHeat(t *testing.T) {
 	up := h.treeLink("up", linkUp, "it")
 	h.toward["pub"], h.hops["pub"] = up, 3
 	var c Counters
-	d := newDirectLinks(testDirectConfig(), &c)
+	d := newDirectLinks(testDirectConfig(), &c, h.hops)
 	item := func(n uint64) *Multicast { return &Multicast{Source: "pub", Category: "it/ops", Count: n} }
 
 	d.delivered(h, item(1))
@@ -153,7 +156,7 @@ func TestDirectLinksNoRequest(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(h)
 			}
-			d := newDirectLinks(testDirectConfig(), &Counters{})
+			d := newDirectLinks(testDirectConfig(), &Counters{}, h.hops)
 			for n := range uint64(10) {
 				d.delivered(h, &Multicast{Source: tc.source, Category: tc.cat, Count: n + 1})
 			}
@@ -169,7 +172,7 @@ func TestDirectLinksNoRequest(t *testing.T) {
 // Reference: JP5458944B2, S271-S273.
 func TestDirectLinksReserve(t *testing.T) {
 	h := newFakeDirectHost()
-	d := newDirectLinks(testDirectConfig(), &Counters{})
+	d := newDirectLinks(testDirectConfig(), &Counters{}, h.hops)
 	d.init()
 	cats := NewCategorySet("it")
 	if why := d.reserve("a", cats, 1, h.now); !strings.Contains(why, "too close") {
@@ -191,7 +194,7 @@ func TestDirectLinksReserve(t *testing.T) {
 	}
 	off := testDirectConfig()
 	off.budget = 0
-	d = newDirectLinks(off, &Counters{})
+	d = newDirectLinks(off, &Counters{}, h.hops)
 	d.init()
 	if why := d.reserve("a", cats, 3, h.now); !strings.Contains(why, "off") {
 		t.Errorf("budget 0: %q", why)
@@ -207,7 +210,7 @@ func TestDirectLinksAnswers(t *testing.T) {
 	down := h.treeLink("down", linkDown)
 	h.toward["pub"], h.hops["pub"] = up, 3
 	var c Counters
-	d := newDirectLinks(testDirectConfig(), &c)
+	d := newDirectLinks(testDirectConfig(), &c, h.hops)
 	heat := func() {
 		for n := range uint64(3) {
 			d.delivered(h, &Multicast{Source: "pub", Category: "it", Count: n + 1})
@@ -269,7 +272,7 @@ func TestExceptionsCover(t *testing.T) {
 func TestDirectLinksCoverLifted(t *testing.T) {
 	h := newFakeDirectHost()
 	down := h.treeLink("down", linkDown)
-	d := newDirectLinks(testDirectConfig(), &Counters{})
+	d := newDirectLinks(testDirectConfig(), &Counters{}, h.hops)
 	d.cover(h, down, &DirectCover{Source: "pub", Categories: NewCategorySet("it", "sales"), From: 7})
 	if !down.except.covers("pub", "sales", 7, h.now) || len(h.lifted) != 0 {
 		t.Fatalf("cover not recorded, or lifted %v", h.lifted)
@@ -292,7 +295,7 @@ func TestDirectLinksDesiredCover(t *testing.T) {
 	a := h.treeLink("a", linkDown, "it")
 	b := h.treeLink("b", linkDown, "it", "sales")
 	h.toward["pub"] = up
-	d := newDirectLinks(testDirectConfig(), &Counters{})
+	d := newDirectLinks(testDirectConfig(), &Counters{}, h.hops)
 	d.cover(h, a, &DirectCover{Source: "pub", Categories: NewCategorySet("it"), From: 4})
 	if cats, _, _ := d.desiredCover(h, "pub", h.tree); len(cats) != 0 {
 		t.Errorf("b still wants it through us, yet the cover claims %v", cats)

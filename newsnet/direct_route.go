@@ -39,7 +39,7 @@ func (s *Servant) routeDirect(l *link, m *Multicast) {
 	}
 	d.delivered++
 	s.counters.DirectReceived++
-	s.relay(m, s.treeCopiesFrom(m.Source))
+	s.relay(m, s.treeCopiesFrom(m.Source), nil)
 	s.cache.add(m)
 	s.edges.note(m)
 	if s.catchUp.holds(s, m.Source) {
@@ -62,15 +62,6 @@ func (s *Servant) treeCopiesFrom(source string) *link {
 		}
 	}
 	return s.towardSource(source, nil)
-}
-
-// What the servant lends direct delivery alone (directHost).
-
-func (s *Servant) sourceHops(source string) (uint64, bool) {
-	if st := s.seq.sources[source]; st != nil {
-		return st.hops, true
-	}
-	return 0, false
 }
 
 // sendLiftedEdges sends l the leading edges of the source's streams an

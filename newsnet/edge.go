@@ -96,22 +96,6 @@ func (s *Servant) sendEdgesFor(l *link, was CategorySet, known bool) {
 	}
 }
 
-// fromBelow reports whether a source's items arrive over one of our
-// downlinks, or last did over a link that is gone and was not our
-// uplink: a subtree that re-formed (its up-servant reset it) may have
-// taken the source with it, and the tree above must still learn of the
-// items that were lost with the old uplink.
-func (s *Servant) fromBelow(st *sourceState) bool {
-	if st == nil {
-		return false
-	}
-	l := s.links[st.arrival]
-	if l == nil {
-		return st.arrival != 0 && !st.viaUp
-	}
-	return l.kind == linkDown
-}
-
 func compareEdgeKeys(a, b edgeKey) int {
 	return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.category, b.category))
 }

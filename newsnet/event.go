@@ -71,7 +71,7 @@ type Publish struct{ Msg *Multicast }
 // SetSeeds replaces the seed list (Config.Seeds) of a running servant,
 // without a restart. The connector uses the new list from its next round;
 // a servant that becomes or stops being a seed, or moves in the list,
-// re-evaluates its place by the seed rules (connector.go, reconsiderSeeds).
+// re-evaluates its place by the seed rules (connector.go, Servant.setSeeds).
 // A list with an invalid ID is ignored with a Note.
 type SetSeeds struct{ Seeds []ServantID }
 

@@ -111,6 +111,15 @@ func (f *linkFlow) reportRoom(cfg *Config) bool {
 	return !f.backedUp(cfg) && f.inflight <= cfg.LinkBuffer/4
 }
 
+// chunkRoom reports whether the link may take a blob chunk now: only while
+// it withholds nothing and less than BlobConfig.Window bytes (and a quarter
+// of LinkBuffer) are queued on it, so chunks never make a link busy for
+// items. The host's queue sends items ahead of the chunks queued before
+// them (node's bulk lane).
+func (f *linkFlow) chunkRoom(cfg *Config) bool {
+	return len(f.backlog) == 0 && len(f.edgesOwed) == 0 && f.inflight < min(cfg.Blob.Window, cfg.LinkBuffer/4)
+}
+
 // farBehind reports whether the link withholds more than half of
 // Config.LinkBacklog items (Servant.Backlogged).
 func (f *linkFlow) farBehind(cfg *Config) bool { return f.keys > cfg.LinkBacklog/2 }

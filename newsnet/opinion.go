@@ -75,7 +75,7 @@ type opinionHost interface {
 	upLink() *link
 	subscriptions() CategorySet
 	latestEdges() leadingEdges
-	misbehavedBy(l *link, reason string, points float64)
+	misbehaved(l *link, reason string, points float64)
 }
 
 var _ opinionHost = (*Servant)(nil)
@@ -229,7 +229,7 @@ func (o *opinions) judge(h opinionHost) {
 		h.tally().SilentUps++
 		h.note("up-servant %s passed on nothing of %s in %q for %v, while seed %s knows of count %d: leaving it",
 			p.up, k.source, k.category, now.Sub(p.at).Round(time.Second), p.seed, p.head)
-		h.misbehavedBy(up, reasonSilent, conductLimit)
+		h.misbehaved(up, reasonSilent, conductLimit)
 		return
 	}
 }

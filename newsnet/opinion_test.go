@@ -58,7 +58,7 @@ func (h *fakeOpinionHost) dial(t ServantID, kind linkKind) *link {
 	h.events = append(h.events, "dial "+string(t))
 	return l
 }
-func (h *fakeOpinionHost) misbehavedBy(l *link, reason string, points float64) {
+func (h *fakeOpinionHost) misbehaved(l *link, reason string, points float64) {
 	h.events = append(h.events, fmt.Sprintf("misconduct %s %s %v", l.peer, reason, points))
 }
 

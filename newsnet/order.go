@@ -31,8 +31,6 @@ type sequencerHost interface {
 	note(format string, args ...any)
 	send(l *link, m Message)
 	subscriptions() CategorySet
-	// wantsDelivery reports whether m goes to the application.
-	wantsDelivery(m *Multicast) bool
 	// deliver hands m, next in its source's order, to the application.
 	deliver(m *Multicast, from LinkID)
 	// act appends an action of the sequencer's (Lost) to the step's.
@@ -56,6 +54,8 @@ type audienceChains interface {
 	// lastForMe is the last count before h under sub that lies in our
 	// audience, as h's chain tells it (audience.go).
 	lastForMe(h *header, sub string) (uint64, bool)
+	// forMe reports whether m's audience includes us.
+	forMe(m *Multicast) bool
 }
 
 var _ audienceChains = (*audienceState)(nil)
@@ -210,6 +210,21 @@ func (q *sequencer) arrival(source string) (LinkID, bool) {
 	return 0, false
 }
 
+// delivers reports whether m goes to the application: one of our
+// categories, and for us.
+func (q *sequencer) delivers(host sequencerHost, m *Multicast) bool {
+	return host.subscriptions().Matches(m.Category) && q.aud.forMe(m)
+}
+
+// hops is how many links away the source's last item came from
+// (sourceDistances, for direct delivery).
+func (q *sequencer) hops(source string) (uint64, bool) {
+	if st := q.sources[source]; st != nil {
+		return st.hops, true
+	}
+	return 0, false
+}
+
 // followedFrom lists where a catch-up of the sources we follow starts for
 // each: sourceState.catchUpFrom, or the next count the host kept
 // (Config.Expected) for a source not met in this run yet.
@@ -322,7 +337,7 @@ func (q *sequencer) sequence(host sequencerHost, m *Multicast, from LinkID) bool
 	}
 	delete(st.wanted, m.Count)
 	q.account(host, st, &h)
-	if host.wantsDelivery(m) {
+	if q.delivers(host, m) {
 		st.held[m.Count] = m
 	} else {
 		st.skip[m.Count] = true
@@ -460,7 +475,7 @@ func (q *sequencer) wantMessage(host sequencerHost, source string, st *sourceSta
 func (q *sequencer) drain(host sequencerHost, source string, st *sourceState, from LinkID) {
 	start := st.next
 	for {
-		if m := st.held[st.next]; m != nil && !host.wantsDelivery(m) {
+		if m := st.held[st.next]; m != nil && !q.delivers(host, m) {
 			// Held while we subscribed to its category, which we no
 			// longer do: delivering now would break "exactly the
 			// subscribers".

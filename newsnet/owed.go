@@ -136,15 +136,6 @@ func (q *sequencer) edgeOpens(host sequencerHost, h *header) bool {
 	return host.subscriptions().Matches(h.category) || latest > 0 || !known
 }
 
-// owedSince is when items started being owed to us: when we first
-// attached, or now if we never did.
-func (s *Servant) owedSince() time.Time {
-	if s.firstAttached.IsZero() {
-		return s.now
-	}
-	return s.firstAttached
-}
-
 // startOpening opens st at header h. published is h's date when h is an
 // item that came live over a link; zero otherwise.
 func (q *sequencer) startOpening(host sequencerHost, source string, st *sourceState, h *header, published time.Time) {

@@ -144,7 +144,7 @@ type reachHost interface {
 	arrivalStamp() uint64
 	// reportRoom reports whether l has room for a report: items first.
 	reportRoom(l *link) bool
-	misbehaved(l *link, reason string)
+	misbehaved(l *link, reason string, points float64)
 	// netCensusFor and addNetCensus: the network census l is due, put into
 	// a report about to go over it.
 	netCensusFor(l *link) (subtree, network *NetCensus)

@@ -47,7 +47,7 @@ func (r *reachReports) takeReport(h reachHost, l *link, rl *reachLink) bool {
 	}
 	if !rl.budget.reports.take(h.clock(), reachBurst, rate) {
 		r.counters.ReportsRefused++
-		h.misbehaved(l, reasonReach)
+		h.misbehaved(l, reasonReach, 1)
 		return false
 	}
 	return true
@@ -117,6 +117,6 @@ func (r *reachReports) checkBlobs(h reachHost, l *link, it *ItemReach) {
 	it.Pending, it.Acks = keep(it.Pending, false), keep(it.Acks, true)
 	if bad > 0 {
 		r.counters.ReachBlobsRefused += uint64(bad)
-		h.misbehaved(l, reasonReach)
+		h.misbehaved(l, reasonReach, 1)
 	}
 }

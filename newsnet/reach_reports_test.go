@@ -48,7 +48,7 @@ func (h *fakeReachHost) wants(l *link, _ string) bool  { return !h.unwanted[l] }
 func (h *fakeReachHost) subscriptions() CategorySet    { return h.self }
 func (h *fakeReachHost) inside(ps []netip.Prefix) bool { return len(ps) > 0 }
 func (h *fakeReachHost) reportRoom(l *link) bool       { return !h.noRoom[l] }
-func (h *fakeReachHost) misbehaved(l *link, reason string) {
+func (h *fakeReachHost) misbehaved(l *link, reason string, _ float64) {
 	h.bad = append(h.bad, string(l.peer)+": "+reason)
 }
 func (h *fakeReachHost) arrivalStamp() uint64 { h.stamp++; return h.stamp }

@@ -237,13 +237,13 @@ func (s *Servant) takeRecovered(st *sourceState, m *Multicast, from *link) {
 	first := s.seen.add(m.ID)
 	if st.next == 0 || m.Count >= st.next {
 		if first && st.next > 0 {
-			s.relayExcept(m, from, s.links[st.live])
+			s.relay(m, from, s.links[st.live])
 		}
 		s.seq.sequence(s, m, 0)
 		return
 	}
 	stored := s.cfg.Archive != nil && s.cfg.Archive.Lookup(m.Source, m.Count) != nil
-	if first && !stored && s.wantsDelivery(m) && s.catchUp.historyWanted(m.Category) {
+	if first && !stored && s.seq.delivers(s, m) && s.catchUp.historyWanted(m.Category) {
 		s.counters.Delivered++
 		s.out = append(s.out, Deliver{Msg: m})
 	}

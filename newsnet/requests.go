@@ -53,7 +53,7 @@ type requestHost interface {
 	holds(l *link) bool
 	// pagesReading is how many catch-up pages are being read (pages.go).
 	pagesReading() int
-	misbehaved(l *link, reason string)
+	misbehaved(l *link, reason string, points float64)
 	// answer answers a request its link's budgets let through: a
 	// *Recover (relay.go) or a *CatchUp page (pages.go).
 	answer(l *link, m Message)
@@ -94,7 +94,7 @@ func (q *linkRequests) take(h requestHost, l *link, m Message) {
 	trail := requestTrail(m)
 	if l.kind == linkDown && (len(trail) == 0 || trail[len(trail)-1] != l.peer) {
 		// A down-servant names itself last in every request it passes on.
-		h.misbehaved(l, reasonRequests)
+		h.misbehaved(l, reasonRequests, 1)
 		return
 	}
 	search := false

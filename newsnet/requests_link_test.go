@@ -27,12 +27,12 @@ func newFakeRequestHost() (*fakeRequestHost, *link) {
 		&link{id: 1, kind: linkDown, peer: "down"}
 }
 
-func (h *fakeRequestHost) clock() time.Time               { return h.now }
-func (h *fakeRequestHost) config() *Config                { return &h.cfg }
-func (h *fakeRequestHost) tally() *Counters               { return &h.counters }
-func (h *fakeRequestHost) holds(*link) bool               { return !h.gone }
-func (h *fakeRequestHost) pagesReading() int              { return h.reading }
-func (h *fakeRequestHost) misbehaved(_ *link, why string) { h.bad = append(h.bad, why) }
+func (h *fakeRequestHost) clock() time.Time                          { return h.now }
+func (h *fakeRequestHost) config() *Config                           { return &h.cfg }
+func (h *fakeRequestHost) tally() *Counters                          { return &h.counters }
+func (h *fakeRequestHost) holds(*link) bool                          { return !h.gone }
+func (h *fakeRequestHost) pagesReading() int                         { return h.reading }
+func (h *fakeRequestHost) misbehaved(_ *link, why string, _ float64) { h.bad = append(h.bad, why) }
 func (h *fakeRequestHost) answer(_ *link, m Message) {
 	switch m := m.(type) {
 	case *CatchUp:

@@ -85,7 +85,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		s.counters.Duplicates++
 		return
 	}
-	s.relay(m, from)
+	s.relay(m, from, nil)
 	s.cache.add(m)
 	s.edges.note(m)
 	if s.noteArrival(from, m.Source, true) {
@@ -96,7 +96,7 @@ func (s *Servant) route(from *link, m *Multicast) {
 		// Our own publication come back: we never deliver to ourselves.
 	case m.Count == 0:
 		// Unsequenced: deliver as it comes.
-		if s.wantsDelivery(m) {
+		if s.seq.delivers(s, m) {
 			s.counters.Delivered++
 			s.out = append(s.out, Deliver{Msg: m, From: from.id})
 		}
@@ -112,13 +112,10 @@ func (s *Servant) route(from *link, m *Multicast) {
 	}
 }
 
-// relay forwards m, one hop further, on every tree link but except whose
-// received set holds its category, that no exception covers, and that
-// can lead into its audience.
-func (s *Servant) relay(m *Multicast, except *link) { s.relayExcept(m, except, nil) }
-
-// relayExcept is relay with a second link left out.
-func (s *Servant) relayExcept(m *Multicast, except, also *link) {
+// relay forwards m, one hop further, on every tree link but except and
+// also (either may be nil) whose received set holds its category, that no
+// exception covers, and that can lead into its audience.
+func (s *Servant) relay(m *Multicast, except, also *link) {
 	var fwd *Multicast // m one hop further
 	aud := audienceIDRanges(m.Audience)
 	for _, l := range s.treeLinks() {
@@ -143,7 +140,7 @@ func (s *Servant) verifiedOn(l *link, m *Multicast) bool {
 	reason := s.verify(l.peer, m)
 	if reason != "" && slices.Contains(s.cfg.ForgedReasons, reason) {
 		s.counters.Forged++
-		s.misbehavedBy(l, reasonForged, forgedPoints)
+		s.misbehaved(l, reasonForged, forgedPoints)
 	}
 	return reason == ""
 }
@@ -176,12 +173,6 @@ func (s *Servant) replayed(m *Multicast) bool {
 		return false
 	}
 	return true
-}
-
-// wants reports whether a message of category c must cross link l: its
-// received set holds c, or the peer has not told us yet what it holds.
-func (s *Servant) wants(l *link, c string) bool {
-	return s.cfg.Flood || !l.infoKnown || l.received.Matches(c)
 }
 
 // publish sends a message of our own on every link leading to a subscriber.

@@ -33,8 +33,7 @@ func (h *fakeSequencerHost) clock() time.Time { return h.now }
 func (h *fakeSequencerHost) note(f string, args ...any) {
 	h.notes = append(h.notes, fmt.Sprintf(f, args...))
 }
-func (h *fakeSequencerHost) subscriptions() CategorySet      { return h.self }
-func (h *fakeSequencerHost) wantsDelivery(m *Multicast) bool { return h.self.Matches(m.Category) }
+func (h *fakeSequencerHost) subscriptions() CategorySet { return h.self }
 func (h *fakeSequencerHost) deliver(m *Multicast, _ LinkID) {
 	h.delivered = append(h.delivered, m.Count)
 }
@@ -46,6 +45,7 @@ func (h *fakeSequencerHost) owedSince() time.Time              { return h.now }
 func (h *fakeSequencerHost) lastForMe(hd *header, sub string) (uint64, bool) {
 	return hd.lastUnder(sub)
 }
+func (h *fakeSequencerHost) forMe(*Multicast) bool { return true }
 
 func (h *fakeSequencerHost) send(_ *link, m Message) {
 	if r, ok := m.(*Recover); ok {

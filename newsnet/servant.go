@@ -42,17 +42,13 @@ type Servant struct {
 	seen seenSet
 
 	// Ordered delivery and retransmission (JP3679935B2).
-	seq      sequencer       // order.go
-	genuine  map[string]bool // sources with an item that passed verification here
-	repairs  requestRelay    // retransmission requests and answers passed on (relay.go)
-	ownCount uint64
-	own      ownHistory
-	chains   Chains       // the Lasts of our next publication (ownchain.go)
-	outbox   []*Multicast // publications waiting for the tree
-	// firstAttached is when we first attached in this run: items
-	// published since are owed to us (owed.go).
-	firstAttached time.Time
-	catchUp       catchUps // catch-up (catchup.go)
+	seq     sequencer       // order.go
+	genuine map[string]bool // sources with an item that passed verification here
+	repairs requestRelay    // retransmission requests and answers passed on (relay.go)
+	own     ownHistory
+	chains  Chains       // the Lasts of our next publication (ownchain.go)
+	outbox  []*Multicast // publications waiting for the tree
+	catchUp catchUps     // catch-up (catchup.go)
 
 	direct directLinks    // direct delivery (direct.go)
 	reach  reachReports   // reach reports (reach.go)
@@ -79,12 +75,12 @@ func New(cfg Config) (*Servant, error) {
 	v := IDValue(cfg.ID)
 	s := &Servant{
 		core: core{cfg: cfg, id: cfg.ID, links: make(map[LinkID]*link),
-			cache: relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes}},
-		seen:     newSeenSet(cfg.SeenWindow),
-		ownCount: cfg.OwnCount,
+			cache:    relayCache{limit: cfg.RelayCache, limitBytes: cfg.RelayCacheBytes},
+			ownCount: cfg.OwnCount},
+		seen: newSeenSet(cfg.SeenWindow),
 	}
 	s.adm = newAdmissions(&s.cfg, v, &s.downs)
-	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters)
+	s.direct = newDirectLinks(newDirectConfig(&s.cfg, s.id), &s.counters, &s.seq)
 	s.reach = newReachReports(&s.cfg, &s.counters, &s.aud)
 	s.catchUp = newCatchUps(&s.cfg, &s.seq)
 	s.blobs = newBlobTransfers(&s.cfg.Blob)
@@ -291,15 +287,4 @@ func (s *Servant) becomeDetached() {
 	s.nextPartition = s.now
 	delete(s.links, up.id)
 	s.routeInfoAllExcept(nil) // lost link: its received set no longer counts
-}
-
-// checkCategory reports whether c can be a multicast ID, noting why not.
-// Hosts validate categories first; this keeps a bad one from making every
-// routing frame of the servant unencodable.
-func (s *Servant) checkCategory(c string) bool {
-	if err := ValidCategory(c); err != nil {
-		s.note("ignored: %v", err)
-		return false
-	}
-	return true
 }

@@ -101,3 +101,23 @@ func CheckPages(path string) error { return checkPages(path) }
 
 // BucketBlobs and BucketBlobRefs: the buckets schema 12 added.
 var BucketBlobs, BucketBlobRefs = bucketBlobs, bucketBlobRefs
+
+// WithEvictHook runs fn in the blob cache's eviction between the read that
+// chooses the blobs to remove and the write that removes them, with blobMu
+// held, so a test can store an item in that window.
+func WithEvictHook(fn func()) Option {
+	return func(o *options) { o.evictHook = fn }
+}
+
+// BlobUseNoted reports whether the store holds a read of a blob in memory
+// for the cache's order (touchBlob).
+func (s *Store) BlobUseNoted(hash [32]byte) bool {
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	_, ok := s.blobUsed[hash]
+	return ok
+}
+
+// DropDamagedBlob is what a chunk read does on finding a whole blob's file
+// damaged, for a test that changes the record before it.
+func (s *Store) DropDamagedBlob(hash [32]byte) { s.dropDamagedBlob(hash) }

@@ -15,6 +15,11 @@ type options struct {
 	commitEvery time.Duration
 	pinned      []string
 	blobCache   int64
+
+	// evictHook, for tests only (export_test.go), runs in the blob cache's
+	// eviction between the read that chooses the blobs and the write that
+	// removes them.
+	evictHook func()
 }
 
 func defaultOptions() options {

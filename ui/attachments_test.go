@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,7 +22,6 @@ import (
 	fstorage "fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-	"github.com/google/uuid"
 
 	"newsdesk/app"
 	"newsdesk/news"
@@ -292,16 +292,29 @@ func TestComposePublishesAttachments(t *testing.T) {
 }
 
 // attachmentItem is an item with a picture in its text and a file beside
-// it, and the picture's bytes.
+// it, both here, and the picture's bytes.
 func attachmentItem(t *testing.T, b *fake) (*news.Item, []byte) {
+	t.Helper()
+	pic := testPNG(t, 800, 400)
+	it := attachedItem(t, b, pic)
+	b.Transfer(pic)
+	b.Transfer(planPDF)
+	return it, pic
+}
+
+// planPDF is the file beside the text of attachedItem.
+var planPDF = []byte("%PDF-1.7 plan")
+
+// attachedItem is the item of attachmentItem with the picture pic, its
+// attachments not here yet.
+func attachedItem(t *testing.T, b *fake, pic []byte) *news.Item {
 	t.Helper()
 	it := item(1, "company", "New office", 10)
 	it.Body = "We moved.\n\n![The new office][att:1]\n\nSee the plan."
-	pic := testPNG(t, 800, 400)
 	b.AddAttached(it,
 		app.DraftAttachment{Name: "office.png", MediaType: "image/png", Data: pic},
-		app.DraftAttachment{Name: "plan.pdf", MediaType: "application/pdf", Data: []byte("%PDF-1.7 plan")})
-	return it, pic
+		app.DraftAttachment{Name: "plan.pdf", MediaType: "application/pdf", Data: planPDF})
+	return it
 }
 
 // TestReaderShowsPicture: a picture the text refers to shows in its
@@ -377,9 +390,12 @@ func TestReaderShowsPicture(t *testing.T) {
 func TestReaderPictureArrivingAndMissing(t *testing.T) {
 	b := newFake(t)
 	b.PresetSubscriptions("company")
-	it, pic := attachmentItem(t, b)
-	b.SetBlobState(hashOf(pic), app.BlobArriving, int64(len(pic)/4))
-	b.SetBlobState(hashOf([]byte("%PDF-1.7 plan")), app.BlobMissing, 0)
+	pic := noisyPNG(t, 200, 100) // two chunks
+	if news.ChunkCount(int64(len(pic))) != 2 {
+		t.Fatalf("the picture is %d bytes", len(pic))
+	}
+	it := attachedItem(t, b, pic)
+	b.TransferPart(pic, 1)
 	h := newHarness(t, b)
 	h.tap(rowTappable(t, h.u.reader.list, "New office"))
 	v := h.u.reader.view
@@ -387,7 +403,7 @@ func TestReaderPictureArrivingAndMissing(t *testing.T) {
 		t.Error("a picture not here is shown")
 	}
 	bar := find[*widget.ProgressBar](v.body, nil)
-	if bar == nil || bar.Value != float64(len(pic)/4) || bar.Max != float64(len(pic)) {
+	if bar == nil || bar.Value != news.ChunkSize || bar.Max != float64(len(pic)) {
 		t.Fatalf("progress %v", bar)
 	}
 	if !hasLabel(v.body, "The picture “The new office” is arriving: ") {
@@ -399,30 +415,44 @@ func TestReaderPictureArrivingAndMissing(t *testing.T) {
 	// A file not here is got from the network when the reader asks.
 	h.tap(button(v.files.content, "Download"))
 	h.sync()
-	if got := b.Fetched(); len(got) != 1 || got[0] != hashOf([]byte("%PDF-1.7 plan")) {
+	if got := b.Fetched(); len(got) != 1 || got[0] != hashOf(planPDF) {
 		t.Errorf("Download asked for %v", got)
 	}
 	if !hasLabel(v.files.content, "Asking the network") || !button(v.files.content, "Download").Disabled() {
 		t.Errorf("after Download: %q", labels(v.files.content))
 	}
-	opens := b.BlobOpens()
+	opens := b.blobOpens
 
-	b.SetBlobState(hashOf(pic), app.BlobMissing, 0)
-	h.u.reader.itemsChanged([]uuid.UUID{it.ID})
+	// The application's event of the lost picture updates the view.
+	b.LoseBlob(pic)
 	h.sync()
 	if !hasLabel(v.body, "The picture “The new office” is missing: it has not reached this computer.") || find[*widget.ProgressBar](v.body, nil) != nil {
 		t.Errorf("placeholder says %q", labels(v.body))
 	}
-	if b.BlobOpens() != opens {
+	if b.blobOpens != opens {
 		t.Error("a blob not here was read")
 	}
 
-	b.SetBlobState(hashOf(pic), app.BlobWhole, 0)
-	h.u.reader.itemsChanged([]uuid.UUID{it.ID})
+	b.Transfer(pic)
 	h.sync()
 	if shownImage(v.body) == nil {
 		t.Error("the picture that arrived is not shown")
 	}
+	if e, err := b.Item(it.ID); err != nil || e.Attachments[0].State != app.BlobWhole || e.Attachments[1].State != app.BlobMissing {
+		t.Errorf("attachments %+v, %v", e.Attachments, err)
+	}
+}
+
+// noisyPNG is a w×h picture of noise: it does not compress.
+func noisyPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	rand.NewChaCha8([32]byte{1}).Read(img.Pix)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // TestReaderNeverFetchesRemoteImages: an image with a web address shows
@@ -570,11 +600,24 @@ func TestComposeDrop(t *testing.T) {
 func TestCorrectionKeepsAttachments(t *testing.T) {
 	b := newFake(t)
 	h, c := composeHarness(t, b)
-	it, pic := attachmentItem(t, b)
+	pic := testPNG(t, 800, 400)
+	it := attachedItem(t, b, pic)
+	b.Transfer(planPDF)
 	e, err := b.Item(it.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.correct(e)
+	h.sync()
+	if c.body.Text != "We moved.\n\nSee the plan." || len(c.files.files) != 1 || c.files.files[0].Name != "plan.pdf" {
+		t.Errorf("body %q, %d attachments", c.body.Text, len(c.files.files))
+	}
+	if want := "1 attachment of the original is not on this computer and was left out."; c.files.failed.Text != want || !c.files.failed.Visible() {
+		t.Errorf("note %q", c.files.failed.Text)
+	}
+
+	b.Transfer(pic)
+	e, _ = b.Item(it.ID)
 	c.correct(e)
 	h.sync()
 	if c.body.Text != "We moved.\n\n![The new office][att:1]\n\nSee the plan." {
@@ -587,16 +630,8 @@ func TestCorrectionKeepsAttachments(t *testing.T) {
 	if shownImage(c.preview) == nil {
 		t.Error("the preview shows no picture")
 	}
-
-	b.SetBlobState(hashOf(pic), app.BlobMissing, 0)
-	e, _ = b.Item(it.ID)
-	c.correct(e)
-	h.sync()
-	if c.body.Text != "We moved.\n\nSee the plan." || len(c.files.files) != 1 || c.files.files[0].Name != "plan.pdf" {
-		t.Errorf("body %q, %d attachments", c.body.Text, len(c.files.files))
-	}
-	if want := "1 attachment of the original is not on this computer and was left out."; c.files.failed.Text != want || !c.files.failed.Visible() {
-		t.Errorf("note %q", c.files.failed.Text)
+	if c.files.failed.Visible() {
+		t.Errorf("the note %q stays", c.files.failed.Text)
 	}
 }
 

@@ -50,6 +50,9 @@ type composer struct {
 
 	supersedes uuid.UUID
 	busy       bool
+	// shownCategory is the category the shown problem is about: choosing
+	// another clears the problem, re-selecting the same one does not.
+	shownCategory string
 
 	content fyne.CanvasObject
 }
@@ -63,6 +66,13 @@ func newComposer(u *UI) *composer {
 		c.notes[f].Hide()
 	}
 	c.category = widget.NewSelect(nil, func(string) {
+		id := c.categoryID()
+		if id == c.shownCategory {
+			// setCatalog keeping the choice (the catalog or the roles
+			// were told again): the problem the user reads stays.
+			return
+		}
+		c.shownCategory = id
 		c.showProblem(draftProblem{})
 		if c.files != nil {
 			// The network's attachment cap may differ by category.

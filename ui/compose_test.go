@@ -68,6 +68,32 @@ func TestComposeValidation(t *testing.T) {
 	}
 }
 
+// TestComposeProblemSurvivesCatalogRefresh: the application tells the
+// window its roles and catalog again on every status change (the first
+// about half a second after start); the composer keeps the chosen category
+// then, and the problem the user is reading stays. Choosing another
+// category clears it.
+func TestComposeProblemSurvivesCatalogRefresh(t *testing.T) {
+	b := newFake(t)
+	h, c := composeHarness(t, b)
+	chooseCategory(c, "it")
+	h.typeInto(c.title, strings.Repeat("x", 201))
+	h.tap(c.publish)
+	want := c.problem.Text
+	if !strings.Contains(want, "at most 200 characters") {
+		t.Fatalf("long title: %q", want)
+	}
+	h.u.catalogChanged()
+	h.sync()
+	if c.problem.Text != want || c.categoryID() != "it" {
+		t.Errorf("after the catalog was told again: problem %q, category %q; want %q, it", c.problem.Text, c.categoryID(), want)
+	}
+	chooseCategory(c, c.catIDs[slices.IndexFunc(c.catIDs, func(id string) bool { return id != "it" })])
+	if c.problem.Text != "" {
+		t.Errorf("choosing another category left %q", c.problem.Text)
+	}
+}
+
 // TestComposeProblemAtField (issue 12, item 4): the problem of a draft is
 // shown once, under the field it concerns as laid out on screen; the other
 // fields show none, and editing clears it. The field comes from the typed

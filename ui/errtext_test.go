@@ -259,6 +259,8 @@ func TestErrorTextValues(t *testing.T) {
 		{"en", audienceErr([]string{"berlin"}), `"berlin" is not a network range such as 10.1.4.0/24.`},
 		{"de", app.CheckDisplayName(strings.Repeat("x", news.MaxAuthorRunes+1), false), fmt.Sprintf("höchstens %d Zeichen", news.MaxAuthorRunes)},
 		{"de", &app.NotAllowedError{Category: "hr", Err: trust.RevokedKey}, "in „hr“ veröffentlichen"},
+		{"en", &network.RedeemError{Reason: network.ReasonUnreachable, Msg: "the admin's servant cannot be reached", Seed: "10.2.0.9:7400"},
+			"The seed cannot reach the servant of the admin who made the invitation: try again later. (Newsdesk asked 10.2.0.9:7400.)"},
 		{"de", &network.RedeemError{Reason: network.ReasonExpired, Seed: "10.2.0.9:7400"}, "Diese Einladung ist abgelaufen. Bitten Sie einen Admin um eine neue Einladung. (Newsdesk hat 10.2.0.9:7400 gefragt.)"},
 	} {
 		inLanguage(t, c.code)

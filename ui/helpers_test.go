@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ type fake struct {
 	saved       []app.Settings
 	probes      []string
 	joins       []string // invitation codes JoinByInvitation was given
-	joinErr     error    // JoinByInvitation's refusal, nil for success
+	blobOpens   int      // OpenBlob calls
 }
 
 func newFake(t testing.TB) *fake {
@@ -79,6 +80,12 @@ func newFake(t testing.TB) *fake {
 func newUnsetFake(t testing.TB) *fake {
 	t.Helper()
 	return presetFake(&fake{Backend: fakebackend.NewUnset(t, testNow)})
+}
+
+// newJoinerFake is newUnsetFake on a computer that reaches admin's
+// servant, which redeems its invitations (fakebackend.Backend.NewJoiner).
+func newJoinerFake(admin *fakebackend.Backend) *fake {
+	return presetFake(&fake{Backend: admin.NewJoiner()})
 }
 
 // presetFake gives f the subscriptions and settings of the tests, and a
@@ -120,19 +127,15 @@ func (f *fake) Setup(s app.Setup) error {
 	return f.Backend.Setup(s)
 }
 
-// JoinByInvitation records the code and either refuses with joinErr or,
-// as a redemption would, sets up with the code's seeds.
+// JoinByInvitation records the code; the redemption is the application's.
 func (f *fake) JoinByInvitation(ctx context.Context, code string, s app.Setup) error {
 	f.joins = append(f.joins, code)
-	if f.joinErr != nil {
-		return f.joinErr
-	}
-	c, err := app.ParseInviteCode(code)
-	if err != nil {
-		return err
-	}
-	s.Seeds = c.Seeds
-	return f.Backend.Setup(s)
+	return f.Backend.JoinByInvitation(ctx, code, s)
+}
+
+func (f *fake) OpenBlob(hash string) (io.ReadSeekCloser, error) {
+	f.blobOpens++
+	return f.Backend.OpenBlob(hash)
 }
 
 func (f *fake) SaveSettings(s app.Settings) error {

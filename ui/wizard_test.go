@@ -10,12 +10,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"newsdesk/app"
-	"newsdesk/network"
-	"newsdesk/trust"
+	"newsdesk/ui/internal/fakebackend"
 )
 
-func wizardHarness(t *testing.T) (*harness, *fake) {
-	b := newUnsetFake(t)
+func wizardHarness(t *testing.T) (*harness, *fake) { return wizardHarnessOver(t, newUnsetFake(t)) }
+
+// wizardHarnessOver shows the first run of b.
+func wizardHarnessOver(t *testing.T, b *fake) (*harness, *fake) {
 	b.PresetSettings(app.Settings{})
 	b.PresetStatus(attachedStatus())
 	b.SetProbe(probeFake)
@@ -119,10 +120,12 @@ func TestWizardJoin(t *testing.T) {
 
 // TestWizardJoinByInvitation: with a backend that has invitations, "Join a
 // network" takes an invitation code, says as it is pasted whether it is
-// one, and joins with it; a refusal is shown in full, wrapped within the
-// window, and leaves the wizard to try again.
+// one, and joins with it (redeemed at the admin's servant); a refusal is
+// shown in full, wrapped within the window, and leaves the wizard to try
+// again.
 func TestWizardJoinByInvitation(t *testing.T) {
-	h, b := wizardHarness(t)
+	admin := fakebackend.New(t, testNow)
+	h, b := wizardHarnessOver(t, newJoinerFake(admin))
 	z := h.u.wizard
 	h.typeInto(z.name, "Sam")
 	z.mode.SetSelected(choiceJoin())
@@ -143,36 +146,30 @@ func TestWizardJoinByInvitation(t *testing.T) {
 		t.Errorf("finishing with a bad code: %q, %d joins", z.problem.Text, len(b.joins))
 	}
 
-	id, _ := trust.NewInviteID()
-	tok, _ := trust.NewInviteToken()
-	signer, err := trust.GenerateIdentity()
-	if err != nil {
+	// Someone else used the invitation first.
+	code := invitation(t, admin)
+	if err := admin.Redeem(code, "Someone else"); err != nil {
 		t.Fatal(err)
 	}
-	c := &trust.InviteCode{ID: id, Token: tok, Via: "10.1.0.5:7400", Seeds: []string{"10.1.0.5:7400", "10.2.0.9:7400"}}
-	c.SignVia(signer)
-	code := c.String()
 	// A code whose via was changed on the way is refused as it is pasted.
-	h.pasteInto(z.code, strings.Replace(code, "&via=10.1.0.5:7400", "&via=10.1.0.6:7400", 1))
+	h.pasteInto(z.code, strings.Replace(code, "&via="+fakebackend.Self, "&via=10.1.0.6:7400", 1))
 	if !strings.HasPrefix(z.codeInfo.Text, "×") || !strings.Contains(z.codeInfo.Text, "altered") {
 		t.Errorf("a code with another via: %q", z.codeInfo.Text)
 	}
 	h.pasteInto(z.code, "  "+code+"\n")
 	// A complete code, not one redeemed yet (issue 26).
-	if got := z.codeInfo.Text; !strings.HasPrefix(got, "The code is complete") || !strings.Contains(got, "asks the network at 10.1.0.5:7400") ||
+	if got := z.codeInfo.Text; !strings.HasPrefix(got, "The code is complete") || !strings.Contains(got, "asks the network at "+fakebackend.Self) ||
 		strings.Contains(got, "redeemed") {
 		t.Errorf("a good code: %q", got)
 	}
 
 	// Refused: the whole reason shows, wrapped inside the window.
-	reason := "the admin's servant that made this invitation (10.1.0.5:7400) cannot be reached from this seed: it counts the " +
-		"invitation's uses for the whole network, so it must be running and reachable; try again later, or ask the admin"
-	b.joinErr = &network.RedeemError{Reason: network.ReasonUnreachable, Msg: reason, Seed: "10.2.0.9:7400"}
 	h.tap(z.finish)
 	if len(b.joins) != 1 || b.joins[0] != code || h.u.running {
 		t.Fatalf("joins %q, running %v", b.joins, h.u.running)
 	}
-	if !strings.Contains(z.problem.Text, "The seed cannot reach the servant of the admin who made the invitation") || !strings.HasSuffix(z.problem.Text, "(Newsdesk asked 10.2.0.9:7400.)") {
+	if !strings.Contains(z.problem.Text, "This invitation has been used as often as it may be. Ask an admin for a new invitation.") ||
+		!strings.HasSuffix(z.problem.Text, "(Newsdesk asked "+fakebackend.Self+".)") {
 		t.Errorf("the refusal shows as %q", z.problem.Text)
 	}
 	if z.codeInfo.Text != "" {
@@ -191,18 +188,36 @@ func TestWizardJoinByInvitation(t *testing.T) {
 		t.Error("finish stays disabled after a refusal")
 	}
 
-	// Accepted: set up with the network's seeds, the reader shows.
-	b.joinErr = nil
+	// Accepted: set up as a member of the admin's network, with its
+	// seeds; the reader shows.
+	code = invitation(t, admin)
+	h.pasteInto(z.code, code)
 	h.tap(z.finish)
-	if len(b.joins) != 2 || !h.u.running || h.u.wizard != nil {
-		t.Fatalf("after joining: joins %d, running %v", len(b.joins), h.u.running)
+	if len(b.joins) != 2 || b.joins[1] != code || !h.u.running || h.u.wizard != nil {
+		t.Fatalf("after joining: joins %d, running %v, problem %q", len(b.joins), h.u.running, z.problem.Text)
 	}
-	if got := b.Seeds(); !slices.Equal(got, []string{"10.1.0.5:7400", "10.2.0.9:7400"}) {
+	if b.Network().ID != admin.Network().ID || b.IsAdmin() {
+		t.Errorf("joined network %s (admin %v), invited to %s", b.Network().ID, b.IsAdmin(), admin.Network().ID)
+	}
+	if got := b.Seeds(); !slices.Equal(got, []string{fakebackend.Self}) {
 		t.Errorf("seeds after joining %q", got)
 	}
 	if s := b.Settings(); s.DisplayName != "Sam" {
 		t.Errorf("display name %q", s.DisplayName)
 	}
+	if l, err := admin.Invitations(); err != nil || len(l) != 2 || l[1].State != "used up" {
+		t.Errorf("the admin's invitations %+v, %v", l, err)
+	}
+}
+
+// invitation is a code admin made for one joiner.
+func invitation(t *testing.T, admin *fakebackend.Backend) string {
+	t.Helper()
+	inv, err := admin.CreateInvitation(app.InviteOptions{Uses: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inv.Code
 }
 
 // Issue 26: a second profile on this computer finds port 7400 taken; the
@@ -210,7 +225,8 @@ func TestWizardJoinByInvitation(t *testing.T) {
 // and a port that turns out taken is refused before the invitation is
 // used, saying what to do.
 func TestWizardPortTaken(t *testing.T) {
-	b := newUnsetFake(t)
+	admin := fakebackend.New(t, testNow)
+	b := newJoinerFake(admin)
 	b.PresetSettings(app.Settings{})
 	b.PresetStatus(attachedStatus())
 	b.PresetPortTaken("7400")
@@ -222,7 +238,7 @@ func TestWizardPortTaken(t *testing.T) {
 	}
 	h.typeInto(z.name, "Sam")
 	z.mode.SetSelected(choiceJoin())
-	h.pasteInto(z.code, goodCode(t))
+	h.pasteInto(z.code, invitation(t, admin))
 	h.typeInto(z.port, "7400")
 	h.tap(z.finish)
 	if got := z.problem.Text; !strings.Contains(got, "Port 7400 is in use on this computer") || !strings.Contains(got, "Choose another port") ||
@@ -231,6 +247,9 @@ func TestWizardPortTaken(t *testing.T) {
 	}
 	if h.u.running {
 		t.Fatal("set up on a taken port")
+	}
+	if l, err := admin.Invitations(); err != nil || len(l) != 1 || l[0].Used != 0 {
+		t.Errorf("after the refusal the admin's invitation is %+v, %v", l, err)
 	}
 	// A free port is filled in for the next try.
 	if z.port.Text != "7401" || !z.portInfo.Visible() || !strings.Contains(z.portInfo.Text, "Press Start again") {
@@ -249,18 +268,4 @@ func TestWizardPortTaken(t *testing.T) {
 	if got := b.Settings().Listen; got != "0.0.0.0:7401" {
 		t.Errorf("listen address after setup %q", got)
 	}
-}
-
-// goodCode is an invitation code that parses, naming 10.1.0.5:7400.
-func goodCode(t *testing.T) string {
-	t.Helper()
-	id, _ := trust.NewInviteID()
-	tok, _ := trust.NewInviteToken()
-	signer, err := trust.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &trust.InviteCode{ID: id, Token: tok, Via: "10.1.0.5:7400", Seeds: []string{"10.1.0.5:7400"}}
-	c.SignVia(signer)
-	return c.String()
 }

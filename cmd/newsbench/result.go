@@ -44,3 +44,23 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	i := int(float64(len(s)-1) * p / 100)
 	return s[i]
 }
+
+// roundDur keeps three or four significant digits.
+func roundDur(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}
+
+func medianFloat(s []float64) float64 {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}

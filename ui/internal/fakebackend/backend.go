@@ -6,7 +6,7 @@
 // queued when the call returns. Reading, read state, publishing,
 // scheduling, retraction, network definitions, invitations, settings and
 // their rules are the application's own; so is a redemption, made by a
-// second application (Redeem).
+// second application (NewJoiner, Redeem).
 //
 // What one installation without a network cannot produce is injected, and
 // nothing else:
@@ -19,12 +19,11 @@
 //     reports of must-read posts (reports.go), the reach of own posts
 //     (reach.go), each answered under the application's rule of who may
 //     read it;
-//   - what the computer answers: SetProbe, and ports other programs hold
-//     (listen.go; the application binds real ports to find out, which on
-//     a shared computer no test can arrange);
-//   - attachments on their way (SetBlobState): a blob arrives chunk by
-//     chunk through the transport, which has no place in a test of the
-//     window.
+//   - what the computer answers: SetProbe, and the ports other programs
+//     hold (PresetPortTaken, app.Options.PortHeld: the application binds
+//     them to find out, which on a shared computer no test can arrange);
+//   - attachments arriving: the servant brings their chunks into the
+//     application's store, or gives up on them (attachments.go).
 //
 // Only the UI's tests import it (internal to ui); it does not import the
 // UI, so the interface assertions live in the UI's tests.
@@ -61,23 +60,21 @@ type Backend struct {
 	dir    string
 	events chan app.Event
 	dial   network.Dialer
+	// serving: the invitation protocol's connections to this servant
+	// (invite.go).
+	serving sync.WaitGroup
 
-	mu      sync.Mutex
-	at      time.Time                   // the application's clock
-	quiet   int                         // > 0: a preset runs, whose events nobody hears
-	arrived map[uuid.UUID]chan struct{} // items Add and Ingest wait for, closed by their ItemsArrived
-	hidden  map[uuid.UUID]bool          // of those, the ones Add delivers quietly
-	status  *app.NetStatus              // PresetStatus: Status answers it
-	probe   func(addr string) app.Probe // SetProbe
-	remote  []string                    // SetRemoteSubscriptions
-	sv      *servant                    // the servant running
-	census  *app.Census                 // census.go
-	parts   map[string]app.Census       // census.go
-	reports []app.NetworkReport         // reports.go
-	reach   map[uuid.UUID]app.Reach     // reach.go
-	taken   map[string]bool             // listen.go
-	blobs   map[string]blobState        // attachments.go
-	opens   int                         // attachments.go
+	mu       sync.Mutex
+	at       time.Time                   // the application's clock
+	quiet    int                         // > 0: a preset runs, whose events nobody hears
+	status   *app.NetStatus              // PresetStatus: Status answers it
+	probe    func(addr string) app.Probe // SetProbe
+	remote   []string                    // SetRemoteSubscriptions
+	sv       *servant                    // the servant running
+	censuses map[string]app.Census       // census.go
+	reports  []app.NetworkReport         // reports.go
+	reach    map[uuid.UUID]app.Reach     // reach.go
+	taken    map[string]bool             // PresetPortTaken
 }
 
 // New opens the application on a temporary directory of t, set up as the
@@ -95,9 +92,15 @@ func New(t testing.TB, now time.Time) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.open(sn)
-	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: "Tester", Seeds: sn.Seeds}) })
+	b.openSetUp(sn, "Tester")
 	return b
+}
+
+// openSetUp opens the application on b.dir importing sn, set up with its
+// seeds.
+func (b *Backend) openSetUp(sn *trust.SignedNetwork, name string) {
+	b.open(sn)
+	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: name, Seeds: sn.Seeds}) })
 }
 
 // NewUnset opens the application of a first run, which the wizard sets
@@ -115,7 +118,7 @@ func NewUnset(t testing.TB, now time.Time) *Backend {
 func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 	t.Helper()
 	b := &Backend{t: t, dir: t.TempDir(), at: now, dial: dial, events: make(chan app.Event, 1024),
-		arrived: map[uuid.UUID]chan struct{}{}, hidden: map[uuid.UUID]bool{}}
+		taken: map[string]bool{}, censuses: map[string]app.Census{}}
 	if b.dial == nil {
 		b.dial = func(_ context.Context, addr string) (net.Conn, error) {
 			return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
@@ -125,6 +128,7 @@ func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 		if b.App == nil {
 			return
 		}
+		b.serving.Wait()
 		if err := b.App.Close(); err != nil {
 			t.Errorf("closing the application: %v", err)
 		}
@@ -137,12 +141,11 @@ func newBackend(t testing.TB, now time.Time, dial network.Dialer) *Backend {
 func (b *Backend) open(sn *trust.SignedNetwork) {
 	b.t.Helper()
 	a, err := app.Open(context.Background(), app.Options{
-		Kind:    app.KindDesktop,
-		DataDir: b.dir,
-		// Loopback, port 0: the first run's check that the port is free
-		// never meets another program (PresetPortTaken stands for one).
-		Listen:  "127.0.0.1:0",
-		Network: sn,
+		Kind:      app.KindDesktop,
+		DataDir:   b.dir,
+		Advertise: Self, // the servant's address: none to work out
+		Network:   sn,
+		PortHeld:  b.portHeld,
 		StartServant: func(cfg node.Config) (app.Servant, error) {
 			sv := newServant(b, cfg)
 			b.mu.Lock()
@@ -172,42 +175,11 @@ func (b *Backend) now() time.Time {
 }
 
 // onEvent takes the application's events as it emits them
-// (app.Options.OnEvent): passed on to Events, unless a preset makes them,
-// and noting the arrivals Add and Ingest wait for.
+// (app.Options.OnEvent): passed on to Events, unless a preset makes them.
 func (b *Backend) onEvent(ev app.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	// Add and Ingest return once the event is queued for the UI: their
-	// waits end last.
-	var heard []chan struct{}
-	defer func() {
-		for _, c := range heard {
-			close(c)
-		}
-	}()
-	quiet := b.quiet > 0
-	if ev.Kind == app.ItemsArrived || ev.Kind == app.ItemsPublished {
-		var shown []uuid.UUID
-		for _, id := range ev.Items {
-			if c, ok := b.arrived[id]; ok {
-				heard = append(heard, c)
-				delete(b.arrived, id)
-			}
-			if b.hidden[id] {
-				delete(b.hidden, id)
-				continue
-			}
-			shown = append(shown, id)
-		}
-		if len(shown) == 0 {
-			return
-		}
-		if len(shown) < len(ev.Items) {
-			ev.Items = shown
-			ev.Urgent = slices.DeleteFunc(ev.Urgent, func(id uuid.UUID) bool { return !slices.Contains(shown, id) })
-		}
-	}
-	if quiet {
+	if b.quiet > 0 {
 		return
 	}
 	select {
@@ -243,7 +215,7 @@ func (b *Backend) quietly(f func() error) {
 // them and Add returns once they are stored; nobody hears of them.
 func (b *Backend) Add(items ...*news.Item) {
 	b.t.Helper()
-	b.deliver(true, items)
+	b.quietly(func() error { return b.deliver(items) })
 }
 
 // Ingest delivers items, in order, as the network does, and returns once
@@ -252,74 +224,24 @@ func (b *Backend) Add(items ...*news.Item) {
 // to the UI.
 func (b *Backend) Ingest(items ...*news.Item) {
 	b.t.Helper()
-	b.deliver(false, items)
+	if err := b.deliver(items); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
-// deliver has the servant deliver items and waits until they are stored.
-func (b *Backend) deliver(quiet bool, items []*news.Item) {
-	b.t.Helper()
-	ids := make([]uuid.UUID, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	waits := b.expect(quiet, ids)
+// deliver has the servant deliver items, each at its time of arrival,
+// and waits until they are stored (app.App.WaitStored).
+func (b *Backend) deliver(items []*news.Item) error {
 	for _, it := range items {
-		was := b.setAt(cmp.Or(it.Received, b.now())) // when it arrived
+		was := b.setAt(cmp.Or(it.Received, b.now()))
 		err := b.servant().deliver(it)
 		b.setAt(was)
 		if err != nil {
-			b.t.Fatalf("delivering %q: %v", it.Title, err)
+			return fmt.Errorf("delivering %q: %w", it.Title, err)
 		}
 	}
-	b.await(waits)
-}
-
-// await waits until the application has announced each item of waits
-// (closed by onEvent), or stored it hidden: an item retracted before it
-// came is stored so, and nobody hears of it.
-func (b *Backend) await(waits map[uuid.UUID]chan struct{}) {
-	b.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for id, c := range waits {
-		for done := false; !done; {
-			select {
-			case <-c:
-				done = true
-			case <-time.After(10 * time.Millisecond):
-				if e, err := b.App.Item(id); err == nil && e.Retracted != nil {
-					b.forget(id)
-					done = true
-				} else if time.Now().After(deadline) {
-					b.t.Fatalf("item %s was not stored", id)
-				}
-			}
-		}
-	}
-}
-
-// expect makes onEvent note the announcements of ids, and hide them from
-// the UI when quiet.
-func (b *Backend) expect(quiet bool, ids []uuid.UUID) map[uuid.UUID]chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	waits := map[uuid.UUID]chan struct{}{}
-	for _, id := range ids {
-		c := make(chan struct{})
-		b.arrived[id] = c
-		waits[id] = c
-		if quiet {
-			b.hidden[id] = true
-		}
-	}
-	return waits
-}
-
-// forget stops waiting for the arrival of id.
-func (b *Backend) forget(id uuid.UUID) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.arrived, id)
-	delete(b.hidden, id)
+	b.App.WaitStored()
+	return nil
 }
 
 // Items returns the stored items that are not retracted, newest first.
@@ -389,27 +311,22 @@ func (b *Backend) PresetNetwork(sn *trust.SignedNetwork) {
 		b.quietly(func() error { return b.App.ImportNetwork(sn) })
 		return
 	}
-	if len(b.Items()) > 0 {
-		b.t.Fatal("PresetNetwork of another network after items were added")
+	if len(b.Items()) > 0 || b.NeedsSetup() {
+		b.t.Fatal("PresetNetwork of another network before setup or after items were added")
 	}
-	set, subs, unset := b.App.Settings(), b.App.Subscriptions(), b.App.NeedsSetup()
-	old := b.dir
-	if err := b.App.Close(); err != nil {
-		b.t.Fatal(err)
+	set, subs := b.App.Settings(), b.App.Subscriptions()
+	key, err := os.ReadFile(filepath.Join(b.dir, trust.IdentityFile))
+	if err == nil {
+		err = b.App.Close()
 	}
 	b.dir = b.t.TempDir()
-	key, err := os.ReadFile(filepath.Join(old, trust.IdentityFile))
 	if err == nil {
 		err = os.WriteFile(filepath.Join(b.dir, trust.IdentityFile), key, 0o600)
 	}
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	b.open(sn)
-	if unset {
-		return
-	}
-	b.quietly(func() error { return b.App.Setup(app.Setup{DisplayName: set.DisplayName, Seeds: sn.Seeds}) })
+	b.openSetUp(sn, set.DisplayName)
 	b.PresetSettings(set)
 	b.PresetSubscriptions(subs...)
 }
@@ -420,23 +337,22 @@ func (b *Backend) PresetNetwork(sn *trust.SignedNetwork) {
 // nobody hears of them.
 func (b *Backend) ReopenAt(at time.Time) {
 	b.t.Helper()
-	list, err := b.App.Scheduled()
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	var due []uuid.UUID
-	for _, p := range list {
-		if !p.Item.At.After(at) {
-			due = append(due, p.Item.ID)
-		}
-	}
 	if err := b.App.Close(); err != nil {
 		b.t.Fatal(err)
 	}
 	b.setAt(at)
-	waits := b.expect(true, due)
-	b.open(nil)
-	b.await(waits)
+	b.quietly(func() error {
+		b.open(nil)
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			list, err := b.App.Scheduled()
+			if err != nil || len(list) == 0 || list[0].Item.At.After(at) {
+				return err
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%q, due, did not go out", list[0].Item.Title)
+			}
+		}
+	})
 }
 
 // PresetStatus makes Status answer st, as the servant's state changes
@@ -497,6 +413,23 @@ func (b *Backend) SetProbe(probe func(addr string) app.Probe) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.probe = probe
+}
+
+// PresetPortTaken makes ports ("7400") held by another program on this
+// computer (app.Options.PortHeld).
+func (b *Backend) PresetPortTaken(ports ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range ports {
+		b.taken[p] = true
+	}
+}
+
+func (b *Backend) portHeld(addr string) bool {
+	_, port, _ := net.SplitHostPort(addr)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.taken[port]
 }
 
 // probeAddr is the application's probe (app.Options.Probe).

@@ -5,46 +5,55 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	"newsdesk/app"
 	"newsdesk/trust"
 )
 
+// NewJoiner opens the application of a first run (NewUnset) on someone
+// else's computer, which reaches this servant alone, over a loopback
+// connection with TLS as on the network: its JoinByInvitation redeems
+// this installation's invitations (app.App.JoinByInvitation).
+func (b *Backend) NewJoiner() *Backend {
+	b.t.Helper()
+	j := newBackend(b.t, b.now(), b.inviteDial)
+	j.open(nil)
+	return j
+}
+
 // Redeem has someone join with an invitation code at their own computer:
-// a second application, new, redeems it (app.App.JoinByInvitation) at
-// this one's servant, over a loopback connection with TLS as on the network.
-// It returns once this servant has served every connection of it, with
-// the joiner's refusal if there was one.
+// a joiner (NewJoiner) redeems it. It returns once this servant has
+// served every connection of it, with the joiner's refusal if there was
+// one.
 func (b *Backend) Redeem(code, name string) error {
 	b.t.Helper()
-	var serving sync.WaitGroup
-	dial := func(_ context.Context, addr string) (net.Conn, error) {
-		sv := b.servant()
-		if addr != Self || sv == nil || sv.cfg.Security == nil || sv.cfg.Security.Invitations == nil {
-			return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
-		}
-		client, server, err := socketPair()
-		if err != nil {
-			return nil, err
-		}
-		serving.Go(func() {
-			defer server.Close()
-			server.SetDeadline(time.Now().Add(5 * time.Second)) // the node's bound on a handshake
-			tc := tls.Server(server, trust.TLSConfigFor(b.Identity(), true, trust.ALPN, trust.InviteALPN))
-			if tc.Handshake() != nil || tc.ConnectionState().NegotiatedProtocol != trust.InviteALPN {
-				return
-			}
-			sv.cfg.Security.Invitations(tc)
-		})
-		return client, nil
-	}
-	joiner := newBackend(b.t, b.now(), dial)
-	joiner.open(nil)
-	err := joiner.App.JoinByInvitation(context.Background(), code, app.Setup{DisplayName: name})
-	serving.Wait()
+	err := b.NewJoiner().App.JoinByInvitation(context.Background(), code, app.Setup{DisplayName: name})
+	b.serving.Wait()
 	return err
+}
+
+// inviteDial is a joiner's connection to this servant (addr Self) for the
+// invitation protocol, served as the node serves one (its Invitations).
+func (b *Backend) inviteDial(_ context.Context, addr string) (net.Conn, error) {
+	sv := b.servant()
+	if addr != Self || sv == nil || sv.cfg.Security == nil || sv.cfg.Security.Invitations == nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, errNoNetwork)
+	}
+	client, server, err := socketPair()
+	if err != nil {
+		return nil, err
+	}
+	b.serving.Go(func() {
+		defer server.Close()
+		server.SetDeadline(time.Now().Add(5 * time.Second)) // the node's bound on a handshake
+		tc := tls.Server(server, trust.TLSConfigFor(b.Identity(), true, trust.ALPN, trust.InviteALPN))
+		if tc.Handshake() != nil || tc.ConnectionState().NegotiatedProtocol != trust.InviteALPN {
+			return
+		}
+		sv.cfg.Security.Invitations(tc)
+	})
+	return client, nil
 }
 
 // socketPair returns the two ends of a loopback TCP connection: unlike

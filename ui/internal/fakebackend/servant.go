@@ -2,6 +2,7 @@ package fakebackend
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -104,6 +105,39 @@ func (s *servant) FetchBlob(ref newsnet.BlobRef, _ string) error {
 	defer s.mu.Unlock()
 	s.blobs = append(s.blobs, hex.EncodeToString(ref.Hash[:]))
 	return nil
+}
+
+// transfer keeps the first chunks of the blob data with the
+// application (its blob keeper), as the network's transfer does, and
+// reports how far it came, or that it is whole.
+func (s *servant) transfer(data []byte, chunks int) error {
+	parts := slices.Collect(slices.Chunk(data, news.ChunkSize))
+	hashes := make([][32]byte, len(parts))
+	for i, p := range parts {
+		hashes[i] = sha256.Sum256(p)
+	}
+	ref := newsnet.BlobRef{Hash: sha256.Sum256(data), Root: news.ChunkRoot(hashes), Size: uint64(len(data))}
+	if err := s.cfg.Blobs.KeepBlobHead(ref, hashes); err != nil {
+		return err
+	}
+	for i, p := range parts[:min(chunks, len(parts))] {
+		if err := s.cfg.Blobs.KeepBlobChunk(ref.Hash, i, p); err != nil {
+			return err
+		}
+	}
+	if chunks >= len(parts) {
+		s.blobEvent(newsnet.BlobDone{Hash: ref.Hash})
+	} else {
+		s.blobEvent(newsnet.BlobProgress{Hash: ref.Hash, Have: chunks, Of: len(parts)})
+	}
+	return nil
+}
+
+// blobEvent tells the application of a blob it asked for.
+func (s *servant) blobEvent(act newsnet.Action) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.OnBlob(act)
 }
 
 func (s *servant) fetchedBlobs() []string {
