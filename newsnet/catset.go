@@ -103,6 +103,9 @@ func (s CategorySet) Union(o CategorySet) CategorySet {
 	if len(s) == 0 {
 		return o
 	}
+	if s.includes(o) {
+		return s // the common case of routeInfo's fold: nothing to allocate
+	}
 	out := make(CategorySet, 0, len(s)+len(o))
 	i, j := 0, 0
 	for i < len(s) && j < len(o) {
@@ -121,6 +124,24 @@ func (s CategorySet) Union(o CategorySet) CategorySet {
 	}
 	out = append(out, s[i:]...)
 	return append(out, o[j:]...)
+}
+
+// includes reports whether every member of o is in s.
+func (s CategorySet) includes(o CategorySet) bool {
+	if len(o) > len(s) {
+		return false
+	}
+	i := 0
+	for _, c := range o {
+		for i < len(s) && s[i] < c {
+			i++
+		}
+		if i == len(s) || s[i] != c {
+			return false
+		}
+		i++
+	}
+	return true
 }
 
 // With returns s ∪ {c}.

@@ -44,7 +44,11 @@ func (s *BlobShelf) Whole(hash [32]byte) []byte {
 	if list == nil || len(s.chunks[hash]) != len(list) {
 		return nil
 	}
-	var b []byte
+	size := 0
+	for _, c := range s.chunks[hash] {
+		size += len(c)
+	}
+	b := make([]byte, 0, size) // a picture is megabytes: no regrowing per chunk
 	for i := range list {
 		b = append(b, s.chunks[hash][i]...)
 	}

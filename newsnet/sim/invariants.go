@@ -253,13 +253,22 @@ func (n *Network) CheckDelivery(from newsnet.ServantID, id [16]byte, cat string)
 // progress; the host's store drops that copy by ID).
 func (n *Network) checkDeliver(nd *Node, m *newsnet.Multicast) {
 	switch {
-	case !newsnet.NewCategorySet(nd.Subscriptions...).Matches(m.Category):
+	case !nd.subscribed().Matches(m.Category):
 		n.violate("%s delivered %x of %q (source %s, count %d), which its subscriptions %v do not match",
 			nd.ID, m.ID[:4], m.Category, m.Source, m.Count, nd.Subscriptions)
 	case nd.thisRun[m.ID]:
 		n.violate("%s delivered %x (source %s, count %d) twice in one run", nd.ID, m.ID[:4], m.Source, m.Count)
 	}
 	nd.thisRun[m.ID] = true
+}
+
+// subscribed is nd's Subscriptions as a set, made again only when
+// Subscriptions was given another slice (Subscribe does that).
+func (nd *Node) subscribed() newsnet.CategorySet {
+	if len(nd.subsOf) != len(nd.Subscriptions) || len(nd.subsOf) > 0 && &nd.subsOf[0] != &nd.Subscriptions[0] || nd.subsSet == nil {
+		nd.subsSet, nd.subsOf = newsnet.NewCategorySet(nd.Subscriptions...), nd.Subscriptions
+	}
+	return nd.subsSet
 }
 
 func (n *Network) violate(format string, args ...any) {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"testing"
@@ -25,8 +26,9 @@ type reliableScenario struct {
 // runReliable checks JP3679935B2's promise on the tree: after quiescence
 // every live subscriber holds every item of its categories exactly once,
 // delivered in per-source order, and no servant ever asked for a message of
-// a category it does not need.
-func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
+// a category it does not need. It returns the count of faults of each
+// kind that took effect (checkFaultKinds).
+func runReliable(t *testing.T, seed uint64, sc reliableScenario) map[string]int {
 	t.Helper()
 	n := New(seed)
 	checkEveryStep(t, n)
@@ -37,6 +39,8 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 		n.Base.DirectThreshold, n.Base.DirectWindow = 20, 10*time.Second
 	}
 	directDials, directCuts := 0, 0
+	// faults counts the faults of each kind that took effect.
+	faults := map[string]int{}
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: go test ./newsnet/sim -run '%s' -sim.seed %d", t.Name(), seed)
@@ -120,13 +124,16 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 					if d := o.Servant.Status().Direct; len(d) > 0 {
 						n.CutLink(o.ID, d[0].Peer)
 						directCuts++
+						faults["direct link cut"]++
 						break
 					}
 				}
 			case !nd.Alive:
 				n.Restart(victim)
+				faults["restart"]++
 			case r.IntN(6) == 0:
 				// A burst larger than a link's buffer.
+				faults["burst"]++
 				src := sources[r.IntN(len(sources))]
 				for range 100 {
 					publish(src, cats[r.IntN(len(cats))], 1024)
@@ -135,12 +142,15 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 				// The victim stops reading its uplink for up to 10 seconds.
 				if st := nd.Servant.Status(); st.Up != "" {
 					n.Stall(st.Up, victim, time.Duration(1+r.IntN(10))*time.Second)
+					faults["stalled uplink"]++
 				}
 			case r.IntN(3) == 0:
 				n.Crash(victim)
+				faults["crash"]++
 			case r.IntN(2) == 0:
 				if st := nd.Servant.Status(); st.Up != "" {
 					n.CutLink(victim, st.Up)
+					faults["uplink cut"]++
 				}
 			default:
 				// A relay dies with a frame still in its socket buffer.
@@ -148,6 +158,7 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 					if _, ok := m.(*newsnet.Multicast); ok && from == victim {
 						n.Filter = nil
 						n.Crash(victim)
+						faults["relay died mid-write"]++
 						return false
 					}
 					return true
@@ -168,6 +179,7 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 	n.RunFor(3 * time.Minute) // retries run out within about a minute
 
 	t.Logf("seed %d: %d items, %d Recover and %d Recovered frames; %d direct links dialed, %d cut", seed, len(order), n.Stats["Recover"], n.Stats["Recovered"], directDials, directCuts)
+	t.Logf("seed %d: faults %v", seed, faults)
 	if err := n.CheckDirect(); err != nil {
 		t.Errorf("seed %d: %v", seed, err)
 	}
@@ -183,32 +195,73 @@ func runReliable(t *testing.T, seed uint64, sc reliableScenario) {
 		}
 		return 0
 	})
+	return faults
+}
+
+// reliableFaults are the kinds of fault runReliable injects; a hot
+// scenario adds "direct link cut".
+var reliableFaults = []string{"restart", "burst", "stalled uplink", "crash", "uplink cut", "relay died mid-write"}
+
+// checkFaultKinds fails t unless every kind of fault took effect at least
+// once in the runs whose counts were added up in total, so that a test
+// keeps exercising each of them whatever its size.
+func checkFaultKinds(t *testing.T, total map[string]int, hot bool) {
+	t.Helper()
+	if *simSeed != 0 {
+		return // one replayed seed need not have them all
+	}
+	kinds := reliableFaults
+	if hot {
+		kinds = append(slices.Clone(kinds), "direct link cut")
+	}
+	for _, k := range kinds {
+		if total[k] == 0 {
+			t.Errorf("no fault of kind %q took effect (%v): the runs do not exercise it", k, total)
+		}
+	}
 }
 
 func TestReliableDeliveryUnderFaults(t *testing.T) {
+	total := map[string]int{}
 	for _, seed := range scenarioSeeds(5) {
-		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true, smallBuffers: true})
+		for k, c := range runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true, smallBuffers: true}) {
+			total[k] += c
+		}
 	}
+	checkFaultKinds(t, total, false)
 }
 
 // The same with hot pairs: direct links form, are cut, die with the
 // servants at their ends and form again while the stream runs; delivery
 // stays exactly once, in source order, to exactly the subscribers.
 func TestReliableDeliveryHotPairs(t *testing.T) {
+	total := map[string]int{}
 	for _, seed := range scenarioSeeds(5) {
-		runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true, smallBuffers: true, hot: true})
+		for k, c := range runReliable(t, seed, reliableScenario{servants: 80, sources: 5, categories: 10, items: 600, faults: 60, wireCheck: true, smallBuffers: true, hot: true}) {
+			total[k] += c
+		}
 	}
+	checkFaultKinds(t, total, true)
 }
 
+var simLong = flag.Bool("sim.long", false, "run TestReliableDeliveryLarge's stream at its former length (10,000 items, 400 faults)")
+
+// The same over 500 servants, with 20 categories and 10 sources: 5,000
+// items and 200 faults, each kind of fault among them a dozen times or
+// more. The former 10,000 items and 400 faults took over twice the time
+// for more of the same; -sim.long runs them.
 func TestReliableDeliveryLarge(t *testing.T) {
 	if testing.Short() {
-		t.Skip("500 servants, 10,000 items")
+		t.Skip("500 servants, 5,000 items")
 	}
-	// Three quarters of the package's time, in virtual time alone: run
-	// beside the other tests rather than after them.
+	// The package's longest test: run beside the other long ones.
 	t.Parallel()
+	sc := reliableScenario{servants: 500, sources: 10, categories: 20, items: 5000, faults: 200}
+	if *simLong {
+		sc.items, sc.faults = 10000, 400
+	}
 	for _, seed := range scenarioSeeds(1) {
-		runReliable(t, seed, reliableScenario{servants: 500, sources: 10, categories: 20, items: 10000, faults: 400})
+		checkFaultKinds(t, runReliable(t, seed, sc), false)
 	}
 }
 

@@ -8,11 +8,11 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"net/netip"
+	"reflect"
 	"slices"
 	"time"
 
@@ -57,7 +57,8 @@ type Network struct {
 	wire   map[newsnet.ServantID]uint16
 
 	// Stats counts every frame sent, by message type name.
-	Stats map[string]int
+	Stats    map[string]int
+	msgNames map[reflect.Type]string // msgName's
 	// attached lists the blobs each item attaches (PublishBlob).
 	attached map[[16]byte][]newsnet.BlobRef
 	// WireCheck passes every frame through the wire codec, so a message the
@@ -84,6 +85,8 @@ type Node struct {
 	Alive   bool
 	// Subscriptions is what the application asked for; kept across restarts.
 	Subscriptions []string
+	subsSet       newsnet.CategorySet // Subscriptions as a set (subscribed)
+	subsOf        []string            // the Subscriptions subsSet was made of
 	// Delivered counts deliveries per message ID.
 	Delivered map[[16]byte]int
 	// Published records the Links count of each publication.
@@ -99,6 +102,7 @@ type Node struct {
 	// (delivered or published), the next count expected per source, and
 	// the count of its own last publication.
 	Store    Archive
+	index    *archiveIndex // Store by source and count (store, catchUp)
 	Expected map[string]uint64
 	OwnCount uint64
 	OwnLast  map[string]uint64
@@ -155,13 +159,23 @@ type pipeEnd struct {
 
 // pipe is an in-memory TCP connection. Frames keep their order per direction.
 type pipe struct {
-	a, b      pipeEnd
-	lastAt    map[newsnet.ServantID]time.Time // last scheduled arrival toward a node
-	blackHole bool                            // cut without FIN: frames vanish
+	a, b pipeEnd
+	// The times below are kept per node, indexed by side: 0 for a's
+	// node, 1 for b's (one entry for both when a servant dialed itself).
+	lastAt    [2]time.Time // last scheduled arrival toward a node
+	blackHole bool         // cut without FIN: frames vanish
 	closed    bool
 	// Per sending node: when its direction is free to write the next
 	// frame, and until when its peer has stopped reading.
-	free, stalled map[newsnet.ServantID]time.Time
+	free, stalled [2]time.Time
+}
+
+// side is the index of node n's entries in p's per-node times.
+func (p *pipe) side(n newsnet.ServantID) int {
+	if p.a.node == n {
+		return 0
+	}
+	return 1
 }
 
 func (p *pipe) other(n newsnet.ServantID) pipeEnd {
@@ -552,7 +566,7 @@ func (n *Network) PublishReport(id newsnet.ServantID, m *newsnet.Multicast) news
 	if nd.Alive && nd.host == nil { // a hosted servant's application stores its own
 		stored := *m
 		stored.Source, stored.Count = string(id), nd.OwnCount
-		nd.Store.put(&stored, n.now)
+		nd.store(&stored, n.now)
 	}
 	return report
 }
@@ -640,7 +654,7 @@ func (n *Network) runUntil(end time.Time, cond func() bool) bool {
 // drainUntil processes queued events due at or before t.
 func (n *Network) drainUntil(t time.Time) {
 	for len(n.events) > 0 && !n.events[0].at.After(t) {
-		ev := heap.Pop(&n.events).(event)
+		ev := n.events.pop()
 		n.now = ev.at
 		n.dispatch(ev)
 	}
@@ -659,17 +673,18 @@ func (n *Network) latency() time.Duration {
 // after its own time on the wire when Bandwidth is set.
 func (n *Network) transmit(p *pipe, from newsnet.ServantID, size int) time.Time {
 	start := n.now
-	if f := p.free[from]; f.After(start) {
+	i := p.side(from)
+	if f := p.free[i]; f.After(start) {
 		start = f
 	}
-	if st := p.stalled[from]; st.After(start) {
+	if st := p.stalled[i]; st.After(start) {
 		start = st
 	}
 	if n.Bandwidth > 0 {
 		start = start.Add(time.Duration(size) * time.Second / time.Duration(n.Bandwidth))
 	}
 	if start.After(n.now) {
-		p.free[from] = start
+		p.free[i] = start
 	}
 	return start
 }
@@ -680,7 +695,7 @@ func (n *Network) transmit(p *pipe, from newsnet.ServantID, size int) time.Time 
 func (n *Network) Stall(from, to newsnet.ServantID, d time.Duration) {
 	for _, p := range n.pipesOf(from) {
 		if p.other(from).node == to {
-			p.stalled[from] = n.now.Add(d)
+			p.stalled[p.side(from)] = n.now.Add(d)
 		}
 	}
 }
@@ -694,10 +709,11 @@ func (n *Network) arrival(p *pipe, to newsnet.ServantID) time.Time {
 // arrivalAfter is arrival for a frame written at the time written.
 func (n *Network) arrivalAfter(p *pipe, to newsnet.ServantID, written time.Time) time.Time {
 	at := written.Add(n.latency() + n.delays[cutKey(p.a.node, p.b.node)])
-	if last := p.lastAt[to]; !at.After(last) {
+	i := p.side(to)
+	if last := p.lastAt[i]; !at.After(last) {
 		at = last.Add(time.Nanosecond)
 	}
-	p.lastAt[to] = at
+	p.lastAt[i] = at
 	return at
 }
 
@@ -706,8 +722,8 @@ func (n *Network) schedule(at time.Time, ev event) {
 		ev.incarnation = nd.incarnation
 	}
 	n.seq++
-	ev.at, ev.seq = at, n.seq
-	heap.Push(&n.events, ev)
+	ev.at, ev.ns, ev.seq = at, at.UnixNano(), n.seq
+	n.events.push(ev)
 }
 
 // step feeds one event to a live servant and carries out its actions.
@@ -738,7 +754,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 	case newsnet.Dial:
 		n.dial(nd, a)
 	case newsnet.Send:
-		n.Stats[msgName(a.Msg)]++
+		n.Stats[n.msgName(a.Msg)]++
 		p := n.pipes[pipeEnd{nd.ID, a.Link}]
 		if p == nil {
 			return
@@ -783,7 +799,7 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		nd.Delivered[a.Msg.ID]++
 		nd.Order[a.Msg.Source] = append(nd.Order[a.Msg.Source], a.Msg.Count)
 		if nd.host == nil {
-			nd.Store.put(a.Msg, n.now)
+			nd.store(a.Msg, n.now)
 		}
 	case newsnet.Published:
 		nd.Published[a.ID] = a.Links
@@ -803,7 +819,9 @@ func (n *Network) act(nd *Node, a newsnet.Action) {
 		// Read at once, answered as the next event: a host reads off its
 		// loop, and the servant steps on meanwhile.
 		var msgs []*newsnet.Multicast
-		if arch := nd.archive(); arch != nil {
+		if nd.host == nil {
+			msgs = nd.catchUp(a.Categories, a.Known, a.Since, a.Limit)
+		} else if arch := nd.archive(); arch != nil {
 			msgs = arch.CatchUp(a.Categories, a.Known, a.Since, a.Limit)
 		}
 		n.schedule(n.now, event{kind: evPageRead, to: pipeEnd{nd.ID, 0}, req: a.Req, msgs: msgs})
@@ -886,15 +904,14 @@ func (n *Network) dial(nd *Node, d newsnet.Dial) {
 	}
 	target.nextInbound++
 	to := pipeEnd{target.ID, target.nextInbound}
-	p := &pipe{a: from, b: to, lastAt: make(map[newsnet.ServantID]time.Time),
-		free: make(map[newsnet.ServantID]time.Time), stalled: make(map[newsnet.ServantID]time.Time)}
+	p := &pipe{a: from, b: to}
 	n.pipes[from] = p
 	n.pipes[to] = p
 	// The listener accepts after one latency, the dialer learns of it after
 	// the handshake's round trip.
 	n.schedule(n.arrival(p, to.node), event{kind: evLinkUp, to: to, inbound: true})
 	at := n.now.Add(n.latency() + n.latency())
-	p.lastAt[from.node] = at
+	p.lastAt[p.side(from.node)] = at
 	n.schedule(at, event{kind: evLinkUp, to: from})
 }
 
@@ -952,8 +969,19 @@ func roundTrip(m newsnet.Message) newsnet.Message {
 	return out
 }
 
-func msgName(m newsnet.Message) string {
-	return fmt.Sprintf("%T", m)[len("*newsnet."):]
+// msgName is the name Stats counts m's frames under: its type's, without
+// the package. The names are kept per type, not formatted per frame.
+func (n *Network) msgName(m newsnet.Message) string {
+	t := reflect.TypeOf(m)
+	name, ok := n.msgNames[t]
+	if !ok {
+		name = fmt.Sprintf("%T", m)[len("*newsnet."):]
+		if n.msgNames == nil {
+			n.msgNames = map[reflect.Type]string{}
+		}
+		n.msgNames[t] = name
+	}
+	return name
 }
 
 type eventKind int
@@ -968,6 +996,7 @@ const (
 
 type event struct {
 	at          time.Time
+	ns          int64 // at, as the heap compares it
 	seq         uint64
 	kind        eventKind
 	to          pipeEnd
@@ -980,22 +1009,63 @@ type event struct {
 	msgs        []*newsnet.Multicast // evPageRead
 }
 
+// eventHeap is a binary min-heap of events by time, then sequence: the
+// order is total (sequence numbers are unique), so the events come out in
+// one order whatever the heap's shape. It holds events by value and sifts
+// by moving them into a hole, so neither push nor pop allocates (as
+// container/heap, boxing each event in an interface, did).
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+func (ev *event) before(o *event) bool {
+	if ev.ns != o.ns {
+		return ev.ns < o.ns
 	}
-	return h[i].seq < h[j].seq
+	return ev.seq < o.seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	ev := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return ev
+
+func (h *eventHeap) push(ev event) {
+	*h = append(*h, event{})
+	q := *h
+	i := len(q) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !ev.before(&q[parent]) {
+			break
+		}
+		q[i] = q[parent]
+		i = parent
+	}
+	q[i] = ev
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	ev := q[last]
+	q[last] = event{} // let the collector have its frame
+	q = q[:last]
+	*h = q
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= last {
+			break
+		}
+		if r := c + 1; r < last && q[r].before(&q[c]) {
+			c = r
+		}
+		if !q[c].before(&ev) {
+			break
+		}
+		q[i] = q[c]
+		i = c
+	}
+	q[i] = ev
+	return top
 }
 
 // Peer returns the servant at the other end of link on id, or "" when the

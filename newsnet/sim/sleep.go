@@ -28,8 +28,8 @@ func (n *Network) Freeze(id newsnet.ServantID, d time.Duration) {
 	n.frozen[id] = until
 	for _, p := range n.pipesOf(id) {
 		peer := p.other(id).node
-		if p.stalled[peer].Before(until) {
-			p.stalled[peer] = until
+		if i := p.side(peer); p.stalled[i].Before(until) {
+			p.stalled[i] = until
 		}
 	}
 }
