@@ -140,6 +140,12 @@ func (a *App) Scheduled() ([]ScheduledPost, error) {
 	return out, nil
 }
 
+// WaitScheduledAtStart returns once the scheduler's first pass after Open
+// is over: what came due while the app was not running has gone out, or
+// failed to and waits in Scheduled for its retry. For a caller that reads
+// My posts or the schedule next: the UI's tests.
+func (a *App) WaitScheduledAtStart() { <-a.sched.startPassDone }
+
 // CancelScheduled takes a scheduled publication off the list: it is never
 // sent, and nobody else ever knew of it. ErrNotFound when it is not
 // waiting (it went out meanwhile: retract it instead, or it was cancelled
@@ -157,6 +163,9 @@ func (a *App) CancelScheduled(id uuid.UUID) error {
 type scheduler struct {
 	a    *App
 	wake chan struct{} // (1) the list changed: look at the next time again
+	// startPassDone is closed once the first pass after Open (what came
+	// due while the app was not running) is over (WaitScheduledAtStart).
+	startPassDone chan struct{}
 
 	// mu serialises a pass over the due items with adding and cancelling,
 	// so an item is either sent or cancelled, never both.
@@ -167,7 +176,7 @@ type scheduler struct {
 }
 
 func newScheduler(a *App) *scheduler {
-	return &scheduler{a: a, wake: make(chan struct{}, 1), failed: map[uuid.UUID]error{}}
+	return &scheduler{a: a, wake: make(chan struct{}, 1), startPassDone: make(chan struct{}), failed: map[uuid.UUID]error{}}
 }
 
 func (s *scheduler) add(it *news.Item) error {
@@ -210,6 +219,7 @@ func (s *scheduler) problems() map[uuid.UUID]error {
 func (s *scheduler) run() {
 	defer s.a.bg.Done()
 	s.sendDue(true)
+	close(s.startPassDone)
 	for {
 		t := time.NewTimer(s.nextWait())
 		select {

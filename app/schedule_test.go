@@ -155,6 +155,10 @@ func TestScheduledItemSentLateAtStart(t *testing.T) {
 		invisible(t, res.ID, n.archive, n.other)
 
 		n.pub = sn.open(t, n.opts)
+		n.pub.WaitScheduledAtStart()
+		if got := scheduledIDs(t, n.pub); len(got) != 0 {
+			t.Errorf("still scheduled after the first pass: %v", got)
+		}
 		for _, s := range n.all() {
 			waitFor(t, "the late item on "+s.Addr(), func() error { return holds(s, res.ID) })
 		}

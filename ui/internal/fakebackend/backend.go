@@ -343,15 +343,12 @@ func (b *Backend) ReopenAt(at time.Time) {
 	b.setAt(at)
 	b.quietly(func() error {
 		b.open(nil)
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			list, err := b.App.Scheduled()
-			if err != nil || len(list) == 0 || list[0].Item.At.After(at) {
-				return err
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%q, due, did not go out", list[0].Item.Title)
-			}
+		b.App.WaitScheduledAtStart()
+		list, err := b.App.Scheduled()
+		if err == nil && len(list) > 0 && !list[0].Item.At.After(at) {
+			err = fmt.Errorf("%q, due, did not go out", list[0].Item.Title)
 		}
+		return err
 	})
 }
 
