@@ -42,19 +42,25 @@ func (s *Store) lastUse(hash [32]byte, persisted int64) int64 {
 func (s *Store) BlobCacheBytes() (int64, error) {
 	var total int64
 	err := s.view("blob cache", func(tx *bbolt.Tx) error {
-		refs := tx.Bucket(bucketBlobRefs)
-		return tx.Bucket(bucketBlobs).ForEach(func(k, v []byte) error {
-			if referenced(refs, k) {
-				return nil
-			}
-			r, err := decodeBlobRecord(k, v)
-			if err == nil && len(r.chunks) > 0 {
-				total += r.size
-			}
-			return err
-		})
+		return cachedBlobs(tx, func(_ [32]byte, r *blobRecord) { total += r.size })
 	})
 	return total, err
+}
+
+// cachedBlobs calls f for each blob no item refers to that has its chunk
+// list (whole, or arriving): the blobs the cache bound counts.
+func cachedBlobs(tx *bbolt.Tx, f func(hash [32]byte, r *blobRecord)) error {
+	refs := tx.Bucket(bucketBlobRefs)
+	return tx.Bucket(bucketBlobs).ForEach(func(k, v []byte) error {
+		if referenced(refs, k) {
+			return nil
+		}
+		r, err := decodeBlobRecord(k, v)
+		if err == nil && len(r.chunks) > 0 {
+			f([32]byte(k), r)
+		}
+		return err
+	})
 }
 
 // evictBlobsLocked removes the least recently used unreferenced blobs
@@ -69,18 +75,9 @@ func (s *Store) evictBlobsLocked(keep [32]byte) error {
 	var cache []entry
 	var total int64
 	err := s.view("blob cache", func(tx *bbolt.Tx) error {
-		refs := tx.Bucket(bucketBlobRefs)
-		return tx.Bucket(bucketBlobs).ForEach(func(k, v []byte) error {
-			if referenced(refs, k) {
-				return nil
-			}
-			r, err := decodeBlobRecord(k, v)
-			if err != nil || len(r.chunks) == 0 {
-				return err
-			}
+		return cachedBlobs(tx, func(h [32]byte, r *blobRecord) {
 			total += r.size
-			cache = append(cache, entry{[32]byte(k), r.size, s.lastUse([32]byte(k), r.used)})
-			return nil
+			cache = append(cache, entry{h, r.size, s.lastUse(h, r.used)})
 		})
 	})
 	if err != nil || total <= s.opts.blobCache {
